@@ -1,0 +1,96 @@
+"""Process-wide flags, read from the environment once and changed with ``config.update``.
+
+Names follow JAX (``jax_enable_x64`` ...) so ``minijax.config.update("jax_enable_x64", True)``
+works unchanged. Each flag can also be set from the environment, as ``MINIJAX_<NAME>`` or
+JAX's ``JAX_<NAME>`` spelling (``MINIJAX_ENABLE_X64=1``).
+
+Flags that change what a trace produces (``trace_affecting``) are part of the jit cache key,
+so flipping x64 retraces instead of reusing a program built for the other setting.
+"""
+
+from __future__ import annotations
+
+import os
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _parse(kind, text):
+    if kind is bool:
+        return text.strip().lower() in _TRUE
+    if kind is int:
+        return int(text)
+    return text
+
+
+class _Flag:
+    __slots__ = ("name", "kind", "value", "trace_affecting", "doc")
+
+    def __init__(self, name, default, kind, trace_affecting, doc):
+        self.name, self.kind, self.trace_affecting, self.doc = name, kind, trace_affecting, doc
+        short = name[len("jax_"):] if name.startswith("jax_") else name
+        for env in (f"MINIJAX_{short.upper()}", name.upper()):
+            if env in os.environ:
+                default = _parse(kind, os.environ[env])
+                break
+        self.value = default
+
+
+class Config:
+    """Holds the flags; ``config.jax_enable_x64`` reads one, ``config.update`` sets one."""
+
+    def __init__(self):
+        object.__setattr__(self, "_flags", {})
+        object.__setattr__(self, "_listeners", [])
+        object.__setattr__(self, "trace_state", ())
+
+    def define(self, name, default, kind=bool, trace_affecting=False, doc=""):
+        self._flags[name] = _Flag(name, default, kind, trace_affecting, doc)
+        self._refresh()
+
+    def update(self, name, value):
+        flag = self._flags.get(name)
+        if flag is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        if flag.kind is bool and not isinstance(value, (bool, int)):
+            raise TypeError(f"config option {name} takes a bool, got {value!r}")
+        flag.value = flag.kind(value) if value is not None else None
+        self._refresh()
+        for listener in self._listeners:
+            listener(name, flag.value)
+
+    def on_change(self, listener):
+        """Calls ``listener(name, value)`` after every ``update`` (backends use it)."""
+        self._listeners.append(listener)
+
+    def _refresh(self):
+        # A tuple of every trace-affecting value: the jit cache key includes it as one item.
+        state = tuple(f.value for f in self._flags.values() if f.trace_affecting)
+        object.__setattr__(self, "trace_state", state)
+
+    def __getattr__(self, name):
+        try:
+            return self._flags[name].value
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("use config.update(name, value) to change a flag")
+
+    def values(self):
+        return {name: f.value for name, f in self._flags.items()}
+
+
+config = Config()
+config.define("jax_enable_x64", False, trace_affecting=True,
+              doc="Keep 64-bit dtypes; when off they are narrowed to 32 bits.")
+config.define("jax_disable_jit", False, doc="Run jitted functions op by op (eagerly).")
+config.define("jax_explain_cache_misses", False,
+              doc="Log why a jitted call retraced: which argument's shape/dtype/static changed.")
+config.define("jax_log_compiles", False, doc="Log each compilation with trace/lower/compile times.")
+config.define("jax_num_cpu_devices", 1, kind=int,
+              doc="Virtual CPU devices of the CPU client; read when the client is created.")
+config.define("jax_platforms", "", kind=str,
+              doc="Comma-separated platforms in order of preference, e.g. 'cpu' or 'cuda,cpu'.")
+config.define("jax_debug_nans", False, doc="Check outputs of every op for NaNs.")
+config.define("jax_dump_dir", "", kind=str, doc="Directory for per-compilation dumps.")

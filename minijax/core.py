@@ -1,0 +1,514 @@
+"""The core: abstract values, primitives, the jaxpr IR, traces and tracers, eval and printing.
+
+Tracing is *stackless*: there is one current trace (``current_trace()``), each trace knows its
+parent, and ``Primitive.bind`` hands the primitive to the current trace. A trace that meets a
+tracer it does not own treats it as a constant from outside; a tracer whose trace has finished
+is detected and reported as ``UnexpectedTracerError``.
+
+Rules live on the primitive objects (``prim.abstract_eval``, ``prim.lowering``, ``prim.jvp``,
+``prim.transpose``, ``prim.batching``); interpreters only hold the machinery.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
+from minijax.source_info import SourceInfo, user_frame, with_user_line
+
+# ------------------------------------------------------------------------------------------------
+# Abstract values
+
+
+class ShapedArray:
+    """The type of an array value: shape, dtype and whether the dtype is weak (a Python scalar)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self._hash = hash((self.shape, self.dtype, self.weak_type))
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self):
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def __eq__(self, other):
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self):
+        return self._hash
+
+    def str_short(self):
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+    __str__ = str_short
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of anything that can be an operand: Tracer, Array, NumPy, scalar."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    if dtypes.is_python_scalar(x):
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid minijax type")
+
+
+def canonicalize_value(x):
+    """A NumPy array of the canonical dtype for a non-tracer value (Python scalar, numpy)."""
+    aval = get_aval(x)
+    return np.asarray(x, dtype=aval.dtype), aval
+
+
+# ------------------------------------------------------------------------------------------------
+# Primitives
+
+
+class Primitive:
+    """An operation of the IR. Its rules are attributes, set with the ``def_*`` methods."""
+
+    multiple_results = False
+
+    def __init__(self, name, multiple_results=False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.abstract_eval = None  # (*avals, **params) -> aval | list of avals
+        self.lowering = None  # (ctx, *ir values, **params) -> ir value | list of values
+        self.jvp = None  # filled by autodiff
+        self.transpose = None  # filled by autodiff, linear primitives only
+        self.batching = None  # filled by vmap
+        self.not_differentiable = False
+        self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
+
+    def __repr__(self):
+        return self.name
+
+    def def_abstract_eval(self, rule):
+        self.abstract_eval = rule
+        return rule
+
+    def def_lowering(self, rule):
+        self.lowering = rule
+        return rule
+
+    def def_jvp(self, rule):
+        self.jvp = rule
+        return rule
+
+    def def_transpose(self, rule):
+        self.transpose = rule
+        return rule
+
+    def def_batching(self, rule):
+        self.batching = rule
+        return rule
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def bind(self, *args, **params):
+        return _ctx.trace.process_primitive(self, args, params)
+
+    def missing_rule(self, what, transformation):
+        return NotImplementedError(
+            with_user_line(
+                f"primitive '{self.name}' has no {what} rule, so it cannot be used under "
+                f"{transformation}"
+            )
+        )
+
+
+def abstract_eval(prim, avals, params):
+    """Runs a primitive's shape/dtype rule; errors get the user's file:line appended."""
+    rule = prim.abstract_eval
+    if rule is None:
+        raise prim.missing_rule("abstract evaluation", "tracing")
+    try:
+        out = rule(*avals, **params)
+    except (TypeError, ValueError) as e:
+        raise type(e)(with_user_line(str(e))) from None
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# The jaxpr IR
+
+
+class Var:
+    __slots__ = ("aval", "suffix")
+
+    def __init__(self, aval, suffix=""):
+        self.aval = aval
+        self.suffix = suffix
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class Literal:
+    """A scalar constant written inline in the jaxpr (``2.0:f32[]``)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+class JaxprEqn:
+    __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
+
+    def __init__(self, primitive, invars, outvars, params, source_info):
+        self.primitive = primitive
+        self.invars = invars
+        self.outvars = outvars
+        self.params = params
+        self.source_info: SourceInfo | None = source_info
+
+    def __repr__(self):
+        return pp_eqn(self, _Namer()).strip()
+
+
+class Jaxpr:
+    __slots__ = ("constvars", "invars", "outvars", "eqns")
+
+    def __init__(self, constvars, invars, outvars, eqns):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.eqns = list(eqns)
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def __str__(self):
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+    def pretty_print(self, width=80):
+        return pp_jaxpr(self, width=width)
+
+
+class ClosedJaxpr:
+    """A jaxpr with values for its constvars (closed-over arrays)."""
+
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr, consts):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __str__(self):
+        return pp_jaxpr(self.jaxpr)
+
+    __repr__ = __str__
+
+    def pretty_print(self, width=80):
+        return pp_jaxpr(self.jaxpr, width=width)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+    """Interprets a jaxpr with ``bind``, so it runs under whatever trace is current."""
+    env = {}
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr: expected {len(jaxpr.invars)} arguments, got {len(args)}")
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = (outs,)
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr):
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+# ------------------------------------------------------------------------------------------------
+# Printing, in JAX's style: { lambda c:f32[3]; a:f32[3]. let b:f32[3] = sin a in (b,) }
+
+
+class _Namer:
+    def __init__(self):
+        self.names = {}
+        self.counter = itertools.count()
+
+    def __call__(self, v):
+        if type(v) is Literal:
+            return f"{_pp_literal(v.val)}:{v.aval.str_short()}"
+        name = self.names.get(v)
+        if name is None:
+            name = self.names[v] = _encode_name(next(self.counter)) + v.suffix
+        return name
+
+    def binder(self, v):
+        return f"{self(v)}:{v.aval.str_short()}"
+
+
+def _encode_name(i):
+    letters = ""
+    while True:
+        i, r = divmod(i, 26)
+        letters = chr(ord("a") + r) + letters
+        if i == 0:
+            return letters
+
+
+def _pp_literal(val):
+    x = np.asarray(val)
+    if x.dtype == np.bool_:
+        return str(bool(x))
+    if x.dtype.kind in "iu":
+        return str(int(x))
+    if x.dtype.kind == "c":
+        return str(complex(x))
+    return repr(float(x))
+
+
+def pp_param(value):
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, ClosedJaxpr):
+        return pp_jaxpr(value.jaxpr)
+    if isinstance(value, Jaxpr):
+        return pp_jaxpr(value)
+    if isinstance(value, tuple):
+        inner = ", ".join(pp_param(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(pp_param(v) for v in value) + "]"
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return str(value)
+
+
+def pp_eqn(eqn, namer):
+    lhs = " ".join(namer.binder(v) for v in eqn.outvars) if eqn.outvars else "_"
+    params = ""
+    if eqn.params:
+        params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(eqn.params.items())) + "]"
+    args = " ".join(namer(v) for v in eqn.invars)
+    return f"{lhs} = {eqn.primitive.name}{params} {args}".rstrip()
+
+
+def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
+    namer = _Namer()
+    consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
+    invars = " ".join(namer.binder(v) for v in jaxpr.invars)
+    eqns = [pp_eqn(e, namer) for e in jaxpr.eqns]
+    outs = ", ".join(namer(v) for v in jaxpr.outvars)
+    outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
+    head = f"{{ lambda {consts + ' ' if consts else ''}; {invars}. let"
+    one_line = f"{head} {'; '.join(eqns)}{' ' if eqns else ''}in {outs} }}"
+    if len(one_line) + indent <= width and "\n" not in one_line:
+        return one_line
+    pad = " " * indent
+    body = "".join(f"\n{pad}    {e}" for e in eqns)
+    return f"{head}{body}\n{pad}  in {outs} }}"
+
+
+# ------------------------------------------------------------------------------------------------
+# Traces and tracers
+
+
+class Trace:
+    """An interpreter. ``process_primitive`` is called by ``bind`` while this trace is current."""
+
+    def __init__(self, parent=None):
+        self.parent = parent
+        self.valid = True
+
+    def process_primitive(self, prim, args, params):
+        raise NotImplementedError
+
+    def invalidate(self):
+        self.valid = False
+
+
+class _TraceContext:
+    __slots__ = ("trace",)
+
+
+_ctx = _TraceContext()
+
+
+def current_trace():
+    return _ctx.trace
+
+
+@contextlib.contextmanager
+def set_current_trace(trace):
+    prev = _ctx.trace
+    _ctx.trace = trace
+    try:
+        yield trace
+    finally:
+        _ctx.trace = prev
+
+
+def escaped_tracer_error(tracer):
+    made = f" It was created at {tracer._trace.source}." if getattr(tracer._trace, "source", None) else ""
+    return UnexpectedTracerError(
+        with_user_line(
+            f"Encountered an unexpected tracer: {tracer.aval.str_short()} from a transformation "
+            f"({type(tracer._trace).__name__}) that has already finished.{made} A traced value "
+            "escaped the function being transformed, for example by being stored in a global "
+            "or an attribute. Return it as an output instead."
+        )
+    )
+
+
+class EvalTrace(Trace):
+    """The trace at the bottom: primitives run now, each through its compiled lowering."""
+
+    def process_primitive(self, prim, args, params):
+        for x in args:
+            if isinstance(x, Tracer):
+                raise escaped_tracer_error(x)
+        impl = prim.impl
+        if impl is None:
+            from minijax.lowering.dispatch import apply_primitive
+
+            return apply_primitive(prim, args, params)
+        return impl(*args, **params)
+
+
+eval_trace = EvalTrace()
+_ctx.trace = eval_trace
+
+
+def is_eval_trace_current():
+    return _ctx.trace is eval_trace
+
+
+class Tracer:
+    """A value standing for an array inside a transformation. Operators come from the mixin."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self):
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def _concretization_error(self, what, cls=ConcretizationTypeError):
+        return cls(
+            with_user_line(
+                f"Abstract tracer value encountered where concrete value is expected: {what} was "
+                f"called on a traced value {self.aval.str_short()} ({type(self._trace).__name__}). "
+                "The value depends on the function's inputs, which are abstract while tracing. "
+                "For value-dependent control flow use lax.cond / lax.while_loop / jnp.where; if "
+                "the value only depends on a configuration argument, mark that argument static "
+                "with static_argnums= or static_argnames= in jit."
+            )
+        )
+
+    def __bool__(self):
+        raise self._concretization_error("bool()")
+
+    def __int__(self):
+        raise self._concretization_error("int()", TracerIntegerConversionError)
+
+    def __index__(self):
+        raise self._concretization_error("__index__()", TracerIntegerConversionError)
+
+    def __float__(self):
+        raise self._concretization_error("float()")
+
+    def __complex__(self):
+        raise self._concretization_error("complex()")
+
+    def __array__(self, *args, **kwargs):
+        raise TracerArrayConversionError(
+            with_user_line(
+                f"The numpy.ndarray conversion method __array__() was called on a traced value "
+                f"{self.aval.str_short()}. Use minijax.numpy (jnp) functions instead of numpy "
+                "functions inside transformed code."
+            )
+        )
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: traced array {self.aval.str_short()}")
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return iter([self[i] for i in range(self.aval.shape[0])])
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+def concrete_or_error(fn, x, context=""):
+    """``fn(x)`` for a concrete value, a ConcretizationTypeError naming ``context`` for a tracer."""
+    if isinstance(x, Tracer):
+        raise x._concretization_error(context or "a concrete value")
+    return fn(x)
+
+
+def check_valid_index(x):
+    return operator.index(x)

@@ -1,0 +1,254 @@
+"""The dtype set, JAX's type-promotion lattice with weak types, and x64 canonicalization.
+
+A *weak* type is the type of a Python scalar (``2.0``, ``3``): it adopts the dtype of whatever
+it meets, so ``f32_array + 1.0`` stays float32 and ``bf16_array * 2`` stays bfloat16. The
+lattice below is JAX's "standard" lattice; promotion is a lookup of the least upper bound.
+
+With x64 off (the default) 64-bit dtypes are canonicalized to 32-bit *before* values reach the
+device, so an Array's dtype always matches its buffer.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import ml_dtypes
+import numpy as np
+
+from minijax.config import config
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
+float8_e4m3b11fnuz = np.dtype(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fnuz = np.dtype(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2fnuz = np.dtype(ml_dtypes.float8_e5m2fnuz)
+float8_types = (float8_e4m3fn, float8_e5m2, float8_e4m3b11fnuz, float8_e4m3fnuz, float8_e5m2fnuz)
+
+int_types = (int8, int16, int32, int64)
+uint_types = (uint8, uint16, uint32, uint64)
+float_types = (*float8_types, bfloat16, float16, float32, float64)
+complex_types = (complex64, complex128)
+all_dtypes = (bool_, *int_types, *uint_types, *float_types, *complex_types)
+_dtype_set = frozenset(all_dtypes)
+
+# The nodes of the lattice that stand for Python scalars (weak types).
+_weak_int, _weak_float, _weak_complex = "int*", "float*", "complex*"
+
+_LATTICE = {
+    bool_: [_weak_int],
+    _weak_int: [uint8, int8],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_weak_float],
+    int8: [int16], int16: [int32], int32: [int64], int64: [_weak_float],
+    _weak_float: [*float8_types, bfloat16, float16, _weak_complex],
+    **{t: [] for t in float8_types},
+    bfloat16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
+    _weak_complex: [complex64], complex64: [complex128], complex128: [],
+}
+
+
+def _upper_bounds():
+    bounds = {}
+    for node in _LATTICE:
+        seen, todo = {node}, [node]
+        while todo:
+            for nxt in _LATTICE[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        bounds[node] = seen
+    return bounds
+
+
+_UPPER = _upper_bounds()
+
+
+class TypePromotionError(TypeError):
+    pass
+
+
+def _lattice_node(dtype, weak):
+    if not weak or dtype == bool_:
+        return dtype
+    if dtype.kind in "iu":
+        return _weak_int
+    if dtype.kind == "f" or dtype in float8_types or dtype == bfloat16:
+        return _weak_float
+    return _weak_complex
+
+
+@functools.lru_cache(maxsize=4096)
+def _join(a, b):
+    common = _UPPER[a] & _UPPER[b]
+    least = [n for n in common if common <= _UPPER[n]]
+    if not least:
+        raise TypePromotionError(
+            f"Input dtypes {_name(a)} and {_name(b)} have no available implicit dtype promotion "
+            "path. Convert one of them explicitly with .astype().")
+    return least[0]
+
+
+def _name(node):
+    return node if isinstance(node, str) else node.name
+
+
+def is_weak_node(node):
+    return isinstance(node, str)
+
+
+def default_int_dtype():
+    return int64 if config.jax_enable_x64 else int32
+
+
+def default_float_dtype():
+    return float64 if config.jax_enable_x64 else float32
+
+
+def default_complex_dtype():
+    return complex128 if config.jax_enable_x64 else complex64
+
+
+def _node_dtype(node):
+    if node == _weak_int:
+        return default_int_dtype()
+    if node == _weak_float:
+        return default_float_dtype()
+    if node == _weak_complex:
+        return default_complex_dtype()
+    return node
+
+
+_X64_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+
+def canonicalize_dtype(dtype):
+    """The dtype values of ``dtype`` really get: 64-bit narrowed to 32-bit unless x64 is on."""
+    dtype = np.dtype(dtype)
+    if dtype not in _dtype_set:
+        raise TypeError(f"minijax does not support dtype {dtype}")
+    if config.jax_enable_x64:
+        return dtype
+    return _X64_NARROW.get(dtype, dtype)
+
+
+def promote_types(a, b):
+    """``jnp.promote_types``: the least upper bound of two (strong) dtypes."""
+    return canonicalize_dtype(_node_dtype(_join(np.dtype(a), np.dtype(b))))
+
+
+def promote_dtypes_weak(pairs):
+    """Joins ``(dtype, weak_type)`` pairs; returns the ``(dtype, weak_type)`` of the result."""
+    node = None
+    for dtype, weak in pairs:
+        n = _lattice_node(dtype, weak)
+        node = n if node is None else _join(node, n)
+    if is_weak_node(node):
+        # All inputs weak: keep the widest *actual* dtype of the same kind so weak bf16 stays bf16.
+        widest = None
+        for dtype, _weak in pairs:
+            if _lattice_node(dtype, True) == node:
+                widest = dtype if widest is None or dtype.itemsize > widest.itemsize else widest
+        return canonicalize_dtype(widest), True
+    return canonicalize_dtype(node), False
+
+
+_PY_SCALAR = {bool: bool_, int: None, float: None, complex: None}
+
+
+def python_scalar_dtype(x):
+    """dtype of a Python scalar: bool → bool, int → default int, float → default float."""
+    t = type(x)
+    if t is bool:
+        return bool_
+    if t is int:
+        return default_int_dtype()
+    if t is float:
+        return default_float_dtype()
+    if t is complex:
+        return default_complex_dtype()
+    raise TypeError(f"not a Python scalar: {x!r}")
+
+
+def is_python_scalar(x):
+    return type(x) in _PY_SCALAR
+
+
+def dtype_of(x):
+    """dtype (canonical) and weak_type of any value a user may pass: Array, numpy, scalar."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval.dtype, aval.weak_type
+    if type(x) in _PY_SCALAR:
+        return python_scalar_dtype(x), type(x) is not bool
+    if hasattr(x, "dtype"):
+        return canonicalize_dtype(x.dtype), False
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid minijax type")
+
+
+def result_type(*args, return_weak_type_flag=False):
+    """``jnp.result_type``: promotion of values and dtypes, weak types included."""
+    pairs = []
+    for a in args:
+        if isinstance(a, (np.dtype, type, str)) and not is_python_scalar(a):
+            if a in (int, float, complex):
+                pairs.append((python_scalar_dtype(a(0)), True))
+            else:
+                pairs.append((np.dtype(a), False))
+        else:
+            pairs.append(dtype_of(a))
+    if not pairs:
+        raise ValueError("at least one array or dtype is required")
+    dtype, weak = promote_dtypes_weak(pairs)
+    return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def issubdtype(a, b):
+    if b in (np.floating, np.inexact) and np.dtype(a) in (bfloat16, *float8_types):
+        return True
+    return np.issubdtype(a, b)
+
+
+def is_float(dtype):
+    return np.dtype(dtype) in float_types
+
+
+def is_int(dtype):
+    return np.dtype(dtype).kind in "iu"
+
+
+def is_complex(dtype):
+    return np.dtype(dtype).kind == "c"
+
+
+def is_inexact(dtype):
+    return is_float(dtype) or is_complex(dtype)
+
+
+_SHORT = {"bool": "bool", "bfloat16": "bf16"}
+
+
+@functools.lru_cache(maxsize=None)
+def short_name(dtype):
+    """The jaxpr spelling: f32, i32, u8, bf16, c64, bool, f8_e4m3fn ..."""
+    name = np.dtype(dtype).name
+    if name in _SHORT:
+        return _SHORT[name]
+    if name.startswith("float8_"):
+        return "f8_" + name[len("float8_"):]
+    for long, short in (("complex", "c"), ("float", "f"), ("uint", "u"), ("int", "i")):
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name
+
+
+class finfo(ml_dtypes.finfo):
+    pass
+
+
+class iinfo(ml_dtypes.iinfo):
+    pass

@@ -1,0 +1,108 @@
+"""Staging: trace a Python function into a jaxpr (for jit and make_jaxpr).
+
+``DynamicJaxprTrace`` records one equation per primitive bound while it is current. Values it
+does not own become inputs of the jaxpr: Python and NumPy scalars become inline ``Literal``s,
+arrays (closed-over ``Array``s, NumPy arrays, tracers of outer transformations) become
+*constvars*, which jit passes to the executable as arguments instead of baking them in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import core
+from minijax.core import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    ShapedArray,
+    Trace,
+    Tracer,
+    Var,
+    abstract_eval,
+    escaped_tracer_error,
+    get_aval,
+    set_current_trace,
+)
+from minijax.source_info import user_frame
+
+
+class DynamicJaxprTracer(Tracer):
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace, aval, var):
+        self._trace = trace
+        self._aval = aval
+        self.var = var
+
+    @property
+    def aval(self):
+        return self._aval
+
+
+class DynamicJaxprTrace(Trace):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.eqns = []
+        self.const_vars = {}  # id(value) -> Var
+        self.consts = []  # (value, var) in first-use order; values kept alive here
+        self.source = user_frame()
+
+    def new_arg(self, aval):
+        return DynamicJaxprTracer(self, aval, Var(aval))
+
+    def to_var(self, x):
+        """The Var or Literal standing for ``x`` in this jaxpr."""
+        if isinstance(x, Tracer):
+            if x._trace is self:
+                return x.var
+            if not x._trace.valid:
+                raise escaped_tracer_error(x)
+            return self._const_var(x)  # a tracer of an outer transformation: a constant here
+        if type(x) in (int, float, bool, complex) or isinstance(x, np.generic):
+            aval = get_aval(x)
+            return Literal(np.asarray(x, aval.dtype), aval)
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            aval = get_aval(x)
+            return Literal(np.asarray(x, aval.dtype), aval)
+        return self._const_var(x)
+
+    def _const_var(self, x):
+        var = self.const_vars.get(id(x))
+        if var is None:
+            var = self.const_vars[id(x)] = Var(get_aval(x))
+            self.consts.append((x, var))
+        return var
+
+    def process_primitive(self, prim, args, params):
+        invars = [self.to_var(x) for x in args]
+        out = abstract_eval(prim, [v.aval for v in invars], params)
+        out_avals = out if prim.multiple_results else (out,)
+        outvars = [Var(a) for a in out_avals]
+        self.eqns.append(JaxprEqn(prim, invars, outvars, params, user_frame()))
+        tracers = [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def finish(self, in_tracers, outs):
+        """Builds the ClosedJaxpr; constvars are listed in the order they were first used."""
+        outvars = [self.to_var(x) for x in outs]
+        invars = [t.var for t in in_tracers]
+        jaxpr = Jaxpr([v for _, v in self.consts], invars, outvars, self.eqns)
+        return ClosedJaxpr(jaxpr, [x for x, _ in self.consts])
+
+
+def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray]) -> ClosedJaxpr:
+    """Stages ``flat_fun(*leaves) -> list of leaves`` into a ClosedJaxpr.
+
+    The trace is invalidated when this returns, so a tracer that leaked out of ``flat_fun`` (a
+    global, an attribute) raises UnexpectedTracerError the next time it is used.
+    """
+    trace = DynamicJaxprTrace(core.current_trace())
+    in_tracers = [trace.new_arg(a) for a in in_avals]
+    try:
+        with set_current_trace(trace):
+            outs = flat_fun(*in_tracers)
+            return trace.finish(in_tracers, outs)
+    finally:
+        trace.invalidate()

@@ -1,0 +1,430 @@
+"""``jit``: stage a function once per signature, compile it with XLA, and call it fast.
+
+The cache key is exactly what changes the program: the pytree structure of the dynamic
+arguments, each leaf's aval (shape, dtype, weak type), the static arguments' values, and the
+trace-affecting config (x64). A hit costs one C++ flatten, one tuple of avals, one dict lookup
+and one XLA execute with C++ result handlers.
+
+Under another transformation (``jit`` inside ``jit``, or inside ``make_jaxpr``) a jitted
+function is simply traced inline: the outer jaxpr is one program, compiled once.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import weakref
+
+import numpy as np
+
+from minijax import core
+from minijax.config import config
+from minijax.core import Tracer, escaped_tracer_error, get_aval
+from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.lowering import compile as _compile
+from minijax.lowering import stablehlo
+from minijax.lowering.array import Array, default_device, device_put_value
+from minijax.source_info import user_frame
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path
+
+logger = logging.getLogger("minijax")
+
+
+def _leaf_aval(x):
+    if isinstance(x, Tracer):
+        raise escaped_tracer_error(x)
+    try:
+        return get_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"Argument {x!r} of type {type(x).__name__} is not a valid jit argument: jit "
+            "arguments must be arrays, scalars, or pytrees of them. Mark configuration values "
+            "static with static_argnums= / static_argnames=."
+        ) from None
+
+
+def _check_out_leaf(x, path):
+    if isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex)):
+        return
+    raise TypeError(
+        f"The jitted function returned a value of type {type(x).__name__} at output{path}; "
+        "outputs of a jitted function must be arrays, scalars, or pytrees of them."
+    )
+
+
+def _normalize_argnums(argnums, nargs_hint=None):
+    if argnums is None:
+        return ()
+    if isinstance(argnums, int):
+        argnums = (argnums,)
+    return tuple(argnums)
+
+
+def _normalize_argnames(names):
+    if names is None:
+        return ()
+    if isinstance(names, str):
+        return (names,)
+    return tuple(names)
+
+
+class _Signature:
+    """How positional/keyword arguments map to parameter names, for static_argnames."""
+
+    def __init__(self, fun):
+        try:
+            self.params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            self.params = None
+
+    def names_to_nums(self, names):
+        if not self.params:
+            return ()
+        return tuple(
+            i for i, p in enumerate(self.params)
+            if p.name in names and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+
+    def nums_to_names(self, nums):
+        if not self.params:
+            return ()
+        return tuple(
+            p.name for i, p in enumerate(self.params)
+            if i in nums and p.kind == p.POSITIONAL_OR_KEYWORD
+        )
+
+
+class _Entry:
+    """One compiled signature: the executable, hoisted constants, and the output pytree."""
+
+    __slots__ = ("exe", "const_bufs", "out_tree", "sharding", "donated_leaves", "jaxpr")
+
+    def __init__(self, exe, const_bufs, out_tree, donated_leaves, jaxpr):
+        self.exe = exe
+        self.const_bufs = const_bufs
+        self.out_tree = out_tree
+        self.sharding = exe.sharding
+        self.donated_leaves = donated_leaves
+        self.jaxpr = jaxpr
+
+    def __call__(self, leaves):
+        sharding = self.sharding
+        bufs = list(self.const_bufs)
+        for x, aval in zip(leaves, self.exe.in_avals[len(bufs):]):
+            if type(x) is Array and x._buf._sharding is sharding:
+                bufs.append(x._buf)
+            else:
+                bufs.append(self._put(x, aval))
+        outs = self.exe.execute(bufs)
+        for i in self.donated_leaves:
+            if type(leaves[i]) is Array:
+                leaves[i]._npy = None
+        return self.out_tree.unflatten(outs)
+
+    def _put(self, x, aval):
+        if type(x) is Array:
+            if x._buf.is_deleted():
+                raise RuntimeError("an argument Array has been deleted or donated")
+            x = x._value  # on another device: go through the host
+        return device_put_value(x, self.exe.device, weak_type=aval.weak_type)._buf
+
+
+class JitFunction:
+    """The callable ``jit(f)`` returns. ``lower`` / ``trace`` expose the stages."""
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+                 donate_argnames=None, keep_unused=False, device=None, backend=None,
+                 inline=False, **unsupported):
+        if unsupported:
+            raise TypeError(f"jit got unexpected keyword arguments: {sorted(unsupported)}")
+        if not callable(fun):
+            raise TypeError(f"jit expects a callable, got {fun!r}")
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        sig = _Signature(fun)
+        nums = _normalize_argnums(static_argnums)
+        names = _normalize_argnames(static_argnames)
+        self._static_argnums = frozenset(nums + sig.names_to_nums(names))
+        self._static_argnames = frozenset(names + sig.nums_to_names(nums))
+        dnums = _normalize_argnums(donate_argnums)
+        dnames = _normalize_argnames(donate_argnames)
+        self._donate_argnums = frozenset(dnums + sig.names_to_nums(dnames))
+        self._device = device
+        self._cache = {}
+        self._trace_count = 0
+        self._name = getattr(fun, "__name__", "fun")
+        _all_jit_functions.add(self)
+
+    # --- calling ------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit or not core.is_eval_trace_current():
+            return self._fun(*args, **kwargs)
+        if self._static_argnums or self._static_argnames:
+            args, kwargs, static_key = self._split_static(args, kwargs)
+        else:
+            static_key = ()
+        leaves, in_tree = _registry.flatten((args, kwargs))
+        avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+        key = (in_tree, static_key, avals, config.trace_state)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache_miss(key, args, kwargs, static_key)
+        return entry(leaves)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _split_static(self, args, kwargs):
+        nums = self._static_argnums
+        if any(i < 0 for i in nums):
+            nums = {i % len(args) if i < 0 else i for i in nums}
+        static, dyn_args = [], []
+        for i, x in enumerate(args):
+            if i in nums:
+                static.append((i, x))
+            else:
+                dyn_args.append(x)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                static.append((k, v))
+            else:
+                dyn_kwargs[k] = v
+        static_key = tuple(static)
+        try:
+            hash(static_key)
+        except TypeError:
+            bad = [f"{k}={v!r}" for k, v in static if not _hashable(v)]
+            raise ValueError(
+                "Non-hashable static arguments are not supported; static arguments must be "
+                f"hashable (they are part of the cache key). Got: {', '.join(bad)}. Use a tuple "
+                "instead of a list, or pass arrays as dynamic arguments."
+            ) from None
+        return tuple(dyn_args), dyn_kwargs, static_key
+
+    def _merge_static(self, dyn_args, dyn_kwargs, static_key):
+        args = list(dyn_args)
+        kwargs = dict(dyn_kwargs)
+        for k, v in static_key:
+            if isinstance(k, int):
+                args.insert(k, v)
+            else:
+                kwargs[k] = v
+        return args, kwargs
+
+    # --- staging ------------------------------------------------------------------------------
+    def _trace(self, args, kwargs, static_key):
+        leaves, in_tree = _registry.flatten((args, kwargs))
+        in_avals = [_leaf_aval(x) for x in leaves]
+        out_tree_box = []
+
+        def flat_fun(*tracers):
+            dyn_args, dyn_kwargs = in_tree.unflatten(tracers)
+            full_args, full_kwargs = self._merge_static(dyn_args, dyn_kwargs, static_key)
+            out = self._fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = _registry.flatten(out)
+            for path, leaf in tree_flatten_with_path(out)[0]:
+                _check_out_leaf(leaf, keystr(path))
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        self._trace_count += 1
+        closed = trace_to_jaxpr(flat_fun, in_avals)
+        return closed, out_tree_box[0], in_avals
+
+    def _donated_leaf_indices(self, args):
+        if not self._donate_argnums:
+            return ()
+        indices, start = [], 0
+        for i, a in enumerate(args):
+            n = len(_registry.flatten(a)[0])
+            if i in self._donate_argnums:
+                indices.extend(range(start, start + n))
+            start += n
+        return tuple(indices)
+
+    def _lower(self, args, kwargs, static_key, timer):
+        closed, out_tree, in_avals = self._trace(args, kwargs, static_key)
+        timer.mark("trace")
+        donated = self._donated_leaf_indices(args)
+        device = self._device or default_device()
+        module = stablehlo.lower_jaxpr(
+            closed, name=f"jit_{self._name}", platform=device.platform, donated=set(donated)
+        )
+        timer.mark("lower")
+        return closed, out_tree, in_avals, donated, device, module
+
+    def _compile(self, closed, out_tree, in_avals, donated, device, module, timer):
+        const_avals = [v.aval for v in closed.jaxpr.constvars]
+        exe = _compile.compile_module(
+            module, f"jit_{self._name}", device, const_avals + list(in_avals),
+            closed.jaxpr.out_avals, donated,
+        )
+        timer.mark("compile")
+        const_bufs = []
+        for c in closed.consts:
+            if type(c) is Array and c._buf._sharding is exe.sharding:
+                const_bufs.append(c._buf)
+            else:
+                value = c._value if type(c) is Array else c
+                const_bufs.append(device_put_value(value, device, weak_type=get_aval(c).weak_type)._buf)
+        return _Entry(exe, tuple(const_bufs), out_tree, donated, closed)
+
+    def _cache_miss(self, key, args, kwargs, static_key):
+        if config.jax_explain_cache_misses:
+            self._explain_miss(key, args, kwargs)
+        timer = _compile.PhaseTimer()
+        lowered = self._lower(args, kwargs, static_key, timer)
+        entry = self._compile(*lowered, timer)
+        if config.jax_log_compiles:
+            logger.warning(
+                "Compiled jit(%s) for %s: %s", self._name,
+                ", ".join(a.str_short() for a in key[2]), timer.summary(),
+            )
+        self._cache[key] = entry
+        if config.jax_explain_cache_misses:
+            self._last_args_paths = (key, _arg_paths(args, kwargs))
+        return entry
+
+    def _explain_miss(self, key, args, kwargs):
+        where = user_frame()
+        if not self._cache or not hasattr(self, "_last_args_paths"):
+            logger.warning("TRACING CACHE MISS at %s: jit(%s) is called for the first time.",
+                           where, self._name)
+            return
+        old_key, old_paths = self._last_args_paths
+        reasons = _explain_difference(old_key, old_paths, key, _arg_paths(args, kwargs))
+        logger.warning("TRACING CACHE MISS at %s: jit(%s) retraces because:\n  %s",
+                       where, self._name, "\n  ".join(reasons))
+
+    # --- stages ---------------------------------------------------------------------------------
+    def lower(self, *args, **kwargs):
+        if self._static_argnums or self._static_argnames:
+            args, kwargs, static_key = self._split_static(args, kwargs)
+        else:
+            static_key = ()
+        timer = _compile.PhaseTimer()
+        lowered = self._lower(args, kwargs, static_key, timer)
+        closed, module = lowered[0], lowered[-1]
+        _, in_tree = _registry.flatten((args, kwargs))
+        in_avals = lowered[2]
+
+        def compile_():
+            entry = self._compile(*lowered, _compile.PhaseTimer())
+
+            def call(*cargs, **ckwargs):
+                if self._static_argnums or self._static_argnames:
+                    cargs, ckwargs, _ = self._split_static(cargs, ckwargs)
+                leaves, tree = _registry.flatten((cargs, ckwargs))
+                got = [_leaf_aval(x) for x in leaves]
+                if tree != in_tree or [a.strip_weak_type() for a in got] != [
+                        a.strip_weak_type() for a in in_avals]:
+                    raise TypeError(
+                        f"Compiled jit({self._name}) was compiled for arguments "
+                        f"{[a.str_short() for a in in_avals]} with structure {in_tree}, but was "
+                        f"called with {[a.str_short() for a in got]} and structure {tree}."
+                    )
+                return entry(leaves)
+
+            return _compile.Compiled(entry.exe, call, None)
+
+        return _compile.Lowered(module, closed, f"jit_{self._name}", compile_)
+
+    def trace(self, *args, **kwargs):
+        if self._static_argnums or self._static_argnames:
+            args, kwargs, static_key = self._split_static(args, kwargs)
+        else:
+            static_key = ()
+        closed, _, _ = self._trace(args, kwargs, static_key)
+        return _Traced(closed, lambda: self.lower(*args, **kwargs))
+
+    def eval_shape(self, *args, **kwargs):
+        from minijax.api import eval_shape
+
+        return eval_shape(self._fun, *args, **kwargs)
+
+    def _cache_size(self):
+        return len(self._cache)
+
+    def _clear_cache(self):
+        self._cache.clear()
+
+    def __repr__(self):
+        return f"<minijax.jit of {self._fun!r}>"
+
+
+class _Traced:
+    def __init__(self, jaxpr, lower):
+        self.jaxpr = jaxpr
+        self._lower = lower
+
+    def lower(self):
+        return self._lower()
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
+
+
+def _arg_paths(args, kwargs):
+    """Readable paths of the argument leaves: ``args[0]['w']``, ``kwargs['lr']``."""
+    paths = []
+    for path, _ in tree_flatten_with_path((args, kwargs))[0]:
+        head = "args" if path[0].idx == 0 else "kwargs"
+        paths.append(head + keystr(path[1:]))
+    return paths
+
+
+def _explain_difference(old_key, old_paths, new_key, new_paths):
+    old_tree, old_static, old_avals, old_cfg = old_key
+    new_tree, new_static, new_avals, new_cfg = new_key
+    reasons = []
+    if old_cfg != new_cfg:
+        reasons.append(f"trace-affecting config changed (x64 and friends): {old_cfg} -> {new_cfg}")
+    if old_static != new_static:
+        olds, news = dict(old_static), dict(new_static)
+        for k in sorted(set(olds) | set(news), key=str):
+            if olds.get(k, "<absent>") != news.get(k, "<absent>"):
+                name = f"argument {k}" if isinstance(k, int) else f"argument '{k}'"
+                reasons.append(f"static {name} changed from {olds.get(k, '<absent>')!r} to "
+                               f"{news.get(k, '<absent>')!r}")
+    if old_tree != new_tree:
+        reasons.append(f"the pytree structure of the arguments changed from {old_tree} to {new_tree}")
+    else:
+        for path, a, b in zip(new_paths, old_avals, new_avals):
+            if a == b:
+                continue
+            if a.shape != b.shape:
+                what = f"shape changed from {a.str_short()} to {b.str_short()}"
+            elif a.dtype != b.dtype:
+                what = f"dtype changed from {a.dtype.name} to {b.dtype.name}"
+            else:
+                what = f"weak_type changed from {a.weak_type} to {b.weak_type}"
+            reasons.append(f"{path}: {what}")
+    return reasons or ["an argument's signature differs from every cached one"]
+
+
+_all_jit_functions = weakref.WeakSet()
+
+
+def _clear_all():
+    for f in list(_all_jit_functions):
+        f._clear_cache()
+
+
+_compile.register_cache(type("_JitCaches", (), {"clear": staticmethod(_clear_all)})())
+
+
+def jit(fun=None, **kwargs):
+    """``jit(f, static_argnums=..., static_argnames=..., donate_argnums=...)``; also a decorator
+    factory when called without ``fun`` (``@jit(static_argnums=0)``)."""
+    if fun is None:
+        return lambda f: JitFunction(f, **kwargs)
+    return JitFunction(fun, **kwargs)

@@ -1,0 +1,160 @@
+"""Rule factories shared by families of primitives, so a new member is a few lines.
+
+- ``elementwise_shape(name, ...)``: operands of one dtype (weak types ignored) and one shape,
+  where a rank-0 operand broadcasts (JAX's lax lets ``mul x 2.0:f32[]`` through); the result is
+  weak only if every operand is weak.
+- ``hlo_elementwise(build)``: broadcasts rank-0 operands to the result shape, then ``build``.
+- ``unary`` / ``binary`` / ``naryop``: a primitive with both rules, plus the Python wrapper.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, Tracer, get_aval
+from minijax.lowering.stablehlo import dense_i64, tensor_type
+
+# dtype categories a primitive may accept
+BOOL = frozenset([dtypes.bool_])
+SIGNED = frozenset(dtypes.int_types)
+UNSIGNED = frozenset(dtypes.uint_types)
+INT = SIGNED | UNSIGNED
+FLOAT = frozenset(dtypes.float_types)
+COMPLEX = frozenset(dtypes.complex_types)
+INEXACT = FLOAT | COMPLEX
+NUMBER = INT | INEXACT
+ANY = NUMBER | BOOL
+INT_OR_BOOL = INT | BOOL
+REAL_NUMBER = INT | FLOAT
+REAL = REAL_NUMBER | BOOL
+
+_CATEGORY_NAMES = [
+    (ANY, "any"), (NUMBER, "numeric"), (REAL_NUMBER, "integer or floating"),
+    (INEXACT, "floating or complex"), (FLOAT, "floating"), (INT_OR_BOOL, "integer or boolean"),
+    (INT, "integer"), (SIGNED, "signed integer"), (BOOL, "boolean"),
+]
+
+
+def _category_name(allowed):
+    for cat, name in _CATEGORY_NAMES:
+        if allowed == cat:
+            return name
+    return ", ".join(sorted(d.name for d in allowed))
+
+
+def _shapes_str(avals):
+    return ", ".join(a.str_short() for a in avals)
+
+
+def check_same_dtypes(name, avals):
+    first = avals[0].dtype
+    if any(a.dtype != first for a in avals[1:]):
+        raise TypeError(
+            f"{name} requires arguments to have the same dtypes, got {_shapes_str(avals)}. "
+            "Convert explicitly (x.astype(...)) or use minijax.numpy, which promotes."
+        )
+    return first
+
+
+def check_dtype_allowed(name, dtype, allowed):
+    if dtype not in allowed:
+        raise TypeError(
+            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are {_category_name(allowed)}."
+        )
+
+
+def broadcast_elementwise_shapes(name, avals):
+    shapes = {a.shape for a in avals if a.shape}
+    if len(shapes) > 1:
+        raise TypeError(
+            f"{name} got incompatible shapes for broadcasting: {_shapes_str(avals)}. "
+            "lax ops need equal shapes (or rank-0 operands); minijax.numpy broadcasts."
+        )
+    return shapes.pop() if shapes else ()
+
+
+def elementwise_shape(name, allowed=ANY, result_dtype=None):
+    """Abstract-eval rule for an elementwise primitive."""
+
+    def rule(*avals, **params):
+        dtype = check_same_dtypes(name, avals)
+        check_dtype_allowed(name, dtype, allowed)
+        shape = broadcast_elementwise_shapes(name, avals)
+        out_dtype = dtype if result_dtype is None else result_dtype(dtype)
+        weak = all(a.weak_type for a in avals) and out_dtype != dtypes.bool_
+        return ShapedArray(shape, out_dtype, weak)
+
+    return rule
+
+
+def broadcast_to_aval(ctx_aval_out, value, aval_in):
+    """Broadcasts a rank-0 operand to the output shape (no-op when shapes match)."""
+    if aval_in.shape == ctx_aval_out.shape:
+        return value
+    out_t = ir.RankedTensorType.get(ctx_aval_out.shape, ir.RankedTensorType(value.type).element_type)
+    return hlo.broadcast_in_dim(out_t, value, dense_i64([]))
+
+
+def hlo_elementwise(build):
+    """Lowering rule: broadcast rank-0 operands, then ``build(ctx, *values, **params)``."""
+
+    def rule(ctx, *args, **params):
+        aval_out = ctx.avals_out[0]
+        args = [broadcast_to_aval(aval_out, x, a) for x, a in zip(args, ctx.avals_in)]
+        return build(ctx, *args, **params)
+
+    return rule
+
+
+def naryop(name, build, allowed=ANY, result_dtype=None):
+    """A primitive for an elementwise op whose StableHLO op is ``build(*values)``."""
+    p = Primitive(name)
+    p.def_abstract_eval(elementwise_shape(name, allowed, result_dtype))
+    p.def_lowering(hlo_elementwise(lambda ctx, *xs, **params: build(*xs)))
+    return p
+
+
+# ------------------------------------------------------------------------------------------------
+# Operand preparation for the lax wrappers
+
+
+def is_array_like(x):
+    return isinstance(x, Tracer) or hasattr(x, "aval") or isinstance(x, (np.ndarray, np.generic))
+
+
+def coerce_scalars(*args):
+    """Python scalars become the dtype of the array operands (weakly typed), as JAX's lax does.
+
+    ``lax.mul(x_f32, 2)`` binds ``mul x 2.0:f32[]``; two Python scalars keep their own dtypes.
+    """
+    target = None
+    for x in args:
+        if not dtypes.is_python_scalar(x):
+            target = get_aval(x).dtype
+            break
+    if target is None:
+        return args
+    return tuple(
+        np.asarray(x, target) if dtypes.is_python_scalar(x) and _scalar_fits(x, target) else x
+        for x in args
+    )
+
+
+def _scalar_fits(x, dtype):
+    # A Python float must not silently truncate into an int array (lax would refuse; so do we).
+    if isinstance(x, complex) and dtype.kind != "c":
+        return False
+    if isinstance(x, float) and dtype.kind in "iub":
+        return False
+    return True
+
+
+def unary_lowering(hlo_fn):
+    return lambda ctx, x, **params: hlo_fn(x)
+
+
+def result_type_of(ctx):
+    return tensor_type(ctx.avals_out[0])

@@ -1,0 +1,239 @@
+"""PJRT clients (CPU with N virtual devices; CUDA through the installed plugin) and the one
+place where minijax touches jaxlib's *private* surface.
+
+jaxlib's private API changed between 0.10.2 and 0.11.2 (``array_result_handler`` lost
+``_skip_checks``), so every call into ``_jax``/``xla_client`` internals goes through the small
+functions at the bottom of this module, gated on ``xc._version``.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import importlib
+import importlib.util
+import logging
+import os
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # silence the clients' INFO lines
+
+from jaxlib import _jax  # noqa: E402
+from jaxlib import xla_client as xc  # noqa: E402
+
+from minijax.config import config  # noqa: E402
+
+logger = logging.getLogger("minijax")
+
+XLA_CLIENT_VERSION = xc._version  # 467 for jaxlib 0.10.2, 495 for 0.11.2
+_HANDLER_NEEDS_SKIP_CHECKS = XLA_CLIENT_VERSION < 480
+
+_clients: dict[str, object] = {}
+_cuda_failure: str | None = None
+
+
+class Backend:
+    """A PJRT client and its platform name as users see it ('cpu' or 'gpu')."""
+
+    def __init__(self, platform, client):
+        self.platform = platform
+        self.client = client
+
+    def devices(self):
+        return self.client.devices()
+
+    def local_devices(self):
+        return self.client.local_devices()
+
+    def __repr__(self):
+        return f"Backend({self.platform}, {len(self.devices())} devices)"
+
+
+def _make_cpu():
+    n = config.jax_num_cpu_devices
+    client = xc.make_cpu_client(asynchronous=True, num_devices=max(1, int(n)))
+    return Backend("cpu", client)
+
+
+def _find_cuda_plugin():
+    """Path of ``xla_cuda_plugin.so`` inside ``jax_plugins/xla_cuda*`` without importing it
+    (its ``__init__`` imports jax)."""
+    spec = importlib.util.find_spec("jax_plugins")
+    if spec is None or not spec.submodule_search_locations:
+        return None, None
+    for root in spec.submodule_search_locations:
+        for path in sorted(glob.glob(os.path.join(root, "xla_cuda*", "xla_cuda_plugin.so")), reverse=True):
+            suffix = os.path.basename(os.path.dirname(path))[len("xla_cuda"):]  # "13" / "12"
+            return path, suffix
+    return None, None
+
+
+def _register_gpu_custom_calls(c_api, cuda_version):
+    ext = importlib.import_module(f"jax_cuda{cuda_version}_plugin.cuda_plugin_extension")
+    xc.register_custom_type_handler("CUDA", functools.partial(ext.register_custom_type, c_api))
+    xc.register_custom_call_handler("CUDA", functools.partial(ext.register_custom_call_target, c_api))
+    for name, value in ext.ffi_types().items():
+        xc.register_custom_type(name, value, platform="CUDA")
+    for name, value in ext.ffi_handlers().items():
+        xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
+    for modname in ("gpu_solver", "gpu_linalg", "gpu_prng", "gpu_sparse"):
+        try:
+            mod = importlib.import_module(f"jaxlib.{modname}")
+        except ImportError:
+            continue
+        for name, value, api in mod.registrations().get("CUDA", []):
+            xc.register_custom_call_target(name, value, platform="CUDA", api_version=api)
+
+
+def _make_cuda():
+    path, version = _find_cuda_plugin()
+    if path is None:
+        raise RuntimeError("no CUDA PJRT plugin (jax_plugins.xla_cuda*) is installed")
+    c_api = xc.load_pjrt_plugin_dynamically("cuda", path)
+    xc.initialize_pjrt_plugin("cuda")
+    client = xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options())
+    try:
+        _register_gpu_custom_calls(c_api, version)
+    except Exception as e:  # custom calls are optional for the basics; say so once
+        logger.warning("minijax: CUDA custom-call registration failed: %s", e)
+    return Backend("gpu", client)
+
+
+_FACTORIES = {"cpu": _make_cpu, "gpu": _make_cuda, "cuda": _make_cuda}
+
+
+def _requested_platforms():
+    text = config.jax_platforms.strip()
+    if not text:
+        return None
+    return [p.strip().lower() for p in text.split(",") if p.strip()]
+
+
+def get_backend(platform: str | None = None) -> Backend:
+    """The backend for ``platform``; by default the first available of CUDA then CPU (as JAX)."""
+    global _cuda_failure
+    if platform is not None:
+        platform = "gpu" if platform in ("cuda", "gpu") else platform
+        if platform not in _clients:
+            if platform not in _FACTORIES:
+                raise RuntimeError(f"Unknown backend {platform!r}; minijax knows 'cpu' and 'gpu'")
+            _clients[platform] = _FACTORIES[platform]()
+        return _clients[platform]
+    requested = _requested_platforms()
+    order = requested or ["gpu", "cpu"]
+    errors = []
+    for name in order:
+        name = "gpu" if name == "cuda" else name
+        if name in _clients:
+            return _clients[name]
+        if name == "gpu" and requested is None:
+            if _cuda_failure is not None or _find_cuda_plugin()[0] is None:
+                continue
+        try:
+            return get_backend(name)
+        except Exception as e:  # noqa: BLE001 - reported below if nothing works
+            errors.append(f"{name}: {e}")
+            if name == "gpu":
+                _cuda_failure = str(e)
+                if requested is None:
+                    logger.warning("minijax: CUDA plugin found but unusable (%s); using CPU", e)
+    raise RuntimeError("No usable minijax backend: " + "; ".join(errors))
+
+
+def _on_config_change(name, value):
+    # The CPU client reads its device count once; a changed count needs a new client.
+    if name == "jax_num_cpu_devices" and "cpu" in _clients:
+        if len(_clients["cpu"].devices()) != value:
+            del _clients["cpu"]
+            from minijax.lowering import compile as _compile
+
+            _compile.clear_caches()
+
+
+config.on_change(_on_config_change)
+
+
+def default_backend() -> str:
+    return get_backend().platform
+
+
+def devices(backend: str | None = None):
+    return list(get_backend(backend).devices())
+
+
+def local_devices(backend: str | None = None):
+    return list(get_backend(backend).local_devices())
+
+
+def backend_of_device(device) -> Backend:
+    for b in _clients.values():
+        if device.client is b.client:
+            return b
+    return get_backend(device.platform)
+
+
+# ------------------------------------------------------------------------------------------------
+# jaxlib private surface: keep every use here.
+
+DeviceList = _jax.DeviceList
+ArrayImpl = _jax.ArrayImpl
+
+
+@functools.lru_cache(maxsize=None)
+def single_device_sharding(device):
+    """A replicated GSPMDSharding on one device, interned (jaxlib compares these by identity)."""
+    return _jax.GSPMDSharding(DeviceList((device,)), xc.HloSharding.replicate())
+
+
+def result_handler(aval, sharding, committed=True):
+    if _HANDLER_NEEDS_SKIP_CHECKS:
+        return _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
+    return _jax.array_result_handler(aval, sharding, committed)
+
+
+def device_put_numpy(value: np.ndarray, aval, device):
+    """Copies a NumPy array (already of ``aval.dtype``) onto ``device``."""
+    sharding = single_device_sharding(device)
+    return _jax.batched_device_put(
+        aval, sharding, [value], [device], True, False, enable_x64=config.jax_enable_x64
+    )
+
+
+def to_numpy(buf) -> np.ndarray:
+    """A host copy of a single-device buffer (works for ml_dtypes, unlike ``np.asarray``)."""
+    return buf._single_device_array_to_np_array_did_copy()[0]
+
+
+def shard_pieces(buf):
+    """The per-device single-device arrays of a (possibly sharded) global array."""
+    return buf._arrays
+
+
+def buffer_sharding(buf):
+    return buf._sharding
+
+
+def buffer_devices(buf):
+    """The devices holding a buffer, in the sharding's order."""
+    return list(buf._sharding._internal_device_list)
+
+
+JaxRuntimeError = getattr(_jax, "JaxRuntimeError", RuntimeError)
+
+
+def compile_options(devices_):
+    opts = xc.CompileOptions()
+    opts.num_replicas = 1
+    opts.num_partitions = len(devices_)
+    opts.device_assignment = xc.DeviceAssignment.create(np.array([[d.id for d in devices_]]))
+    if len(devices_) > 1:
+        build = opts.executable_build_options
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
+    return opts
+
+
+def compile_module(module, devices_):
+    backend = backend_of_device(devices_[0])
+    return backend.client.compile_and_load(module, DeviceList(tuple(devices_)), compile_options(devices_))

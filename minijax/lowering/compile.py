@@ -1,0 +1,134 @@
+"""Compiling StableHLO with PJRT, running executables, and the Lowered/Compiled stage objects.
+
+``Executable`` is the hot path of every call: it takes device buffers, runs the XLA program and
+wraps the outputs through jaxlib's C++ result handlers (a few µs), never by splitting results
+into per-device arrays in Python.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from minijax.errors import XlaRuntimeError
+from minijax.lowering import backends, stablehlo
+from minijax.lowering.array import Array
+
+logger = logging.getLogger("minijax")
+
+
+class Executable:
+    """A loaded XLA program for one device, with the avals of its arguments and results."""
+
+    __slots__ = ("xla", "name", "device", "sharding", "in_avals", "out_avals", "handlers", "donated")
+
+    def __init__(self, xla, name, device, in_avals, out_avals, donated=()):
+        self.xla = xla
+        self.name = name
+        self.device = device
+        self.sharding = backends.single_device_sharding(device)
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.handlers = [backends.result_handler(a, self.sharding) for a in out_avals]
+        self.donated = donated
+
+    def execute(self, bufs):
+        """Runs on jaxlib buffers; returns minijax Arrays."""
+        try:
+            results = self.xla.execute_sharded(bufs)
+            outs = results.consume_with_handlers(self.handlers)
+        except backends.JaxRuntimeError as e:
+            raise XlaRuntimeError(f"XLA failed while running '{self.name}': {e}") from None
+        return [Array(b, a) for b, a in zip(outs, self.out_avals)]
+
+    def as_text(self):
+        return self.xla.hlo_modules()[0].to_string()
+
+
+def compile_module(module, name, device, in_avals, out_avals, donated=()):
+    try:
+        xla = backends.compile_module(module, [device])
+    except backends.JaxRuntimeError as e:
+        raise XlaRuntimeError(f"XLA failed to compile '{name}': {e}") from None
+    return Executable(xla, name, device, in_avals, out_avals, donated)
+
+
+class Compiled:
+    """``jit(f).lower(*args).compile()``: a compiled program callable with the same arguments."""
+
+    def __init__(self, executable, call, lowered):
+        self._executable = executable
+        self._call = call
+        self._lowered = lowered
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def as_text(self):
+        """XLA's optimized HLO for this program."""
+        return self._executable.as_text()
+
+    def cost_analysis(self):
+        return self._executable.xla.cost_analysis()
+
+    def memory_analysis(self):
+        return self._executable.xla.get_compiled_memory_stats()
+
+    @property
+    def in_avals(self):
+        return self._executable.in_avals
+
+    @property
+    def out_avals(self):
+        return self._executable.out_avals
+
+
+class Lowered:
+    """``jit(f).lower(*args)``: the StableHLO module of a traced function, not yet compiled."""
+
+    def __init__(self, module, closed_jaxpr, name, compile_fn):
+        self._module = module
+        self.jaxpr = closed_jaxpr
+        self.name = name
+        self._compile_fn = compile_fn
+
+    def as_text(self, dialect="stablehlo", debug_info=False):
+        if dialect not in ("stablehlo", "mhlo"):
+            raise ValueError(f"unknown dialect {dialect!r}; minijax emits 'stablehlo'")
+        return stablehlo.module_to_text(self._module, debug_info=debug_info)
+
+    def compiler_ir(self, dialect="stablehlo"):
+        return self._module
+
+    def compile(self):
+        return self._compile_fn()
+
+
+class PhaseTimer:
+    """Times trace/lower/compile for ``jax_log_compiles``."""
+
+    def __init__(self):
+        self.times = {}
+        self._start = time.perf_counter()
+
+    def mark(self, phase):
+        now = time.perf_counter()
+        self.times[phase] = now - self._start
+        self._start = now
+
+    def summary(self):
+        return ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.times.items())
+
+
+_caches = []
+
+
+def register_cache(cache):
+    """Caches holding executables register here so a new CPU client can drop them all."""
+    _caches.append(cache)
+    return cache
+
+
+def clear_caches():
+    for cache in _caches:
+        cache.clear()

@@ -1,0 +1,230 @@
+"""jaxpr → StableHLO module, built with the jaxlib.mlir bindings.
+
+Each equation is emitted by its primitive's ``lowering`` rule, called as
+``rule(ctx, *operand_values, **params)`` with ``ctx.avals_in`` / ``ctx.avals_out`` describing the
+types, and returns one ``ir.Value`` (or a list for multiple-result primitives). Every op carries
+the user's source location (``jit(f)/sin`` at ``file:line``) so XLA's HLO metadata and error
+messages point at the line that created it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, func, sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Literal
+
+# ------------------------------------------------------------------------------------------------
+# Context and types
+
+_context = None
+
+
+def make_context():
+    """One MLIR context with func/stablehlo/chlo/sdy registered (an unregistered sdy crashes)."""
+    ctx = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    hlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
+    return ctx
+
+
+def context():
+    global _context
+    if _context is None:
+        _context = make_context()
+    return _context
+
+
+_ELEMENT_TYPES = {
+    np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
+    np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
+    np.dtype(np.int16): lambda: ir.IntegerType.get_signless(16),
+    np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
+    np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
+    np.dtype(np.uint8): lambda: ir.IntegerType.get_unsigned(8),
+    np.dtype(np.uint16): lambda: ir.IntegerType.get_unsigned(16),
+    np.dtype(np.uint32): lambda: ir.IntegerType.get_unsigned(32),
+    np.dtype(np.uint64): lambda: ir.IntegerType.get_unsigned(64),
+    np.dtype(np.float16): ir.F16Type.get,
+    np.dtype(np.float32): ir.F32Type.get,
+    np.dtype(np.float64): ir.F64Type.get,
+    dtypes.bfloat16: ir.BF16Type.get,
+    np.dtype(np.complex64): lambda: ir.ComplexType.get(ir.F32Type.get()),
+    np.dtype(np.complex128): lambda: ir.ComplexType.get(ir.F64Type.get()),
+    dtypes.float8_e4m3fn: ir.Float8E4M3FNType.get,
+    dtypes.float8_e5m2: ir.Float8E5M2Type.get,
+    dtypes.float8_e4m3b11fnuz: ir.Float8E4M3B11FNUZType.get,
+    dtypes.float8_e4m3fnuz: ir.Float8E4M3FNUZType.get,
+    dtypes.float8_e5m2fnuz: ir.Float8E5M2FNUZType.get,
+}
+
+
+def element_type(dtype):
+    return _ELEMENT_TYPES[np.dtype(dtype)]()
+
+
+def tensor_type(aval):
+    return ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
+
+
+def dense_i64(values):
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def ir_constant(value, dtype=None):
+    """A ``stablehlo.constant`` holding ``value`` (any NumPy-convertible value)."""
+    x = np.asarray(value, dtype=dtype)
+    etype = element_type(x.dtype)
+    ttype = ir.RankedTensorType.get(x.shape, etype)
+    if x.dtype == np.bool_:
+        if x.size == 1:  # splat is the reliable form for a single bool
+            attr = ir.DenseElementsAttr.get_splat(ttype, ir.BoolAttr.get(bool(x.ravel()[0])))
+        else:
+            packed = np.packbits(x.ravel(), bitorder="little")
+            attr = ir.DenseElementsAttr.get(packed, type=etype, shape=x.shape)
+    elif x.dtype in (dtypes.bfloat16, *dtypes.float8_types):
+        bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(bits), type=etype, shape=x.shape)
+    else:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(x), type=etype, shape=x.shape)
+    return hlo.constant(attr)
+
+
+def full_like_aval(value, aval):
+    """A tensor of ``aval``'s type filled with ``value`` (constant scalar + broadcast)."""
+    scalar = ir_constant(np.array(value, aval.dtype))
+    if not aval.shape:
+        return scalar
+    return hlo.broadcast_in_dim(tensor_type(aval), scalar, dense_i64([]))
+
+
+# ------------------------------------------------------------------------------------------------
+# Lowering a jaxpr
+
+
+class LoweringRuleContext:
+    """What a lowering rule may read besides its operands."""
+
+    __slots__ = ("avals_in", "avals_out", "module_ctx", "eqn")
+
+    def __init__(self, avals_in, avals_out, module_ctx, eqn=None):
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+        self.module_ctx = module_ctx
+        self.eqn = eqn
+
+
+class ModuleContext:
+    """Per-module state: the module, its name, the platform being compiled for."""
+
+    def __init__(self, module, name, platform):
+        self.module = module
+        self.name = name
+        self.platform = platform
+        self.symbol_counter = 0
+
+    def fresh_symbol(self, base):
+        self.symbol_counter += 1
+        return f"{base}_{self.symbol_counter}"
+
+
+def _location(module_ctx, eqn):
+    info = eqn.source_info
+    name = f"{module_ctx.name}/{eqn.primitive.name}"
+    if info is None:
+        return ir.Location.name(name)
+    return ir.Location.name(name, childLoc=ir.Location.file(info.file, info.line, 0))
+
+
+def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
+    """Emits the equations of ``jaxpr`` at the current insertion point; returns the outputs."""
+    env = {}
+
+    def read(v):
+        if type(v) is Literal:
+            return ir_constant(v.val, v.aval.dtype)
+        return env[v]
+
+    for v, x in zip(jaxpr.constvars, consts_values):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, arg_values):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive
+        rule = prim.lowering
+        if rule is None:
+            raise prim.missing_rule("lowering", "jit")
+        with _location(module_ctx, eqn):
+            ctx = LoweringRuleContext(
+                [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], module_ctx, eqn
+            )
+            outs = rule(ctx, *[read(v) for v in eqn.invars], **eqn.params)
+        if not prim.multiple_results:
+            outs = (outs,)
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_jaxpr(closed, name="main", platform="cpu", donated=(), arg_shardings=None):
+    """A StableHLO module whose ``main`` takes (consts..., args...) and returns the outputs.
+
+    Closed-over constants are *arguments* of ``main``, never baked into the module.
+    """
+    jaxpr = closed.jaxpr
+    in_avals = [v.aval for v in jaxpr.constvars] + [v.aval for v in jaxpr.invars]
+    out_avals = jaxpr.out_avals
+    with context(), ir.Location.unknown():
+        module = ir.Module.create()
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(_symbol_name(name))
+        mctx = ModuleContext(module, name, platform)
+        with ir.InsertionPoint(module.body):
+            ftype = ir.FunctionType.get([tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals])
+            fn = func.FuncOp("main", ftype)
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
+            if donated:
+                n_consts = len(jaxpr.constvars)
+                attrs = []
+                for i in range(len(in_avals)):
+                    is_donated = i >= n_consts and (i - n_consts) in donated
+                    attrs.append(ir.DictAttr.get({"jax.buffer_donor": ir.BoolAttr.get(True)} if is_donated else {}))
+                fn.arg_attrs = ir.ArrayAttr.get(attrs)
+            entry = fn.add_entry_block()
+        with ir.InsertionPoint(entry):
+            args = list(entry.arguments)
+            n_consts = len(jaxpr.constvars)
+            outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
+            func.ReturnOp(outs)
+    return module
+
+
+def _symbol_name(name):
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return cleaned or "main"
+
+
+def module_to_text(module, debug_info=False):
+    with context():
+        return module.operation.get_asm(enable_debug_info=debug_info)
+
+
+__all__ = [
+    "context",
+    "dense_i64",
+    "element_type",
+    "full_like_aval",
+    "ir_constant",
+    "lower_jaxpr",
+    "lower_jaxpr_body",
+    "module_to_text",
+    "tensor_type",
+]

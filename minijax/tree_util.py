@@ -1,0 +1,430 @@
+"""Pytree utilities: ``jax.tree_util``'s public API on jaxlib's C++ registry.
+
+Everything flattens through one private :class:`PyTreeRegistry` instance,
+``_registry`` (never jaxlib's process-global default registry, which a real
+``jax`` in the same process would share).  ``jit`` hands ``_registry`` to C++
+so that the fast dispatch path flattens arguments exactly as this module does.
+
+Built in: ``None`` (an empty node), tuples, lists, dicts (keys sorted),
+namedtuples; registered below: ``OrderedDict`` (insertion order),
+``defaultdict`` (keys sorted) and :class:`Partial`.  Everything else is a leaf
+unless registered with one of the ``register_*`` functions.
+
+Key paths come straight from C++ ``flatten_with_path``; nodes registered
+without a key function get ``FlattenedIndexKey(i)`` keys, as in JAX.
+Structure mismatches in multi-tree functions surface as the ``ValueError``
+raised by C++ ``PyTreeDef.flatten_up_to`` ("Tuple arity mismatch: ...",
+"Custom node type mismatch: ...", "Dict key mismatch; ...").
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from jaxlib._jax import pytree
+
+__all__ = [
+    "DictKey",
+    "FlattenedIndexKey",
+    "GetAttrKey",
+    "Partial",
+    "PyTreeDef",
+    "SequenceKey",
+    "all_leaves",
+    "keystr",
+    "register_dataclass",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
+    "register_static",
+    "tree_all",
+    "tree_flatten",
+    "tree_flatten_with_path",
+    "tree_leaves",
+    "tree_leaves_with_path",
+    "tree_map",
+    "tree_map_with_path",
+    "tree_reduce",
+    "tree_structure",
+    "tree_transpose",
+    "tree_unflatten",
+    "treedef_children",
+    "treedef_is_leaf",
+    "treedef_tuple",
+]
+
+T = TypeVar("T")
+Typ = TypeVar("Typ", bound=type)
+
+PyTreeDef = pytree.PyTreeDef
+SequenceKey = pytree.SequenceKey
+DictKey = pytree.DictKey
+GetAttrKey = pytree.GetAttrKey
+FlattenedIndexKey = pytree.FlattenedIndexKey
+
+_registry = pytree.PyTreeRegistry()
+# Treedefs pickle their registry by reference (module + name lookup).
+_registry.__module__ = __name__
+_registry.__name__ = "_registry"
+
+
+# --------------------------------------------------------------- flattening
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                 ) -> tuple[list[Any], PyTreeDef]:
+    """Flatten ``tree`` into ``(leaves, treedef)``.
+
+    ``is_leaf(x)`` returning True stops the descent at ``x`` (which becomes a
+    leaf).  ``None`` is an empty node and contributes no leaves.
+    """
+    return _registry.flatten(tree, is_leaf)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """Rebuild a pytree of structure ``treedef`` from ``leaves``."""
+    return treedef.unflatten(leaves)
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                ) -> list[Any]:
+    """The leaves of ``tree``, in flattening order."""
+    return _registry.flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                   ) -> PyTreeDef:
+    """The treedef of ``tree``."""
+    return _registry.flatten(tree, is_leaf)[1]
+
+
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The treedef of a tuple whose children have structures ``treedefs``."""
+    return pytree.treedef_tuple(_registry, list(treedefs))
+
+
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    """Treedefs of the immediate children of ``treedef``'s root."""
+    return treedef.children()
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    """True when ``treedef`` has a single node (a leaf, or an empty node such as None)."""
+    return treedef.num_nodes == 1
+
+
+def all_leaves(iterable: Iterable[Any],
+               is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """True when every element of ``iterable`` is a leaf (``None`` is not)."""
+    if is_leaf is None:
+        return pytree.all_leaves(_registry, iterable)
+    items = list(iterable)
+    leaves = tree_leaves(items, is_leaf)
+    return len(leaves) == len(items) and all(
+        a is b for a, b in zip(items, leaves))
+
+
+# ------------------------------------------------------------------ mapping
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """``f`` applied leafwise; ``tree`` must be a prefix of every tree in ``rest``.
+
+    Mismatched structures raise ``ValueError`` from ``flatten_up_to``.
+    """
+    leaves, treedef = _registry.flatten(tree, is_leaf)
+    if not rest:
+        return treedef.unflatten(map(f, leaves))
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten(map(f, leaves, *others))
+
+
+_NO_INITIALIZER = object()
+
+
+def tree_reduce(function: Callable[[T, Any], T], tree: Any,
+                initializer: Any = _NO_INITIALIZER,
+                is_leaf: Callable[[Any], bool] | None = None) -> T:
+    """``functools.reduce`` over the leaves of ``tree``.
+
+    Without ``initializer`` an empty tree raises ``TypeError``, as
+    ``functools.reduce`` does.
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INITIALIZER:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """``all()`` over the leaves of ``tree``."""
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
+    """Turn an outer-of-inner pytree into an inner-of-outer one.
+
+    ``inner_treedef=None`` infers it from the first outer child.
+    """
+    flat, treedef = _registry.flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(
+            outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    inner_size = inner_treedef.num_leaves
+    outer_size = outer_treedef.num_leaves
+    if treedef.num_leaves != inner_size * outer_size:
+        expected = outer_treedef.compose(inner_treedef)
+        raise TypeError(f"Mismatch\n{treedef}\n != \n{expected}")
+    rows = [flat[i * inner_size:(i + 1) * inner_size] for i in range(outer_size)]
+    return inner_treedef.unflatten(
+        outer_treedef.unflatten(col) for col in zip(*rows))
+
+
+# ---------------------------------------------------------------- key paths
+
+
+def _path_predicate(is_leaf, is_leaf_takes_path):
+    # C++ flatten_with_path calls its predicate as pred(path, x).
+    if is_leaf is None or is_leaf_takes_path:
+        return is_leaf
+    return lambda _, x: is_leaf(x)
+
+
+def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                           is_leaf_takes_path: bool = False
+                           ) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
+    """Like :func:`tree_flatten`, but leaves come as ``(key_path, leaf)`` pairs."""
+    return _registry.flatten_with_path(
+        tree, _path_predicate(is_leaf, is_leaf_takes_path))
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                          is_leaf_takes_path: bool = False
+                          ) -> list[tuple[tuple, Any]]:
+    """``(key_path, leaf)`` pairs of ``tree``."""
+    return _registry.flatten_with_path(
+        tree, _path_predicate(is_leaf, is_leaf_takes_path))[0]
+
+
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                       is_leaf: Callable[..., bool] | None = None,
+                       is_leaf_takes_path: bool = False) -> Any:
+    """Like :func:`tree_map`, but calls ``f(key_path, leaf, *other_leaves)``."""
+    pairs, treedef = _registry.flatten_with_path(
+        tree, _path_predicate(is_leaf, is_leaf_takes_path))
+    others = [treedef.flatten_up_to(r) for r in rest]
+    paths = [p for p, _ in pairs]
+    leaves = [x for _, x in pairs]
+    return treedef.unflatten(map(f, paths, leaves, *others))
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+    """Render a key path: ``(DictKey('a'), SequenceKey(0))`` -> ``"['a'][0]"``.
+
+    ``simple=True`` drops brackets/quotes/dots (``"a", "0"``), which with
+    ``separator="/"`` gives ``"a/0"``.
+    """
+    str_fn = _simple_entrystr if simple else str
+    return separator.join(map(str_fn, keys))
+
+
+def _simple_entrystr(key: Any) -> str:
+    if isinstance(key, SequenceKey):
+        return str(key.idx)
+    if isinstance(key, (DictKey, FlattenedIndexKey)):
+        return str(key.key)
+    if isinstance(key, GetAttrKey):
+        return str(key.name)
+    return str(key)
+
+
+# ------------------------------------------------------------- registration
+
+
+def register_pytree_node(nodetype: type, flatten_func: Callable,
+                         unflatten_func: Callable,
+                         flatten_with_keys_func: Callable | None = None) -> None:
+    """Make ``nodetype`` a pytree node.
+
+    ``flatten_func(x) -> (children, aux_data)`` (aux_data hashable, it is part
+    of the treedef); ``unflatten_func(aux_data, children) -> x``;
+    ``flatten_with_keys_func(x) -> (((key, child), ...), aux_data)``.  Without
+    the latter, key paths use ``FlattenedIndexKey(i)``.  Registering a type
+    twice raises ``ValueError``.
+    """
+    _registry.register_node(nodetype, flatten_func, unflatten_func,
+                            flatten_with_keys_func)
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
+                              unflatten_func: Callable,
+                              flatten_func: Callable | None = None) -> None:
+    """Register ``nodetype`` given a key-aware flatten function.
+
+    ``flatten_func`` (optional, same children order and aux data) speeds up
+    key-less flattening; it is derived from ``flatten_with_keys`` if omitted.
+    """
+    if flatten_func is None:
+        def flatten_func(x):
+            pairs, aux = flatten_with_keys(x)
+            return [c for _, c in pairs], aux
+    register_pytree_node(nodetype, flatten_func, unflatten_func,
+                         flatten_with_keys)
+
+
+def register_pytree_node_class(cls: Typ) -> Typ:
+    """Class decorator: register ``cls`` via its ``tree_flatten`` method and
+    ``tree_unflatten(aux_data, children)`` classmethod."""
+    register_pytree_node(cls, operator.methodcaller("tree_flatten"),
+                         cls.tree_unflatten)
+    return cls
+
+
+def register_pytree_with_keys_class(cls: Typ) -> Typ:
+    """Class decorator: register ``cls`` via ``tree_flatten_with_keys``,
+    ``tree_unflatten`` and (if present) ``tree_flatten``."""
+    flatten_func = (operator.methodcaller("tree_flatten")
+                    if hasattr(cls, "tree_flatten") else None)
+    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"),
+                              cls.tree_unflatten, flatten_func)
+    return cls
+
+
+def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None,
+                       drop_fields: Sequence[str] = ()) -> Typ:
+    """Register a dataclass-like type; usable as a decorator.
+
+    ``data_fields`` become children (keyed ``GetAttrKey(name)``);
+    ``meta_fields`` are static and go into the treedef (must be hashable).
+    Unflattening calls ``nodetype(**fields)``.  When both are None,
+    ``nodetype`` must be a dataclass: fields with ``metadata={'static': True}``
+    are meta, the rest data (minus ``drop_fields``).
+    """
+    if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields must both be "
+                f"specified when either is specified. Got {data_fields=} "
+                f"{meta_fields=}.")
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields are required "
+                f"when nodetype is not a dataclass. Got {nodetype=}.")
+        fields = [f for f in dataclasses.fields(nodetype)
+                  if f.name not in drop_fields]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    data_fields, meta_fields = list(data_fields), list(meta_fields)
+
+    if dataclasses.is_dataclass(nodetype):
+        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        init_fields.difference_update(drop_fields)
+        given = {*data_fields, *meta_fields}
+        if given != init_fields:
+            msg = ("data_fields and meta_fields must include all dataclass "
+                   "fields with ``init=True`` and only them.")
+            if missing := init_fields - given:
+                msg += (f" Missing fields: {missing}. Add them to drop_fields "
+                        "to suppress this error.")
+            if unexpected := given - init_fields:
+                msg += f" Unexpected fields: {unexpected}."
+            raise ValueError(msg)
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError("data_fields and meta_fields must not overlap. "
+                         f"Overlapping fields: {overlap}.")
+    _registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    return nodetype
+
+
+def register_static(cls: Typ) -> Typ:
+    """Register ``cls`` as a leafless node: instances (which must be
+    hashable) live in the treedef, i.e. are static under ``jit``."""
+    register_pytree_with_keys(cls, lambda x: ((), x), lambda x, _: x)
+    return cls
+
+
+register_pytree_with_keys(
+    collections.OrderedDict,
+    lambda x: (tuple((DictKey(k), v) for k, v in x.items()), tuple(x)),
+    lambda keys, values: collections.OrderedDict(zip(keys, values)),
+    lambda x: (tuple(x.values()), tuple(x)),
+)
+
+
+def _defaultdict_flatten(d):
+    keys = tuple(sorted(d))
+    return tuple(d[k] for k in keys), (d.default_factory, keys)
+
+
+def _defaultdict_flatten_with_keys(d):
+    keys = tuple(sorted(d))
+    return tuple((DictKey(k), d[k]) for k in keys), (d.default_factory, keys)
+
+
+register_pytree_with_keys(
+    collections.defaultdict,
+    _defaultdict_flatten_with_keys,
+    lambda aux, values: collections.defaultdict(aux[0], zip(aux[1], values)),
+    _defaultdict_flatten,
+)
+
+
+# ------------------------------------------------------------------ Partial
+
+
+class _HashableCallableShim:
+    """Wraps a callable (here a functools.partial) delegating call/hash/eq."""
+
+    def __init__(self, fun):
+        self.fun = fun
+
+    def __call__(self, *args, **kw):
+        return self.fun(*args, **kw)
+
+    def __hash__(self):
+        return hash(self.fun)
+
+    def __eq__(self, other):
+        if isinstance(other, _HashableCallableShim):
+            return self.fun == other.fun
+        return self.fun == other
+
+    def __repr__(self):
+        return f"_HashableCallableShim({self.fun!r})"
+
+
+class Partial(functools.partial):
+    """A ``functools.partial`` that is a pytree.
+
+    ``func`` is static (it lives in the treedef and must be hashable); the
+    bound ``args`` and ``keywords`` are children, so e.g. ``jit`` traces them.
+    """
+
+    def __new__(cls, func, *args, **kw):
+        # functools.partial.__new__ merges a partial ``func``'s arguments into
+        # ours; hide it behind a shim so exactly ``args``/``kw`` are children.
+        if isinstance(func, functools.partial):
+            original = func
+            func = _HashableCallableShim(original)
+            out = super().__new__(cls, func, *args, **kw)
+            func.func = original.func
+            func.args = original.args
+            func.keywords = original.keywords
+            return out
+        return super().__new__(cls, func, *args, **kw)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ((p.args, p.keywords), p.func),
+    lambda func, xs: Partial(func, *xs[0], **xs[1]),
+)

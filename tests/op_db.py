@@ -1,0 +1,112 @@
+"""The op table: every primitive / jnp function with a NumPy reference and input strategies.
+
+Generic tests (``tests/test_op_db.py``) run each entry eagerly and under jit and compare with
+the reference; later issues add check_grads, vmap-vs-loop and sharded-vs-unsharded runs over
+the same table. Entries live in per-family modules (``tests/lax/op_entries_*.py``) that call
+``register``; add an entry beside the family it tests.
+
+``args`` is a hypothesis strategy producing a tuple of NumPy arrays (the operands); ``static``
+holds keyword parameters passed to both ``fn`` and ``ref`` unchanged; ``tol`` maps a dtype name to
+(rtol, atol) for the comparison with NumPy (default exact for ints/bools, loose for floats).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import ml_dtypes
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+
+@dataclasses.dataclass
+class OpInfo:
+    name: str
+    fn: Callable  # minijax function: fn(*arrays) -> Array or tuple of Arrays
+    ref: Callable  # NumPy reference with the same signature
+    args: Any  # hypothesis strategy of tuples of NumPy arrays
+    tol: dict = dataclasses.field(default_factory=dict)
+    nan_ok: bool = True  # NaNs in the same places count as equal
+    compare: Callable | None = None  # custom comparison(result, expected, args) instead of allclose
+    exact_jit: bool = True  # a single primitive: jit and eager run the same program, bit for bit
+
+
+OPS: list[OpInfo] = []
+
+
+def register(name, fn, ref, args, **kw):
+    OPS.append(OpInfo(name, fn, ref, args, **kw))
+
+
+# --- strategies -----------------------------------------------------------------------------------
+
+FLOAT_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16]
+INT_DTYPES = [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32]
+DEFAULT_TOL = {
+    "float32": (1e-5, 1e-6), "float16": (2e-3, 1e-3), "bfloat16": (2e-2, 1e-2),
+    "float64": (1e-12, 1e-14), "complex64": (1e-5, 1e-6),
+}
+
+
+def shapes(min_dims=0, max_dims=3, max_side=5):
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=max_side)
+
+
+def array(shape, dtype, lo=-10.0, hi=10.0):
+    """A strategy of arrays with ``shape`` and ``dtype``, elements in [lo, hi] (no NaN/inf)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return hnp.arrays(np.bool_, shape)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return hnp.arrays(dtype, shape, elements=st.integers(max(info.min, int(lo)), min(info.max, int(hi))))
+    if dtype in (np.dtype(ml_dtypes.bfloat16),) or dtype.kind == "V" or dtype.name.startswith("float8"):
+        base = hnp.arrays(np.float32, shape, elements=st.floats(lo, hi, width=32))
+        return base.map(lambda a: a.astype(dtype))
+    if dtype.kind == "c":
+        part = st.floats(lo, hi, width=32)
+        return hnp.arrays(dtype, shape, elements=st.builds(complex, part, part))
+    width = 16 if dtype == np.float16 else 32 if dtype == np.float32 else 64
+    return hnp.arrays(dtype, shape, elements=st.floats(lo, hi, width=width))
+
+
+def same_shape_args(n, dtypes, lo=-10.0, hi=10.0, max_dims=3):
+    """``n`` operands of one drawn shape and one drawn dtype from ``dtypes``."""
+
+    @st.composite
+    def strat(draw):
+        shape = draw(shapes(max_dims=max_dims))
+        dtype = draw(st.sampled_from(dtypes))
+        return tuple(draw(array(shape, dtype, lo, hi)) for _ in range(n))
+
+    return strat()
+
+
+def assert_close(result, expected, tol=None, nan_ok=True, err_msg=""):
+    """Compares a minijax result with a NumPy reference: dtype, shape, then values."""
+    res = np.asarray(result)
+    exp = np.asarray(expected)
+    assert res.shape == exp.shape, f"{err_msg} shape {res.shape} != {exp.shape}"
+    assert res.dtype == exp.dtype, f"{err_msg} dtype {res.dtype} != {exp.dtype}"
+    if res.dtype.kind in "biu":
+        np.testing.assert_array_equal(res, exp, err_msg=err_msg)
+        return
+    rtol, atol = (tol or {}).get(res.dtype.name, DEFAULT_TOL.get(res.dtype.name, (1e-5, 1e-6)))
+    np.testing.assert_allclose(res.astype(np.float64) if res.dtype.kind == "f" or res.dtype.kind == "V"
+                               else res, exp.astype(np.float64) if exp.dtype.kind in "fV" else exp,
+                               rtol=rtol, atol=atol, equal_nan=nan_ok, err_msg=err_msg)
+
+
+def load_all():
+    """Imports every entry module (each registers into OPS once)."""
+    import importlib
+    import pkgutil
+
+    import tests.lax as lax_tests
+
+    for mod in pkgutil.iter_modules(lax_tests.__path__):
+        if mod.name.startswith("op_entries_"):
+            importlib.import_module(f"tests.lax.{mod.name}")
+    return OPS
