@@ -75,6 +75,26 @@ class ShapedArray:
     __str__ = str_short
 
 
+class WeakScalar:
+    """A Python scalar already converted to an array's dtype, still weakly typed.
+
+    ``lax.mul(x_bf16, 2.0)`` passes ``WeakScalar(2.0 as bf16)``: it prints as the literal
+    ``2.0:bf16[]`` and, like the Python scalar it came from, does not make the result strong.
+    """
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, value, dtype):
+        self.val = np.asarray(value, dtype)
+        self.aval = ShapedArray((), self.val.dtype, weak_type=True)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.val if dtype is None else self.val.astype(dtype)
+
+    def __repr__(self):
+        return f"WeakScalar({self.val!r})"
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of anything that can be an operand: Tracer, Array, NumPy, scalar."""
     aval = getattr(x, "aval", None)
@@ -351,8 +371,8 @@ def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
     eqns = [pp_eqn(e, namer) for e in jaxpr.eqns]
     outs = ", ".join(namer(v) for v in jaxpr.outvars)
     outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
-    head = f"{{ lambda {consts + ' ' if consts else ''}; {invars}. let"
-    one_line = f"{head} {'; '.join(eqns)}{' ' if eqns else ''}in {outs} }}"
+    head = f"{{ lambda {consts}; {invars}. let"
+    one_line = f"{head} {'; '.join(eqns)} in {outs} }}"
     if len(one_line) + indent <= width and "\n" not in one_line:
         return one_line
     pad = " " * indent

@@ -20,6 +20,7 @@ from minijax.core import (
     Trace,
     Tracer,
     Var,
+    WeakScalar,
     abstract_eval,
     escaped_tracer_error,
     get_aval,
@@ -63,6 +64,8 @@ class DynamicJaxprTrace(Trace):
         if type(x) in (int, float, bool, complex) or isinstance(x, np.generic):
             aval = get_aval(x)
             return Literal(np.asarray(x, aval.dtype), aval)
+        if type(x) is WeakScalar:
+            return Literal(x.val, x.aval)
         if isinstance(x, np.ndarray) and x.ndim == 0:
             aval = get_aval(x)
             return Literal(np.asarray(x, aval.dtype), aval)

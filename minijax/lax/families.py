@@ -14,7 +14,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, Tracer, get_aval
+from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, get_aval
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 
 # dtype categories a primitive may accept
@@ -138,7 +138,7 @@ def coerce_scalars(*args):
     if target is None:
         return args
     return tuple(
-        np.asarray(x, target) if dtypes.is_python_scalar(x) and _scalar_fits(x, target) else x
+        WeakScalar(x, target) if dtypes.is_python_scalar(x) and _scalar_fits(x, target) else x
         for x in args
     )
 
