@@ -64,15 +64,15 @@ class Config:
         self._listeners.append(listener)
 
     def _refresh(self):
+        # Values are also plain attributes, so reading a flag on a hot path is one dict lookup.
+        for name, flag in self._flags.items():
+            object.__setattr__(self, name, flag.value)
         # A tuple of every trace-affecting value: the jit cache key includes it as one item.
         state = tuple(f.value for f in self._flags.values() if f.trace_affecting)
         object.__setattr__(self, "trace_state", state)
 
-    def __getattr__(self, name):
-        try:
-            return self._flags[name].value
-        except KeyError:
-            raise AttributeError(f"Unrecognized config option: {name}") from None
+    def __getattr__(self, name):  # only reached for names that are not flags
+        raise AttributeError(f"Unrecognized config option: {name}")
 
     def __setattr__(self, name, value):
         raise AttributeError("use config.update(name, value) to change a flag")

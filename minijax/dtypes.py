@@ -137,8 +137,12 @@ def canonicalize_dtype(dtype):
 
 
 def promote_types(a, b):
-    """``jnp.promote_types``: the least upper bound of two (strong) dtypes."""
-    return canonicalize_dtype(_node_dtype(_join(np.dtype(a), np.dtype(b))))
+    """``jnp.promote_types``: the least upper bound of two (strong) dtypes, not canonicalized
+    (as in JAX: ``promote_types(float32, float64)`` is float64 even with x64 off)."""
+    node = _join(np.dtype(a), np.dtype(b))
+    if is_weak_node(node):  # uint64 with int64 meets at the weak float: the widest float
+        return {_weak_int: int64, _weak_float: float64, _weak_complex: complex128}[node]
+    return node
 
 
 def promote_dtypes_weak(pairs):

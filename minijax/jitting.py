@@ -102,7 +102,7 @@ class _Entry:
 
     def __init__(self, exe, const_bufs, out_tree, donated_leaves, jaxpr):
         self.exe = exe
-        self.const_bufs = const_bufs
+        self.const_bufs = const_bufs  # a list; copied per call, then the arguments appended
         self.out_tree = out_tree
         self.sharding = exe.sharding
         self.donated_leaves = donated_leaves
@@ -110,24 +110,20 @@ class _Entry:
 
     def __call__(self, leaves):
         sharding = self.sharding
-        bufs = list(self.const_bufs)
-        for x, aval in zip(leaves, self.exe.in_avals[len(bufs):]):
-            if type(x) is Array and x._buf._sharding is sharding:
-                bufs.append(x._buf)
-            else:
-                bufs.append(self._put(x, aval))
-        outs = self.exe.execute(bufs)
-        for i in self.donated_leaves:
-            if type(leaves[i]) is Array:
-                leaves[i]._npy = None
-        return self.out_tree.unflatten(outs)
+        bufs = self.const_bufs.copy()
+        for x in leaves:
+            if type(x) is Array and x._sharding is sharding:
+                bufs.append(x)
+            else:  # numpy / Python scalar / Array on another device: the slow path
+                bufs.append(self._put(x, self.exe.in_avals[len(bufs)]))
+        return self.out_tree.unflatten(self.exe.execute(bufs))
 
     def _put(self, x, aval):
         if type(x) is Array:
-            if x._buf.is_deleted():
+            if x.is_deleted():
                 raise RuntimeError("an argument Array has been deleted or donated")
             x = x._value  # on another device: go through the host
-        return device_put_value(x, self.exe.device, weak_type=aval.weak_type)._buf
+        return device_put_value(x, self.exe.device, weak_type=aval.weak_type)
 
 
 class JitFunction:
@@ -158,7 +154,7 @@ class JitFunction:
 
     # --- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config.jax_disable_jit or not core.is_eval_trace_current():
+        if config.jax_disable_jit or core._ctx.trace is not core.eval_trace:
             return self._fun(*args, **kwargs)
         if self._static_argnums or self._static_argnames:
             args, kwargs, static_key = self._split_static(args, kwargs)
@@ -266,12 +262,12 @@ class JitFunction:
         timer.mark("compile")
         const_bufs = []
         for c in closed.consts:
-            if type(c) is Array and c._buf._sharding is exe.sharding:
-                const_bufs.append(c._buf)
+            if type(c) is Array and c._sharding is exe.sharding:
+                const_bufs.append(c)
             else:
                 value = c._value if type(c) is Array else c
-                const_bufs.append(device_put_value(value, device, weak_type=get_aval(c).weak_type)._buf)
-        return _Entry(exe, tuple(const_bufs), out_tree, donated, closed)
+                const_bufs.append(device_put_value(value, device, weak_type=get_aval(c).weak_type))
+        return _Entry(exe, const_bufs, out_tree, donated, closed)
 
     def _cache_miss(self, key, args, kwargs, static_key):
         if config.jax_explain_cache_misses:

@@ -184,7 +184,7 @@ def test_disable_jit_runs_python():
     calls = []
 
     def f(x):
-        calls.append(type(x).__name__)
+        calls.append(isinstance(x, minijax.Array))
         return lax.neg(x)
 
     minijax.config.update("jax_disable_jit", True)
@@ -192,7 +192,7 @@ def test_disable_jit_runs_python():
         minijax.jit(f)(arr(2))
     finally:
         minijax.config.update("jax_disable_jit", False)
-    assert calls == ["Array"]
+    assert calls == [True]  # a concrete Array, not a tracer
 
 
 def test_outputs_keep_weak_type_and_python_scalars_as_outputs():

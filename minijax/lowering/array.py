@@ -1,8 +1,13 @@
-"""``minijax.Array``: an immutable array living on a device, over a jaxlib buffer.
+"""``minijax.Array``: an immutable array living on one or more devices.
 
-The Python object is a thin wrapper (``_buf`` is jaxlib's ArrayImpl; ``aval`` our ShapedArray)
-so that nothing outside ``backends.py`` depends on jaxlib's private array API. Operators and
-NumPy-like methods (``x + 1``, ``x.sum()``, ``x[1:]``) are attached by ``minijax.numpy``.
+``minijax.Array`` *is* jaxlib's C++ ``ArrayImpl`` (as ``jax.Array`` is in JAX): jaxlib's result
+handlers and device puts create these objects directly, so the dispatch hot path never wraps or
+unwraps anything, and the C++ jit fast path can consume them. Our Python behaviour (properties,
+host interop, repr; operators come from ``minijax.numpy``) is attached to the class once, at
+import, by ``_install``. Its ``aval`` is our ShapedArray, passed to jaxlib at creation.
+
+Caveat: the attachment is process-global; importing the real ``jax`` into the same process
+would attach its own methods over ours.
 """
 
 from __future__ import annotations
@@ -12,15 +17,11 @@ import numpy as np
 from minijax import core, dtypes
 from minijax.lowering import backends
 
+Array = backends.ArrayImpl
 
-class Array:
-    __slots__ = ("_buf", "aval", "_npy", "__weakref__")
+
+class _ArrayMethods:
     __array_priority__ = 100
-
-    def __init__(self, buf, aval):
-        self._buf = buf
-        self.aval = aval
-        self._npy = None
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
@@ -33,44 +34,34 @@ class Array:
     # --- device placement ----------------------------------------------------------------
     @property
     def sharding(self):
-        return backends.buffer_sharding(self._buf)
+        return backends.buffer_sharding(self)
 
     def devices(self):
-        return set(backends.buffer_devices(self._buf))
+        return set(backends.buffer_devices(self))
 
     @property
     def device(self):
-        devs = backends.buffer_devices(self._buf)
+        devs = backends.buffer_devices(self)
         if len(devs) != 1:
             raise ValueError("device is only defined for single-device arrays; use .devices()")
         return devs[0]
 
-    def block_until_ready(self):
-        self._buf.block_until_ready()
-        return self
-
-    def is_deleted(self):
-        return self._buf.is_deleted()
-
-    def delete(self):
-        self._buf.delete()
-        self._npy = None
-
     def is_fully_replicated(self):
-        return len(backends.buffer_devices(self._buf)) == 1
+        return len(backends.buffer_devices(self)) == 1
 
     # --- host interop ----------------------------------------------------------------------
     @property
     def _value(self) -> np.ndarray:
-        if self._npy is None:
-            if self._buf.is_deleted():
-                raise RuntimeError(
-                    "Array has been deleted (its buffer was donated to a jitted call or deleted)."
-                )
-            value = backends.to_numpy(self._buf)
+        if self.is_deleted():  # checked even when cached: a donated Array must not be read
+            raise RuntimeError(
+                "Array has been deleted (its buffer was donated to a jitted call or deleted)."
+            )
+        value = self._npy_value
+        if value is None:
+            value = backends.to_numpy(self)
             value.flags.writeable = False
-            self._npy = value
-        return self._npy
+            self._npy_value = value
+        return value
 
     def __array__(self, dtype=None, copy=None):
         value = self._value
@@ -118,7 +109,7 @@ class Array:
         return format(self._value, spec) if self.ndim == 0 else format(str(self), spec)
 
     def __repr__(self):
-        if self._buf.is_deleted():
+        if self.is_deleted():
             return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
         value = self._value
         prefix = "Array("
@@ -134,6 +125,19 @@ class Array:
 
     def copy_to_host_async(self):
         pass  # reading is synchronous; kept for API compatibility
+
+
+
+_SKIP = {"__module__", "__dict__", "__weakref__", "__doc__", "__qualname__"}
+
+
+def _install():
+    for name, value in vars(_ArrayMethods).items():
+        if name not in _SKIP:
+            setattr(Array, name, value)
+
+
+_install()
 
 
 def _reconstruct(value, weak_type):
@@ -152,7 +156,7 @@ def device_put_value(x, device=None, weak_type=None) -> Array:
     value = np.asarray(x, dtype=aval.dtype)
     if device is None:
         device = default_device()
-    return Array(backends.device_put_numpy(value, aval, device), aval)
+    return backends.device_put_numpy(value, aval, device)
 
 
 _default_device = [None]

@@ -12,7 +12,6 @@ import time
 
 from minijax.errors import XlaRuntimeError
 from minijax.lowering import backends, stablehlo
-from minijax.lowering.array import Array
 
 logger = logging.getLogger("minijax")
 
@@ -33,13 +32,11 @@ class Executable:
         self.donated = donated
 
     def execute(self, bufs):
-        """Runs on jaxlib buffers; returns minijax Arrays."""
+        """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached)."""
         try:
-            results = self.xla.execute_sharded(bufs)
-            outs = results.consume_with_handlers(self.handlers)
+            return self.xla.execute_sharded(bufs).consume_with_handlers(self.handlers)
         except backends.JaxRuntimeError as e:
             raise XlaRuntimeError(f"XLA failed while running '{self.name}': {e}") from None
-        return [Array(b, a) for b, a in zip(outs, self.out_avals)]
 
     def as_text(self):
         return self.xla.hlo_modules()[0].to_string()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lowering import compile as _compile
-from minijax.lowering import backends, stablehlo
+from minijax.lowering import stablehlo
 from minijax.lowering.array import Array, default_device, device_put_value
 from minijax.source_info import user_frame
 
@@ -44,11 +44,11 @@ def apply_primitive(prim, args, params):
             _eager_cache[key] = exe
     bufs = []
     for x in arrays:
-        if x._buf.is_deleted():
+        if x.is_deleted():
             raise RuntimeError(f"{prim.name}: an operand Array has been deleted or donated")
-        if backends.buffer_sharding(x._buf) is not exe.sharding:  # on another device: move it
+        if x._sharding is not exe.sharding:  # on another device: move it
             x = device_put_value(x._value, device, weak_type=x.weak_type)
-        bufs.append(x._buf)
+        bufs.append(x)
     outs = exe.execute(bufs)
     return outs if prim.multiple_results else outs[0]
 
