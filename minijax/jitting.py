@@ -22,8 +22,8 @@ from minijax import core
 from minijax.config import config
 from minijax.core import Tracer, escaped_tracer_error, get_aval
 from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
-from minijax.lowering import stablehlo
 from minijax.lowering.array import Array, default_device, device_put_value
 from minijax.source_info import user_frame
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path
@@ -118,6 +118,19 @@ class _Entry:
                 bufs.append(self._put(x, self.exe.in_avals[len(bufs)]))
         return self.out_tree.unflatten(self.exe.execute(bufs))
 
+    def fastpath(self, leaves):
+        """The data the C++ fast path needs to run this entry without Python, or None when a
+        leaf lives on another device (that signature then always takes the Python path)."""
+        for x in leaves:
+            if type(x) is Array and x._sharding is not self.sharding:
+                return None
+        n = len(self.const_bufs) + len(leaves)
+        out_avals = self.exe.out_avals
+        return backends.FastpathData(
+            self.exe.xla, self.out_tree, [self.sharding] * n, [self.sharding] * len(out_avals),
+            out_avals, [True] * len(out_avals), [True] * n, [None] * n, list(self.const_bufs),
+        )
+
     def _put(self, x, aval):
         if type(x) is Array:
             if x.is_deleted():
@@ -150,12 +163,44 @@ class JitFunction:
         self._cache = {}
         self._trace_count = 0
         self._name = getattr(fun, "__name__", "fun")
+        self.cpp = self._make_cpp(sig)
         _all_jit_functions.add(self)
+
+    def _make_cpp(self, sig):
+        """The C++ PjitFunction users get back from ``jit``, or None to stay in Python."""
+        if not backends.HAS_CPP_JIT or self._device is not None:
+            return None
+        nums = set(self._static_argnums)
+        if any(i < 0 for i in nums):
+            if sig.params is None or any(p.kind == p.VAR_POSITIONAL for p in sig.params):
+                return None  # negative static_argnums need the call's length: Python resolves them
+            nums = {i % len(sig.params) if i < 0 else i for i in nums}
+        cpp = backends.make_cpp_jit(
+            self._name, self._fun, self._cpp_cache_miss, sorted(nums),
+            sorted(self._static_argnames), _registry, _shard_arg,
+        )
+        functools.update_wrapper(cpp, self._fun)
+        cpp._jit = self
+        cpp._fun = self._fun
+        cpp._trace_count = 0
+        cpp.lower = self.lower
+        cpp.trace = self.trace
+        cpp.eval_shape = self.eval_shape
+        cpp._cache_size = self._cache_size
+        cpp._clear_cache = self._clear_cache
+        return cpp
+
+    def public(self):
+        return self if self.cpp is None else self.cpp
 
     # --- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)[0]
+
+    def _call(self, args, kwargs):
+        """The Python dispatch path: returns (outputs, entry or None, flat argument leaves)."""
         if config.jax_disable_jit or core._ctx.trace is not core.eval_trace:
-            return self._fun(*args, **kwargs)
+            return self._fun(*args, **kwargs), None, None  # inside a trace: inline
         if self._static_argnums or self._static_argnames:
             args, kwargs, static_key = self._split_static(args, kwargs)
         else:
@@ -166,7 +211,11 @@ class JitFunction:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache_miss(key, args, kwargs, static_key)
-        return entry(leaves)
+        return entry(leaves), entry, leaves
+
+    def _cpp_cache_miss(self, *args, **kwargs):
+        outs, entry, leaves = self._call(args, kwargs)
+        return outs, (None if entry is None else entry.fastpath(leaves)), False
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -228,6 +277,8 @@ class JitFunction:
             return out_leaves
 
         self._trace_count += 1
+        if self.cpp is not None:
+            self.cpp._trace_count = self._trace_count
         closed = trace_to_jaxpr(flat_fun, in_avals)
         return closed, out_tree_box[0], in_avals
 
@@ -347,6 +398,8 @@ class JitFunction:
 
     def _clear_cache(self):
         self._cache.clear()
+        if self.cpp is not None:
+            type(self.cpp)._clear_cache(self.cpp)
 
     def __repr__(self):
         return f"<minijax.jit of {self._fun!r}>"
@@ -422,5 +475,13 @@ def jit(fun=None, **kwargs):
     """``jit(f, static_argnums=..., static_argnames=..., donate_argnums=...)``; also a decorator
     factory when called without ``fun`` (``@jit(static_argnums=0)``)."""
     if fun is None:
-        return lambda f: JitFunction(f, **kwargs)
-    return JitFunction(fun, **kwargs)
+        return lambda f: JitFunction(f, **kwargs).public()
+    return JitFunction(fun, **kwargs).public()
+
+
+def _shard_arg(x, sharding, layout):
+    """Called by the C++ fast path for an argument that is not already on the right device."""
+    device = backends.sharding_devices(sharding)[0]
+    if type(x) is Array:
+        return device_put_value(x._value, device, weak_type=x.weak_type)
+    return device_put_value(x, device)

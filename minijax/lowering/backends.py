@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import typing
 
 import numpy as np
 
@@ -219,6 +220,10 @@ def buffer_devices(buf):
     return list(buf._sharding._internal_device_list)
 
 
+def sharding_devices(sharding):
+    return list(sharding._internal_device_list)
+
+
 JaxRuntimeError = getattr(_jax, "JaxRuntimeError", RuntimeError)
 
 
@@ -237,3 +242,51 @@ def compile_options(devices_):
 def compile_module(module, devices_):
     backend = backend_of_device(devices_[0])
     return backend.client.compile_and_load(module, DeviceList(tuple(devices_)), compile_options(devices_))
+
+
+# ------------------------------------------------------------------------------------------------
+# The C++ jit fast path (``_jax.pjit``): on a cache hit C++ flattens the arguments, checks their
+# signature, executes and builds the outputs without entering Python. It reads three process-
+# global config states, which we create once under minijax's own names and keep in sync with
+# minijax.config. On a miss it calls back into minijax's Python jit.
+
+_cpp_x64 = _jax.config.Config("minijax_enable_x64", bool(config.jax_enable_x64), include_in_jit_key=True)
+_cpp_disable_jit = _jax.config.Config("minijax_disable_jit", bool(config.jax_disable_jit),
+                                      include_in_trace_context=True)
+_cpp_post_hook = _jax.config.Config("minijax_post_hook", None, include_in_jit_key=False)
+_jax.jax_jit.set_enable_x64_state(_cpp_x64)
+_jax.jax_jit.set_disable_jit_state(_cpp_disable_jit)
+_jax.jax_jit.set_post_hook_state(_cpp_post_hook)
+
+
+def _sync_cpp_states(name, value):
+    if name == "jax_enable_x64":
+        _cpp_x64.set_global(bool(value))
+    elif name == "jax_disable_jit":
+        _cpp_disable_jit.set_global(bool(value))
+
+
+config.on_change(_sync_cpp_states)
+
+HAS_CPP_JIT = hasattr(_jax, "pjit") and hasattr(_jax, "PjitFunctionCache")
+
+
+class FastpathData(typing.NamedTuple):
+    """What the C++ fast path reads after a miss (it requires a tuple; field order matters)."""
+
+    xla_executable: object
+    out_pytree_def: object
+    in_shardings: list
+    out_shardings: list
+    out_avals: list
+    out_committed: list
+    kept_var_bitvec: list
+    in_device_local_layouts: list
+    const_args: list
+
+
+def make_cpp_jit(name, fun, cache_miss, static_argnums, static_argnames, registry, shard_arg):
+    """A C++ ``PjitFunction``; ``cache_miss(*args, **kw)`` returns (outputs, FastpathData | None,
+    False), ``shard_arg(x, sharding, layout)`` puts a non-Array argument on a device."""
+    return _jax.pjit(name, fun, cache_miss, list(static_argnums), list(static_argnames),
+                     ("minijax",), registry, shard_arg, _jax.PjitFunctionCache(4096))

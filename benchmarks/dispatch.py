@@ -1,0 +1,110 @@
+"""Foundation benchmarks: jit dispatch, eager op dispatch, and trace+lower of a 64-layer MLP.
+
+The same measurement code runs with ``import minijax as jax`` and, when a Python with the real
+JAX is given (``--jax-python``; JAX lives in its own environment, never in minijax's), with
+``import jax``. Rounds alternate between the two so both see the same machine load; we report
+the median per framework and the ratio minijax / JAX.
+
+    python benchmarks/dispatch.py [--jax-python /path/to/venv/bin/python] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+MEASURE = r'''
+import json, os, sys, time
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("MINIJAX_PLATFORMS", "cpu")
+FRAMEWORK = sys.argv[1]
+if FRAMEWORK == "jax":
+    import jax, jax.numpy as jnp
+else:
+    import minijax as jax, minijax.numpy as jnp
+import numpy as np
+
+def per_call_us(fn, n):
+    fn()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n * 1e6)
+    return best
+
+out = {}
+x = jnp.arange(8, dtype=jnp.float32)
+f = jax.jit(lambda x: x * 2 + 1)
+f(x).block_until_ready()
+out["jit_dispatch_us"] = per_call_us(lambda: f(x), 20000)
+jax.block_until_ready(f(x))
+
+out["eager_op_us"] = per_call_us(lambda: jnp.sin(x), 5000)
+out["eager_mul_scalar_us"] = per_call_us(lambda: x * 2.0, 5000)
+
+def mlp_loss(params, x, y):
+    h = x
+    for w, b in params:
+        h = jnp.tanh(h @ w + b)
+    return jnp.mean((h - y) ** 2)
+
+rng = np.random.default_rng(0)
+params = [(rng.normal(size=(32, 32)).astype(np.float32), np.zeros(32, np.float32)) for _ in range(64)]
+xb = rng.normal(size=(16, 32)).astype(np.float32)
+yb = rng.normal(size=(16, 32)).astype(np.float32)
+times = []
+for _ in range(7):
+    g = jax.jit(lambda p, a, b: mlp_loss(p, a, b))   # a fresh function: no cache
+    t0 = time.perf_counter()
+    g.lower(params, xb, yb)
+    times.append(time.perf_counter() - t0)
+out["mlp64_trace_lower_s"] = min(times)
+print(json.dumps(out))
+'''
+
+
+def run_once(python, framework):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    res = subprocess.run([python, "-c", MEASURE, framework], capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise RuntimeError(f"{framework} run failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jax-python", default=None, help="a Python interpreter that has jax installed")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    frameworks = [("minijax", sys.executable)]
+    if args.jax_python:
+        frameworks.append(("jax", args.jax_python))
+    results = {name: [] for name, _ in frameworks}
+    for _ in range(args.rounds):
+        for name, python in frameworks:
+            results[name].append(run_once(python, name))
+    print(f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cores, Python {platform.python_version()}")
+    keys = list(results["minijax"][0])
+    header = f"{'metric':26s}" + "".join(f"{n:>14s}" for n, _ in frameworks)
+    if len(frameworks) == 2:
+        header += f"{'minijax/jax':>14s}"
+    print(header)
+    for k in keys:
+        med = {n: statistics.median(r[k] for r in results[n]) for n, _ in frameworks}
+        line = f"{k:26s}" + "".join(f"{med[n]:14.4g}" for n, _ in frameworks)
+        if len(frameworks) == 2:
+            line += f"{med['minijax'] / med['jax']:14.2f}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

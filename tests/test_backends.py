@@ -1,0 +1,69 @@
+"""Backends, devices and the jaxlib wrapper: CPU devices, device_put/device_get, placement."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minijax
+from minijax import lax
+from minijax.lowering import backends
+
+
+def test_cpu_client_has_the_configured_virtual_devices():
+    # tests/conftest.py sets MINIJAX_NUM_CPU_DEVICES=4 before minijax is imported
+    assert minijax.default_backend() == "cpu"
+    assert minijax.device_count() == 4 == len(minijax.devices())
+    assert minijax.local_device_count() == 4
+
+
+def test_num_cpu_devices_from_environment_in_a_fresh_process():
+    code = "import minijax; print(minijax.device_count(), minijax.default_backend())"
+    env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="3", MINIJAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "cpu"]
+
+
+def test_device_put_places_on_the_requested_device_and_ops_follow():
+    d2 = minijax.devices()[2]
+    x = minijax.device_put(np.arange(4, dtype=np.float32), d2)
+    assert x.device == d2 and x.devices() == {d2}
+    y = lax.neg(x)  # eager ops run where their operands live
+    assert y.device == d2
+    z = minijax.jit(lambda a: lax.mul(a, 2.0))(x)  # jit moves a foreign-device argument
+    np.testing.assert_array_equal(np.asarray(z), np.arange(4) * 2)
+
+
+def test_device_put_pytrees_and_device_get():
+    tree = {"a": np.ones(2, np.float32), "b": [np.int32(3), 2.5]}
+    on_device = minijax.device_put(tree)
+    assert isinstance(on_device["a"], minijax.Array) and isinstance(on_device["b"][0], minijax.Array)
+    assert on_device["b"][1].weak_type  # a Python float stays weakly typed, as in JAX
+    back = minijax.device_get(on_device)
+    assert isinstance(back["a"], np.ndarray)
+    np.testing.assert_array_equal(back["a"], tree["a"])
+
+
+def test_array_host_interop_and_repr():
+    x = minijax.device_put(np.array([1.0, 2.0], np.float32))
+    assert repr(x) == "Array([1., 2.], dtype=float32)"
+    assert repr(minijax.device_put(2.0)) == "Array(2., dtype=float32, weak_type=True)"
+    assert np.asarray(x).tolist() == [1.0, 2.0] and x.tolist() == [1.0, 2.0]
+    assert float(minijax.device_put(np.float32(3))) == 3.0 and x.shape == (2,) and x.ndim == 1
+    assert x.block_until_ready() is not None
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(x)
+
+
+def test_jaxlib_version_gate_matches_installed_jaxlib():
+    import jaxlib
+
+    major_minor = tuple(int(p) for p in jaxlib.__version__.split(".")[:2])
+    assert backends._HANDLER_NEEDS_SKIP_CHECKS == (major_minor < (0, 11))
+
+
+def test_unknown_platform_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="Unknown backend"):
+        backends.get_backend("tpu")
