@@ -9,48 +9,50 @@ from __future__ import annotations
 from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lowering import compile as _compile
-from minijax.lowering import stablehlo
+from minijax.lowering import backends, stablehlo
 from minijax.lowering.array import Array, default_device, device_put_value
 from minijax.source_info import user_frame
 
 _eager_cache = _compile.register_cache({})
 
 
-def _as_array(x, device):
-    if type(x) is Array:
-        return x
-    return device_put_value(x, device)
-
-
-def _device_of(args):
-    for x in args:
-        if type(x) is Array:
-            return x.device
-    return default_device()
+def _params_key(params):
+    return tuple(sorted(params.items())) if len(params) > 1 else tuple(params.items())
 
 
 def apply_primitive(prim, args, params):
-    device = _device_of(args)
-    arrays = [_as_array(x, device) for x in args]
-    avals = tuple(x.aval for x in arrays)
+    # Run where the first Array operand lives (its interned sharding names the device); other
+    # operands (NumPy, Python scalars, Arrays elsewhere) are put there.
+    sharding = None
+    for x in args:
+        if type(x) is Array:
+            sharding = x._sharding
+            break
+    if sharding is None:
+        sharding = backends.single_device_sharding(default_device())
+    arrays = [x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args]
+    avals = tuple([x.aval for x in arrays])
     try:
-        key = (prim, avals, tuple(sorted(params.items())), device)
+        key = (prim, avals, _params_key(params), sharding)
         exe = _eager_cache.get(key)
     except TypeError:  # an unhashable param: compile without caching
         key, exe = None, None
     if exe is None:
+        device = backends.sharding_devices(sharding)[0]
         exe = _compile_primitive(prim, avals, params, device)
         if key is not None:
             _eager_cache[key] = exe
-    bufs = []
-    for x in arrays:
-        if x.is_deleted():
-            raise RuntimeError(f"{prim.name}: an operand Array has been deleted or donated")
-        if x._sharding is not exe.sharding:  # on another device: move it
-            x = device_put_value(x._value, device, weak_type=x.weak_type)
-        bufs.append(x)
-    outs = exe.execute(bufs)
+    outs = exe.execute(arrays)
     return outs if prim.multiple_results else outs[0]
+
+
+def _put(x, sharding):
+    device = backends.sharding_devices(sharding)[0]
+    if type(x) is Array:
+        if x.is_deleted():
+            raise RuntimeError("an operand Array has been deleted or donated")
+        return device_put_value(x._value, device, weak_type=x.weak_type)
+    return device_put_value(x, device)
 
 
 def _compile_primitive(prim, avals, params, device):
