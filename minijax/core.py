@@ -131,6 +131,7 @@ class Primitive:
         self.transpose = None  # filled by autodiff, linear primitives only
         self.batching = None  # filled by vmap
         self.not_differentiable = False
+        self.pp_params = None  # optional: params -> the params as a jaxpr should show them
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
 
     def __repr__(self):
@@ -357,9 +358,13 @@ def pp_param(value):
 
 def pp_eqn(eqn, namer):
     lhs = " ".join(namer.binder(v) for v in eqn.outvars) if eqn.outvars else "_"
+    shown = eqn.params
+    hook = getattr(eqn.primitive, "pp_params", None)  # a primitive may print params as JAX does
+    if hook is not None:
+        shown = hook(shown)
     params = ""
-    if eqn.params:
-        params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(eqn.params.items())) + "]"
+    if shown:
+        params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(shown.items())) + "]"
     args = " ".join(namer(v) for v in eqn.invars)
     return f"{lhs} = {eqn.primitive.name}{params} {args}".rstrip()
 

@@ -12,11 +12,14 @@ from minijax import lax
 from minijax.lowering import backends
 
 
+ON_GPU = os.environ.get("MINIJAX_TEST_GPU") == "1"
+
+
 def test_cpu_client_has_the_configured_virtual_devices():
     # tests/conftest.py sets MINIJAX_NUM_CPU_DEVICES=4 before minijax is imported
-    assert minijax.default_backend() == "cpu"
-    assert minijax.device_count() == 4 == len(minijax.devices())
-    assert minijax.local_device_count() == 4
+    assert minijax.default_backend() == ("gpu" if ON_GPU else "cpu")
+    assert minijax.device_count("cpu") == 4 == len(minijax.devices("cpu"))
+    assert minijax.local_device_count("cpu") == 4
 
 
 def test_num_cpu_devices_from_environment_in_a_fresh_process():
@@ -27,7 +30,7 @@ def test_num_cpu_devices_from_environment_in_a_fresh_process():
 
 
 def test_device_put_places_on_the_requested_device_and_ops_follow():
-    d2 = minijax.devices()[2]
+    d2 = minijax.devices("cpu")[2]
     x = minijax.device_put(np.arange(4, dtype=np.float32), d2)
     assert x.device == d2 and x.devices() == {d2}
     y = lax.neg(x)  # eager ops run where their operands live
@@ -62,6 +65,14 @@ def test_jaxlib_version_gate_matches_installed_jaxlib():
 
     major_minor = tuple(int(p) for p in jaxlib.__version__.split(".")[:2])
     assert backends._HANDLER_NEEDS_SKIP_CHECKS == (major_minor < (0, 11))
+
+
+@pytest.mark.skipif(not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)")
+def test_cuda_plugin_is_discovered_and_preferred():
+    assert minijax.default_backend() == "gpu"
+    assert all(d.platform == "gpu" for d in minijax.devices())
+    x = minijax.device_put(np.arange(3, dtype=np.float32))
+    assert x.device.platform == "gpu"
 
 
 def test_unknown_platform_is_a_clear_error():

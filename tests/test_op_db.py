@@ -11,6 +11,16 @@ from tests.op_db import assert_close, load_all
 OPS = load_all()
 
 
+def assert_same_bits(a, b, err_msg=""):
+    """Bitwise equality (NaN == NaN with the same payload; works for bfloat16 and float8)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, err_msg
+    if a.dtype.itemsize in (1, 2, 4, 8) and a.dtype.kind not in "bc":
+        view = np.dtype(f"u{a.dtype.itemsize}")
+        a, b = a.view(view), b.view(view)
+    np.testing.assert_array_equal(a, b, err_msg=err_msg)
+
+
 def _outputs(x):
     return list(x) if isinstance(x, (tuple, list)) else [x]
 
@@ -29,7 +39,7 @@ def test_op_matches_numpy_eager_and_jit(op, data):
         else:
             assert_close(e, ref, op.tol, op.nan_ok, err_msg=f"{op.name} eager")
         if op.exact_jit:  # one implementation (the lowering) for both paths: identical bits
-            np.testing.assert_array_equal(np.asarray(e), np.asarray(j), err_msg=f"{op.name} jit vs eager")
+            assert_same_bits(e, j, err_msg=f"{op.name} jit vs eager")
         else:  # a composite that XLA may fuse differently under jit
             assert_close(j, ref, op.tol, op.nan_ok, err_msg=f"{op.name} jit")
 

@@ -5,3 +5,9 @@ public names in ``__all__``; this package only re-exports them.
 """
 
 from minijax.lax.elementwise import *  # noqa: F401,F403
+from minijax.lax.convert import *  # noqa: F401,F403
+from minijax.lax.reductions import *  # noqa: F401,F403
+from minijax.lax.dot import *  # noqa: F401,F403
+from minijax.lax.cumulative import *  # noqa: F401,F403
+from minijax.lax.sorting import *  # noqa: F401,F403
+from minijax.lax.structural import *  # noqa: F401,F403

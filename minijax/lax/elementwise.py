@@ -2,33 +2,403 @@
 
 Each primitive is defined once here with all of its rules; the Python function of the same
 name (``lax.sin``) binds it. Later issues add ``def_jvp``/``def_batching`` beside each one.
+
+Names, accepted dtypes and lowerings follow JAX's ``jax.lax``:
+
+- Operands share one dtype (weak types aside) and one shape; a rank-0 operand broadcasts.
+  The Python wrappers turn Python scalars into weakly typed scalars of the other operand's
+  dtype (``lax.mul(x_f32, 2.0)`` binds ``mul x 2.0:f32[]``).
+- Integer ``div`` truncates toward zero and ``rem`` takes the sign of the dividend (C, XLA).
+  Integer division by zero is XLA's business (it gives -1 for ``div`` and x for ``rem``).
+- Shifts by an amount >= the bit width give 0 (logical) or the sign fill (arithmetic), as XLA.
+- Ops StableHLO lacks come from CHLO (asin ... erf_inv, lgamma, digamma, next_after), which
+  XLA expands when it compiles the module.
 """
 
 from __future__ import annotations
 
-from jaxlib.mlir.dialects import chlo  # noqa: F401  (used by members added later)
+import builtins
+import enum
+import operator
+
+import numpy as np
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, concrete_or_error, get_aval
 from minijax.lax.families import (
     ANY,
+    BOOL,
+    COMPLEX,
+    FLOAT,
     INEXACT,
+    INT,
+    INT_OR_BOOL,
     NUMBER,
+    REAL,
+    SIGNED,
+    broadcast_elementwise_shapes,
+    check_dtype_allowed,
+    check_same_dtypes,
     coerce_scalars,
+    elementwise_prim,
+    elementwise_shape,
+    full_like_shape,
+    hlo_compare,
+    hlo_elementwise,
     naryop,
 )
+from minijax.lowering.stablehlo import tensor_type
 
-__all__ = ["add", "add_p", "mul", "mul_p", "neg", "neg_p", "sin", "sin_p", "sub", "sub_p"]
+# fmt: off
+__all__ = [
+    "RoundingMethod",
+    # arithmetic
+    "add", "sub", "mul", "div", "rem", "pow", "integer_pow", "max", "min", "atan2", "nextafter",
+    "neg", "abs", "sign", "square", "reciprocal",
+    # transcendental and special functions
+    "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "sqrt", "rsqrt", "cbrt",
+    "erf", "erfc", "erf_inv", "lgamma", "digamma",
+    # rounding and classification
+    "floor", "ceil", "round", "is_finite",
+    # complex numbers
+    "real", "imag", "conj", "complex",
+    # bitwise
+    "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "population_count", "clz",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical",
+    # comparisons and selection
+    "eq", "ne", "lt", "le", "gt", "ge", "select", "select_n", "clamp",
+]
+_PRIMITIVES = [
+    "add", "sub", "mul", "div", "rem", "pow", "integer_pow", "max", "min", "atan2", "nextafter",
+    "neg", "abs", "sign", "square", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic",
+    "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "lgamma", "digamma", "floor", "ceil",
+    "round", "is_finite", "real", "imag", "conj", "complex", "not", "and", "or", "xor",
+    "population_count", "clz", "shift_left", "shift_right_arithmetic", "shift_right_logical",
+    "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp",
+]
+# fmt: on
+__all__ += [f"{name}_p" for name in _PRIMITIVES]
 
-# --- arithmetic ---------------------------------------------------------------------------------
+
+def _const(ctx, value, dtype=None):
+    """A constant of the rule's result shape, with ``dtype`` (default: the first input's)."""
+    return full_like_shape(value, ctx.avals_out[0].shape, dtype or ctx.avals_in[0].dtype)
+
+
+def _real_dtype(dtype):
+    return np.dtype(np.finfo(dtype).dtype) if dtype.kind == "c" else dtype
+
+
+# ------------------------------------------------------------------------------------------------
+# Arithmetic
 
 add_p = naryop("add", hlo.add, NUMBER)
 sub_p = naryop("sub", hlo.subtract, NUMBER)
 mul_p = naryop("mul", hlo.multiply, NUMBER)
+div_p = naryop("div", hlo.divide, NUMBER)  # integers: truncation toward zero
+rem_p = naryop("rem", hlo.remainder, INT | FLOAT)  # sign of the dividend, like C's fmod
 neg_p = naryop("neg", hlo.negate, NUMBER)
+atan2_p = naryop("atan2", hlo.atan2, INEXACT)
+nextafter_p = naryop("nextafter", chlo.next_after, FLOAT)
 
-# --- transcendental -----------------------------------------------------------------------------
 
+def _minmax_lowering(hlo_op, pick_x_direction):
+    """max/min; complex numbers compare lexicographically (real part, then imaginary), as JAX."""
+
+    def lower(ctx, x, y):
+        dtype = ctx.avals_in[0].dtype
+        if dtype.kind != "c":
+            return hlo_op(x, y)
+        part = _real_dtype(dtype)
+        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+        pick_x = hlo.select(
+            hlo_compare(rx, ry, "EQ", part),
+            hlo_compare(ix, iy, pick_x_direction, part),
+            hlo_compare(rx, ry, pick_x_direction, part),
+        )
+        return hlo.select(pick_x, x, y)
+
+    return lower
+
+
+max_p = elementwise_prim("max", ANY, _minmax_lowering(hlo.maximum, "GT"))
+min_p = elementwise_prim("min", ANY, _minmax_lowering(hlo.minimum, "LT"))
+
+
+def _abs_lowering(ctx, x):
+    return hlo.abs(x)  # complex → its real dtype (inferred by StableHLO)
+
+
+abs_p = elementwise_prim("abs", SIGNED | INEXACT, _abs_lowering, result_dtype=_real_dtype)
+
+
+def _sign_lowering(ctx, x):
+    dtype = ctx.avals_in[0].dtype
+    if dtype.kind == "u":  # stablehlo.sign has no unsigned form: x == 0 ? 0 : 1
+        is_zero = hlo_compare(x, _const(ctx, 0), "EQ", dtype)
+        return hlo.select(is_zero, _const(ctx, 0), _const(ctx, 1))
+    return hlo.sign(x)
+
+
+sign_p = elementwise_prim("sign", NUMBER, _sign_lowering)
+
+
+def _square_lowering(ctx, x):
+    if ctx.avals_in[0].dtype.kind in "iu":
+        return hlo.multiply(x, x)
+    return chlo.square(x)
+
+
+square_p = elementwise_prim("square", NUMBER, _square_lowering)
+
+
+def _pow_abstract_eval(x, y):
+    """pow(x, y): x floating or complex; y of x's dtype, or any integer dtype (JAX's rule)."""
+    check_dtype_allowed("pow", x.dtype, INEXACT)
+    check_dtype_allowed("pow", y.dtype, INT | INEXACT)
+    if y.dtype != x.dtype and not dtypes.is_int(y.dtype):
+        raise TypeError(
+            "pow requires the exponent to have the base's dtype or an integer dtype, got "
+            f"{x.str_short()}, {y.str_short()}."
+        )
+    shape = broadcast_elementwise_shapes("pow", [x, y])
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def _pow_lowering(ctx, x, y):
+    x_aval, y_aval = ctx.avals_in
+    if y_aval.dtype != x_aval.dtype:  # an integer exponent: StableHLO wants one dtype
+        y = hlo.convert(tensor_type(ctx.avals_out[0]), y)
+    return hlo.power(x, y)
+
+
+pow_p = Primitive("pow")
+pow_p.def_abstract_eval(_pow_abstract_eval)
+pow_p.def_lowering(hlo_elementwise(_pow_lowering))
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    out = elementwise_shape("integer_pow", NUMBER)(x)
+    if y < 0 and dtypes.is_int(x.dtype):
+        raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({x}, {y})")
+    return out
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    """Square-and-multiply with ``stablehlo.multiply`` (XLA fuses it); 1/acc for y < 0."""
+    if y == 0:
+        return _const(ctx, 1)
+    n, acc = builtins.abs(y), None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else hlo.multiply(acc, x)
+        n >>= 1
+        if n > 0:
+            x = hlo.multiply(x, x)
+    return hlo.divide(_const(ctx, 1), acc) if y < 0 else acc
+
+
+integer_pow_p = Primitive("integer_pow")
+integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
+integer_pow_p.def_lowering(_integer_pow_lowering)
+
+# ------------------------------------------------------------------------------------------------
+# Transcendental and special functions (floating or complex unless noted)
+
+exp_p = naryop("exp", hlo.exponential, INEXACT)
+log_p = naryop("log", hlo.log, INEXACT)
+expm1_p = naryop("expm1", hlo.exponential_minus_one, INEXACT)
+log1p_p = naryop("log1p", hlo.log_plus_one, INEXACT)
 sin_p = naryop("sin", hlo.sine, INEXACT)
+cos_p = naryop("cos", hlo.cosine, INEXACT)
+tan_p = naryop("tan", hlo.tan, INEXACT)
+asin_p = naryop("asin", chlo.asin, INEXACT)
+acos_p = naryop("acos", chlo.acos, INEXACT)
+atan_p = naryop("atan", chlo.atan, INEXACT)
+sinh_p = naryop("sinh", chlo.sinh, INEXACT)
+cosh_p = naryop("cosh", chlo.cosh, INEXACT)
+tanh_p = naryop("tanh", hlo.tanh, INEXACT)
+asinh_p = naryop("asinh", chlo.asinh, INEXACT)
+acosh_p = naryop("acosh", chlo.acosh, INEXACT)
+atanh_p = naryop("atanh", chlo.atanh, INEXACT)
+sqrt_p = naryop("sqrt", hlo.sqrt, INEXACT)
+rsqrt_p = naryop("rsqrt", hlo.rsqrt, INEXACT)
+cbrt_p = naryop("cbrt", hlo.cbrt, FLOAT)
+erf_p = naryop("erf", chlo.erf, FLOAT)
+erfc_p = naryop("erfc", chlo.erfc, FLOAT)
+erf_inv_p = naryop("erf_inv", chlo.erf_inv, FLOAT)
+lgamma_p = naryop("lgamma", chlo.lgamma, FLOAT)
+digamma_p = naryop("digamma", chlo.digamma, FLOAT)
+
+
+def _exp2_lowering(ctx, x):
+    # exp(x * ln 2), as JAX lowers it (XLA has no exp2 op).
+    return hlo.exponential(hlo.multiply(_const(ctx, np.log(2)), x))
+
+
+exp2_p = elementwise_prim("exp2", INEXACT, _exp2_lowering)
+
+
+def _logistic_lowering(ctx, x):
+    # 1 / (1 + exp(-x)): JAX avoids stablehlo.logistic over numerical problems it had with it.
+    one = _const(ctx, 1)
+    return hlo.divide(one, hlo.add(one, hlo.exponential(hlo.negate(x))))
+
+
+logistic_p = elementwise_prim("logistic", INEXACT, _logistic_lowering)
+
+# ------------------------------------------------------------------------------------------------
+# Rounding and classification (floating only)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How ``round`` breaks ties (``0.5``): away from zero (default) or to the nearest even."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def _round_lowering(ctx, x, *, rounding_method):
+    if rounding_method == RoundingMethod.AWAY_FROM_ZERO:
+        return hlo.round_nearest_afz(x)
+    return hlo.round_nearest_even(x)
+
+
+floor_p = naryop("floor", hlo.floor, FLOAT)
+ceil_p = naryop("ceil", hlo.ceil, FLOAT)
+round_p = elementwise_prim("round", FLOAT, _round_lowering)
+is_finite_p = naryop("is_finite", hlo.is_finite, FLOAT, result_dtype=lambda _: dtypes.bool_)
+
+# ------------------------------------------------------------------------------------------------
+# Complex numbers
+
+_COMPLEX_PARTS = frozenset([dtypes.float32, dtypes.float64])  # the real dtypes complex supports
+
+
+def _complex_dtype(dtype):
+    return dtypes.complex128 if dtype in (dtypes.float64, dtypes.complex128) else dtypes.complex64
+
+
+real_p = naryop("real", hlo.real, COMPLEX, result_dtype=_real_dtype)
+imag_p = naryop("imag", hlo.imag, COMPLEX, result_dtype=_real_dtype)
+complex_p = naryop("complex", hlo.complex, _COMPLEX_PARTS, result_dtype=_complex_dtype)
+
+
+def _conj_lowering(ctx, x, *, input_dtype):
+    if ctx.avals_in[0].dtype.kind == "c":
+        return chlo.conj(x)
+    return hlo.complex(x, _const(ctx, 0))  # a real operand becomes complex with zero imag
+
+
+conj_p = elementwise_prim("conj", _COMPLEX_PARTS | COMPLEX, _conj_lowering, _complex_dtype)
+
+# ------------------------------------------------------------------------------------------------
+# Bitwise (booleans and integers; shifts, popcount and clz on integers only)
+
+not_p = naryop("not", hlo.not_, INT_OR_BOOL)
+and_p = naryop("and", hlo.and_, INT_OR_BOOL)
+or_p = naryop("or", hlo.or_, INT_OR_BOOL)
+xor_p = naryop("xor", hlo.xor, INT_OR_BOOL)
+population_count_p = naryop("population_count", hlo.popcnt, INT)
+clz_p = naryop("clz", hlo.count_leading_zeros, INT)
+shift_left_p = naryop("shift_left", hlo.shift_left, INT)
+shift_right_arithmetic_p = naryop("shift_right_arithmetic", hlo.shift_right_arithmetic, INT)
+shift_right_logical_p = naryop("shift_right_logical", hlo.shift_right_logical, INT)
+
+# ------------------------------------------------------------------------------------------------
+# Comparisons (→ bool). compare_type: FLOAT for floats and complex, SIGNED, UNSIGNED (and bool).
+
+
+def _comparison(name, direction, allowed):
+    def lower(ctx, x, y):
+        return hlo_compare(x, y, direction, ctx.avals_in[0].dtype)
+
+    return elementwise_prim(name, allowed, lower, result_dtype=lambda _: dtypes.bool_)
+
+
+eq_p = _comparison("eq", "EQ", ANY)
+ne_p = _comparison("ne", "NE", ANY)
+lt_p = _comparison("lt", "LT", REAL)
+le_p = _comparison("le", "LE", REAL)
+gt_p = _comparison("gt", "GT", REAL)
+ge_p = _comparison("ge", "GE", REAL)
+
+# ------------------------------------------------------------------------------------------------
+# select_n and clamp
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n must have at least one case")
+    if any(c.shape != cases[0].shape for c in cases[1:]):
+        raise TypeError(
+            "select_n cases must have the same shapes, got "
+            f"{', '.join(c.str_short() for c in cases)}."
+        )
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(
+            "select_n `which` must be scalar or have the same shape as cases, got `which` "
+            f"{which.str_short()} but cases {cases[0].str_short()}."
+        )
+    dtype = check_same_dtypes("select_n", cases)
+    if which.dtype not in BOOL | INT:
+        raise TypeError(
+            f"select_n `which` must be boolean or integer type, got {which.str_short()}."
+        )
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError(
+            f"select_n with boolean `which` cannot have > 2 cases, got {len(cases)} cases."
+        )
+    return ShapedArray(cases[0].shape, dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_lowering(ctx, which, *cases):
+    """Boolean ``which``: one select. Integer: a balanced tree of selects on ``which < mid``."""
+    which_aval = ctx.avals_in[0]
+    if len(cases) == 1:
+        return cases[0]
+    if which_aval.dtype == dtypes.bool_:
+        return hlo.select(which, cases[1], cases[0])
+
+    def tree(offset, cases):
+        if len(cases) == 1:
+            return cases[0]
+        mid = len(cases) // 2
+        bound = full_like_shape(offset + mid, which_aval.shape, which_aval.dtype)
+        pred = hlo_compare(which, bound, "LT", which_aval.dtype)
+        return hlo.select(pred, tree(offset, cases[:mid]), tree(offset + mid, cases[mid:]))
+
+    return tree(0, cases)  # a rank-0 predicate selects whole tensors (StableHLO allows it)
+
+
+select_n_p = Primitive("select_n")
+select_n_p.def_abstract_eval(_select_n_abstract_eval)
+select_n_p.def_lowering(_select_n_lowering)
+
+
+def _clamp_abstract_eval(min, operand, max):
+    for name, bound in (("min", min), ("max", max)):
+        if bound.shape and bound.shape != operand.shape:
+            raise TypeError(
+                f"clamp requires {name}.shape == operand.shape or {name}.shape == (), got "
+                f"min {min.str_short()}, operand {operand.str_short()}, max {max.str_short()}."
+            )
+    dtype = check_same_dtypes("clamp", [min, operand, max])
+    check_dtype_allowed("clamp", dtype, ANY)
+    weak = min.weak_type and operand.weak_type and max.weak_type
+    return ShapedArray(operand.shape, dtype, weak)
+
+
+clamp_p = Primitive("clamp")
+clamp_p.def_abstract_eval(_clamp_abstract_eval)
+clamp_p.def_lowering(lambda ctx, lo, x, hi: hlo.clamp(lo, x, hi))  # rank-0 bounds are native
+
+# ------------------------------------------------------------------------------------------------
+# The Python functions (JAX's signatures)
 
 
 def add(x, y):
@@ -43,12 +413,269 @@ def mul(x, y):
     return mul_p.bind(*coerce_scalars(x, y))
 
 
+def div(x, y):
+    """Division; integers truncate toward zero (``lax.div(-7, 2) == -3``)."""
+    return div_p.bind(*coerce_scalars(x, y))
+
+
+def rem(x, y):
+    """Remainder with the sign of the dividend (C's ``%``/``fmod``), not Python's ``%``."""
+    return rem_p.bind(*coerce_scalars(x, y))
+
+
+def pow(x, y):
+    """``x ** y`` for a floating or complex ``x``; ``y`` of ``x``'s dtype or an integer dtype."""
+    return pow_p.bind(*coerce_scalars(x, y))
+
+
+def integer_pow(x, y):
+    """``x ** y`` for a static Python integer ``y``, as repeated multiplication."""
+    y = concrete_or_error(operator.index, y, "the exponent y of lax.integer_pow")
+    return integer_pow_p.bind(x, y=y)
+
+
+def max(x, y):
+    return max_p.bind(*coerce_scalars(x, y))
+
+
+def min(x, y):
+    return min_p.bind(*coerce_scalars(x, y))
+
+
+def atan2(x, y):
+    return atan2_p.bind(*coerce_scalars(x, y))
+
+
+def nextafter(x1, x2):
+    return nextafter_p.bind(*coerce_scalars(x1, x2))
+
+
 def neg(x):
     return neg_p.bind(x)
+
+
+def abs(x):
+    return abs_p.bind(x)
+
+
+def sign(x):
+    return sign_p.bind(x)
+
+
+def square(x):
+    return square_p.bind(x)
+
+
+def reciprocal(x):
+    return integer_pow(x, -1)
+
+
+def exp(x):
+    return exp_p.bind(x)
+
+
+def exp2(x):
+    return exp2_p.bind(x)
+
+
+def log(x):
+    return log_p.bind(x)
+
+
+def log1p(x):
+    return log1p_p.bind(x)
+
+
+def expm1(x):
+    return expm1_p.bind(x)
 
 
 def sin(x):
     return sin_p.bind(x)
 
 
-_ = ANY
+def cos(x):
+    return cos_p.bind(x)
+
+
+def tan(x):
+    return tan_p.bind(x)
+
+
+def asin(x):
+    return asin_p.bind(x)
+
+
+def acos(x):
+    return acos_p.bind(x)
+
+
+def atan(x):
+    return atan_p.bind(x)
+
+
+def sinh(x):
+    return sinh_p.bind(x)
+
+
+def cosh(x):
+    return cosh_p.bind(x)
+
+
+def tanh(x):
+    return tanh_p.bind(x)
+
+
+def asinh(x):
+    return asinh_p.bind(x)
+
+
+def acosh(x):
+    return acosh_p.bind(x)
+
+
+def atanh(x):
+    return atanh_p.bind(x)
+
+
+def logistic(x):
+    return logistic_p.bind(x)
+
+
+def sqrt(x):
+    return sqrt_p.bind(x)
+
+
+def rsqrt(x):
+    return rsqrt_p.bind(x)
+
+
+def cbrt(x):
+    return cbrt_p.bind(x)
+
+
+def erf(x):
+    return erf_p.bind(x)
+
+
+def erfc(x):
+    return erfc_p.bind(x)
+
+
+def erf_inv(x):
+    return erf_inv_p.bind(x)
+
+
+def lgamma(x):
+    return lgamma_p.bind(x)
+
+
+def digamma(x):
+    return digamma_p.bind(x)
+
+
+def floor(x):
+    return floor_p.bind(x)
+
+
+def ceil(x):
+    return ceil_p.bind(x)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def is_finite(x):
+    return is_finite_p.bind(x)
+
+
+def real(x):
+    return real_p.bind(x)
+
+
+def imag(x):
+    return imag_p.bind(x)
+
+
+def complex(x, y):
+    return complex_p.bind(*coerce_scalars(x, y))
+
+
+def conj(x):
+    return conj_p.bind(x, input_dtype=get_aval(x).dtype)
+
+
+def bitwise_not(x):
+    return not_p.bind(x)
+
+
+def bitwise_and(x, y):
+    return and_p.bind(*coerce_scalars(x, y))
+
+
+def bitwise_or(x, y):
+    return or_p.bind(*coerce_scalars(x, y))
+
+
+def bitwise_xor(x, y):
+    return xor_p.bind(*coerce_scalars(x, y))
+
+
+def population_count(x):
+    return population_count_p.bind(x)
+
+
+def clz(x):
+    return clz_p.bind(x)
+
+
+def shift_left(x, y):
+    return shift_left_p.bind(*coerce_scalars(x, y))
+
+
+def shift_right_arithmetic(x, y):
+    return shift_right_arithmetic_p.bind(*coerce_scalars(x, y))
+
+
+def shift_right_logical(x, y):
+    return shift_right_logical_p.bind(*coerce_scalars(x, y))
+
+
+def eq(x, y):
+    return eq_p.bind(*coerce_scalars(x, y))
+
+
+def ne(x, y):
+    return ne_p.bind(*coerce_scalars(x, y))
+
+
+def lt(x, y):
+    return lt_p.bind(*coerce_scalars(x, y))
+
+
+def le(x, y):
+    return le_p.bind(*coerce_scalars(x, y))
+
+
+def gt(x, y):
+    return gt_p.bind(*coerce_scalars(x, y))
+
+
+def ge(x, y):
+    return ge_p.bind(*coerce_scalars(x, y))
+
+
+def select_n(which, *cases):
+    """``cases[which]`` elementwise: a boolean ``which`` picks ``cases[1]`` where True."""
+    return select_n_p.bind(which, *coerce_scalars(*cases))
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (``select_n(pred, on_false, on_true)``)."""
+    return select_n(pred, on_false, on_true)
+
+
+def clamp(min, x, max):
+    """``x`` clipped to ``[min, max]``; note JAX's argument order (bounds around ``x``)."""
+    return clamp_p.bind(*coerce_scalars(min, x, max))

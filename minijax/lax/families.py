@@ -15,7 +15,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, get_aval
-from minijax.lowering.stablehlo import dense_i64, tensor_type
+from minijax.lowering.stablehlo import dense_i64, full_like_aval, tensor_type
 
 # dtype categories a primitive may accept
 BOOL = frozenset([dtypes.bool_])
@@ -158,3 +158,41 @@ def unary_lowering(hlo_fn):
 
 def result_type_of(ctx):
     return tensor_type(ctx.avals_out[0])
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers for lowering rules that need more than one StableHLO op (added with the elementwise
+# family; usable by any family).
+
+
+def elementwise_prim(name, allowed, lower, result_dtype=None):
+    """Like ``naryop``, but ``lower(ctx, *values, **params)`` sees the rule context and params
+    (for lowerings that build constants or pick an op by dtype). Rank-0 operands arrive
+    already broadcast to the result shape."""
+    p = Primitive(name)
+    p.def_abstract_eval(elementwise_shape(name, allowed, result_dtype))
+    p.def_lowering(hlo_elementwise(lower))
+    return p
+
+
+def compare_type(dtype):
+    """StableHLO ``compare_type`` for operands of ``dtype``, as JAX picks it."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    if dtype.kind == "i":
+        return "SIGNED"
+    return "UNSIGNED"  # unsigned ints and bool
+
+
+def hlo_compare(x, y, direction, dtype):
+    """``stablehlo.compare`` of two values of ``dtype`` (``direction``: "EQ", "LT" ...)."""
+    return hlo.compare(
+        x, y, hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)),
+    )
+
+
+def full_like_shape(value, shape, dtype):
+    """A constant tensor of ``shape`` and ``dtype`` filled with ``value``."""
+    return full_like_aval(value, ShapedArray(shape, dtype))

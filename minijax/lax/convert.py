@@ -1,0 +1,170 @@
+"""Dtype conversions: ``convert_element_type``, ``bitcast_convert_type``, ``reduce_precision``.
+
+Semantics are XLA's, as in JAX:
+
+- float → int rounds toward zero and *saturates*: values beyond the integer range become its
+  min/max, NaN becomes 0 (XLA's ``convert`` clamps on every backend since 2023; C would be UB).
+- anything → bool is ``x != 0`` (NaN → True), emitted as an explicit compare as JAX does. The
+  StableHLO spec defines ``convert`` to ``i1`` the same way and XLA's CPU backend agrees
+  (checked: 2 and 256 → True); the compare just does not depend on every backend getting it
+  right.
+- complex → real keeps the real part (with NumPy's ``ComplexWarning``, as JAX warns).
+- ``bitcast_convert_type`` between widths adds (narrower) or removes (wider) a trailing axis.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, Tracer, concrete_or_error, get_aval
+from minijax.lax.families import FLOAT, check_dtype_allowed, full_like_shape, hlo_compare
+from minijax.lowering.stablehlo import tensor_type
+
+__all__ = [
+    "bitcast_convert_type",
+    "bitcast_convert_type_p",
+    "convert_element_type",
+    "convert_element_type_p",
+    "reduce_precision",
+    "reduce_precision_p",
+]
+
+# ------------------------------------------------------------------------------------------------
+# convert_element_type[new_dtype weak_type] (JAX's sharding param is dropped: shardings live on
+# values here, not on this primitive)
+
+
+def _convert_abstract_eval(operand, *, new_dtype, weak_type):
+    return operand.update(dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_lowering(ctx, x, *, new_dtype, weak_type):
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    in_dtype = aval_in.dtype
+    if in_dtype.kind == "c" and new_dtype.kind != "c":
+        x = hlo.real(x)
+        in_dtype = np.dtype(np.finfo(in_dtype).dtype)
+    if new_dtype == dtypes.bool_ and in_dtype != dtypes.bool_:
+        return hlo_compare(x, full_like_shape(0, aval_in.shape, in_dtype), "NE", in_dtype)
+    if new_dtype == in_dtype:
+        return x
+    return hlo.convert(tensor_type(aval_out), x)
+
+
+convert_element_type_p = Primitive("convert_element_type")
+convert_element_type_p.def_abstract_eval(_convert_abstract_eval)
+convert_element_type_p.def_lowering(_convert_lowering)
+
+
+def convert_element_type(operand, new_dtype):
+    """``operand`` as ``new_dtype`` (canonicalized: float64 means float32 unless x64 is on)."""
+    return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def _convert_element_type(operand, new_dtype=None, weak_type=False):
+    """The general form (jnp uses it): ``weak_type=True`` keeps a Python scalar's weakness."""
+    if type(operand) is int and new_dtype is not None:
+        # A Python int may not fit int32 (2**40 → float32 is fine): convert on the host first.
+        operand = np.asarray(operand).astype(dtypes.canonicalize_dtype(new_dtype))
+    aval = get_aval(operand)
+    new_dtype = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(new_dtype)
+    weak_type = bool(weak_type)
+    if aval.dtype.kind == "c" and new_dtype.kind != "c":
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part",
+            np.exceptions.ComplexWarning,
+            stacklevel=3,
+        )
+    if (aval.dtype, aval.weak_type) == (new_dtype, weak_type) and _is_array(operand):
+        return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _is_array(x):
+    return isinstance(x, Tracer) or (hasattr(x, "aval") and not isinstance(x, np.ndarray))
+
+
+# ------------------------------------------------------------------------------------------------
+# bitcast_convert_type[new_dtype]
+
+
+def _bitcast_abstract_eval(operand, *, new_dtype):
+    old_dtype = operand.dtype
+    if (
+        old_dtype.kind in "bc" or new_dtype.kind in "bc"
+    ) and old_dtype != new_dtype:
+        raise TypeError(
+            "bitcast_convert_type does not support bool or complex values unless the operand "
+            f"and destination types match, got {operand.str_short()} to {new_dtype.name}. "
+            "Consider using the arr.view() method instead."
+        )
+    old_bits, new_bits = 8 * old_dtype.itemsize, 8 * new_dtype.itemsize
+    if old_bits == new_bits:
+        shape = operand.shape
+    elif old_bits > new_bits:  # each element splits into a trailing axis of narrower ones
+        shape = (*operand.shape, old_bits // new_bits)
+    else:  # the trailing axis merges into one wider element
+        last = operand.shape[-1] if operand.shape else 1
+        if last * old_bits != new_bits:
+            raise ValueError(
+                f"bitcast_convert_type: attempting to convert {operand.str_short()} from "
+                f"{old_dtype.name} of {old_bits} bits to {new_dtype.name} of {new_bits} bits, "
+                f"but the last axis has {last} elements and {last} * {old_bits} != {new_bits}."
+            )
+        shape = operand.shape[:-1]
+    return operand.update(shape=shape, dtype=new_dtype, weak_type=False)
+
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+bitcast_convert_type_p.def_abstract_eval(_bitcast_abstract_eval)
+bitcast_convert_type_p.def_lowering(
+    lambda ctx, x, *, new_dtype: hlo.bitcast_convert(tensor_type(ctx.avals_out[0]), x)
+)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """The bits of ``operand`` reinterpreted as ``new_dtype`` (no value conversion)."""
+    return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
+
+
+# ------------------------------------------------------------------------------------------------
+# reduce_precision[exponent_bits mantissa_bits]
+
+
+def _reduce_precision_abstract_eval(operand, *, exponent_bits, mantissa_bits):
+    check_dtype_allowed("reduce_precision", operand.dtype, FLOAT)
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(
+            f"reduce_precision: mantissa_bits must be non-negative; got {mantissa_bits}"
+        )
+    return operand
+
+
+reduce_precision_p = Primitive("reduce_precision")
+reduce_precision_p.def_abstract_eval(_reduce_precision_abstract_eval)
+reduce_precision_p.def_lowering(
+    lambda ctx, x, *, exponent_bits, mantissa_bits: hlo.reduce_precision(
+        x, exponent_bits, mantissa_bits
+    )
+)
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """Rounds ``operand`` to the precision of a float with the given exponent/mantissa bits
+    (``reduce_precision(x, 8, 7)`` rounds float32 values to bfloat16's, keeping float32)."""
+    exponent_bits = concrete_or_error(
+        operator.index, exponent_bits, "exponent_bits argument of lax.reduce_precision"
+    )
+    mantissa_bits = concrete_or_error(
+        operator.index, mantissa_bits, "mantissa_bits argument of lax.reduce_precision"
+    )
+    return reduce_precision_p.bind(
+        operand, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits
+    )

@@ -1,0 +1,120 @@
+"""Cumulative reductions along one axis: ``cumsum``, ``cumprod``, ``cummax``, ``cummin``,
+``cumlogsumexp`` (params ``axis``, ``reverse``).
+
+Each lowers as JAX does on CPU and GPU: a ``stablehlo.reduce_window`` whose window spans the
+whole axis (size n) with n-1 elements of identity padding before each position (after it, for
+``reverse``), so output i reduces elements 0..i. Written naively that is O(n^2), but XLA
+recognises this pattern and rewrites it into an efficient parallel scan, so we emit the simple
+form and let XLA choose the algorithm.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax.core import Primitive, ShapedArray
+from minijax.lax.families import FLOAT, NUMBER, REAL_NUMBER, check_dtype_allowed
+from minijax.lax.reductions import fill_region, highest, is_nan, lowest, scalar_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant
+
+__all__ = [
+    "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p",
+    "cumprod", "cumprod_p", "cumsum", "cumsum_p",
+]
+
+
+def _cumulative_rule(name, allowed):
+    def rule(operand, *, axis, reverse):
+        check_dtype_allowed(name, operand.dtype, allowed)
+        if not 0 <= axis < operand.ndim:
+            raise ValueError(
+                f"{name}: axis {axis} is out of bounds for operand {operand.str_short()} "
+                f"of rank {operand.ndim}"
+            )
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+    return rule
+
+
+def _padding_attr(ndim, axis, n, reverse):
+    pads = np.zeros((ndim, 2), np.int64)
+    pads[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    return ir.DenseIntElementsAttr.get(pads)
+
+
+def _cumulative_lowering(combiner, identity):
+    def rule(ctx, x, *, axis, reverse):
+        aval = ctx.avals_in[0]
+        n = aval.shape[axis]
+        if n == 0:
+            return x
+        window = [1] * aval.ndim
+        window[axis] = n
+        init = ir_constant(np.array(identity(aval.dtype), aval.dtype))
+        op = hlo.ReduceWindowOp(
+            [x.type], [x], [init], dense_i64(window),
+            window_strides=dense_i64([1] * aval.ndim),
+            padding=_padding_attr(aval.ndim, axis, n, reverse),
+        )
+        dtype = aval.dtype
+        fill_region(op.body, [scalar_type(dtype)] * 2, lambda a, b: combiner(a, b, dtype))
+        return op.results[0]
+
+    return rule
+
+
+def _logaddexp(a, b, dtype):
+    """log(exp(a) + exp(b)) without overflow: max + log1p(exp(-|a - b|)).
+
+    When a - b is NaN (a NaN input, or two infinities of the same sign) the answer is a + b:
+    NaN stays NaN, -inf + -inf = -inf (the identity), +inf + +inf = +inf.
+    """
+    delta = hlo.subtract(a, b)
+    big = hlo.maximum(a, b)
+    stable = hlo.add(big, hlo.log_plus_one(hlo.exponential(hlo.negate(hlo.abs(delta)))))
+    return hlo.select(is_nan(delta, dtype), hlo.add(a, b), stable)
+
+
+def cumulative(name, combiner, identity, allowed):
+    """A cumulative primitive: ``combiner(a, b, dtype)`` builds the scalar op."""
+    p = Primitive(name)
+    p.def_abstract_eval(_cumulative_rule(name, allowed))
+    p.def_lowering(_cumulative_lowering(combiner, identity))
+    return p
+
+
+cumsum_p = cumulative("cumsum", lambda a, b, dt: hlo.add(a, b), lambda dt: 0, NUMBER)
+cumprod_p = cumulative("cumprod", lambda a, b, dt: hlo.multiply(a, b), lambda dt: 1, NUMBER)
+cummax_p = cumulative("cummax", lambda a, b, dt: hlo.maximum(a, b), lowest, REAL_NUMBER)
+cummin_p = cumulative("cummin", lambda a, b, dt: hlo.minimum(a, b), highest, REAL_NUMBER)
+cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, FLOAT)
+
+
+def _params(axis, reverse):
+    # JAX's lax takes the axis as given (a negative one is an error); jnp normalizes.
+    return dict(axis=operator.index(axis), reverse=bool(reverse))
+
+
+def cumsum(operand, axis=0, reverse=False):
+    return cumsum_p.bind(operand, **_params(axis, reverse))
+
+
+def cumprod(operand, axis=0, reverse=False):
+    return cumprod_p.bind(operand, **_params(axis, reverse))
+
+
+def cummax(operand, axis=0, reverse=False):
+    return cummax_p.bind(operand, **_params(axis, reverse))
+
+
+def cummin(operand, axis=0, reverse=False):
+    return cummin_p.bind(operand, **_params(axis, reverse))
+
+
+def cumlogsumexp(operand, axis=0, reverse=False):
+    return cumlogsumexp_p.bind(operand, **_params(axis, reverse))
+

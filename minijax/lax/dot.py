@@ -1,0 +1,297 @@
+"""``dot_general``: contractions with batch dimensions, plus ``dot`` and ``batch_matmul``.
+
+One primitive covers every matmul-like product: ``dimension_numbers`` is
+``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`` and the result is laid out as
+(batch dims, lhs free dims, rhs free dims), exactly ``stablehlo.dot_general``. XLA picks the
+kernel (and fuses transposes into it), so we never transpose operands ourselves.
+
+Dtypes follow XLA's shape inference (as JAX does): mixed operand dtypes are allowed and the
+result is the "higher precision" one; ``preferred_element_type`` asks for another accumulation
+and result type (bf16 x bf16 -> f32 accumulates in f32).
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.lowering.stablehlo import tensor_type
+
+__all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Precision
+
+
+class Precision(enum.Enum):
+    """Matmul precision on accelerators (CPU always computes f32 products in f32)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_STRINGS.get(value)
+
+    def __repr__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_STRINGS = {
+    "bfloat16": Precision.DEFAULT, "tensorfloat32": Precision.HIGH, "float32": Precision.HIGHEST,
+    "default": Precision.DEFAULT, "high": Precision.HIGH, "highest": Precision.HIGHEST,
+    "fastest": Precision.DEFAULT,
+}
+
+
+def canonicalize_precision(precision):
+    """None, or a pair ``(Precision, Precision)`` (one per operand), from what users may pass."""
+    if precision is None:
+        return None
+    if isinstance(precision, (str, Precision)):
+        p = _as_precision(precision)
+        return (p, p)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        return tuple(_as_precision(p) for p in precision)
+    raise ValueError(_precision_error(precision))
+
+
+def _as_precision(p):
+    if isinstance(p, Precision):
+        return p
+    if isinstance(p, str) and p in _PRECISION_STRINGS:
+        return _PRECISION_STRINGS[p]
+    raise ValueError(_precision_error(p))
+
+
+def _precision_error(p):
+    return (
+        "Precision argument must be None, a string in "
+        f"{sorted(_PRECISION_STRINGS)}, a lax.Precision value or a pair of them; got {p!r}."
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Shape and dtype rules
+
+
+def _check_dims_in_range(side, aval, contracting, batch):
+    if not all(0 <= d < aval.ndim for d in (*contracting, *batch)):
+        raise TypeError(
+            f"dot_general requires {side} dimension numbers to be nonnegative and less than the "
+            f"number of axes of the {side} value, got {side}_batch of {batch} and "
+            f"{side}_contracting of {contracting} for {side} {aval.str_short()} of rank {aval.ndim}"
+        )
+    if len(set(batch)) != len(batch) or len(set(contracting)) != len(contracting):
+        raise TypeError(
+            f"dot_general requires {side} batch and contracting dimensions to be distinct, got "
+            f"{side}_batch {batch} and {side}_contracting {contracting}"
+        )
+    if set(batch) & set(contracting):
+        raise TypeError(
+            f"dot_general requires {side} batch dimensions to be disjoint from contracting "
+            f"dimensions, got {side}_batch {batch} and {side}_contracting {contracting}"
+        )
+
+
+def _dot_general_shape(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    _check_dims_in_range("lhs", lhs, lc, lb)
+    _check_dims_in_range("rhs", rhs, rc, rb)
+    operands = f"for operands {lhs.str_short()} and {rhs.str_short()}"
+    if len(lb) != len(rb):
+        raise TypeError(
+            "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got "
+            f"lhs_batch {lb} and rhs_batch {rb} {operands}"
+        )
+    lb_shape, rb_shape = [lhs.shape[i] for i in lb], [rhs.shape[i] for i in rb]
+    if lb_shape != rb_shape:
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same "
+            f"shape, got {lb_shape} and {rb_shape} {operands}"
+        )
+    lc_shape, rc_shape = [lhs.shape[i] for i in lc], [rhs.shape[i] for i in rc]
+    if lc_shape != rc_shape:
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{lc_shape} and {rc_shape} {operands} with dimension_numbers {dimension_numbers}"
+        )
+    lhs_free = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
+    rhs_free = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
+    return (*lb_shape, *lhs_free, *rhs_free)
+
+
+def _type_properties(dtype):
+    """XLA's order of "precision" among dtypes (primitive_util::HigherPrecisionType)."""
+    real = dtype
+    if dtype.kind == "c":
+        real = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    floating = dtypes.is_float(real)
+    info = dtypes.finfo(real) if floating else None
+    return (
+        dtype.kind == "c",
+        info.maxexp if floating else -1,
+        info.nmant if floating else -1,
+        8 * real.itemsize if real != np.bool_ else 1,
+        real.kind != "u",
+    )
+
+
+def _dot_general_dtype(lhs, rhs, preferred_element_type):
+    lp, rp = _type_properties(lhs.dtype), _type_properties(rhs.dtype)
+    if lp == rp and lhs.dtype != rhs.dtype:
+        raise TypeError(
+            f"dot_general argument type error: {lhs.str_short()} and {rhs.str_short()} have no "
+            "common result type. Convert one operand explicitly."
+        )
+    result = lhs.dtype if lp >= rp else rhs.dtype
+    if preferred_element_type is None or preferred_element_type == result:
+        return result
+    pref = preferred_element_type
+    if dtypes.is_int(result) or result == np.bool_:
+        if not (dtypes.is_int(pref) or dtypes.is_float(pref)):
+            raise TypeError(
+                f"dot_general: preferred_element_type {pref.name} is incompatible with operands "
+                f"{lhs.str_short()} and {rhs.str_short()}"
+            )
+        if dtypes.is_int(pref) and pref.itemsize < result.itemsize:
+            raise TypeError(
+                "dot_general: `preferred_element_type` must not be narrower than the original "
+                f"type, got preferred_element_type of {pref.name} for result type of {result.name}."
+            )
+    elif (dtypes.is_float(result), dtypes.is_complex(result)) != (
+        dtypes.is_float(pref), dtypes.is_complex(pref)
+    ):
+        raise TypeError(
+            f"dot_general: preferred_element_type {pref.name} is incompatible with operands "
+            f"{lhs.str_short()} and {rhs.str_short()}: both must be floating, or both complex"
+        )
+    return pref
+
+
+def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    shape = _dot_general_shape(lhs, rhs, dimension_numbers)
+    return ShapedArray(shape, _dot_general_dtype(lhs, rhs, preferred_element_type))
+
+
+# ------------------------------------------------------------------------------------------------
+# Lowering
+
+
+def _convert(x, aval, dtype):
+    if aval.dtype == dtype:
+        return x
+    return hlo.convert(tensor_type(aval.update(dtype=dtype)), x)
+
+
+def _precision_config(precision):
+    if precision is None:
+        return None
+    return ir.ArrayAttr.get([hlo.PrecisionAttr.get(p.name) for p in precision])
+
+
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs_aval, rhs_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    if lhs_aval.dtype != rhs_aval.dtype:
+        # XLA's type system accepts mixed operands but CPU/GPU codegen does not: convert both to
+        # the result type (what JAX does on CPU and GPU).
+        lhs = _convert(lhs, lhs_aval, out_aval.dtype)
+        rhs = _convert(rhs, rhs_aval, out_aval.dtype)
+    dnums = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc),
+    )
+    return hlo.dot_general(tensor_type(out_aval), lhs, rhs, dnums,
+                           precision_config=_precision_config(precision))
+
+
+def _pp_params(params):
+    """JAX's printing: dimension numbers as lists, ``None`` params left out."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    printed = {k: v for k, v in params.items() if v is not None}
+    printed["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    if params["precision"] is not None:
+        printed["precision"] = "(" + ", ".join(repr(p) for p in params["precision"]) + ")"
+    return printed
+
+
+dot_general_p = Primitive("dot_general")
+dot_general_p.def_abstract_eval(_dot_general_rule)
+dot_general_p.def_lowering(_dot_general_lowering)
+# Read by the jaxpr printer when it supports per-primitive parameter printing (see core.pp_eqn).
+dot_general_p.pp_params = _pp_params
+
+
+# ------------------------------------------------------------------------------------------------
+# Wrappers
+
+
+def _index_tuple(dims):
+    if isinstance(dims, (int, np.integer)):
+        return (operator.index(dims),)
+    return tuple(operator.index(d) for d in dims)
+
+
+def _canonical_dimension_numbers(dimension_numbers):
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError(
+            "dot_general dimension_numbers must be ((lhs_contracting, rhs_contracting), "
+            f"(lhs_batch, rhs_batch)), got {dimension_numbers!r}"
+        ) from None
+    return (_index_tuple(lc), _index_tuple(rc)), (_index_tuple(lb), _index_tuple(rb))
+
+
+def _canonical_preferred(preferred_element_type):
+    if preferred_element_type is None:
+        return None
+    return dtypes.canonicalize_dtype(preferred_element_type)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """General contraction: see the module docstring for ``dimension_numbers``."""
+    return dot_general_p.bind(
+        lhs, rhs,
+        dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
+        precision=canonicalize_precision(precision),
+        preferred_element_type=_canonical_preferred(preferred_element_type),
+    )
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector·vector, matrix·vector or matrix·matrix product (rank 1 or 2 operands)."""
+    lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if not (1 <= lhs_ndim <= 2 and 1 <= rhs_ndim <= 2):
+        raise TypeError(
+            f"dot requires operands of rank 1 or 2, got {get_aval(lhs).str_short()} and "
+            f"{get_aval(rhs).str_short()}; use dot_general for other ranks"
+        )
+    dims = (((lhs_ndim - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dims, precision, preferred_element_type)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matmul over the last two axes, batched over the leading ones (which must be equal)."""
+    lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if lhs_ndim < 2 or lhs_ndim != rhs_ndim:
+        raise ValueError(
+            f"batch_matmul requires arrays of equal rank >= 2, got {get_aval(lhs).str_short()} "
+            f"and {get_aval(rhs).str_short()}"
+        )
+    batch = tuple(range(lhs_ndim - 2))
+    dims = (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch))
+    return dot_general(lhs, rhs, dims, precision)

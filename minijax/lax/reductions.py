@@ -1,0 +1,274 @@
+"""Reductions over axes: ``reduce_sum/max/min/prod/and/or/xor`` and ``argmax/argmin``.
+
+Every ``reduce_*`` primitive comes from one factory, ``reduction(name, combiner, identity,
+allowed)``: a ``stablehlo.reduce`` whose region applies ``combiner`` to two scalars, started
+from ``identity(dtype)``. XLA may reassociate and reorder the reduction (and splits it across
+threads or devices), which is only correct because each combiner is associative and commutative
+and each init value is its identity — so we never pass anything else as init.
+
+``argmax``/``argmin`` are a variadic reduce over (value, iota index) pairs. The pair reducer is
+itself commutative (ties and NaNs are resolved by the smaller index, not by argument order), so
+the result is the *first* occurrence of the extremum, and any NaN beats every number, as in NumPy.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.lax.families import (
+    INT_OR_BOOL,
+    NUMBER,
+    REAL,
+    check_dtype_allowed,
+    hlo_compare,
+)
+from minijax.lowering.stablehlo import dense_i64, element_type, ir_constant, tensor_type
+
+__all__ = [
+    "argmax", "argmax_p", "argmin", "argmin_p",
+    "reduce_and", "reduce_and_p", "reduce_max", "reduce_max_p", "reduce_min", "reduce_min_p",
+    "reduce_or", "reduce_or_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p",
+    "reduce_xor", "reduce_xor_p",
+]
+
+# ------------------------------------------------------------------------------------------------
+# Identities: the init value of each reduction, per dtype
+
+
+def _has_inf(dtype):
+    return bool(np.isinf(np.array(np.inf, dtype).astype(np.float32)))
+
+
+def lowest(dtype):
+    """The identity of ``max``: -inf, or the smallest finite/integer value, or False."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return False
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    return -np.inf if _has_inf(dtype) else dtypes.finfo(dtype).min
+
+
+def highest(dtype):
+    """The identity of ``min``: +inf, or the largest finite/integer value, or True."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return True
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).max
+    return np.inf if _has_inf(dtype) else dtypes.finfo(dtype).max
+
+
+def _all_bits(dtype):
+    """The identity of bitwise ``and``: every bit set (True for bool)."""
+    dtype = np.dtype(dtype)
+    return True if dtype == np.bool_ else np.array(-1).astype(dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# Region helpers, shared with cumulative.py and sorting.py
+
+
+def scalar_type(dtype):
+    return ir.RankedTensorType.get([], element_type(dtype))
+
+
+def fill_region(region, arg_types, body):
+    """Gives ``region`` its block of ``arg_types`` arguments: ``body(*args)``, then return."""
+    block = region.blocks.append(*arg_types)
+    with ir.InsertionPoint(block):
+        outs = body(*block.arguments)
+        hlo.return_(list(outs) if isinstance(outs, (list, tuple)) else [outs])
+
+
+def is_nan(x, dtype):
+    return hlo_compare(x, x, "NE", dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# Axes
+
+
+def canonicalize_axes(operand, axes):
+    """``axes`` as a sorted tuple of non-negative ints; out-of-range axes are left for the rule."""
+    ndim = get_aval(operand).ndim
+    if isinstance(axes, (int, np.integer)):
+        axes = (axes,)
+    axes = tuple(operator.index(a) for a in axes)
+    return tuple(sorted(a + ndim if -ndim <= a < 0 else a for a in axes))
+
+
+def check_axes(name, aval, axes):
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: duplicate value in 'axes' of reduction: {axes}")
+    if not all(0 <= a < aval.ndim for a in axes):
+        raise ValueError(
+            f"{name}: reduction axes {axes} contain out-of-bounds indices for operand "
+            f"{aval.str_short()} of rank {aval.ndim}"
+        )
+
+
+def _reduced_shape(shape, axes):
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+# ------------------------------------------------------------------------------------------------
+# The reduce_* family
+
+
+def _reduce_rule(name, allowed):
+    def rule(operand, *, axes):
+        check_dtype_allowed(name, operand.dtype, allowed)
+        check_axes(name, operand, axes)
+        return ShapedArray(_reduced_shape(operand.shape, axes), operand.dtype, operand.weak_type)
+
+    return rule
+
+
+def _reduce_lowering(combiner, identity):
+    def rule(ctx, x, *, axes):
+        dtype = ctx.avals_in[0].dtype
+        init = ir_constant(np.array(identity(dtype), dtype))
+        op = hlo.ReduceOp([tensor_type(ctx.avals_out[0])], [x], [init], dense_i64(axes))
+        fill_region(op.body, [scalar_type(dtype)] * 2, combiner)
+        return op.results[0]
+
+    return rule
+
+
+def reduction(name, combiner, identity, allowed):
+    """A ``reduce_*`` primitive: ``combiner(a, b)`` builds the scalar op, ``identity(dtype)``."""
+    p = Primitive(name)
+    p.def_abstract_eval(_reduce_rule(name, allowed))
+    p.def_lowering(_reduce_lowering(combiner, identity))
+    return p
+
+
+reduce_sum_p = reduction("reduce_sum", hlo.add, lambda dt: 0, NUMBER)
+reduce_prod_p = reduction("reduce_prod", hlo.multiply, lambda dt: 1, NUMBER)
+reduce_max_p = reduction("reduce_max", hlo.maximum, lowest, REAL)
+reduce_min_p = reduction("reduce_min", hlo.minimum, highest, REAL)
+reduce_and_p = reduction("reduce_and", hlo.and_, _all_bits, INT_OR_BOOL)
+reduce_or_p = reduction("reduce_or", hlo.or_, lambda dt: 0, INT_OR_BOOL)
+reduce_xor_p = reduction("reduce_xor", hlo.xor, lambda dt: 0, INT_OR_BOOL)
+
+
+def reduce_sum(operand, axes):
+    return reduce_sum_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+def reduce_prod(operand, axes):
+    return reduce_prod_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+def reduce_max(operand, axes):
+    return reduce_max_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+def reduce_min(operand, axes):
+    return reduce_min_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+def reduce_and(operand, axes):
+    return reduce_and_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+def reduce_or(operand, axes):
+    return reduce_or_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+def reduce_xor(operand, axes):
+    return reduce_xor_p.bind(operand, axes=canonicalize_axes(operand, axes))
+
+
+# ------------------------------------------------------------------------------------------------
+# argmax / argmin
+
+
+def _argminmax_rule(name):
+    def rule(operand, *, axes, index_dtype):
+        check_dtype_allowed(name, operand.dtype, REAL)
+        if not dtypes.is_int(index_dtype):
+            raise TypeError(f"{name}: index_dtype must be an integer type, got {index_dtype}")
+        if len(axes) != 1 or not 0 <= axes[0] < operand.ndim:
+            raise ValueError(f"{name}: invalid axis {axes} for operand {operand.str_short()}")
+        if operand.shape[axes[0]] == 0:
+            raise ValueError(
+                f"{name} requires a non-empty reduced dimension, got operand "
+                f"{operand.str_short()} and axis {axes[0]}"
+            )
+        return ShapedArray(_reduced_shape(operand.shape, axes), index_dtype)
+
+    return rule
+
+
+def _argminmax_lowering(direction, identity):
+    """Reduce (value, index) pairs. ``direction`` is "GT" for argmax, "LT" for argmin.
+
+    The pair reducer is commutative: a pair wins on a strictly better value (a NaN beats any
+    number); on equal values (or two NaNs) the smaller index wins. So the reduction order XLA
+    picks cannot change the answer.
+    """
+
+    def rule(ctx, x, *, axes, index_dtype):
+        aval = ctx.avals_in[0]
+        dtype = aval.dtype
+        floating = dtypes.is_float(dtype)
+        idx_aval = ShapedArray(aval.shape, index_dtype)
+        iota = hlo.iota(tensor_type(idx_aval), axes[0])
+        inits = [ir_constant(np.array(identity(dtype), dtype)),
+                 ir_constant(np.array(0, index_dtype))]
+        out_aval = ctx.avals_out[0]
+        out_types = [tensor_type(out_aval.update(dtype=dtype)), tensor_type(out_aval)]
+        op = hlo.ReduceOp(out_types, [x, iota], inits, dense_i64(axes))
+
+        def body(a_val, a_idx, b_val, b_idx):
+            better = hlo_compare(a_val, b_val, direction, dtype)
+            same = hlo_compare(a_val, b_val, "EQ", dtype)
+            if floating:
+                a_nan, b_nan = is_nan(a_val, dtype), is_nan(b_val, dtype)
+                better = hlo.or_(better, hlo.and_(a_nan, hlo.not_(b_nan)))
+                same = hlo.or_(same, hlo.and_(a_nan, b_nan))
+            first = hlo_compare(a_idx, b_idx, "LT", index_dtype)
+            take_a = hlo.or_(better, hlo.and_(same, first))
+            return [hlo.select(better, a_val, b_val), hlo.select(take_a, a_idx, b_idx)]
+
+        fill_region(op.body, [scalar_type(dtype), scalar_type(index_dtype)] * 2, body)
+        return op.results[1]
+
+    return rule
+
+
+def _argminmax(name, direction, identity):
+    p = Primitive(name)
+    p.def_abstract_eval(_argminmax_rule(name))
+    p.def_lowering(_argminmax_lowering(direction, identity))
+    return p
+
+
+argmax_p = _argminmax("argmax", "GT", lowest)
+argmin_p = _argminmax("argmin", "LT", highest)
+
+
+def _argminmax_params(operand, axis, index_dtype):
+    axis = operator.index(axis)
+    ndim = get_aval(operand).ndim
+    axis = axis + ndim if -ndim <= axis < 0 else axis
+    return dict(axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmax(operand, axis, index_dtype):
+    """Index of the first maximum along ``axis`` (a NaN counts as the maximum)."""
+    return argmax_p.bind(operand, **_argminmax_params(operand, axis, index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    """Index of the first minimum along ``axis`` (a NaN counts as the minimum)."""
+    return argmin_p.bind(operand, **_argminmax_params(operand, axis, index_dtype))
+

@@ -1,0 +1,186 @@
+"""Sorting: ``sort`` (one or several operands, lexicographic over ``num_keys``), ``sort_key_val``
+and ``top_k``.
+
+``sort`` is one ``stablehlo.sort`` whose comparator region orders the first ``num_keys``
+operands lexicographically; the other operands ride along in the same permutation. Floats are
+ordered as NumPy does: every NaN (whatever its sign bit) sorts after +inf and NaNs compare equal
+to each other, and -0.0 equals +0.0, so a stable sort keeps their input order. Complex keys order
+by real part, then imaginary part.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.lax.families import ANY, REAL, check_dtype_allowed, hlo_compare
+from minijax.lax.reductions import fill_region, is_nan, scalar_type
+from minijax.lowering.stablehlo import dense_i64, tensor_type
+
+__all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
+
+
+def canonicalize_axis(axis, ndim, name):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an operand of rank {ndim}")
+    return axis % ndim if ndim else axis
+
+
+# ------------------------------------------------------------------------------------------------
+# sort
+
+
+def _sort_rule(*operands, dimension, is_stable, num_keys):
+    shapes = [a.shape for a in operands]
+    if any(s != shapes[0] for s in shapes[1:]):
+        got = ", ".join(a.str_short() for a in operands)
+        raise TypeError(f"sort requires all operands to have the same shape, got {got}")
+    for a in operands:
+        check_dtype_allowed("sort", a.dtype, ANY)
+    if not 0 <= dimension < len(shapes[0]):
+        raise ValueError(
+            f"sort: dimension {dimension} is out of bounds for operands {operands[0].str_short()}"
+        )
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"sort: num_keys={num_keys} must be between 1 and {len(operands)}")
+    return list(operands)
+
+
+def _key_parts(x, dtype):
+    """Scalar keys to compare for one operand: complex splits into (real, imag)."""
+    if dtypes.is_complex(dtype):
+        real_dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        return [(hlo.real(x), real_dtype), (hlo.imag(x), real_dtype)]
+    return [(x, dtype)]
+
+
+def _lt_eq(x, y, dtype):
+    """(x < y, x == y) in NumPy's sort order: NaNs last and equal to each other."""
+    lt, eq = hlo_compare(x, y, "LT", dtype), hlo_compare(x, y, "EQ", dtype)
+    if dtypes.is_float(dtype):
+        x_nan, y_nan = is_nan(x, dtype), is_nan(y, dtype)
+        lt = hlo.or_(lt, hlo.and_(hlo.not_(x_nan), y_nan))
+        eq = hlo.or_(eq, hlo.and_(x_nan, y_nan))
+    return lt, eq
+
+
+def _lexicographic_lt(args, operand_dtypes, num_keys):
+    """The comparator body. ``args`` are (lhs0, rhs0, lhs1, rhs1, ...) scalars."""
+    parts = []
+    for i in range(num_keys):
+        lhs, rhs, dtype = args[2 * i], args[2 * i + 1], operand_dtypes[i]
+        for (x, dt), (y, _) in zip(_key_parts(lhs, dtype), _key_parts(rhs, dtype)):
+            parts.append(_lt_eq(x, y, dt))
+    result = parts[-1][0]
+    for lt, eq in reversed(parts[:-1]):
+        result = hlo.or_(lt, hlo.and_(eq, result))
+    return result
+
+
+def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
+    operand_dtypes = [a.dtype for a in ctx.avals_in]
+    op = hlo.SortOp([tensor_type(a) for a in ctx.avals_out], list(operands),
+                    dimension=dimension, is_stable=is_stable)
+    arg_types = [scalar_type(d) for d in operand_dtypes for _ in range(2)]
+    fill_region(op.comparator, arg_types,
+                lambda *args: _lexicographic_lt(args, operand_dtypes, num_keys))
+    return list(op.results)
+
+
+sort_p = Primitive("sort", multiple_results=True)
+sort_p.def_abstract_eval(_sort_rule)
+sort_p.def_lowering(_sort_lowering)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sorts along ``dimension``. A sequence of operands sorts lexicographically by the first
+    ``num_keys`` of them and returns a tuple; a single array returns an array."""
+    if isinstance(operand, Sequence):
+        if len(operand) == 0:
+            raise TypeError("sort requires at least one operand")
+        if not 1 <= num_keys <= len(operand):
+            raise ValueError(f"sort: num_keys={num_keys} must be between 1 and {len(operand)}")
+        dimension = canonicalize_axis(dimension, get_aval(operand[0]).ndim, "sort")
+        return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
+                                 num_keys=int(num_keys)))
+    if num_keys != 1:
+        raise ValueError(f"sort: num_keys={num_keys} must equal 1 for a single operand")
+    dimension = canonicalize_axis(dimension, get_aval(operand).ndim, "sort")
+    return sort_p.bind(operand, dimension=dimension, is_stable=bool(is_stable), num_keys=1)[0]
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """Sorts ``keys`` along ``dimension`` and applies the same permutation to ``values``."""
+    dimension = canonicalize_axis(dimension, get_aval(keys).ndim, "sort_key_val")
+    k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=bool(is_stable), num_keys=1)
+    return k, v
+
+
+# ------------------------------------------------------------------------------------------------
+# top_k
+
+
+def _top_k_rule(operand, *, k, axis):
+    check_dtype_allowed("top_k", operand.dtype, REAL)
+    if operand.ndim == 0:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.str_short()}")
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"top_k: axis {axis} is out of bounds for operand {operand.str_short()}")
+    if k < 0 or k > operand.shape[axis]:
+        raise ValueError(
+            f"top_k: k must be nonnegative and no larger than the size along axis {axis}, got "
+            f"k={k} for operand {operand.str_short()}"
+        )
+    shape = list(operand.shape)
+    shape[axis] = k
+    return [ShapedArray(shape, operand.dtype, operand.weak_type), ShapedArray(shape, dtypes.int32)]
+
+
+def _transpose(x, aval, perm):
+    out = aval.update(shape=[aval.shape[p] for p in perm])
+    return hlo.transpose(x, dense_i64(perm)), out
+
+
+def _top_k_lowering(ctx, x, *, k, axis):
+    """``chlo.top_k`` works on the last axis: move ``axis`` there and back.
+
+    chlo.top_k is a stable descending sort in XLA's total order (as in JAX): ties keep the lower
+    index first, NaNs with a clear sign bit count as the largest values (with the sign bit set,
+    the smallest), and +0.0 ranks above -0.0 — unlike ``sort``, which follows NumPy's order.
+    """
+    aval = ctx.avals_in[0]
+    last = aval.ndim - 1
+    perm = list(range(aval.ndim))
+    perm[axis], perm[last] = last, axis  # a swap: its own inverse
+    if axis != last:
+        x, aval = _transpose(x, aval, perm)
+    out_shape = [*aval.shape[:-1], k]
+    values_t = tensor_type(aval.update(shape=out_shape))
+    indices_t = tensor_type(ShapedArray(out_shape, dtypes.int32))
+    values, indices = chlo.TopKOp(x, k, results=[values_t, indices_t]).results
+    if axis != last:
+        values = _transpose(values, ctx.avals_out[0].update(shape=out_shape), perm)[0]
+        indices = _transpose(indices, ShapedArray(out_shape, dtypes.int32), perm)[0]
+    return [values, indices]
+
+
+top_k_p = Primitive("top_k", multiple_results=True)
+top_k_p.def_abstract_eval(_top_k_rule)
+top_k_p.def_lowering(_top_k_lowering)
+
+
+def top_k(operand, k, *, axis=-1):
+    """The ``k`` largest entries along ``axis`` (descending) and their int32 indices."""
+    k = operator.index(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    ndim = get_aval(operand).ndim
+    axis = canonicalize_axis(axis, ndim, "top_k") if ndim else operator.index(axis)
+    return tuple(top_k_p.bind(operand, k=k, axis=axis))

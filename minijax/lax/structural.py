@@ -1,0 +1,788 @@
+"""Structural primitives: ops that move, copy or select elements without computing new values.
+
+``broadcast_in_dim``, ``reshape``, ``squeeze``, ``transpose``, ``rev``, ``pad``,
+``concatenate``, ``slice``, ``dynamic_slice``, ``dynamic_update_slice`` and ``iota``, each
+with its rules beside it, plus JAX's wrappers built from them (``broadcast``, ``expand_dims``,
+``slice_in_dim``, ``dynamic_index_in_dim``, ``full``, ``full_like`` ...).
+
+Semantics follow ``jax.lax`` (names, params, signatures, which wrapper is sugar for which
+primitive); the notable points:
+
+- Static params (shapes, dims, padding) are tuples of Python ints, so they hash (the eager
+  cache keys on them) and print as JAX prints them. Wrappers convert NumPy ints; a traced
+  value where a static int is needed raises ``ConcretizationTypeError``.
+- ``reshape`` takes no ``-1`` (that is ``jnp.reshape``'s convenience); its ``dimensions``
+  param, when given, is a transpose applied first.
+- ``pad`` accepts negative low/high padding (StableHLO crops), interior padding must be >= 0.
+- ``dynamic_slice`` / ``dynamic_update_slice`` take their start indices as scalar *operands*
+  of one integer dtype. As in current JAX, the wrappers wrap negative indices (``i + dim``
+  when ``i < 0``: on the host for Python ints, with ``select_n`` for traced ones) and XLA
+  clamps each start to ``[0, dim - size]`` so the slice stays in bounds.
+- ``full`` is ``broadcast_in_dim`` of a converted scalar, which stages as a literal.
+- Wrappers that would be identities on an array (reshape to the same shape, identity
+  transpose ...) return the operand unchanged and add no equation, as JAX's do.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, concrete_or_error, get_aval
+from minijax.errors import JAXTypeError
+from minijax.lax.convert import _convert_element_type
+from minijax.lax.elementwise import add, lt, select_n
+from minijax.lax.families import check_same_dtypes, coerce_scalars
+from minijax.lowering.stablehlo import dense_i64, tensor_type
+from minijax.source_info import with_user_line
+
+# fmt: off
+__all__ = [
+    "broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "squeeze", "expand_dims",
+    "transpose", "rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim",
+    "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
+    "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "iota", "broadcasted_iota",
+    "full", "full_like", "zeros_like_array",
+    "broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p", "pad_p",
+    "concatenate_p", "slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "iota_p",
+]
+# fmt: on
+
+# ------------------------------------------------------------------------------------------------
+# Helpers: static params and error text
+
+
+def _is_array(x):
+    """A minijax Array or tracer (not NumPy): what the identity fast paths may return as is."""
+    return isinstance(x, Tracer) or (hasattr(x, "aval") and not isinstance(x, np.ndarray))
+
+
+def _static_int(x, what):
+    """``x`` as a Python int; tracers raise ConcretizationTypeError naming ``what``."""
+    return concrete_or_error(operator.index, x, what)
+
+
+def _static_ints(seq, fun, arg):
+    """A sequence of static ints as a tuple of Python ints (a hashable, printable param)."""
+    if isinstance(seq, Tracer) or not hasattr(seq, "__iter__"):
+        raise TypeError(with_user_line(
+            f"{fun} {arg} must be a 1D sequence of concrete integers, got {seq!r}."
+        ))
+    try:
+        return tuple(_static_int(d, f"the {arg} argument of {fun}") for d in seq)
+    except JAXTypeError:  # a traced entry: its ConcretizationTypeError says what to do
+        raise
+    except TypeError:  # a float, a nested sequence ...
+        raise TypeError(with_user_line(
+            f"{fun} {arg} must be a 1D sequence of concrete integers, got {seq!r}."
+        )) from None
+
+
+def _canonicalize_axis(axis, ndim, fun):
+    """A non-negative axis; out-of-range axes raise ValueError as JAX's canonicalize_axis."""
+    axis = _static_int(axis, f"the axis argument of {fun}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(with_user_line(
+            f"{fun}: axis {axis} is out of bounds for array of dimension {ndim}"
+        ))
+    return axis + ndim if axis < 0 else axis
+
+
+def _check_shapelike(name, arg, shape):
+    """Every entry of a static shape-like param is a non-negative int."""
+    if not all(isinstance(d, (int, np.integer)) for d in shape):
+        raise TypeError(f"{name} {arg} must have every element be an integer, got {shape}.")
+    if not all(d >= 0 for d in shape):
+        raise TypeError(f"{name} {arg} must have every element be nonnegative, got {shape}.")
+
+
+def _shapes(*avals):
+    return ", ".join(a.str_short() for a in avals)
+
+
+def _result_type(ctx):
+    return tensor_type(ctx.avals_out[0])
+
+
+# ------------------------------------------------------------------------------------------------
+# broadcast_in_dim[shape broadcast_dimensions]
+
+
+def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions):
+    name = "broadcast_in_dim"
+    _check_shapelike(name, "shape", shape)
+    dims = broadcast_dimensions
+    if operand.ndim > len(shape):
+        raise TypeError(
+            f"{name} target broadcast shape must have equal or higher rank to the operand "
+            f"shape; got operand {operand.str_short()} and target shape {shape}."
+        )
+    if len(dims) != operand.ndim:
+        raise TypeError(
+            f"{name} broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {dims} for operand {operand.str_short()}."
+        )
+    if not all(0 <= d < len(shape) for d in dims):
+        raise TypeError(
+            f"{name} broadcast_dimensions must be in range(len(shape)); got broadcast_dimensions "
+            f"{dims} for target shape {shape} (operand {operand.str_short()})."
+        )
+    if any(a >= b for a, b in zip(dims, dims[1:])):
+        raise TypeError(
+            f"{name} broadcast_dimensions must be strictly increasing; got broadcast_dimensions "
+            f"{dims} for operand {operand.str_short()}."
+        )
+    if any(d != 1 and d != shape[i] for d, i in zip(operand.shape, dims)):
+        raise TypeError(
+            f"{name} operand dimension sizes must either be 1, or be equal to their "
+            f"corresponding dimensions in the target broadcast shape; got operand "
+            f"{operand.str_short()}, target shape {shape}, broadcast_dimensions {dims}."
+        )
+    return operand.update(shape=shape)
+
+
+def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
+    return hlo.broadcast_in_dim(_result_type(ctx), x, dense_i64(broadcast_dimensions))
+
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_rule)
+broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
+    shape = _static_ints(shape, "broadcast_in_dim", "shape")
+    dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions")
+    if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand, sizes):
+    """``operand`` with new leading axes of ``sizes``: ``broadcast(f32[3], (2,))`` is f32[2,3]."""
+    sizes = _static_ints(sizes, "broadcast", "sizes")
+    if not sizes and _is_array(operand):
+        return operand
+    shape = get_aval(operand).shape
+    dims = tuple(range(len(sizes), len(sizes) + len(shape)))
+    return broadcast_in_dim(operand, sizes + shape, dims)
+
+
+def broadcast_to_rank(x, rank):
+    """``x`` with leading size-1 axes added until it has ``rank`` axes."""
+    ndim = get_aval(x).ndim
+    if ndim == rank:
+        return x
+    return broadcast(x, (1,) * (rank - ndim))
+
+
+# ------------------------------------------------------------------------------------------------
+# reshape[new_sizes dimensions]
+
+
+def _reshape_rule(operand, *, new_sizes, dimensions):
+    if any(d == -1 for d in new_sizes):
+        raise TypeError(
+            f"reshape new_sizes may not contain -1 in lax (jnp.reshape infers it), got "
+            f"{operand.str_short()} -> {new_sizes}."
+        )
+    _check_shapelike("reshape", "new_sizes", new_sizes)
+    if int(np.prod(new_sizes, dtype=np.int64)) != operand.size:
+        raise TypeError(
+            f"reshape total size must be unchanged, got {operand.str_short()} -> {new_sizes}."
+        )
+    if dimensions is not None and sorted(dimensions) != list(range(operand.ndim)):
+        raise TypeError(
+            f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
+            f"{dimensions} for operand {operand.str_short()}."
+        )
+    return operand.update(shape=new_sizes)
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
+    if dimensions is not None:
+        x = hlo.transpose(x, dense_i64(dimensions))
+    return hlo.reshape(_result_type(ctx), x)
+
+
+reshape_p = Primitive("reshape")
+reshape_p.def_abstract_eval(_reshape_rule)
+reshape_p.def_lowering(_reshape_lowering)
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """``operand`` (transposed by ``dimensions`` first, if given) in the shape ``new_sizes``."""
+    new_sizes = _static_ints(new_sizes, "reshape", "new_sizes")
+    shape = get_aval(operand).shape
+    if dimensions is not None:
+        dimensions = _static_ints(dimensions, "reshape", "dimensions")
+        if dimensions == tuple(range(len(shape))):
+            dimensions = None  # the identity permutation is no transpose
+    if dimensions is None and new_sizes == shape and shape and _is_array(operand):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions)
+
+
+# ------------------------------------------------------------------------------------------------
+# squeeze[dimensions] and expand_dims
+
+
+def _squeeze_rule(operand, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(
+            f"squeeze dimensions are not unique: {dimensions} for {operand.str_short()}"
+        )
+    if not all(0 <= d < operand.ndim for d in dimensions):
+        raise ValueError(
+            f"squeeze dimensions {dimensions} are outside range [0, ndim) for operand "
+            f"{operand.str_short()}"
+        )
+    if any(operand.shape[d] != 1 for d in dimensions):
+        raise ValueError(
+            "squeeze cannot select an axis to squeeze out which has size not equal to one, "
+            f"got operand {operand.str_short()} and dimensions={dimensions}"
+        )
+    shape = tuple(s for i, s in enumerate(operand.shape) if i not in dimensions)
+    return operand.update(shape=shape)
+
+
+def _squeeze_lowering(ctx, x, *, dimensions):
+    return hlo.reshape(_result_type(ctx), x)
+
+
+squeeze_p = Primitive("squeeze")
+squeeze_p.def_abstract_eval(_squeeze_rule)
+squeeze_p.def_lowering(_squeeze_lowering)
+
+
+def squeeze(array, dimensions):
+    """``array`` without the size-1 axes ``dimensions`` (negative axes count from the end)."""
+    ndim = get_aval(array).ndim
+    dims = _static_ints(dimensions, "squeeze", "dimensions")
+    # Normalize in-range negatives; leave out-of-range ones for the rule to report.
+    dims = tuple(sorted(d + ndim if -ndim <= d < 0 else d for d in dims))
+    if not dims and _is_array(array):
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def expand_dims(array, dimensions):
+    """``array`` with size-1 axes inserted at ``dimensions`` (a ``broadcast_in_dim``)."""
+    dimensions = _static_ints(dimensions, "expand_dims", "dimensions")
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(with_user_line(f"repeated axis in lax.expand_dims: {dimensions}"))
+    shape = get_aval(array).shape
+    ndim_out = len(shape) + len(dimensions)
+    dims = [_canonicalize_axis(d, ndim_out, "expand_dims") for d in dimensions]
+    if len(set(dims)) != len(dims):  # e.g. (0, -3) on a rank-1 array name the same axis
+        raise ValueError(with_user_line(f"repeated axis in lax.expand_dims: {tuple(dims)}"))
+    result_shape = list(shape)
+    for d in sorted(dims):
+        result_shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim(array, result_shape, kept)
+
+
+# ------------------------------------------------------------------------------------------------
+# transpose[permutation] and rev[dimensions]
+
+
+def _transpose_rule(operand, *, permutation):
+    if tuple(sorted(permutation)) != tuple(range(operand.ndim)):
+        raise TypeError(
+            f"transpose permutation isn't a permutation of operand dimensions, got "
+            f"permutation {permutation} for operand {operand.str_short()}."
+        )
+    return operand.update(shape=tuple(operand.shape[p] for p in permutation))
+
+
+transpose_p = Primitive("transpose")
+transpose_p.def_abstract_eval(_transpose_rule)
+transpose_p.def_lowering(lambda ctx, x, *, permutation: hlo.transpose(x, dense_i64(permutation)))
+
+
+def transpose(operand, permutation):
+    """Axis i of the result is axis ``permutation[i]`` of ``operand``."""
+    permutation = _static_ints(permutation, "transpose", "permutation")
+    if permutation == tuple(range(get_aval(operand).ndim)) and _is_array(operand):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def _rev_rule(operand, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(
+            f"rev dimensions must be unique, got {dimensions} for {operand.str_short()}."
+        )
+    if not all(0 <= d < operand.ndim for d in dimensions):
+        raise ValueError(
+            f"rev dimensions must all be in range [0, ndim), got dimensions {dimensions} for "
+            f"operand {operand.str_short()}."
+        )
+    return operand
+
+
+rev_p = Primitive("rev")
+rev_p.def_abstract_eval(_rev_rule)
+rev_p.def_lowering(lambda ctx, x, *, dimensions: hlo.reverse(x, dense_i64(dimensions)))
+
+
+def rev(operand, dimensions):
+    """``operand`` with the order of elements reversed along ``dimensions``."""
+    return rev_p.bind(operand, dimensions=_static_ints(dimensions, "rev", "dimensions"))
+
+
+# ------------------------------------------------------------------------------------------------
+# pad[padding_config]
+
+
+def _pad_rule(operand, padding_value, *, padding_config):
+    check_same_dtypes("pad", [operand, padding_value])
+    if padding_value.ndim != 0:
+        raise TypeError(
+            f"pad padding_value must be a scalar, got {_shapes(operand, padding_value)}."
+        )
+    if len(padding_config) != operand.ndim:
+        raise ValueError(
+            f"pad: length of padding_config must equal the number of axes of operand, got "
+            f"padding_config {padding_config} for operand {operand.str_short()}."
+        )
+    if any(interior < 0 for _, _, interior in padding_config):
+        raise ValueError(
+            f"pad: interior padding in padding_config must be nonnegative, got padding_config "
+            f"{padding_config} for operand {operand.str_short()}."
+        )
+    shape = tuple(
+        lo + hi + (d + (d - 1) * interior if d else 0)
+        for (lo, hi, interior), d in zip(padding_config, operand.shape)
+    )
+    if any(d < 0 for d in shape):
+        raise ValueError(
+            f"pad: dimension size after padding is not at least 0, got result shape {shape} "
+            f"for padding_config {padding_config} and operand {operand.str_short()}."
+        )
+    weak = operand.weak_type and padding_value.weak_type
+    return ShapedArray(shape, operand.dtype, weak)
+
+
+def _pad_lowering(ctx, x, padding_value, *, padding_config):
+    lows, highs, interiors = zip(*padding_config) if padding_config else ((), (), ())
+    return hlo.pad(x, padding_value, dense_i64(lows), dense_i64(highs), dense_i64(interiors))
+
+
+pad_p = Primitive("pad")
+pad_p.def_abstract_eval(_pad_rule)
+pad_p.def_lowering(_pad_lowering)
+
+
+def pad(operand, padding_value, padding_config):
+    """``operand`` padded by ``padding_config``: one (low, high, interior) triple per axis.
+
+    Negative low/high remove elements from that edge; interior inserts ``interior`` copies of
+    ``padding_value`` between neighbouring elements.
+    """
+    config = tuple(_static_ints(t, "pad", "padding_config entry") for t in padding_config)
+    if any(len(t) != 3 for t in config):
+        raise TypeError(with_user_line(
+            f"pad padding_config must be (low, high, interior) triples, got {config}."
+        ))
+    operand, padding_value = coerce_scalars(operand, padding_value)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# ------------------------------------------------------------------------------------------------
+# concatenate[dimension]
+
+
+def _concatenate_rule(*operands, dimension):
+    name = "concatenate"
+    if not operands:
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    check_same_dtypes(name, operands)
+    if len({o.ndim for o in operands}) != 1:
+        raise TypeError(
+            f"Cannot concatenate arrays with different numbers of dimensions: got "
+            f"{_shapes(*operands)}."
+        )
+    if not 0 <= dimension < operands[0].ndim:
+        raise TypeError(
+            f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+            f"{_shapes(*operands)}."
+        )
+    others = {o.shape[:dimension] + o.shape[dimension + 1:] for o in operands}
+    if len(others) != 1:
+        raise TypeError(
+            f"Cannot concatenate arrays with shapes that differ in dimensions other than the "
+            f"one being concatenated: concatenating along dimension {dimension} for shapes "
+            f"{_shapes(*operands)}."
+        )
+    shape = list(operands[0].shape)
+    shape[dimension] = builtins.sum(o.shape[dimension] for o in operands)
+    weak = all(o.weak_type for o in operands)
+    return ShapedArray(shape, operands[0].dtype, weak)
+
+
+concatenate_p = Primitive("concatenate")
+concatenate_p.def_abstract_eval(_concatenate_rule)
+concatenate_p.def_lowering(lambda ctx, *xs, dimension: hlo.concatenate(list(xs), dimension))
+
+
+def concatenate(operands, dimension):
+    """The arrays ``operands`` joined along the existing axis ``dimension``."""
+    operands = list(operands)
+    if not operands:
+        raise ValueError(with_user_line("concatenate requires a non-empty sequences of arrays"))
+    if len(operands) == 1 and _is_array(operands[0]):
+        return operands[0]
+    dimension = _static_int(dimension, "the dimension argument of concatenate")
+    return concatenate_p.bind(*operands, dimension=dimension)
+
+
+# ------------------------------------------------------------------------------------------------
+# slice[start_indices limit_indices strides]
+
+
+def _slice_rule(operand, *, start_indices, limit_indices, strides):
+    name, op = "slice", operand.str_short()
+    if len(start_indices) != operand.ndim:
+        raise TypeError(
+            f"{name} start_indices must have length equal to the number of dimensions of the "
+            f"operand, got start_indices {start_indices} for operand {op}."
+        )
+    if len(limit_indices) != len(start_indices):
+        raise TypeError(
+            f"{name} limit_indices must have the same length as start_indices, got "
+            f"start_indices {start_indices} and limit_indices {limit_indices} for operand {op}."
+        )
+    if any(lim > d for lim, d in zip(limit_indices, operand.shape)):
+        raise TypeError(
+            f"{name} limit_indices must be less than or equal to operand shape, got "
+            f"limit_indices {limit_indices} for operand {op}."
+        )
+    if any(s < 0 for s in start_indices):
+        raise TypeError(
+            f"{name} start_indices must be greater than or equal to zero, got start_indices "
+            f"{start_indices} for operand {op}."
+        )
+    if any(lim < s for s, lim in zip(start_indices, limit_indices)):
+        raise TypeError(
+            f"{name} limit_indices must be greater than or equal to start_indices, got "
+            f"start_indices {start_indices} and limit_indices {limit_indices} for operand {op}."
+        )
+    if strides is None:
+        strides = (1,) * operand.ndim
+    elif len(strides) != operand.ndim:
+        raise TypeError(
+            f"{name} strides must have length equal to the number of dimensions of the "
+            f"operand, got strides {strides} for operand {op}."
+        )
+    if any(s <= 0 for s in strides):
+        raise TypeError(f"{name} strides must be positive, got strides {strides} for operand {op}.")
+    shape = tuple(
+        -(-(lim - s) // st) for s, lim, st in zip(start_indices, limit_indices, strides)
+    )  # ceil((limit - start) / stride)
+    return operand.update(shape=shape)
+
+
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+    strides = (1,) * len(start_indices) if strides is None else strides
+    return hlo.slice(x, dense_i64(start_indices), dense_i64(limit_indices), dense_i64(strides))
+
+
+slice_p = Primitive("slice")
+slice_p.def_abstract_eval(_slice_rule)
+slice_p.def_lowering(_slice_lowering)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
+    """``operand[start:limit:stride, ...]`` with static, in-bounds, non-negative indices."""
+    return slice_p.bind(
+        operand,
+        start_indices=_static_ints(start_indices, "slice", "start_indices"),
+        limit_indices=_static_ints(limit_indices, "slice", "limit_indices"),
+        strides=None if strides is None else _static_ints(strides, "slice", "strides"),
+    )
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """``slice`` along one ``axis``; None means the axis' start/end, negatives count back."""
+    shape = get_aval(operand).shape
+    axis = _canonicalize_axis(axis, len(shape), "slice_in_dim")
+    size = shape[axis]
+    start = 0 if start_index is None else _static_int(start_index, "slice_in_dim start_index")
+    limit = size if limit_index is None else _static_int(limit_index, "slice_in_dim limit_index")
+    start = start + size if start < 0 else start
+    limit = limit + size if limit < 0 else limit
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """Element ``index`` along ``axis`` (a negative index counts back), keeping the axis or not."""
+    shape = get_aval(operand).shape
+    axis = _canonicalize_axis(axis, len(shape), "index_in_dim")
+    index = _static_int(index, "the index argument of index_in_dim")
+    index = index + shape[axis] if index < 0 else index
+    result = slice_in_dim(operand, index, index + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+# ------------------------------------------------------------------------------------------------
+# dynamic_slice[slice_sizes] and dynamic_update_slice: start indices are scalar operands
+
+
+def _check_indices(name, operand, indices):
+    if len(indices) != operand.ndim:
+        raise TypeError(
+            f"{name} start_indices must have length equal to the number of dimensions of the "
+            f"operand, got {len(indices)} indices for operand {operand.str_short()}."
+        )
+    if any(i.ndim != 0 for i in indices):
+        raise TypeError(
+            f"{name} start_indices must be scalars, got indices {_shapes(*indices)} for operand "
+            f"{operand.str_short()}."
+        )
+    if any(i.dtype != indices[0].dtype or not dtypes.is_int(i.dtype) for i in indices):
+        raise TypeError(
+            f"index arguments to {name} must be integers of the same type, got "
+            f"{_shapes(*indices)}."
+        )
+
+
+def _dynamic_slice_rule(operand, *start_indices, slice_sizes):
+    name = "dynamic_slice"
+    _check_indices(name, operand, start_indices)
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(
+            f"{name} slice_sizes must have the same length as start_indices, got slice_sizes "
+            f"{slice_sizes} for operand {operand.str_short()}."
+        )
+    if any(s < 0 for s in slice_sizes):
+        raise TypeError(
+            f"{name} slice_sizes must be greater than or equal to zero, got slice_sizes "
+            f"{slice_sizes} for operand {operand.str_short()}."
+        )
+    if any(s > d for s, d in zip(slice_sizes, operand.shape)):
+        raise TypeError(
+            f"{name} slice_sizes must be less than or equal to operand shape, got slice_sizes "
+            f"{slice_sizes} for operand {operand.str_short()}."
+        )
+    return operand.update(shape=slice_sizes)
+
+
+dynamic_slice_p = Primitive("dynamic_slice")
+dynamic_slice_p.def_abstract_eval(_dynamic_slice_rule)
+dynamic_slice_p.def_lowering(
+    lambda ctx, x, *starts, slice_sizes: hlo.dynamic_slice(x, list(starts), dense_i64(slice_sizes))
+)
+
+
+def _dynamic_update_slice_rule(operand, update, *start_indices):
+    name = "dynamic_update_slice"
+    check_same_dtypes(name, [operand, update])
+    if update.ndim != operand.ndim:
+        raise TypeError(
+            f"{name} update must have the same rank as operand, got update "
+            f"{update.str_short()} for operand {operand.str_short()}."
+        )
+    _check_indices(name, operand, start_indices)
+    if any(u > d for u, d in zip(update.shape, operand.shape)):
+        raise TypeError(
+            f"{name} update shape must be smaller than operand shape, got update "
+            f"{update.str_short()} for operand {operand.str_short()}."
+        )
+    return operand.update(weak_type=operand.weak_type and update.weak_type)
+
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_rule)
+dynamic_update_slice_p.def_lowering(
+    lambda ctx, x, update, *starts: hlo.dynamic_update_slice(x, update, list(starts))
+)
+
+
+def _is_static_index(i):
+    return type(i) is int or isinstance(i, np.integer) or (
+        isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype.kind in "iu"
+    )
+
+
+def _dynamic_slice_indices(name, operand, start_indices):
+    """Start indices as scalars of one integer dtype, negative ones wrapped (``i + dim``).
+
+    Python/NumPy ints are wrapped on the host and become literals; traced or device indices
+    are wrapped with ``select_n(i < 0, i, i + dim)``, as JAX stages it. XLA then clamps.
+    """
+    shape = get_aval(operand).shape
+    if isinstance(start_indices, (np.ndarray, Tracer)) or hasattr(start_indices, "aval"):
+        raise TypeError(with_user_line(
+            f"{name} start_indices must be a sequence of scalars, got an array of shape "
+            f"{get_aval(start_indices).shape}; pass them as a tuple."
+        ))
+    indices = list(start_indices)
+    if len(indices) != len(shape):
+        raise TypeError(with_user_line(
+            f"{name}: length of start_indices must match the number of operand dimensions, "
+            f"got {len(indices)} indices for operand {get_aval(operand).str_short()}."
+        ))
+    if not indices:
+        return []
+    index_avals = [get_aval(i) for i in indices]
+    if any(not dtypes.is_int(a.dtype) for a in index_avals):
+        raise TypeError(with_user_line(
+            f"index arguments to {name} must be integers, got {_shapes(*index_avals)}."
+        ))
+    dtype = dtypes.result_type(*indices)  # Python ints are weak: they take the arrays' dtype
+    return [_wrap_negative(i, d, dtype) for i, d in zip(indices, shape)]
+
+
+def _wrap_negative(i, dim, dtype):
+    if _is_static_index(i):
+        i = int(i)
+        return np.asarray(i + dim if i < 0 else i).astype(dtype)
+    i = _convert_element_type(i, dtype)
+    if dtype.kind == "u":  # unsigned indices cannot be negative
+        return i
+    return select_n(lt(i, 0), i, add(i, dim))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """The ``slice_sizes`` block of ``operand`` starting at the (traceable) ``start_indices``.
+
+    Negative starts count from the end; starts are then clamped so the block is in bounds.
+    """
+    sizes = _static_ints(slice_sizes, "dynamic_slice", "slice_sizes")
+    starts = _dynamic_slice_indices("dynamic_slice", operand, start_indices)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """``operand`` with the block at ``start_indices`` (wrapped, then clamped) set to ``update``."""
+    starts = _dynamic_slice_indices("dynamic_update_slice", operand, start_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def _zero_index_like(i):
+    """A zero start index of ``i``'s dtype (Python 0 for a Python int), for the other axes."""
+    return 0 if type(i) is int else np.zeros((), get_aval(i).dtype)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    """``dynamic_slice`` along one ``axis``, keeping the other axes whole."""
+    shape = get_aval(operand).shape
+    axis = _canonicalize_axis(axis, len(shape), "dynamic_slice_in_dim")
+    starts = [_zero_index_like(start_index)] * len(shape)
+    sizes = list(shape)
+    starts[axis] = start_index
+    sizes[axis] = _static_int(slice_size, "the slice_size argument of dynamic_slice_in_dim")
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """Element ``index`` (traceable) along ``axis``, keeping the axis or not."""
+    axis = _canonicalize_axis(axis, get_aval(operand).ndim, "dynamic_index_in_dim")
+    result = dynamic_slice_in_dim(operand, index, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
+    ndim = get_aval(operand).ndim
+    axis = _canonicalize_axis(axis, ndim, "dynamic_update_slice_in_dim")
+    starts = [_zero_index_like(start_index)] * ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    """Sets element ``index`` along ``axis``; ``update`` may lack that axis."""
+    ndim = get_aval(operand).ndim
+    axis = _canonicalize_axis(axis, ndim, "dynamic_update_index_in_dim")
+    if get_aval(update).ndim + 1 == ndim:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+# ------------------------------------------------------------------------------------------------
+# iota[dtype shape dimension]
+
+
+def _iota_rule(*, dtype, shape, dimension):
+    if dtype == dtypes.bool_:
+        raise TypeError(
+            f"iota does not accept dtype {dtype.name}. Accepted dtypes are integer, floating "
+            "and complex types."
+        )
+    _check_shapelike("iota", "shape", shape)
+    if not 0 <= dimension < len(shape):
+        raise ValueError(
+            f"iota dimension must be between 0 and len(shape), got dimension={dimension} for "
+            f"shape={shape}"
+        )
+    return ShapedArray(shape, dtype)
+
+
+iota_p = Primitive("iota")
+iota_p.def_abstract_eval(_iota_rule)
+iota_p.def_lowering(lambda ctx, *, dtype, shape, dimension: hlo.iota(_result_type(ctx), dimension))
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """An array of ``shape`` whose value at each index is that index along ``dimension``."""
+    dtype = dtypes.canonicalize_dtype(dtype)
+    shape = _static_ints(shape, "broadcasted_iota", "shape")
+    dimension = _static_int(dimension, "the dimension argument of broadcasted_iota")
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension)
+
+
+def iota(dtype, size):
+    """``[0, 1, ..., size - 1]`` of ``dtype``."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# full, full_like, zeros_like_array: broadcast_in_dim of a converted scalar
+
+
+def _scalar_of(fill_value, dtype, weak_type):
+    """``fill_value`` as a rank-0 value of ``dtype``: on the host when it is concrete (so it
+    stages as a literal), with ``convert_element_type`` when it is traced or on a device."""
+    if _is_array(fill_value):
+        return _convert_element_type(fill_value, dtype, weak_type)
+    value = np.asarray(fill_value).astype(dtype)
+    return WeakScalar(value, dtype) if weak_type else value
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with the scalar ``fill_value`` (as ``dtype`` if given)."""
+    shape = _static_ints(shape, "full", "shape")
+    if np.shape(fill_value):
+        raise TypeError(with_user_line(
+            f"full must be called with scalar fill_value, got fill_value.shape "
+            f"{np.shape(fill_value)}."
+        ))
+    value_dtype, value_weak = dtypes.dtype_of(fill_value)
+    weak_type = dtype is None and value_weak
+    dtype = value_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return broadcast(_scalar_of(fill_value, dtype, weak_type), shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``."""
+    x_shape = tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
+    fill_shape = x_shape if shape is None else _static_ints(shape, "full_like", "shape")
+    x_dtype, x_weak = dtypes.dtype_of(x)
+    weak_type = dtype is None and x_weak
+    dtype = x_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return broadcast(_scalar_of(fill_value, dtype, weak_type), fill_shape)
+
+
+def zeros_like_array(x):
+    """Zeros of ``x``'s shape and dtype."""
+    return full_like(x, 0)

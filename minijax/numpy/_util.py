@@ -1,0 +1,222 @@
+"""Shared helpers of ``minijax.numpy``: argument checks, dtype promotion, NumPy broadcasting.
+
+jnp functions accept what NumPy accepts (arrays, tracers, NumPy values, Python scalars) and
+hand lax operands of ONE dtype and ONE shape (or rank 0), because lax never promotes:
+
+- ``promote_dtypes``: JAX's lattice with weak types (``minijax.dtypes.result_type``). A Python
+  scalar that joins a weak result stays a weakly typed literal (``mul b 2.0:bf16[]``), so
+  ``bf16_array * 2.0`` stays bfloat16 and ``int32_array + 1.5`` becomes float32.
+- ``promote_shapes``: NumPy broadcasting with ``lax.broadcast_in_dim``; rank-0 operands are left
+  alone, since every lax elementwise op broadcasts them itself (smaller jaxprs).
+
+``lax`` is looked up at call time (``lax.add``), never bound at import, so this package imports
+even while the lax families are being filled in.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax.core import Tracer, WeakScalar, get_aval
+from minijax.lowering.array import Array
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+def is_array(x):
+    """An on-device or traced value (what lax ops return)."""
+    return isinstance(x, (Tracer, Array))
+
+
+def is_arraylike(x):
+    return (
+        is_array(x)
+        or type(x) in _SCALAR_TYPES
+        or isinstance(x, (np.ndarray, np.generic, WeakScalar))
+    )
+
+
+def check_arraylike(name, *args):
+    """jnp functions refuse lists and tuples (JAX's rule: convert with ``jnp.array`` first)."""
+    for i, x in enumerate(args):
+        if not is_arraylike(x):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(x).__name__} at "
+                f"position {i}. Convert it with minijax.numpy.asarray first."
+            )
+
+
+def ndim(x):
+    return get_aval(x).ndim if not isinstance(x, np.ndarray) else x.ndim
+
+
+def shape(x):
+    return tuple(get_aval(x).shape) if not isinstance(x, np.ndarray) else x.shape
+
+
+# ------------------------------------------------------------------------------------------------
+# Dtypes
+
+
+def convert(x, dtype, weak_type=False):
+    """``x`` (any arraylike) as a lax operand of ``dtype``.
+
+    Python scalars stay scalars (a weak ``WeakScalar`` or a strong 0-d NumPy value: both are
+    inline literals in a jaxpr); NumPy arrays are converted on the host; arrays and tracers go
+    through ``convert_element_type`` (a no-op when nothing changes).
+    """
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if type(x) in _SCALAR_TYPES:
+        return WeakScalar(x, dtype) if weak_type else np.asarray(x, dtype)[()]
+    if isinstance(x, WeakScalar):
+        return WeakScalar(x.val, dtype) if weak_type else x.val.astype(dtype)[()]
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x).astype(dtype, copy=False)
+    from minijax.lax import convert as lax_convert
+
+    return lax_convert._convert_element_type(x, dtype, weak_type=weak_type)
+
+
+def promote_dtypes(*args):
+    """All arguments converted to their common (JAX-promoted) dtype."""
+    if len(args) < 2:
+        return [_as_operand(x) for x in args]
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert(x, dtype, weak) for x in args]
+
+
+def to_inexact_dtype(dtype):
+    """Integers and bool become the default float (float32 unless x64 is on), as in JAX."""
+    dtype = np.dtype(dtype)
+    return dtype if dtypes.is_inexact(dtype) else dtypes.default_float_dtype()
+
+
+def to_numeric_dtype(dtype):
+    dtype = np.dtype(dtype)
+    return dtypes.default_int_dtype() if dtype == dtypes.bool_ else dtype
+
+
+def promote_dtypes_inexact(*args):
+    """Promotion, then integer/bool results become the default float (``true_divide``, ``sin``)."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype = to_inexact_dtype(dtype)
+    return [convert(x, dtype, weak) for x in args]
+
+
+def promote_dtypes_numeric(*args):
+    """Promotion, then bool becomes the default int (``power``, ``sum`` of bools)."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype = to_numeric_dtype(dtype)
+    return [convert(x, dtype, weak) for x in args]
+
+
+def _as_operand(x):
+    """A single argument as a lax operand: scalars keep their (weak) Python dtype."""
+    if type(x) in _SCALAR_TYPES:
+        dtype, weak = dtypes.dtype_of(x)
+        return convert(x, dtype, weak)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return convert(x, dtypes.canonicalize_dtype(x.dtype))
+    return x
+
+
+# ------------------------------------------------------------------------------------------------
+# Shapes
+
+
+def broadcast_shapes(*shapes):
+    """NumPy's broadcasting of shapes; ValueError (as JAX) when they do not broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(
+            "Incompatible shapes for broadcasting: " + ", ".join(str(tuple(s)) for s in shapes)
+        ) from None
+
+
+def broadcast_to_shape(x, shape):
+    """``x`` broadcast to ``shape`` with one ``broadcast_in_dim`` (nothing if already there)."""
+    shape = tuple(shape)
+    x_shape = globals()["shape"](x)
+    if x_shape == shape:
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.broadcast_to(x, shape)  # host values stay on the host (literals/consts)
+    if broadcast_shapes(x_shape, shape) != shape:
+        raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested {shape}")
+    lead = len(shape) - len(x_shape)
+    # Scalars (Python, WeakScalar) go in as they are: they become literals under jit. A size-1
+    # operand axis may map onto a larger output axis (broadcast_in_dim's own rule).
+    dims = tuple(range(lead, len(shape)))
+    return lax.broadcast_in_dim(x, shape, dims)
+
+
+def promote_shapes(*args):
+    """NumPy broadcasting: every non-scalar argument gets the common shape."""
+    shapes = [shape(x) for x in args]
+    nonscalar = [s for s in shapes if s]
+    if not nonscalar or all(s == nonscalar[0] for s in nonscalar):
+        return list(args)
+    result = broadcast_shapes(*shapes)
+    return [x if not s else broadcast_to_shape(x, result) for x, s in zip(args, shapes)]
+
+
+def promote_args(name, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_args_inexact(name, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(name, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*promote_dtypes_numeric(*args))
+
+
+# ------------------------------------------------------------------------------------------------
+# Axes
+
+
+def canonicalize_axis(axis, num_dims):
+    """``axis`` as a non-negative int; NumPy's AxisError (a ValueError and IndexError) if bad."""
+    axis = operator.index(axis)
+    if not -num_dims <= axis < num_dims:
+        raise np.exceptions.AxisError(
+            f"axis {axis} is out of bounds for array of dimension {num_dims}"
+        )
+    return axis + num_dims if axis < 0 else axis
+
+
+def canonicalize_axes(axis, num_dims):
+    """``None`` → every axis; an int or a sequence → a tuple of distinct non-negative axes."""
+    if axis is None:
+        return tuple(range(num_dims))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, num_dims) for a in axis)
+    else:
+        axes = (canonicalize_axis(axis, num_dims),)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return axes
+
+
+def static_int(x, what):
+    """A concrete Python int (a tracer here is an error naming ``what``)."""
+    from minijax.core import concrete_or_error
+
+    return concrete_or_error(operator.index, x, what)
+
+
+def to_array(x):
+    """Any arraylike as an Array or Tracer (scalars and NumPy values are put on the device)."""
+    if is_array(x):
+        return x
+    from minijax.numpy.creation import asarray
+
+    return asarray(x)

@@ -1,0 +1,299 @@
+"""Array creation: ``array``/``asarray``, ``zeros``/``ones``/``full``/``empty`` and their
+``*_like`` forms, ``arange``, ``linspace``, ``eye``/``identity``.
+
+Dtype rules are JAX's: 64-bit inputs are canonicalized (float64 → float32 with x64 off); a
+Python scalar stays weakly typed (``jnp.array(1.0)`` is ``Array(1., dtype=float32,
+weak_type=True)``, so ``asarray`` of a weak value is a no-op); a list takes the promoted dtype of
+its elements and is strongly typed; ``arange`` of Python ints is int32, of floats float32.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax.core import Tracer, WeakScalar, concrete_or_error
+from minijax.lowering.array import Array, device_put_value
+from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, is_array, shape
+
+__all__ = [
+    "array", "asarray", "copy", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+    "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril", "triu",
+]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _canonical_shape(shape_):
+    if isinstance(shape_, (int, np.integer)) or hasattr(shape_, "__index__"):
+        shape_ = (shape_,)
+    try:
+        dims = tuple(operator.index(d) for d in shape_)
+    except TypeError:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape_!r}."
+        ) from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"negative dimensions are not allowed, got shape {dims}")
+    return dims
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _leaves(o)
+    else:
+        yield obj
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - NumPy's name
+    """An Array from an array, a scalar or (nested) lists of them. Never aliases its input's
+    host memory (Arrays are immutable), so ``copy`` only matters for API compatibility."""
+    if order is not None and order != "K":
+        raise NotImplementedError("Only implemented for order='K'")
+    if dtype is not None:
+        dtype = dtypes.canonicalize_dtype(dtype)
+    if isinstance(object, (list, tuple)):
+        out = _array_from_sequence(object, dtype)
+    elif is_array(object):
+        weak = dtype is None and object.aval.weak_type
+        out = convert(object, object.aval.dtype if dtype is None else dtype, weak)
+    elif type(object) in _SCALARS or isinstance(object, WeakScalar):
+        value_dtype, weak = dtypes.dtype_of(object)
+        weak = weak and dtype is None
+        value = np.asarray(np.asarray(object), dtype or value_dtype)
+        out = device_put_value(value, weak_type=weak)
+    else:
+        value = np.asarray(object)
+        if value.dtype == object_dtype:
+            raise TypeError(f"minijax.numpy.array cannot convert {type(object).__name__}")
+        value = value.astype(dtype or dtypes.canonicalize_dtype(value.dtype), copy=False)
+        out = device_put_value(value)
+    if ndmin > out.ndim:
+        out = lax.expand_dims(out, tuple(range(ndmin - out.ndim)))
+    return out
+
+
+object_dtype = np.dtype(object)
+
+
+def _array_from_sequence(seq, dtype):
+    leaves = list(_leaves(seq))
+    for leaf in leaves:
+        if isinstance(leaf, (list, tuple)):
+            continue
+        check_arraylike("array", leaf)
+    if dtype is None:
+        dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        # Traced elements: stack them with lax ops (NumPy cannot see inside a tracer).
+        from minijax.numpy.manipulation import stack
+
+        return stack([array(x, dtype) for x in seq])
+    value = np.array(_host_tree(seq), dtype=dtype)
+    return device_put_value(value)
+
+
+def _host_tree(obj):
+    if isinstance(obj, (list, tuple)):
+        return [_host_tree(o) for o in obj]
+    if isinstance(obj, WeakScalar):
+        return obj.val
+    return np.asarray(obj) if isinstance(obj, Array) else obj
+
+
+def asarray(a, dtype=None, order=None, *, copy=None):
+    """``a`` as an Array (a no-op for an Array or tracer of that dtype)."""
+    if is_array(a) and (dtype is None or dtypes.canonicalize_dtype(dtype) == a.aval.dtype):
+        return a
+    return array(a, dtype=dtype, copy=False, order=order or "K")
+
+
+def copy(a, order=None):
+    return array(a, copy=True, order=order or "K")
+
+
+# ------------------------------------------------------------------------------------------------
+# Filled arrays
+
+
+def _default_dtype(dtype):
+    return dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+
+
+def zeros(shape, dtype=None, *, device=None):
+    return lax.full(_canonical_shape(shape), 0, _default_dtype(dtype))
+
+
+def ones(shape, dtype=None, *, device=None):
+    return lax.full(_canonical_shape(shape), 1, _default_dtype(dtype))
+
+
+def empty(shape, dtype=None, *, device=None):
+    """Zeros: XLA has no uninitialized memory to hand out, and JAX does the same."""
+    return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    """``fill_value`` (a scalar, or an array broadcast to ``shape``) everywhere."""
+    check_arraylike("full", fill_value)
+    shape_ = _canonical_shape(shape)
+    if np.ndim(fill_value) == 0 if not is_array(fill_value) else fill_value.ndim == 0:
+        if is_array(fill_value):
+            fill_value = convert(fill_value, dtype or fill_value.aval.dtype,
+                                 dtype is None and fill_value.aval.weak_type)
+            return lax.broadcast_in_dim(fill_value, shape_, ())
+        return lax.full(shape_, fill_value, dtype)
+    from minijax.numpy.manipulation import broadcast_to
+
+    return broadcast_to(asarray(fill_value, dtype=dtype), shape_)
+
+
+def _like(name, a, fill_value, dtype, shape_):
+    check_arraylike(name, a)
+    if shape_ is not None:
+        shape_ = _canonical_shape(shape_)
+    return lax.full_like(asarray(a), fill_value, dtype, shape_)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    return _like("zeros_like", a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    return _like("ones_like", a, 1, dtype, shape)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    return _like("empty_like", prototype, 0, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    check_arraylike("full_like", a, fill_value)
+    if np.ndim(fill_value) if not is_array(fill_value) else fill_value.ndim:
+        from minijax.numpy.manipulation import broadcast_to
+
+        out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
+        out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
+        return broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
+    return _like("full_like", a, fill_value, dtype, shape)
+
+
+def _shape_of(a):
+    return shape(a) if not isinstance(a, np.ndarray) else a.shape
+
+
+# ------------------------------------------------------------------------------------------------
+# Ranges
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+    """Evenly spaced values in ``[start, stop)``; all arguments must be concrete (static)."""
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        concrete_or_error(lambda x: x, v, f"jnp.arange (its {name} argument must be static)")
+    given = [x for x in (start, stop, step) if x is not None]
+    if dtype is None:
+        dtype = dtypes.result_type(*[np.asarray(x) if isinstance(x, Array) else x for x in given])
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if stop is None and step is None and dtypes.is_int(dtype) and not isinstance(start, Array):
+        return lax.iota(dtype, max(int(np.ceil(start)), 0))
+    values = np.arange(*[np.asarray(x) if isinstance(x, Array) else x for x in given],
+                       dtype=dtype)
+    return device_put_value(values)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (arrays allowed: the samples
+    run along ``axis``). Computed as ``start * (1 - t) + stop * t`` (JAX's formula, exact at
+    both ends)."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    check_arraylike("linspace", start, stop)
+    if dtype is None:
+        dtype = dtypes.result_type(start, stop, dtypes.default_float_dtype())
+    dtype = dtypes.canonicalize_dtype(dtype)
+    compute = dtype if dtypes.is_inexact(dtype) else dtypes.default_float_dtype()
+    start = asarray(start, dtype=compute)
+    stop = asarray(stop, dtype=compute)
+    bounds_shape = tuple(np.broadcast_shapes(start.shape, stop.shape))
+    from minijax.numpy.manipulation import broadcast_to
+
+    start, stop = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
+    axis = canonicalize_axis(axis, len(bounds_shape) + 1)
+    out_shape = bounds_shape[:axis] + (num,) + bounds_shape[axis:]
+    div = (num - 1) if endpoint else num
+    start_b = lax.expand_dims(start, (axis,))
+    stop_b = lax.expand_dims(stop, (axis,))
+    if num > 1:
+        t_shape = [1] * len(bounds_shape)
+        t_shape.insert(axis, div)
+        t = lax.div(lax.reshape(lax.iota(compute, div), tuple(t_shape)), float(div))
+        full_shape = bounds_shape[:axis] + (div,) + bounds_shape[axis:]
+        t = lax.broadcast_in_dim(t, full_shape, tuple(range(len(full_shape))))
+        sb = lax.broadcast_in_dim(start_b, full_shape, tuple(range(len(full_shape))))
+        eb = lax.broadcast_in_dim(stop_b, full_shape, tuple(range(len(full_shape))))
+        out = lax.add(lax.mul(sb, lax.sub(1.0, t)), lax.mul(eb, t))
+        if endpoint:
+            out = lax.concatenate([out, stop_b], axis)
+    elif num == 1:
+        out = start_b
+    else:
+        out = lax.full(out_shape, 0, compute)
+    if dtypes.is_int(dtype):
+        out = lax.floor(out)
+    out = convert(out, dtype)
+    if retstep:
+        step = lax.div(lax.sub(stop, start), float(div)) if div > 0 else np.nan
+        return out, step
+    return out
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """Ones on the ``k``-th diagonal of an ``N x M`` matrix, built from iotas (no constant)."""
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    k = operator.index(k)
+    if N < 0 or M < 0:
+        raise ValueError(f"negative dimensions are not allowed, got ({N}, {M})")
+    dtype = _default_dtype(dtype)
+    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
+    return convert(lax.eq(lax.add(rows, k), cols), dtype)
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the ``k``-th diagonal."""
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
+    return convert(lax.ge(lax.add(rows, operator.index(k)), cols), _default_dtype(dtype))
+
+
+def _tri_mask(m, k, lower):
+    a = asarray(m)
+    if a.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'} requires an array of rank >= 2")
+    n_rows, n_cols = a.shape[-2:]
+    mask = tri(n_rows, n_cols, k if lower else k - 1, dtype=dtypes.bool_)
+    if not lower:
+        mask = lax.bitwise_not(mask)
+    mask = lax.broadcast_in_dim(mask, a.shape, (a.ndim - 2, a.ndim - 1))
+    return lax.select(mask, a, lax.full_like(a, 0))
+
+
+def tril(m, k=0):
+    return _tri_mask(m, operator.index(k), True)
+
+
+def triu(m, k=0):
+    return _tri_mask(m, operator.index(k), False)
+

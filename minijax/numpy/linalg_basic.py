@@ -1,0 +1,144 @@
+"""Products of ``minijax.numpy``: dot, matmul, vdot, inner, outer, tensordot, each one
+``lax.dot_general`` after promotion (XLA picks the kernel: one dot, never a Python loop)."""
+
+from __future__ import annotations
+
+import operator
+
+from minijax import lax
+from minijax.numpy._util import (
+    broadcast_shapes,
+    broadcast_to_shape,
+    check_arraylike,
+    promote_dtypes,
+    to_array,
+)
+
+__all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "matvec", "vecdot"]
+
+
+def _promoted(name, a, b):
+    check_arraylike(name, a, b)
+    a, b = promote_dtypes(a, b)
+    return to_array(a), to_array(b)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """NumPy's ``dot``: a scalar multiplies; otherwise contract ``a``'s last axis with ``b``'s
+    second-to-last (its only axis when ``b`` is 1-D)."""
+    a, b = _promoted("dot", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        from minijax.numpy.math import multiply
+
+        out = multiply(a, b)
+        return out if preferred_element_type is None else out.astype(preferred_element_type)
+    contract_b = 0 if b.ndim == 1 else b.ndim - 2
+    dims = (((a.ndim - 1,), (contract_b,)), ((), ()))
+    # dot_general's output is (a's free axes, b's free axes): exactly NumPy's dot layout.
+    return lax.dot_general(a, b, dims, precision, preferred_element_type)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """``a @ b``: batched over leading axes (broadcast), with NumPy's 1-D rules (a 1-D ``a`` is
+    a row vector, a 1-D ``b`` a column vector; the added axis is removed again)."""
+    a, b = _promoted("matmul", a, b)
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim == 0:
+            raise ValueError(f"matmul: operand {name} must be at least 1-dimensional, got a "
+                             "scalar (use multiply or * instead)")
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a_vec:
+        a = lax.expand_dims(a, (0,))
+    if b_vec:
+        b = lax.expand_dims(b, (1,))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            f"signature (n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is different from "
+            f"{a.shape[-1]}); shapes {a.shape} and {b.shape}")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    nb = len(batch)
+    if a.shape[:-2] != batch:
+        a = broadcast_to_shape(a, batch + a.shape[-2:])
+    if b.shape[:-2] != batch:
+        b = broadcast_to_shape(b, batch + b.shape[-2:])
+    batch_dims = tuple(range(nb))
+    dims = (((nb + 1,), (nb,)), (batch_dims, batch_dims))
+    out = lax.dot_general(a, b, dims, precision, preferred_element_type)
+    squeeze = ((nb,) if a_vec else ()) + ((out.ndim - 1,) if b_vec else ())
+    return lax.squeeze(out, squeeze) if squeeze else out
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """Dot product of the flattened arrays, conjugating ``a`` first."""
+    from minijax.numpy.manipulation import ravel
+    from minijax.numpy.math import conjugate
+
+    a, b = _promoted("vdot", a, b)
+    return dot(conjugate(ravel(a)), ravel(b), precision=precision,
+               preferred_element_type=preferred_element_type)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Contraction over the last axes of both."""
+    a, b = _promoted("inner", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        from minijax.numpy.math import multiply
+
+        return multiply(a, b)
+    dims = (((a.ndim - 1,), (b.ndim - 1,)), ((), ()))
+    return lax.dot_general(a, b, dims, precision, preferred_element_type)
+
+
+def outer(a, b, out=None):
+    """``ravel(a)[:, None] * ravel(b)[None, :]``."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+    from minijax.numpy.manipulation import ravel
+    from minijax.numpy.math import multiply
+
+    a, b = _promoted("outer", a, b)
+    return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
+    axis pairs ``axes=(a_axes, b_axes)``."""
+    from minijax.numpy._util import canonicalize_axis
+
+    a, b = _promoted("tensordot", a, b)
+    if isinstance(axes, int) or hasattr(axes, "__index__"):
+        n = operator.index(axes)
+        if n < 0 or n > min(a.ndim, b.ndim):
+            raise TypeError(f"Number of tensordot axes (axes={n}) exceeds input ranks "
+                            f"({a.shape} and {b.shape})")
+        ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, int) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, int) else tuple(ax_b)
+        if len(ax_a) != len(ax_b):
+            raise TypeError("tensordot requires axes lists to have equal length, got "
+                            f"{ax_a} and {ax_b}.")
+        ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
+        cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
+    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """Conjugated dot product along ``axis``, broadcast over the other axes."""
+    from minijax.numpy.manipulation import moveaxis
+    from minijax.numpy.math import conjugate
+
+    x1, x2 = _promoted("vecdot", x1, x2)
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+    out = matmul(lax.expand_dims(conjugate(x1), (x1.ndim - 1,)),
+                 lax.expand_dims(x2, (x2.ndim,)), precision=precision,
+                 preferred_element_type=preferred_element_type)
+    return lax.squeeze(out, (out.ndim - 2, out.ndim - 1))
+
+
+def matvec(x1, x2, /):
+    x1, x2 = _promoted("matvec", x1, x2)
+    out = matmul(x1, lax.expand_dims(x2, (x2.ndim,)))
+    return lax.squeeze(out, (out.ndim - 1,))

@@ -1,0 +1,541 @@
+"""Shape manipulation of ``minijax.numpy``: reshape, transpose, squeeze, broadcast, join,
+split, flip, roll, pad, tile, repeat ... All shapes, axes, shifts and repeats are static
+(Python ints), as XLA needs them at compile time; the values themselves may be traced.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax.core import Tracer, concrete_or_error
+from minijax.numpy._util import (
+    broadcast_shapes,
+    broadcast_to_shape,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    convert,
+    promote_dtypes,
+    to_array,
+)
+from minijax.numpy._util import shape as _shape
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
+    "swapaxes", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays",
+    "broadcast_shapes", "concatenate", "concat", "stack", "vstack", "hstack", "dstack",
+    "column_stack", "split", "array_split", "hsplit", "vsplit", "flip", "fliplr", "flipud",
+    "roll", "pad", "tile", "repeat", "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim",
+    "size", "nonzero", "flatnonzero", "argwhere",
+]
+
+
+def shape(a):
+    check_arraylike("shape", a)
+    return _shape(a)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a, axis=None):
+    s = shape(a)
+    if axis is None:
+        return math.prod(s)
+    return s[canonicalize_axis(axis, len(s))]
+
+
+# ------------------------------------------------------------------------------------------------
+# Reshaping
+
+
+def _static_shape(newshape):
+    if isinstance(newshape, (int, np.integer)) or hasattr(newshape, "__index__"):
+        newshape = (newshape,)
+    return tuple(
+        concrete_or_error(operator.index, d, "jnp.reshape (shapes must be static)")
+        for d in newshape
+    )
+
+
+def _resolve_shape(old_shape, newshape):
+    """``newshape`` with its one ``-1`` filled in; errors worded like NumPy's."""
+    size_ = math.prod(old_shape)
+    unknown = [i for i, d in enumerate(newshape) if d == -1]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if any(d < -1 for d in newshape):
+        raise ValueError(f"negative dimensions not allowed, got shape {newshape}")
+    if unknown:
+        known = math.prod(d for d in newshape if d != -1)
+        if known == 0 or size_ % known:
+            raise TypeError(
+                f"cannot reshape array of shape {old_shape} (size {size_}) into shape {newshape}"
+            )
+        newshape = tuple(size_ // known if d == -1 else d for d in newshape)
+    if math.prod(newshape) != size_:
+        raise TypeError(
+            f"cannot reshape array of shape {old_shape} (size {size_}) into shape {newshape}"
+        )
+    return newshape
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """``a`` with a new shape of the same size (one ``-1`` is inferred); C order only."""
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("jnp.reshape received both `shape` and `newshape` arguments.")
+        shape = newshape
+    if shape is None:
+        raise TypeError("jnp.reshape requires a `shape` argument")
+    if order != "C":
+        raise NotImplementedError(f"jnp.reshape supports only order='C', got order={order!r}")
+    check_arraylike("reshape", a)
+    a = to_array(a)
+    new = _resolve_shape(a.shape, _static_shape(shape))
+    return a if new == a.shape else lax.reshape(a, new)
+
+
+def ravel(a, order="C"):
+    if order != "C":
+        raise NotImplementedError(f"jnp.ravel supports only order='C', got order={order!r}")
+    check_arraylike("ravel", a)
+    a = to_array(a)
+    return a if a.ndim == 1 else lax.reshape(a, (a.size,))
+
+
+def transpose(a, axes=None):
+    """Axes permuted (reversed when ``axes`` is None)."""
+    check_arraylike("transpose", a)
+    a = to_array(a)
+    if axes is None:
+        perm = tuple(range(a.ndim))[::-1]
+    else:
+        perm = tuple(canonicalize_axis(ax, a.ndim) for ax in axes)
+        if sorted(perm) != list(range(a.ndim)):
+            raise ValueError(f"axes {tuple(axes)} don't match array of rank {a.ndim}")
+    return a if perm == tuple(range(a.ndim)) else lax.transpose(a, perm)
+
+
+def permute_dims(a, /, axes):
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """The last two axes swapped (``x.mT``)."""
+    x = to_array(x)
+    if x.ndim < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got {x.ndim=}")
+    perm = (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)
+    return lax.transpose(x, perm)
+
+
+def moveaxis(a, source, destination):
+    a = to_array(a)
+    src = canonicalize_axes(source if isinstance(source, (tuple, list)) else (source,), a.ndim)
+    dst = canonicalize_axes(
+        destination if isinstance(destination, (tuple, list)) else (destination,), a.ndim)
+    if len(src) != len(dst):
+        raise ValueError("Inconsistent number of elements: "
+                         f"{len(src)} vs {len(dst)}")
+    perm = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return transpose(a, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    a = to_array(a)
+    perm = list(range(a.ndim))
+    i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    """Size-1 axes removed (all of them, or those in ``axis``, which must have size 1)."""
+    check_arraylike("squeeze", a)
+    a = to_array(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = canonicalize_axes(axis, a.ndim)
+        for ax in axes:
+            if a.shape[ax] != 1:
+                raise ValueError(
+                    "cannot select an axis to squeeze out which has size not equal to one, got "
+                    f"shape={a.shape} and dimensions={axes}")
+    return lax.squeeze(a, axes) if axes else a
+
+
+def expand_dims(a, axis):
+    """New size-1 axes at the positions ``axis`` of the result."""
+    check_arraylike("expand_dims", a)
+    a = to_array(a)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = canonicalize_axes(axes, a.ndim + len(axes))
+    return lax.expand_dims(a, axes)
+
+
+# ------------------------------------------------------------------------------------------------
+# Broadcasting
+
+
+def broadcast_to(array, shape):
+    """``array`` broadcast to ``shape`` by NumPy's rules (a view in NumPy, a copy here)."""
+    check_arraylike("broadcast_to", array)
+    target = _static_shape(shape)
+    a = to_array(array)
+    if a.ndim > len(target) or broadcast_shapes(a.shape, target) != target:
+        raise ValueError(f"Incompatible shapes for broadcasting: {a.shape} and requested shape "
+                         f"{target}")
+    return broadcast_to_shape(a, target)
+
+
+def broadcast_arrays(*args):
+    check_arraylike("broadcast_arrays", *args)
+    arrays = [to_array(a) for a in args]
+    out_shape = broadcast_shapes(*[a.shape for a in arrays])
+    return [broadcast_to_shape(a, out_shape) for a in arrays]
+
+
+# ------------------------------------------------------------------------------------------------
+# Joining
+
+
+def _as_arrays(name, arrays):
+    if isinstance(arrays, (np.ndarray, Tracer)) or hasattr(arrays, "aval"):
+        arrays = [arrays[i] for i in range(len(arrays))]
+    arrays = list(arrays)
+    check_arraylike(name, *arrays)
+    if not arrays:
+        raise ValueError("Need at least one array to concatenate.")
+    return [to_array(a) for a in promote_dtypes(*arrays)]
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Arrays joined along ``axis`` (``axis=None`` joins them flattened)."""
+    arrays = _as_arrays("concatenate", arrays)
+    if dtype is not None:
+        arrays = [convert(a, dtype) for a in arrays]
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    if arrays[0].ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, arrays[0].ndim)
+    return arrays[0] if len(arrays) == 1 else lax.concatenate(arrays, axis)
+
+
+def concat(arrays, /, *, axis=0):
+    return concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Arrays of one shape joined along a new ``axis``."""
+    arrays = _as_arrays("stack", arrays)
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("All input arrays must have the same shape.")
+    axis = canonicalize_axis(axis, arrays[0].ndim + 1)
+    arrays = [lax.expand_dims(a, (axis,)) for a in arrays]
+    return concatenate(arrays, axis, dtype)
+
+
+def atleast_1d(*arys):
+    out = [a if a.ndim >= 1 else lax.reshape(a, (1,)) for a in map(to_array, arys)]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in map(to_array, arys):
+        if a.ndim < 2:
+            a = lax.reshape(a, (1,) * (2 - a.ndim) + a.shape)
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in map(to_array, arys):
+        if a.ndim == 0:
+            a = lax.reshape(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = lax.reshape(a, (1, a.shape[0], 1))
+        elif a.ndim == 2:
+            a = lax.expand_dims(a, (2,))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def _list_of(name, tup):
+    if isinstance(tup, (np.ndarray, Tracer)) or hasattr(tup, "aval"):
+        return [tup[i] for i in range(len(tup))]
+    return list(tup)
+
+
+def vstack(tup, dtype=None):
+    return concatenate([atleast_2d(a) for a in _list_of("vstack", tup)], 0, dtype)
+
+
+def hstack(tup, dtype=None):
+    arrays = [atleast_1d(a) for a in _list_of("hstack", tup)]
+    return concatenate(arrays, 0 if arrays and arrays[0].ndim == 1 else 1, dtype)
+
+
+def dstack(tup, dtype=None):
+    return concatenate([atleast_3d(a) for a in _list_of("dstack", tup)], 2, dtype)
+
+
+def column_stack(tup):
+    arrays = []
+    for a in map(to_array, _list_of("column_stack", tup)):
+        arrays.append(lax.reshape(a, (a.shape[0], 1)) if a.ndim < 2 else a)
+    return concatenate(arrays, 1)
+
+
+# ------------------------------------------------------------------------------------------------
+# Splitting
+
+
+def _split(name, ary, indices_or_sections, axis, strict):
+    check_arraylike(name, ary)
+    a = to_array(ary)
+    axis = canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or (
+            isinstance(indices_or_sections, np.ndarray) and indices_or_sections.ndim == 1):
+        cuts = [operator.index(i) for i in indices_or_sections]
+        bounds = [0, *(builtins.min(builtins.max(c + n if c < 0 else c, 0), n) for c in cuts), n]
+    else:
+        sections = concrete_or_error(operator.index, indices_or_sections,
+                                     f"jnp.{name} (the number of sections must be static)")
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if strict and n % sections:
+            raise ValueError("array split does not result in an equal division")
+        base, extra = divmod(n, sections)
+        sizes = [base + 1] * extra + [base] * (sections - extra)
+        bounds = [0, *np.cumsum(sizes).tolist()]
+    out = []
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        stop = builtins.max(start, stop)
+        out.append(lax.slice_in_dim(a, start, stop, axis=axis))
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Equal ``sections``, or pieces cut at ``indices`` along ``axis``."""
+    return _split("split", ary, indices_or_sections, axis, strict=True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _split("array_split", ary, indices_or_sections, axis, strict=False)
+
+
+def hsplit(ary, indices_or_sections):
+    a = to_array(ary)
+    return split(a, indices_or_sections, axis=0 if a.ndim == 1 else 1)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Reordering, padding, repetition
+
+
+def flip(m, axis=None):
+    check_arraylike("flip", m)
+    a = to_array(m)
+    axes = canonicalize_axes(axis, a.ndim)
+    return lax.rev(a, axes) if axes else a
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted by static ``shift`` positions along ``axis`` (wrapping around);
+    ``axis=None`` rolls the flattened array and restores the shape."""
+    check_arraylike("roll", a)
+    a = to_array(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    shifts = [concrete_or_error(operator.index, s, "jnp.roll (shift must be static here)")
+              for s in shifts]
+    shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+    for s, ax in zip(shifts.tolist(), axes.tolist()):
+        ax = canonicalize_axis(ax, a.ndim)
+        n = a.shape[ax]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
+                                 lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+    return a
+
+
+def _pad_widths(pad_width, ndim):
+    """NumPy's forms (``n``, ``(before, after)``, one pair per axis) as ``ndim`` pairs."""
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    except ValueError:
+        raise ValueError(f"jnp.pad: pad_width {pad_width!r} does not fit an array of rank "
+                         f"{ndim}") from None
+    if (widths < 0).any():
+        raise ValueError(f"index can't contain negative values, got pad_width={pad_width}")
+    return [(int(lo), int(hi)) for lo, hi in widths.tolist()]
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pads with ``constant_values`` (mode ``"constant"``) or by repeating the edge values
+    (``"edge"``); other NumPy modes are not provided yet."""
+    check_arraylike("pad", array)
+    a = to_array(array)
+    widths = _pad_widths(pad_width, a.ndim)
+    if mode == "constant":
+        value = kwargs.pop("constant_values", 0)
+        if kwargs:
+            raise ValueError(f"unsupported keyword arguments for mode 'constant': {set(kwargs)}")
+        if isinstance(value, Tracer) or np.ndim(value) == 0:
+            config = tuple((lo, hi, 0) for lo, hi in widths)
+            return lax.pad(a, convert(value, a.dtype), config)
+        values = np.broadcast_to(np.asarray(value), (a.ndim, 2))  # one pair per axis
+        for ax, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, values.tolist())):
+            for config_ax, v in (((lo, 0, 0), vlo), ((0, hi, 0), vhi)):
+                config = [(0, 0, 0)] * a.ndim
+                config[ax] = config_ax
+                a = lax.pad(a, convert(v, a.dtype), tuple(config))
+        return a
+    if mode == "edge":
+        if kwargs:
+            raise ValueError(f"unsupported keyword arguments for mode 'edge': {set(kwargs)}")
+        for ax, (lo, hi) in enumerate(widths):
+            n = a.shape[ax]
+            if (lo or hi) and n == 0:
+                raise ValueError("can't extend empty axis using modes other than 'constant'")
+            parts = []
+            if lo:
+                parts.append(repeat(lax.slice_in_dim(a, 0, 1, axis=ax), lo, axis=ax))
+            parts.append(a)
+            if hi:
+                parts.append(repeat(lax.slice_in_dim(a, n - 1, n, axis=ax), hi, axis=ax))
+            a = lax.concatenate(parts, ax) if len(parts) > 1 else a
+        return a
+    raise NotImplementedError(f"jnp.pad mode {mode!r} is not implemented yet ('constant' and "
+                              "'edge' are)")
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis (broadcast, then one reshape)."""
+    check_arraylike("tile", A)
+    a = to_array(A)
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    reps = tuple(operator.index(r) for r in reps)
+    ndim = builtins.max(a.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    a = lax.reshape(a, (1,) * (ndim - a.ndim) + a.shape)
+    # (r0, d0, r1, d1, ...) then merge each (ri, di) pair.
+    inter = tuple(x for r, d in zip(reps, a.shape) for x in (r, d))
+    b = lax.broadcast_in_dim(a, inter, tuple(range(1, 2 * ndim, 2)))
+    return lax.reshape(b, tuple(r * d for r, d in zip(reps, a.shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Each element repeated ``repeats`` times (an int, or one static count per element)."""
+    check_arraylike("repeat", a)
+    a = to_array(a)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    axis = canonicalize_axis(axis, a.ndim)
+    if isinstance(repeats, Tracer):
+        raise concrete_or_error(None, repeats, "jnp.repeat (repeats must be static)")
+    counts = np.asarray(repeats)
+    if counts.ndim == 0:
+        r = operator.index(counts.item())
+        if r < 0:
+            raise ValueError("repeats may not contain negative values.")
+        n = a.shape[axis]
+        shape_b = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
+        dims = tuple(i if i <= axis else i + 1 for i in range(a.ndim))
+        out = lax.reshape(lax.broadcast_in_dim(a, shape_b, dims),
+                          a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
+    else:
+        counts = [operator.index(c) for c in counts.reshape(-1).tolist()]
+        if len(counts) == 1:
+            return repeat(a, counts[0], axis, total_repeat_length=total_repeat_length)
+        if len(counts) != a.shape[axis]:
+            raise ValueError(f"repeats has length {len(counts)} but the axis has size "
+                             f"{a.shape[axis]}")
+        if any(c < 0 for c in counts):
+            raise ValueError("repeats may not contain negative values.")
+        pieces = [repeat(lax.slice_in_dim(a, i, i + 1, axis=axis), c, axis)
+                  for i, c in enumerate(counts) if c]
+        if not pieces:
+            out = lax.slice_in_dim(a, 0, 0, axis=axis)
+        else:
+            out = pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, axis)
+    if total_repeat_length is not None:
+        length = out.shape[axis]
+        if total_repeat_length <= length:
+            out = lax.slice_in_dim(out, 0, total_repeat_length, axis=axis)
+        else:  # JAX pads with the last value
+            out = pad(out, [(0, total_repeat_length - length) if i == axis else (0, 0)
+                            for i in range(out.ndim)], mode="edge")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Data-dependent shapes: concrete inputs only (under jit the output shape would be unknown)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements, one array per axis. The output's length depends on the
+    values, so ``a`` must be concrete (outside jit); ``size=`` pads/truncates to a static
+    length."""
+    check_arraylike("nonzero", a)
+    if isinstance(a, Tracer):
+        raise a._concretization_error(
+            "jnp.nonzero (the size of its result depends on the values; pass size= for a "
+            "static size outside jit)")
+    host = np.asarray(a)
+    if host.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d.")
+    idx = np.nonzero(host)
+    if size is not None:
+        fills = fill_value if isinstance(fill_value, (tuple, list)) else (
+            [0 if fill_value is None else fill_value] * host.ndim)
+        idx = tuple(np.concatenate([i[:size], np.full(builtins.max(size - len(i), 0), f)])
+                    for i, f in zip(idx, fills))
+    int_dtype = dtypes.default_int_dtype()
+    from minijax.numpy.creation import asarray
+
+    return tuple(asarray(i.astype(int_dtype)) for i in idx)
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    a = to_array(a)
+    idx = nonzero(atleast_1d(a) if a.ndim == 0 else a, size=size, fill_value=fill_value)
+    return stack(idx, axis=1) if idx else None

@@ -1,0 +1,361 @@
+"""Reductions of ``minijax.numpy``: sum, prod, max, min, all, any, mean, var, std, argmax,
+argmin, cumsum, cumprod, with NumPy's ``axis``/``keepdims``/``dtype``/``where``/``initial``.
+
+JAX's dtype rules: ``sum``/``prod`` of bool and of integers narrower than the default int
+accumulate in the default int (uint8 → uint32); float16/bfloat16 accumulate in float32 and are
+cast back; ``mean``/``var``/``std`` of integers are float. ``where=`` masks out elements by
+putting the reduction's identity in their place; ``max``/``min`` have no identity, so they
+need ``initial=`` with ``where=`` (and refuse to reduce an empty axis without it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax.numpy._util import (
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    convert,
+    to_array,
+    to_inexact_dtype,
+)
+
+__all__ = [
+    "sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "std",
+    "argmax", "argmin", "cumsum", "cumprod", "nansum", "count_nonzero", "ptp", "average",
+    "cumulative_sum", "cumulative_prod",
+]
+
+
+def _promote_integer_dtype(dtype):
+    """bool and narrow integers accumulate in the default (u)int, as JAX's sum and prod."""
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.bool_:
+        return dtypes.default_int_dtype()
+    default_int = dtypes.default_int_dtype()
+    if dtype.kind == "u" and dtype.itemsize < default_int.itemsize:
+        return np.dtype(f"uint{8 * default_int.itemsize}")
+    if dtype.kind == "i" and dtype.itemsize < default_int.itemsize:
+        return default_int
+    return dtype
+
+
+def _upcast_f16(dtype):
+    """float16/bfloat16 (and float8) accumulate in float32; the result is cast back."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_float(dtype) and dtype.itemsize < 4:
+        return dtypes.float32
+    return dtype
+
+
+def _keepdims(x, axes, keepdims):
+    return lax.expand_dims(x, axes) if keepdims and axes else x
+
+
+def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, where,
+               promote_integers=False, upcast_f16=True, bool_op=None, combine=None):
+    """The shared machinery. ``identity`` is None for max/min (no identity)."""
+    check_arraylike(name, a)
+    a = to_array(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    if dtype is not None:
+        result_dtype = dtypes.canonicalize_dtype(dtype)
+    elif promote_integers:
+        result_dtype = _promote_integer_dtype(a.dtype)
+    else:
+        result_dtype = a.dtype
+    if bool_op is not None and result_dtype == dtypes.bool_:
+        lax_reduce = bool_op
+    compute_dtype = _upcast_f16(result_dtype) if upcast_f16 else result_dtype
+    a = convert(a, compute_dtype)
+    if identity is None and initial is None:
+        if where is not None:
+            raise ValueError(
+                f"reduction operation {name} does not have an identity, so to use a where mask "
+                "one has to specify 'initial'")
+        if any(a.shape[ax] == 0 for ax in axes):
+            raise ValueError(
+                f"zero-size array to reduction operation {name} which has no identity")
+    if where is not None:
+        fill = identity if identity is not None else initial
+        mask = _broadcast_mask(where, a.shape)
+        a = lax.select(mask, a, lax.full_like(a, fill))
+    out = lax_reduce(a, axes)
+    if initial is not None:
+        init = convert(to_array(initial), compute_dtype)
+        if init.ndim:
+            raise ValueError(f"initial value of {name} must be a scalar, got shape {init.shape}")
+        out = combine(out, init)  # a rank-0 operand broadcasts in lax
+    out = _keepdims(out, axes, keepdims)
+    return convert(out, result_dtype)  # strongly typed, as JAX's reductions
+
+
+def _broadcast_mask(where, shape):
+    from minijax.numpy.manipulation import broadcast_to
+
+    return broadcast_to(convert(to_array(where), dtypes.bool_), shape)
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
+        promote_integers=True):
+    _no_out(out, "sum")
+    return _reduction("sum", a, lax.reduce_sum, 0, axis, dtype, keepdims, initial, where,
+                      promote_integers=promote_integers, bool_op=lax.reduce_or,
+                      combine=lax.add)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    _no_out(out, "prod")
+    return _reduction("prod", a, lax.reduce_prod, 1, axis, dtype, keepdims, initial, where,
+                      promote_integers=promote_integers, bool_op=lax.reduce_and,
+                      combine=lax.mul)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    _no_out(out, "max")
+    return _reduction("max", a, lax.reduce_max, None, axis, None, keepdims, initial, where,
+                      upcast_f16=False, combine=lax.max)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    _no_out(out, "min")
+    return _reduction("min", a, lax.reduce_min, None, axis, None, keepdims, initial, where,
+                      upcast_f16=False, combine=lax.min)
+
+
+amax, amin = max, min
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    _no_out(out, "all")
+    a = convert(to_array(a), dtypes.bool_) if _checked(a, "all") else a
+    return _reduction("all", a, lax.reduce_and, True, axis, None, keepdims, None, where,
+                      upcast_f16=False)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    _no_out(out, "any")
+    a = convert(to_array(a), dtypes.bool_) if _checked(a, "any") else a
+    return _reduction("any", a, lax.reduce_or, False, axis, None, keepdims, None, where,
+                      upcast_f16=False)
+
+
+def _checked(a, name):
+    check_arraylike(name, a)
+    return True
+
+
+def _count(shape, axes, where, dtype):
+    """How many elements each reduced value averages: a static number, or a masked sum."""
+    if where is None:
+        n = 1
+        for ax in axes:
+            n *= shape[ax]
+        return n
+    mask = _broadcast_mask(where, shape)
+    return lax.reduce_sum(convert(mask, dtype), axes)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean; integers and bools average as the default float."""
+    _no_out(out, "mean")
+    check_arraylike("mean", a)
+    a = to_array(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    if dtype is None:
+        result_dtype = to_inexact_dtype(a.dtype)
+    else:
+        result_dtype = dtypes.canonicalize_dtype(dtype)
+    compute_dtype = _upcast_f16(to_inexact_dtype(result_dtype))
+    total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)
+    count = _count(a.shape, axes, where, compute_dtype)
+    if where is not None and keepdims:
+        count = _keepdims(count, axes, True)
+    out = lax.div(total, count if not isinstance(count, int) else float(count))
+    return convert(out, result_dtype)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+    """Variance ``mean(|a - mean(a)|**2)`` with ``ddof`` (or ``correction``) degrees of freedom
+    subtracted from the count."""
+    _no_out(out, "var")
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    check_arraylike("var", a)
+    a = to_array(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    computation_dtype, result_dtype = _var_dtypes(a.dtype, dtype)
+    a = convert(a, computation_dtype)
+    centered = lax.sub(a, mean(a, axes, keepdims=True, where=where))
+    if dtypes.is_complex(computation_dtype):
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        centered = lax.square(centered)
+    count = _count(a.shape, axes, where, centered.dtype)
+    normalizer = lax.sub(count, float(ddof)) if not isinstance(count, int) else float(count - ddof)
+    total = sum(centered, axes, keepdims=keepdims, where=where)
+    if where is not None and keepdims:
+        normalizer = _keepdims(normalizer, axes, True)
+    out = lax.div(total, normalizer)
+    return convert(out, result_dtype)
+
+
+def _var_dtypes(a_dtype, dtype):
+    if dtype is not None:
+        dtype = dtypes.canonicalize_dtype(dtype)
+        if not dtypes.is_inexact(dtype):
+            raise ValueError(f"dtype argument to jnp.var must be inexact, got {dtype}")
+        return _upcast_f16(dtype), dtype
+    result = to_inexact_dtype(a_dtype)
+    if dtypes.is_complex(result):
+        result = np.dtype(np.finfo(result).dtype)  # the variance of complex values is real
+    compute = _upcast_f16(to_inexact_dtype(a_dtype))
+    return compute, result
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+    _no_out(out, "std")
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    from minijax.numpy.math import isnan
+
+    _no_out(out, "nansum")
+    a = to_array(a)
+    if dtypes.is_inexact(a.dtype):
+        a = lax.select(isnan(a), lax.full_like(a, 0), a)
+    return sum(a, axis, dtype, None, keepdims, initial, where)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    check_arraylike("count_nonzero", a)
+    nonzero = convert(to_array(a), dtypes.bool_)
+    return sum(nonzero, axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    _no_out(out, "ptp")
+    return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        count = lax.full_like(avg, np.prod([to_array(a).shape[ax] for ax in
+                                            canonicalize_axes(axis, to_array(a).ndim)]))
+        return (avg, count) if returned else avg
+    from minijax.numpy.math import multiply, true_divide
+
+    a, weights = to_array(a), to_array(weights)
+    if weights.shape != a.shape:
+        if axis is None or weights.ndim != 1:
+            raise ValueError("1D weights expected when shapes of a and weights differ.")
+        ax = canonicalize_axis(axis, a.ndim)
+        if weights.shape[0] != a.shape[ax]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        weights = lax.broadcast_in_dim(weights, a.shape, (ax,))
+    wsum = sum(weights, axis, keepdims=keepdims)
+    avg = true_divide(sum(multiply(a, weights), axis, keepdims=keepdims), wsum)
+    return (avg, wsum) if returned else avg
+
+
+# ------------------------------------------------------------------------------------------------
+# argmax / argmin
+
+
+def _arg_reduction(name, lax_fn, a, axis, out, keepdims):
+    _no_out(out, name)
+    check_arraylike(name, a)
+    a = to_array(a)
+    ndim = a.ndim
+    if axis is None:
+        operand, axis_ = lax.reshape(a, (a.size,)), 0
+    else:
+        operand, axis_ = a, canonicalize_axis(axis, ndim)
+    if operand.shape[axis_] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    result = lax_fn(operand, axis_, dtypes.default_int_dtype())
+    if keepdims:
+        result = lax.expand_dims(result, tuple(range(ndim)) if axis is None else (axis_,))
+    return result
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the first maximum (NaN counts as the maximum); ``axis=None`` flattens."""
+    return _arg_reduction("argmax", lax.argmax, a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the first minimum (NaN counts as the minimum); ``axis=None`` flattens."""
+    return _arg_reduction("argmin", lax.argmin, a, axis, out, keepdims)
+
+
+# ------------------------------------------------------------------------------------------------
+# Cumulative reductions
+
+
+def _cumulative(name, lax_fn, a, axis, dtype, out):
+    _no_out(out, name)
+    check_arraylike(name, a)
+    a = to_array(a)
+    if axis is None:
+        a = lax.reshape(a, (a.size,))
+        axis = 0
+    axis = canonicalize_axis(axis, a.ndim)
+    result_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else a.dtype
+    if result_dtype == dtypes.bool_:
+        # Accumulate bools as integers (True + True counts 2), then back to bool if asked.
+        compute_dtype = _promote_integer_dtype(result_dtype)
+    else:
+        compute_dtype = result_dtype
+    if a.dtype != dtypes.bool_ and dtype is not None and np.dtype(dtype) == dtypes.bool_:
+        a = convert(a, dtypes.bool_)
+    result = lax_fn(convert(a, compute_dtype), axis=axis)
+    if dtype is not None and np.dtype(dtype) == dtypes.bool_:
+        result = convert(result, dtypes.bool_)
+    return result
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative_with_initial(cumsum, 0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative_with_initial(cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _cumulative_with_initial(fn, init, x, axis, dtype, include_initial):
+    x = to_array(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("The array API cumulative functions need axis= for arrays of rank > 1")
+        axis = 0
+    axis = canonicalize_axis(axis, x.ndim)
+    out = fn(x, axis, dtype)
+    if not include_initial:
+        return out
+    pad = [(0, 0, 0)] * out.ndim
+    pad[axis] = (1, 0, 0)
+    return lax.pad(out, convert(init, out.dtype), tuple(pad))
+
