@@ -15,9 +15,10 @@ primitive); the notable points:
   param, when given, is a transpose applied first.
 - ``pad`` accepts negative low/high padding (StableHLO crops), interior padding must be >= 0.
 - ``dynamic_slice`` / ``dynamic_update_slice`` take their start indices as scalar *operands*
-  of one integer dtype. As in current JAX, the wrappers wrap negative indices (``i + dim``
-  when ``i < 0``: on the host for Python ints, with ``select_n`` for traced ones) and XLA
-  clamps each start to ``[0, dim - size]`` so the slice stays in bounds.
+  of one integer dtype (the wrappers promote mixed index dtypes). As in current JAX, the
+  wrappers wrap negative indices (``i + dim`` when ``i < 0``: on the host for Python ints,
+  with ``select_n`` for traced ones) and XLA clamps each start to ``[0, dim - size]`` so the
+  slice stays in bounds.
 - ``full`` is ``broadcast_in_dim`` of a converted scalar, which stages as a literal.
 - Wrappers that would be identities on an array (reshape to the same shape, identity
   transpose ...) return the operand unchanged and add no equation, as JAX's do.
@@ -37,6 +38,7 @@ from minijax.errors import JAXTypeError
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import add, lt, select_n
 from minijax.lax.families import check_same_dtypes, coerce_scalars
+from minijax.lowering.array import Array
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.source_info import with_user_line
 
@@ -57,8 +59,9 @@ __all__ = [
 
 
 def _is_array(x):
-    """A minijax Array or tracer (not NumPy): what the identity fast paths may return as is."""
-    return isinstance(x, Tracer) or (hasattr(x, "aval") and not isinstance(x, np.ndarray))
+    """A minijax Array or tracer: what the identity fast paths may return as is (NumPy values
+    and WeakScalars must still go through a primitive to become Arrays)."""
+    return isinstance(x, (Tracer, Array))
 
 
 def _static_int(x, what):
@@ -638,14 +641,33 @@ def _dynamic_slice_indices(name, operand, start_indices):
         raise TypeError(with_user_line(
             f"index arguments to {name} must be integers, got {_shapes(*index_avals)}."
         ))
-    dtype = dtypes.result_type(*indices)  # Python ints are weak: they take the arrays' dtype
+    dtype = _index_dtype(indices, index_avals, shape)
     return [_wrap_negative(i, d, dtype) for i, d in zip(indices, shape)]
+
+
+def _index_dtype(indices, index_avals, shape):
+    """One dtype that holds every index and every ``i + dim``.
+
+    Traced (and device) indices decide, by promotion with weak types counted as strong (a
+    weakly typed ``-1`` beside a uint8 index needs int32, not uint8); static ints are wrapped
+    and range-checked on the host, so they only decide when no index is traced. Widened with
+    int32 if a dimension does not fit (an int8 index on 300 rows).
+    """
+    voters = [a for i, a in zip(indices, index_avals) if not _is_static_index(i)] or index_avals
+    dtype, _ = dtypes.promote_dtypes_weak([(a.dtype, False) for a in voters])
+    if shape and max(shape) > np.iinfo(dtype).max:
+        dtype, _ = dtypes.promote_dtypes_weak([(dtype, False), (dtypes.default_int_dtype(), False)])
+    return dtype
 
 
 def _wrap_negative(i, dim, dtype):
     if _is_static_index(i):
         i = int(i)
-        return np.asarray(i + dim if i < 0 else i).astype(dtype)
+        i = i + dim if i < 0 else i
+        info = np.iinfo(dtype)
+        if not info.min <= i <= info.max:  # e.g. -100 for a uint8 index: clamp now, not wrap
+            i = min(max(i, 0), dim)
+        return np.asarray(i, dtype)
     i = _convert_element_type(i, dtype)
     if dtype.kind == "u":  # unsigned indices cannot be negative
         return i

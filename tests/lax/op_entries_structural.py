@@ -2,10 +2,10 @@
 
 The op table passes only arrays to ``fn``/``ref``, so static params (permutations, slice
 bounds, padding configs) are derived from the drawn shapes inside closures, one entry per
-configuration. Dynamic-slice start indices are drawn as int scalars (out of bounds on both
-sides, so wrapping of negatives and XLA's clamping are exercised) and passed as operands:
-eagerly they are NumPy values (wrapped on the host), under jit they are traced (wrapped with
-``select_n``), and both must agree with the NumPy reference below.
+configuration. Dynamic-slice start indices are drawn as int scalars (in bounds, negative, and
+out of bounds on both sides of each axis, so wrapping of negatives and XLA's clamping are
+exercised) and passed as operands: eagerly they are NumPy values (wrapped on the host), under
+jit they are traced (wrapped with ``select_n``), and both must agree with the NumPy reference.
 """
 
 from __future__ import annotations
@@ -78,21 +78,25 @@ def _concat_operands(axis):
     return strat()
 
 
-def _indices(ndim, draw):
+def _indices(dims, draw):
+    """One start index per size in ``dims``, in [-dim - 2, dim + 2]: in bounds, wrapped
+    negatives, and out of bounds on both sides (clamped) are all likely."""
     dtype = np.dtype(draw(st.sampled_from(INDEX_DTYPES)))
-    lo = 0 if dtype.kind == "u" else -7
-    return tuple(np.asarray(draw(st.integers(lo, 7)), dtype) for _ in range(ndim))
+    if dtype.kind == "u":
+        return tuple(np.asarray(draw(st.integers(0, d + 2)), dtype) for d in dims)
+    return tuple(np.asarray(draw(st.integers(-d - 2, d + 2)), dtype) for d in dims)
 
 
-def _with_indices(n_indices=None, update=False, min_dims=0):
-    """``(x, [update,] *start_indices)``: one index per axis (or ``n_indices``), in [-7, 7]."""
+def _with_indices(axis=None, update=False, min_dims=0):
+    """``(x, [update,] *start_indices)``: one index per axis (or one for ``axis`` only)."""
 
     @st.composite
     def strat(draw):
         dtype = draw(st.sampled_from(ALL_DTYPES))
         x = draw(array(draw(shapes(min_dims=min_dims)), dtype))
         extra = (draw(array(_half(x.shape), dtype)),) if update else ()
-        return (x, *extra, *_indices(x.ndim if n_indices is None else n_indices, draw))
+        dims = x.shape if axis is None else (x.shape[axis],)
+        return (x, *extra, *_indices(dims, draw))
 
     return strat()
 
@@ -372,13 +376,13 @@ register(
     lambda x, i: np_dynamic_slice(
         x, (0,) * (x.ndim - 1) + (i,), x.shape[:-1] + ((x.shape[-1] + 1) // 2,)
     ),
-    _with_indices(n_indices=1, min_dims=1),
+    _with_indices(axis=-1, min_dims=1),
 )
 register(
     "structural_dynamic_index_in_dim",
     lambda x, i: lax.dynamic_index_in_dim(x, i, axis=0, keepdims=False),
     lambda x, i: np_dynamic_slice(x, (i,) + (0,) * (x.ndim - 1), (1,) + x.shape[1:])[0],
-    _with_indices(n_indices=1, min_dims=1),
+    _with_indices(axis=0, min_dims=1),
 )
 
 
@@ -389,7 +393,7 @@ def _update_row():
     def strat(draw):
         dtype = draw(st.sampled_from(ALL_DTYPES))
         x = draw(array(draw(shapes(min_dims=1)), dtype))
-        return (x, draw(array(x.shape[1:], dtype)), *_indices(1, draw))
+        return (x, draw(array(x.shape[1:], dtype)), *_indices(x.shape[:1], draw))
 
     return strat()
 
@@ -404,7 +408,7 @@ register(
     "structural_dynamic_update_slice_in_dim",
     lambda x, u, *idx: lax.dynamic_update_slice_in_dim(x, u, idx[0], axis=0),
     lambda x, u, *idx: np_dynamic_update_slice(x, u, (idx[0],) + (0,) * (x.ndim - 1)),
-    _with_indices(n_indices=1, update=True, min_dims=1),
+    _with_indices(axis=0, update=True, min_dims=1),
 )
 
 # ------------------------------------------------------------------------------------------------
