@@ -143,8 +143,8 @@ def broadcast_to_shape(x, shape):
     x_shape = globals()["shape"](x)
     if x_shape == shape:
         return x
-    if isinstance(x, (np.ndarray, np.generic)):
-        return np.broadcast_to(x, shape)  # host values stay on the host (literals/consts)
+    if isinstance(x, np.ndarray) and x.ndim:
+        return np.broadcast_to(x, shape)  # a host array stays on the host (one constant)
     if broadcast_shapes(x_shape, shape) != shape:
         raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested {shape}")
     lead = len(shape) - len(x_shape)

@@ -124,7 +124,6 @@ _METHODS = {
     "__invert__": math.bitwise_not,
     "__round__": _python_round,
     "__getitem__": _getitem,
-    "__array_priority__": 100,
     "T": property(lambda self: manipulation.transpose(self)),
     "mT": property(manipulation.matrix_transpose),
     "real": property(math.real),

@@ -140,7 +140,7 @@ def full(shape, fill_value, dtype=None, *, device=None):
     """``fill_value`` (a scalar, or an array broadcast to ``shape``) everywhere."""
     check_arraylike("full", fill_value)
     shape_ = _canonical_shape(shape)
-    if np.ndim(fill_value) == 0 if not is_array(fill_value) else fill_value.ndim == 0:
+    if _ndim(fill_value) == 0:
         if is_array(fill_value):
             fill_value = convert(fill_value, dtype or fill_value.aval.dtype,
                                  dtype is None and fill_value.aval.weak_type)
@@ -172,13 +172,17 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     check_arraylike("full_like", a, fill_value)
-    if np.ndim(fill_value) if not is_array(fill_value) else fill_value.ndim:
+    if _ndim(fill_value):
         from minijax.numpy.manipulation import broadcast_to
 
         out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
         out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
         return broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
     return _like("full_like", a, fill_value, dtype, shape)
+
+
+def _ndim(x):
+    return x.ndim if is_array(x) else np.ndim(x)
 
 
 def _shape_of(a):

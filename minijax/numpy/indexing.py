@@ -133,12 +133,8 @@ def getitem(x, index):
 
 def _dynamic_index(x, dynamic):
     """A size-1 ``dynamic_slice`` on each axis indexed by a traced integer. ``dynamic_slice``
-    itself wraps negative starts once (``i + n``) and XLA clamps, as in JAX."""
-    index_dtype = dtypes.result_type(*dynamic.values())
-    starts = [
-        lax.convert_element_type(dynamic[ax], index_dtype) if ax in dynamic
-        else np.zeros((), index_dtype)
-        for ax in range(x.ndim)
-    ]
+    itself wraps negative starts once (``i + n``) and XLA clamps, as in JAX; the static zeros
+    of the other axes are Python ints, so they adopt the index dtype."""
+    starts = [dynamic.get(ax, 0) for ax in range(x.ndim)]
     sizes = tuple(1 if ax in dynamic else n for ax, n in enumerate(x.shape))
     return lax.dynamic_slice(x, starts, sizes)

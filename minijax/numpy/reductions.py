@@ -10,6 +10,8 @@ need ``initial=`` with ``where=`` (and refuse to reduce an empty axis without it
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from minijax import dtypes, lax
@@ -75,7 +77,7 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
             raise ValueError(
                 f"reduction operation {name} does not have an identity, so to use a where mask "
                 "one has to specify 'initial'")
-        if any(a.shape[ax] == 0 for ax in axes):
+        if builtins.any(a.shape[ax] == 0 for ax in axes):
             raise ValueError(
                 f"zero-size array to reduction operation {name} which has no identity")
     if where is not None:
@@ -197,7 +199,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     axes = canonicalize_axes(axis, a.ndim)
     computation_dtype, result_dtype = _var_dtypes(a.dtype, dtype)
     a = convert(a, computation_dtype)
-    centered = lax.sub(a, mean(a, axes, keepdims=True, where=where))
+    from minijax.numpy.math import subtract
+
+    centered = subtract(a, mean(a, axes, keepdims=True, where=where))
     if dtypes.is_complex(computation_dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:

@@ -1,0 +1,3 @@
+"""``minijax.nn``: activation functions and friends, as ``jax.nn``."""
+
+from minijax.nn.functions import *

@@ -1,0 +1,225 @@
+"""Neural-network functions of ``jax.nn``, written with ``minijax.numpy`` and ``lax``.
+
+The normalizing functions (``softmax``, ``log_softmax``, ``logsumexp``) subtract the maximum
+before exponentiating, so large inputs do not overflow. JAX wraps that maximum in
+``stop_gradient`` (it cancels out mathematically); minijax has no autodiff yet, so the plain
+maximum is used and the values are identical.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax import numpy as jnp
+from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args_inexact, to_array
+
+__all__ = [
+    "relu", "relu6", "sigmoid", "log_sigmoid", "silu", "swish", "gelu", "softplus",
+    "soft_sign", "tanh", "elu", "celu", "selu", "leaky_relu", "hard_tanh", "hard_sigmoid",
+    "hard_silu", "hard_swish", "glu", "softmax", "log_softmax", "logsumexp", "one_hot",
+    "standardize",
+]
+
+tanh = jnp.tanh
+
+
+def _inexact(name, x):
+    (x,) = promote_args_inexact(name, x)
+    return to_array(x)
+
+
+def relu(x):
+    """``max(x, 0)``."""
+    check_arraylike("relu", x)
+    return jnp.maximum(x, 0)
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``."""
+    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+def sigmoid(x):
+    """``1 / (1 + exp(-x))`` (``lax.logistic``)."""
+    return lax.logistic(_inexact("sigmoid", x))
+
+
+def silu(x):
+    """``x * sigmoid(x)``."""
+    x = _inexact("silu", x)
+    return lax.mul(x, lax.logistic(x))
+
+
+swish = silu
+
+
+def softplus(x):
+    """``log(1 + exp(x))`` without overflow (``logaddexp(x, 0)``)."""
+    return jnp.logaddexp(_inexact("softplus", x), 0)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``."""
+    x = _inexact("log_sigmoid", x)
+    return lax.neg(softplus(lax.neg(x)))
+
+
+def soft_sign(x):
+    x = _inexact("soft_sign", x)
+    return lax.div(x, lax.add(lax.abs(x), 1.0))
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit: ``x * Phi(x)``; ``approximate`` uses the tanh formula."""
+    x = _inexact("gelu", x)
+    if approximate:
+        sqrt_2_over_pi = float(np.sqrt(2 / np.pi))
+        cdf = lax.mul(0.5, lax.add(1.0, lax.tanh(
+            lax.mul(sqrt_2_over_pi, lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))))))
+        return lax.mul(x, cdf)
+    return lax.div(lax.mul(x, lax.add(lax.erf(lax.div(x, float(np.sqrt(2)))), 1.0)), 2.0)
+
+
+def elu(x, alpha=1.0):
+    x = _inexact("elu", x)
+    safe = jnp.where(lax.gt(x, 0.0), 0.0, x)  # expm1 of large x would overflow unused
+    return jnp.where(lax.gt(x, 0.0), x, lax.mul(alpha, lax.expm1(safe)))
+
+
+def celu(x, alpha=1.0):
+    x = _inexact("celu", x)
+    return jnp.maximum(x, 0.0) + alpha * lax.expm1(lax.div(jnp.minimum(x, 0.0), alpha))
+
+
+def selu(x):
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return lax.mul(scale, elu(x, alpha))
+
+
+def leaky_relu(x, negative_slope=1e-2):
+    x = _inexact("leaky_relu", x)
+    return jnp.where(lax.ge(x, 0.0), x, lax.mul(negative_slope, x))
+
+
+def hard_tanh(x):
+    return jnp.clip(_inexact("hard_tanh", x), -1.0, 1.0)
+
+
+def hard_sigmoid(x):
+    return relu6(lax.add(_inexact("hard_sigmoid", x), 3.0)) / 6.0
+
+
+def hard_silu(x):
+    x = _inexact("hard_silu", x)
+    return lax.mul(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: the first half of ``axis`` times the sigmoid of the second half."""
+    x = to_array(x)
+    size = x.shape[axis]
+    if size % 2:
+        raise AssertionError("axis size must be divisible by 2")
+    x1, x2 = jnp.split(x, 2, axis)
+    return x1 * sigmoid(x2)
+
+
+# ------------------------------------------------------------------------------------------------
+# Normalizing functions
+
+
+def _reduce_axes(x, axis):
+    return canonicalize_axes(axis, x.ndim)
+
+
+def _finite_max(x, axes, where, initial=-np.inf):
+    """The maximum over ``axes`` (keepdims), with non-finite maxima replaced by 0 so that
+    ``x - max`` stays finite for rows that are all ``-inf`` (their result is then -inf/0)."""
+    amax = jnp.max(x, axis=axes, keepdims=True, where=where,
+                   initial=initial if where is not None else None)
+    return jnp.where(jnp.isfinite(amax), amax, 0.0).astype(x.dtype)
+
+
+def softmax(x, axis=-1, where=None, initial=-np.inf):
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability."""
+    x = _inexact("softmax", x)
+    axes = _reduce_axes(x, axis)
+    unnormalized = jnp.exp(x - _finite_max(x, axes, where, initial))
+    if where is not None:
+        unnormalized = jnp.where(where, unnormalized, 0.0)
+    return unnormalized / jnp.sum(unnormalized, axes, keepdims=True, where=where)
+
+
+def log_softmax(x, axis=-1, where=None, initial=-np.inf):
+    """``x - logsumexp(x)`` along ``axis``."""
+    x = _inexact("log_softmax", x)
+    axes = _reduce_axes(x, axis)
+    shifted = x - _finite_max(x, axes, where, initial)
+    shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axes, keepdims=True, where=where))
+    out = shifted - shifted_logsumexp
+    if where is not None:
+        out = jnp.where(where, out, -np.inf)
+    return out
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """``log(sum(b * exp(a)))`` along ``axis``, computed as ``max + log(sum(b * exp(a - max)))``.
+
+    A max of ``+-inf`` is replaced by 0 before subtracting (so an all ``-inf`` row gives
+    ``-inf``, not NaN). With ``b``, a negative sum gives NaN unless ``return_sign``.
+    """
+    check_arraylike("logsumexp", a)
+    if b is not None:
+        a, b = promote_args_inexact("logsumexp", a, b)
+        a, b = to_array(a), to_array(b)
+    else:
+        a = _inexact("logsumexp", a)
+    axes = _reduce_axes(a, axis)
+    amax = jnp.max(jnp.real(a), axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = jnp.where(jnp.isfinite(amax), amax, 0.0).astype(amax.dtype)
+    amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
+    exp_a = jnp.exp(a - amax_with_dims.astype(a.dtype))
+    if b is not None:
+        exp_a = exp_a * b
+    sumexp = jnp.sum(exp_a, axis=axes, keepdims=keepdims, where=where)
+    sign = jnp.sign(sumexp)
+    if return_sign or not dtypes.is_complex(a.dtype):
+        sumexp = jnp.abs(sumexp)
+    out = jnp.log(sumexp) + amax.astype(sumexp.dtype)
+    if return_sign:
+        return out, sign
+    if b is not None and not dtypes.is_complex(out.dtype):
+        out = jnp.where(sign < 0, np.nan, out)
+    return out
+
+
+def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
+    """``x[..., None] == arange(num_classes)`` as ``dtype``; the class axis goes at ``axis``."""
+    num_classes = operator.index(num_classes)
+    x = to_array(x)
+    out_ndim = x.ndim + 1
+    axis = canonicalize_axes(axis, out_ndim)[0]
+    lhs = lax.expand_dims(x, (axis,))
+    rhs_shape = [1] * x.ndim
+    rhs_shape.insert(axis, num_classes)
+    rhs = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), axis)
+    return (lhs == rhs).astype(dtype)
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (statistics computed if not
+    given; the variance as ``E[x**2] - E[x]**2``, like JAX)."""
+    x = _inexact("standardize", x)
+    axes = _reduce_axes(x, axis)
+    if mean is None:
+        mean = jnp.mean(x, axes, keepdims=True, where=where)
+    if variance is None:
+        variance = jnp.mean(jnp.square(x), axes, keepdims=True, where=where) - jnp.square(mean)
+    return (x - mean) * lax.rsqrt(variance + epsilon)

@@ -1,0 +1,26 @@
+"""``minijax.numpy``: NumPy's API on minijax arrays, with JAX's semantics (immutable arrays,
+JAX's dtype promotion with weak types, x64 off by default), built on ``minijax.lax``.
+
+Importing it also gives ``minijax.Array`` and tracers their operators and methods
+(``array_methods``).
+"""
+
+import numpy as _np
+
+from minijax.lowering.array import Array as ndarray
+from minijax.numpy import array_methods as _array_methods
+from minijax.numpy.creation import *
+from minijax.numpy.linalg_basic import *
+from minijax.numpy.manipulation import *
+from minijax.numpy.math import *
+from minijax.numpy.reductions import *
+from minijax.numpy.scalar_types import *
+
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+euler_gamma = _np.euler_gamma
+newaxis = None
+
+del _np

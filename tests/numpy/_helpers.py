@@ -1,0 +1,40 @@
+"""Shared helpers for the jnp tests: NumPy references computed at the dtype JAX promotes to."""
+
+import ml_dtypes
+import numpy as np
+
+import minijax
+from minijax.dtypes import canonicalize_dtype
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+TOL = {
+    "float32": (2e-5, 1e-6), "float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2),
+    "complex64": (2e-5, 1e-6),
+}
+
+
+def check(result, expected, dtype=None, tol=None, check_dtype=True):
+    """``result`` (an Array) matches ``expected`` in value, shape and (JAX-promoted) dtype."""
+    assert isinstance(result, minijax.Array), type(result)
+    expected = np.asarray(expected)
+    # A reference's 64-bit dtype means the 32-bit one here (x64 is off), as jnp canonicalizes.
+    want_dtype = np.dtype(dtype) if dtype is not None else canonicalize_dtype(expected.dtype)
+    if check_dtype:
+        assert result.dtype == want_dtype, (result.dtype, want_dtype)
+    assert result.shape == expected.shape, (result.shape, expected.shape)
+    got = np.asarray(result)
+    if want_dtype.kind in "fcV" or want_dtype == BF16:
+        rtol, atol = tol or TOL.get(want_dtype.name, (1e-5, 1e-6))
+        np.testing.assert_allclose(got.astype(np.float64) if want_dtype.kind != "c" else got,
+                                   expected.astype(got.dtype).astype(np.float64)
+                                   if want_dtype.kind != "c" else expected,
+                                   rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, expected.astype(got.dtype))
+
+
+def both(fn, *args, **kwargs):
+    """``fn`` run eagerly and under jit (its array arguments traced)."""
+    eager = fn(*args, **kwargs)
+    jitted = minijax.jit(lambda *a: fn(*a, **kwargs))(*args)
+    return eager, jitted
