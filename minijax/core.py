@@ -85,7 +85,10 @@ class WeakScalar:
     __slots__ = ("val", "aval")
 
     def __init__(self, value, dtype):
-        self.val = np.asarray(value, dtype)
+        if type(value) is int:
+            self.val = dtypes.python_scalar_as(value, dtype)  # JAX's overflow rule
+        else:
+            self.val = np.asarray(value, dtype)
         self.aval = ShapedArray((), self.val.dtype, weak_type=True)
 
     def __array__(self, dtype=None, copy=None):

@@ -182,6 +182,21 @@ def is_python_scalar(x):
     return type(x) in _PY_SCALAR
 
 
+def python_scalar_as(x, dtype):
+    """A Python scalar as a 0-d NumPy value of ``dtype``, with JAX's integer rule: the int must
+    fit the default int type (int32, or int64 under x64) and then wraps into narrower types
+    (``uint8_array + 300`` adds 44, as JAX and as C)."""
+    dtype = np.dtype(dtype)
+    if type(x) is int:
+        default = default_int_dtype()
+        info = np.iinfo(default)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {default.name}")
+        if dtype.kind in "iu":
+            return np.asarray(x, default).astype(dtype)
+    return np.asarray(x, dtype)
+
+
 def dtype_of(x):
     """dtype (canonical) and weak_type of any value a user may pass: Array, numpy, scalar."""
     aval = getattr(x, "aval", None)

@@ -5,8 +5,8 @@ the reference; later issues add check_grads, vmap-vs-loop and sharded-vs-unshard
 the same table. Entries live in per-family modules (``tests/lax/op_entries_*.py``) that call
 ``register``; add an entry beside the family it tests.
 
-``args`` is a hypothesis strategy producing a tuple of NumPy arrays (the operands); ``static``
-holds keyword parameters passed to both ``fn`` and ``ref`` unchanged; ``tol`` maps a dtype name to
+``args`` is a hypothesis strategy producing a tuple of NumPy arrays (the operands; static
+parameters are baked into ``fn``/``ref`` with a lambda); ``tol`` maps a dtype name to
 (rtol, atol) for the comparison with NumPy (default exact for ints/bools, loose for floats).
 """
 
@@ -69,7 +69,18 @@ def array(shape, dtype, lo=-10.0, hi=10.0):
         part = st.floats(lo, hi, width=32)
         return hnp.arrays(dtype, shape, elements=st.builds(complex, part, part))
     width = 16 if dtype == np.float16 else 32 if dtype == np.float32 else 64
+    lo, hi = _inward_bounds(lo, hi, dtype)
     return hnp.arrays(dtype, shape, elements=st.floats(lo, hi, width=width))
+
+
+def _inward_bounds(lo, hi, dtype):
+    """Rounds float bounds inward to values ``dtype`` represents (hypothesis insists on it)."""
+    lo_d, hi_d = dtype.type(lo), dtype.type(hi)
+    if float(lo_d) < lo:
+        lo_d = np.nextafter(lo_d, dtype.type(np.inf))
+    if float(hi_d) > hi:
+        hi_d = np.nextafter(hi_d, dtype.type(-np.inf))
+    return float(lo_d), float(hi_d)
 
 
 def same_shape_args(n, dtypes, lo=-10.0, hi=10.0, max_dims=3):

@@ -70,7 +70,7 @@ def convert(x, dtype, weak_type=False):
     """
     dtype = dtypes.canonicalize_dtype(dtype)
     if type(x) in _SCALAR_TYPES:
-        return WeakScalar(x, dtype) if weak_type else np.asarray(x, dtype)[()]
+        return WeakScalar(x, dtype) if weak_type else dtypes.python_scalar_as(x, dtype)[()]
     if isinstance(x, WeakScalar):
         return WeakScalar(x.val, dtype) if weak_type else x.val.astype(dtype)[()]
     if isinstance(x, (np.ndarray, np.generic)):

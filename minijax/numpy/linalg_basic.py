@@ -6,6 +6,7 @@ from __future__ import annotations
 import operator
 
 from minijax import lax
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
     broadcast_to_shape,
@@ -23,6 +24,7 @@ def _promoted(name, a, b):
     return to_array(a), to_array(b)
 
 
+@eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def dot(a, b, *, precision=None, preferred_element_type=None):
     """NumPy's ``dot``: a scalar multiplies; otherwise contract ``a``'s last axis with ``b``'s
     second-to-last (its only axis when ``b`` is 1-D)."""
@@ -38,6 +40,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, dims, precision, preferred_element_type)
 
 
+@eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     """``a @ b``: batched over leading axes (broadcast), with NumPy's 1-D rules (a 1-D ``a`` is
     a row vector, a 1-D ``b`` a column vector; the added axis is removed again)."""
@@ -69,6 +72,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     return lax.squeeze(out, squeeze) if squeeze else out
 
 
+@eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating ``a`` first."""
     from minijax.numpy.manipulation import ravel
@@ -79,6 +83,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
                preferred_element_type=preferred_element_type)
 
 
+@eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction over the last axes of both."""
     a, b = _promoted("inner", a, b)
@@ -90,6 +95,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, dims, precision, preferred_element_type)
 
 
+@eager_jit
 def outer(a, b, out=None):
     """``ravel(a)[:, None] * ravel(b)[None, :]``."""
     if out is not None:
@@ -101,6 +107,7 @@ def outer(a, b, out=None):
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 
 
+@eager_jit(static_argnames=('axes', 'precision', 'preferred_element_type'))
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""
@@ -125,6 +132,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
 
 
+@eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'))
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product along ``axis``, broadcast over the other axes."""
     from minijax.numpy.manipulation import moveaxis
@@ -138,6 +146,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     return lax.squeeze(out, (out.ndim - 2, out.ndim - 1))
 
 
+@eager_jit
 def matvec(x1, x2, /):
     x1, x2 = _promoted("matvec", x1, x2)
     out = matmul(x1, lax.expand_dims(x2, (x2.ndim,)))

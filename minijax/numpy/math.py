@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from minijax import dtypes, lax
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     check_arraylike,
     convert,
@@ -74,7 +75,7 @@ def _unary(name, lax_fn_name, inexact=False):
     fn.__doc__ = f"``jnp.{name}``: elementwise ``lax.{lax_fn_name}``" + (
         " (integers become the default float)." if inexact else "."
     )
-    return fn
+    return eager_jit(fn)
 
 
 def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None):
@@ -88,7 +89,7 @@ def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``jnp.{name}``: ``lax.{lax_fn_name}`` after NumPy broadcasting and promotion."
-    return fn
+    return eager_jit(fn)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -105,6 +106,7 @@ arctan2 = _binary("arctan2", "atan2", inexact=True)
 atan2 = arctan2
 
 
+@eager_jit
 def floor_divide(x1, x2, /):
     """Division rounded toward minus infinity (``-7 // 2 == -4``), NumPy's ``//``."""
     x1, x2 = promote_args_numeric("floor_divide", x1, x2)
@@ -139,6 +141,7 @@ def _float_divmod(x1, x2):
     return lax.round(div), mod
 
 
+@eager_jit
 def remainder(x1, x2, /):
     """Remainder with the sign of the divisor (Python's ``%``)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
@@ -157,12 +160,14 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
+@eager_jit
 def fmod(x1, x2, /):
     """Remainder with the sign of the dividend (C's ``fmod``)."""
     x1, x2 = promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, x2)
 
 
+@eager_jit
 def divmod(x1, x2, /):  # noqa: A001 - NumPy's name
     x1, x2 = promote_args_numeric("divmod", x1, x2)
     if _dtype(x1).kind in "iu":
@@ -177,10 +182,18 @@ def power(x1, x2, /):
     try:
         exponent = operator.index(x2)
     except TypeError:
-        pass
-    else:
-        (x1,) = promote_dtypes_numeric(x1)
-        return lax.integer_pow(to_array(x1), exponent)
+        return _power(x1, x2)
+    return _static_integer_power(x1, exponent)
+
+
+@eager_jit(static_argnames=("exponent",))
+def _static_integer_power(x1, exponent):
+    (x1,) = promote_dtypes_numeric(x1)
+    return lax.integer_pow(to_array(x1), exponent)
+
+
+@eager_jit
+def _power(x1, x2):
     x1, x2 = promote_args_numeric("power", x1, x2)
     if _dtype(x1).kind not in "iu":
         return lax.pow(x1, x2)
@@ -205,11 +218,13 @@ def _integer_power(x1, x2):
 pow = power  # noqa: A001 - NumPy 2's name
 
 
+@eager_jit
 def float_power(x1, x2, /):
     x1, x2 = promote_args_inexact("float_power", x1, x2)
     return lax.pow(x1, x2)
 
 
+@eager_jit
 def negative(x, /):
     (x,) = promote_args("negative", x)
     return lax.neg(x)
@@ -220,6 +235,7 @@ def positive(x, /):
     return to_array(x)
 
 
+@eager_jit
 def abs(x, /):  # noqa: A001 - NumPy's name
     """Absolute value; unsigned and bool values are returned as they are (complex → real)."""
     (x,) = promote_args("abs", x)
@@ -231,6 +247,7 @@ def abs(x, /):  # noqa: A001 - NumPy's name
 absolute = abs
 
 
+@eager_jit
 def fabs(x, /):
     (x,) = promote_args_inexact("fabs", x)
     if _dtype(x).kind == "c":
@@ -238,16 +255,19 @@ def fabs(x, /):
     return lax.abs(x)
 
 
+@eager_jit
 def sign(x, /):
     (x,) = promote_args("sign", x)
     return lax.sign(x)
 
 
+@eager_jit
 def square(x, /):
     (x,) = promote_args_numeric("square", x)
     return lax.square(x)
 
 
+@eager_jit
 def reciprocal(x, /):
     (x,) = promote_args_inexact("reciprocal", x)
     return lax.integer_pow(x, -1)
@@ -284,13 +304,14 @@ def _log_base(name, base):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``jnp.{name}``: ``log(x) / log({base})``."
-    return fn
+    return eager_jit(fn)
 
 
 log2 = _log_base("log2", 2.0)
 log10 = _log_base("log10", 10.0)
 
 
+@eager_jit
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
@@ -304,6 +325,7 @@ def logaddexp(x1, x2, /):
     )
 
 
+@eager_jit
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` without overflow."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
@@ -311,6 +333,7 @@ def logaddexp2(x1, x2, /):
     return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
 
 
+@eager_jit
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` scaled by the larger magnitude, so squares cannot overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
@@ -323,11 +346,13 @@ def hypot(x1, x2, /):
     )
 
 
+@eager_jit
 def deg2rad(x, /):
     (x,) = promote_args_inexact("deg2rad", x)
     return lax.mul(x, np.pi / 180)
 
 
+@eager_jit
 def rad2deg(x, /):
     (x,) = promote_args_inexact("rad2deg", x)
     return lax.mul(x, 180 / np.pi)
@@ -343,16 +368,19 @@ def _integer_or_bool(x):
     return _dtype(x).kind in "iub"
 
 
+@eager_jit
 def floor(x, /):
     (x,) = promote_args("floor", x)
     return to_array(x) if _integer_or_bool(x) else lax.floor(x)
 
 
+@eager_jit
 def ceil(x, /):
     (x,) = promote_args("ceil", x)
     return to_array(x) if _integer_or_bool(x) else lax.ceil(x)
 
 
+@eager_jit
 def trunc(x, /):
     """Round toward zero."""
     (x,) = promote_args("trunc", x)
@@ -364,6 +392,7 @@ def trunc(x, /):
 fix = trunc
 
 
+@eager_jit(static_argnames=("decimals",))
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """Round half to even (NumPy's rule), to ``decimals`` places (negative: tens, hundreds)."""
     if out is not None:
@@ -393,11 +422,13 @@ def _round_float(x, decimals):
 around = round
 
 
+@eager_jit
 def rint(x, /):
     (x,) = promote_args_inexact("rint", x)
     return round(x)
 
 
+@eager_jit
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """``arr`` limited to ``[min, max]`` (either may be None). ``a``/``a_min``/``a_max`` are the
     older spellings JAX still accepts."""
@@ -442,6 +473,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
                          "to jnp.where, got one.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value are only allowed in the one-argument form of where")
+    return _where(condition, x, y)
+
+
+@eager_jit
+def _where(condition, x, y):
     check_arraylike("where", condition, x, y)
     condition = convert(condition, dtypes.bool_)
     x, y = _promote_dtypes2(x, y)
@@ -479,18 +515,22 @@ def _to_bool(name, *args):
     return promote_shapes(*[convert(a, dtypes.bool_) for a in args])
 
 
+@eager_jit
 def logical_and(x1, x2, /):
     return lax.bitwise_and(*_to_bool("logical_and", x1, x2))
 
 
+@eager_jit
 def logical_or(x1, x2, /):
     return lax.bitwise_or(*_to_bool("logical_or", x1, x2))
 
 
+@eager_jit
 def logical_xor(x1, x2, /):
     return lax.bitwise_xor(*_to_bool("logical_xor", x1, x2))
 
 
+@eager_jit
 def logical_not(x, /):
     return lax.bitwise_not(*_to_bool("logical_not", x))
 
@@ -504,6 +544,7 @@ left_shift = _binary("left_shift", "shift_left")
 bitwise_left_shift = left_shift
 
 
+@eager_jit
 def right_shift(x1, x2, /):
     """Arithmetic shift for signed integers (sign fill), logical for unsigned ones."""
     x1, x2 = promote_args("right_shift", x1, x2)
@@ -518,6 +559,7 @@ bitwise_right_shift = right_shift
 # Classification
 
 
+@eager_jit
 def isfinite(x, /):
     (x,) = promote_args("isfinite", x)
     dtype = _dtype(x)
@@ -528,6 +570,7 @@ def isfinite(x, /):
     return _zeros_like_bool(x, True)
 
 
+@eager_jit
 def isinf(x, /):
     (x,) = promote_args("isinf", x)
     dtype = _dtype(x)
@@ -538,6 +581,7 @@ def isinf(x, /):
     return _zeros_like_bool(x, False)
 
 
+@eager_jit
 def isnan(x, /):
     (x,) = promote_args("isnan", x)
     if dtypes.is_inexact(_dtype(x)):
@@ -545,6 +589,7 @@ def isnan(x, /):
     return _zeros_like_bool(x, False)
 
 
+@eager_jit
 def signbit(x, /):
     """True where the sign bit is set (``-0.0`` included)."""
     (x,) = promote_args("signbit", x)
@@ -564,11 +609,13 @@ def signbit(x, /):
 # Complex parts
 
 
+@eager_jit
 def real(val, /):
     (val,) = promote_args("real", val)
     return lax.real(val) if _dtype(val).kind == "c" else to_array(val)
 
 
+@eager_jit
 def imag(val, /):
     (val,) = promote_args("imag", val)
     if _dtype(val).kind == "c":
@@ -576,6 +623,7 @@ def imag(val, /):
     return lax.full_like(to_array(val), 0)
 
 
+@eager_jit
 def conjugate(x, /):
     (x,) = promote_args("conjugate", x)
     return lax.conj(x) if _dtype(x).kind == "c" else to_array(x)

@@ -15,6 +15,7 @@ import builtins
 import numpy as np
 
 from minijax import dtypes, lax
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     canonicalize_axes,
     canonicalize_axis,
@@ -105,6 +106,7 @@ def _no_out(out, name):
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'))
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
         promote_integers=True):
     _no_out(out, "sum")
@@ -113,6 +115,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       combine=lax.add)
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'))
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     _no_out(out, "prod")
@@ -121,12 +124,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       combine=lax.mul)
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _no_out(out, "max")
     return _reduction("max", a, lax.reduce_max, None, axis, None, keepdims, initial, where,
                       upcast_f16=False, combine=lax.max)
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _no_out(out, "min")
     return _reduction("min", a, lax.reduce_min, None, axis, None, keepdims, initial, where,
@@ -136,6 +141,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 amax, amin = max, min
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     _no_out(out, "all")
     a = convert(to_array(a), dtypes.bool_) if _checked(a, "all") else a
@@ -143,6 +149,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
                       upcast_f16=False)
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     _no_out(out, "any")
     a = convert(to_array(a), dtypes.bool_) if _checked(a, "any") else a
@@ -166,6 +173,7 @@ def _count(shape, axes, where, dtype):
     return lax.reduce_sum(convert(mask, dtype), axes)
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'))
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean; integers and bools average as the default float."""
     _no_out(out, "mean")
@@ -185,6 +193,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return convert(out, result_dtype)
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Variance ``mean(|a - mean(a)|**2)`` with ``ddof`` (or ``correction``) degrees of freedom
@@ -228,12 +237,14 @@ def _var_dtypes(a_dtype, dtype):
     return compute, result
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     _no_out(out, "std")
     return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     from minijax.numpy.math import isnan
 
@@ -244,17 +255,20 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return sum(a, axis, dtype, None, keepdims, initial, where)
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def count_nonzero(a, axis=None, keepdims=False):
     check_arraylike("count_nonzero", a)
     nonzero = convert(to_array(a), dtypes.bool_)
     return sum(nonzero, axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def ptp(a, axis=None, out=None, keepdims=False):
     _no_out(out, "ptp")
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
+@eager_jit(static_argnames=('axis', 'returned', 'keepdims'))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
@@ -297,11 +311,13 @@ def _arg_reduction(name, lax_fn, a, axis, out, keepdims):
     return result
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the first maximum (NaN counts as the maximum); ``axis=None`` flattens."""
     return _arg_reduction("argmax", lax.argmax, a, axis, out, keepdims)
 
 
+@eager_jit(static_argnames=('axis', 'keepdims'))
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the first minimum (NaN counts as the minimum); ``axis=None`` flattens."""
     return _arg_reduction("argmin", lax.argmin, a, axis, out, keepdims)
@@ -333,18 +349,22 @@ def _cumulative(name, lax_fn, a, axis, dtype, out):
     return result
 
 
+@eager_jit(static_argnames=('axis', 'dtype'))
 def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
 
 
+@eager_jit(static_argnames=('axis', 'dtype'))
 def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'))
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative_with_initial(cumsum, 0, x, axis, dtype, include_initial)
 
 
+@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'))
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative_with_initial(cumprod, 1, x, axis, dtype, include_initial)
 

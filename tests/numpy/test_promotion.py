@@ -51,8 +51,14 @@ def test_python_scalars_are_weak():
     np.testing.assert_array_equal(np.asarray(y), [2.5, 2.5, 2.5])
     assert (jnp.ones(3, jnp.int8) + 1).dtype == np.int8
     assert (jnp.ones(3, jnp.uint8) * 200).dtype == np.uint8
-    with pytest.raises(OverflowError):  # as JAX: the weak int must fit the array's dtype
-        jnp.ones(3, jnp.uint8) * 300
+    # As JAX: a weak int must fit the default int type, then wraps into the array's dtype.
+    np.testing.assert_array_equal(np.asarray(jnp.ones(3, jnp.uint8) + 300), [45, 45, 45])
+    traced = minijax.jit(lambda a: a + 300)(jnp.ones(3, jnp.uint8))
+    np.testing.assert_array_equal(np.asarray(traced), [45, 45, 45])
+    with pytest.raises(OverflowError):
+        jnp.ones(3, jnp.int8) * 2**40
+    with pytest.raises(OverflowError):
+        minijax.make_jaxpr(lambda a: a * 2**40)(jnp.ones(3, jnp.int8))
     assert (jnp.ones(3, jnp.float16) - 1).dtype == np.float16
     both_scalars = jnp.add(1, 2)
     assert both_scalars.dtype == np.int32 and both_scalars.weak_type

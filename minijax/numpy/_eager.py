@@ -1,0 +1,66 @@
+"""Eager calls of hot ``jnp`` functions run as one cached jitted program, as in JAX.
+
+Outside any transformation, ``jnp.sin(x)`` or ``x * 2.0`` would otherwise pay for the jnp layer
+in Python (argument checks, promotion, broadcasting) and then dispatch each lax primitive it
+binds on its own, device-putting Python scalars on every call. Wrapped with ``eager_jit``, the
+call goes through jaxlib's C++ jit fast path instead: one signature check, one executable, the
+scalar passed as a weakly typed argument (~4 µs instead of ~25 µs for ``x * 2.0``).
+
+Under a trace (jit, make_jaxpr, later grad/vmap) the wrapper calls the plain function: tracing
+through the C++ path would only add its slow miss path, and the jnp code is inlined anyway.
+Only functions whose every argument is an array or a hashable static option may be wrapped
+(shape-dependent or value-dependent functions like ``nonzero`` must stay plain).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from minijax import core
+
+
+def eager_jit(fn=None, *, static_argnames=()):
+    """Decorator: ``fn`` runs jitted when called eagerly, plainly when called under a trace."""
+    if fn is None:
+        return functools.partial(eager_jit, static_argnames=static_argnames)
+    from minijax.jitting import jit
+
+    jitted = jit(fn, static_argnames=static_argnames or None)
+    ctx, eval_trace = core._ctx, core.eval_trace
+    static_positions = _positions(fn, static_argnames)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if ctx.trace is eval_trace:
+            if static_argnames:
+                args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
+            return jitted(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    wrapper._eager_jitted = jitted
+    return wrapper
+
+
+def _positions(fn, names):
+    params = list(inspect.signature(fn).parameters.values())
+    return tuple(i for i, p in enumerate(params) if p.name in names
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def _hashable_static(args, kwargs, static_argnames, static_positions):
+    """``axis=[0, 1]`` is fine for NumPy: list-valued static options become tuples for the key."""
+    for name in static_argnames:
+        if isinstance(kwargs.get(name), (list, tuple)):
+            kwargs = dict(kwargs)
+            kwargs[name] = _freeze(kwargs[name])
+    for i in static_positions:
+        if i < len(args) and isinstance(args[i], (list, tuple)):
+            args = args[:i] + (_freeze(args[i]),) + args[i + 1:]
+    return args, kwargs
+
+
+def _freeze(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
