@@ -48,6 +48,10 @@ jax.block_until_ready(f(x))
 
 out["eager_op_us"] = per_call_us(lambda: jnp.sin(x), 5000)
 out["eager_mul_scalar_us"] = per_call_us(lambda: x * 2.0, 5000)
+out["eager_add_arrays_us"] = per_call_us(lambda: x + x, 5000)
+out["eager_sum_us"] = per_call_us(lambda: x.sum(), 5000)
+m = jnp.ones((32, 32), jnp.float32)
+out["eager_matmul_32_us"] = per_call_us(lambda: m @ m, 5000)
 
 def mlp_loss(params, x, y):
     h = x

@@ -126,8 +126,24 @@ def _node_dtype(node):
 _X64_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 
+_canonical_cache = {}
+
+
 def canonicalize_dtype(dtype):
     """The dtype values of ``dtype`` really get: 64-bit narrowed to 32-bit unless x64 is on."""
+    try:
+        return _canonical_cache[dtype, config.jax_enable_x64]
+    except (KeyError, TypeError):  # TypeError: an unhashable dtype-like, e.g. a list spec
+        pass
+    result = _canonicalize_dtype(dtype)
+    try:
+        _canonical_cache[dtype, config.jax_enable_x64] = result
+    except TypeError:
+        pass
+    return result
+
+
+def _canonicalize_dtype(dtype):
     dtype = np.dtype(dtype)
     if dtype not in _dtype_set:
         raise TypeError(f"minijax does not support dtype {dtype}")

@@ -12,6 +12,8 @@ and result type (bf16 x bf16 -> f32 accumulates in f32).
 
 from __future__ import annotations
 
+import functools
+
 import enum
 import operator
 
@@ -105,33 +107,38 @@ def _check_dims_in_range(side, aval, contracting, batch):
         )
 
 
+def _operands(lhs, rhs):
+    return f"for operands {lhs.str_short()} and {rhs.str_short()}"
+
+
 def _dot_general_shape(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     _check_dims_in_range("lhs", lhs, lc, lb)
     _check_dims_in_range("rhs", rhs, rc, rb)
-    operands = f"for operands {lhs.str_short()} and {rhs.str_short()}"
     if len(lb) != len(rb):
         raise TypeError(
             "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got "
-            f"lhs_batch {lb} and rhs_batch {rb} {operands}"
+            f"lhs_batch {lb} and rhs_batch {rb} {_operands(lhs, rhs)}"
         )
     lb_shape, rb_shape = [lhs.shape[i] for i in lb], [rhs.shape[i] for i in rb]
     if lb_shape != rb_shape:
         raise TypeError(
             "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same "
-            f"shape, got {lb_shape} and {rb_shape} {operands}"
+            f"shape, got {lb_shape} and {rb_shape} {_operands(lhs, rhs)}"
         )
     lc_shape, rc_shape = [lhs.shape[i] for i in lc], [rhs.shape[i] for i in rc]
     if lc_shape != rc_shape:
         raise TypeError(
             "dot_general requires contracting dimensions to have the same shape, got "
-            f"{lc_shape} and {rc_shape} {operands} with dimension_numbers {dimension_numbers}"
+            f"{lc_shape} and {rc_shape} {_operands(lhs, rhs)} with dimension_numbers "
+            f"{dimension_numbers}"
         )
     lhs_free = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
     rhs_free = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
     return (*lb_shape, *lhs_free, *rhs_free)
 
 
+@functools.lru_cache(maxsize=None)
 def _type_properties(dtype):
     """XLA's order of "precision" among dtypes (primitive_util::HigherPrecisionType)."""
     real = dtype

@@ -72,8 +72,15 @@ def element_type(dtype):
     return _ELEMENT_TYPES[np.dtype(dtype)]()
 
 
+_tensor_types = {}  # (shape, dtype) -> ir type; valid as long as the one context lives
+
+
 def tensor_type(aval):
-    return ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
+    key = (aval.shape, aval.dtype)
+    t = _tensor_types.get(key)
+    if t is None:
+        t = _tensor_types[key] = ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
+    return t
 
 
 def dense_i64(values):
@@ -137,12 +144,21 @@ class ModuleContext:
         return f"{base}_{self.symbol_counter}"
 
 
+_locations = {}  # (op name, file, line) -> ir.Location, uniqued in the one context anyway
+
+
 def _location(module_ctx, eqn):
     info = eqn.source_info
     name = f"{module_ctx.name}/{eqn.primitive.name}"
-    if info is None:
-        return ir.Location.name(name)
-    return ir.Location.name(name, childLoc=ir.Location.file(info.file, info.line, 0))
+    key = (name, info.file, info.line) if info is not None else (name, None, None)
+    loc = _locations.get(key)
+    if loc is None:
+        if info is None:
+            loc = ir.Location.name(name)
+        else:
+            loc = ir.Location.name(name, childLoc=ir.Location.file(info.file, info.line, 0))
+        _locations[key] = loc
+    return loc
 
 
 def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):

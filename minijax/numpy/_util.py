@@ -69,6 +69,9 @@ def convert(x, dtype, weak_type=False):
     through ``convert_element_type`` (a no-op when nothing changes).
     """
     dtype = dtypes.canonicalize_dtype(dtype)
+    aval = getattr(x, "aval", None)
+    if aval is not None and aval.dtype == dtype and aval.weak_type == weak_type:
+        return x  # the common case under tracing: nothing to convert
     if type(x) in _SCALAR_TYPES:
         return WeakScalar(x, dtype) if weak_type else dtypes.python_scalar_as(x, dtype)[()]
     if isinstance(x, WeakScalar):
@@ -80,10 +83,25 @@ def convert(x, dtype, weak_type=False):
     return lax_convert._convert_element_type(x, dtype, weak_type=weak_type)
 
 
+def _shared_dtype(args):
+    """The dtype when every argument is an array/tracer of that one dtype and one weakness:
+    promotion would change nothing (the common case when tracing a model), so skip it."""
+    first = getattr(args[0], "aval", None)
+    if first is None:
+        return None
+    for x in args[1:]:
+        aval = getattr(x, "aval", None)
+        if aval is None or aval.dtype != first.dtype or aval.weak_type != first.weak_type:
+            return None
+    return first.dtype
+
+
 def promote_dtypes(*args):
     """All arguments converted to their common (JAX-promoted) dtype."""
     if len(args) < 2:
         return [_as_operand(x) for x in args]
+    if _shared_dtype(args) is not None:
+        return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     return [convert(x, dtype, weak) for x in args]
 
@@ -101,6 +119,9 @@ def to_numeric_dtype(dtype):
 
 def promote_dtypes_inexact(*args):
     """Promotion, then integer/bool results become the default float (``true_divide``, ``sin``)."""
+    shared = _shared_dtype(args)
+    if shared is not None and dtypes.is_inexact(shared):
+        return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dtype = to_inexact_dtype(dtype)
     return [convert(x, dtype, weak) for x in args]
@@ -108,6 +129,9 @@ def promote_dtypes_inexact(*args):
 
 def promote_dtypes_numeric(*args):
     """Promotion, then bool becomes the default int (``power``, ``sum`` of bools)."""
+    shared = _shared_dtype(args)
+    if shared is not None and shared != dtypes.bool_:
+        return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dtype = to_numeric_dtype(dtype)
     return [convert(x, dtype, weak) for x in args]
@@ -129,12 +153,19 @@ def _as_operand(x):
 
 def broadcast_shapes(*shapes):
     """NumPy's broadcasting of shapes; ValueError (as JAX) when they do not broadcast."""
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ValueError(
-            "Incompatible shapes for broadcasting: " + ", ".join(str(tuple(s)) for s in shapes)
-        ) from None
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for s in shapes:
+        offset = ndim - len(s)
+        for i, d in enumerate(s):
+            r = result[offset + i]
+            if d != r:
+                if r == 1:
+                    result[offset + i] = d
+                elif d != 1:
+                    raise ValueError("Incompatible shapes for broadcasting: "
+                                     + ", ".join(str(tuple(s)) for s in shapes))
+    return tuple(result)
 
 
 def broadcast_to_shape(x, shape):
@@ -145,9 +176,9 @@ def broadcast_to_shape(x, shape):
         return x
     if isinstance(x, np.ndarray) and x.ndim:
         return np.broadcast_to(x, shape)  # a host array stays on the host (one constant)
-    if broadcast_shapes(x_shape, shape) != shape:
-        raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested {shape}")
     lead = len(shape) - len(x_shape)
+    if lead < 0 or any(d != 1 and d != shape[lead + i] for i, d in enumerate(x_shape)):
+        raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested {shape}")
     # Scalars (Python, WeakScalar) go in as they are: they become literals under jit. A size-1
     # operand axis may map onto a larger output axis (broadcast_in_dim's own rule).
     dims = tuple(range(lead, len(shape)))
