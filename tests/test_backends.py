@@ -11,6 +11,8 @@ import minijax
 from minijax import lax
 from minijax.lowering import backends
 
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 ON_GPU = os.environ.get("MINIJAX_TEST_GPU") == "1"
 
@@ -78,3 +80,24 @@ def test_cuda_plugin_is_discovered_and_preferred():
 def test_unknown_platform_is_a_clear_error():
     with pytest.raises(RuntimeError, match="Unknown backend"):
         backends.get_backend("tpu")
+
+
+def test_jaxlib_never_imports_an_installed_jax_for_minijax(tmp_path):
+    """jaxlib's C++ imports ``jax`` lazily (e.g. when copying a buffer to NumPy); an installed
+    jax would then take over the methods of the Array type minijax shares with it."""
+    fake = tmp_path / "jax"
+    fake.mkdir()
+    marker = tmp_path / "jax_was_imported"
+    (fake / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nraise ImportError('a stand-in for jax')\n")
+    code = (
+        "import minijax.numpy as jnp\n"
+        "x = jnp.arange(4.0)\n"
+        "print(repr(x * 2), x.tolist())\n"
+        "import sys; assert 'jax' not in sys.modules\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), _REPO_ROOT]))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "0., 2., 4., 6." in res.stdout
+    assert not marker.exists(), "jaxlib imported the installed jax package"

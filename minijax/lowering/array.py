@@ -12,6 +12,9 @@ would attach its own methods over ours.
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import numpy as np
 
 from minijax import core, dtypes
@@ -132,6 +135,11 @@ _SKIP = {"__module__", "__dict__", "__weakref__", "__doc__", "__qualname__"}
 
 
 def _install():
+    if "jax" in sys.modules:
+        warnings.warn(
+            "jax is already imported: jax and minijax both define the methods of jaxlib's "
+            "ArrayImpl type, so they cannot be used in one process. minijax's definitions now "
+            "win; jax arrays will misbehave.", RuntimeWarning, stacklevel=2)
     for name, value in vars(_ArrayMethods).items():
         if name not in _SKIP:
             setattr(Array, name, value)

@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import sys
 import typing
 
 import numpy as np
@@ -26,6 +27,33 @@ from jaxlib import xla_client as xc  # noqa: E402
 from minijax.config import config  # noqa: E402
 
 logger = logging.getLogger("minijax")
+
+
+class _RefuseJaxImportFromMinijax:
+    """A meta-path finder refusing ``import jax`` when minijax's own call triggered it.
+
+    Some jaxlib C++ entry points (copying a buffer to NumPy, for one) import ``jax`` lazily. With
+    the jax package installed, that import would re-register JAX's methods on jaxlib's
+    ``ArrayImpl``, the very type minijax's ``Array`` is, and break every operator. The C++ takes
+    an ImportError as "no jax here" and goes on (seen on jaxlib 0.10.2 and 0.11.2). An
+    ``import jax`` written by the user (not under a minijax frame) is left alone.
+    """
+
+    _minijax_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "jax" and not name.startswith("jax."):
+            return None
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        if frame is not None and frame.f_code.co_filename.startswith(self._minijax_dir):
+            raise ImportError(f"minijax does not let jaxlib import {name} on its behalf")
+        return None
+
+
+if not any(isinstance(f, _RefuseJaxImportFromMinijax) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RefuseJaxImportFromMinijax())
 
 XLA_CLIENT_VERSION = xc._version  # 467 for jaxlib 0.10.2, 495 for 0.11.2
 _HANDLER_NEEDS_SKIP_CHECKS = XLA_CLIENT_VERSION < 480
