@@ -5,7 +5,7 @@ JAX is given (``--jax-python``; JAX lives in its own environment, never in minij
 ``import jax``. Rounds alternate between the two so both see the same machine load; we report
 the median per framework and the ratio minijax / JAX.
 
-    python benchmarks/dispatch.py [--jax-python /path/to/venv/bin/python] [--rounds 5]
+    python benchmarks/dispatch.py [--jax-python /path/to/venv/bin/python] [--rounds 5] [--platform gpu]
 """
 
 from __future__ import annotations
@@ -74,8 +74,10 @@ print(json.dumps(out))
 '''
 
 
-def run_once(python, framework):
-    env = dict(os.environ)
+def run_once(python, framework, platform_name):
+    gpu = platform_name in ("gpu", "cuda")
+    env = dict(os.environ, MINIJAX_PLATFORMS="gpu" if gpu else "cpu",
+               JAX_PLATFORMS="cuda" if gpu else "cpu")
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     res = subprocess.run([python, "-c", MEASURE, framework], capture_output=True, text=True, env=env)
     if res.returncode != 0:
@@ -87,6 +89,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jax-python", default=None, help="a Python interpreter that has jax installed")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--platform", default="cpu", choices=["cpu", "gpu", "cuda"])
     args = ap.parse_args()
     frameworks = [("minijax", sys.executable)]
     if args.jax_python:
@@ -94,9 +97,9 @@ def main():
     results = {name: [] for name, _ in frameworks}
     for _ in range(args.rounds):
         for name, python in frameworks:
-            results[name].append(run_once(python, name))
+            results[name].append(run_once(python, name, args.platform))
     print(f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}")
+          f"{os.cpu_count()} cores, Python {platform.python_version()}, platform {args.platform}")
     keys = list(results["minijax"][0])
     header = f"{'metric':26s}" + "".join(f"{n:>14s}" for n, _ in frameworks)
     if len(frameworks) == 2:

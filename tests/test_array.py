@@ -145,7 +145,9 @@ def test_mlp_cross_entropy_under_jit():
         logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
         return -logp[np.arange(len(labels)), labels].mean()
 
+    # XLA on NVIDIA GPUs runs float32 dots on TF32 tensor cores at DEFAULT precision (as JAX).
+    tol = (1e-3, 1e-3) if minijax.default_backend() == "gpu" else (1e-5, 1e-5)
     got = minijax.jit(loss)(params, x, labels.astype(np.int32))
-    check(got, np.array(np_loss(params, x, labels)), F32, tol=(1e-5, 1e-5))
+    check(got, np.array(np_loss(params, x, labels)), F32, tol=tol)
     check(loss(params, x, labels.astype(np.int32)), np.array(np_loss(params, x, labels)), F32,
-          tol=(1e-5, 1e-5))
+          tol=tol)
