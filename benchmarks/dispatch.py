@@ -5,7 +5,8 @@ JAX is given (``--jax-python``; JAX lives in its own environment, never in minij
 ``import jax``. Rounds alternate between the two so both see the same machine load; we report
 the median per framework and the ratio minijax / JAX.
 
-    python benchmarks/dispatch.py [--jax-python /path/to/venv/bin/python] [--rounds 5] [--platform gpu]
+    python benchmarks/dispatch.py [--jax-python /path/to/venv/bin/python] [--rounds 5]
+                                  [--platform gpu]
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import statistics
 import subprocess
 import sys
 
-MEASURE = r'''
+MEASURE = r"""
 import json, os, sys, time
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("MINIJAX_PLATFORMS", "cpu")
@@ -60,7 +61,8 @@ def mlp_loss(params, x, y):
     return jnp.mean((h - y) ** 2)
 
 rng = np.random.default_rng(0)
-params = [(rng.normal(size=(32, 32)).astype(np.float32), np.zeros(32, np.float32)) for _ in range(64)]
+params = [(rng.normal(size=(32, 32)).astype(np.float32), np.zeros(32, np.float32))
+          for _ in range(64)]
 xb = rng.normal(size=(16, 32)).astype(np.float32)
 yb = rng.normal(size=(16, 32)).astype(np.float32)
 times = []
@@ -71,15 +73,20 @@ for _ in range(7):
     times.append(time.perf_counter() - t0)
 out["mlp64_trace_lower_s"] = min(times)
 print(json.dumps(out))
-'''
+"""
 
 
 def run_once(python, framework, platform_name):
     gpu = platform_name in ("gpu", "cuda")
-    env = dict(os.environ, MINIJAX_PLATFORMS="gpu" if gpu else "cpu",
-               JAX_PLATFORMS="cuda" if gpu else "cpu")
+    env = dict(
+        os.environ,
+        MINIJAX_PLATFORMS="gpu" if gpu else "cpu",
+        JAX_PLATFORMS="cuda" if gpu else "cpu",
+    )
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    res = subprocess.run([python, "-c", MEASURE, framework], capture_output=True, text=True, env=env)
+    res = subprocess.run(
+        [python, "-c", MEASURE, framework], capture_output=True, text=True, env=env
+    )
     if res.returncode != 0:
         raise RuntimeError(f"{framework} run failed:\n{res.stderr[-3000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -87,7 +94,9 @@ def run_once(python, framework, platform_name):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--jax-python", default=None, help="a Python interpreter that has jax installed")
+    ap.add_argument(
+        "--jax-python", default=None, help="a Python interpreter that has jax installed"
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--platform", default="cpu", choices=["cpu", "gpu", "cuda"])
     args = ap.parse_args()
@@ -98,8 +107,10 @@ def main():
     for _ in range(args.rounds):
         for name, python in frameworks:
             results[name].append(run_once(python, name, args.platform))
-    print(f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, platform {args.platform}")
+    print(
+        f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, platform {args.platform}"
+    )
     keys = list(results["minijax"][0])
     header = f"{'metric':26s}" + "".join(f"{n:>14s}" for n, _ in frameworks)
     if len(frameworks) == 2:

@@ -82,7 +82,8 @@ class _Signature:
         if not self.params:
             return ()
         return tuple(
-            i for i, p in enumerate(self.params)
+            i
+            for i, p in enumerate(self.params)
             if p.name in names and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         )
 
@@ -90,7 +91,8 @@ class _Signature:
         if not self.params:
             return ()
         return tuple(
-            p.name for i, p in enumerate(self.params)
+            p.name
+            for i, p in enumerate(self.params)
             if i in nums and p.kind == p.POSITIONAL_OR_KEYWORD
         )
 
@@ -127,8 +129,15 @@ class _Entry:
         n = len(self.const_bufs) + len(leaves)
         out_avals = self.exe.out_avals
         return backends.FastpathData(
-            self.exe.xla, self.out_tree, [self.sharding] * n, [self.sharding] * len(out_avals),
-            out_avals, [True] * len(out_avals), [True] * n, [None] * n, list(self.const_bufs),
+            self.exe.xla,
+            self.out_tree,
+            [self.sharding] * n,
+            [self.sharding] * len(out_avals),
+            out_avals,
+            [True] * len(out_avals),
+            [True] * n,
+            [None] * n,
+            list(self.const_bufs),
         )
 
     def _put(self, x, aval):
@@ -142,9 +151,19 @@ class _Entry:
 class JitFunction:
     """The callable ``jit(f)`` returns. ``lower`` / ``trace`` expose the stages."""
 
-    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
-                 donate_argnames=None, keep_unused=False, device=None, backend=None,
-                 inline=False, **unsupported):
+    def __init__(
+        self,
+        fun,
+        static_argnums=None,
+        static_argnames=None,
+        donate_argnums=None,
+        donate_argnames=None,
+        keep_unused=False,
+        device=None,
+        backend=None,
+        inline=False,
+        **unsupported,
+    ):
         if unsupported:
             raise TypeError(f"jit got unexpected keyword arguments: {sorted(unsupported)}")
         if not callable(fun):
@@ -176,8 +195,13 @@ class JitFunction:
                 return None  # negative static_argnums need the call's length: Python resolves them
             nums = {i % len(sig.params) if i < 0 else i for i in nums}
         cpp = backends.make_cpp_jit(
-            self._name, self._fun, self._cpp_cache_miss, sorted(nums),
-            sorted(self._static_argnames), _registry, _shard_arg,
+            self._name,
+            self._fun,
+            self._cpp_cache_miss,
+            sorted(nums),
+            sorted(self._static_argnames),
+            _registry,
+            _shard_arg,
         )
         functools.update_wrapper(cpp, self._fun)
         cpp._jit = self
@@ -307,8 +331,12 @@ class JitFunction:
     def _compile(self, closed, out_tree, in_avals, donated, device, module, timer):
         const_avals = [v.aval for v in closed.jaxpr.constvars]
         exe = _compile.compile_module(
-            module, f"jit_{self._name}", device, const_avals + list(in_avals),
-            closed.jaxpr.out_avals, donated,
+            module,
+            f"jit_{self._name}",
+            device,
+            const_avals + list(in_avals),
+            closed.jaxpr.out_avals,
+            donated,
         )
         timer.mark("compile")
         const_bufs = []
@@ -328,8 +356,10 @@ class JitFunction:
         entry = self._compile(*lowered, timer)
         if config.jax_log_compiles:
             logger.warning(
-                "Compiled jit(%s) for %s: %s", self._name,
-                ", ".join(a.str_short() for a in key[2]), timer.summary(),
+                "Compiled jit(%s) for %s: %s",
+                self._name,
+                ", ".join(a.str_short() for a in key[2]),
+                timer.summary(),
             )
         self._cache[key] = entry
         if config.jax_explain_cache_misses:
@@ -339,13 +369,18 @@ class JitFunction:
     def _explain_miss(self, key, args, kwargs):
         where = user_frame()
         if not self._cache or not hasattr(self, "_last_args_paths"):
-            logger.warning("TRACING CACHE MISS at %s: jit(%s) is called for the first time.",
-                           where, self._name)
+            logger.warning(
+                "TRACING CACHE MISS at %s: jit(%s) is called for the first time.", where, self._name
+            )
             return
         old_key, old_paths = self._last_args_paths
         reasons = _explain_difference(old_key, old_paths, key, _arg_paths(args, kwargs))
-        logger.warning("TRACING CACHE MISS at %s: jit(%s) retraces because:\n  %s",
-                       where, self._name, "\n  ".join(reasons))
+        logger.warning(
+            "TRACING CACHE MISS at %s: jit(%s) retraces because:\n  %s",
+            where,
+            self._name,
+            "\n  ".join(reasons),
+        )
 
     # --- stages ---------------------------------------------------------------------------------
     def lower(self, *args, **kwargs):
@@ -368,7 +403,8 @@ class JitFunction:
                 leaves, tree = _registry.flatten((cargs, ckwargs))
                 got = [_leaf_aval(x) for x in leaves]
                 if tree != in_tree or [a.strip_weak_type() for a in got] != [
-                        a.strip_weak_type() for a in in_avals]:
+                    a.strip_weak_type() for a in in_avals
+                ]:
                     raise TypeError(
                         f"Compiled jit({self._name}) was compiled for arguments "
                         f"{[a.str_short() for a in in_avals]} with structure {in_tree}, but was "
@@ -442,10 +478,14 @@ def _explain_difference(old_key, old_paths, new_key, new_paths):
         for k in sorted(set(olds) | set(news), key=str):
             if olds.get(k, "<absent>") != news.get(k, "<absent>"):
                 name = f"argument {k}" if isinstance(k, int) else f"argument '{k}'"
-                reasons.append(f"static {name} changed from {olds.get(k, '<absent>')!r} to "
-                               f"{news.get(k, '<absent>')!r}")
+                reasons.append(
+                    f"static {name} changed from {olds.get(k, '<absent>')!r} to "
+                    f"{news.get(k, '<absent>')!r}"
+                )
     if old_tree != new_tree:
-        reasons.append(f"the pytree structure of the arguments changed from {old_tree} to {new_tree}")
+        reasons.append(
+            f"the pytree structure of the arguments changed from {old_tree} to {new_tree}"
+        )
     else:
         for path, a, b in zip(new_paths, old_avals, new_avals):
             if a == b:

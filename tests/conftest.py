@@ -3,12 +3,18 @@
 import os
 
 os.environ.setdefault("MINIJAX_NUM_CPU_DEVICES", "4")
-os.environ.setdefault("MINIJAX_PLATFORMS", "cpu" if os.environ.get("MINIJAX_TEST_GPU") != "1" else "")
+os.environ.setdefault(
+    "MINIJAX_PLATFORMS", "cpu" if os.environ.get("MINIJAX_TEST_GPU") != "1" else ""
+)
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-_common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-               derandomize=False, print_blob=True)
+_common = dict(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=False,
+    print_blob=True,
+)
 settings.register_profile("ci", max_examples=8, **_common)
 settings.register_profile("dev", max_examples=25, **_common)
 settings.register_profile("thorough", max_examples=200, **_common)

@@ -13,7 +13,8 @@ parameters are baked into ``fn``/``ref`` with a lambda); ``tol`` maps a dtype na
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -45,8 +46,11 @@ def register(name, fn, ref, args, **kw):
 FLOAT_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32]
 DEFAULT_TOL = {
-    "float32": (1e-5, 1e-6), "float16": (2e-3, 1e-3), "bfloat16": (2e-2, 1e-2),
-    "float64": (1e-12, 1e-14), "complex64": (1e-5, 1e-6),
+    "float32": (1e-5, 1e-6),
+    "float16": (2e-3, 1e-3),
+    "bfloat16": (2e-2, 1e-2),
+    "float64": (1e-12, 1e-14),
+    "complex64": (1e-5, 1e-6),
 }
 
 
@@ -61,8 +65,14 @@ def array(shape, dtype, lo=-10.0, hi=10.0):
         return hnp.arrays(np.bool_, shape)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        return hnp.arrays(dtype, shape, elements=st.integers(max(info.min, int(lo)), min(info.max, int(hi))))
-    if dtype in (np.dtype(ml_dtypes.bfloat16),) or dtype.kind == "V" or dtype.name.startswith("float8"):
+        return hnp.arrays(
+            dtype, shape, elements=st.integers(max(info.min, int(lo)), min(info.max, int(hi)))
+        )
+    if (
+        dtype in (np.dtype(ml_dtypes.bfloat16),)
+        or dtype.kind == "V"
+        or dtype.name.startswith("float8")
+    ):
         base = hnp.arrays(np.float32, shape, elements=st.floats(lo, hi, width=32))
         return base.map(lambda a: a.astype(dtype))
     if dtype.kind == "c":
@@ -105,9 +115,14 @@ def assert_close(result, expected, tol=None, nan_ok=True, err_msg=""):
         np.testing.assert_array_equal(res, exp, err_msg=err_msg)
         return
     rtol, atol = (tol or {}).get(res.dtype.name, DEFAULT_TOL.get(res.dtype.name, (1e-5, 1e-6)))
-    np.testing.assert_allclose(res.astype(np.float64) if res.dtype.kind == "f" or res.dtype.kind == "V"
-                               else res, exp.astype(np.float64) if exp.dtype.kind in "fV" else exp,
-                               rtol=rtol, atol=atol, equal_nan=nan_ok, err_msg=err_msg)
+    np.testing.assert_allclose(
+        res.astype(np.float64) if res.dtype.kind == "f" or res.dtype.kind == "V" else res,
+        exp.astype(np.float64) if exp.dtype.kind in "fV" else exp,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=nan_ok,
+        err_msg=err_msg,
+    )
 
 
 def load_all():

@@ -27,7 +27,9 @@ def test_cpu_client_has_the_configured_virtual_devices():
 def test_num_cpu_devices_from_environment_in_a_fresh_process():
     code = "import minijax; print(minijax.device_count(), minijax.default_backend())"
     env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="3", MINIJAX_PLATFORMS="cpu")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["3", "cpu"]
 
 
@@ -44,7 +46,9 @@ def test_device_put_places_on_the_requested_device_and_ops_follow():
 def test_device_put_pytrees_and_device_get():
     tree = {"a": np.ones(2, np.float32), "b": [np.int32(3), 2.5]}
     on_device = minijax.device_put(tree)
-    assert isinstance(on_device["a"], minijax.Array) and isinstance(on_device["b"][0], minijax.Array)
+    assert isinstance(on_device["a"], minijax.Array) and isinstance(
+        on_device["b"][0], minijax.Array
+    )
     assert on_device["b"][1].weak_type  # a Python float stays weakly typed, as in JAX
     back = minijax.device_get(on_device)
     assert isinstance(back["a"], np.ndarray)
@@ -69,7 +73,9 @@ def test_jaxlib_version_gate_matches_installed_jaxlib():
     assert backends._HANDLER_NEEDS_SKIP_CHECKS == (major_minor < (0, 11))
 
 
-@pytest.mark.skipif(not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)")
+@pytest.mark.skipif(
+    not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)"
+)
 def test_cuda_plugin_is_discovered_and_preferred():
     assert minijax.default_backend() == "gpu"
     assert all(d.platform == "gpu" for d in minijax.devices())
@@ -89,7 +95,8 @@ def test_jaxlib_never_imports_an_installed_jax_for_minijax(tmp_path):
     fake.mkdir()
     marker = tmp_path / "jax_was_imported"
     (fake / "__init__.py").write_text(
-        f"open({str(marker)!r}, 'w').close()\nraise ImportError('a stand-in for jax')\n")
+        f"open({str(marker)!r}, 'w').close()\nraise ImportError('a stand-in for jax')\n"
+    )
     code = (
         "import minijax.numpy as jnp\n"
         "x = jnp.arange(4.0)\n"

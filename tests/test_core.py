@@ -14,7 +14,10 @@ def f32(*shape):
 
 def test_printer_golden_one_line():
     jaxpr = minijax.make_jaxpr(lambda x: lax.mul(lax.sin(x), 2.0))(f32(3))
-    assert str(jaxpr) == "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }"
+    assert (
+        str(jaxpr)
+        == "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }"
+    )
 
 
 def test_printer_golden_multi_line_when_long():

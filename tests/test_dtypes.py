@@ -49,10 +49,16 @@ def test_weak_types():
     assert dtypes.result_type(f32, 1.0, return_weak_type_flag=True) == (np.float32, False)
     assert dtypes.result_type(np.zeros(2, bf16), 2.0) == bf16
     assert dtypes.result_type(np.zeros(2, np.uint8), 3) == np.uint8
-    assert dtypes.result_type(np.zeros(2, np.int32), 1.5, return_weak_type_flag=True) == (np.float32, True)
+    assert dtypes.result_type(np.zeros(2, np.int32), 1.5, return_weak_type_flag=True) == (
+        np.float32,
+        True,
+    )
     assert dtypes.result_type(True, 1, return_weak_type_flag=True) == (np.int32, True)
     assert dtypes.result_type(1, 2.0, return_weak_type_flag=True) == (np.float32, True)
-    assert dtypes.result_type(np.zeros(2, np.int8), 1j, return_weak_type_flag=True) == (np.complex64, True)
+    assert dtypes.result_type(np.zeros(2, np.int8), 1j, return_weak_type_flag=True) == (
+        np.complex64,
+        True,
+    )
 
 
 def test_lax_keeps_weak_scalar_literals_at_the_array_dtype():
@@ -90,30 +96,51 @@ def test_x64_from_environment_variable():
     code = (
         "import numpy as np, minijax; from minijax import lax;"
         "x = minijax.device_put(np.ones(2, np.float64));"
-        "print(x.dtype, minijax.jit(lambda a: lax.mul(a, 2.0))(x).dtype, minijax.device_put(1).dtype)"
+        "print(x.dtype, minijax.jit(lambda a: lax.mul(a, 2.0))(x).dtype, "
+        "minijax.device_put(1).dtype)"
     )
     env = dict(os.environ, MINIJAX_ENABLE_X64="1", MINIJAX_PLATFORMS="cpu")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["float64", "float64", "int64"]
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.uint8, np.uint16,
-                                   np.uint32, np.float16, bf16, np.float32, np.complex64,
-                                   ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.float16,
+        bf16,
+        np.float32,
+        np.complex64,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+    ],
+)
 def test_every_dtype_round_trips_through_the_device(dtype):
     value = np.array([0, 1, 2, 3]).astype(dtype)
     x = minijax.device_put(value)
     assert x.dtype == np.dtype(dtype)
     back = np.asarray(x)
     assert back.dtype == np.dtype(dtype)
-    np.testing.assert_array_equal(back.astype(np.float32) if back.dtype.kind == "V" else back,
-                                  value.astype(np.float32) if value.dtype.kind == "V" else value)
+    np.testing.assert_array_equal(
+        back.astype(np.float32) if back.dtype.kind == "V" else back,
+        value.astype(np.float32) if value.dtype.kind == "V" else value,
+    )
     # through an executable too (neg is not defined on bool/unsigned; use an identity jit)
     y = minijax.jit(lambda a: a)(x)
     assert y.dtype == np.dtype(dtype)
 
 
 def test_short_names():
-    assert [dtypes.short_name(d) for d in (np.float32, bf16, np.uint8, np.bool_, np.complex64,
-                                           ml_dtypes.float8_e4m3fn)] == \
-        ["f32", "bf16", "u8", "bool", "c64", "f8_e4m3fn"]
+    assert [
+        dtypes.short_name(d)
+        for d in (np.float32, bf16, np.uint8, np.bool_, np.complex64, ml_dtypes.float8_e4m3fn)
+    ] == ["f32", "bf16", "u8", "bool", "c64", "f8_e4m3fn"]

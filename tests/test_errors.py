@@ -5,7 +5,11 @@ import pytest
 
 import minijax
 from minijax import lax
-from minijax.errors import ConcretizationTypeError, TracerArrayConversionError, UnexpectedTracerError
+from minijax.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    UnexpectedTracerError,
+)
 
 
 def test_dtype_mismatch_names_primitive_shapes_and_line():
@@ -22,7 +26,9 @@ def test_dtype_mismatch_names_primitive_shapes_and_line():
 
 def test_shape_mismatch_names_primitive_shapes_and_line():
     with pytest.raises(TypeError) as e:
-        minijax.jit(lambda x, y: lax.mul(x, y))(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
+        minijax.jit(lambda x, y: lax.mul(x, y))(
+            np.zeros((2, 3), np.float32), np.zeros(3, np.float32)
+        )
     msg = str(e.value)
     assert "mul got incompatible shapes" in msg and "f32[2,3], f32[3]" in msg
     assert __file__ in msg
@@ -74,7 +80,9 @@ def test_escaped_tracer_is_unexpected_tracer_error_when_used():
     with pytest.raises(UnexpectedTracerError):
         minijax.jit(lambda y: y)(leaked[0])  # as an argument
     # and everything still works afterwards
-    np.testing.assert_allclose(np.asarray(minijax.jit(lax.sin)(np.float32(0.5))), np.sin(0.5), rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(minijax.jit(lax.sin)(np.float32(0.5))), np.sin(0.5), rtol=1e-6
+    )
 
 
 def test_invalid_argument_type_names_the_argument():
@@ -83,13 +91,19 @@ def test_invalid_argument_type_names_the_argument():
 
 
 def test_xla_runtime_errors_become_python_exceptions_and_process_survives():
-    from minijax.errors import XlaRuntimeError
-    from minijax.lowering import backends, compile as _compile
     from minijax.core import ShapedArray
+    from minijax.errors import XlaRuntimeError
+    from minijax.lowering import backends
+    from minijax.lowering import compile as _compile
 
-    bad = "module @bad { func.func public @main(%a: tensor<3xf32>) -> tensor<4xf32> { return %a : tensor<4xf32> } }"
+    bad = (
+        "module @bad { func.func public @main(%a: tensor<3xf32>) -> tensor<4xf32> "
+        "{ return %a : tensor<4xf32> } }"
+    )
     dev = minijax.devices()[0]
     with pytest.raises(XlaRuntimeError, match="failed to compile 'bad'"):
-        _compile.compile_module(bad, "bad", dev, [ShapedArray((3,), np.float32)], [ShapedArray((4,), np.float32)])
+        _compile.compile_module(
+            bad, "bad", dev, [ShapedArray((3,), np.float32)], [ShapedArray((4,), np.float32)]
+        )
     assert backends.get_backend() is not None
     np.testing.assert_array_equal(np.asarray(lax.neg(np.float32([1]))), [-1])

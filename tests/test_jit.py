@@ -43,7 +43,9 @@ def test_pytree_structure_is_part_of_the_key():
     f((arr(2), arr(2)))
     f([arr(2), arr(2)])
     assert f._trace_count == 2
-    out = minijax.jit(lambda d: {"s": lax.add(d["a"], d["b"]), "k": d["a"]})({"a": arr(2), "b": arr(2)})
+    out = minijax.jit(lambda d: {"s": lax.add(d["a"], d["b"]), "k": d["a"]})(
+        {"a": arr(2), "b": arr(2)}
+    )
     assert set(out) == {"s", "k"}
     np.testing.assert_array_equal(np.asarray(out["s"]), [0, 2])
 
@@ -82,7 +84,11 @@ def test_closed_over_arrays_are_arguments_not_baked_constants():
     w = minijax.device_put(np.full((64,), 3.0, np.float32))
     f = minijax.jit(lambda x: lax.mul(x, w))
     text = f.lower(np.ones(64, np.float32)).as_text()
-    assert "dense<3.0" not in text and "tensor<64xf32>, %arg1" in text.replace("\n", " ") or text.count("%arg") >= 2
+    assert (
+        "dense<3.0" not in text
+        and "tensor<64xf32>, %arg1" in text.replace("\n", " ")
+        or text.count("%arg") >= 2
+    )
     np.testing.assert_array_equal(np.asarray(f(np.ones(64, np.float32))), np.full(64, 3.0))
 
 
@@ -203,7 +209,9 @@ def test_outputs_keep_weak_type_and_python_scalars_as_outputs():
 
 
 def test_eval_shape():
-    out = minijax.eval_shape(lambda x: {"y": lax.sin(x)}, minijax.ShapeDtypeStruct((2, 3), np.float32))
+    out = minijax.eval_shape(
+        lambda x: {"y": lax.sin(x)}, minijax.ShapeDtypeStruct((2, 3), np.float32)
+    )
     assert out["y"].shape == (2, 3) and out["y"].dtype == np.float32
 
 

@@ -92,8 +92,10 @@ def _find_cuda_plugin():
     if spec is None or not spec.submodule_search_locations:
         return None, None
     for root in spec.submodule_search_locations:
-        for path in sorted(glob.glob(os.path.join(root, "xla_cuda*", "xla_cuda_plugin.so")), reverse=True):
-            suffix = os.path.basename(os.path.dirname(path))[len("xla_cuda"):]  # "13" / "12"
+        for path in sorted(
+            glob.glob(os.path.join(root, "xla_cuda*", "xla_cuda_plugin.so")), reverse=True
+        ):
+            suffix = os.path.basename(os.path.dirname(path))[len("xla_cuda") :]  # "13" / "12"
             return path, suffix
     return None, None
 
@@ -101,7 +103,9 @@ def _find_cuda_plugin():
 def _register_gpu_custom_calls(c_api, cuda_version):
     ext = importlib.import_module(f"jax_cuda{cuda_version}_plugin.cuda_plugin_extension")
     xc.register_custom_type_handler("CUDA", functools.partial(ext.register_custom_type, c_api))
-    xc.register_custom_call_handler("CUDA", functools.partial(ext.register_custom_call_target, c_api))
+    xc.register_custom_call_handler(
+        "CUDA", functools.partial(ext.register_custom_call_target, c_api)
+    )
     for name, value in ext.ffi_types().items():
         xc.register_custom_type(name, value, platform="CUDA")
     for name, value in ext.ffi_handlers().items():
@@ -209,7 +213,7 @@ DeviceList = _jax.DeviceList
 ArrayImpl = _jax.ArrayImpl
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def single_device_sharding(device):
     """A replicated GSPMDSharding on one device, interned (jaxlib compares these by identity)."""
     return _jax.GSPMDSharding(DeviceList((device,)), xc.HloSharding.replicate())
@@ -269,7 +273,9 @@ def compile_options(devices_):
 
 def compile_module(module, devices_):
     backend = backend_of_device(devices_[0])
-    return backend.client.compile_and_load(module, DeviceList(tuple(devices_)), compile_options(devices_))
+    return backend.client.compile_and_load(
+        module, DeviceList(tuple(devices_)), compile_options(devices_)
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -278,9 +284,12 @@ def compile_module(module, devices_):
 # global config states, which we create once under minijax's own names and keep in sync with
 # minijax.config. On a miss it calls back into minijax's Python jit.
 
-_cpp_x64 = _jax.config.Config("minijax_enable_x64", bool(config.jax_enable_x64), include_in_jit_key=True)
-_cpp_disable_jit = _jax.config.Config("minijax_disable_jit", bool(config.jax_disable_jit),
-                                      include_in_trace_context=True)
+_cpp_x64 = _jax.config.Config(
+    "minijax_enable_x64", bool(config.jax_enable_x64), include_in_jit_key=True
+)
+_cpp_disable_jit = _jax.config.Config(
+    "minijax_disable_jit", bool(config.jax_disable_jit), include_in_trace_context=True
+)
 _cpp_post_hook = _jax.config.Config("minijax_post_hook", None, include_in_jit_key=False)
 _jax.jax_jit.set_enable_x64_state(_cpp_x64)
 _jax.jax_jit.set_disable_jit_state(_cpp_disable_jit)
@@ -316,5 +325,14 @@ class FastpathData(typing.NamedTuple):
 def make_cpp_jit(name, fun, cache_miss, static_argnums, static_argnames, registry, shard_arg):
     """A C++ ``PjitFunction``; ``cache_miss(*args, **kw)`` returns (outputs, FastpathData | None,
     False), ``shard_arg(x, sharding, layout)`` puts a non-Array argument on a device."""
-    return _jax.pjit(name, fun, cache_miss, list(static_argnums), list(static_argnames),
-                     ("minijax",), registry, shard_arg, _jax.PjitFunctionCache(4096))
+    return _jax.pjit(
+        name,
+        fun,
+        cache_miss,
+        list(static_argnums),
+        list(static_argnames),
+        ("minijax",),
+        registry,
+        shard_arg,
+        _jax.PjitFunctionCache(4096),
+    )

@@ -19,7 +19,16 @@ logger = logging.getLogger("minijax")
 class Executable:
     """A loaded XLA program for one device, with the avals of its arguments and results."""
 
-    __slots__ = ("xla", "name", "device", "sharding", "in_avals", "out_avals", "handlers", "donated")
+    __slots__ = (
+        "xla",
+        "name",
+        "device",
+        "sharding",
+        "in_avals",
+        "out_avals",
+        "handlers",
+        "donated",
+    )
 
     def __init__(self, xla, name, device, in_avals, out_avals, donated=()):
         self.xla = xla

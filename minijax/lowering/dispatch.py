@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from minijax.lowering import compile as _compile
 from minijax.lowering import backends, stablehlo
+from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, default_device, device_put_value
 from minijax.source_info import user_frame
 
@@ -30,7 +30,9 @@ def apply_primitive(prim, args, params):
             break
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
-    arrays = [x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args]
+    arrays = [
+        x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args
+    ]
     avals = tuple([x.aval for x in arrays])
     try:
         key = (prim, avals, _params_key(params), sharding)

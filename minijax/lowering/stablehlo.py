@@ -204,7 +204,9 @@ def lower_jaxpr(closed, name="main", platform="cpu", donated=(), arg_shardings=N
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_symbol_name(name))
         mctx = ModuleContext(module, name, platform)
         with ir.InsertionPoint(module.body):
-            ftype = ir.FunctionType.get([tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals])
+            ftype = ir.FunctionType.get(
+                [tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals]
+            )
             fn = func.FuncOp("main", ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
             if donated:
@@ -212,7 +214,11 @@ def lower_jaxpr(closed, name="main", platform="cpu", donated=(), arg_shardings=N
                 attrs = []
                 for i in range(len(in_avals)):
                     is_donated = i >= n_consts and (i - n_consts) in donated
-                    attrs.append(ir.DictAttr.get({"jax.buffer_donor": ir.BoolAttr.get(True)} if is_donated else {}))
+                    attrs.append(
+                        ir.DictAttr.get(
+                            {"jax.buffer_donor": ir.BoolAttr.get(True)} if is_donated else {}
+                        )
+                    )
                 fn.arg_attrs = ir.ArrayAttr.get(attrs)
             entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
