@@ -19,6 +19,7 @@ from minijax.api import (
     local_device_count,
     local_devices,
     make_jaxpr,
+    vmap,
 )
 from minijax.core import ShapedArray
 from minijax.lowering.array import Array
@@ -29,5 +30,5 @@ __all__ = [
     "Array", "ShapeDtypeStruct", "ShapedArray", "block_until_ready", "config",
     "default_backend", "device_count", "device_get", "device_put", "devices", "dtypes", "errors",
     "eval_shape", "jit", "lax", "local_device_count", "local_devices", "make_jaxpr", "nn", "numpy",
-    "tree_util",
+    "tree_util", "vmap",
 ]

@@ -11,11 +11,12 @@ from minijax.jitting import jit
 from minijax.lowering import backends
 from minijax.lowering.array import Array, default_device, device_put_value
 from minijax.tree_util import _registry, tree_map
+from minijax.vmapping import vmap
 
 __all__ = [
     "ShapeDtypeStruct", "block_until_ready", "default_backend", "device_count", "device_get",
     "device_put", "devices", "eval_shape", "jit", "local_device_count", "local_devices",
-    "make_jaxpr",
+    "make_jaxpr", "vmap",
 ]
 
 

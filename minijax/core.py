@@ -130,8 +130,8 @@ class Primitive:
         self.multiple_results = multiple_results
         self.abstract_eval = None  # (*avals, **params) -> aval | list of avals
         self.lowering = None  # (ctx, *ir values, **params) -> ir value | list of values
-        self.jvp = None  # filled by autodiff
-        self.transpose = None  # filled by autodiff, linear primitives only
+        self.jvp = None  # (primals, tangents, **params) -> (primal_out, tangent_out); ad.py
+        self.transpose = None  # (ct, *args, **params) -> cts; linear primitives only; ad.py
         self.batching = None  # filled by vmap
         self.not_differentiable = False
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them
@@ -148,7 +148,16 @@ class Primitive:
         self.lowering = rule
         return rule
 
-    def def_jvp(self, rule):
+    def def_jvp(self, *rules):
+        """Per-operand tangent rules, ``sin_p.def_jvp(lambda g, x: mul(g, cos(x)))``: see
+        ``interpreters/ad.py`` (``def_jvp_rule`` sets the general form instead)."""
+        from minijax.interpreters import ad
+
+        ad.defjvp(self, *rules)
+        return rules[0] if len(rules) == 1 else rules
+
+    def def_jvp_rule(self, rule):
+        """``rule(primals, tangents, **params) -> (primal_out, tangent_out)``."""
         self.jvp = rule
         return rule
 

@@ -35,6 +35,10 @@ uint_types = (uint8, uint16, uint32, uint64)
 float_types = (*float8_types, bfloat16, float16, float32, float64)
 complex_types = (complex64, complex128)
 all_dtypes = (bool_, *int_types, *uint_types, *float_types, *complex_types)
+
+# The tangent dtype of integer and boolean values (JAX's float0): a zero-width structured dtype,
+# so a float0 array of any shape holds no data. Only autodiff creates values of it.
+float0 = np.dtype([("float0", np.void, 0)])
 _dtype_set = frozenset(all_dtypes)
 
 # The nodes of the lattice that stand for Python scalars (weak types).
@@ -145,6 +149,8 @@ def canonicalize_dtype(dtype):
 
 def _canonicalize_dtype(dtype):
     dtype = np.dtype(dtype)
+    if dtype == float0:
+        return float0
     if dtype not in _dtype_set:
         raise TypeError(f"minijax does not support dtype {dtype}")
     if config.jax_enable_x64:
@@ -267,9 +273,11 @@ def is_inexact(dtype):
 _SHORT = {"bool": "bool", "bfloat16": "bf16"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def short_name(dtype):
     """The jaxpr spelling: f32, i32, u8, bf16, c64, bool, f8_e4m3fn ..."""
+    if np.dtype(dtype) == float0:
+        return "float0"
     name = np.dtype(dtype).name
     if name in _SHORT:
         return _SHORT[name]

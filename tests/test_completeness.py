@@ -34,6 +34,11 @@ def test_primitive_has_abstract_eval_and_lowering(name):
     assert prim.lowering is not None, f"{name} has no lowering rule"
 
 
+@pytest.mark.parametrize("name", sorted(PRIMS))
+def test_primitive_has_a_batching_rule(name):
+    assert PRIMS[name].batching is not None, f"{name} has no batching rule, so vmap rejects it"
+
+
 def test_every_primitive_is_exercised_by_the_op_table():
     seen = set()
     with warnings.catch_warnings():

@@ -109,3 +109,51 @@ def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray]) -> ClosedJaxpr:
             return trace.finish(in_tracers, outs)
     finally:
         trace.invalidate()
+
+
+# ------------------------------------------------------------------------------------------------
+# Partial evaluation on the fly, and dead-code elimination
+
+
+class PartialEvalTrace(DynamicJaxprTrace):
+    """Stages only what depends on its own inputs (the *unknown* values).
+
+    A primitive whose operands are all *known* (arrays, or values of the parent trace) is not
+    recorded: it runs on the parent trace at once, so known values stay concrete when the
+    parent is eager, and become part of the parent's jaxpr under ``jit``. A known value that a
+    staged equation uses becomes a constvar of the staged jaxpr: a *residual*.
+
+    ``linearize`` uses it for the tangents: primal computations run for real, the tangent
+    computation becomes a linear jaxpr (JAX's "direct linearize").
+    """
+
+    def process_primitive(self, prim, args, params):
+        for x in args:
+            if type(x) is DynamicJaxprTracer and x._trace is self:
+                return super().process_primitive(prim, args, params)
+        ctx = core._ctx
+        ctx.trace = self.parent
+        try:
+            return prim.bind(*args, **params)
+        finally:
+            ctx.trace = self
+
+
+def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed`` without the equations (and constvars) no output depends on.
+
+    Primitives have no side effects, so an equation whose results are unused can go.
+    """
+    jaxpr = closed.jaxpr
+    live = {v for v in jaxpr.outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is Var)
+    kept.reverse()
+    if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):
+        return closed
+    consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
+    new = Jaxpr([v for v, _ in consts], jaxpr.invars, jaxpr.outvars, kept)
+    return ClosedJaxpr(new, [c for _, c in consts])

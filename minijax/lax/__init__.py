@@ -11,3 +11,4 @@ from minijax.lax.dot import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403
 from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
+from minijax.lax.indexing import *  # noqa: F401,F403

@@ -22,6 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, Tracer, concrete_or_error, get_aval
+from minijax.interpreters import ad, batching
 from minijax.lax.families import FLOAT, check_dtype_allowed, full_like_shape, hlo_compare
 from minijax.lowering.stablehlo import tensor_type
 
@@ -59,6 +60,26 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
 convert_element_type_p = Primitive("convert_element_type")
 convert_element_type_p.def_abstract_eval(_convert_abstract_eval)
 convert_element_type_p.def_lowering(_convert_lowering)
+convert_element_type_p.def_batching(batching.elementwise_rule(convert_element_type_p))
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+    """Linear between inexact dtypes (complex -> real keeps the real part); a result of an
+    integer or boolean dtype has a zero (float0) tangent."""
+    (x,), (g,) = primals, tangents
+    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    if not dtypes.is_inexact(new_dtype):
+        return ans, ad.Zero.from_primal_value(ans)
+    return ans, convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_transpose(ct, operand, *, new_dtype, weak_type):
+    aval = operand.aval
+    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type)]
+
+
+convert_element_type_p.def_jvp_rule(_convert_jvp)
+convert_element_type_p.def_transpose(_convert_transpose)
 
 
 def convert_element_type(operand, new_dtype):
@@ -127,6 +148,20 @@ bitcast_convert_type_p.def_lowering(
 )
 
 
+def _bitcast_batching(args, dims, *, new_dtype):
+    """Elementwise, except that a widening bitcast merges the trailing axis, which must be a
+    per-example one: a batch axis there moves to the front first."""
+    (x,), (d,) = args, dims
+    aval = get_aval(x)
+    if aval.dtype.itemsize < new_dtype.itemsize and d == aval.ndim - 1:
+        x, d = batching.moveaxis(x, d, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+bitcast_convert_type_p.def_batching(_bitcast_batching)
+ad.defjvp_zero(bitcast_convert_type_p)  # reinterpreted bits have no meaningful derivative
+
+
 def bitcast_convert_type(operand, new_dtype):
     """The bits of ``operand`` reinterpreted as ``new_dtype`` (no value conversion)."""
     return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
@@ -154,6 +189,9 @@ reduce_precision_p.def_lowering(
         x, exponent_bits, mantissa_bits
     )
 )
+reduce_precision_p.def_batching(batching.elementwise_rule(reduce_precision_p))
+# Treated as the identity for differentiation (as JAX does): rounding's jumps are ignored.
+ad.deflinear(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
 
 
 def reduce_precision(operand, exponent_bits, mantissa_bits):

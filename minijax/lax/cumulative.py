@@ -17,6 +17,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import batching
 from minijax.lax.families import FLOAT, NUMBER, REAL_NUMBER, check_dtype_allowed
 from minijax.lax.reductions import fill_region, highest, is_nan, lowest, scalar_type
 from minijax.lowering.stablehlo import dense_i64, ir_constant
@@ -84,6 +85,7 @@ def cumulative(name, combiner, identity, allowed):
     p = Primitive(name)
     p.def_abstract_eval(_cumulative_rule(name, allowed))
     p.def_lowering(_cumulative_lowering(combiner, identity))
+    p.def_batching(batching.axis_param_rule(p))
     return p
 
 

@@ -23,6 +23,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import batching
 from minijax.lowering.stablehlo import tensor_type
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
@@ -212,9 +213,15 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
     (lc, rc), (lb, rb) = dimension_numbers
     lhs_aval, rhs_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
-    if lhs_aval.dtype != rhs_aval.dtype:
+    widening_ints_on_gpu = (
+        ctx.module_ctx.platform == "gpu" and lhs_aval.dtype.kind in "iub"
+        and out_aval.dtype != lhs_aval.dtype
+    )
+    if lhs_aval.dtype != rhs_aval.dtype or widening_ints_on_gpu:
         # XLA's type system accepts mixed operands but CPU/GPU codegen does not: convert both to
-        # the result type (what JAX does on CPU and GPU).
+        # the result type (what JAX does on CPU and GPU). On GPU, XLA's Triton gemm also gets
+        # integer dots with a wider result wrong (s8 x s8 -> s32 doubles every sum; s8 -> f32
+        # crashes the process, jaxlib 0.11.2 on an H100, JAX included): widen first there too.
         lhs = _convert(lhs, lhs_aval, out_aval.dtype)
         rhs = _convert(rhs, rhs_aval, out_aval.dtype)
     dnums = hlo.DotDimensionNumbers.get(
@@ -240,6 +247,33 @@ dot_general_p.def_abstract_eval(_dot_general_rule)
 dot_general_p.def_lowering(_dot_general_lowering)
 # Read by the jaxpr printer when it supports per-primitive parameter printing (see core.pp_eqn).
 dot_general_p.pp_params = _pp_params
+
+
+def _dot_general_batching(args, dims, *, dimension_numbers, precision, preferred_element_type):
+    """One dot_general, never a loop and no transposes: when both operands are mapped, their
+    batch axes become a new (leading) batch dimension; when one is, its batch axis is one more
+    free dimension of it, which lands among that operand's free dims in the result."""
+    (lhs, rhs), (ld, rd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if ld is not batching.not_mapped:
+        lc, lb = (tuple(batching.to_val_axis(a, ld) for a in axes) for axes in (lc, lb))
+    if rd is not batching.not_mapped:
+        rc, rb = (tuple(batching.to_val_axis(a, rd) for a in axes) for axes in (rc, rb))
+    if ld is not batching.not_mapped and rd is not batching.not_mapped:
+        dnums, out_dim = ((lc, rc), ((ld, *lb), (rd, *rb))), 0
+    elif ld is not batching.not_mapped:
+        dnums = ((lc, rc), (lb, rb))
+        out_dim = len(lb) + sum(1 for i in range(ld) if i not in lc and i not in lb)
+    else:
+        dnums = ((lc, rc), (lb, rb))
+        lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
+        out_dim = len(lb) + lhs_free + sum(1 for i in range(rd) if i not in rc and i not in rb)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dnums, precision=precision,
+                             preferred_element_type=preferred_element_type)
+    return out, out_dim
+
+
+dot_general_p.def_batching(_dot_general_batching)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Elementwise primitives: unary and binary math, comparisons, bitwise ops, select, clamp.
 
 Each primitive is defined once here with all of its rules; the Python function of the same
-name (``lax.sin``) binds it. Later issues add ``def_jvp``/``def_batching`` beside each one.
+name (``lax.sin``) binds it. JVP and transpose rules (``minijax.interpreters.ad``) sit beside
+each primitive, written with the lax functions below (Python resolves them at call time).
 
 Names, accepted dtypes and lowerings follow JAX's ``jax.lax``:
 
@@ -27,6 +28,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, concrete_or_error, get_aval
+from minijax.interpreters import ad, batching
 from minijax.lax.families import (
     ANY,
     BOOL,
@@ -60,7 +62,7 @@ __all__ = [
     # transcendental and special functions
     "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos", "atan",
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "sqrt", "rsqrt", "cbrt",
-    "erf", "erfc", "erf_inv", "lgamma", "digamma",
+    "erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma",
     # rounding and classification
     "floor", "ceil", "round", "is_finite",
     # complex numbers
@@ -70,15 +72,18 @@ __all__ = [
     "shift_left", "shift_right_arithmetic", "shift_right_logical",
     # comparisons and selection
     "eq", "ne", "lt", "le", "gt", "ge", "select", "select_n", "clamp",
+    # autodiff
+    "stop_gradient",
 ]
 _PRIMITIVES = [
     "add", "sub", "mul", "div", "rem", "pow", "integer_pow", "max", "min", "atan2", "nextafter",
     "neg", "abs", "sign", "square", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic",
-    "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "lgamma", "digamma", "floor", "ceil",
+    "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma",
+    "floor", "ceil",
     "round", "is_finite", "real", "imag", "conj", "complex", "not", "and", "or", "xor",
     "population_count", "clz", "shift_left", "shift_right_arithmetic", "shift_right_logical",
-    "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp",
+    "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp", "stop_gradient",
 ]
 # fmt: on
 __all__ += [f"{name}_p" for name in _PRIMITIVES]
@@ -106,6 +111,54 @@ atan2_p = naryop("atan2", hlo.atan2, INEXACT)
 nextafter_p = naryop("nextafter", chlo.next_after, FLOAT)
 
 
+def _linear_ct(x, ct):
+    """The cotangent of the linear operand ``x`` of an elementwise op (summed down to rank 0
+    where ``x`` was a broadcast rank-0 operand), or None when ``x`` is not linear."""
+    return ad.unbroadcast(x.aval, ct) if ad.is_undefined_primal(x) else None
+
+
+def _nonlinear(name):
+    return TypeError(f"{name} is not linear in both operands; it cannot be transposed that way")
+
+
+def _mul_transpose(ct, x, y):
+    if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
+        raise _nonlinear("mul")
+    if ad.is_undefined_primal(x):
+        return [ad.unbroadcast(x.aval, mul(ct, y)), None]
+    return [None, ad.unbroadcast(y.aval, mul(x, ct))]
+
+
+def _div_transpose(ct, x, y):
+    if ad.is_undefined_primal(y):
+        raise _nonlinear("div")  # linear in the numerator only
+    return [ad.unbroadcast(x.aval, div(ct, y)), None]
+
+
+def _trunc(x):
+    return mul(sign(x), floor(abs(x)))
+
+
+def _hypot2(x, y):
+    return add(square(x), square(y))
+
+
+add_p.def_jvp(lambda g, x, y: g, lambda g, x, y: g)
+add_p.def_transpose(lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)])
+sub_p.def_jvp(lambda g, x, y: g, lambda g, x, y: neg(g))
+sub_p.def_transpose(lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, neg(ct))])
+mul_p.def_jvp(lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+mul_p.def_transpose(_mul_transpose)
+div_p.def_jvp(lambda g, x, y: div(g, y), lambda g, x, y: mul(neg(g), div(x, square(y))))
+div_p.def_transpose(_div_transpose)
+# rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y)
+rem_p.def_jvp(lambda g, x, y: g, lambda g, x, y: mul(neg(g), _trunc(div(x, y))))
+ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+atan2_p.def_jvp(lambda g, x, y: mul(g, div(y, _hypot2(x, y))),
+                lambda g, x, y: mul(g, div(neg(x), _hypot2(x, y))))
+ad.defjvp_zero(nextafter_p)
+
+
 def _minmax_lowering(hlo_op, pick_x_direction):
     """max/min; complex numbers compare lexicographically (real part, then imaginary), as JAX."""
 
@@ -129,11 +182,43 @@ max_p = elementwise_prim("max", ANY, _minmax_lowering(hlo.maximum, "GT"))
 min_p = elementwise_prim("min", ANY, _minmax_lowering(hlo.minimum, "LT"))
 
 
+def _balanced_eq(x, ans, y):
+    """1 where x is the result, 0 where it is not, 1/2 at ties: max/min split the tangent
+    evenly between equal operands, as JAX does."""
+    from minijax.lax.convert import convert_element_type
+
+    dtype = get_aval(ans).dtype
+    x_won = convert_element_type(eq(x, ans), dtype)
+    y_won = convert_element_type(eq(y, ans), dtype)
+    return div(x_won, add(y_won, 1))
+
+
+for _p in (max_p, min_p):
+    ad.defjvp2(_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+               lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
 def _abs_lowering(ctx, x):
     return hlo.abs(x)  # complex → its real dtype (inferred by StableHLO)
 
 
 abs_p = elementwise_prim("abs", SIGNED | INEXACT, _abs_lowering, result_dtype=_real_dtype)
+
+
+def _abs_jvp(g, ans, x):
+    if get_aval(x).dtype.kind != "c":
+        return select(ge(x, 0), g, neg(g))
+    from minijax.lax.convert import convert_element_type
+
+    ans_c = convert_element_type(ans, get_aval(x).dtype)
+    return real(mul(g, div(conj(x), _replace_zero(ans_c))))  # Re(conj(x) dx) / |x|
+
+
+def _replace_zero(x):
+    return select(eq(x, 0), ad.full_like(x, 1), x)
+
+
+ad.defjvp2(abs_p, _abs_jvp)
 
 
 def _sign_lowering(ctx, x):
@@ -145,6 +230,7 @@ def _sign_lowering(ctx, x):
 
 
 sign_p = elementwise_prim("sign", NUMBER, _sign_lowering)
+ad.defjvp_zero(sign_p)
 
 
 def _square_lowering(ctx, x):
@@ -154,6 +240,7 @@ def _square_lowering(ctx, x):
 
 
 square_p = elementwise_prim("square", NUMBER, _square_lowering)
+square_p.def_jvp(lambda g, x: mul(g, mul(2, x)))
 
 
 def _pow_abstract_eval(x, y):
@@ -179,6 +266,28 @@ def _pow_lowering(ctx, x, y):
 pow_p = Primitive("pow")
 pow_p.def_abstract_eval(_pow_abstract_eval)
 pow_p.def_lowering(hlo_elementwise(_pow_lowering))
+pow_p.def_batching(batching.elementwise_rule(pow_p))
+
+
+def _pow_jvp_x(g, ans, x, y):
+    """y * x ** (y - 1); for an integer y, exactly 0 where y == 0 (even at x == 0)."""
+    y_dtype = get_aval(y).dtype
+    if not dtypes.is_int(y_dtype):
+        return mul(g, mul(y, pow(x, sub(y, 1))))
+    from minijax.lax.convert import convert_element_type
+
+    shape = get_aval(ans).shape
+    x, y = ad.broadcast_to_shape(x, shape), ad.broadcast_to_shape(y, shape)
+    y_f = convert_element_type(y, get_aval(x).dtype)
+    jac = select(eq(y, 0), ad.full_like(y_f, 0), mul(y_f, pow(x, sub(y, 1))))
+    return mul(g, jac)
+
+
+def _pow_jvp_y(g, ans, x, y):
+    return mul(g, mul(log(_replace_zero(x)), ans))  # log(x) * x ** y, 0 where x == 0
+
+
+ad.defjvp2(pow_p, _pow_jvp_x, _pow_jvp_y)
 
 
 def _integer_pow_abstract_eval(x, *, y):
@@ -205,6 +314,18 @@ def _integer_pow_lowering(ctx, x, *, y):
 integer_pow_p = Primitive("integer_pow")
 integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 integer_pow_p.def_lowering(_integer_pow_lowering)
+integer_pow_p.def_batching(batching.elementwise_rule(integer_pow_p))
+
+
+def _integer_pow_jvp(g, x, *, y):
+    if y == 0:
+        return ad.Zero.from_primal_value(x)
+    if y == 1:
+        return g
+    return mul(g, mul(y, integer_pow(x, y - 1)))
+
+
+integer_pow_p.def_jvp(_integer_pow_jvp)
 
 # ------------------------------------------------------------------------------------------------
 # Transcendental and special functions (floating or complex unless noted)
@@ -233,6 +354,34 @@ erfc_p = naryop("erfc", chlo.erfc, FLOAT)
 erf_inv_p = naryop("erf_inv", chlo.erf_inv, FLOAT)
 lgamma_p = naryop("lgamma", chlo.lgamma, FLOAT)
 digamma_p = naryop("digamma", chlo.digamma, FLOAT)
+polygamma_p = naryop("polygamma", chlo.polygamma, FLOAT)  # (m, x): the m-th derivative of digamma
+
+_SQRT_PI = float(np.sqrt(np.pi))
+ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
+log_p.def_jvp(lambda g, x: div(g, x))
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1)))
+log1p_p.def_jvp(lambda g, x: div(g, add(x, 1)))
+sin_p.def_jvp(lambda g, x: mul(g, cos(x)))
+cos_p.def_jvp(lambda g, x: neg(mul(g, sin(x))))
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(square(ans), 1)))
+asin_p.def_jvp(lambda g, x: mul(g, rsqrt(sub(1, square(x)))))
+acos_p.def_jvp(lambda g, x: neg(mul(g, rsqrt(sub(1, square(x))))))
+atan_p.def_jvp(lambda g, x: div(g, add(square(x), 1)))
+sinh_p.def_jvp(lambda g, x: mul(g, cosh(x)))
+cosh_p.def_jvp(lambda g, x: mul(g, sinh(x)))
+ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(1, square(ans))))
+asinh_p.def_jvp(lambda g, x: mul(g, rsqrt(add(square(x), 1))))
+acosh_p.def_jvp(lambda g, x: mul(g, rsqrt(mul(sub(x, 1), add(x, 1)))))
+atanh_p.def_jvp(lambda g, x: div(g, mul(add(x, 1), sub(1, x))))
+ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(0.5, ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(1 / 3, integer_pow(ans, -2))))
+erf_p.def_jvp(lambda g, x: mul(g, mul(2 / _SQRT_PI, exp(neg(square(x))))))
+erfc_p.def_jvp(lambda g, x: mul(g, mul(-2 / _SQRT_PI, exp(neg(square(x))))))
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(_SQRT_PI / 2, exp(square(ans)))))
+lgamma_p.def_jvp(lambda g, x: mul(g, digamma(x)))
+digamma_p.def_jvp(lambda g, x: mul(g, polygamma(1, x)))
+polygamma_p.def_jvp(None, lambda g, m, x: mul(g, polygamma(add(m, 1), x)))
 
 
 def _exp2_lowering(ctx, x):
@@ -241,6 +390,7 @@ def _exp2_lowering(ctx, x):
 
 
 exp2_p = elementwise_prim("exp2", INEXACT, _exp2_lowering)
+ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(float(np.log(2)), ans)))
 
 
 def _logistic_lowering(ctx, x):
@@ -250,6 +400,7 @@ def _logistic_lowering(ctx, x):
 
 
 logistic_p = elementwise_prim("logistic", INEXACT, _logistic_lowering)
+ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(1, ans))))
 
 # ------------------------------------------------------------------------------------------------
 # Rounding and classification (floating only)
@@ -272,6 +423,8 @@ floor_p = naryop("floor", hlo.floor, FLOAT)
 ceil_p = naryop("ceil", hlo.ceil, FLOAT)
 round_p = elementwise_prim("round", FLOAT, _round_lowering)
 is_finite_p = naryop("is_finite", hlo.is_finite, FLOAT, result_dtype=lambda _: dtypes.bool_)
+for _p in (floor_p, ceil_p, round_p, is_finite_p):
+    ad.defjvp_zero(_p)  # piecewise constant
 
 # ------------------------------------------------------------------------------------------------
 # Complex numbers
@@ -296,6 +449,14 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 conj_p = elementwise_prim("conj", _COMPLEX_PARTS | COMPLEX, _conj_lowering, _complex_dtype)
 
+# Transposes of the real-linear maps between real and complex numbers, w.r.t. the pairing
+# <a, b> = Re(sum(a * b)) that JAX uses: Re(ct * (x + iy)) = Re(ct) x - Im(ct) y, and so on.
+ad.deflinear(real_p, lambda ct, z: [complex(ct, 0.0)])
+ad.deflinear(imag_p, lambda ct, z: [complex(0.0, neg(ct))])
+ad.deflinear(complex_p, lambda ct, x, y: [_linear_ct(x, real(ct)), _linear_ct(y, neg(imag(ct)))])
+ad.deflinear(conj_p, lambda ct, z, *, input_dtype: [
+    conj(ct) if input_dtype.kind == "c" else real(ct)])
+
 # ------------------------------------------------------------------------------------------------
 # Bitwise (booleans and integers; shifts, popcount and clz on integers only)
 
@@ -308,6 +469,9 @@ clz_p = naryop("clz", hlo.count_leading_zeros, INT)
 shift_left_p = naryop("shift_left", hlo.shift_left, INT)
 shift_right_arithmetic_p = naryop("shift_right_arithmetic", hlo.shift_right_arithmetic, INT)
 shift_right_logical_p = naryop("shift_right_logical", hlo.shift_right_logical, INT)
+for _p in (not_p, and_p, or_p, xor_p, population_count_p, clz_p, shift_left_p,
+           shift_right_arithmetic_p, shift_right_logical_p):
+    ad.defjvp_zero(_p)  # integer and boolean results
 
 # ------------------------------------------------------------------------------------------------
 # Comparisons (→ bool). compare_type: FLOAT for floats and complex, SIGNED, UNSIGNED (and bool).
@@ -326,6 +490,8 @@ lt_p = _comparison("lt", "LT", REAL)
 le_p = _comparison("le", "LE", REAL)
 gt_p = _comparison("gt", "GT", REAL)
 ge_p = _comparison("ge", "GE", REAL)
+for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    ad.defjvp_zero(_p)
 
 # ------------------------------------------------------------------------------------------------
 # select_n and clamp
@@ -378,6 +544,21 @@ def _select_n_lowering(ctx, which, *cases):
 select_n_p = Primitive("select_n")
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_lowering(_select_n_lowering)
+# Only `which` may stay rank 0 while the cases are arrays; the cases must agree in shape.
+select_n_p.def_batching(batching.elementwise_rule(select_n_p, scalar_ok=lambda i: i == 0))
+
+
+def _select_n_transpose(ct, which, *cases):
+    """Case i gets the cotangent where ``which`` picked it, zero elsewhere."""
+    zeros = ad.full_like(ct, 0)
+    return [None] + [
+        select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+        if ad.is_undefined_primal(case) else None
+        for i, case in enumerate(cases)
+    ]
+
+
+ad.deflinear(select_n_p, _select_n_transpose)  # linear in the cases; `which` is fixed
 
 
 def _clamp_abstract_eval(min, operand, max):
@@ -396,6 +577,24 @@ def _clamp_abstract_eval(min, operand, max):
 clamp_p = Primitive("clamp")
 clamp_p.def_abstract_eval(_clamp_abstract_eval)
 clamp_p.def_lowering(lambda ctx, lo, x, hi: hlo.clamp(lo, x, hi))  # rank-0 bounds are native
+clamp_p.def_batching(batching.elementwise_rule(clamp_p, scalar_ok=lambda i: i != 1))
+
+
+def _clamp_part(pred, g, x):
+    """g (broadcast to x's shape) where pred, else zero."""
+    g = ad.broadcast_to_shape(g, get_aval(x).shape)
+    return select(pred, g, ad.full_like(g, 0))
+
+
+clamp_p.def_jvp(
+    lambda g, lo, x, hi: _clamp_part(bitwise_and(gt(lo, x), lt(lo, hi)), g, x),
+    lambda g, lo, x, hi: _clamp_part(bitwise_and(gt(x, lo), lt(x, hi)), g, x),
+    lambda g, lo, x, hi: _clamp_part(lt(hi, x), g, x),
+)
+
+# stop_gradient: the identity, with a zero derivative (JAX's stop_gradient primitive)
+stop_gradient_p = naryop("stop_gradient", lambda x: x, ANY)
+ad.defjvp_zero(stop_gradient_p)
 
 # ------------------------------------------------------------------------------------------------
 # The Python functions (JAX's signatures)
@@ -574,6 +773,11 @@ def digamma(x):
     return digamma_p.bind(x)
 
 
+def polygamma(m, x):
+    """The ``m``-th derivative of digamma at ``x`` (``m`` a non-negative integer value)."""
+    return polygamma_p.bind(*coerce_scalars(m, x))
+
+
 def floor(x):
     return floor_p.bind(x)
 
@@ -679,3 +883,19 @@ def select(pred, on_true, on_false):
 def clamp(min, x, max):
     """``x`` clipped to ``[min, max]``; note JAX's argument order (bounds around ``x``)."""
     return clamp_p.bind(*coerce_scalars(min, x, max))
+
+
+def stop_gradient(x):
+    """``x`` (any pytree), with a zero derivative: gradients do not flow through it.
+
+    Only inexact leaves bind the primitive; integer and boolean ones have no derivative
+    anyway, so they are returned unchanged (as in JAX).
+    """
+    from minijax.tree_util import tree_map
+
+    def stop(leaf):
+        if dtypes.is_inexact(get_aval(leaf).dtype):
+            return stop_gradient_p.bind(leaf)
+        return leaf
+
+    return tree_map(stop, x)

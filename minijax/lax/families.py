@@ -5,6 +5,8 @@
   weak only if every operand is weak.
 - ``hlo_elementwise(build)``: broadcasts rank-0 operands to the result shape, then ``build``.
 - ``unary`` / ``binary`` / ``naryop``: a primitive with both rules, plus the Python wrapper.
+- Every primitive ``naryop``/``elementwise_prim`` make also gets vmap's elementwise rule
+  (``batching.elementwise_rule``): one batching rule for the whole family.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, get_aval
+from minijax.interpreters import batching
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, tensor_type
 
 # dtype categories a primitive may accept
@@ -114,6 +117,7 @@ def naryop(name, build, allowed=ANY, result_dtype=None):
     p = Primitive(name)
     p.def_abstract_eval(elementwise_shape(name, allowed, result_dtype))
     p.def_lowering(hlo_elementwise(lambda ctx, *xs, **params: build(*xs)))
+    p.def_batching(batching.elementwise_rule(p))
     return p
 
 
@@ -172,6 +176,7 @@ def elementwise_prim(name, allowed, lower, result_dtype=None):
     p = Primitive(name)
     p.def_abstract_eval(elementwise_shape(name, allowed, result_dtype))
     p.def_lowering(hlo_elementwise(lower))
+    p.def_batching(batching.elementwise_rule(p))
     return p
 
 

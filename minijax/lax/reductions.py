@@ -21,6 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import batching
 from minijax.lax.families import (
     INT_OR_BOOL,
     NUMBER,
@@ -147,6 +148,7 @@ def reduction(name, combiner, identity, allowed):
     p = Primitive(name)
     p.def_abstract_eval(_reduce_rule(name, allowed))
     p.def_lowering(_reduce_lowering(combiner, identity))
+    p.def_batching(batching.reduction_rule(p))  # the batch axis is one more kept axis
     return p
 
 
@@ -249,6 +251,7 @@ def _argminmax(name, direction, identity):
     p = Primitive(name)
     p.def_abstract_eval(_argminmax_rule(name))
     p.def_lowering(_argminmax_lowering(direction, identity))
+    p.def_batching(batching.reduction_rule(p))
     return p
 
 

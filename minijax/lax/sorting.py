@@ -19,6 +19,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import batching
 from minijax.lax.families import ANY, REAL, check_dtype_allowed, hlo_compare
 from minijax.lax.reductions import fill_region, is_nan, scalar_type
 from minijax.lowering.stablehlo import dense_i64, tensor_type
@@ -99,6 +100,20 @@ sort_p.def_abstract_eval(_sort_rule)
 sort_p.def_lowering(_sort_lowering)
 
 
+def _sort_batching(args, dims, *, dimension, is_stable, num_keys):
+    """All operands to the first mapped operand's batch axis (unmapped ones broadcast: they
+    are permuted differently per example), then one sort along the shifted dimension."""
+    size = batching.axis_size(args, dims)
+    bdim = next(d for d in dims if d is not batching.not_mapped)
+    operands = [batching.bdim_to(x, d, bdim, size) for x, d in zip(args, dims)]
+    outs = sort_p.bind(*operands, dimension=batching.to_val_axis(dimension, bdim),
+                       is_stable=is_stable, num_keys=num_keys)
+    return outs, [bdim] * len(outs)
+
+
+sort_p.def_batching(_sort_batching)
+
+
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """Sorts along ``dimension``. A sequence of operands sorts lexicographically by the first
     ``num_keys`` of them and returns a tuple; a single array returns an array."""
@@ -174,6 +189,7 @@ def _top_k_lowering(ctx, x, *, k, axis):
 top_k_p = Primitive("top_k", multiple_results=True)
 top_k_p.def_abstract_eval(_top_k_rule)
 top_k_p.def_lowering(_top_k_lowering)
+top_k_p.def_batching(batching.axis_param_rule(top_k_p))
 
 
 def top_k(operand, k, *, axis=-1):

@@ -35,9 +35,18 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, concrete_or_error, get_aval
 from minijax.errors import JAXTypeError
+from minijax.interpreters import batching
+from minijax.interpreters.batching import not_mapped, to_val_axis
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import add, lt, select_n
 from minijax.lax.families import check_same_dtypes, coerce_scalars
+from minijax.lax.indexing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather_p,
+    scatter_p,
+)
 from minijax.lowering.array import Array
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.source_info import with_user_line
@@ -157,6 +166,21 @@ broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_rule)
 broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
 
 
+def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions):
+    """The batch axis lands just before the output axis of the operand's next axis, which
+    keeps broadcast_dimensions increasing: no transpose."""
+    (x,), (d,) = args, dims
+    bdims = broadcast_dimensions
+    out_dim = bdims[d] if d < len(bdims) else len(shape)
+    new_dims = bdims[:d] + (out_dim,) + tuple(b + 1 for b in bdims[d:])
+    new_shape = shape[:out_dim] + (get_aval(x).shape[d],) + shape[out_dim:]
+    out = broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims)
+    return out, out_dim
+
+
+broadcast_in_dim_p.def_batching(_broadcast_in_dim_batching)
+
+
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
     shape = _static_ints(shape, "broadcast_in_dim", "shape")
@@ -218,6 +242,20 @@ reshape_p.def_abstract_eval(_reshape_rule)
 reshape_p.def_lowering(_reshape_lowering)
 
 
+def _reshape_batching(args, dims, *, new_sizes, dimensions):
+    """The batch axis goes to the front through reshape's own ``dimensions`` transpose."""
+    (x,), (d,) = args, dims
+    aval = get_aval(x)
+    order = range(aval.ndim - 1) if dimensions is None else dimensions
+    perm = (d,) + tuple(to_val_axis(a, d) for a in order)
+    perm = None if perm == tuple(range(aval.ndim)) else perm
+    out = reshape_p.bind(x, new_sizes=(aval.shape[d], *new_sizes), dimensions=perm)
+    return out, 0
+
+
+reshape_p.def_batching(_reshape_batching)
+
+
 def reshape(operand, new_sizes, dimensions=None):
     """``operand`` (transposed by ``dimensions`` first, if given) in the shape ``new_sizes``."""
     new_sizes = _static_ints(new_sizes, "reshape", "new_sizes")
@@ -261,6 +299,7 @@ def _squeeze_lowering(ctx, x, *, dimensions):
 squeeze_p = Primitive("squeeze")
 squeeze_p.def_abstract_eval(_squeeze_rule)
 squeeze_p.def_lowering(_squeeze_lowering)
+squeeze_p.def_batching(batching.reduction_rule(squeeze_p, "dimensions"))  # axes dropped
 
 
 def squeeze(array, dimensions):
@@ -309,6 +348,16 @@ transpose_p.def_abstract_eval(_transpose_rule)
 transpose_p.def_lowering(lambda ctx, x, *, permutation: hlo.transpose(x, dense_i64(permutation)))
 
 
+def _transpose_batching(args, dims, *, permutation):
+    (x,), (d,) = args, dims
+    perm = [to_val_axis(p, d) for p in permutation]
+    perm.insert(d, d)  # the batch axis stays in place
+    return transpose_p.bind(x, permutation=tuple(perm)), d
+
+
+transpose_p.def_batching(_transpose_batching)
+
+
 def transpose(operand, permutation):
     """Axis i of the result is axis ``permutation[i]`` of ``operand``."""
     permutation = _static_ints(permutation, "transpose", "permutation")
@@ -333,6 +382,7 @@ def _rev_rule(operand, *, dimensions):
 rev_p = Primitive("rev")
 rev_p.def_abstract_eval(_rev_rule)
 rev_p.def_lowering(lambda ctx, x, *, dimensions: hlo.reverse(x, dense_i64(dimensions)))
+rev_p.def_batching(batching.axis_param_rule(rev_p, "dimensions"))
 
 
 def rev(operand, dimensions):
@@ -381,6 +431,28 @@ def _pad_lowering(ctx, x, padding_value, *, padding_config):
 pad_p = Primitive("pad")
 pad_p.def_abstract_eval(_pad_rule)
 pad_p.def_lowering(_pad_lowering)
+
+
+def _pad_batching(args, dims, *, padding_config):
+    """No padding along the batch axis. A per-example padding value: pad with a zero, then
+    select the value where the (unbatched) mask of padding positions says so."""
+    (x, value), (xd, vd) = args, dims
+    if vd is not_mapped:
+        config = padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]
+        return pad_p.bind(x, value, padding_config=config), xd
+    size = batching.axis_size(args, dims)
+    x = batching.bdim_at_front(x, xd, size)
+    v_aval = get_aval(value)
+    zero = WeakScalar(0, v_aval.dtype) if v_aval.weak_type else np.zeros((), v_aval.dtype)
+    padded = pad_p.bind(x, zero, padding_config=((0, 0, 0),) + padding_config)
+    shape = get_aval(padded).shape
+    is_operand = pad(full(get_aval(x).shape[1:], True), False, padding_config)
+    is_operand = broadcast_in_dim(is_operand, shape, tuple(range(1, len(shape))))
+    value = broadcast_in_dim(value, shape, (0,))
+    return select_n(is_operand, value, padded), 0
+
+
+pad_p.def_batching(_pad_batching)
 
 
 def pad(operand, padding_value, padding_config):
@@ -433,6 +505,17 @@ def _concatenate_rule(*operands, dimension):
 concatenate_p = Primitive("concatenate")
 concatenate_p.def_abstract_eval(_concatenate_rule)
 concatenate_p.def_lowering(lambda ctx, *xs, dimension: hlo.concatenate(list(xs), dimension))
+
+
+def _concatenate_batching(args, dims, *, dimension):
+    """Every operand to the first mapped one's batch axis (unmapped ones broadcast)."""
+    size = batching.axis_size(args, dims)
+    bdim = next(d for d in dims if d is not not_mapped)
+    operands = [batching.bdim_to(x, d, bdim, size) for x, d in zip(args, dims)]
+    return concatenate_p.bind(*operands, dimension=to_val_axis(dimension, bdim)), bdim
+
+
+concatenate_p.def_batching(_concatenate_batching)
 
 
 def concatenate(operands, dimension):
@@ -500,6 +583,21 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 slice_p = Primitive("slice")
 slice_p.def_abstract_eval(_slice_rule)
 slice_p.def_lowering(_slice_lowering)
+
+
+def _slice_batching(args, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = args, dims
+    size = get_aval(x).shape[d]
+    out = slice_p.bind(
+        x,
+        start_indices=start_indices[:d] + (0,) + start_indices[d:],
+        limit_indices=limit_indices[:d] + (size,) + limit_indices[d:],
+        strides=None if strides is None else strides[:d] + (1,) + strides[d:],
+    )
+    return out, d
+
+
+slice_p.def_batching(_slice_batching)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
@@ -586,6 +684,44 @@ dynamic_slice_p.def_lowering(
 )
 
 
+def _dynamic_slice_batching(args, dims, *, slice_sizes):
+    """Starts shared by every example: the batch axis is sliced whole, from 0. Per-example
+    starts: one gather of the (size, n) start vectors, the batch a gather batching axis when
+    the operand is mapped too. Both clamp starts into bounds, as dynamic_slice does."""
+    (x, *starts), (xd, *sds) = args, dims
+    size = batching.axis_size(args, dims)
+    if all(d is not_mapped for d in sds):
+        zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)
+        starts = starts[:xd] + [zero] + starts[xd:]
+        sizes = slice_sizes[:xd] + (size,) + slice_sizes[xd:]
+        return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), xd
+    n = len(starts)
+    if xd is not_mapped:
+        dnums = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(n)))
+    else:
+        dnums = GatherDimensionNumbers(
+            tuple(range(1, n + 1)), (), tuple(to_val_axis(a, xd) for a in range(n)), (xd,), (0,)
+        )
+        slice_sizes = slice_sizes[:xd] + (1,) + slice_sizes[xd:]
+    out = gather_p.bind(
+        x, _start_vectors(starts, sds, size), dimension_numbers=dnums, slice_sizes=slice_sizes,
+        indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
+        fill_value=None,
+    )
+    return out, 0
+
+
+def _start_vectors(starts, dims, size):
+    """Scalar start indices, some per-example, as one (size, n) array of index vectors."""
+    return concatenate(
+        [broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,))
+         for i, d in zip(starts, dims)], 1
+    )
+
+
+dynamic_slice_p.def_batching(_dynamic_slice_batching)
+
+
 def _dynamic_update_slice_rule(operand, update, *start_indices):
     name = "dynamic_update_slice"
     check_same_dtypes(name, [operand, update])
@@ -608,6 +744,31 @@ dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_rule)
 dynamic_update_slice_p.def_lowering(
     lambda ctx, x, update, *starts: hlo.dynamic_update_slice(x, update, list(starts))
 )
+
+
+def _dynamic_update_slice_batching(args, dims):
+    """Starts shared by every example: operand and update share a batch axis, written whole
+    from 0. Per-example starts: one scatter (mode CLIP clamps starts, as dynamic_update_slice
+    does), operand, update and starts paired as scatter batching axes."""
+    (x, update, *starts), (xd, ud, *sds) = args, dims
+    size = batching.axis_size(args, dims)
+    if all(d is not_mapped for d in sds):
+        bdim = xd if xd is not not_mapped else ud
+        x, update = batching.bdim_to(x, xd, bdim, size), batching.bdim_to(update, ud, bdim, size)
+        zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)
+        starts = starts[:bdim] + [zero] + starts[bdim:]
+        return dynamic_update_slice_p.bind(x, update, *starts), bdim
+    x, update = batching.bdim_at_front(x, xd, size), batching.bdim_at_front(update, ud, size)
+    axes = tuple(range(1, len(starts) + 1))
+    dnums = ScatterDimensionNumbers(axes, (), axes, (0,), (0,))
+    out = scatter_p.bind(
+        x, _start_vectors(starts, sds, size), update, dimension_numbers=dnums,
+        indices_are_sorted=True, unique_indices=True, mode=GatherScatterMode.CLIP,
+    )
+    return out, 0
+
+
+dynamic_update_slice_p.def_batching(_dynamic_update_slice_batching)
 
 
 def _is_static_index(i):
@@ -753,6 +914,7 @@ def _iota_rule(*, dtype, shape, dimension):
 iota_p = Primitive("iota")
 iota_p.def_abstract_eval(_iota_rule)
 iota_p.def_lowering(lambda ctx, *, dtype, shape, dimension: hlo.iota(_result_type(ctx), dimension))
+iota_p.def_batching(batching.never_batched_rule(iota_p))
 
 
 def broadcasted_iota(dtype, shape, dimension):

@@ -1,0 +1,498 @@
+"""The user-facing differentiation API: ``jvp``, ``linearize``, ``vjp``, ``grad``,
+``value_and_grad``, ``jacfwd``, ``jacrev``, ``hessian``, ``linear_transpose``.
+
+This module matches pytrees, argnums and JAX's error messages; the machinery (the JVP trace,
+linearize by partial evaluation, the backward pass) lives in ``minijax.interpreters.ad``.
+Everything here runs under whatever trace is current, so ``jit(grad(f))`` stages one jaxpr
+and ``grad(grad(f))`` / ``jvp(grad(f))`` nest.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.core import get_aval
+from minijax.interpreters import ad
+from minijax.interpreters.ad import Zero
+from minijax.source_info import with_user_line
+from minijax.tree_util import _registry
+
+__all__ = [
+    "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
+    "value_and_grad", "vjp",
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers: flattening, argnums, dtype checks
+
+
+def _check_callable(fun, name):
+    if not callable(fun):
+        raise TypeError(f"{name} expects a callable as its first argument, got {fun!r}")
+
+
+def _aval_of(x, what):
+    try:
+        return get_aval(x)
+    except TypeError:
+        raise TypeError(with_user_line(
+            f"{what}: {x!r} of type {type(x).__name__} is not a valid minijax type; expected "
+            "arrays, scalars, or pytrees of them."
+        )) from None
+
+
+def _flat_fun(fun, in_tree, out_trees, has_aux=False):
+    """``fun`` on flat leaves; its output (and aux) tree is appended to ``out_trees``."""
+
+    def flat(*leaves):
+        out = fun(*in_tree.unflatten(leaves))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError(with_user_line(
+                    "has_aux=True requires the function to return a pair (output, auxiliary "
+                    f"data), got {type(out).__name__}."
+                ))
+            out, aux = out
+            out_leaves, out_tree = _registry.flatten(out)
+            aux_leaves, aux_tree = _registry.flatten(aux)
+            out_trees.append((out_tree, aux_tree))
+            return out_leaves, aux_leaves
+        out_leaves, out_tree = _registry.flatten(out)
+        out_trees.append(out_tree)
+        return out_leaves
+
+    return flat
+
+
+def _normalize_argnums(argnums):
+    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
+        return int(argnums)
+    if isinstance(argnums, (tuple, list)) and all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in argnums):
+        return tuple(int(i) for i in argnums)
+    raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+
+
+def _dyn_args(argnums, args):
+    """The differentiated arguments (a tuple for tuple argnums) and a function of them."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    n = len(args)
+    if any(not -n <= i < n for i in nums):
+        raise TypeError(with_user_line(
+            f"differentiating with respect to argnums={argnums} requires at least "
+            f"{max(i if i >= 0 else -i - 1 for i in nums) + 1} positional arguments to be "
+            f"passed by the caller, but got only {n} positional arguments."
+        ))
+    nums = tuple(i % n for i in nums)
+    if len(set(nums)) != len(nums):
+        raise ValueError(f"argnums must not repeat an argument, got {argnums}")
+    dyn = args[nums[0]] if isinstance(argnums, int) else tuple(args[i] for i in nums)
+    return nums, dyn
+
+
+def _partial(fun, nums, args, kwargs, single):
+    def f(dyn):
+        full = list(args)
+        for i, x in zip(nums, (dyn,) if single else dyn):
+            full[i] = x
+        return fun(*full, **kwargs)
+
+    return f
+
+
+def _check_input_dtype(name, holomorphic, allow_int, x):
+    dtype = _aval_of(x, name).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(with_user_line(
+                f"{name} with holomorphic=True requires inputs with complex dtype, but got "
+                f"{dtype.name}."
+            ))
+    elif dtypes.is_complex(dtype) and name in ("grad", "value_and_grad"):
+        raise TypeError(with_user_line(
+            f"{name} requires real-valued inputs (input dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex inputs, use minijax.vjp directly."
+        ))
+    elif not dtypes.is_inexact(dtype) and not allow_int:
+        raise TypeError(with_user_line(
+            f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype "
+            f"of np.inexact), but got {dtype.name}. If you want to use Boolean- or "
+            "integer-valued inputs, use vjp or set allow_int to True."
+        ))
+
+
+def _instantiate(ts):
+    return [ad.instantiate_zeros(t) for t in ts]
+
+
+# ------------------------------------------------------------------------------------------------
+# Forward mode
+
+
+def _tangent_in(p, t):
+    """The tangent of primal ``p`` as given, checked; float0 (or a non-inexact primal) is Zero."""
+    p_aval = _aval_of(p, "jvp primal")
+    t_aval = _aval_of(t, "jvp tangent")
+    if p_aval.shape != t_aval.shape:
+        raise ValueError(with_user_line(
+            "jvp called with different primal and tangent shapes; Got primal shape "
+            f"{p_aval.shape} and tangent shape as {t_aval.shape}"
+        ))
+    expected = ad.tangent_aval(p_aval).dtype
+    if t_aval.dtype != expected:
+        raise TypeError(with_user_line(
+            "primal and tangent arguments to jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+            f"{p_aval.dtype.name} and so expected tangent dtype {dtypes.short_name(expected)}, "
+            f"but got tangent dtype {dtypes.short_name(t_aval.dtype)} instead."
+        ))
+    return Zero(t_aval) if expected == dtypes.float0 else t
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """``(fun(*primals), J(fun)(primals) @ tangents)``; with ``has_aux`` also the aux data."""
+    _check_callable(fun, "jvp")
+    for what, v in (("primal", primals), ("tangent", tangents)):
+        if not isinstance(v, (tuple, list)):
+            raise TypeError(
+                f"{what} arguments to jvp must be a tuple or a list; found {type(v).__name__}."
+            )
+    p_leaves, p_tree = _registry.flatten(tuple(primals))
+    t_leaves, t_tree = _registry.flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(with_user_line(
+            "primal and tangent arguments to jvp must have the same tree structure; got "
+            f"primal structure {p_tree} and tangent structure {t_tree}."
+        ))
+    ts = [_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
+    trees = []
+    flat = _flat_fun(lambda *a: fun(*a), p_tree, trees, has_aux)
+    n_out = []
+
+    def joined(*leaves):
+        out = flat(*leaves)
+        if has_aux:
+            n_out.append(len(out[0]))
+            return out[0] + out[1]
+        n_out.append(len(out))
+        return out
+
+    ps_out, ts_out = ad.jvp_flat(joined, p_leaves, ts)
+    n = n_out[0]
+    out_tree = trees[0][0] if has_aux else trees[0]
+    primal_out = out_tree.unflatten(ps_out[:n])
+    tangent_out = out_tree.unflatten(_instantiate(ts_out[:n]))
+    if has_aux:
+        return primal_out, tangent_out, trees[0][1].unflatten(ps_out[n:])
+    return primal_out, tangent_out
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the JVP at ``primals``
+    from a staged linear jaxpr (the primal computation is not repeated)."""
+    _check_callable(fun, "linearize")
+    p_leaves, p_tree = _registry.flatten(primals)
+    for p in p_leaves:
+        _aval_of(p, "linearize primal")
+    trees = []
+    lin = ad.linearize_flat(_flat_fun(fun, p_tree, trees, has_aux), p_leaves, has_aux)
+    out_tree = trees[0][0] if has_aux else trees[0]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = _registry.flatten(tangents)
+        if t_tree != p_tree:
+            raise TypeError(with_user_line(
+                f"linearized function called with tangent structure {t_tree}, but the primals "
+                f"had structure {p_tree}."
+            ))
+        ts = [_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
+        return out_tree.unflatten(_instantiate(lin.jvp(ts)))
+
+    out = out_tree.unflatten(lin.primals_out)
+    if has_aux:
+        return out, f_jvp, trees[0][1].unflatten(lin.aux)
+    return out, f_jvp
+
+
+# ------------------------------------------------------------------------------------------------
+# Reverse mode
+
+
+def _ct_in(ct, aval):
+    """An output cotangent, checked against the primal output's tangent type."""
+    expected = ad.tangent_aval(aval)
+    if expected.dtype == dtypes.float0:
+        return Zero(expected)  # integer outputs take no cotangent (any value is ignored)
+    if type(ct) in (int, float, complex):
+        ct = np.asarray(ct, aval.dtype)
+    ct_aval = _aval_of(ct, "vjp cotangent")
+    if ct_aval.shape != expected.shape:
+        raise ValueError(with_user_line(
+            f"Shape of cotangent input to vjp pullback function {ct_aval.shape} must be the "
+            f"same as the shape of corresponding primal input {expected.shape}."
+        ))
+    if ct_aval.dtype != expected.dtype:
+        raise TypeError(with_user_line(
+            f"Type of cotangent input to vjp pullback function ({ct_aval.str_short()}) is not "
+            f"the expected tangent type ({expected.str_short()}) of corresponding primal output "
+            f"with dtype {aval.dtype.name}."
+        ))
+    return ct
+
+
+def _pullback(lin, in_tree, out_tree):
+    out_avals = [get_aval(p) for p in lin.primals_out]
+
+    def f_vjp(*cts):
+        if len(cts) != 1:
+            raise TypeError(f"the vjp function takes one cotangent (a pytree), got {len(cts)}")
+        ct_leaves, ct_tree = _registry.flatten(cts[0])
+        if ct_tree != out_tree:
+            raise ValueError(with_user_line(
+                f"Tree structure of cotangent input {ct_tree}, does not match structure of "
+                f"primal output {out_tree}."
+            ))
+        in_cts = lin.vjp([_ct_in(c, a) for c, a in zip(ct_leaves, out_avals)])
+        return in_tree.unflatten(_instantiate(in_cts))
+
+    return f_vjp
+
+
+def vjp(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_vjp)``: ``f_vjp(ct)`` is the tuple of cotangents of ``primals``."""
+    _check_callable(fun, "vjp")
+    p_leaves, p_tree = _registry.flatten(primals)
+    for p in p_leaves:
+        _aval_of(p, "vjp primal")
+    trees = []
+    lin = ad.linearize_flat(_flat_fun(fun, p_tree, trees, has_aux), p_leaves, has_aux)
+    out_tree = trees[0][0] if has_aux else trees[0]
+    out = out_tree.unflatten(lin.primals_out)
+    f_vjp = _pullback(lin, p_tree, out_tree)
+    if has_aux:
+        return out, f_vjp, trees[0][1].unflatten(lin.aux)
+    return out, f_vjp
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """``(fun(*args), gradient of fun at args w.r.t. argnums)``; ``fun`` returns a scalar."""
+    _check_callable(fun, "value_and_grad")
+    argnums = _normalize_argnums(argnums)
+    name = "value_and_grad"
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        nums, dyn = _dyn_args(argnums, args)
+        leaves, tree = _registry.flatten(dyn)
+        for x in leaves:
+            _check_input_dtype(name, holomorphic, allow_int, x)
+        f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
+        trees = []
+        lin = ad.linearize_flat(_flat_fun(f, _registry.flatten((dyn,))[1], trees, has_aux),
+                                leaves, has_aux)
+        out_tree = trees[0][0] if has_aux else trees[0]
+        ans = out_tree.unflatten(lin.primals_out)
+        _check_scalar_output(out_tree, ans, holomorphic)
+        one = np.ones((), get_aval(lin.primals_out[0]).dtype)
+        grads = tree.unflatten(_instantiate(lin.vjp([one])))
+        if has_aux:
+            return (ans, trees[0][1].unflatten(lin.aux)), grads
+        return ans, grads
+
+    return value_and_grad_f
+
+
+def _check_scalar_output(out_tree, ans, holomorphic):
+    if out_tree.num_leaves != 1 or out_tree.num_nodes != 1:
+        raise TypeError(with_user_line(
+            f"Gradient only defined for scalar-output functions. Output was {ans}. For "
+            "non-scalar or pytree outputs use minijax.vjp (one cotangent per output) or "
+            "minijax.jacrev (the full Jacobian)."
+        ))
+    aval = get_aval(ans)
+    if aval.shape:
+        raise TypeError(with_user_line(
+            f"Gradient only defined for scalar-output functions. Output had shape: "
+            f"{aval.shape}. Use minijax.vjp with a cotangent of that shape, or minijax.jacrev "
+            "for the full Jacobian."
+        ))
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(with_user_line(
+                "grad with holomorphic=True requires outputs with complex dtype, but got "
+                f"{aval.dtype.name}."
+            ))
+    elif not dtypes.is_float(aval.dtype):
+        raise TypeError(with_user_line(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, or integer outputs, use minijax.vjp directly."
+        ))
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued ``fun`` w.r.t. the argument(s) ``argnums``.
+
+    Integer arguments need ``allow_int=True`` and get float0 gradients, as in JAX.
+    """
+    _check_callable(fun, "grad")
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+# ------------------------------------------------------------------------------------------------
+# Jacobians: one vmapped JVP (forward) or VJP (reverse) over a standard basis
+
+
+def _std_basis(leaves):
+    """Rows of the identity over all leaves: leaf i gets an array (N, *leaf.shape)."""
+    avals = [get_aval(x) for x in leaves]
+    sizes = [a.size for a in avals]
+    n = sum(sizes)
+    eye = np.eye(n)
+    out, start = [], 0
+    for a, s in zip(avals, sizes):
+        out.append(eye[:, start:start + s].reshape((n, *a.shape)).astype(a.dtype))
+        start += s
+    return out
+
+
+def _split_last(x, in_avals, out_shape):
+    """A Jacobian block ``x`` of shape (*out_shape, N) split per input leaf."""
+    from minijax import lax
+
+    pieces, start = [], 0
+    for a in in_avals:
+        piece = lax.slice_in_dim(x, start, start + a.size, axis=len(out_shape))
+        pieces.append(lax.reshape(piece, (*out_shape, *a.shape)))
+        start += a.size
+    return pieces
+
+
+def _jac_checks(name, fun, argnums):
+    _check_callable(fun, name)
+    return _normalize_argnums(argnums)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode: one vmapped JVP over the input basis."""
+    from minijax.vmapping import vmap
+
+    argnums = _jac_checks("jacfwd", fun, argnums)
+
+    def jacfun(*args, **kwargs):
+        nums, dyn = _dyn_args(argnums, args)
+        leaves, in_tree = _registry.flatten(dyn)
+        for x in leaves:
+            _check_input_dtype("jacfwd", holomorphic, False, x)
+        f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
+
+        def push(*basis):
+            return jvp(f, (dyn,), (in_tree.unflatten(basis),), has_aux=has_aux)
+
+        out_axes = (None, -1, None) if has_aux else (None, -1)
+        res = vmap(push, out_axes=out_axes)(*_std_basis(leaves))
+        y, jac = res[0], res[1]
+        in_avals = [get_aval(x) for x in leaves]
+        y_leaves, y_tree = _registry.flatten(y)
+        jac_leaves = _registry.flatten(jac)[0]
+        blocks = [in_tree.unflatten(_split_last(j, in_avals, get_aval(yl).shape))
+                  for yl, j in zip(y_leaves, jac_leaves)]
+        out = y_tree.unflatten(blocks)
+        return (out, res[2]) if has_aux else out
+
+    return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun`` by reverse mode: one VJP, vmapped over the output basis."""
+    from minijax.vmapping import vmap
+
+    argnums = _jac_checks("jacrev", fun, argnums)
+
+    def jacfun(*args, **kwargs):
+        nums, dyn = _dyn_args(argnums, args)
+        leaves, in_tree = _registry.flatten(dyn)
+        for x in leaves:
+            _check_input_dtype("jacrev", holomorphic, allow_int, x)
+        f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
+        if has_aux:
+            y, pullback, aux = vjp(f, dyn, has_aux=True)
+        else:
+            y, pullback = vjp(f, dyn)
+        y_leaves, y_tree = _registry.flatten(y)
+        y_avals = [get_aval(x) for x in y_leaves]
+        rows = vmap(lambda *ct: _registry.flatten(pullback(y_tree.unflatten(ct))[0])[0])(
+            *_std_basis(y_leaves))
+        blocks, start = [], 0
+        from minijax import lax
+
+        for ya in y_avals:
+            per_input = [
+                lax.reshape(lax.slice_in_dim(r, start, start + ya.size, axis=0),
+                            (*ya.shape, *get_aval(x).shape))
+                for r, x in zip(rows, leaves)
+            ]
+            blocks.append(in_tree.unflatten(per_input))
+            start += ya.size
+        out = y_tree.unflatten(blocks)
+        return (out, aux) if has_aux else out
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of scalar-valued ``fun``: ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
+
+
+# ------------------------------------------------------------------------------------------------
+# linear_transpose
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear function ``fun`` (whose inputs look like ``primals``:
+    arrays or ShapeDtypeStructs). ``transpose_fun(out_ct)`` returns a tuple of cotangents."""
+    _check_callable(fun, "linear_transpose")
+    p_leaves, p_tree = _registry.flatten(primals)
+    in_avals = [_aval_of(p, "linear_transpose primal") for p in p_leaves]
+    for a in in_avals:
+        if not dtypes.is_inexact(a.dtype):
+            raise TypeError(f"linear_transpose only supports float and complex inputs, got "
+                            f"{a.str_short()}")
+    trees = []
+    closed = ad.linearize_jaxpr_of(_flat_fun(fun, p_tree, trees), in_avals)
+    out_tree = trees[0]
+    out_avals = closed.out_avals
+
+    def transpose_fun(out_ct):
+        ct_leaves, ct_tree = _registry.flatten(out_ct)
+        if ct_tree != out_tree:
+            raise TypeError(with_user_line(
+                f"cotangent tree does not match function output, expected {out_tree} but got "
+                f"{ct_tree}"
+            ))
+        cts = [_ct_in(c, a) for c, a in zip(ct_leaves, out_avals)]
+        in_cts = ad.backward_pass(closed.jaxpr, closed.consts,
+                                  [ad.UndefinedPrimal(a) for a in in_avals], cts)
+        return p_tree.unflatten(_instantiate(in_cts))
+
+    return transpose_fun

@@ -1,0 +1,459 @@
+"""Automatic differentiation: the JVP interpreter, linearize, and transposition.
+
+Forward mode is an interpreter: a ``JVPTracer`` carries a primal value and a tangent, and
+``JVPTrace.process_primitive`` calls the primitive's JVP rule with the parent trace current,
+so rules are ordinary ``lax`` code. Reverse mode is not a second set of rules: ``linearize``
+runs the same JVP with the tangents staged into a *linear* jaxpr by partial evaluation (primal
+work runs right away on the parent trace; see ``PartialEvalTrace``), and ``backward_pass``
+transposes that jaxpr equation by equation with each linear primitive's transpose rule.
+
+Tangents may be *symbolic zeros* (``Zero(aval)``): an input that is not differentiated, a
+constant, a ``stop_gradient``, or the output of a non-differentiable primitive. No equation is
+ever emitted for a symbolic zero, and a primitive whose tangents are all zero just runs on the
+parent trace. Integer and boolean values always have symbolic-zero tangents, of dtype
+``float0`` (``tangent_aval``), as in JAX.
+
+Rule API (rules are attributes of the primitive, set beside it in ``minijax/lax/*.py``)::
+
+    prim.def_jvp(*rules)          # per-operand rules (JAX's ad.defjvp): rules[i](g, *primals,
+                                  #   **params) is the output tangent's part due to operand i,
+                                  #   given that operand's tangent g (never a Zero: zero
+                                  #   tangents are skipped); None where not differentiable.
+                                  #   The parts are summed; a rank-0 part broadcasts.
+    defjvp2(prim, *rules)         # the same, rules[i](g, ans, *primals, **params) also sees the
+                                  #   primal output ans (exp: g * ans).
+    prim.def_jvp_rule(rule)       # general: rule(primals, tangents, **params) -> (primal_out,
+                                  #   tangent_out); tangents may be Zero; lists for primitives
+                                  #   with multiple results; tangent_out may be Zero.
+    defjvp_zero(prim)             # outputs have zero tangents (comparisons, integer ops ...);
+                                  #   also marks prim.not_differentiable.
+    deflinear(prim, transpose)    # prim is linear in its inexact operands jointly (integer and
+                                  #   boolean operands, e.g. indices or a predicate, are fixed):
+                                  #   the JVP applies prim to the tangents.
+    prim.def_transpose(rule)      # rule(ct, *args, **params) -> one cotangent (or None) per
+                                  #   operand. The operands the cotangent flows to are
+                                  #   UndefinedPrimal(aval); the others are values. ct is never
+                                  #   a Zero for single-result primitives; for multiple results
+                                  #   it is a list that may hold Zeros.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import core, dtypes
+from minijax.core import Literal, ShapedArray, Trace, Tracer, Var, escaped_tracer_error, get_aval
+from minijax.interpreters.partial_eval import PartialEvalTrace, dce_jaxpr
+from minijax.source_info import user_frame, with_user_line
+
+
+def _lax():
+    from minijax import lax  # lax modules import this one to attach their rules
+
+    return lax
+
+
+# ------------------------------------------------------------------------------------------------
+# Symbolic zeros and undefined primals
+
+
+def is_differentiable_dtype(dtype):
+    return dtypes.is_inexact(dtype)
+
+
+def tangent_aval(aval):
+    """The type of a tangent (and cotangent) of a value of type ``aval``."""
+    if is_differentiable_dtype(aval.dtype):
+        return aval
+    return ShapedArray(aval.shape, dtypes.float0)
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of type ``aval``: costs no computation."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    @staticmethod
+    def from_primal_value(x):
+        return Zero(tangent_aval(get_aval(x)))
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefinedPrimal:
+    """Stands for a linear operand in a transpose rule: only its type is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x):
+    return type(x) is UndefinedPrimal
+
+
+def zeros_like_aval(aval):
+    """Materialized zeros of ``aval`` (a float0 NumPy array for float0)."""
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    if not aval.shape:
+        return np.zeros((), aval.dtype)  # stages as a literal
+    return _lax().full(aval.shape, 0, aval.dtype)
+
+
+def instantiate_zeros(t):
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return _lax().add(a, b)
+
+
+# Helpers for rules ------------------------------------------------------------------------------
+
+
+def full_like(x, value):
+    """An array of ``x``'s shape and dtype filled with ``value`` (a literal broadcast)."""
+    aval = get_aval(x)
+    return _lax().full(aval.shape, value, aval.dtype)
+
+
+def broadcast_to_shape(x, shape):
+    """A rank-0 ``x`` broadcast to ``shape`` (elementwise ops let rank-0 operands broadcast)."""
+    if get_aval(x).shape == tuple(shape):
+        return x
+    return _lax().broadcast_in_dim(x, shape, ())
+
+
+def unbroadcast(aval, ct):
+    """The cotangent of an elementwise op's operand of type ``aval`` from the cotangent of its
+    result: summed over every axis when the operand was a broadcast rank-0 one."""
+    if get_aval(ct).shape == aval.shape:
+        return ct
+    return _lax().reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
+
+
+# ------------------------------------------------------------------------------------------------
+# The JVP interpreter
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    # A concrete primal may be used in Python control flow (``if x > 0:`` under eager grad),
+    # as in JAX: the tangent does not change which branch is taken.
+    def __bool__(self):
+        return bool(self.primal)
+
+    def __int__(self):
+        return int(self.primal)
+
+    def __float__(self):
+        return float(self.primal)
+
+    def __complex__(self):
+        return complex(self.primal)
+
+    def __index__(self):
+        return self.primal.__index__()
+
+
+class JVPTrace(Trace):
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.source = user_frame()
+
+    def to_primal_tangent(self, x):
+        if type(x) is JVPTracer and x._trace is self:
+            return x.primal, x.tangent
+        if isinstance(x, Tracer) and not x._trace.valid:
+            raise escaped_tracer_error(x)
+        return x, Zero.from_primal_value(x)
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = [], []
+        for x in args:
+            p, t = self.to_primal_tangent(x)
+            primals.append(p)
+            tangents.append(t)
+        ctx = core._ctx
+        ctx.trace = self.parent  # rules compute with lax ops one level down
+        try:
+            if all(type(t) is Zero for t in tangents):
+                return prim.bind(*primals, **params)
+            rule = prim.jvp
+            if rule is None:
+                raise prim.missing_rule("JVP (differentiation)", "jvp/grad/vjp")
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        finally:
+            ctx.trace = self
+        if prim.multiple_results:
+            return [self.wrap(prim, p, t) for p, t in zip(primal_out, tangent_out)]
+        return self.wrap(prim, primal_out, tangent_out)
+
+    def wrap(self, prim, primal, tangent):
+        if type(tangent) is Zero:
+            return primal
+        aval = get_aval(primal)
+        if not is_differentiable_dtype(aval.dtype):
+            return primal  # integer/boolean results: zero (float0) tangents, always
+        t_aval = get_aval(tangent)
+        if t_aval.shape != aval.shape or t_aval.dtype != aval.dtype:
+            raise AssertionError(
+                f"the JVP rule of '{prim.name}' gave a tangent {t_aval.str_short()} for a primal "
+                f"output {aval.str_short()} (a bug in the rule)"
+            )
+        return JVPTracer(self, primal, tangent)
+
+
+def jvp_flat(fun, primals, tangents):
+    """``fun(*primals)`` and its tangent, for ``fun`` on flat lists of values.
+
+    ``tangents`` may hold ``Zero``s; so may the returned tangents. The trace's parent is the
+    current trace, so this works under any other transformation (and inside JVP rules).
+    """
+    trace = JVPTrace(core.current_trace())
+    tracers = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    try:
+        with core.set_current_trace(trace):
+            outs = fun(*tracers)
+        pairs = [trace.to_primal_tangent(x) for x in outs]
+    finally:
+        trace.invalidate()  # a tracer that escaped now raises UnexpectedTracerError
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+# ------------------------------------------------------------------------------------------------
+# Rule factories
+
+
+def _sum_parts(ans, parts):
+    """The sum of the tangent parts, shaped like the primal output ``ans``."""
+    aval = get_aval(ans)
+    parts = [p for p in parts if type(p) is not Zero]
+    if not parts:
+        return Zero(tangent_aval(aval))
+    total = parts[0]
+    for p in parts[1:]:
+        total = _lax().add(total, p)
+    return broadcast_to_shape(total, aval.shape)
+
+
+def defjvp(prim, *rules):
+    """Per-operand tangent rules; see the module docstring."""
+
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        parts = [rule(t, *primals, **params) for rule, t in zip(rules, tangents)
+                 if rule is not None and type(t) is not Zero]
+        return ans, _sum_parts(ans, parts)
+
+    prim.def_jvp_rule(jvp)
+
+
+def defjvp2(prim, *rules):
+    """Per-operand tangent rules that also see the primal output: ``rule(g, ans, *primals)``."""
+
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        parts = [rule(t, ans, *primals, **params) for rule, t in zip(rules, tangents)
+                 if rule is not None and type(t) is not Zero]
+        return ans, _sum_parts(ans, parts)
+
+    prim.def_jvp_rule(jvp)
+
+
+def defjvp_zero(prim):
+    """The outputs of ``prim`` do not change with its inputs (or only in jumps)."""
+    prim.not_differentiable = True
+
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if prim.multiple_results:
+            return ans, [Zero.from_primal_value(a) for a in ans]
+        return ans, Zero.from_primal_value(ans)
+
+    prim.def_jvp_rule(jvp)
+
+
+def deflinear(prim, transpose_rule):
+    """``prim`` is linear in its inexact operands (jointly); integer and boolean operands
+    (indices, predicates) are fixed. The JVP is ``prim`` applied to the tangents."""
+
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        linear = [is_differentiable_dtype(get_aval(p).dtype) for p in primals]
+        if all(type(t) is Zero for t, lin in zip(tangents, linear) if lin):
+            zero = [Zero.from_primal_value(a) for a in (ans if prim.multiple_results else [ans])]
+            return ans, (zero if prim.multiple_results else zero[0])
+        args = [instantiate_zeros(t) if lin else p for p, t, lin in zip(primals, tangents, linear)]
+        return ans, prim.bind(*args, **params)
+
+    prim.def_jvp_rule(jvp)
+    prim.def_transpose(transpose_rule)
+
+
+# ------------------------------------------------------------------------------------------------
+# Linearize: the JVP with its tangent part staged into a linear jaxpr
+
+
+class Linearized:
+    """What ``linearize`` found: primal outputs, and the linear map from the nonzero input
+    tangents to the nonzero output tangents as a jaxpr whose consts are the residuals."""
+
+    __slots__ = ("primals_out", "aux", "in_nonzero", "out_nonzero", "jaxpr", "in_avals",
+                 "out_avals")
+
+    def __init__(self, primals_out, aux, in_nonzero, out_nonzero, jaxpr, in_avals, out_avals):
+        self.primals_out = primals_out
+        self.aux = aux
+        self.in_nonzero = in_nonzero  # per primal input: does it get a tangent (inexact)?
+        self.out_nonzero = out_nonzero  # per primal output: is its tangent a jaxpr output?
+        self.jaxpr = jaxpr  # ClosedJaxpr: nonzero tangents in -> nonzero tangents out
+        self.in_avals = in_avals  # tangent avals of every primal input
+        self.out_avals = out_avals  # tangent avals of every primal output
+
+    def jvp(self, tangents):
+        """The output tangents (Zero where symbolically zero) for all input tangents."""
+        args = [t for t, nz in zip(tangents, self.in_nonzero) if nz]
+        outs = iter(core.eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts,
+                                    *map(instantiate_zeros, args)))
+        return [next(outs) if nz else Zero(a) for nz, a in zip(self.out_nonzero, self.out_avals)]
+
+    def vjp(self, cts):
+        """The input cotangents (Zero where symbolically zero) for all output cotangents."""
+        cts = [ct for ct, nz in zip(cts, self.out_nonzero) if nz]
+        lin_avals = [a for a, nz in zip(self.in_avals, self.in_nonzero) if nz]
+        in_cts = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts,
+                                    [UndefinedPrimal(a) for a in lin_avals], cts))
+        return [next(in_cts) if nz else Zero(a) for nz, a in zip(self.in_nonzero, self.in_avals)]
+
+
+def linearize_flat(fun, primals, has_aux=False):
+    """Runs ``fun(*primals)`` (flat lists; ``(outs, aux)`` if ``has_aux``) and returns a
+    ``Linearized``. Primal work runs on the current trace now; only tangent work is staged."""
+    in_avals = [tangent_aval(get_aval(p)) for p in primals]
+    in_nonzero = [is_differentiable_dtype(a.dtype) for a in in_avals]
+    pe_trace = PartialEvalTrace(core.current_trace())
+    lin_in = [pe_trace.new_arg(a) for a, nz in zip(in_avals, in_nonzero) if nz]
+    jvp_trace = JVPTrace(pe_trace)
+    it = iter(lin_in)
+    tracers = [JVPTracer(jvp_trace, p, next(it)) if nz else p
+               for p, nz in zip(primals, in_nonzero)]
+    try:
+        with core.set_current_trace(jvp_trace):
+            outs = fun(*tracers)
+            outs, aux = outs if has_aux else (outs, [])
+        pairs = [jvp_trace.to_primal_tangent(x) for x in outs]
+        aux = [jvp_trace.to_primal_tangent(x)[0] for x in aux]
+        primals_out = [p for p, _ in pairs]
+        out_nonzero = [type(t) is not Zero for _, t in pairs]
+        closed = pe_trace.finish(lin_in, [t for _, t in pairs if type(t) is not Zero])
+    finally:
+        jvp_trace.invalidate()
+        pe_trace.invalidate()
+    out_avals = [tangent_aval(get_aval(p)) for p in primals_out]
+    return Linearized(primals_out, aux, in_nonzero, out_nonzero, dce_jaxpr(closed), in_avals,
+                      out_avals)
+
+
+def linearize_jaxpr_of(fun, in_avals):
+    """The jaxpr of a function already known to be linear: every input is unknown (for
+    ``linear_transpose``)."""
+    pe_trace = PartialEvalTrace(core.current_trace())
+    ins = [pe_trace.new_arg(a) for a in in_avals]
+    try:
+        with core.set_current_trace(pe_trace):
+            outs = fun(*ins)
+        return dce_jaxpr(pe_trace.finish(ins, outs))
+    finally:
+        pe_trace.invalidate()
+
+
+# ------------------------------------------------------------------------------------------------
+# Transposition
+
+
+def backward_pass(jaxpr, consts, args, cts_out):
+    """Transposes the linear function ``jaxpr``: cotangents of the outputs to cotangents of
+    the inputs given as ``UndefinedPrimal`` in ``args`` (other inputs are values; the result
+    has None for them). Equations that do not depend on a linear input are evaluated first;
+    then each linear equation, last to first, sends its output cotangents through its
+    primitive's transpose rule. An equation no cotangent reaches is skipped, so symbolic zeros
+    cost nothing.
+    """
+    env = {}
+    linear = set()
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, a in zip(jaxpr.invars, args):
+        if type(a) is UndefinedPrimal:
+            linear.add(v)
+        else:
+            env[v] = a
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(v) is Var and v in linear for v in eqn.invars):
+            linear_eqns.append(eqn)
+            linear.update(eqn.outvars)
+        else:
+            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            for v, x in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
+                env[v] = x
+
+    cts = {}
+
+    def write(v, ct):
+        if ct is None or type(ct) is Zero or type(v) is not Var or v not in linear:
+            return
+        prev = cts.get(v)
+        cts[v] = ct if prev is None else add_tangents(prev, ct)
+
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        write(v, ct)
+    for eqn in reversed(linear_eqns):
+        ct_out = [cts.pop(v, None) for v in eqn.outvars]
+        if all(ct is None for ct in ct_out):
+            continue
+        prim = eqn.primitive
+        if prim.transpose is None:
+            raise NotImplementedError(with_user_line(
+                f"primitive '{prim.name}' has no transpose rule, so it cannot be used under "
+                "reverse-mode differentiation (vjp/grad) on a value that is being "
+                "differentiated", eqn.source_info,
+            ))
+        operands = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
+                    for v in eqn.invars]
+        if prim.multiple_results:
+            ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, ct_out)]
+        else:
+            ct = ct_out[0]
+        for v, ct_in in zip(eqn.invars, prim.transpose(ct, *operands, **eqn.params)):
+            write(v, ct_in)
+    return [cts.get(v, Zero(v.aval)) if type(a) is UndefinedPrimal else None
+            for v, a in zip(jaxpr.invars, args)]

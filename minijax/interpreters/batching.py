@@ -1,0 +1,301 @@
+"""vmap's interpreter: ``BatchTrace`` and the helpers batching rules are written with.
+
+A ``BatchTracer`` stands for one example of a batch: it holds the whole batched value ``val``
+(an array or a tracer of the parent trace) and ``batch_dim``, the axis of ``val`` that is
+mapped, or ``not_mapped``. Its ``aval`` is the per-example type (``val``'s without that axis),
+so user code sees the shapes it was written for. Any value that is not one of this trace's
+tracers (constants, closed-over arrays, tracers of outer traces) is unbatched.
+
+Batching rule API (``prim.def_batching(rule)``), as in JAX::
+
+    rule(batched_args, batch_dims, **params) -> (out, out_dim)
+    rule(batched_args, batch_dims, **params) -> (outs, out_dims)  # multiple_results: lists
+
+``batched_args`` are the operands as values of the *parent* trace (arrays or parent tracers);
+``batch_dims[i]`` is the mapped axis of ``batched_args[i]`` or ``not_mapped`` (None). A rule is
+only called when at least one operand is mapped, so the batch size is always
+``batched_args[i].shape[batch_dims[i]]`` for a mapped ``i`` (``axis_size(...)`` finds it). The
+rule runs with the parent trace current, so it computes with ordinary ``lax`` calls; the
+per-example operand types have already been checked by the primitive's abstract-eval rule.
+``out_dim`` may be ``not_mapped`` when the result does not depend on the batch.
+
+Rules that need the named axis itself (collectives, a later issue) are marked with
+``@needs_axis_data`` and called as ``rule(axis_data, batched_args, batch_dims, **params)``
+with ``axis_data = AxisData(name, size, spmd_name)``.
+
+Rules never loop over the batch: the batch axis becomes an axis of the primitive's operands
+(a batch dimension of ``dot_general``, one more reduced-over or carried-along axis, ...).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from minijax import core
+from minijax.core import Tracer, abstract_eval, escaped_tracer_error, get_aval
+from minijax.source_info import user_frame
+
+not_mapped = None
+
+
+class AxisData(NamedTuple):
+    name: object  # the vmap's axis_name (None when unnamed)
+    size: int
+    spmd_name: object  # spmd_axis_name, for the sharding issue
+
+
+def needs_axis_data(rule):
+    rule.needs_axis_data = True
+    return rule
+
+
+# ------------------------------------------------------------------------------------------------
+# The trace
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim", "_aval")
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+        self._aval = None
+
+    @property
+    def aval(self):
+        aval = self._aval
+        if aval is None:  # computed once: user code reads .shape/.dtype often
+            aval = get_aval(self.val)
+            d = self.batch_dim
+            if d is not not_mapped:
+                aval = aval.update(shape=aval.shape[:d] + aval.shape[d + 1 :])
+            self._aval = aval
+        return aval
+
+
+class BatchTrace(core.Trace):
+    """One vmap: ``axis_size`` examples along the axis named ``axis_name``."""
+
+    def __init__(self, parent, axis_size, axis_name=None, spmd_axis_name=None):
+        super().__init__(parent)
+        self.axis_data = AxisData(axis_name, axis_size, spmd_axis_name)
+        self.source = user_frame()
+
+    axis_name = property(lambda self: self.axis_data.name)
+    axis_size = property(lambda self: self.axis_data.size)
+
+    def to_batch_info(self, x):
+        """``(value at the parent level, batch dim)`` of any operand."""
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        if isinstance(x, Tracer) and not x._trace.valid:
+            raise escaped_tracer_error(x)
+        return x, not_mapped
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = [], []
+        for x in args:
+            v, d = self.to_batch_info(x)
+            vals.append(v)
+            dims.append(d)
+        ctx = core._ctx
+        prev, ctx.trace = ctx.trace, self.parent  # rules (and unbatched ops) bind underneath
+        try:
+            if all(d is not_mapped for d in dims):
+                return prim.bind(*vals, **params)
+            rule = prim.batching
+            if rule is None:
+                raise prim.missing_rule("batching", "vmap")
+            # The per-example types must be valid for the primitive: checked here, so a shape
+            # error names the shapes the user wrote, not the batched ones a rule builds.
+            expected = abstract_eval(prim, [x.aval if isinstance(x, BatchTracer)
+                                            and x._trace is self else get_aval(x)
+                                            for x in args], params)
+            if getattr(rule, "needs_axis_data", False):
+                out, out_dim = rule(self.axis_data, vals, dims, **params)
+            else:
+                out, out_dim = rule(vals, dims, **params)
+        finally:
+            ctx.trace = prev
+        if prim.multiple_results:
+            outs = [self.wrap(o, d) for o, d in zip(out, out_dim)]
+            _check_rule_result(prim, outs, expected)
+            return outs
+        out = self.wrap(out, out_dim)
+        _check_rule_result(prim, [out], [expected])
+        return out
+
+    def wrap(self, val, dim):
+        return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+
+def _check_rule_result(prim, outs, expected):
+    """A rule must give each example what the primitive gives it (shape, dtype, weak type):
+    a cheap check that turns a rule bug into a clear error instead of a wrong program."""
+    got = [get_aval(o) for o in outs]
+    if got != list(expected):
+        raise AssertionError(
+            f"internal error: the batching rule of '{prim.name}' produced per-example types "
+            f"{[a.str_short() for a in got]} (weak: {[a.weak_type for a in got]}) but the "
+            f"primitive gives {[a.str_short() for a in expected]} (weak: "
+            f"{[a.weak_type for a in expected]}). Please report this."
+        )
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers for rules. lax is imported lazily: lax modules import this one to attach their rules.
+
+
+def _lax():
+    from minijax import lax
+
+    return lax
+
+
+def axis_size(args, dims):
+    """The batch size, from any mapped operand."""
+    for x, d in zip(args, dims):
+        if d is not not_mapped:
+            return get_aval(x).shape[d]
+    raise AssertionError("a batching rule was called with no mapped operand")
+
+
+def ndim(x):
+    return get_aval(x).ndim
+
+
+def moveaxis(x, src, dst):
+    """``x`` with axis ``src`` moved to position ``dst`` (no equation when they agree)."""
+    if src == dst:
+        return x
+    perm = [i for i in range(ndim(x)) if i != src]
+    perm.insert(dst, src)
+    return _lax().transpose(x, perm)
+
+
+def broadcast_batched(x, size, dim):
+    """An unbatched ``x`` with a new axis of ``size`` at ``dim`` (a ``broadcast_in_dim``)."""
+    aval = get_aval(x)
+    shape = list(aval.shape)
+    shape.insert(dim, size)
+    kept = [i for i in range(len(shape)) if i != dim]
+    return _lax().broadcast_in_dim(x, shape, kept)
+
+
+def bdim_to(x, bdim, dst, size):
+    """``x`` with its batch axis at ``dst``: moved there, or broadcast when not mapped."""
+    if bdim is not_mapped:
+        return broadcast_batched(x, size, dst)
+    return moveaxis(x, bdim, dst)
+
+
+def bdim_at_front(x, bdim, size):
+    return bdim_to(x, bdim, 0, size)
+
+
+def to_val_axis(axis, bdim):
+    """The axis of the batched value for per-example ``axis`` (it shifts past the batch axis)."""
+    return axis + (axis >= bdim)
+
+
+def unbatched_axes(bdim, ndim_out):
+    return [i for i in range(ndim_out) if i != bdim]
+
+
+# ------------------------------------------------------------------------------------------------
+# Rules shared by families
+
+
+def elementwise_rule(prim, scalar_ok=None):
+    """The rule for an elementwise primitive: operands of one shape, where some may be rank 0.
+
+    Operands are made to agree: batched ones move to the batch axis of the first full-rank
+    batched operand (no transpose when they already agree); a batched per-example scalar is
+    broadcast along that axis; an unbatched full-rank operand is broadcast to the batched shape.
+    An unbatched rank-0 operand stays as it is where the primitive broadcasts rank 0 itself:
+    ``scalar_ok(i)`` says which operand positions do (default: all).
+    """
+
+    def rule(args, dims, **params):
+        size = axis_size(args, dims)
+        ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(args, dims)]
+        rank = max(ranks)
+        out_dim = next(
+            (d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank), 0
+        )
+        if all(
+            (d == out_dim and r == rank) or (d is not_mapped and r == 0 and _ok(scalar_ok, i))
+            for i, (d, r) in enumerate(zip(dims, ranks))
+        ):  # the common case: nothing to move or broadcast
+            return prim.bind(*args, **params), out_dim
+        pe_shape = _per_example_shape(args, dims, ranks, rank)
+        out_shape = pe_shape[:out_dim] + (size,) + pe_shape[out_dim:]
+        new = []
+        for i, (x, d, r) in enumerate(zip(args, dims, ranks)):
+            if d is not_mapped:
+                if r == 0 and _ok(scalar_ok, i):
+                    new.append(x)
+                else:
+                    kept = () if r == 0 else unbatched_axes(out_dim, rank + 1)
+                    new.append(_lax().broadcast_in_dim(x, out_shape, kept))
+            elif r == rank:
+                new.append(moveaxis(x, d, out_dim))
+            else:  # a per-example scalar beside full-rank operands
+                new.append(_lax().broadcast_in_dim(x, out_shape, (out_dim,)))
+        return prim.bind(*new, **params), out_dim
+
+    return rule
+
+
+def _ok(scalar_ok, i):
+    return scalar_ok is None or scalar_ok(i)
+
+
+def _per_example_shape(args, dims, ranks, rank):
+    for x, d, r in zip(args, dims, ranks):
+        if r == rank:
+            shape = get_aval(x).shape
+            return shape if d is not_mapped else shape[:d] + shape[d + 1 :]
+    raise AssertionError
+
+
+def reduction_rule(prim, param="axes"):
+    """For one-operand primitives whose ``param`` lists axes that the result drops
+    (reductions, argmax/argmin, squeeze): the batch axis is one more kept axis."""
+
+    def rule(args, dims, **params):
+        (x,), (d,) = args, dims
+        axes = tuple(to_val_axis(a, d) for a in params[param])
+        params[param] = axes
+        return prim.bind(x, **params), d - sum(a < d for a in axes)
+
+    return rule
+
+
+def axis_param_rule(prim, param="axis"):
+    """For one-operand primitives whose ``param`` names per-example axes (an int or a tuple)
+    and whose result keeps the operand's layout (cumulative ops, top_k, rev): the axes shift
+    past the batch axis, which stays where it is."""
+
+    def rule(args, dims, **params):
+        (x,), (d,) = args, dims
+        axes = params[param]
+        if isinstance(axes, tuple):
+            params[param] = tuple(to_val_axis(a, d) for a in axes)
+        else:
+            params[param] = to_val_axis(axes, d)
+        out = prim.bind(x, **params)
+        return (out, [d] * len(out)) if prim.multiple_results else (out, d)
+
+    return rule
+
+
+def never_batched_rule(prim):
+    """For primitives without operands (``iota``): vmap never calls a rule for them, since a
+    primitive whose operands are all unbatched runs unbatched."""
+
+    def rule(args, dims, **params):
+        raise AssertionError(f"{prim.name} has no operands and cannot be batched")
+
+    return rule

@@ -1,0 +1,380 @@
+"""``gather`` and ``scatter``: XLA's general indexed reads and writes, with JAX's signatures.
+
+They arrived with vmap, which needs them for ``dynamic_slice`` / ``dynamic_update_slice`` with
+per-example start indices (one gather or scatter, with the batch as a gather/scatter *batching
+dimension*, instead of a loop). They are complete primitives with JAX's dimension numbers:
+
+- As in JAX, the last axis of ``indices`` is the index vector (StableHLO's
+  ``index_vector_dim``); ``operand_batching_dims`` / ``start_indices_batching_dims`` (and the
+  scatter equivalents) pair an operand axis with an indices axis, element by element.
+- ``mode`` says what an out-of-bounds window does (``GatherScatterMode``): ``CLIP`` clamps the
+  start into bounds (XLA's gather does this natively); ``FILL_OR_DROP`` makes a gather return
+  ``fill_value`` for that window and a scatter skip it (XLA's scatter does this natively);
+  ``PROMISE_IN_BOUNDS`` is the caller's promise, so no extra work is emitted.
+- ``scatter`` replaces (the last write wins where windows overlap, in an order XLA picks);
+  the combining scatters (``scatter_add`` ...) come with the numpy gather issue.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import batching
+from minijax.lax.families import hlo_compare
+from minijax.lax.reductions import fill_region, scalar_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
+
+__all__ = [
+    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
+    "gather_p", "scatter", "scatter_p",
+]
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """Which output axes are window (offset) axes, which operand axes are collapsed (size-1
+    slices dropped from the output), which operand axis each index component starts, and
+    paired batching axes of the operand and the indices."""
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    CLIP = 0
+    FILL_OR_DROP = 1
+    PROMISE_IN_BOUNDS = 2
+
+    @staticmethod
+    def from_any(mode):
+        """None means FILL_OR_DROP, as in JAX; strings are the lower-case names."""
+        if isinstance(mode, GatherScatterMode):
+            return mode
+        if mode is None:
+            return GatherScatterMode.FILL_OR_DROP
+        names = {"clip": GatherScatterMode.CLIP, "fill": GatherScatterMode.FILL_OR_DROP,
+                 "drop": GatherScatterMode.FILL_OR_DROP,
+                 "promise_in_bounds": GatherScatterMode.PROMISE_IN_BOUNDS}
+        if mode in names:
+            return names[mode]
+        raise ValueError(f"Unknown gather/scatter mode {mode!r}; expected one of {sorted(names)}")
+
+    def __repr__(self):
+        return f"GatherScatterMode.{self.name}"
+
+    __str__ = __repr__
+
+
+def _ints(t):
+    return tuple(int(a) for a in t)
+
+
+def _check_axes(name, what, axes, rank, operand_desc):
+    if len(set(axes)) != len(axes) or not all(0 <= a < rank for a in axes):
+        raise TypeError(
+            f"{name} {what} must be unique and in [0, {rank}), got {axes} for {operand_desc}."
+        )
+
+
+def _check_indices(name, indices):
+    if not dtypes.is_int(indices.dtype):
+        raise TypeError(f"{name} indices must have an integer type, got {indices.str_short()}.")
+    if indices.ndim < 1:
+        raise TypeError(
+            f"{name} indices must have rank >= 1 (the last axis is the index vector), got "
+            f"{indices.str_short()}."
+        )
+
+
+def _check_batching_dims(name, operand, indices, op_dims, idx_dims):
+    _check_axes(name, "operand batching dims", op_dims, operand.ndim, operand.str_short())
+    _check_axes(name, "indices batching dims", idx_dims, indices.ndim - 1, indices.str_short())
+    if len(op_dims) != len(idx_dims) or any(
+        operand.shape[a] != indices.shape[b] for a, b in zip(op_dims, idx_dims)
+    ):
+        raise TypeError(
+            f"{name} operand and indices batching dims must pair axes of equal sizes, got "
+            f"{op_dims} of {operand.str_short()} and {idx_dims} of {indices.str_short()}."
+        )
+
+
+# ------------------------------------------------------------------------------------------------
+# gather[dimension_numbers slice_sizes indices_are_sorted unique_indices mode fill_value]
+
+
+def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                 unique_indices, mode, fill_value):
+    name, dn = "gather", dimension_numbers
+    _check_indices(name, indices)
+    desc = f"operand {operand.str_short()}"
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(f"{name} slice_sizes must have one entry per axis of the {desc}, got "
+                        f"{slice_sizes}.")
+    if any(not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
+        raise TypeError(f"{name} slice_sizes must be in [0, operand dim], got {slice_sizes} for "
+                        f"the {desc}.")
+    if len(dn.start_index_map) != indices.shape[-1]:
+        raise TypeError(
+            f"{name} start_index_map {dn.start_index_map} must have one entry per index "
+            f"component (the last axis of indices {indices.str_short()})."
+        )
+    _check_axes(name, "start_index_map", dn.start_index_map, operand.ndim, desc)
+    _check_axes(name, "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim, desc)
+    _check_batching_dims(name, operand, indices, dn.operand_batching_dims,
+                         dn.start_indices_batching_dims)
+    if any(slice_sizes[a] > 1 for a in (*dn.collapsed_slice_dims, *dn.operand_batching_dims)):
+        raise TypeError(f"{name} collapsed and batching axes must have slice size <= 1, got "
+                        f"slice_sizes {slice_sizes} and dimension numbers {dn}.")
+    if set(dn.collapsed_slice_dims) & set(dn.operand_batching_dims):
+        raise TypeError(f"{name} an axis cannot be both collapsed and a batching axis: {dn}.")
+    window = [a for a in range(operand.ndim)
+              if a not in dn.collapsed_slice_dims and a not in dn.operand_batching_dims]
+    batch_shape = indices.shape[:-1]
+    rank = len(window) + len(batch_shape)
+    if len(dn.offset_dims) != len(window) or list(dn.offset_dims) != sorted(dn.offset_dims):
+        raise TypeError(
+            f"{name} offset_dims must be sorted, with one entry per uncollapsed non-batching "
+            f"operand axis ({len(window)}), got {dn.offset_dims}."
+        )
+    _check_axes(name, "offset_dims", dn.offset_dims, rank, desc)
+    windows, batches = iter(slice_sizes[a] for a in window), iter(batch_shape)
+    shape = [next(windows) if i in dn.offset_dims else next(batches) for i in range(rank)]
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _default_fill(dtype):
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtype == np.bool_:
+        return True
+    info = np.iinfo(dtype)
+    return info.min if dtype.kind == "i" else info.max
+
+
+def _upper_bounds(upper, dtype):
+    """The largest valid start per index component, as ``dtype`` (a bound beyond the dtype's
+    range is no bound: every value of the dtype satisfies it)."""
+    return np.asarray(np.minimum(upper, np.iinfo(dtype).max), dtype)
+
+
+def _in_bounds_mask(indices, idx_aval, upper):
+    """Per index vector: every component in [0, upper[k]] (a bool tensor of the batch shape)."""
+    rank, dtype = idx_aval.ndim, idx_aval.dtype
+    idx_type = tensor_type(idx_aval)
+    hi = hlo.broadcast_in_dim(idx_type, ir_constant(_upper_bounds(upper, dtype)),
+                              dense_i64([rank - 1]))
+    lo = hlo.broadcast_in_dim(idx_type, ir_constant(np.zeros((), dtype)), dense_i64([]))
+    ok = hlo.and_(hlo_compare(indices, lo, "GE", dtype), hlo_compare(indices, hi, "LE", dtype))
+    out_t = tensor_type(ShapedArray(idx_aval.shape[:-1], np.bool_))
+    op = hlo.ReduceOp([out_t], [ok], [ir_constant(np.array(True))], dense_i64([rank - 1]))
+    fill_region(op.body, [scalar_type(np.bool_)] * 2, hlo.and_)
+    return op.results[0]
+
+
+def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
+                     indices_are_sorted, unique_indices, mode, fill_value):
+    dn = dimension_numbers
+    op_aval, idx_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    attr = hlo.GatherDimensionNumbers.get(
+        offset_dims=list(dn.offset_dims), collapsed_slice_dims=list(dn.collapsed_slice_dims),
+        operand_batching_dims=list(dn.operand_batching_dims),
+        start_indices_batching_dims=list(dn.start_indices_batching_dims),
+        start_index_map=list(dn.start_index_map), index_vector_dim=idx_aval.ndim - 1,
+    )
+    out = hlo.gather(operand, indices, attr, dense_i64(slice_sizes),
+                     indices_are_sorted=bool(indices_are_sorted))
+    if mode != GatherScatterMode.FILL_OR_DROP:
+        return out  # XLA clamps every start into bounds: CLIP, and fine for PROMISE_IN_BOUNDS
+    upper = [op_aval.shape[a] - slice_sizes[a] for a in dn.start_index_map]
+    ok = _in_bounds_mask(indices, idx_aval, upper)
+    batch_axes = [i for i in range(out_aval.ndim) if i not in dn.offset_dims]
+    mask = hlo.broadcast_in_dim(tensor_type(out_aval.update(dtype=np.bool_)), ok,
+                                dense_i64(batch_axes))
+    fill = _default_fill(out_aval.dtype) if fill_value is None else fill_value
+    fill = hlo.broadcast_in_dim(tensor_type(out_aval), ir_constant(np.asarray(fill,
+                                out_aval.dtype)), dense_i64([]))
+    return hlo.select(mask, out, fill)
+
+
+def _pp_params(params):
+    """Dimension numbers with their field names, as JAX prints them."""
+    return {**params, "dimension_numbers": repr(params["dimension_numbers"])}
+
+
+gather_p = Primitive("gather")
+gather_p.def_abstract_eval(_gather_rule)
+gather_p.def_lowering(_gather_lowering)
+gather_p.pp_params = _pp_params
+
+
+def _plus1(axes):
+    return tuple(a + 1 for a in axes)
+
+
+def _gather_batching(args, dims, *, dimension_numbers, slice_sizes, **params):
+    """One gather. Mapped operand and indices: the batch axes (moved to the front) become a
+    batching-dims pair. Mapped operand only: its batch axis is one more window axis, taken
+    whole. Mapped indices only: one more batch axis of the indices (the operand is not copied).
+    """
+    (operand, indices), (od, idd) = args, dims
+    dn = dimension_numbers
+    if idd is batching.not_mapped:
+        operand = batching.moveaxis(operand, od, 0)
+        dn = GatherDimensionNumbers(
+            (0, *_plus1(dn.offset_dims)), _plus1(dn.collapsed_slice_dims),
+            _plus1(dn.start_index_map), _plus1(dn.operand_batching_dims),
+            dn.start_indices_batching_dims,
+        )
+        slice_sizes = (get_aval(operand).shape[0], *slice_sizes)
+    elif od is batching.not_mapped:
+        indices = batching.moveaxis(indices, idd, 0)
+        dn = dn._replace(offset_dims=_plus1(dn.offset_dims),
+                         start_indices_batching_dims=_plus1(dn.start_indices_batching_dims))
+    else:
+        operand = batching.moveaxis(operand, od, 0)
+        indices = batching.moveaxis(indices, idd, 0)
+        dn = GatherDimensionNumbers(
+            _plus1(dn.offset_dims), _plus1(dn.collapsed_slice_dims), _plus1(dn.start_index_map),
+            (0, *_plus1(dn.operand_batching_dims)), (0, *_plus1(dn.start_indices_batching_dims)),
+        )
+        slice_sizes = (1, *slice_sizes)
+    out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                        **params)
+    return out, 0
+
+
+gather_p.def_batching(_gather_batching)
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    """The windows of ``slice_sizes`` of ``operand`` starting at each index vector (the last
+    axis of ``start_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.gather``)."""
+    dn = GatherDimensionNumbers(*(_ints(f) for f in dimension_numbers))
+    return gather_p.bind(
+        operand, start_indices, dimension_numbers=dn, slice_sizes=_ints(slice_sizes),
+        indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+        mode=GatherScatterMode.from_any(mode), fill_value=fill_value,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# scatter[dimension_numbers indices_are_sorted unique_indices mode]: replace
+
+
+def _scatter_rule(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode):
+    name, dn = "scatter", dimension_numbers
+    if operand.dtype != updates.dtype:
+        raise TypeError(f"{name} requires operand and updates of one dtype, got "
+                        f"{operand.str_short()} and {updates.str_short()}.")
+    _check_indices(name, indices)
+    desc = f"operand {operand.str_short()}"
+    if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
+        raise TypeError(
+            f"{name} scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} must have "
+            f"one entry per index component (the last axis of indices {indices.str_short()})."
+        )
+    _check_axes(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims,
+                operand.ndim, desc)
+    _check_axes(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim, desc)
+    _check_axes(name, "update_window_dims", dn.update_window_dims, updates.ndim,
+                updates.str_short())
+    _check_batching_dims(name, operand, indices, dn.operand_batching_dims,
+                         dn.scatter_indices_batching_dims)
+    window = [a for a in range(operand.ndim)
+              if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
+    scatter_axes = [i for i in range(updates.ndim) if i not in dn.update_window_dims]
+    if (len(window) != len(dn.update_window_dims)
+            or any(updates.shape[u] > operand.shape[a]
+                   for u, a in zip(dn.update_window_dims, window))
+            or [updates.shape[i] for i in scatter_axes] != list(indices.shape[:-1])):
+        raise TypeError(
+            f"{name} updates {updates.str_short()} do not fit {desc} and indices "
+            f"{indices.str_short()} with dimension numbers {dn}: updates need the indices' batch "
+            "shape plus one window axis per operand axis that is neither inserted nor batching."
+        )
+    return operand.update(weak_type=operand.weak_type and updates.weak_type)
+
+
+def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                      unique_indices, mode):
+    dn = dimension_numbers
+    op_aval, idx_aval, upd_aval = ctx.avals_in
+    if mode == GatherScatterMode.CLIP:  # XLA drops out-of-bounds windows: clamp them first
+        window = [a for a in range(op_aval.ndim)
+                  if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
+        sizes = dict(zip(window, (upd_aval.shape[u] for u in dn.update_window_dims)))
+        upper = _upper_bounds([op_aval.shape[a] - sizes.get(a, 1)
+                               for a in dn.scatter_dims_to_operand_dims], idx_aval.dtype)
+        idx_type = tensor_type(idx_aval)
+        hi = hlo.broadcast_in_dim(idx_type, ir_constant(upper), dense_i64([idx_aval.ndim - 1]))
+        lo = hlo.broadcast_in_dim(idx_type, ir_constant(np.zeros((), idx_aval.dtype)),
+                                  dense_i64([]))
+        indices = hlo.clamp(lo, indices, hi)
+    attr = hlo.ScatterDimensionNumbers.get(
+        update_window_dims=list(dn.update_window_dims),
+        inserted_window_dims=list(dn.inserted_window_dims),
+        input_batching_dims=list(dn.operand_batching_dims),
+        scatter_indices_batching_dims=list(dn.scatter_indices_batching_dims),
+        scattered_dims_to_operand_dims=list(dn.scatter_dims_to_operand_dims),
+        index_vector_dim=idx_aval.ndim - 1,
+    )
+    op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], attr,
+                       indices_are_sorted=ir.BoolAttr.get(bool(indices_are_sorted)),
+                       unique_indices=ir.BoolAttr.get(bool(unique_indices)))
+    fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2, lambda old, new: new)
+    return op.results[0]
+
+
+scatter_p = Primitive("scatter")
+scatter_p.def_abstract_eval(_scatter_rule)
+scatter_p.def_lowering(_scatter_lowering)
+scatter_p.pp_params = _pp_params
+
+
+def _scatter_batching(args, dims, *, dimension_numbers, **params):
+    """Everything mapped at axis 0 (an unmapped operand, indices or updates is broadcast; the
+    result differs per example anyway), the batch a scatter batching-dims pair."""
+    size = batching.axis_size(args, dims)
+    operand, indices, updates = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+    dn = dimension_numbers
+    dn = ScatterDimensionNumbers(
+        _plus1(dn.update_window_dims), _plus1(dn.inserted_window_dims),
+        _plus1(dn.scatter_dims_to_operand_dims), (0, *_plus1(dn.operand_batching_dims)),
+        (0, *_plus1(dn.scatter_indices_batching_dims)),
+    )
+    return scatter_p.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
+
+
+scatter_p.def_batching(_scatter_batching)
+
+
+def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+            unique_indices=False, mode=None):
+    """``operand`` with the windows of ``updates`` written at each index vector (the last axis
+    of ``scatter_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.scatter``)."""
+    dn = ScatterDimensionNumbers(*(_ints(f) for f in dimension_numbers))
+    return scatter_p.bind(
+        operand, scatter_indices, updates, dimension_numbers=dn,
+        indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+        mode=GatherScatterMode.from_any(mode),
+    )
