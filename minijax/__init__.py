@@ -15,10 +15,20 @@ from minijax.api import (
     device_put,
     devices,
     eval_shape,
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
     jit,
+    jvp,
+    linear_transpose,
+    linearize,
     local_device_count,
     local_devices,
     make_jaxpr,
+    value_and_grad,
+    vjp,
     vmap,
 )
 from minijax.core import ShapedArray
@@ -31,4 +41,14 @@ __all__ = [
     "default_backend", "device_count", "device_get", "device_put", "devices", "dtypes", "errors",
     "eval_shape", "jit", "lax", "local_device_count", "local_devices", "make_jaxpr", "nn", "numpy",
     "tree_util", "vmap",
+    "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
+    "value_and_grad", "vjp",
 ]
+
+
+def __getattr__(name):  # tools load on first use, so `import minijax` stays as fast
+    if name in ("checkpoint_io", "profiler", "tools"):
+        import importlib
+
+        return importlib.import_module(f"minijax.{name}")
+    raise AttributeError(f"module 'minijax' has no attribute {name!r}")

@@ -5,6 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core
+from minijax.autodiff import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linear_transpose,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 from minijax.core import ShapedArray, Tracer
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import jit
@@ -17,6 +29,9 @@ __all__ = [
     "ShapeDtypeStruct", "block_until_ready", "default_backend", "device_count", "device_get",
     "device_put", "devices", "eval_shape", "jit", "local_device_count", "local_devices",
     "make_jaxpr", "vmap",
+    # autodiff (minijax/autodiff.py)
+    "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
+    "value_and_grad", "vjp",
 ]
 
 

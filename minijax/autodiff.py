@@ -13,10 +13,11 @@ import functools
 
 import numpy as np
 
-from minijax import dtypes
-from minijax.core import get_aval
+from minijax import core, dtypes
+from minijax.core import Tracer, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
+from minijax.lowering.array import Array, device_put_value
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
@@ -128,7 +129,22 @@ def _check_input_dtype(name, holomorphic, allow_int, x):
 
 
 def _instantiate(ts):
-    return [ad.instantiate_zeros(t) for t in ts]
+    return [_as_array(ad.instantiate_zeros(t)) for t in ts]
+
+
+def _as_array(x):
+    """Results leave as Arrays, like every other minijax result: a value that passed through
+    untouched (an input returned as is, a Python scalar, materialized zeros) is put on the
+    device when no transformation is running. float0 values stay NumPy arrays, as in JAX."""
+    if not core.is_eval_trace_current() or isinstance(x, (Tracer, Array)):
+        return x
+    if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
+        return x
+    return device_put_value(x)
+
+
+def _as_arrays(xs):
+    return [_as_array(x) for x in xs]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -186,10 +202,10 @@ def jvp(fun, primals, tangents, has_aux=False):
     ps_out, ts_out = ad.jvp_flat(joined, p_leaves, ts)
     n = n_out[0]
     out_tree = trees[0][0] if has_aux else trees[0]
-    primal_out = out_tree.unflatten(ps_out[:n])
+    primal_out = out_tree.unflatten(_as_arrays(ps_out[:n]))
     tangent_out = out_tree.unflatten(_instantiate(ts_out[:n]))
     if has_aux:
-        return primal_out, tangent_out, trees[0][1].unflatten(ps_out[n:])
+        return primal_out, tangent_out, trees[0][1].unflatten(_as_arrays(ps_out[n:]))
     return primal_out, tangent_out
 
 
@@ -214,9 +230,9 @@ def linearize(fun, *primals, has_aux=False):
         ts = [_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
         return out_tree.unflatten(_instantiate(lin.jvp(ts)))
 
-    out = out_tree.unflatten(lin.primals_out)
+    out = out_tree.unflatten(_as_arrays(lin.primals_out))
     if has_aux:
-        return out, f_jvp, trees[0][1].unflatten(lin.aux)
+        return out, f_jvp, trees[0][1].unflatten(_as_arrays(lin.aux))
     return out, f_jvp
 
 
@@ -273,19 +289,22 @@ def vjp(fun, *primals, has_aux=False):
     trees = []
     lin = ad.linearize_flat(_flat_fun(fun, p_tree, trees, has_aux), p_leaves, has_aux)
     out_tree = trees[0][0] if has_aux else trees[0]
-    out = out_tree.unflatten(lin.primals_out)
+    out = out_tree.unflatten(_as_arrays(lin.primals_out))
     f_vjp = _pullback(lin, p_tree, out_tree)
     if has_aux:
-        return out, f_vjp, trees[0][1].unflatten(lin.aux)
+        return out, f_vjp, trees[0][1].unflatten(_as_arrays(lin.aux))
     return out, f_vjp
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
     """``(fun(*args), gradient of fun at args w.r.t. argnums)``; ``fun`` returns a scalar."""
-    _check_callable(fun, "value_and_grad")
+    return _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "value_and_grad")
+
+
+def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
+    _check_callable(fun, name)
     argnums = _normalize_argnums(argnums)
-    name = "value_and_grad"
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
@@ -298,12 +317,12 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         lin = ad.linearize_flat(_flat_fun(f, _registry.flatten((dyn,))[1], trees, has_aux),
                                 leaves, has_aux)
         out_tree = trees[0][0] if has_aux else trees[0]
-        ans = out_tree.unflatten(lin.primals_out)
+        ans = out_tree.unflatten(_as_arrays(lin.primals_out))
         _check_scalar_output(out_tree, ans, holomorphic)
         one = np.ones((), get_aval(lin.primals_out[0]).dtype)
         grads = tree.unflatten(_instantiate(lin.vjp([one])))
         if has_aux:
-            return (ans, trees[0][1].unflatten(lin.aux)), grads
+            return (ans, trees[0][1].unflatten(_as_arrays(lin.aux))), grads
         return ans, grads
 
     return value_and_grad_f
@@ -343,8 +362,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
     Integer arguments need ``allow_int=True`` and get float0 gradients, as in JAX.
     """
-    _check_callable(fun, "grad")
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+    vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):

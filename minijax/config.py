@@ -20,6 +20,8 @@ def _parse(kind, text):
         return text.strip().lower() in _TRUE
     if kind is int:
         return int(text)
+    if kind is float:
+        return float(text)
     return text
 
 
@@ -93,4 +95,18 @@ config.define("jax_num_cpu_devices", 1, kind=int,
 config.define("jax_platforms", "", kind=str,
               doc="Comma-separated platforms in order of preference, e.g. 'cpu' or 'cuda,cpu'.")
 config.define("jax_debug_nans", False, doc="Check outputs of every op for NaNs.")
-config.define("jax_dump_dir", "", kind=str, doc="Directory for per-compilation dumps.")
+# Tools (dumps, persistent compilation cache): see minijax/lowering/dumps.py, persistent_cache.py.
+config.define("minijax_dump_dir", "", kind=str,
+              doc="Directory for per-compilation dumps (jaxpr, StableHLO, optimized HLO, index).")
+config.define("minijax_dump_eager", False,
+              doc="Also dump the one-primitive programs that eager (op-by-op) execution compiles.")
+config.define("minijax_dump_xla", False,
+              doc="Also pass xla_dump_to=<minijax_dump_dir>/xla to XLA (all of XLA's own dumps).")
+config.define("jax_compilation_cache_dir", "", kind=str,
+              doc="Directory of the persistent compilation cache (serialized executables).")
+config.define("jax_enable_compilation_cache", True,
+              doc="Use the persistent cache when jax_compilation_cache_dir is set.")
+config.define("jax_persistent_cache_min_compile_time_secs", 1.0, kind=float,
+              doc="Only executables that took at least this long to compile are written.")
+config.define("jax_persistent_cache_min_entry_size_bytes", 0, kind=int,
+              doc="Only executables whose serialized size is at least this are written.")

@@ -337,6 +337,7 @@ class JitFunction:
             const_avals + list(in_avals),
             closed.jaxpr.out_avals,
             donated,
+            jaxpr=closed,
         )
         timer.mark("compile")
         const_bufs = []

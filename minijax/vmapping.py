@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import get_aval, set_current_trace
 from minijax.interpreters import batching
 from minijax.interpreters.batching import BatchTrace, BatchTracer, not_mapped
@@ -203,5 +203,10 @@ def _output(trace, x, out_axis, i, out):
         ))
     out_axis %= nd
     if bdim is not_mapped:
+        aval = get_aval(val)
+        if aval.dtype == dtypes.float0:  # a symbolic-zero cotangent: no device array to broadcast
+            shape = list(aval.shape)
+            shape.insert(out_axis, trace.axis_size)
+            return np.zeros(shape, dtypes.float0)
         return batching.broadcast_batched(val, trace.axis_size, out_axis)
     return batching.moveaxis(val, bdim, out_axis)

@@ -388,3 +388,12 @@ def test_grad_of_vmap_sums_per_example_gradients():
     loops = [_np_mse_grad(params, xs[k], ys[k]) for k in range(5)]
     expected = [(sum(g[i][0] for g in loops), sum(g[i][1] for g in loops)) for i in range(2)]
     _check_grads(grads, expected)
+
+
+@needs_grad
+def test_integer_inputs_get_float0_cotangents_per_example():
+    f = lambda x, n: jnp.sum(x * n)
+    ct_x, ct_n = minijax.vmap(lambda x, n: minijax.vjp(f, x, n)[1](1.0), in_axes=(0, None))(
+        randn(3, 2), np.int32(2))
+    close(ct_x, np.full((3, 2), 2.0))
+    assert np.asarray(ct_n).shape == (3,) and np.asarray(ct_n).dtype == minijax.dtypes.float0

@@ -75,5 +75,4 @@ def test_vmap_matches_loop_of_reference(op, data):
     examples, in_axes, batched, out_axis = draw_batch(data, op)
     f = minijax.vmap(op.fn, in_axes=in_axes, out_axes=out_axis)
     check_against_loop(op, minijax.jit(f)(*batched), examples, out_axis, "jit(vmap)")
-    if data.draw(st.booleans(), label="also eager"):  # eager vmap compiles each op: sample it
-        check_against_loop(op, f(*batched), examples, out_axis, "eager vmap")
+    check_against_loop(op, f(*batched), examples, out_axis, "eager vmap")

@@ -16,8 +16,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax.core import Primitive, ShapedArray
-from minijax.interpreters import batching
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import ad, batching
 from minijax.lax.families import FLOAT, NUMBER, REAL_NUMBER, check_dtype_allowed
 from minijax.lax.reductions import fill_region, highest, is_nan, lowest, scalar_type
 from minijax.lowering.stablehlo import dense_i64, ir_constant
@@ -94,6 +94,63 @@ cumprod_p = cumulative("cumprod", lambda a, b, dt: hlo.multiply(a, b), lambda dt
 cummax_p = cumulative("cummax", lambda a, b, dt: hlo.maximum(a, b), lowest, REAL_NUMBER)
 cummin_p = cumulative("cummin", lambda a, b, dt: hlo.minimum(a, b), highest, REAL_NUMBER)
 cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, FLOAT)
+
+# Differentiation. cumsum is linear: its transpose is the cumsum running the other way. The
+# others differentiate a prefix scan written with lax ops (log2(n) shifted combines, Hillis
+# and Steele), so each uses its combiner's JVP rule (mul's is exact where elements are zero,
+# max's splits ties evenly) instead of a formula that divides by the result.
+ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis,
+                                                                      reverse=not reverse)])
+
+
+def _prefix_scan(x, axis, reverse, combine, identity):
+    from minijax.lax.structural import pad, rev, slice_in_dim
+
+    if reverse:
+        x = rev(x, (axis,))
+    aval = get_aval(x)
+    n, shift = aval.shape[axis], 1
+    fill = np.array(identity(aval.dtype), aval.dtype)
+    while shift < n:
+        config = [(0, 0, 0)] * aval.ndim
+        config[axis] = (shift, 0, 0)
+        earlier = pad(slice_in_dim(x, 0, n - shift, axis=axis), fill, config)
+        x = combine(earlier, x)
+        shift *= 2
+    return rev(x, (axis,)) if reverse else x
+
+
+def _scan_jvp(prim, combine, identity):
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, axis=axis, reverse=reverse)
+        scan = lambda v: [_prefix_scan(v, axis, reverse, combine, identity)]
+        _, (t,) = ad.jvp_flat(scan, [x], [g])
+        return ans, t
+
+    return rule
+
+
+def _lax_logaddexp(a, b):
+    """log(exp(a) + exp(b)) in lax ops: max + log1p(exp(-|a - b|)); exact with -inf."""
+    from minijax.lax import elementwise as el
+
+    return el.add(el.max(a, b), el.log1p(el.exp(el.neg(el.abs(el.sub(a, b))))))
+
+
+def _lax_op(name):
+    def combine(a, b):
+        from minijax.lax import elementwise
+
+        return getattr(elementwise, name)(a, b)
+
+    return combine
+
+
+cumprod_p.def_jvp_rule(_scan_jvp(cumprod_p, _lax_op("mul"), lambda dt: 1))
+cummax_p.def_jvp_rule(_scan_jvp(cummax_p, _lax_op("max"), lowest))
+cummin_p.def_jvp_rule(_scan_jvp(cummin_p, _lax_op("min"), highest))
+cumlogsumexp_p.def_jvp_rule(_scan_jvp(cumlogsumexp_p, _lax_logaddexp, lowest))
 
 
 def _params(axis, reverse):

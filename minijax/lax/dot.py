@@ -23,7 +23,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
-from minijax.interpreters import batching
+from minijax.interpreters import ad, batching
 from minijax.lowering.stablehlo import tensor_type
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
@@ -274,6 +274,60 @@ def _dot_general_batching(args, dims, *, dimension_numbers, precision, preferred
 
 
 dot_general_p.def_batching(_dot_general_batching)
+
+
+# Differentiation: dot_general is bilinear. Each operand's cotangent is one more dot_general of
+# the output cotangent with the other operand, then a transpose into the operand's layout
+# (XLA folds the transpose into the dot).
+
+
+def _ranges(*lengths):
+    out, start = [], 0
+    for n in lengths:
+        out.append(tuple(range(start, start + n)))
+        start += n
+    return out
+
+
+def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_element_type,
+                       swap_ans=False):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    y_ndim = get_aval(y).ndim
+    x_kept = [i for i in range(x_aval.ndim) if i not in x_contract and i not in x_batch]
+    y_kept = [i for i in range(y_ndim) if i not in y_contract and i not in y_batch]
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges(len(x_batch), len(y_kept), len(x_kept))
+    else:
+        ans_batch, _, ans_y = _ranges(len(x_batch), len(x_kept), len(y_kept))
+    dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
+    x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+    out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
+    x_bar = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
+                               preferred_element_type=preferred_element_type)
+    from minijax.lax.convert import _convert_element_type
+    from minijax.lax.structural import transpose
+
+    x_bar = transpose(x_bar, out_axes)
+    if get_aval(x_bar).dtype != x_aval.dtype:  # preferred_element_type or mixed operands
+        x_bar = _convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
+    return x_bar
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type):
+    if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
+        raise TypeError("dot_general is not linear in both operands at once")
+    if ad.is_undefined_primal(x):
+        return [_dot_transpose_lhs(ct, x.aval, y, dimension_numbers, precision,
+                                   preferred_element_type), None]
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return [None, _dot_transpose_lhs(ct, y.aval, x, swapped, precision, preferred_element_type,
+                                     swap_ans=True)]
+
+
+dot_general_p.def_jvp(lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
+                      lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
+dot_general_p.def_transpose(_dot_general_transpose)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -11,8 +11,11 @@ dimension*, instead of a loop). They are complete primitives with JAX's dimensio
   start into bounds (XLA's gather does this natively); ``FILL_OR_DROP`` makes a gather return
   ``fill_value`` for that window and a scatter skip it (XLA's scatter does this natively);
   ``PROMISE_IN_BOUNDS`` is the caller's promise, so no extra work is emitted.
-- ``scatter`` replaces (the last write wins where windows overlap, in an order XLA picks);
-  the combining scatters (``scatter_add`` ...) come with the numpy gather issue.
+- ``scatter`` replaces (where windows overlap, one write wins, in an order XLA picks);
+  ``scatter_add`` adds (it is gather's transpose); the other combining scatters
+  (``scatter_mul/min/max``) come with the numpy gather issue.
+- Derivatives: gather is linear in the operand, the scatters jointly in operand and updates;
+  each transposes into the other family (``scatter`` only with ``unique_indices``, as in JAX).
 """
 
 from __future__ import annotations
@@ -26,14 +29,15 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
-from minijax.interpreters import batching
-from minijax.lax.families import hlo_compare
+from minijax.interpreters import ad, batching
+from minijax.lax.families import ANY, NUMBER, check_dtype_allowed, hlo_compare
 from minijax.lax.reductions import fill_region, scalar_type
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
+from minijax.source_info import with_user_line
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
-    "gather_p", "scatter", "scatter_p",
+    "gather_p", "scatter", "scatter_add", "scatter_add_p", "scatter_p",
 ]
 
 
@@ -277,104 +281,214 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
 
 
 # ------------------------------------------------------------------------------------------------
-# scatter[dimension_numbers indices_are_sorted unique_indices mode]: replace
+# scatter / scatter_add [dimension_numbers indices_are_sorted unique_indices mode]
 
 
-def _scatter_rule(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-                  unique_indices, mode):
-    name, dn = "scatter", dimension_numbers
-    if operand.dtype != updates.dtype:
-        raise TypeError(f"{name} requires operand and updates of one dtype, got "
-                        f"{operand.str_short()} and {updates.str_short()}.")
-    _check_indices(name, indices)
-    desc = f"operand {operand.str_short()}"
-    if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
-        raise TypeError(
-            f"{name} scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} must have "
-            f"one entry per index component (the last axis of indices {indices.str_short()})."
+def _scatter_rule(name, allowed):
+    def rule(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+             unique_indices, mode):
+        dn = dimension_numbers
+        if operand.dtype != updates.dtype:
+            raise TypeError(f"{name} requires operand and updates of one dtype, got "
+                            f"{operand.str_short()} and {updates.str_short()}.")
+        check_dtype_allowed(name, operand.dtype, allowed)
+        _check_indices(name, indices)
+        desc = f"operand {operand.str_short()}"
+        if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
+            raise TypeError(
+                f"{name} scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} must "
+                f"have one entry per index component (the last axis of indices "
+                f"{indices.str_short()})."
+            )
+        _check_axes(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims,
+                    operand.ndim, desc)
+        _check_axes(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim, desc)
+        _check_axes(name, "update_window_dims", dn.update_window_dims, updates.ndim,
+                    updates.str_short())
+        _check_batching_dims(name, operand, indices, dn.operand_batching_dims,
+                             dn.scatter_indices_batching_dims)
+        window = _scatter_window(dn, operand.ndim)
+        scatter_axes = [i for i in range(updates.ndim) if i not in dn.update_window_dims]
+        if (len(window) != len(dn.update_window_dims)
+                or any(updates.shape[u] > operand.shape[a]
+                       for u, a in zip(dn.update_window_dims, window))
+                or [updates.shape[i] for i in scatter_axes] != list(indices.shape[:-1])):
+            raise TypeError(
+                f"{name} updates {updates.str_short()} do not fit {desc} and indices "
+                f"{indices.str_short()} with dimension numbers {dn}: updates need the indices' "
+                "batch shape plus one window axis per operand axis that is neither inserted nor "
+                "batching."
+            )
+        return operand.update(weak_type=operand.weak_type and updates.weak_type)
+
+    return rule
+
+
+def _scatter_window(dn, ndim):
+    """The operand axes the update windows span (neither inserted nor batching), in order."""
+    return [a for a in range(ndim)
+            if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
+
+
+def _scatter_lowering(combine):
+    """``combine(old, new)`` builds the scalar update: the new value, or their sum."""
+
+    def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+              unique_indices, mode):
+        dn = dimension_numbers
+        op_aval, idx_aval, upd_aval = ctx.avals_in
+        if mode == GatherScatterMode.CLIP:  # XLA drops out-of-bounds windows: clamp them first
+            sizes = dict(zip(_scatter_window(dn, op_aval.ndim),
+                             (upd_aval.shape[u] for u in dn.update_window_dims)))
+            upper = _upper_bounds([op_aval.shape[a] - sizes.get(a, 1)
+                                   for a in dn.scatter_dims_to_operand_dims], idx_aval.dtype)
+            idx_type = tensor_type(idx_aval)
+            hi = hlo.broadcast_in_dim(idx_type, ir_constant(upper),
+                                      dense_i64([idx_aval.ndim - 1]))
+            lo = hlo.broadcast_in_dim(idx_type, ir_constant(np.zeros((), idx_aval.dtype)),
+                                      dense_i64([]))
+            indices = hlo.clamp(lo, indices, hi)
+        attr = hlo.ScatterDimensionNumbers.get(
+            update_window_dims=list(dn.update_window_dims),
+            inserted_window_dims=list(dn.inserted_window_dims),
+            input_batching_dims=list(dn.operand_batching_dims),
+            scatter_indices_batching_dims=list(dn.scatter_indices_batching_dims),
+            scattered_dims_to_operand_dims=list(dn.scatter_dims_to_operand_dims),
+            index_vector_dim=idx_aval.ndim - 1,
         )
-    _check_axes(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims,
-                operand.ndim, desc)
-    _check_axes(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim, desc)
-    _check_axes(name, "update_window_dims", dn.update_window_dims, updates.ndim,
-                updates.str_short())
-    _check_batching_dims(name, operand, indices, dn.operand_batching_dims,
-                         dn.scatter_indices_batching_dims)
-    window = [a for a in range(operand.ndim)
-              if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
-    scatter_axes = [i for i in range(updates.ndim) if i not in dn.update_window_dims]
-    if (len(window) != len(dn.update_window_dims)
-            or any(updates.shape[u] > operand.shape[a]
-                   for u, a in zip(dn.update_window_dims, window))
-            or [updates.shape[i] for i in scatter_axes] != list(indices.shape[:-1])):
-        raise TypeError(
-            f"{name} updates {updates.str_short()} do not fit {desc} and indices "
-            f"{indices.str_short()} with dimension numbers {dn}: updates need the indices' batch "
-            "shape plus one window axis per operand axis that is neither inserted nor batching."
+        op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], attr,
+                           indices_are_sorted=ir.BoolAttr.get(bool(indices_are_sorted)),
+                           unique_indices=ir.BoolAttr.get(bool(unique_indices)))
+        fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2, combine)
+        return op.results[0]
+
+    return lower
+
+
+def _scatter_batching(prim):
+    def rule(args, dims, *, dimension_numbers, **params):
+        """Everything mapped at axis 0 (an unmapped operand, indices or updates is broadcast:
+        the result differs per example anyway), the batch a scatter batching-dims pair."""
+        size = batching.axis_size(args, dims)
+        operand, indices, updates = (batching.bdim_at_front(x, d, size)
+                                     for x, d in zip(args, dims))
+        dn = dimension_numbers
+        dn = ScatterDimensionNumbers(
+            _plus1(dn.update_window_dims), _plus1(dn.inserted_window_dims),
+            _plus1(dn.scatter_dims_to_operand_dims), (0, *_plus1(dn.operand_batching_dims)),
+            (0, *_plus1(dn.scatter_indices_batching_dims)),
         )
-    return operand.update(weak_type=operand.weak_type and updates.weak_type)
+        return prim.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
+
+    return rule
 
 
-def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-                      unique_indices, mode):
-    dn = dimension_numbers
-    op_aval, idx_aval, upd_aval = ctx.avals_in
-    if mode == GatherScatterMode.CLIP:  # XLA drops out-of-bounds windows: clamp them first
-        window = [a for a in range(op_aval.ndim)
-                  if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
-        sizes = dict(zip(window, (upd_aval.shape[u] for u in dn.update_window_dims)))
-        upper = _upper_bounds([op_aval.shape[a] - sizes.get(a, 1)
-                               for a in dn.scatter_dims_to_operand_dims], idx_aval.dtype)
-        idx_type = tensor_type(idx_aval)
-        hi = hlo.broadcast_in_dim(idx_type, ir_constant(upper), dense_i64([idx_aval.ndim - 1]))
-        lo = hlo.broadcast_in_dim(idx_type, ir_constant(np.zeros((), idx_aval.dtype)),
-                                  dense_i64([]))
-        indices = hlo.clamp(lo, indices, hi)
-    attr = hlo.ScatterDimensionNumbers.get(
-        update_window_dims=list(dn.update_window_dims),
-        inserted_window_dims=list(dn.inserted_window_dims),
-        input_batching_dims=list(dn.operand_batching_dims),
-        scatter_indices_batching_dims=list(dn.scatter_indices_batching_dims),
-        scattered_dims_to_operand_dims=list(dn.scatter_dims_to_operand_dims),
-        index_vector_dim=idx_aval.ndim - 1,
-    )
-    op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], attr,
-                       indices_are_sorted=ir.BoolAttr.get(bool(indices_are_sorted)),
-                       unique_indices=ir.BoolAttr.get(bool(unique_indices)))
-    fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2, lambda old, new: new)
-    return op.results[0]
+def _scatter_prim(name, combine, allowed):
+    p = Primitive(name)
+    p.def_abstract_eval(_scatter_rule(name, allowed))
+    p.def_lowering(_scatter_lowering(combine))
+    p.def_batching(_scatter_batching(p))
+    p.pp_params = _pp_params
+    return p
 
 
-scatter_p = Primitive("scatter")
-scatter_p.def_abstract_eval(_scatter_rule)
-scatter_p.def_lowering(_scatter_lowering)
-scatter_p.pp_params = _pp_params
+scatter_p = _scatter_prim("scatter", lambda old, new: new, ANY)
+scatter_add_p = _scatter_prim("scatter_add", hlo.add, NUMBER)
 
 
-def _scatter_batching(args, dims, *, dimension_numbers, **params):
-    """Everything mapped at axis 0 (an unmapped operand, indices or updates is broadcast; the
-    result differs per example anyway), the batch a scatter batching-dims pair."""
-    size = batching.axis_size(args, dims)
-    operand, indices, updates = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
-    dn = dimension_numbers
-    dn = ScatterDimensionNumbers(
-        _plus1(dn.update_window_dims), _plus1(dn.inserted_window_dims),
-        _plus1(dn.scatter_dims_to_operand_dims), (0, *_plus1(dn.operand_batching_dims)),
-        (0, *_plus1(dn.scatter_indices_batching_dims)),
-    )
-    return scatter_p.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
-
-
-scatter_p.def_batching(_scatter_batching)
+def _scatter_args(dimension_numbers, indices_are_sorted, unique_indices, mode):
+    return dict(dimension_numbers=ScatterDimensionNumbers(*(_ints(f) for f in dimension_numbers)),
+                indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
 
 
 def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
             unique_indices=False, mode=None):
     """``operand`` with the windows of ``updates`` written at each index vector (the last axis
     of ``scatter_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.scatter``)."""
-    dn = ScatterDimensionNumbers(*(_ints(f) for f in dimension_numbers))
-    return scatter_p.bind(
-        operand, scatter_indices, updates, dimension_numbers=dn,
-        indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
-        mode=GatherScatterMode.from_any(mode),
-    )
+    return scatter_p.bind(operand, scatter_indices, updates, **_scatter_args(
+        dimension_numbers, indices_are_sorted, unique_indices, mode))
+
+
+def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Like ``scatter``, but each window is added to ``operand`` (repeated indices add up)."""
+    return scatter_add_p.bind(operand, scatter_indices, updates, **_scatter_args(
+        dimension_numbers, indices_are_sorted, unique_indices, mode))
+
+
+# ------------------------------------------------------------------------------------------------
+# Derivatives. gather is linear in the operand and scatter/scatter_add jointly in operand and
+# updates (indices are integers: fixed). Each transposes into the other family: a gather's
+# cotangent is scattered back *adding* (windows may overlap); a scatter's updates read their
+# cotangent back with a gather (dropped windows get 0).
+
+
+def _gather_of_scatter(dn, operand_shape, updates_shape):
+    """The gather that reads back, per index vector, the windows a scatter writes."""
+    gdn = GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims,
+                                 dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                                 dn.scatter_indices_batching_dims)
+    sizes = dict(zip(_scatter_window(dn, len(operand_shape)),
+                     (updates_shape[u] for u in dn.update_window_dims)))
+    return gdn, tuple(sizes.get(a, 1) for a in range(len(operand_shape)))
+
+
+def _aval(x):
+    return x.aval if ad.is_undefined_primal(x) else get_aval(x)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
+                      indices_are_sorted, unique_indices, mode, fill_value):
+    dn = dimension_numbers
+    sdn = ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
+                                  dn.operand_batching_dims, dn.start_indices_batching_dims)
+    zeros = ad.zeros_like_aval(operand.aval)
+    ct_operand = scatter_add_p.bind(zeros, indices, ct, dimension_numbers=sdn,
+                                    indices_are_sorted=indices_are_sorted,
+                                    unique_indices=unique_indices, mode=mode)
+    return [ct_operand, None]
+
+
+def _read_back(ct, indices, dn, operand_shape, updates_shape, mode, indices_are_sorted,
+               unique_indices):
+    gdn, sizes = _gather_of_scatter(dn, operand_shape, updates_shape)
+    return gather_p.bind(ct, indices, dimension_numbers=gdn, slice_sizes=sizes,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode, fill_value=0)
+
+
+def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers,
+                           indices_are_sorted, unique_indices, mode):
+    ct_updates = None
+    if ad.is_undefined_primal(updates):
+        ct_updates = _read_back(ct, indices, dimension_numbers, _aval(operand).shape,
+                                updates.aval.shape, mode, indices_are_sorted, unique_indices)
+    return [ct if ad.is_undefined_primal(operand) else None, None, ct_updates]
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers,
+                       indices_are_sorted, unique_indices, mode):
+    """The written windows take the cotangent from the operand to the updates. With repeated
+    indices one update wins each position, which one is XLA's choice: as in JAX, that is only
+    transposable when the indices are declared unique."""
+    if not unique_indices:
+        raise NotImplementedError(with_user_line(
+            "scatter is only transposable (reverse-mode differentiable) with "
+            "unique_indices=True: with repeated indices, which update wins is up to XLA."
+        ))
+    params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=mode)
+    upd_aval = _aval(updates)
+    ct_operand = ct_updates = None
+    if ad.is_undefined_primal(operand):
+        ct_operand = scatter_p.bind(ct, indices, ad.zeros_like_aval(upd_aval), **params)
+    if ad.is_undefined_primal(updates):
+        ct_updates = _read_back(ct, indices, dimension_numbers, _aval(operand).shape,
+                                upd_aval.shape, mode, indices_are_sorted, unique_indices)
+    return [ct_operand, None, ct_updates]
+
+
+ad.deflinear(gather_p, _gather_transpose)
+ad.deflinear(scatter_p, _scatter_transpose)
+ad.deflinear(scatter_add_p, _scatter_add_transpose)

@@ -21,7 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
-from minijax.interpreters import batching
+from minijax.interpreters import ad, batching
 from minijax.lax.families import (
     INT_OR_BOOL,
     NUMBER,
@@ -161,6 +161,71 @@ reduce_or_p = reduction("reduce_or", hlo.or_, lambda dt: 0, INT_OR_BOOL)
 reduce_xor_p = reduction("reduce_xor", hlo.xor, lambda dt: 0, INT_OR_BOOL)
 
 
+# Differentiation rules. structural.py imports this module, so its wrappers load lazily here.
+def _kept_axes(ndim, axes):
+    return tuple(i for i in range(ndim) if i not in axes)
+
+
+def _reduce_sum_transpose(ct, operand, *, axes):
+    from minijax.lax.structural import broadcast_in_dim
+
+    shape = operand.aval.shape
+    return [broadcast_in_dim(ct, shape, _kept_axes(len(shape), axes))]
+
+
+def _reduce_chooser_jvp(g, ans, operand, *, axes):
+    """The tangent of the chosen element; ties share it evenly (as JAX does)."""
+    from minijax.lax.convert import convert_element_type
+    from minijax.lax.elementwise import div, eq, mul
+    from minijax.lax.structural import broadcast_in_dim
+
+    shape = get_aval(operand).shape
+    chosen = eq(operand, broadcast_in_dim(ans, shape, _kept_axes(len(shape), axes)))
+    chosen = convert_element_type(chosen, get_aval(g).dtype)
+    return div(reduce_sum(mul(g, chosen), axes), reduce_sum(chosen, axes))
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    """Correct where elements are zero: the tangent is the JVP of a pairwise product tree
+    (mul's rule throughout), never a division by the product."""
+    from minijax.lax.structural import reshape
+
+    (x,), (g,) = primals, tangents
+    ans = reduce_prod_p.bind(x, axes=axes)
+    shape = get_aval(x).shape
+    kept = _kept_axes(len(shape), axes)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    if n == 0:
+        return ans, ad.Zero.from_primal_value(ans)
+    rows = (n, *(shape[i] for i in kept))  # the reduced axes flattened in front
+    _, (t,) = ad.jvp_flat(lambda v: [_product_tree(v)], [reshape(x, rows, axes + kept)],
+                          [reshape(g, rows, axes + kept)])
+    return ans, t
+
+
+def _product_tree(x):
+    """The product over axis 0 as a balanced tree of elementwise multiplications."""
+    from minijax.lax.elementwise import mul
+    from minijax.lax.structural import pad, slice_in_dim, squeeze
+
+    rest = [(0, 0, 0)] * (get_aval(x).ndim - 1)
+    while (n := get_aval(x).shape[0]) > 1:
+        half = (n + 1) // 2
+        lo, hi = slice_in_dim(x, 0, half), slice_in_dim(x, half, n)
+        if n % 2:
+            hi = pad(hi, 1, [(0, 1, 0)] + rest)
+        x = mul(lo, hi)
+    return squeeze(x, (0,))
+
+
+ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
+reduce_prod_p.def_jvp_rule(_reduce_prod_jvp)
+ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
+ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
+    ad.defjvp_zero(_p)  # integer and boolean results
+
+
 def reduce_sum(operand, axes):
     return reduce_sum_p.bind(operand, axes=canonicalize_axes(operand, axes))
 
@@ -257,6 +322,8 @@ def _argminmax(name, direction, identity):
 
 argmax_p = _argminmax("argmax", "GT", lowest)
 argmin_p = _argminmax("argmin", "LT", highest)
+ad.defjvp_zero(argmax_p)
+ad.defjvp_zero(argmin_p)
 
 
 def _argminmax_params(operand, axis, index_dtype):

@@ -19,7 +19,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
-from minijax.interpreters import batching
+from minijax.interpreters import ad, batching
 from minijax.lax.families import ANY, REAL, check_dtype_allowed, hlo_compare
 from minijax.lax.reductions import fill_region, is_nan, scalar_type
 from minijax.lowering.stablehlo import dense_i64, tensor_type
@@ -114,6 +114,47 @@ def _sort_batching(args, dims, *, dimension, is_stable, num_keys):
 sort_p.def_batching(_sort_batching)
 
 
+# Differentiation. A sort permutes its non-key operands by the order of its keys, so for fixed
+# keys it is *linear* in them: the JVP sorts the tangents alongside the (primal) keys in a
+# second sort, and the transpose applies the inverse permutation, which is one more sort keyed
+# by the permutation itself. Both sorts are stable, so they permute ties identically.
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    params = dict(dimension=dimension, is_stable=True, num_keys=num_keys)
+    outs = sort_p.bind(*primals, **params)
+    moving = [i for i, t in enumerate(tangents) if type(t) is not ad.Zero]
+    moved = sort_p.bind(*primals[:num_keys], *[tangents[i] for i in moving], **params)
+    t_out = [ad.Zero.from_primal_value(o) for o in outs]
+    for i, t in zip(moving, moved[num_keys:]):
+        t_out[i] = t
+    return outs, t_out
+
+
+def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    from minijax.lax.structural import broadcasted_iota
+
+    keys = operands[:num_keys]
+    if any(ad.is_undefined_primal(k) for k in keys):
+        raise TypeError("sort is not linear in its keys, so it cannot be transposed in them")
+    shape = get_aval(keys[0]).shape
+    iota = broadcasted_iota(np.int32, shape, dimension)
+    params = dict(dimension=dimension, is_stable=True)
+    perm = sort_p.bind(*keys, iota, num_keys=num_keys, **params)[-1]  # source of each output
+    back = [i for i in range(num_keys, len(operands))
+            if ad.is_undefined_primal(operands[i]) and type(cts[i]) is not ad.Zero]
+    result = [None] * len(operands)
+    if back:
+        unsorted = sort_p.bind(perm, *[cts[i] for i in back], num_keys=1, **params)[1:]
+        for i, ct in zip(back, unsorted):
+            result[i] = ct
+    return result
+
+
+sort_p.def_jvp_rule(_sort_jvp)
+sort_p.def_transpose(_sort_transpose)
+
+
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """Sorts along ``dimension``. A sequence of operands sorts lexicographically by the first
     ``num_keys`` of them and returns a tuple; a single array returns an array."""
@@ -190,6 +231,39 @@ top_k_p = Primitive("top_k", multiple_results=True)
 top_k_p.def_abstract_eval(_top_k_rule)
 top_k_p.def_lowering(_top_k_lowering)
 top_k_p.def_batching(batching.axis_param_rule(top_k_p))
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    (x,), (g,) = primals, tangents
+    values, indices = top_k_p.bind(x, k=k, axis=axis)
+    return [values, indices], [_take_along_axis(g, indices, axis),
+                               ad.Zero.from_primal_value(indices)]
+
+
+def _take_along_axis(x, indices, axis):
+    """``x``'s elements at ``indices`` along ``axis``, as a contraction with a one-hot matrix
+    built from the (fixed) indices: linear in ``x``, so dot_general's rules transpose it."""
+    from minijax.lax.convert import convert_element_type
+    from minijax.lax.dot import dot_general
+    from minijax.lax.elementwise import eq
+    from minijax.lax.structural import broadcast_in_dim, broadcasted_iota, transpose
+
+    ndim = get_aval(x).ndim
+    perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
+    x_t, idx_t = transpose(x, perm), transpose(indices, perm)
+    *batch, n = get_aval(x_t).shape
+    k = get_aval(idx_t).shape[-1]
+    nb = len(batch)
+    hot_shape = (*batch, k, n)
+    hot = eq(broadcast_in_dim(idx_t, hot_shape, tuple(range(nb + 1))),
+             broadcasted_iota(get_aval(idx_t).dtype, hot_shape, nb + 1))
+    hot = convert_element_type(hot, get_aval(x).dtype)
+    batch_dims = tuple(range(nb))
+    out = dot_general(hot, x_t, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
+    return transpose(out, tuple(int(i) for i in np.argsort(perm)))
+
+
+top_k_p.def_jvp_rule(_top_k_jvp)
 
 
 def top_k(operand, k, *, axis=-1):

@@ -35,11 +35,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, concrete_or_error, get_aval
 from minijax.errors import JAXTypeError
-from minijax.interpreters import batching
+from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped, to_val_axis
 from minijax.lax.convert import _convert_element_type
-from minijax.lax.elementwise import add, lt, select_n
+from minijax.lax.elementwise import add, lt, select_n, sub
 from minijax.lax.families import check_same_dtypes, coerce_scalars
+from minijax.lax.reductions import reduce_sum
 from minijax.lax.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -181,6 +182,29 @@ def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions):
 broadcast_in_dim_p.def_batching(_broadcast_in_dim_batching)
 
 
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
+    """Sums over the axes the broadcast created or stretched from size 1."""
+    in_shape = operand.aval.shape
+    kept = {d for d, n in zip(broadcast_dimensions, in_shape) if n == shape[d]}
+    summed = _sum_over(ct, tuple(a for a in range(len(shape)) if a not in kept))
+    return [_reshape_to(summed, in_shape)]
+
+
+def _sum_over(x, axes):
+    return reduce_sum(x, axes) if axes else x
+
+
+def _reshape_to(x, shape):
+    """``x`` in ``shape`` (same size); no equation when it already has it."""
+    shape = tuple(shape)
+    if get_aval(x).shape == shape:
+        return x
+    return reshape_p.bind(x, new_sizes=shape, dimensions=None)
+
+
+ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
     shape = _static_ints(shape, "broadcast_in_dim", "shape")
@@ -256,6 +280,17 @@ def _reshape_batching(args, dims, *, new_sizes, dimensions):
 reshape_p.def_batching(_reshape_batching)
 
 
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [_reshape_to(ct, shape)]
+    unflat = _reshape_to(ct, tuple(shape[d] for d in dimensions))
+    return [transpose(unflat, tuple(int(i) for i in np.argsort(dimensions)))]
+
+
+ad.deflinear(reshape_p, _reshape_transpose)
+
+
 def reshape(operand, new_sizes, dimensions=None):
     """``operand`` (transposed by ``dimensions`` first, if given) in the shape ``new_sizes``."""
     new_sizes = _static_ints(new_sizes, "reshape", "new_sizes")
@@ -300,6 +335,7 @@ squeeze_p = Primitive("squeeze")
 squeeze_p.def_abstract_eval(_squeeze_rule)
 squeeze_p.def_lowering(_squeeze_lowering)
 squeeze_p.def_batching(batching.reduction_rule(squeeze_p, "dimensions"))  # axes dropped
+ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [_reshape_to(ct, x.aval.shape)])
 
 
 def squeeze(array, dimensions):
@@ -356,6 +392,8 @@ def _transpose_batching(args, dims, *, permutation):
 
 
 transpose_p.def_batching(_transpose_batching)
+ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
+    transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
 
 
 def transpose(operand, permutation):
@@ -383,6 +421,7 @@ rev_p = Primitive("rev")
 rev_p.def_abstract_eval(_rev_rule)
 rev_p.def_lowering(lambda ctx, x, *, dimensions: hlo.reverse(x, dense_i64(dimensions)))
 rev_p.def_batching(batching.axis_param_rule(rev_p, "dimensions"))
+ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
 
 
 def rev(operand, dimensions):
@@ -455,6 +494,23 @@ def _pad_batching(args, dims, *, padding_config):
 pad_p.def_batching(_pad_batching)
 
 
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    """The operand's cotangent is ct with the padding cut off (and interior padding strided
+    over); the padding value's is the sum of everything else."""
+    ndim = len(padding_config)
+    unpadded = pad(ct, 0, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    ct_operand = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape,
+                       tuple(interior + 1 for _, _, interior in padding_config))
+    ct_value = None
+    if ad.is_undefined_primal(padding_value):
+        every = tuple(range(ndim))
+        ct_value = sub(_sum_over(ct, every), _sum_over(ct_operand, every))
+    return [ct_operand if ad.is_undefined_primal(operand) else None, ct_value]
+
+
+ad.deflinear(pad_p, _pad_transpose)
+
+
 def pad(operand, padding_value, padding_config):
     """``operand`` padded by ``padding_config``: one (low, high, interior) triple per axis.
 
@@ -516,6 +572,21 @@ def _concatenate_batching(args, dims, *, dimension):
 
 
 concatenate_p.def_batching(_concatenate_batching)
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    cts, start = [], 0
+    for x in operands:
+        size = (x.aval if ad.is_undefined_primal(x) else get_aval(x)).shape[dimension]
+        if ad.is_undefined_primal(x):
+            cts.append(slice_in_dim(ct, start, start + size, axis=dimension))
+        else:
+            cts.append(None)
+        start += size
+    return cts
+
+
+ad.deflinear(concatenate_p, _concatenate_transpose)
 
 
 def concatenate(operands, dimension):
@@ -598,6 +669,20 @@ def _slice_batching(args, dims, *, start_indices, limit_indices, strides):
 
 
 slice_p.def_batching(_slice_batching)
+
+
+def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
+    """ct padded with zeros back to the operand's shape (strides become interior padding)."""
+    shape, ct_shape = operand.aval.shape, get_aval(ct).shape
+    strides = strides or (1,) * len(shape)
+    config = []
+    for start, n, stride, dim in zip(start_indices, ct_shape, strides, shape):
+        end = start + (0 if n == 0 else 1 + (n - 1) * stride)  # one past the last element taken
+        config.append((start, dim - end, stride - 1))
+    return [pad(ct, 0, config)]
+
+
+ad.deflinear(slice_p, _slice_transpose)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
@@ -722,6 +807,14 @@ def _start_vectors(starts, dims, size):
 dynamic_slice_p.def_batching(_dynamic_slice_batching)
 
 
+def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
+    zeros = full(operand.aval.shape, 0, operand.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+ad.deflinear(dynamic_slice_p, _dynamic_slice_transpose)  # linear in the operand
+
+
 def _dynamic_update_slice_rule(operand, update, *start_indices):
     name = "dynamic_update_slice"
     check_same_dtypes(name, [operand, update])
@@ -769,6 +862,21 @@ def _dynamic_update_slice_batching(args, dims):
 
 
 dynamic_update_slice_p.def_batching(_dynamic_update_slice_batching)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+    u_aval = update.aval if ad.is_undefined_primal(update) else get_aval(update)
+    ct_operand = ct_update = None
+    if ad.is_undefined_primal(operand):
+        zeros = full(u_aval.shape, 0, u_aval.dtype)
+        ct_operand = dynamic_update_slice_p.bind(ct, zeros, *starts)
+    if ad.is_undefined_primal(update):
+        ct_update = dynamic_slice_p.bind(ct, *starts, slice_sizes=u_aval.shape)
+    return [ct_operand, ct_update] + [None] * len(starts)
+
+
+# linear in (operand, update) jointly; the start indices are fixed
+ad.deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose)
 
 
 def _is_static_index(i):
@@ -915,6 +1023,7 @@ iota_p = Primitive("iota")
 iota_p.def_abstract_eval(_iota_rule)
 iota_p.def_lowering(lambda ctx, *, dtype, shape, dimension: hlo.iota(_result_type(ctx), dimension))
 iota_p.def_batching(batching.never_batched_rule(iota_p))
+ad.defjvp_zero(iota_p)
 
 
 def broadcasted_iota(dtype, shape, dimension):

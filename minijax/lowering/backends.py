@@ -271,10 +271,13 @@ def compile_options(devices_):
     return opts
 
 
-def compile_module(module, devices_):
+def compile_module(module, devices_, options=None):
+    # Executable serialization, the profiler and heap profiles: see jaxlib_ext.py (same rule).
     backend = backend_of_device(devices_[0])
     return backend.client.compile_and_load(
-        module, DeviceList(tuple(devices_)), compile_options(devices_)
+        module,
+        DeviceList(tuple(devices_)),
+        compile_options(devices_) if options is None else options,
     )
 
 

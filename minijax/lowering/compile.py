@@ -8,10 +8,12 @@ into per-device arrays in Python.
 from __future__ import annotations
 
 import logging
+import os
 import time
 
+from minijax.config import config
 from minijax.errors import XlaRuntimeError
-from minijax.lowering import backends, stablehlo
+from minijax.lowering import backends, dumps, jaxlib_ext, persistent_cache, stablehlo
 
 logger = logging.getLogger("minijax")
 
@@ -51,12 +53,60 @@ class Executable:
         return self.xla.hlo_modules()[0].to_string()
 
 
-def compile_module(module, name, device, in_avals, out_avals, donated=()):
-    try:
-        xla = backends.compile_module(module, [device])
-    except backends.JaxRuntimeError as e:
-        raise XlaRuntimeError(f"XLA failed to compile '{name}': {e}") from None
-    return Executable(xla, name, device, in_avals, out_avals, donated)
+def compile_module(
+    module, name, device, in_avals, out_avals, donated=(), jaxpr=None, kind="jit"
+):
+    """Compiles (or loads from the persistent cache) ``module`` for ``device``.
+
+    ``jaxpr`` (what was lowered) and ``kind`` ("jit" or "eager") only feed the dumps. Never on a
+    dispatch hot path: jit and eager dispatch keep their own in-memory caches of the result.
+    """
+    devices = [device]
+    start = time.perf_counter()
+    xla, loaded, key = _compile_or_load(module, name, devices)
+    seconds = time.perf_counter() - start
+    exe = Executable(xla, name, device, in_avals, out_avals, donated)
+    dump_dir = config.minijax_dump_dir
+    if dump_dir and (kind != "eager" or config.minijax_dump_eager):
+        dumps.dump_compilation(
+            dump_dir, name, module, jaxpr, xla, in_avals, out_avals, seconds, kind, loaded, key
+        )
+    return exe
+
+
+_counts = {"xla_compiles": 0}
+
+
+def _compile_or_load(module, name, devices):
+    options = backends.compile_options(devices)
+    if config.minijax_dump_xla and config.minijax_dump_dir:
+        jaxlib_ext.set_xla_dump_to(options, os.path.join(config.minijax_dump_dir, "xla"))
+
+    def compile_():
+        _counts["xla_compiles"] += 1
+        try:
+            return backends.compile_module(module, devices, options)
+        except backends.JaxRuntimeError as e:
+            raise XlaRuntimeError(f"XLA failed to compile '{name}': {e}") from None
+
+    if persistent_cache.cache_dir() is None:
+        return compile_(), False, None
+    return persistent_cache.compile_or_load(module, devices, options, name, compile_)
+
+
+def cache_stats():
+    """Compilation counters: ``xla_compiles`` (real XLA compiles in this process) and the
+    persistent cache's ``persistent_hits`` (executables loaded from disk), ``persistent_misses``,
+    ``persistent_writes``, ``persistent_skipped``, ``persistent_corrupt``, ``persistent_stale``,
+    ``persistent_errors``."""
+    out = dict(_counts)
+    out.update({f"persistent_{k}": v for k, v in persistent_cache.stats().items()})
+    return out
+
+
+def reset_cache_stats():
+    _counts["xla_compiles"] = 0
+    persistent_cache.reset_stats()
 
 
 class Compiled:
@@ -99,8 +149,11 @@ class Lowered:
         self._compile_fn = compile_fn
 
     def as_text(self, dialect="stablehlo", debug_info=False):
+        """The module as StableHLO text, or (``dialect="hlo"``) as XLA HLO before optimization."""
+        if dialect == "hlo":
+            return jaxlib_ext.stablehlo_to_hlo_text(stablehlo.module_to_text(self._module))
         if dialect not in ("stablehlo", "mhlo"):
-            raise ValueError(f"unknown dialect {dialect!r}; minijax emits 'stablehlo'")
+            raise ValueError(f"unknown dialect {dialect!r}; use 'stablehlo' or 'hlo'")
         return stablehlo.module_to_text(self._module, debug_info=debug_info)
 
     def compiler_ir(self, dialect="stablehlo"):

@@ -65,4 +65,6 @@ def _compile_primitive(prim, avals, params, device):
     eqn = JaxprEqn(prim, invars, outvars, params, user_frame())
     closed = ClosedJaxpr(Jaxpr([], invars, outvars, [eqn]), [])
     module = stablehlo.lower_jaxpr(closed, name=prim.name, platform=device.platform)
-    return _compile.compile_module(module, prim.name, device, list(avals), out_avals)
+    return _compile.compile_module(
+        module, prim.name, device, list(avals), out_avals, jaxpr=closed, kind="eager"
+    )

@@ -1,9 +1,9 @@
 """Neural-network functions of ``jax.nn``, written with ``minijax.numpy`` and ``lax``.
 
 The normalizing functions (``softmax``, ``log_softmax``, ``logsumexp``) subtract the maximum
-before exponentiating, so large inputs do not overflow. JAX wraps that maximum in
-``stop_gradient`` (it cancels out mathematically); minijax has no autodiff yet, so the plain
-maximum is used and the values are identical.
+before exponentiating, so large inputs do not overflow. That maximum is wrapped in
+``stop_gradient``, as in JAX: its contribution to the derivative cancels out mathematically, so
+differentiating it would only cost work (and split ties between equal maxima).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _finite_max(x, axes, where, initial=-np.inf):
     ``x - max`` stays finite for rows that are all ``-inf`` (their result is then -inf/0)."""
     amax = jnp.max(x, axis=axes, keepdims=True, where=where,
                    initial=initial if where is not None else None)
-    return jnp.where(jnp.isfinite(amax), amax, 0.0).astype(x.dtype)
+    return lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0).astype(x.dtype))
 
 
 def softmax(x, axis=-1, where=None, initial=-np.inf):
@@ -183,7 +183,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a = _inexact("logsumexp", a)
     axes = _reduce_axes(a, axis)
     amax = jnp.max(jnp.real(a), axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
-    amax = jnp.where(jnp.isfinite(amax), amax, 0.0).astype(amax.dtype)
+    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0).astype(amax.dtype))
     amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
     exp_a = jnp.exp(a - amax_with_dims.astype(a.dtype))
     if b is not None:

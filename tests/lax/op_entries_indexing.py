@@ -19,6 +19,7 @@ from minijax.lax import ScatterDimensionNumbers as SDN
 from tests.op_db import array, register
 
 DTYPES = [np.float32, np.int32, np.uint8, np.bool_]
+NUM_DTYPES = [np.float32, np.int32, np.uint8]
 
 
 def _fill_of(dtype):
@@ -61,9 +62,9 @@ def np_gather(operand, indices, dn, slice_sizes, mode):
     return out
 
 
-def np_scatter(operand, indices, updates, dn, mode):
-    """StableHLO scatter (replace); ``clip`` clamps starts, otherwise out-of-bounds windows
-    are dropped whole."""
+def np_scatter(operand, indices, updates, dn, mode, add=False):
+    """StableHLO scatter (replace, or ``add``); ``clip`` clamps starts, otherwise
+    out-of-bounds windows are dropped whole."""
     out = operand.copy()
     window = [d for d in range(operand.ndim)
               if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
@@ -91,7 +92,8 @@ def np_scatter(operand, indices, updates, dn, mode):
                 upd[i] = b
             for u, w in zip(dn.update_window_dims, win_idx):
                 upd[u] = w
-            out[tuple(full)] = updates[tuple(upd)]
+            value = updates[tuple(upd)]
+            out[tuple(full)] = (out[tuple(full)] + value).astype(out.dtype) if add else value
     return out
 
 
@@ -154,6 +156,19 @@ def _scatter_rows_args():
     return strat()
 
 
+def _scatter_add_rows_args():
+    """(operand [n, m], row indices i32[k, 1] in [-2, n + 2), repeats likely, updates [k, m])."""
+
+    @st.composite
+    def strat(draw):
+        n, m, k = draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 5))
+        dtype = draw(st.sampled_from(NUM_DTYPES))
+        idx = np.asarray(draw(array((k, 1), np.int32, -2, n + 1)), np.int32)
+        return draw(array((n, m), dtype)), idx, draw(array((k, m), dtype))
+
+    return strat()
+
+
 def _scatter_window_args():
     """(operand [n, m] with n, m >= 2, one start i32[2], a 2x2 update window)."""
 
@@ -167,13 +182,13 @@ def _scatter_window_args():
     return strat()
 
 
-def _scatter_batched_args():
+def _scatter_batched_args(dtypes=DTYPES):
     """(operand [b, n, m], one row index per batch i32[b, 1], updates [b, m])."""
 
     @st.composite
     def strat(draw):
         b, n, m = (draw(st.integers(1, 3)) for _ in range(3))
-        dtype = draw(st.sampled_from(DTYPES))
+        dtype = draw(st.sampled_from(dtypes))
         return (draw(array((b, n, m), dtype)), _index_array(draw, (b, 1), n),
                 draw(array((b, m), dtype)))
 
@@ -218,7 +233,7 @@ _S_BATCHED = SDN(update_window_dims=(1,), inserted_window_dims=(1,),
 
 register(
     "scatter_rows_drop",
-    lambda x, i, u: lax.scatter(x, i, u, _S_ROWS),
+    lambda x, i, u: lax.scatter(x, i, u, _S_ROWS, unique_indices=True),
     lambda x, i, u: np_scatter(x, i, u, _S_ROWS, "drop"),
     _scatter_rows_args(),
 )
@@ -233,4 +248,16 @@ register(
     lambda x, i, u: lax.scatter(x, i, u, _S_BATCHED, mode="clip", unique_indices=True),
     lambda x, i, u: np_scatter(x, i, u, _S_BATCHED, "clip"),
     _scatter_batched_args(),
+)
+register(
+    "scatter_add_rows_drop",  # repeated rows add up
+    lambda x, i, u: lax.scatter_add(x, i, u, _S_ROWS),
+    lambda x, i, u: np_scatter(x, i, u, _S_ROWS, "drop", add=True),
+    _scatter_add_rows_args(),
+)
+register(
+    "scatter_add_batching_dims_clip",
+    lambda x, i, u: lax.scatter_add(x, i, u, _S_BATCHED, mode="clip"),
+    lambda x, i, u: np_scatter(x, i, u, _S_BATCHED, "clip", add=True),
+    _scatter_batched_args(NUM_DTYPES),
 )
