@@ -78,6 +78,12 @@ def _add(xs, ys, scale=1.0):
     return tree_map(add, xs, ys)
 
 
+def _conj(x):
+    """Complex conjugate of inexact leaves; float0 (no data) and integer leaves unchanged."""
+    x = _np(x)
+    return np.conj(x) if dtypes.is_inexact(x.dtype) else x
+
+
 def _wide(dtype):
     return np.complex128 if np.dtype(dtype).kind == "c" else np.float64
 
@@ -170,10 +176,9 @@ def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=EPS, err_msg=""):
     rng = np.random.RandomState(0)
     v_expected = f(*args)
     cotangent = tree_map(functools.partial(_rand_like, rng), v_expected)
-    v_out, ct_out = f_vjp(args, tree_map(np.conj, cotangent))
+    v_out, ct_out = f_vjp(args, tree_map(_conj, cotangent))
     check_close(v_out, v_expected, atol, rtol, f"{err_msg} primal")
-    ct_out = tree_map(lambda c: np.conj(_np(c)) if _np(c).dtype != dtypes.float0 else _np(c),
-                      ct_out)
+    ct_out = tree_map(_conj, ct_out)
     tangent = tree_map(functools.partial(_rand_like, rng), args)
     t_out = numerical_jvp(f, args, tangent, eps)
     ip = _inner(tangent, ct_out)

@@ -132,10 +132,15 @@ def _scan_jvp(prim, combine, identity):
 
 
 def _lax_logaddexp(a, b):
-    """log(exp(a) + exp(b)) in lax ops: max + log1p(exp(-|a - b|)); exact with -inf."""
+    """log(exp(a) + exp(b)) in lax ops, shifted by m = max(a, b) held constant, so the
+    derivative is exactly the softmax weights exp(a - out), exp(b - out) (0.5 each at a tie,
+    as JAX's logaddexp); m = 0 where it is infinite (both -inf) to keep a - m defined."""
     from minijax.lax import elementwise as el
+    from minijax.lax.structural import full_like
 
-    return el.add(el.max(a, b), el.log1p(el.exp(el.neg(el.abs(el.sub(a, b))))))
+    m = el.stop_gradient(el.max(a, b))
+    m = el.select(el.is_finite(m), m, full_like(m, 0))
+    return el.add(m, el.log(el.add(el.exp(el.sub(a, m)), el.exp(el.sub(b, m)))))
 
 
 def _lax_op(name):

@@ -489,6 +489,60 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers,
     return [ct_operand, None, ct_updates]
 
 
+def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, unique_indices,
+                 mode):
+    """With unique indices ``scatter`` is linear in (operand, updates). With repeated indices
+    one write wins per position, in XLA's order; as in JAX, the winner is made explicit so the
+    result is a *scatter_add* (transposable) of masked operands: every update window gets an id,
+    the ids are scattered (the same winner as the values), read back with a gather, and only
+    the updates whose id survived contribute; the operand survives where no id landed."""
+    from minijax import lax  # the lax namespace imports this module
+
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=mode)
+    if unique_indices:
+        return _linear_jvp(scatter_p, primals, tangents, params)
+    dn = dimension_numbers
+    op_aval, upd_aval = get_aval(operand), get_aval(updates)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+        out = scatter_p.bind(operand, indices, updates, **params)
+        return out, ad.Zero.from_primal_value(out)
+    scatter_axes = [a for a in range(upd_aval.ndim) if a not in dn.update_window_dims]
+    ids_shape = [upd_aval.shape[a] if a in scatter_axes else 1 for a in range(upd_aval.ndim)]
+    num_ids = int(np.prod([upd_aval.shape[a] for a in scatter_axes], dtype=np.int64))
+    id_dtype = np.uint32 if num_ids + 1 < 2**32 else np.uint64
+    update_ids = lax.add(lax.reshape(lax.iota(id_dtype, num_ids), ids_shape),
+                         np.asarray(1, id_dtype))
+    update_ids = lax.broadcast_in_dim(update_ids, upd_aval.shape, tuple(range(upd_aval.ndim)))
+    scattered_ids = scatter_p.bind(lax.full(op_aval.shape, 0, id_dtype), indices, update_ids,
+                                   **params)
+    gathered_ids = _read_back(scattered_ids, indices, dn, op_aval.shape, upd_aval.shape, mode,
+                              indices_are_sorted, unique_indices)
+    operand_kept = lax.eq(scattered_ids, lax.full(op_aval.shape, 0, id_dtype))
+    update_won = lax.eq(update_ids, gathered_ids)
+
+    def masked_sum(op, upd):
+        op = lax.select(operand_kept, op, lax.full_like(op, 0))
+        upd = lax.select(update_won, upd, lax.full_like(upd, 0))
+        return scatter_add_p.bind(op, indices, upd, **params)
+
+    out = masked_sum(operand, updates)
+    t_out = masked_sum(ad.instantiate_zeros(t_operand), ad.instantiate_zeros(t_updates))
+    return out, t_out
+
+
+def _linear_jvp(prim, primals, tangents, params):
+    ans = prim.bind(*primals, **params)
+    if all(type(t) is ad.Zero for t in tangents):
+        return ans, ad.Zero.from_primal_value(ans)
+    t_operand, _, t_updates = tangents
+    return ans, prim.bind(ad.instantiate_zeros(t_operand), primals[1],
+                          ad.instantiate_zeros(t_updates), **params)
+
+
 ad.deflinear(gather_p, _gather_transpose)
 ad.deflinear(scatter_p, _scatter_transpose)
+scatter_p.def_jvp_rule(_scatter_jvp)
 ad.deflinear(scatter_add_p, _scatter_add_transpose)
