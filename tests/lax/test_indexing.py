@@ -83,8 +83,23 @@ def test_grad_of_scatter_add_and_scatter():
     expected[[3, 1]] = 0
     close(gx, expected)
     close(gu, w[[3, 1]])
-    with pytest.raises(NotImplementedError, match="unique_indices"):
-        minijax.grad(lambda x: (lax.scatter(x, idx, u, S_ROWS) * w).sum())(x)
+    # Without the promise of unique indices the same numbers come out (masked scatter_add).
+    gx2, gu2 = minijax.grad(lambda x, u: (lax.scatter(x, idx, u, S_ROWS) * w).sum(),
+                            argnums=(0, 1))(x, u)
+    close(gx2, expected)
+    close(gu2, w[[3, 1]])
+
+    # A repeated index: the update XLA keeps gets the cotangent, the overwritten one gets 0.
+    rep = np.array([[2], [2]], np.int32)
+    f_rep = lambda x, u: (lax.scatter(x, rep, u, S_ROWS) * w).sum()
+    out = np.asarray(lax.scatter(x, rep, u, S_ROWS))
+    winner = 0 if np.allclose(out[2], u[0]) else 1
+    gx, gu = minijax.grad(f_rep, argnums=(0, 1))(x, u)
+    expected = w.copy()
+    expected[2] = 0
+    close(gx, expected)
+    close(gu[winner], w[2])
+    close(gu[1 - winner], np.zeros(3))
 
 
 def test_jvp_of_gather_is_the_gather_of_the_tangent():
