@@ -6,9 +6,14 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # before jaxlib loads: no I
 
 from minijax.config import config  # noqa: E402
 from minijax import dtypes, errors, lax, nn, numpy, tree_util
+from minijax import random
 from minijax.api import (
     ShapeDtypeStruct,
     block_until_ready,
+    checkpoint,
+    checkpoint_policies,
+    custom_jvp,
+    custom_vjp,
     default_backend,
     device_count,
     device_get,
@@ -27,6 +32,7 @@ from minijax.api import (
     local_device_count,
     local_devices,
     make_jaxpr,
+    remat,
     value_and_grad,
     vjp,
     vmap,
@@ -40,9 +46,10 @@ __all__ = [
     "Array", "ShapeDtypeStruct", "ShapedArray", "block_until_ready", "config",
     "default_backend", "device_count", "device_get", "device_put", "devices", "dtypes", "errors",
     "eval_shape", "jit", "lax", "local_device_count", "local_devices", "make_jaxpr", "nn", "numpy",
-    "tree_util", "vmap",
+    "random", "tree_util", "vmap",
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
+    "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
 ]
 
 

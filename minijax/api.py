@@ -18,10 +18,12 @@ from minijax.autodiff import (
     vjp,
 )
 from minijax.core import ShapedArray, Tracer
+from minijax.custom_derivatives import custom_jvp, custom_vjp
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import jit
 from minijax.lowering import backends
-from minijax.lowering.array import Array, default_device, device_put_value
+from minijax.lowering.array import Array, device_put_value
+from minijax.rematerialization import checkpoint, checkpoint_policies, remat
 from minijax.tree_util import _registry, tree_map
 from minijax.vmapping import vmap
 
@@ -32,6 +34,8 @@ __all__ = [
     # autodiff (minijax/autodiff.py)
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
+    # custom rules and rematerialization (custom_derivatives.py, rematerialization.py)
+    "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
 ]
 
 

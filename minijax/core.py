@@ -24,7 +24,7 @@ from minijax.errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from minijax.source_info import SourceInfo, user_frame, with_user_line
+from minijax.source_info import SourceInfo, with_user_line
 
 # ------------------------------------------------------------------------------------------------
 # Abstract values
@@ -136,6 +136,9 @@ class Primitive:
         self.not_differentiable = False
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
+        # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
+        # are partly known (control flow stages only its unknown part); default: stage it all
+        self.partial_eval = None
 
     def __repr__(self):
         return self.name
@@ -393,7 +396,8 @@ def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
     if len(one_line) + indent <= width and "\n" not in one_line:
         return one_line
     pad = " " * indent
-    body = "".join(f"\n{pad}    {e}" for e in eqns)
+    nested = "\n" + pad + "    "  # a nested jaxpr (cond, scan ...) is indented under its eqn
+    body = "".join(f"\n{pad}    {e.replace(chr(10), nested)}" for e in eqns)
     return f"{head}{body}\n{pad}  in {outs} }}"
 
 

@@ -130,6 +130,8 @@ class PartialEvalTrace(DynamicJaxprTrace):
     def process_primitive(self, prim, args, params):
         for x in args:
             if type(x) is DynamicJaxprTracer and x._trace is self:
+                if prim.partial_eval is not None:  # e.g. scan: run the known part now
+                    return prim.partial_eval(self, args, params)
                 return super().process_primitive(prim, args, params)
         ctx = core._ctx
         ctx.trace = self.parent

@@ -12,9 +12,8 @@ and result type (bf16 x bf16 -> f32 accumulates in f32).
 
 from __future__ import annotations
 
-import functools
-
 import enum
+import functools
 import operator
 
 import numpy as np
@@ -139,7 +138,7 @@ def _dot_general_shape(lhs, rhs, dimension_numbers):
     return (*lb_shape, *lhs_free, *rhs_free)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _type_properties(dtype):
     """XLA's order of "precision" among dtypes (primitive_util::HigherPrecisionType)."""
     real = dtype

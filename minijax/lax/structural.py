@@ -40,7 +40,6 @@ from minijax.interpreters.batching import not_mapped, to_val_axis
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import add, lt, select_n, sub
 from minijax.lax.families import check_same_dtypes, coerce_scalars
-from minijax.lax.reductions import reduce_sum
 from minijax.lax.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -48,6 +47,7 @@ from minijax.lax.indexing import (
     gather_p,
     scatter_p,
 )
+from minijax.lax.reductions import reduce_sum
 from minijax.lowering.array import Array
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.source_info import with_user_line

@@ -79,7 +79,27 @@ class Backend:
         return f"Backend({self.platform}, {len(self.devices())} devices)"
 
 
+_lapack_registered = False
+
+
+def _register_lapack_custom_calls():
+    """jaxlib's LAPACK FFI handlers (lapack_spotrf_ffi ...), used by minijax.lax.linalg on CPU.
+    jaxlib does not register them by default; registering before the client exists is fine."""
+    global _lapack_registered
+    if _lapack_registered:  # clients are re-made when the CPU device count changes
+        return
+    _lapack_registered = True
+    try:
+        from jaxlib import lapack
+    except ImportError:  # linalg on CPU then fails at compile time, naming the target
+        return
+    for name, value, api in lapack.registrations()["cpu"]:
+        xc.register_custom_call_target(name, value, "cpu", api)
+    lapack._lapack.initialize()
+
+
 def _make_cpu():
+    _register_lapack_custom_calls()
     n = config.jax_num_cpu_devices
     client = xc.make_cpu_client(asynchronous=True, num_devices=max(1, int(n)))
     return Backend("cpu", client)

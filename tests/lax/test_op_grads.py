@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -39,6 +39,7 @@ class Spec:
     tol: float | None = None
     order: int = 2
     fixed: tuple = ()  # float operands held fixed (not differentiable in them)
+    modes: tuple = ("fwd", "rev")  # while_loop (no max_steps) is forward-differentiable only
 
 
 # --- moving operands away from kinks and singularities -----------------------------------------
@@ -178,13 +179,15 @@ SPECS = {
     "structural_full_as_float32": Spec(eps=1e-2, tol=2e-3),
     "reduce_precision_bf16": Spec(domain=(-1, 1), eps=0.5, tol=0.1, order=1),
     "reduce_precision_f16": Spec(domain=(-1, 1), eps=0.5, tol=0.1, order=1),
-    "dot_general_bf16_preferred_f32": Spec(eps=1e-2, tol=1e-2),
+    # bf16 operands and cotangents: a few bf16 ulps (2^-7 relative) on second-order checks
+    "dot_general_bf16_preferred_f32": Spec(eps=1e-2, tol=5e-2),
     "sort_last": Spec(domain=(-3, 3), post=_spread()),
     "sort_axis0": Spec(domain=(-3, 3), post=_spread()),
     "sort_key_val": Spec(domain=(-3, 3), post=_spread()),
     "sort_num_keys_2": Spec(domain=(-3, 3), post=_spread()),
     "top_k_last": Spec(post=_spread()),
     "top_k_axis0": Spec(post=_spread()),
+    "while": Spec(modes=("fwd",)),
 }
 for _name in ("reduce_max", "reduce_min", "cummax", "cummin"):
     for _op in OPS:
@@ -267,7 +270,7 @@ def test_check_grads(op, data):
     spec = SPECS.get(op.name, Spec())
     args = _draw_args(op, spec, data)
     f, floats = _float_fn(op, args, spec.fixed)
-    check_grads(f, floats, spec.order, modes=("fwd", "rev"), atol=spec.tol, rtol=spec.tol,
+    check_grads(f, floats, spec.order, modes=spec.modes, atol=spec.tol, rtol=spec.tol,
                 eps=spec.eps, jit=True)
 
 

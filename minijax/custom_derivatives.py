@@ -1,0 +1,512 @@
+"""``custom_jvp`` and ``custom_vjp``: functions that bring their own derivative rules.
+
+Each call binds one call-like primitive whose params hold the function's jaxpr (for staging,
+lowering and batching) and the user's rules as flat Python callables:
+
+- ``custom_jvp_call[call_jaxpr, jvp]``: its JVP rule calls the user's ``jvp`` (on the parent
+  trace, so the rule is ordinary traced code that nests in higher-order differentiation).
+- ``custom_vjp_call[call_jaxpr, fwd, bwd]``: its JVP rule runs ``fwd`` for the outputs and the
+  residuals, and emits the tangents as ``custom_lin(residuals, tangents)``, a linear primitive
+  whose *transpose* calls ``bwd``. Reverse mode (linearize + transpose) thus reaches ``bwd``;
+  forward mode meets ``custom_lin`` with concrete tangents and raises, as in JAX.
+
+Outside any transformation the function is simply called. Values the function closes over are
+hoisted into leading operands (``num_consts``); differentiating with respect to one raises, as
+the rules only describe the explicit arguments (JAX's rule; pass such values as arguments).
+Under ``vmap`` the jaxpr and the rules are batched with every output mapped at axis 0; a
+``bwd`` cotangent for an unbatched input is summed over the batch.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from minijax import core, dtypes
+from minijax.core import Primitive, get_aval
+from minijax.interpreters import ad
+from minijax.interpreters.ad import Zero
+from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
+from minijax.source_info import with_user_line
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path
+
+__all__ = ["custom_jvp", "custom_vjp"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Shared: argument handling
+
+
+def _resolve_kwargs(fun, args, kwargs):
+    """Keyword arguments bound to their positions (the rules take positional args only)."""
+    if not kwargs:
+        return tuple(args)
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"custom derivative function called with bad arguments: {e}") from None
+    ba.apply_defaults()
+    if ba.kwargs:
+        raise TypeError("keyword-only arguments are not supported by custom_jvp / custom_vjp "
+                        f"functions, got {sorted(ba.kwargs)}")
+    return tuple(ba.args)
+
+
+def _split_nondiff(nondiff_argnums, args):
+    n = len(args)
+    nums = sorted({i % n for i in nondiff_argnums}) if nondiff_argnums else []
+    static = [args[i] for i in nums]
+    dyn = tuple(x for i, x in enumerate(args) if i not in nums)
+    return nums, static, dyn
+
+
+def _merge(nums, static, dyn):
+    out, it_s, it_d = [], iter(static), iter(dyn)
+    for i in range(len(static) + len(dyn)):
+        out.append(next(it_s) if i in nums else next(it_d))
+    return out
+
+
+def _name(f):
+    return getattr(f, "__name__", repr(f))
+
+
+def _closure_error(kind):
+    return TypeError(with_user_line(
+        f"Detected differentiation of a {kind} function with respect to a closed-over value. "
+        f"That isn't supported because the custom rule only specifies how to differentiate the "
+        f"{kind} function with respect to its explicit arguments. Pass the closed-over value "
+        f"to the {kind} function as an argument instead (and adapt the rule)."
+    ))
+
+
+def _avals_str(avals):
+    return "[" + ", ".join(a.str_short() for a in avals) + "]"
+
+
+def _check_leaves(what, leaves):
+    for x in leaves:
+        try:
+            get_aval(x)
+        except TypeError:
+            raise TypeError(with_user_line(
+                f"{what} must be arrays, scalars, or pytrees of them, got {x!r} of type "
+                f"{type(x).__name__}."
+            )) from None
+
+
+# ------------------------------------------------------------------------------------------------
+# custom_jvp
+
+
+class custom_jvp:
+    """A function with a custom JVP rule: ``f = custom_jvp(f); f.defjvp(f_jvp)`` where
+    ``f_jvp(primals, tangents) -> (primal_out, tangent_out)``.
+
+    ``nondiff_argnums`` name arguments that are not differentiated (functions, static
+    configuration); the rule then takes them first: ``f_jvp(*nondiff, primals, tangents)``.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        if symbolic_zeros:
+            raise NotImplementedError("custom_jvp.defjvp(symbolic_zeros=True) is not supported")
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One rule per argument, ``jvps[i](g_i, primal_out, *primals)`` (None: no dependence);
+        the output tangent is the sum of their contributions."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals, tangents):
+            from minijax.tree_util import tree_map
+
+            primal_out = self(*primals)
+            parts = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents)
+                     if rule is not None]
+            if not parts:
+                return primal_out, tree_map(lambda p: ad.zeros_like_aval(
+                    ad.tangent_aval(get_aval(p))), primal_out)
+            return primal_out, tree_map(lambda *ts: functools.reduce(lambda a, b: a + b, ts),
+                                        *parts)
+
+        self.defjvp(jvp)
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {_name(self.fun)} "
+                                 "using defjvp.")
+        args = _resolve_kwargs(self.fun, args, kwargs)
+        nums, static, dyn = _split_nondiff(self.nondiff_argnums, args)
+        if core.is_eval_trace_current():
+            return self.fun(*args)  # nothing to differentiate, batch or stage
+        leaves, in_tree = _registry.flatten(dyn)
+        _check_leaves(f"arguments of custom_jvp function {_name(self.fun)}", leaves)
+        out_trees = []
+
+        def flat_fun(*xs):
+            out = self.fun(*_merge(nums, static, in_tree.unflatten(xs)))
+            out_leaves, out_tree = _registry.flatten(out)
+            out_trees.append(out_tree)
+            return out_leaves
+
+        jaxpr, consts = trace_open(flat_fun, [get_aval(x) for x in leaves])
+        jvp = _flat_jvp(self.jvp, _name(self.fun), nums, static, in_tree, out_trees[0],
+                        jaxpr.out_avals)
+        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=jvp,
+                                      num_consts=len(consts))
+        return out_trees[0].unflatten(outs)
+
+
+def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals):
+    """The user's rule on flat lists, its output checked against the function's."""
+
+    def jvp(primals, tangents):
+        p_args = in_tree.unflatten(primals)
+        t_args = in_tree.unflatten(tangents)
+        out = rule(*static, p_args, t_args) if nums else rule(p_args, t_args)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(with_user_line(
+                f"Custom JVP rule {_name(rule)} for function {name} must produce a pair (list "
+                f"or tuple of length two) representing primal and tangent outputs, but got "
+                f"{out!r}."
+            ))
+        p_leaves, p_tree = _registry.flatten(out[0])
+        t_leaves, t_tree = _registry.flatten(out[1])
+        if p_tree != out_tree:
+            raise TypeError(with_user_line(
+                f"Custom JVP rule {_name(rule)} for function {name} must produce primal outputs "
+                f"with the same container (pytree) structure as the function's output: "
+                f"expected {out_tree}, got {p_tree}."
+            ))
+        if t_tree != p_tree:
+            raise TypeError(with_user_line(
+                f"Custom JVP rule {_name(rule)} for function {name} must produce primal and "
+                f"tangent outputs with equal container (pytree) structures, but got {p_tree} "
+                f"and {t_tree} respectively."
+            ))
+        tangents_out = []
+        for i, (p, t, want) in enumerate(zip(p_leaves, t_leaves, out_avals)):
+            p_aval = get_aval(p)
+            if p_aval.shape != want.shape or p_aval.dtype != want.dtype:
+                raise TypeError(with_user_line(
+                    f"Custom JVP rule {_name(rule)} for function {name} produced primal output "
+                    f"{i} of type {p_aval.str_short()}, but the function itself gives "
+                    f"{want.str_short()}."
+                ))
+            expected = ad.tangent_aval(p_aval)
+            if expected.dtype == dtypes.float0:
+                tangents_out.append(Zero(expected))
+                continue
+            t_aval = get_aval(t)
+            if t_aval.shape != expected.shape or t_aval.dtype != expected.dtype:
+                raise TypeError(with_user_line(
+                    f"Custom JVP rule {_name(rule)} for function {name} must produce primal and "
+                    f"tangent outputs with corresponding shapes and dtypes; output {i} has "
+                    f"primal {p_aval.str_short()}, so its tangent must be "
+                    f"{expected.str_short()}, but got {t_aval.str_short()}."
+                ))
+            tangents_out.append(t)
+        return p_leaves, tangents_out
+
+    jvp.__name__ = _name(rule)
+    return jvp
+
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+custom_jvp_call_p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
+custom_jvp_call_p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr,
+                                                                              args))
+
+
+@custom_jvp_call_p.def_jvp_rule
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise _closure_error("custom_jvp")
+    tangents = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    return jvp(list(primals[num_consts:]), tangents)
+
+
+@custom_jvp_call_p.def_transpose
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts):
+    # Reached only when the function is applied to values being transposed (linear_transpose
+    # of it): the function itself is then linear, and its jaxpr transposes.
+    return ad.backward_pass(call_jaxpr, [], list(args), cts)
+
+
+@custom_jvp_call_p.def_batching
+def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp, num_consts):
+    from minijax.vmapping import vmap
+
+    new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
+    arg_axes = in_axes[num_consts:]
+    n = len(arg_axes)
+
+    def batched_jvp(primals, tangents):
+        def one(*pt):
+            ps, ts = jvp(list(pt[:n]), list(pt[n:]))
+            return list(ps), [ad.instantiate_zeros(t) for t in ts]
+
+        return vmap(one, in_axes=arg_axes + arg_axes, out_axes=0)(*primals, *tangents)
+
+    batched_jvp.__name__ = _name(jvp)
+    outs = custom_jvp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
+                                  num_consts=len(new_consts) + num_consts)
+    return outs, [0] * len(outs)
+
+
+# ------------------------------------------------------------------------------------------------
+# custom_vjp
+
+
+class custom_vjp:
+    """A function with a custom VJP: ``f.defvjp(fwd, bwd)`` with ``fwd(*args) -> (out, res)``
+    (``res`` any pytree of arrays) and ``bwd(res, ct_out) -> tuple of cotangents`` (one entry
+    per argument, each shaped like that argument; None for a zero cotangent).
+
+    With ``nondiff_argnums`` the non-differentiated arguments are passed to ``bwd`` first:
+    ``bwd(*nondiff, res, ct_out)``, and its result covers only the other arguments.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = None
+        self.bwd = None
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        if symbolic_zeros:
+            raise NotImplementedError("custom_vjp.defvjp(symbolic_zeros=True) is not supported")
+        self.fwd = fwd
+        self.bwd = bwd
+
+    def __call__(self, *args, **kwargs):
+        name = _name(self.fun)
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
+        args = _resolve_kwargs(self.fun, args, kwargs)
+        nums, static, dyn = _split_nondiff(self.nondiff_argnums, args)
+        for i in nums:
+            if isinstance(args[i], core.Tracer):
+                raise TypeError(with_user_line(
+                    f"custom_vjp function {name} got a traced value as the non-differentiable "
+                    f"argument {i} (nondiff_argnums). Only static values (functions, Python "
+                    "scalars, configuration) may be non-differentiable arguments of a "
+                    "custom_vjp; pass arrays as regular arguments (their cotangent may be None)."
+                ))
+        if core.is_eval_trace_current():
+            return self.fun(*args)
+        leaves, in_tree = _registry.flatten(dyn)
+        _check_leaves(f"arguments of custom_vjp function {name}", leaves)
+        in_avals = [get_aval(x) for x in leaves]
+        out_trees = []
+
+        def flat_fun(*xs):
+            out_leaves, out_tree = _registry.flatten(
+                self.fun(*_merge(nums, static, in_tree.unflatten(xs))))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        jaxpr, consts = trace_open(flat_fun, in_avals)
+        rules = _VJPRules(self.fwd, self.bwd, name, nums, static, in_tree, out_trees[0],
+                          jaxpr.out_avals, in_avals)
+        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rules.fwd,
+                                      bwd=rules.bwd, num_consts=len(consts))
+        return out_trees[0].unflatten(outs)
+
+
+class _VJPRules:
+    """The user's fwd/bwd on flat lists, their outputs checked (structure, shapes, dtypes)."""
+
+    def __init__(self, fwd, bwd, name, nums, static, in_tree, out_tree, out_avals, in_avals):
+        self.user_fwd, self.user_bwd, self.name = fwd, bwd, name
+        self.nums, self.static = nums, static
+        self.in_tree, self.out_tree = in_tree, out_tree
+        self.out_avals, self.in_avals = out_avals, in_avals
+        self.res_tree = None
+
+    def fwd(self, *primals):
+        """Flat primals -> (flat outputs, flat residuals)."""
+        out = self.user_fwd(*_merge(self.nums, self.static, self.in_tree.unflatten(primals)))
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(with_user_line(
+                f"Custom VJP fwd rule {_name(self.user_fwd)} for function {self.name} must "
+                f"produce a pair (list or tuple of length two) where the first element "
+                f"represents the primal output and the second the residuals, but got {out!r}."
+            ))
+        out_leaves, out_tree = _registry.flatten(out[0])
+        if out_tree != self.out_tree:
+            raise TypeError(with_user_line(
+                f"Custom VJP fwd rule {_name(self.user_fwd)} for function {self.name} must "
+                f"produce a primal output with the same container (pytree) structure as the "
+                f"function's output: expected {self.out_tree}, got {out_tree}."
+            ))
+        got = [get_aval(x) for x in out_leaves]
+        if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in self.out_avals]:
+            raise TypeError(with_user_line(
+                f"Custom VJP fwd rule {_name(self.user_fwd)} for function {self.name} must "
+                f"produce primal outputs of the function's types: expected "
+                f"{_avals_str(self.out_avals)}, got {_avals_str(got)}."
+            ))
+        res_leaves, self.res_tree = _registry.flatten(out[1])
+        _check_leaves(f"Residuals of custom_vjp fwd rule {_name(self.user_fwd)}", res_leaves)
+        return out_leaves, res_leaves
+
+    def bwd(self, res, cts):
+        """Flat residuals and output cotangents -> one cotangent (or None) per flat input."""
+        args = [self.res_tree.unflatten(res), self.out_tree.unflatten(cts)]
+        out = self.user_bwd(*self.static, *args)
+        n_args = len(self.in_tree.unflatten(self.in_avals))
+        expected_tree = self.in_tree
+        if not isinstance(out, tuple):
+            raise TypeError(with_user_line(
+                f"Custom VJP bwd rule {_name(self.user_bwd)} for function {self.name} must "
+                f"produce a tuple with one cotangent per (differentiable) argument; expected "
+                f"structure {expected_tree}, got {type(out).__name__}: "
+                f"{_registry.flatten(out)[1]}."
+            ))
+        if len(out) != n_args:
+            raise TypeError(with_user_line(
+                f"Custom VJP bwd rule {_name(self.user_bwd)} for function {self.name} must "
+                f"produce a tuple of length equal to the number of (differentiable) arguments "
+                f"({n_args}); expected structure {expected_tree}, got structure "
+                f"{_registry.flatten(out)[1]} of length {len(out)}."
+            ))
+        return self._match_cts(out)
+
+    def _match_cts(self, out):
+        # None (anywhere a subtree is expected) means zero cotangents for that subtree.
+        expected = self.in_tree.unflatten(list(range(len(self.in_avals))))
+        flat = [None] * len(self.in_avals)
+        for arg_i, (want, got) in enumerate(zip(expected, out)):
+            if got is None:
+                continue
+            want_idx, want_tree = _registry.flatten(want)
+            got_leaves, got_tree = _registry.flatten(got, lambda x: x is None)
+            if got_tree != want_tree:
+                raise TypeError(with_user_line(
+                    f"Custom VJP bwd rule {_name(self.user_bwd)} for function {self.name} must "
+                    f"produce an output with the same container (pytree) structure as the "
+                    f"args tuple of the primal function; for argument {arg_i} expected "
+                    f"structure {want_tree}, got structure {got_tree}."
+                ))
+            paths = [keystr(p) for p, _ in tree_flatten_with_path(want)[0]]
+            for i, ct, path in zip(want_idx, got_leaves, paths):
+                flat[i] = self._check_ct(arg_i, path, ct, self.in_avals[i])
+        return flat
+
+    def _check_ct(self, arg_i, path, ct, aval):
+        if ct is None:
+            return None
+        expected = ad.tangent_aval(aval)
+        if expected.dtype == dtypes.float0:
+            return None  # integer inputs take no cotangent, whatever was returned
+        ct_aval = get_aval(ct)
+        if ct_aval.shape != expected.shape or ct_aval.dtype != expected.dtype:
+            raise ValueError(with_user_line(
+                f"Custom VJP bwd rule {_name(self.user_bwd)} for function {self.name} must "
+                f"produce an output with the same shape/dtypes as the args tuple of the primal "
+                f"function, but at args[{arg_i}]{path} it produced an output of type "
+                f"{ct_aval.str_short()} where the expected type is {expected.str_short()}."
+            ))
+        return ct
+
+
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+custom_vjp_call_p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
+custom_vjp_call_p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr,
+                                                                              args))
+
+
+@custom_vjp_call_p.def_jvp_rule
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise _closure_error("custom_vjp")
+    primals, tangents = primals[num_consts:], tangents[num_consts:]
+    outs, res = fwd(*primals)
+    in_diff = [ad.is_differentiable_dtype(get_aval(p).dtype) for p in primals]
+    out_diff = [ad.is_differentiable_dtype(a.dtype) for a in call_jaxpr.out_avals]
+    lin_in = [ad.instantiate_zeros(t) for t, d in zip(tangents, in_diff) if d]
+    lin_out = custom_lin_p.bind(
+        *res, *lin_in, num_res=len(res), bwd=bwd, in_diff=tuple(in_diff),
+        out_avals=tuple(ad.tangent_aval(a) for a, d in zip(call_jaxpr.out_avals, out_diff) if d),
+        all_out_avals=tuple(ad.tangent_aval(a) for a in call_jaxpr.out_avals),
+    )
+    it = iter(lin_out)
+    t_out = [next(it) if d else Zero(ad.tangent_aval(a))
+             for a, d in zip(call_jaxpr.out_avals, out_diff)]
+    return outs, t_out
+
+
+@custom_vjp_call_p.def_batching
+def _custom_vjp_call_batching(args, dims, *, call_jaxpr, fwd, bwd, num_consts):
+    from minijax import lax
+    from minijax.vmapping import vmap
+
+    new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
+    arg_axes = in_axes[num_consts:]
+
+    def batched_fwd(*primals):
+        return vmap(lambda *ps: tuple(map(list, fwd(*ps))), in_axes=arg_axes, out_axes=0)(
+            *primals)
+
+    def batched_bwd(res, cts):
+        in_cts = vmap(bwd, in_axes=0, out_axes=0)(res, cts)
+        # an unbatched input's cotangent sums its per-example contributions
+        return [ct if ct is None or a == 0 else lax.reduce_sum(ct, (0,))
+                for ct, a in zip(in_cts, arg_axes)]
+
+    batched_fwd.__name__, batched_bwd.__name__ = "fwd", "bwd"
+    outs = custom_vjp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, fwd=batched_fwd,
+                                  bwd=batched_bwd, num_consts=len(new_consts) + num_consts)
+    return outs, [0] * len(outs)
+
+
+# ------------------------------------------------------------------------------------------------
+# custom_lin: the tangent of a custom_vjp function, linear in its tangent operands
+
+
+def _forward_mode_error(*_, **__):
+    raise TypeError(with_user_line(
+        "can't apply forward-mode autodiff (jvp) to a custom_vjp function: it only defines "
+        "reverse-mode rules. Use vjp/grad/jacrev, or define the function with custom_jvp."
+    ))
+
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+custom_lin_p.def_impl(_forward_mode_error)
+custom_lin_p.def_lowering(_forward_mode_error)
+custom_lin_p.def_jvp_rule(_forward_mode_error)
+custom_lin_p.def_batching(_forward_mode_error)
+
+
+@custom_lin_p.def_transpose
+def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_avals):
+    res = list(args[:num_res])
+    cts = iter(cts)
+    full = [ad.instantiate_zeros(next(cts)) if ad.is_differentiable_dtype(a.dtype)
+            else ad.zeros_like_aval(a) for a in all_out_avals]
+    in_cts = bwd(res, full)
+    lin_cts = [ct for ct, d in zip(in_cts, in_diff) if d]
+    return [None] * num_res + lin_cts
+
+
+custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items() if k not in ("all_out_avals",)}

@@ -1,0 +1,284 @@
+"""``cond`` and ``switch``: one primitive, ``cond_p``, choosing among branch jaxprs.
+
+``cond_p.bind(index, *operands, branches=(jaxpr0, jaxpr1, ...))``: ``index`` is an int32
+scalar already clamped into range; every branch takes all the operands (the union of what the
+branches close over, hoisted, plus the user's operands) and returns outputs of one type.
+It lowers to ``stablehlo.case``, so only the chosen branch runs. Under vmap with a batched
+index every branch runs and ``select_n`` picks per example, as in JAX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax.core import Primitive, get_aval, jaxpr_as_fun
+from minijax.interpreters import ad, batching
+from minijax.interpreters.batching import not_mapped
+from minijax.lax.control_flow import common
+from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
+from minijax.tree_util import _registry
+
+__all__ = ["cond", "cond_p", "switch"]
+
+cond_p = Primitive("cond", multiple_results=True)
+cond_p.pp_params = common.pp_nested
+
+
+def _out_avals(branches):
+    """Branch 0's output types; an output is weak only if it is weak in every branch."""
+    outs = []
+    for i, a in enumerate(branches[0].out_avals):
+        weak = all(b.out_avals[i].weak_type for b in branches)
+        outs.append(a.update(weak_type=weak))
+    return outs
+
+
+@cond_p.def_abstract_eval
+def _cond_abstract_eval(index, *ops, branches):
+    if index.shape != () or index.dtype != np.int32:
+        raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
+    for i, b in enumerate(branches):
+        common.check_operand_types("cond", b.in_avals, ops, f"branch {i} operand")
+        if not common.same_types(b.out_avals, branches[0].out_avals):
+            raise TypeError(
+                "cond: branches must return the same types, got "
+                f"{common.type_str(branches[0].out_avals)} and {common.type_str(b.out_avals)}")
+    return _out_avals(branches)
+
+
+@cond_p.def_lowering
+def _cond_lowering(ctx, index, *ops, branches):
+    mctx = ctx.module_ctx
+    if len(branches) == 1:
+        return _lower_closed(mctx, branches[0], ops)
+    case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index,
+                      num_branches=len(branches))
+    from jaxlib.mlir import ir
+
+    for region, branch in zip(case.branches, branches):
+        block = region.blocks.append()
+        with ir.InsertionPoint(block):
+            hlo.return_(_lower_closed(mctx, branch, ops))  # operands are captured from above
+    return list(case.results)
+
+
+def _lower_closed(mctx, closed, args):
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(mctx, closed.jaxpr, consts, list(args))
+
+
+# ------------------------------------------------------------------------------------------------
+# Differentiation
+
+
+@cond_p.def_jvp_rule
+def _cond_jvp(primals, tangents, *, branches):
+    index, ops = primals[0], primals[1:]
+    op_tangents = tangents[1:]
+    nonzeros = common.differentiable([get_aval(x) for x in ops],
+                                     [type(t) is not ad.Zero for t in op_tangents])
+    # the union over branches of which outputs have nonzero tangents, then instantiate it
+    out_nz = [False] * len(branches[0].out_avals)
+    for b in branches:
+        _, nz = common.jvp_jaxpr(b, nonzeros, [False] * len(out_nz))
+        out_nz = [x or y for x, y in zip(out_nz, nz)]
+    jvps = [common.jvp_jaxpr(b, nonzeros, out_nz)[0] for b in branches]
+    dots = [t for t, nz in zip(op_tangents, nonzeros) if nz]
+    outs = cond_p.bind(index, *ops, *dots, branches=tuple(jvps))
+    n = len(out_nz)
+    primal_out, it = outs[:n], iter(outs[n:])
+    avals = branches[0].out_avals
+    tangent_out = [next(it) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(avals, out_nz)]
+    return primal_out, tangent_out
+
+
+def _cond_partial_eval(trace, args, params):
+    branches = params["branches"]
+    index, ops = args[0], args[1:]
+    if common.is_unknown(trace, index):  # not reached by linearize: stage everything
+        return common.stage_unknown(trace, cond_p, args, params)
+    unknowns = [common.is_unknown(trace, x) for x in ops]
+    n_out = len(branches[0].out_avals)
+    out_uk = [False] * n_out
+    for b in branches:
+        out_uk = [x or y for x, y in zip(out_uk, common.partial_eval_jaxpr(
+            b, unknowns, out_uk)[2])]
+    splits = [common.partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
+    # Each branch has its own residuals; the known cond returns all of them (zeros for the
+    # branches not taken), and each unknown branch reads its own.
+    res_avals = [a for s in splits for a in s[3]]
+    offsets = np.cumsum([0] + [len(s[3]) for s in splits])
+    known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
+    known_branches, unknown_branches = [], []
+    for i, (known, unknown, _, _, _) in enumerate(splits):
+        def kfun(*xs, known=known, i=i):
+            outs = jaxpr_as_fun(known)(*xs)
+            n_known = len(outs) - len(res_avals[offsets[i]:offsets[i + 1]])
+            mine = outs[n_known:]
+            all_res = [common.zeros(a) for a in res_avals[:offsets[i]]] + list(mine) + [
+                common.zeros(a) for a in res_avals[offsets[i + 1]:]]
+            return list(outs[:n_known]) + all_res
+
+        known_branches.append(common.trace_flat(kfun, known_avals))
+        unk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
+
+        def ufun(*xs, unknown=unknown, i=i):
+            all_res, rest = xs[:len(res_avals)], xs[len(res_avals):]
+            return jaxpr_as_fun(unknown)(*all_res[offsets[i]:offsets[i + 1]], *rest)
+
+        unknown_branches.append(common.trace_flat(ufun, res_avals + unk_avals))
+    known_ops = [x for x, u in zip(ops, unknowns) if not u]
+    kouts = common.run_known(trace, lambda: cond_p.bind(index, *known_ops,
+                                                        branches=tuple(known_branches)))
+    n_known = n_out - sum(out_uk)
+    residuals = kouts[n_known:]
+    unk_ops = [x for x, u in zip(ops, unknowns) if u]
+    uouts = common.stage_unknown(trace, cond_p, [index, *residuals, *unk_ops],
+                                 dict(branches=tuple(unknown_branches)))
+    ik, iu = iter(kouts[:n_known]), iter(uouts)
+    return [next(iu) if u else next(ik) for u in out_uk]
+
+
+cond_p.partial_eval = _cond_partial_eval
+
+
+@cond_p.def_transpose
+def _cond_transpose(cts, index, *ops, branches):
+    assert not ad.is_undefined_primal(index)
+    linear = [ad.is_undefined_primal(x) for x in ops]
+    present = [type(ct) is not ad.Zero for ct in cts]
+    transposed = tuple(common.transpose_jaxpr(b, linear, present) for b in branches)
+    res = [x for x, lin in zip(ops, linear) if not lin]
+    ct_in = cond_p.bind(index, *res, *[ct for ct, p in zip(cts, present) if p],
+                        branches=transposed)
+    it = iter(ct_in)
+    return [None] + [next(it) if lin else None for lin in linear]
+
+
+# ------------------------------------------------------------------------------------------------
+# Batching
+
+
+@batching.needs_axis_data
+def _cond_batching(axis_data, args, dims, *, branches):
+    from minijax import lax
+
+    size = axis_data.size
+    index, ops = args[0], args[1:]
+    idx_dim, op_dims = dims[0], dims[1:]
+    in_b = [d is not not_mapped for d in op_dims]
+    ops = [common.to_batched(x, d, b, size) for x, d, b in zip(ops, op_dims, in_b)]
+    if idx_dim is not_mapped:
+        out_b = [False] * len(branches[0].out_avals)
+        for b in branches:
+            out_b = [x or y for x, y in zip(out_b, common.batch_jaxpr(b, axis_data, in_b,
+                                                                      out_b)[1])]
+        batched = tuple(common.batch_jaxpr(b, axis_data, in_b, out_b)[0] for b in branches)
+        outs = cond_p.bind(index, *ops, branches=batched)
+        return outs, [0 if b else not_mapped for b in out_b]
+    # A batched index: every branch runs, and each example selects its branch's outputs.
+    n_out = len(branches[0].out_avals)
+    batched = [common.batch_jaxpr(b, axis_data, in_b, [True] * n_out)[0] for b in branches]
+    results = [jaxpr_as_fun(b)(*ops) for b in batched]
+    index = batching.moveaxis(index, idx_dim, 0)
+    outs = []
+    for k in range(n_out):
+        cases = [r[k] for r in results]
+        shape = get_aval(cases[0]).shape
+        which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+        outs.append(lax.select_n(which, *cases))
+    return outs, [0] * n_out
+
+
+cond_p.def_batching(_cond_batching)
+
+
+# ------------------------------------------------------------------------------------------------
+# The user-facing functions
+
+
+def _trace_branches(funs, names, operands):
+    leaves, in_tree = _registry.flatten(operands)
+    avals = [get_aval(x) for x in leaves]
+    traced = [common.trace_user_fun(f, in_tree, avals) for f in funs]
+    first_tree, first_avals = traced[0][2], traced[0][0].out_avals
+    for (closed, _, tree), name in zip(traced[1:], names[1:]):
+        if tree != first_tree or not common.same_types(closed.out_avals, first_avals):
+            raise common.user_error(
+                f"{names[0]} and {name} output must have identical types, got\n"
+                f"  {names[0]}: {_describe(first_tree, first_avals)}\n"
+                f"  {name}: {_describe(tree, closed.out_avals)}")
+    # every branch takes all the hoisted consts (of every branch), then the operands
+    all_consts = [c for _, consts, _ in traced for c in consts]
+    const_avals = [get_aval(c) for c in all_consts]
+    branches, at = [], 0
+    for closed, consts, _ in traced:
+        n = len(consts)
+        order_fn = _taking_all(closed, at, n, len(all_consts))
+        branches.append(common.trace_flat(order_fn, const_avals + avals))
+        at += n
+    return branches, all_consts, leaves, first_tree
+
+
+def _taking_all(closed, start, n, total):
+    def fn(*args):
+        consts, rest = args[:total], args[total:]
+        return jaxpr_as_fun(closed)(*consts[start:start + n], *rest)
+
+    return fn
+
+
+def _describe(tree, avals):
+    return str(tree.unflatten([a.str_short() for a in avals])).replace("'", "")
+
+
+def _bind(index, branches, consts, leaves, out_tree):
+    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
+    return out_tree.unflatten(outs)
+
+
+def _index_of_pred(pred):
+    from minijax import lax
+
+    aval = get_aval(pred)
+    if aval.shape != ():
+        raise common.user_error(f"cond: pred must be a scalar, got {aval.str_short()}")
+    if aval.dtype == np.bool_:
+        return lax.convert_element_type(pred, np.int32)
+    if aval.dtype.kind not in "iu":
+        raise common.user_error(
+            f"cond: pred must be a boolean or integer scalar, got {aval.str_short()}")
+    return lax.convert_element_type(lax.ne(pred, np.zeros((), aval.dtype)), np.int32)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=None):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one staged
+    conditional (both branches are traced; only the chosen one runs)."""
+    if operand is not None:  # JAX's old single-operand form
+        operands = (*operands, operand)
+    if not (callable(true_fun) and callable(false_fun)):
+        raise TypeError("cond: true_fun and false_fun must be callable")
+    index = _index_of_pred(pred)
+    branches, consts, leaves, tree = _trace_branches(
+        [true_fun, false_fun], ["true_fun", "false_fun"], operands)
+    return _bind(index, branches[::-1], consts, leaves, tree)  # index 0 is false
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, with ``index`` clamped into range (as in JAX)."""
+    from minijax import lax
+
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: branches must be a non-empty sequence")
+    aval = get_aval(index)
+    if aval.shape != () or aval.dtype.kind not in "iu":
+        raise common.user_error(f"switch: index must be an integer scalar, got "
+                                f"{aval.str_short()}")
+    index = lax.convert_element_type(index, np.int32)
+    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    names = [f"branch {i}" for i in range(len(branches))]
+    closed, consts, leaves, tree = _trace_branches(branches, names, operands)
+    return _bind(index, closed, consts, leaves, tree)
+

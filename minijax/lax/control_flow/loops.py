@@ -1,0 +1,637 @@
+"""Loops: ``while_p`` and ``scan_p``, and ``while_loop``, ``fori_loop``, ``scan``, ``map``.
+
+``while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr, body_jaxpr, cond_nconsts,
+body_nconsts)`` lowers to ``stablehlo.while`` (consts ride along in the loop state, as XLA's
+while wants a closed body). It is forward-differentiable only: the trip count is unknown, so
+there is nowhere to keep residuals for a backward pass.
+
+``scan_p.bind(*consts, *init, *xs, jaxpr, num_consts, num_carry, length, reverse, unroll)``:
+``jaxpr`` maps (consts, carry, x slices) to (carry, y slices). It lowers to one
+``stablehlo.while`` whose state holds a counter, the carry, the xs and the ys buffers
+(``dynamic_slice`` in, ``dynamic_update_slice`` out), so compile time does not grow with the
+length. Reverse mode: partial evaluation splits the body into a known scan (the primal, which
+also stacks the residuals as extra ys) and an unknown, linear scan, whose transpose is a scan
+running the other way over the residuals.
+
+Beyond JAX: ``while_loop(..., max_steps=N)`` is a scan of N steps whose body is a ``cond``
+that skips the work once the predicate is false, so it is reverse-differentiable.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax.core import Primitive, Tracer, get_aval, jaxpr_as_fun
+from minijax.interpreters import ad, batching
+from minijax.interpreters.batching import not_mapped
+from minijax.lax.control_flow import common
+from minijax.lax.control_flow.conditionals import _lower_closed, cond
+from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
+from minijax.source_info import with_user_line
+from minijax.tree_util import _registry
+
+__all__ = ["fori_loop", "map", "scan", "scan_p", "while_loop", "while_p"]
+
+# ------------------------------------------------------------------------------------------------
+# while_p
+
+while_p = Primitive("while", multiple_results=True)
+while_p.pp_params = common.pp_nested
+
+
+@while_p.def_abstract_eval
+def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cconsts, bconsts, init = common.split(args, [cond_nconsts, body_nconsts,
+                                                 len(args) - cond_nconsts - body_nconsts])
+    common.check_operand_types("while_loop", cond_jaxpr.in_avals, cconsts + init, "cond_fun")
+    common.check_operand_types("while_loop", body_jaxpr.in_avals, bconsts + init, "body_fun")
+    pred = cond_jaxpr.out_avals
+    if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
+        raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got "
+                        f"{common.type_str(pred)}")
+    if not common.same_types(body_jaxpr.out_avals, init):
+        raise TypeError("while_loop: body_fun output and input must have identical types, got "
+                        f"input {common.type_str(init)} and output "
+                        f"{common.type_str(body_jaxpr.out_avals)}")
+    return list(init)
+
+
+@while_p.def_lowering
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    mctx = ctx.module_ctx
+    types = [tensor_type(a) for a in ctx.avals_in]
+    loop = hlo.WhileOp(types, list(args))
+    nc, nb = cond_nconsts, body_nconsts
+    block = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(block):
+        vals = list(block.arguments)
+        (pred,) = _lower_closed(mctx, cond_jaxpr, vals[:nc] + vals[nc + nb:])
+        hlo.return_([pred])
+    block = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(block):
+        vals = list(block.arguments)
+        new = _lower_closed(mctx, body_jaxpr, vals[nc:nc + nb] + vals[nc + nb:])
+        hlo.return_(vals[:nc + nb] + list(new))
+    return list(loop.results)[nc + nb:]
+
+
+@while_p.def_jvp_rule
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    n_carry = len(primals) - nc - nb
+    cconsts, bconsts, init = common.split(primals, [nc, nb, n_carry])
+    _, bdots, idots = common.split(tangents, [nc, nb, n_carry])
+    avals = [get_aval(x) for x in primals]
+    b_nz = common.differentiable(avals[nc:nc + nb], [type(t) is not ad.Zero for t in bdots])
+    c_nz = common.differentiable(avals[nc + nb:], [type(t) is not ad.Zero for t in idots])
+    while True:  # the carries with nonzero tangents: a fixed point
+        jvp, out_nz = common.jvp_jaxpr(body_jaxpr, b_nz + c_nz, c_nz)
+        if out_nz == c_nz:
+            break
+        c_nz = [a or b for a, b in zip(c_nz, out_nz)]
+    nbt, nct = sum(b_nz), sum(c_nz)
+    # jvp inputs: (bconsts, carry, bconst dots, carry dots) -> (bconsts, bdots, carry, cdots)
+    body = common.permute_invars(jvp, common.interleave_order([(nb, nbt), (n_carry, nct)]))
+    cj = cond_jaxpr.jaxpr
+    dot_avals = [ad.tangent_aval(a) for a, nz in zip(avals[nc + nb:], c_nz) if nz]
+    cond_aug = common.trace_flat(
+        lambda *a: jaxpr_as_fun(cond_jaxpr)(*a[:len(cj.invars)]),
+        cond_jaxpr.in_avals + dot_avals)
+    bd = [t for t, nz in zip(bdots, b_nz) if nz]
+    cd = [ad.instantiate_zeros(t) for t, nz in zip(idots, c_nz) if nz]
+    outs = while_p.bind(*cconsts, *bconsts, *bd, *init, *cd, cond_jaxpr=cond_aug,
+                        body_jaxpr=body, cond_nconsts=nc, body_nconsts=nb + nbt)
+    primal_out, it = outs[:n_carry], iter(outs[n_carry:])
+    tangent_out = [next(it) if nz else ad.Zero(ad.tangent_aval(get_aval(p)))
+                   for p, nz in zip(primal_out, c_nz)]
+    return primal_out, tangent_out
+
+
+def _while_transpose(cts, *args, **params):
+    raise NotImplementedError(with_user_line(
+        "Reverse-mode differentiation (grad/vjp) does not work through lax.while_loop: its trip "
+        "count is not known ahead, so there is nowhere to save the values the backward pass "
+        "needs. Pass max_steps=N to while_loop (a bound on the iterations makes it "
+        "reverse-differentiable), or use lax.scan / lax.fori_loop with static bounds. Forward "
+        "mode (jvp, jacfwd) works."))
+
+
+while_p.def_transpose(_while_transpose)
+
+
+@batching.needs_axis_data
+def _while_batching(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
+                    body_nconsts):
+    from minijax import lax
+
+    size = axis_data.size
+    nc, nb = cond_nconsts, body_nconsts
+    n_carry = len(args) - nc - nb
+    b = [d is not not_mapped for d in dims]
+    cb, bb, carry_b = common.split(b, [nc, nb, n_carry])
+    while True:
+        _, pred_b = common.batch_jaxpr(cond_jaxpr, axis_data, cb + carry_b, [False])
+        if pred_b[0]:
+            carry_b = [True] * n_carry  # each example stops at its own time: all carry batched
+        _, out_b = common.batch_jaxpr(body_jaxpr, axis_data, bb + carry_b, carry_b)
+        if out_b == carry_b:
+            break
+        carry_b = [x or y for x, y in zip(carry_b, out_b)]
+    args = [common.to_batched(x, d, w, size) for x, d, w in zip(args, dims, cb + bb + carry_b)]
+    cond_b, _ = common.batch_jaxpr(cond_jaxpr, axis_data, cb + carry_b, [pred_b[0]])
+    body_b, _ = common.batch_jaxpr(body_jaxpr, axis_data, bb + carry_b, carry_b)
+    if not pred_b[0]:
+        outs = while_p.bind(*args, cond_jaxpr=cond_b, body_jaxpr=body_b, cond_nconsts=nc,
+                            body_nconsts=nb)
+        return outs, [0 if x else not_mapped for x in carry_b]
+    # A batched predicate: loop while any example goes on; finished examples keep their carry.
+    cconsts, bconsts, init = common.split(args, [nc, nb, n_carry])
+    cavals = [get_aval(x) for x in cconsts]
+    bavals = [get_aval(x) for x in bconsts]
+    carry_avals = [get_aval(x) for x in init]
+
+    def any_cond(*a):
+        return [lax.reduce_or(jaxpr_as_fun(cond_b)(*a)[0], (0,))]
+
+    def masked_body(*a):
+        cc, bc, carry = common.split(a, [nc, nb, n_carry])
+        (pred,) = jaxpr_as_fun(cond_b)(*cc, *carry)
+        new = jaxpr_as_fun(body_b)(*bc, *carry)
+        out = []
+        for n, o in zip(new, carry):
+            shape = get_aval(o).shape
+            which = lax.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
+            out.append(lax.select_n(which, o, n))
+        return out
+
+    cond_any = common.trace_flat(any_cond, cavals + carry_avals)
+    body_m = common.trace_flat(masked_body, cavals + bavals + carry_avals)
+    outs = while_p.bind(*cconsts, *cconsts, *bconsts, *init, cond_jaxpr=cond_any,
+                        body_jaxpr=body_m, cond_nconsts=nc, body_nconsts=nc + nb)
+    return outs, [0] * n_carry
+
+
+while_p.def_batching(_while_batching)
+
+
+# ------------------------------------------------------------------------------------------------
+# scan_p
+
+scan_p = Primitive("scan", multiple_results=True)
+scan_p.pp_params = common.pp_nested
+
+
+@scan_p.def_abstract_eval
+def _scan_abstract_eval(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
+    consts, init, xs = common.split(args, [num_consts, num_carry,
+                                           len(args) - num_consts - num_carry])
+    for x in xs:
+        if not x.shape or x.shape[0] != length:
+            raise TypeError(f"scan: xs must have leading axis {length}, got {x.str_short()}")
+    x_avals = [x.update(shape=x.shape[1:]) for x in xs]
+    common.check_operand_types("scan", jaxpr.in_avals, consts + init + x_avals, "operand")
+    carry_out = jaxpr.out_avals[:num_carry]
+    if not common.same_types(carry_out, init):
+        raise TypeError("scan: the body's carry output must have the same types as its carry "
+                        f"input, got input {common.type_str(init)} and output "
+                        f"{common.type_str(carry_out)}")
+    ys = [y.update(shape=(length, *y.shape)) for y in jaxpr.out_avals[num_carry:]]
+    return list(init) + ys
+
+
+@scan_p.def_lowering
+def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
+    mctx = ctx.module_ctx
+    nc, nk = num_consts, num_carry
+    n_xs = len(args) - nc - nk
+    y_avals = ctx.avals_out[nk:]
+    i32 = tensor_type(common.ShapedArray((), np.int32))
+    ys_init = [full_like_aval(0, a) for a in y_avals]
+    state = [ir_constant(np.int32(0))] + list(args) + ys_init
+    types = [i32] + [tensor_type(a) for a in ctx.avals_in] + [tensor_type(a) for a in y_avals]
+    k = length if unroll is True else max(1, min(int(unroll), max(length, 1)))
+    n_main = length - length % k
+
+    def step(vals):
+        """One iteration on the state values; returns the new state."""
+        i, consts, carry, xs, ys = common.split(vals, [1, nc, nk, n_xs, len(y_avals)])
+        i = i[0]
+        idx = hlo.subtract(ir_constant(np.int32(length - 1)), i) if reverse else i
+        zero = ir_constant(np.int32(0))
+        x_slices = []
+        for x, a in zip(xs, ctx.avals_in[nc + nk:]):
+            sl = hlo.dynamic_slice(x, [idx] + [zero] * (a.ndim - 1), dense_i64((1,) + a.shape[1:]))
+            x_slices.append(hlo.reshape(tensor_type(a.update(shape=a.shape[1:])), sl))
+        outs = _lower_closed(mctx, jaxpr, consts + carry + x_slices)
+        new_ys = []
+        for buf, y, a in zip(ys, outs[nk:], y_avals):
+            upd = hlo.reshape(tensor_type(a.update(shape=(1,) + a.shape[1:])), y)
+            new_ys.append(hlo.dynamic_update_slice(buf, upd, [idx] + [zero] * (a.ndim - 1)))
+        i = hlo.add(i, ir_constant(np.int32(1)))
+        return [i] + consts + list(outs[:nk]) + xs + new_ys
+
+    if n_main:
+        loop = hlo.WhileOp(types, state)
+        block = loop.cond.blocks.append(*types)
+        with ir.InsertionPoint(block):
+            lt = hlo.compare(block.arguments[0], ir_constant(np.int32(n_main)),
+                             hlo.ComparisonDirectionAttr.get("LT"),
+                             compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+            hlo.return_([lt])
+        block = loop.body.blocks.append(*types)
+        with ir.InsertionPoint(block):
+            vals = list(block.arguments)
+            for _ in range(k):  # unroll: k body copies per trip
+                vals = step(vals)
+            hlo.return_(vals)
+        state = list(loop.results)
+    for _ in range(length - n_main):  # the remainder of an unrolled scan
+        state = step(state)
+    _, _, carry, _, ys = common.split(state, [1, nc, nk, n_xs, len(y_avals)])
+    return carry + ys
+
+
+def _scan_split(args, num_consts, num_carry):
+    return common.split(args, [num_consts, num_carry, len(args) - num_consts - num_carry])
+
+
+@scan_p.def_jvp_rule
+def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse, unroll):
+    nc, nk = num_consts, num_carry
+    n_xs = len(primals) - nc - nk
+    avals = [get_aval(x) for x in primals]
+    nz = common.differentiable(avals, [type(t) is not ad.Zero for t in tangents])
+    const_nz, carry_nz, xs_nz = _scan_split(nz, nc, nk)
+    n_ys = len(jaxpr.out_avals) - nk
+    while True:
+        jvp, out_nz = common.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                                       carry_nz + [False] * n_ys)
+        if out_nz[:nk] == carry_nz:
+            break
+        carry_nz = [a or b for a, b in zip(carry_nz, out_nz[:nk])]
+    ys_nz = out_nz[nk:]
+    groups = [(nc, sum(const_nz)), (nk, sum(carry_nz)), (n_xs, sum(xs_nz))]
+    body = common.permute_invars(jvp, common.interleave_order(groups))
+    body = common.permute_outvars(body, common.interleave_order([(nk, sum(carry_nz)),
+                                                                 (n_ys, sum(ys_nz))]))
+    consts, init, xs = _scan_split(primals, nc, nk)
+    cdots, idots, xdots = _scan_split(tangents, nc, nk)
+    pick = lambda ts, flags: [ad.instantiate_zeros(t) for t, f in zip(ts, flags) if f]  # noqa
+    outs = scan_p.bind(*consts, *pick(cdots, const_nz), *init, *pick(idots, carry_nz), *xs,
+                       *pick(xdots, xs_nz), jaxpr=body, num_consts=nc + sum(const_nz),
+                       num_carry=nk + sum(carry_nz), length=length, reverse=reverse,
+                       unroll=unroll)
+    nkt = sum(carry_nz)
+    carry, carry_dots, ys, ys_dots = common.split(outs, [nk, nkt, n_ys, sum(ys_nz)])
+    primal_out = carry + ys
+    it = iter(carry_dots + ys_dots)
+    tangent_out = [next(it) if f else ad.Zero(ad.tangent_aval(get_aval(p)))
+                   for p, f in zip(primal_out, carry_nz + ys_nz)]
+    return primal_out, tangent_out
+
+
+def _scan_partial_eval(trace, args, params):
+    jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
+    n_ys = len(jaxpr.out_avals) - nk
+    unknowns = [common.is_unknown(trace, x) for x in args]
+    const_uk, carry_uk, xs_uk = _scan_split(unknowns, nc, nk)
+    while True:
+        split = common.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
+                                          carry_uk + [False] * n_ys)
+        out_uk = split[2]
+        if out_uk[:nk] == carry_uk:
+            break
+        carry_uk = [a or b for a, b in zip(carry_uk, out_uk[:nk])]
+    known, unknown, out_uk, res_avals, fwd = split
+    consts, init, xs = _scan_split(args, nc, nk)
+    k_consts = [x for x, u in zip(consts, const_uk) if not u]
+    k_init = [x for x, u in zip(init, carry_uk) if not u]
+    k_xs = [x for x, u in zip(xs, xs_uk) if not u]
+    n_kc, n_kk = len(k_consts), len(k_init)
+    # Residuals that are just a known const (a weight matrix) or a known x slice are passed to
+    # the unknown scan as they are, instead of being stacked once per iteration.
+    res_kind = []
+    for f in fwd:
+        if f is not None and f < n_kc:
+            res_kind.append(("const", f))
+        elif f is not None and f >= n_kc + n_kk:
+            res_kind.append(("xs", f - n_kc - n_kk))
+        else:
+            res_kind.append(("stacked", None))
+    n_known_out = len(known.out_avals) - len(res_avals)
+    stacked = [i for i, (kind, _) in enumerate(res_kind) if kind == "stacked"]
+    keep = list(range(n_known_out)) + [n_known_out + i for i in stacked]
+    known_body = common.permute_outvars(known, keep)
+    kparams = dict(params, jaxpr=known_body, num_consts=n_kc, num_carry=n_kk)
+    kouts = common.run_known(trace, lambda: scan_p.bind(*k_consts, *k_init, *k_xs, **kparams))
+    n_k_carry = n_kk
+    k_carry, k_ys, stacked_res = common.split(
+        kouts, [n_k_carry, n_known_out - n_k_carry, len(stacked)])
+    # The unknown scan: consts (const residuals, unknown consts), carry (unknown carries), xs
+    # (stacked and forwarded-xs residuals, unknown xs). unknown's inputs: residuals, unknowns.
+    const_res = [i for i, (kind, _) in enumerate(res_kind) if kind == "const"]
+    xs_res = [i for i, (kind, _) in enumerate(res_kind) if kind != "const"]
+    n_res = len(res_avals)
+    u_const = sum(const_uk)
+    u_carry = sum(carry_uk)
+    u_xs = sum(xs_uk)
+    order = (const_res + [n_res + j for j in range(u_const)]
+             + [n_res + u_const + j for j in range(u_carry)]
+             + xs_res + [n_res + u_const + u_carry + j for j in range(u_xs)])
+    unknown_body = common.permute_invars(unknown, order)
+    stacked_it = iter(stacked_res)
+    xs_res_vals = [next(stacked_it) if res_kind[i][0] == "stacked" else k_xs[res_kind[i][1]]
+                   for i in xs_res]
+    const_res_vals = [k_consts[res_kind[i][1]] for i in const_res]
+    u_args = (const_res_vals + [x for x, u in zip(consts, const_uk) if u]
+              + [x for x, u in zip(init, carry_uk) if u]
+              + xs_res_vals + [x for x, u in zip(xs, xs_uk) if u])
+    uparams = dict(params, jaxpr=unknown_body, num_consts=len(const_res) + u_const,
+                   num_carry=u_carry)
+    uouts = common.stage_unknown(trace, scan_p, u_args, uparams)
+    ik, iu = iter(k_carry + k_ys), iter(uouts)
+    return [next(iu) if u else next(ik) for u in out_uk]
+
+
+scan_p.partial_eval = _scan_partial_eval
+
+
+@scan_p.def_transpose
+def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
+    from minijax import lax
+
+    nc, nk = num_consts, num_carry
+    consts, init, xs = _scan_split(args, nc, nk)
+    c_lin = [ad.is_undefined_primal(x) for x in consts]
+    x_lin = [ad.is_undefined_primal(x) for x in xs]
+    # A carry whose initial value is a known constant (zeros instantiated by the JVP) is still
+    # a carry of the linear body: transpose it as linear and drop its cotangent, as JAX does.
+    init_lin = [ad.is_undefined_primal(x) for x in init]
+    init = [x if lin else ad.UndefinedPrimal(get_aval(x)) for x, lin in zip(init, init_lin)]
+    ct_carry, ct_ys = cts[:nk], cts[nk:]
+    ys_present = [type(ct) is not ad.Zero for ct in ct_ys]
+    res_c = [x for x, lin in zip(consts, c_lin) if not lin]
+    res_x = [x for x, lin in zip(xs, x_lin) if not lin]
+    lin_c_avals = [x.aval for x in consts if ad.is_undefined_primal(x)]
+    carry_avals = [x.aval for x in init]
+    lin_x_avals = [x.aval.update(shape=x.aval.shape[1:]) for x in xs
+                   if ad.is_undefined_primal(x)]
+    body_t = common.transpose_jaxpr(jaxpr, c_lin + [True] * nk + x_lin,
+                                    [True] * nk + ys_present)
+    n_rc, n_rx = len(res_c), len(res_x)
+    y_avals = [a for a, p in zip(jaxpr.out_avals[nk:], ys_present) if p]
+
+    # body of the transposed scan: consts res_c; carry (ct of linear consts, ct of carry);
+    # xs (res_x, ct_ys) -> new carry; ys = ct of linear xs
+    def tbody(*a):
+        rc, acc, ctc, rx, cty = common.split(a, [n_rc, len(lin_c_avals), nk, n_rx,
+                                                 len(y_avals)])
+        # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
+        outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
+        d_c, d_carry, d_x = common.split(outs, [len(lin_c_avals), nk, len(lin_x_avals)])
+        return [lax.add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
+
+    rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
+    tj = common.trace_flat(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
+                           + rx_avals + y_avals)
+    ct_carry = [ad.instantiate_zeros(ct) for ct in ct_carry]
+    acc0 = [common.zeros(a) for a in lin_c_avals]
+    outs = scan_p.bind(*res_c, *acc0, *ct_carry, *res_x,
+                       *[ct for ct, p in zip(ct_ys, ys_present) if p],
+                       jaxpr=tj, num_consts=n_rc, num_carry=len(lin_c_avals) + nk,
+                       length=length, reverse=not reverse, unroll=unroll)
+    d_c, d_init, d_xs = common.split(outs, [len(lin_c_avals), nk, len(lin_x_avals)])
+    ic, ix = iter(d_c), iter(d_xs)
+    return ([next(ic) if lin else None for lin in c_lin]
+            + [d if lin else None for d, lin in zip(d_init, init_lin)]
+            + [next(ix) if lin else None for lin in x_lin])
+
+
+@batching.needs_axis_data
+def _scan_batching(axis_data, args, dims, *, jaxpr, num_consts, num_carry, length, reverse,
+                   unroll):
+    size = axis_data.size
+    nc, nk = num_consts, num_carry
+    b = [d is not not_mapped for d in dims]
+    cb, carry_b, xb = _scan_split(b, nc, nk)
+    n_ys = len(jaxpr.out_avals) - nk
+    while True:
+        _, out_b = common.batch_jaxpr(jaxpr, axis_data, cb + carry_b + xb,
+                                      carry_b + [False] * n_ys)
+        if out_b[:nk] == carry_b:
+            break
+        carry_b = [x or y for x, y in zip(carry_b, out_b[:nk])]
+    body, out_b = common.batch_jaxpr(jaxpr, axis_data, cb + carry_b + xb,
+                                     carry_b + [False] * n_ys)
+    consts, init, xs = _scan_split(args, nc, nk)
+    cd, kd, xd = _scan_split(dims, nc, nk)
+    consts = [common.to_batched(x, d, w, size) for x, d, w in zip(consts, cd, cb)]
+    init = [common.to_batched(x, d, w, size) for x, d, w in zip(init, kd, carry_b)]
+    xs = [common.to_batched(x, d, w, size, dst=1) for x, d, w in zip(xs, xd, xb)]
+    outs = scan_p.bind(*consts, *init, *xs, jaxpr=body, num_consts=nc, num_carry=nk,
+                       length=length, reverse=reverse, unroll=unroll)
+    out_dims = [0 if w else not_mapped for w in carry_b]
+    out_dims += [1 if w else not_mapped for w in out_b[nk:]]
+    return outs, out_dims
+
+
+scan_p.def_batching(_scan_batching)
+
+
+# ------------------------------------------------------------------------------------------------
+# The user-facing functions
+
+
+def _carry_mismatch(what, in_tree, in_avals, out_tree, out_avals):
+    return common.user_error(
+        f"{what} function carry input and carry output must have the same pytree structure and "
+        f"types, but the carry input has type {_describe(in_tree, in_avals)} and the carry "
+        f"output has type {_describe(out_tree, out_avals)}")
+
+
+def _describe(tree, avals):
+    try:
+        return str(tree.unflatten([a.str_short() for a in avals])).replace("'", "")
+    except Exception:  # noqa: BLE001 - a mismatched count: show the flat list
+        return common.type_str(avals)
+
+
+def _promote_weak_init(init_leaves, init_avals, out_avals):
+    """A weakly typed initial carry (a Python scalar) takes the dtype the body gives it, as in
+    JAX; then it is traced again."""
+    from minijax import lax
+
+    changed = False
+    new = []
+    for x, a, o in zip(init_leaves, init_avals, out_avals):
+        if get_aval(x).weak_type and a.shape == o.shape and a.dtype != o.dtype:
+            x = lax.convert_element_type(x, o.dtype)
+            changed = True
+        new.append(x)
+    return new, changed
+
+
+def _carry_avals(leaves):
+    return [common.strong(get_aval(x)) for x in leaves]
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """``f(carry, x) -> (carry, y)`` over the leading axis of ``xs``; returns the final carry
+    and the stacked ys. Compiles to one XLA while loop, whatever the length."""
+    if not callable(f):
+        raise TypeError("scan: f must be callable")
+    xs_leaves, xs_tree = _registry.flatten(xs)
+    lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in xs_leaves}
+    if None in lengths:
+        raise common.user_error("scan got a value with no leading axis to scan over: "
+                                + ", ".join(get_aval(x).str_short() for x in xs_leaves))
+    if length is not None:
+        length = operator.index(length)
+        if lengths and lengths != {length}:
+            raise ValueError(with_user_line(
+                f"scan got `length` argument of {length} which disagrees with leading axis "
+                f"sizes {sorted(lengths)}."))
+    elif len(lengths) > 1:
+        raise ValueError(with_user_line(
+            f"scan got values with different leading axis sizes: {sorted(lengths)}."))
+    elif not lengths:
+        raise ValueError(with_user_line("scan got no values to scan over and `length` not "
+                                        "provided."))
+    else:
+        (length,) = lengths
+    if isinstance(unroll, bool):
+        unroll = length if unroll else 1
+    unroll = max(1, int(unroll))
+    init_leaves, init_tree = _registry.flatten(init)
+    x_avals = [common.strong(get_aval(x)).update(shape=get_aval(x).shape[1:])
+               for x in xs_leaves]
+    in_tree = _registry.flatten((init, xs))[1]
+    nk = len(init_leaves)
+    for _ in range(2):
+        carry_avals = _carry_avals(init_leaves)
+        in_tree = _registry.flatten((init_tree.unflatten(init_leaves), xs))[1]
+        body, consts, out_tree = common.trace_user_fun(f, in_tree, carry_avals + x_avals)
+        out_leaves_tree = out_tree.children() if out_tree.num_nodes > 1 else None
+        if out_leaves_tree is None or len(out_leaves_tree) != 2:
+            raise common.user_error(
+                "scan body output must be a pair (carry, y), got a tree "
+                f"{out_tree}")
+        c_tree = out_leaves_tree[0]
+        out_carry = body.out_avals[:c_tree.num_leaves]
+        init_leaves, changed = _promote_weak_init(init_leaves, carry_avals, out_carry)
+        if not changed:
+            break
+    if c_tree != init_tree or not common.same_types(out_carry, carry_avals):
+        raise _carry_mismatch("scan body", init_tree, carry_avals, c_tree, out_carry)
+    outs = scan_p.bind(*consts, *init_leaves, *xs_leaves, jaxpr=body, num_consts=len(consts),
+                       num_carry=nk, length=length, reverse=bool(reverse), unroll=unroll)
+    carry = init_tree.unflatten(outs[:nk])
+    ys = out_leaves_tree[1].unflatten(outs[nk:])
+    return carry, ys
+
+
+def while_loop(cond_fun, body_fun, init_val, max_steps=None):
+    """``while cond_fun(val): val = body_fun(val)`` as one XLA while loop.
+
+    With ``max_steps=N`` (beyond JAX) it runs at most N iterations, as a scan whose steps do
+    no work once the predicate is false, and is then reverse-differentiable.
+    """
+    if max_steps is not None:
+        return _bounded_while(cond_fun, body_fun, init_val, operator.index(max_steps))
+    leaves, tree = _registry.flatten(init_val)
+    arg_tree = _registry.flatten((init_val,))[1]  # the functions take one argument
+    for _ in range(2):
+        avals = _carry_avals(leaves)
+        body, bconsts, out_tree = common.trace_user_fun(body_fun, arg_tree, avals)
+        leaves, changed = _promote_weak_init(leaves, avals, body.out_avals)
+        if not changed:
+            break
+    cond_j, cconsts, c_tree = common.trace_user_fun(cond_fun, arg_tree, avals)
+    pred = cond_j.out_avals
+    if c_tree.num_leaves != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
+        raise common.user_error(
+            f"while_loop: cond_fun must return a boolean scalar, but got output type(s) "
+            f"{common.type_str(pred)}.")
+    if out_tree != tree or not common.same_types(body.out_avals, avals):
+        raise _carry_mismatch("while_loop body", tree, avals, out_tree, body.out_avals)
+    outs = while_p.bind(*cconsts, *bconsts, *leaves, cond_jaxpr=cond_j, body_jaxpr=body,
+                        cond_nconsts=len(cconsts), body_nconsts=len(bconsts))
+    return tree.unflatten(outs)
+
+
+def _bounded_while(cond_fun, body_fun, init_val, max_steps):
+    def step(val, _):
+        return cond(cond_fun(val), body_fun, lambda v: v, val), None
+
+    return scan(step, init_val, None, length=max_steps)[0]
+
+
+def _is_static(x):
+    return not isinstance(x, Tracer) and np.ndim(x) == 0 and (
+        isinstance(x, (int, np.integer)) or np.asarray(x).dtype.kind in "iu")
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """``for i in range(lower, upper): val = body_fun(i, val)``. With static bounds it is a
+    scan (reverse-differentiable); with traced bounds a while loop."""
+    from minijax import lax
+
+    if _is_static(lower) and _is_static(upper):
+        lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
+
+        def step(carry, _):
+            i, val = carry
+            return (lax.add(i, np.int32(1)), body_fun(i, val)), None
+
+        (_, val), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
+                           unroll=1 if unroll is None else unroll)
+        return val
+    lower = lax.convert_element_type(lower, np.int32)
+    upper = lax.convert_element_type(upper, np.int32)
+
+    def wcond(c):
+        return lax.lt(c[0], c[2])
+
+    def wbody(c):
+        i, val, hi = c
+        return lax.add(i, np.int32(1)), body_fun(i, val), hi
+
+    return while_loop(wcond, wbody, (lower, init_val, upper))[1]
+
+
+def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
+    """``f`` applied to each slice of ``xs`` along the leading axis (a scan); with
+    ``batch_size``, ``batch_size`` slices at a time under vmap."""
+    from minijax import lax
+    from minijax.vmapping import vmap
+
+    if batch_size is None:
+        return scan(lambda _, x: ((), f(x)), (), xs)[1]
+    leaves, tree = _registry.flatten(xs)
+    n = get_aval(leaves[0]).shape[0]
+    n_main = n - n % batch_size
+    outs = []
+    if n_main:
+        grouped = [lax.reshape(lax.slice_in_dim(x, 0, n_main), (n_main // batch_size,
+                                                                batch_size,
+                                                                *get_aval(x).shape[1:]))
+                   for x in leaves]
+        ys = scan(lambda _, x: ((), vmap(f)(x)), (), tree.unflatten(grouped))[1]
+        outs.append(_tree_map(lambda y: lax.reshape(y, (n_main, *get_aval(y).shape[2:])), ys))
+    if n_main < n:
+        rest = [lax.slice_in_dim(x, n_main, n) for x in leaves]
+        outs.append(vmap(f)(tree.unflatten(rest)))
+    if len(outs) == 1:
+        return outs[0]
+    a, a_tree = _registry.flatten(outs[0])
+    b, _ = _registry.flatten(outs[1])
+    return a_tree.unflatten([lax.concatenate([p, q], 0) for p, q in zip(a, b)])
+
+
+def _tree_map(fn, tree):
+    leaves, t = _registry.flatten(tree)
+    return t.unflatten([fn(x) for x in leaves])

@@ -1,0 +1,686 @@
+"""Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd.
+
+Each works on the last two axes and treats leading axes as a batch, which the LAPACK (CPU)
+and cuSOLVER (GPU) kernels loop over themselves: vmap just moves the mapped axis to the front.
+Lowerings pick the library from the platform being compiled for (``linalg_ffi.platform_of``);
+triangular_solve is StableHLO's own op, which XLA lowers to cuBLAS trsm on GPU and to its
+blocked expansion on CPU. A matrix whose factorization fails (not positive definite, no
+convergence) comes back as NaNs, as in JAX.
+
+JVP rules are JAX's formulas, written with lax ops that are themselves differentiable and
+linear in the tangent, so grad (JVP + transpose) and higher orders need nothing more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import ad, batching
+from minijax.lax import linalg_ffi as ffi
+from minijax.lax.convert import convert_element_type
+from minijax.lax.dot import Precision, dot_general
+from minijax.lax.elementwise import (
+    add,
+    conj,
+    div,
+    eq,
+    imag,
+    integer_pow,
+    mul,
+    neg,
+    real,
+    select,
+    sub,
+)
+from minijax.lax.elementwise import complex as make_complex
+from minijax.lax.reductions import reduce_sum
+from minijax.lax.structural import (
+    broadcast_in_dim,
+    broadcasted_iota,
+    full,
+    pad,
+    slice,
+    transpose,
+)
+from minijax.lowering.stablehlo import tensor_type
+
+__all__ = [
+    "cholesky", "cholesky_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation",
+    "qr", "qr_p", "svd", "svd_p", "triangular_solve", "triangular_solve_p",
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers written with lax ops (for the JVP rules and wrappers)
+
+
+def _T(x):
+    nd = x.ndim
+    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def _H(x):
+    return conj(_T(x)) if ffi.is_complex(x.dtype) else _T(x)
+
+
+def _matmul(a, b):
+    nb = a.ndim - 2
+    batch = tuple(range(nb))
+    return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision=Precision.HIGHEST)
+
+
+def _mask(shape, lower, k=0):
+    """Bool (..., m, n): the kept triangle (lower: col - row <= k, upper: col - row >= k)."""
+    rows = broadcasted_iota(np.int32, shape, len(shape) - 2)
+    cols = broadcasted_iota(np.int32, shape, len(shape) - 1)
+    diff = sub(cols, rows)
+    from minijax.lax.elementwise import ge, le
+
+    return le(diff, np.int32(k)) if lower else ge(diff, np.int32(k))
+
+
+def _tril(x, k=0):
+    return select(_mask(x.shape, True, k), x, full(x.shape, 0, x.dtype))
+
+
+def _triu(x, k=0):
+    return select(_mask(x.shape, False, k), x, full(x.shape, 0, x.dtype))
+
+
+def _eye(shape, dtype):
+    """Identity matrices of ``shape`` (..., m, n): ones where row == col."""
+    same = eq(broadcasted_iota(np.int32, shape, len(shape) - 2),
+              broadcasted_iota(np.int32, shape, len(shape) - 1))
+    return select(same, full(shape, 1, dtype), full(shape, 0, dtype))
+
+
+def _diag(x):
+    """The diagonal (..., n) of square matrices (..., n, n), as a linear map of x."""
+    return reduce_sum(mul(x, _eye(x.shape, x.dtype)), (x.ndim - 1,))
+
+
+def _row(v, n_rows):
+    """(..., n) -> (..., n_rows, n): v along each row (v[..., None, :])."""
+    nd = v.ndim
+    return broadcast_in_dim(v, (*v.shape[:-1], n_rows, v.shape[-1]), (*range(nd - 1), nd))
+
+
+def _col(v, n_cols):
+    """(..., n) -> (..., n, n_cols): v down each column (v[..., :, None])."""
+    nd = v.ndim
+    return broadcast_in_dim(v, (*v.shape, n_cols), tuple(range(nd)))
+
+
+def _to(x, dtype):
+    return x if x.dtype == dtype else convert_element_type(x, dtype)
+
+
+def _real_dtype(dtype):
+    dtype = np.dtype(dtype)
+    return np.dtype(np.float32 if dtype == np.complex64 else np.float64) \
+        if dtype.kind == "c" else dtype
+
+
+# ------------------------------------------------------------------------------------------------
+# Shape rules and batching shared by the family
+
+
+def _check_matrix(name, aval, square=False):
+    if np.dtype(aval.dtype) not in ffi.LAPACK_DTYPES:
+        raise TypeError(f"{name} requires float32, float64, complex64 or complex128 operands, "
+                        f"got {aval.str_short()}")
+    if aval.ndim < 2:
+        raise ValueError(f"{name} requires an operand of rank >= 2 (..., m, n), got "
+                         f"{aval.str_short()}")
+    if square and aval.shape[-1] != aval.shape[-2]:
+        raise ValueError(f"{name} requires square matrices (..., n, n), got {aval.str_short()}")
+
+
+def _leading_batcher(prim):
+    """vmap rule for a one-operand primitive: the kernels batch over leading axes."""
+
+    def rule(args, dims, **params):
+        (x,), (d,) = args, dims
+        out = prim.bind(batching.moveaxis(x, d, 0), **params)
+        return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+
+    return rule
+
+
+# ------------------------------------------------------------------------------------------------
+# Cholesky
+
+
+def _cholesky_abstract(x):
+    _check_matrix("cholesky", x, square=True)
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _cholesky_lowering(ctx, x):
+    (aval,) = ctx.avals_in
+    batch = aval.shape[:-2]
+    info_aval = ShapedArray(batch, ffi.INFO)
+    if ffi.platform_of(ctx) == "gpu":
+        target, attrs = "cusolver_potrf_ffi", {"lower": True}
+    else:
+        target, attrs = ffi.lapack_target("potrf", aval.dtype), {"uplo": ffi.char("L")}
+    l, info = ffi.ffi_call(target, [x], [aval], [aval, info_aval], attrs, aliases={0: 0})
+    l = ffi.keep_triangle(l, aval, lower=True)  # the upper triangle still holds the input
+    return ffi.nan_where_not_ok(ffi.info_ok(info, batch), l, aval)
+
+
+def _cholesky_jvp(primals, tangents):
+    # Murray, "Differentiation of the Cholesky decomposition" (arXiv:1602.07527), as JAX:
+    # L_dot = L phi(L^-1 A_dot L^-H), phi = lower triangle with the diagonal halved.
+    (x,), (x_dot,) = primals, tangents
+    L = cholesky_p.bind(x)
+    if type(x_dot) is ad.Zero:
+        return L, ad.Zero.from_primal_value(L)
+    tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True,
+                           lower=True)
+    inner = triangular_solve(L, tmp, left_side=True, lower=True)
+    halve = add(full(x.shape, 1, x.dtype), _eye(x.shape, x.dtype))
+    return L, _matmul(L, div(_tril(inner), halve))
+
+
+cholesky_p = Primitive("cholesky")
+cholesky_p.def_abstract_eval(_cholesky_abstract)
+cholesky_p.def_lowering(_cholesky_lowering)
+cholesky_p.def_jvp_rule(_cholesky_jvp)
+cholesky_p.def_batching(_leading_batcher(cholesky_p))
+
+
+def cholesky(x, symmetrize_input: bool = True):
+    """Lower Cholesky factor L of Hermitian positive-definite matrices (A = L L^H); NaNs where
+    A is not positive definite. ``symmetrize_input`` uses (A + A^H) / 2, as JAX."""
+    if symmetrize_input:
+        _check_matrix("cholesky", get_aval(x), square=True)  # before symmetrize's transpose
+        x = symmetrize(x)
+    return cholesky_p.bind(x)
+
+
+def symmetrize(x):
+    return div(add(x, _H(x)), full((), 2, x.dtype))
+
+
+# ------------------------------------------------------------------------------------------------
+# Triangular solve
+
+
+def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                               unit_diagonal):
+    _check_matrix("triangular_solve", a, square=True)
+    _check_matrix("triangular_solve", b)
+    if a.dtype != b.dtype:
+        raise TypeError(f"triangular_solve requires operands of one dtype, got "
+                        f"{a.str_short()} and {b.str_short()}")
+    if a.shape[:-2] != b.shape[:-2]:
+        raise ValueError(f"triangular_solve requires equal batch dimensions, got "
+                         f"{a.str_short()} and {b.str_short()}")
+    common = b.shape[-2] if left_side else b.shape[-1]
+    if common != a.shape[-1]:
+        raise ValueError(f"Incompatible shapes for arguments to triangular_solve: "
+                         f"{a.str_short()} and {b.str_short()} (left_side={left_side})")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                               unit_diagonal):
+    if conjugate_a and not transpose_a and ffi.is_complex(ctx.avals_in[0].dtype):
+        a = chlo.conj(a)
+        conjugate_a = False
+    if not transpose_a:
+        trans = "NO_TRANSPOSE"
+    else:
+        trans = "ADJOINT" if conjugate_a and ffi.is_complex(ctx.avals_in[0].dtype) else "TRANSPOSE"
+    return hlo.triangular_solve(a, b, left_side, lower, unit_diagonal,
+                                hlo.TransposeAttr.get(trans))
+
+
+def _triangular_solve_jvp_a(g_a, ans, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                            unit_diagonal):
+    # X = op(A)^-1 B  =>  X_dot = -op(A)^-1 op(A_dot) X  (right side: -X op(A_dot) op(A)^-1),
+    # with A_dot restricted to the triangle the solve reads.
+    k = 1 if unit_diagonal else 0
+    g_a = _tril(g_a, -k) if lower else _triu(g_a, k)
+    g_a = neg(g_a)
+    g_a = _T(g_a) if transpose_a else g_a
+    g_a = conj(g_a) if conjugate_a and ffi.is_complex(g_a.dtype) else g_a
+    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
+                  conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    m, n = b.shape[-2:]
+    if left_side:  # the cheaper association: solve against the thinner operand
+        if m > n:
+            return triangular_solve_p.bind(a, _matmul(g_a, ans), **params)
+        return _matmul(triangular_solve_p.bind(a, g_a, **params), ans)
+    if m < n:
+        return triangular_solve_p.bind(a, _matmul(ans, g_a), **params)
+    return _matmul(ans, triangular_solve_p.bind(a, g_a, **params))
+
+
+def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                unit_diagonal):
+    assert not ad.is_undefined_primal(a) and ad.is_undefined_primal(b)
+    ct_b = triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                   transpose_a=not transpose_a, conjugate_a=conjugate_a,
+                                   unit_diagonal=unit_diagonal)
+    return [None, ct_b]
+
+
+def _triangular_solve_batching(args, dims, **params):
+    size = batching.axis_size(args, dims)
+    a, b = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+    return triangular_solve_p.bind(a, b, **params), 0
+
+
+triangular_solve_p = Primitive("triangular_solve")
+triangular_solve_p.def_abstract_eval(_triangular_solve_abstract)
+triangular_solve_p.def_lowering(_triangular_solve_lowering)
+ad.defjvp2(triangular_solve_p, _triangular_solve_jvp_a,
+           lambda g_b, ans, a, b, **params: triangular_solve_p.bind(a, g_b, **params))
+triangular_solve_p.def_transpose(_triangular_solve_transpose)
+triangular_solve_p.def_batching(_triangular_solve_batching)
+
+
+def triangular_solve(a, b, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):
+    """Solves op(A) X = B (``left_side``) or X op(A) = B for triangular A (JAX's signature:
+    the default is the right side). A ``b`` of rank ``a.ndim - 1`` is one vector."""
+    conjugate_a = bool(conjugate_a) and ffi.is_complex(a.dtype)
+    singleton = b.ndim == a.ndim - 1
+    if singleton:
+        b = broadcast_in_dim(b, (*b.shape, 1) if left_side else (*b.shape[:-1], 1, b.shape[-1]),
+                             tuple(range(b.ndim)) if left_side
+                             else (*range(b.ndim - 1), b.ndim))
+    out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                  transpose_a=bool(transpose_a), conjugate_a=conjugate_a,
+                                  unit_diagonal=bool(unit_diagonal))
+    if singleton:
+        from minijax.lax.structural import squeeze
+
+        out = squeeze(out, (out.ndim - 1,) if left_side else (out.ndim - 2,))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# LU with partial pivoting: P A = L U
+
+
+def _lu_abstract(x):
+    _check_matrix("lu", x)
+    *batch, m, n = x.shape
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), ffi.INFO),
+            ShapedArray((*batch, m), ffi.INFO)]
+
+
+def _lu_lowering(ctx, x):
+    (aval,) = ctx.avals_in
+    lu_aval, piv_aval, perm_aval = ctx.avals_out
+    batch = aval.shape[:-2]
+    m, k = aval.shape[-2], piv_aval.shape[-1]
+    info_aval = ShapedArray(batch, ffi.INFO)
+    gpu = ffi.platform_of(ctx) == "gpu"
+    target = "cusolver_getrf_ffi" if gpu else ffi.lapack_target("getrf", aval.dtype)
+    lu, piv, info = ffi.ffi_call(target, [x], [aval], [lu_aval, piv_aval, info_aval],
+                                 aliases={0: 0})
+    piv = hlo.subtract(piv, ffi.full_like_aval(1, piv_aval))  # LAPACK's pivots are 1-based
+    # info > 0 means an exactly singular U: the factorization is still valid (JAX keeps it).
+    lu = ffi.nan_where_not_ok(ffi.info_ok(info, batch, "GE"), lu, lu_aval)
+    if gpu and k > 0:
+        (perm,) = ffi.ffi_call("cu_lu_pivots_to_permutation", [piv], [piv_aval], [perm_aval],
+                               column_major=False, num_non_batch_dims=1)
+    else:
+        perm = ffi.pivots_to_permutation(piv, batch, k, m)
+    return [lu, piv, perm]
+
+
+def _permutation_matrix(perm, dtype):
+    """P (..., m, m) with P[i, perm[i]] = 1, so P @ A == A[perm]."""
+    m = perm.shape[-1]
+    shape = (*perm.shape, m)
+    rows = broadcast_in_dim(perm, shape, tuple(range(perm.ndim)))
+    return _to(eq(rows, broadcasted_iota(np.int32, shape, len(shape) - 1)), dtype)
+
+
+def _lu_jvp(primals, tangents):
+    # De Hoog, Anderssen and Lukas: L^-1 P A_dot U^-1 = L^-1 L_dot + U_dot U^-1, whose strictly
+    # lower part gives L_dot and upper part U_dot (JAX's rule, with padding for m != n).
+    (a,), (a_dot,) = primals, tangents
+    lu, piv, perm = lu_p.bind(a)
+    zeros = [ad.Zero.from_primal_value(piv), ad.Zero.from_primal_value(perm)]
+    if type(a_dot) is ad.Zero:
+        return [lu, piv, perm], [ad.Zero.from_primal_value(lu), *zeros]
+    *batch, m, n = a.shape
+    k = min(m, n)
+    nb, dtype = len(batch), a.dtype
+    zero = np.zeros((), dtype)
+    l = _tril(slice(lu, (0,) * (nb + 2), (*batch, m, k)), -1)
+    l = pad(l, zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
+    l = add(l, _eye((*batch, m, m), dtype))
+    u = _triu(slice(lu, (0,) * (nb + 2), (*batch, k, n)))
+    u = pad(u, zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
+    if n > k:  # ones on the padded diagonal keep u invertible; they do not touch the result
+        corner = mul(_eye((*batch, n, n), dtype), _to(_ge_rows((*batch, n, n), k), dtype))
+        u = add(u, corner)
+    la = triangular_solve(l, _matmul(_permutation_matrix(perm, dtype), a_dot), left_side=True,
+                          lower=True, unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    lu_dot = add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
+    return [lu, piv, perm], [lu_dot, *zeros]
+
+
+def _ge_rows(shape, k):
+    from minijax.lax.elementwise import ge
+
+    return ge(broadcasted_iota(np.int32, shape, len(shape) - 2), np.int32(k))
+
+
+lu_p = Primitive("lu", multiple_results=True)
+lu_p.def_abstract_eval(_lu_abstract)
+lu_p.def_lowering(_lu_lowering)
+lu_p.def_jvp_rule(_lu_jvp)
+lu_p.def_batching(_leading_batcher(lu_p))
+
+
+def lu(x):
+    """``(lu, pivots, permutation)`` with P A = L U: L (unit diagonal, not stored) below the
+    diagonal of ``lu``, U on and above; ``pivots`` the 0-based row swaps (..., min(m, n)),
+    ``permutation`` the same as a permutation of the rows (..., m), both int32."""
+    out = lu_p.bind(x)
+    return tuple(out)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation (..., permutation_size) that applying the row swaps ``pivots`` (...,
+    k) in order makes of the identity. Unrolled over k with whole-row selects (no loop
+    primitive needed); ``lu`` itself computes its permutation inside its lowering."""
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
+    nb, size = len(batch), permutation_size
+    shape = (*batch, size)
+    pos = broadcasted_iota(np.int32, shape, nb)
+    perm = pos
+    for i in range(k):
+        pick = lambda x, j: broadcast_in_dim(  # x[..., j] spread along the last axis
+            reshape_last(slice(x, (0,) * (nb + 1), (*batch, j + 1), None), j), shape,
+            tuple(range(nb)))
+        p = pick(pivots, i)
+        at_p = eq(pos, p)
+        x_i = pick(perm, i)
+        x_p = broadcast_in_dim(reduce_sum(select(at_p, perm, full(shape, 0, np.int32)), (nb,)),
+                               shape, tuple(range(nb)))
+        perm = select(at_p, x_i, select(eq(pos, np.int32(i)), x_p, perm))
+    return perm
+
+
+def reshape_last(x, j):
+    """x[..., j:j+1] sliced from x[..., :j+1], without its last axis."""
+    from minijax.lax.structural import squeeze
+
+    nb = x.ndim - 1
+    return squeeze(slice(x, (0,) * nb + (j,), x.shape), (nb,))
+
+
+# ------------------------------------------------------------------------------------------------
+# QR: Householder (geqrf), then the explicit Q (orgqr / ungqr)
+
+
+def _qr_abstract(x, *, full_matrices):
+    _check_matrix("qr", x)
+    *batch, m, n = x.shape
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+
+
+def _qr_lowering(ctx, x, *, full_matrices):
+    (aval,) = ctx.avals_in
+    q_aval, r_aval = ctx.avals_out
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    if k == 0:  # nothing to factor: Q = I, R = 0 (LAPACK rejects empty matrices)
+        eye = hlo.select(_eq_mask(q_aval.shape), ffi.full_like_aval(1, q_aval),
+                         ffi.full_like_aval(0, q_aval))
+        return [eye, ffi.full_like_aval(0, r_aval)]
+    gpu = ffi.platform_of(ctx) == "gpu"
+    taus_aval = ShapedArray((*batch, k), aval.dtype)
+    geqrf = "cusolver_geqrf_ffi" if gpu else ffi.lapack_target("geqrf", aval.dtype)
+    r, taus = ffi.ffi_call(geqrf, [x], [aval], [aval, taus_aval], aliases={0: 0})
+    if m < n:  # Q from the first m columns' reflectors
+        h, h_aval = ffi.slice_last2(r, aval, m, m)
+    elif full_matrices and m > n:
+        h, h_aval = ffi.pad_cols(r, aval, m)
+    else:
+        h, h_aval = r, aval
+    if gpu:
+        orgqr = "cusolver_orgqr_ffi"
+    else:
+        orgqr = ffi.lapack_target("ungqr" if ffi.is_complex(aval.dtype) else "orgqr", aval.dtype)
+    (q,) = ffi.ffi_call(orgqr, [h, taus], [h_aval, taus_aval], [h_aval], aliases={0: 0})
+    if not full_matrices and m > n:
+        r, r_full = ffi.slice_last2(r, aval, n, n)
+    else:
+        r_full = aval
+    return [q, ffi.keep_triangle(r, r_full, lower=False)]
+
+
+def _eq_mask(shape):
+    i32 = tensor_type(ShapedArray(shape, ffi.INFO))
+    from jaxlib.mlir import ir
+
+    dim = lambda d: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)
+    rows, cols = hlo.iota(i32, dim(len(shape) - 2)), hlo.iota(i32, dim(len(shape) - 1))
+    return hlo.compare(rows, cols, hlo.ComparisonDirectionAttr.get("EQ"),
+                       compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    # J. Townsend, "Differentiating the QR decomposition" (JAX's rule): m >= n, reduced Q.
+    (x,), (dx,) = primals, tangents
+    *_, m, n = x.shape
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative: it needs "
+                                  "m >= n, and full_matrices=False unless the matrix is square")
+    q, r = qr_p.bind(x, full_matrices=False)
+    if type(dx) is ad.Zero:
+        return [q, r], [ad.Zero.from_primal_value(q), ad.Zero.from_primal_value(r)]
+    dx_rinv = triangular_solve(r, dx)  # dx r^-1 (right side)
+    qt_dx_rinv = _matmul(_H(q), dx_rinv)
+    low = _tril(qt_dx_rinv, -1)
+    do = sub(low, _H(low))  # skew-Hermitian
+    if ffi.is_complex(x.dtype):  # the imaginary diagonal, fixed by R's real diagonal
+        im_diag = make_complex(full(qt_dx_rinv.shape, 0, _real_dtype(x.dtype)),
+                               imag(qt_dx_rinv))
+        do = add(do, mul(_eye(do.shape, do.dtype), im_diag))
+    dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _matmul(sub(qt_dx_rinv, do), r)
+    return [q, r], [dq, dr]
+
+
+qr_p = Primitive("qr", multiple_results=True)
+qr_p.def_abstract_eval(_qr_abstract)
+qr_p.def_lowering(_qr_lowering)
+qr_p.def_jvp_rule(_qr_jvp)
+qr_p.def_batching(_leading_batcher(qr_p))
+
+
+def qr(x, full_matrices: bool = True):
+    """``(q, r)`` with A = Q R: Q (..., m, m) unitary and R (..., m, n) upper triangular, or
+    with ``full_matrices=False`` Q (..., m, k) and R (..., k, n), k = min(m, n)."""
+    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Hermitian eigendecomposition: A V = V diag(w), w ascending
+
+
+def _eigh_abstract(x, *, lower):
+    _check_matrix("eigh", x, square=True)
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
+
+
+def _eigh_lowering(ctx, x, *, lower):
+    (aval,) = ctx.avals_in
+    v_aval, w_aval = ctx.avals_out
+    batch = aval.shape[:-2]
+    if aval.shape[-1] == 0:
+        return [x, ffi.full_like_aval(0, w_aval)]
+    if ffi.platform_of(ctx) == "gpu":
+        target, attrs = "cusolver_syevd_ffi", {"lower": bool(lower), "algorithm": np.uint8(0)}
+    else:
+        base = "heevd" if ffi.is_complex(aval.dtype) else "syevd"
+        target = ffi.lapack_target(base, aval.dtype)
+        attrs = {"mode": ffi.char("V"), "uplo": ffi.char("L" if lower else "U")}
+    info_aval = ShapedArray(batch, ffi.INFO)
+    v, w, info = ffi.ffi_call(target, [x], [aval], [v_aval, w_aval, info_aval], attrs,
+                              aliases={0: 0})
+    ok = ffi.info_ok(info, batch)
+    return [ffi.nan_where_not_ok(ok, v, v_aval), ffi.nan_where_not_ok(ok, w, w_aval)]
+
+
+def _eigh_jvp(primals, tangents, *, lower):
+    # First-order perturbation theory for distinct eigenvalues (JAX's rule):
+    # w_dot = diag(V^H A_dot V), V_dot = V (F * V^H A_dot V), F_ij = 1 / (w_j - w_i), F_ii = 0.
+    (a,), (a_dot,) = primals, tangents
+    v, w_real = eigh_p.bind(a, lower=lower)
+    if type(a_dot) is ad.Zero:
+        return [v, w_real], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w_real)]
+    n = a.shape[-1]
+    w = _to(w_real, a.dtype)
+    eye = _eye(a.shape, a.dtype)
+    f = sub(integer_pow(add(eye, sub(_row(w, n), _col(w, n))), -1), eye)
+    vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
+    dv = _matmul(v, mul(f, vh_adot_v))
+    dw = _diag(real(vh_adot_v) if ffi.is_complex(a.dtype) else vh_adot_v)
+    return [v, w_real], [dv, dw]
+
+
+eigh_p = Primitive("eigh", multiple_results=True)
+eigh_p.def_abstract_eval(_eigh_abstract)
+eigh_p.def_lowering(_eigh_lowering)
+eigh_p.def_jvp_rule(_eigh_jvp)
+eigh_p.def_batching(_leading_batcher(eigh_p))
+
+
+def eigh(x, lower: bool = True, symmetrize_input: bool = True):
+    """``(v, w)``: eigenvectors (columns of v) and ascending real eigenvalues of Hermitian
+    matrices. Only the ``lower`` (or upper) triangle is read unless ``symmetrize_input``."""
+    if symmetrize_input:
+        _check_matrix("eigh", get_aval(x), square=True)
+        x = symmetrize(x)
+    return tuple(eigh_p.bind(x, lower=bool(lower)))
+
+
+# ------------------------------------------------------------------------------------------------
+# Singular value decomposition: A = U diag(s) Vh, s descending
+
+
+def _svd_abstract(x, *, full_matrices, compute_uv):
+    _check_matrix("svd", x)
+    *batch, m, n = x.shape
+    k = min(m, n)
+    s = ShapedArray((*batch, k), _real_dtype(x.dtype))
+    if not compute_uv:
+        return [s]
+    um, vn = (m, n) if full_matrices else (k, k)
+    return [s, ShapedArray((*batch, m, um), x.dtype), ShapedArray((*batch, vn, n), x.dtype)]
+
+
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
+    (aval,) = ctx.avals_in
+    *batch, m, n = aval.shape
+    batch = tuple(batch)
+    k = min(m, n)
+    u_aval = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
+    s_aval = ctx.avals_out[0]
+    info_aval = ShapedArray(batch, ffi.INFO)
+    if k == 0:
+        outs = [ffi.full_like_aval(0, s_aval)]
+        if compute_uv:
+            outs += [hlo.select(_eq_mask(a.shape), ffi.full_like_aval(1, a),
+                                ffi.full_like_aval(0, a)) for a in (u_aval, vt_aval)]
+        return outs
+    if ffi.platform_of(ctx) == "gpu":
+        # cuSOLVER's gesvd wants m >= n: factor A^T (row-major A is column-major A^T), then
+        # U and Vt swap roles.
+        transposed = m < n
+        avals = ([aval, s_aval, vt_aval, u_aval, info_aval] if transposed
+                 else [aval, s_aval, u_aval, vt_aval, info_aval])
+        attrs = {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv),
+                 "transposed": transposed}
+        _, s, u, vt, info = ffi.ffi_call("cusolver_gesvd_ffi", [x], [aval], avals, attrs,
+                                         aliases={0: 0}, column_major=not transposed)
+        if transposed:
+            u, vt = vt, u
+    else:
+        mode = "N" if not compute_uv else ("A" if full_matrices else "S")
+        target = ffi.lapack_target("gesdd", aval.dtype)
+        _, s, u, vt, info = ffi.ffi_call(target, [x], [aval],
+                                         [aval, s_aval, u_aval, vt_aval, info_aval],
+                                         {"mode": ffi.char(mode)}, aliases={0: 0})
+    ok = ffi.info_ok(info, batch)
+    outs = [ffi.nan_where_not_ok(ok, s, s_aval)]
+    if compute_uv:
+        outs += [ffi.nan_where_not_ok(ok, u, u_aval), ffi.nan_where_not_ok(ok, vt, vt_aval)]
+    return outs
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    # JAX's rule (Townsend's notes), for distinct nonzero singular values.
+    (a,), (da,) = primals, tangents
+    if compute_uv and full_matrices:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for full "
+                                  "matrices (use full_matrices=False)")
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    primal_out = [s, u, vt] if compute_uv else [s]
+    if type(da) is ad.Zero:
+        return primal_out, [ad.Zero.from_primal_value(p) for p in primal_out]
+    dtype = a.dtype
+    *batch, m, n = a.shape
+    k = s.shape[-1]
+    ut, v = _H(u), _H(vt)
+    ds_mat = _matmul(_matmul(ut, da), v)
+    ds = _diag(real(ds_mat) if ffi.is_complex(dtype) else ds_mat)
+    if not compute_uv:
+        return primal_out, [ds]
+    s_row, s_col = _row(s, k), _col(s, k)  # s_j, s_i
+    s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))
+    zeros_to_one = _to(eq(s_diffs, full(s_diffs.shape, 0, s.dtype)), s.dtype)
+    f = sub(div(full(s_diffs.shape, 1, s.dtype), add(s_diffs, zeros_to_one)), zeros_to_one)
+    f = _to(f, dtype)
+    dss = mul(_to(s_row, dtype), ds_mat)  # dS diag(s)
+    sds = mul(_to(s_col, dtype), ds_mat)  # diag(s) dS
+    s_zero = _to(eq(s, full(s.shape, 0, s.dtype)), s.dtype)
+    s_inv = sub(div(full(s.shape, 1, s.dtype), add(s, s_zero)), s_zero)
+    s_inv_mat = mul(_eye(s_row.shape, s.dtype), _row(s_inv, k))
+    half = full((), 0.5, dtype)
+    dudv_diag = mul(mul(broadcast_in_dim(half, ds_mat.shape, ()), sub(ds_mat, _H(ds_mat))),
+                    _to(s_inv_mat, dtype))
+    du = _matmul(u, add(mul(f, add(dss, _H(dss))), dudv_diag))
+    dv = _matmul(v, mul(f, add(sds, _H(sds))))
+    if m > n:
+        dav = _matmul(da, v)
+        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))), _to(_row(s, m), dtype)))
+    if n > m:
+        dahu = _matmul(_H(da), u)
+        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))), _to(_row(s, n), dtype)))
+    return primal_out, [ds, du, _H(dv)]
+
+
+svd_p = Primitive("svd", multiple_results=True)
+svd_p.def_abstract_eval(_svd_abstract)
+svd_p.def_lowering(_svd_lowering)
+svd_p.def_jvp_rule(_svd_jvp)
+svd_p.def_batching(_leading_batcher(svd_p))
+
+
+def svd(x, full_matrices: bool = True, compute_uv: bool = True):
+    """``(u, s, vh)`` with A = U diag(s) Vh and s descending, or just ``s``."""
+    out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if compute_uv:
+        s, u, vt = out
+        return u, s, vt
+    return out[0]

@@ -1,0 +1,189 @@
+"""Emitting the LAPACK (CPU) and cuSOLVER (GPU) custom calls that ``minijax.lax.linalg`` lowers to.
+
+jaxlib ships the kernels as typed-FFI handlers (``lapack_spotrf_ffi``, ``cusolver_potrf_ffi``
+...); ``minijax.lowering.backends`` registers them with the clients. Here we only build the
+``stablehlo.custom_call`` ops, the way JAX's ``jax/_src/lax/linalg.py`` does:
+
+- the matrices are column-major (layout ``(r-2, r-1, r-3, ..., 0)``, leading axes batch), other
+  operands/results row-major; the kernels loop over the batch dimensions themselves;
+- attributes go in an ``mhlo.backend_config`` dictionary (``api_version=1`` with a DictAttr is
+  XLA's typed FFI); LAPACK takes characters as u8 (``uplo='L'``), cuSOLVER takes booleans;
+- kernels report failure per matrix in an ``info`` i32 result; JAX returns NaNs for those
+  matrices instead of raising (there is no raising inside a compiled program), and so do we.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax.core import ShapedArray
+from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
+
+LAPACK_DTYPES = {np.dtype(t): c for t, c in
+                 ((np.float32, "s"), (np.float64, "d"), (np.complex64, "c"), (np.complex128, "z"))}
+INFO = np.dtype(np.int32)
+
+
+def lapack_target(base, dtype):
+    """``lapack_spotrf_ffi`` for ``base="potrf"`` and float32 (jaxlib 0.10.2 and 0.11.2 alike)."""
+    return f"lapack_{LAPACK_DTYPES[np.dtype(dtype)]}{base}_ffi"
+
+
+def is_complex(dtype):
+    return np.dtype(dtype).kind == "c"
+
+
+def platform_of(ctx):
+    """'cpu' or 'gpu': which library's kernels this module is being compiled for."""
+    return "gpu" if ctx.module_ctx.platform in ("gpu", "cuda") else "cpu"
+
+
+def _layout(ndim, column_major):
+    if column_major and ndim >= 2:
+        dims = (ndim - 2, ndim - 1, *range(ndim - 3, -1, -1))
+    else:
+        dims = tuple(range(ndim - 1, -1, -1))
+    return ir.DenseIntElementsAttr.get(np.asarray(dims, np.int64), type=ir.IndexType.get())
+
+
+def _attr(value):
+    if isinstance(value, ir.Attribute):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return ir.BoolAttr.get(bool(value))
+    if isinstance(value, np.uint8):
+        return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), int(value))
+    if isinstance(value, (np.int32, int)):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+    if isinstance(value, str):
+        return ir.StringAttr.get(value)
+    raise TypeError(f"no FFI attribute for {value!r}")
+
+
+def char(c):
+    """A LAPACK character option, as the FFI handlers take it (u8)."""
+    return np.uint8(ord(c))
+
+
+def ffi_call(target, operands, avals_in, avals_out, attrs=None, aliases=None,
+             column_major=True, num_non_batch_dims=2):
+    """One typed-FFI custom call; returns its results. Operands and results of the largest rank
+    are the (batched) matrices and get the column-major layout; ``aliases`` maps an operand
+    index to the result that reuses its buffer (LAPACK factorizes in place)."""
+    max_rank = max(a.ndim for a in avals_in)
+    lay = lambda a: _layout(a.ndim, column_major and a.ndim == max_rank)
+    # A single result is not a tuple: its alias names no tuple index.
+    alias_attrs = [hlo.OutputOperandAlias.get([out] if len(avals_out) > 1 else [], inp, [])
+                   for inp, out in (aliases or {}).items()]
+    op = hlo.CustomCallOp(
+        [tensor_type(a) for a in avals_out], list(operands), target,
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        backend_config=ir.StringAttr.get(""),
+        operand_layouts=ir.ArrayAttr.get([lay(a) for a in avals_in]),
+        result_layouts=ir.ArrayAttr.get([lay(a) for a in avals_out]),
+        output_operand_aliases=ir.ArrayAttr.get(alias_attrs),
+    )
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {k: _attr(v) for k, v in (attrs or {}).items()})
+    # Tells XLA's SPMD partitioner that the leading axes are independent problems (as JAX).
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"num_batch_dims": ir.StringAttr.get(str(max_rank - num_non_batch_dims))})
+    return list(op.results)
+
+
+# ------------------------------------------------------------------------------------------------
+# Small HLO helpers for the lowerings
+
+
+def info_ok(info, batch, direction="EQ"):
+    """``info == 0`` (or ``>= 0``) as a bool tensor of the batch shape."""
+    zero = full_like_aval(0, ShapedArray(batch, INFO))
+    return hlo.compare(info, zero, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+
+def nan_where_not_ok(ok, x, aval):
+    """``x`` with every matrix (vector) of a failed batch entry replaced by NaNs."""
+    batch = ok.type.shape
+    pred = hlo.broadcast_in_dim(ir.RankedTensorType.get(aval.shape, ir.IntegerType.get_signless(1)),
+                                ok, dense_i64(range(len(batch))))
+    nan = np.nan + 1j * np.nan if is_complex(aval.dtype) else np.nan
+    return hlo.select(pred, x, full_like_aval(nan, aval))
+
+
+def triangle_mask(shape, lower, k=0):
+    """A bool tensor of ``shape`` (..., m, n): True on the kept triangle (offset ``k``)."""
+    i32 = ShapedArray(shape, INFO)
+    rows = hlo.iota(tensor_type(i32), ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                         len(shape) - 2))
+    cols = hlo.iota(tensor_type(i32), ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                         len(shape) - 1))
+    # lower: col - row <= k; upper: col - row >= k
+    diff = hlo.subtract(cols, rows)
+    direction = "LE" if lower else "GE"
+    return hlo.compare(diff, full_like_aval(k, i32), hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+
+def keep_triangle(x, aval, lower, k=0):
+    return hlo.select(triangle_mask(aval.shape, lower, k), x, full_like_aval(0, aval))
+
+
+def slice_last2(x, aval, rows, cols):
+    """``x[..., :rows, :cols]``."""
+    limit = (*aval.shape[:-2], rows, cols)
+    out = aval.update(shape=limit)
+    return hlo.slice(x, dense_i64([0] * aval.ndim), dense_i64(limit), dense_i64([1] * aval.ndim)), out
+
+
+def pad_cols(x, aval, cols):
+    """``x`` with zero columns appended up to ``cols`` columns."""
+    zero = ir_constant(np.zeros((), aval.dtype))
+    hi = [0] * (aval.ndim - 1) + [cols - aval.shape[-1]]
+    out = aval.update(shape=(*aval.shape[:-1], cols))
+    x = hlo.pad(x, zero, dense_i64([0] * aval.ndim), dense_i64(hi), dense_i64([0] * aval.ndim))
+    return x, out
+
+
+# ------------------------------------------------------------------------------------------------
+# LU pivots (row swaps, applied in order) -> a permutation
+
+
+def pivots_to_permutation(pivots, batch, k, m):
+    """``perm`` (batch..., m) i32 from 0-based ``pivots`` (batch..., k): start from the identity
+    and swap ``perm[i]`` with ``perm[pivots[i]]`` for i = 0..k-1. Swaps are sequential, so this
+    is one ``stablehlo.while`` over (batch entry, i) pairs with scalar dynamic slices: O(k) work
+    per matrix, whatever k is (no unrolling, so compile time does not grow with n)."""
+    nb = int(np.prod(batch, dtype=np.int64)) if batch else 1
+    flat_piv_aval = ShapedArray((nb, k), INFO)
+    flat_perm_aval = ShapedArray((nb, m), INFO)
+    piv = hlo.reshape(tensor_type(flat_piv_aval), pivots)
+    perm0 = hlo.iota(tensor_type(flat_perm_aval),
+                     ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1))
+    scalar_t = tensor_type(ShapedArray((), INFO))
+    t0 = ir_constant(np.int32(0))
+    loop = hlo.WhileOp([scalar_t, tensor_type(flat_perm_aval), tensor_type(flat_piv_aval)],
+                       [t0, perm0, piv])
+    cond = loop.regions[0].blocks.append(scalar_t, tensor_type(flat_perm_aval),
+                                         tensor_type(flat_piv_aval))
+    with ir.InsertionPoint(cond):
+        lt = hlo.compare(cond.arguments[0], ir_constant(np.int32(nb * k)),
+                         hlo.ComparisonDirectionAttr.get("LT"),
+                         compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+        hlo.return_([lt])
+    body = loop.regions[1].blocks.append(scalar_t, tensor_type(flat_perm_aval),
+                                         tensor_type(flat_piv_aval))
+    with ir.InsertionPoint(body):
+        t, perm, pv = body.arguments
+        kk = ir_constant(np.int32(k))
+        b, i = hlo.divide(t, kk), hlo.remainder(t, kk)
+        one_by_one = dense_i64([1, 1])
+        p = hlo.reshape(scalar_t, hlo.dynamic_slice(pv, [b, i], one_by_one))
+        x = hlo.dynamic_slice(perm, [b, i], one_by_one)
+        y = hlo.dynamic_slice(perm, [b, p], one_by_one)
+        perm = hlo.dynamic_update_slice(perm, y, [b, i])
+        perm = hlo.dynamic_update_slice(perm, x, [b, p])
+        hlo.return_([hlo.add(t, ir_constant(np.int32(1))), perm, pv])
+    return hlo.reshape(tensor_type(ShapedArray((*batch, m), INFO)), loop.results[1])

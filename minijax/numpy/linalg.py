@@ -1,0 +1,348 @@
+"""``minijax.numpy.linalg``: NumPy's linalg on the factorizations of ``minijax.lax.linalg``.
+
+Everything batches over leading axes like NumPy's gufuncs. Integer inputs become the default
+float dtype first. Results that NumPy decides from values (``lstsq``'s residuals when the rank
+is deficient) are computed with static shapes instead, as in JAX. Derivatives come from the
+factorizations' JVP rules, so grad, jit and vmap compose through every function here.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from minijax.lax import linalg as lax_linalg
+from minijax.numpy import creation, math, reductions
+from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact, to_array
+from minijax.numpy.linalg_basic import matmul, outer, tensordot, vecdot
+from minijax.numpy.manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis
+
+__all__ = [
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det", "eigh",
+    "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+    "matrix_transpose", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+    "tensordot", "vecdot", "vector_norm",
+]
+
+
+class EighResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
+
+
+class SVDResult(NamedTuple):
+    U: object
+    S: object
+    Vh: object
+
+
+class SlogdetResult(NamedTuple):
+    sign: object
+    logabsdet: object
+
+
+def _inexact(name, *args):
+    arrays = [to_array(a) for a in args]
+    return [to_array(a) for a in promote_dtypes_inexact(*arrays)]
+
+
+def _matrix(name, a, square=False):
+    (a,) = _inexact(name, a)
+    if a.ndim < 2:
+        raise ValueError(f"{name}: {a.ndim}-dimensional array given. Array must be at least "
+                         "two-dimensional")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: Last 2 dimensions of the array must be square, got "
+                         f"shape {a.shape}")
+    return a
+
+
+def _H(x):
+    return math.conjugate(matrix_transpose(x))
+
+
+def _diagonal(x):
+    k = min(x.shape[-2:])
+    return lax_linalg._diag(x[..., :k, :k])
+
+
+# ------------------------------------------------------------------------------------------------
+# Factorizations
+
+
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    """Lower (or ``upper``) Cholesky factor; NaNs where ``a`` is not positive definite."""
+    a = _matrix("cholesky", a, square=True)
+    L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
+    return _H(L) if upper else L
+
+
+def qr(a, mode: str = "reduced"):
+    """``QRResult(Q, R)`` (modes 'reduced', 'complete'), or R alone (mode 'r')."""
+    a = _matrix("qr", a)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """``SVDResult(U, S, Vh)`` with a = U diag(S) Vh, S descending; or S (``compute_uv=False``)."""
+    del hermitian  # a general SVD is exact for Hermitian input too
+    a = _matrix("svd", a)
+    if not compute_uv:
+        return lax_linalg.svd(a, compute_uv=False)
+    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
+
+
+def svdvals(x):
+    return svd(x, compute_uv=False)
+
+
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+    """``EighResult(eigenvalues, eigenvectors)``, eigenvalues ascending."""
+    a = _matrix("eigh", a, square=True)
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
+    v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO: str | None = "L"):
+    return eigh(a, UPLO).eigenvalues
+
+
+# ------------------------------------------------------------------------------------------------
+# Determinants, inverses, solves (all through one LU factorization)
+
+
+def _lu_parts(a):
+    lu, piv, _ = lax_linalg.lu(a)
+    diag = _diagonal(lu)
+    swaps = reductions.sum(piv != creation.arange(piv.shape[-1], dtype=piv.dtype), axis=-1)
+    parity = 1 - 2 * (swaps % 2)  # each row swap flips the sign of the determinant
+    return diag, parity.astype(a.dtype)
+
+
+def det(a):
+    a = _matrix("det", a, square=True)
+    diag, parity = _lu_parts(a)
+    return parity * reductions.prod(diag, axis=-1)
+
+
+def slogdet(a, *, method=None):
+    """``SlogdetResult(sign, logabsdet)``: sign 0 and logabsdet -inf for singular matrices."""
+    del method
+    a = _matrix("slogdet", a, square=True)
+    diag, parity = _lu_parts(a)
+    mag = math.abs(diag)
+    logabsdet = reductions.sum(math.log(mag), axis=-1)
+    unit = diag / math.where(mag == 0, 1, mag).astype(diag.dtype)
+    sign = parity * reductions.prod(unit, axis=-1)
+    singular = reductions.any(mag == 0, axis=-1)
+    sign = math.where(singular, 0, sign).astype(a.dtype)
+    return SlogdetResult(sign, logabsdet)
+
+
+def _lu_solve(lu, perm, b):
+    """Solves A X = B given P A = L U, for B of shape (..., m, k)."""
+    m = perm.shape[-1]
+    p = (expand_dims(perm, -1) == creation.arange(m, dtype=perm.dtype)).astype(b.dtype)
+    x = matmul(p, b)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+
+
+def solve(a, b):
+    """x with a @ x = b; ``b`` is a vector (..., m) when 1-D, else matrices (..., m, k)."""
+    a = _matrix("solve", a, square=True)
+    a, b = _inexact("solve", a, b)
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    if b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"solve: a has shape {a.shape} and b has shape {b.shape}; the rows of "
+                         "b must match a's size")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = broadcast_to(a, (*batch, *a.shape[-2:]))
+    b = broadcast_to(b, (*batch, *b.shape[-2:]))
+    lu, _, perm = lax_linalg.lu(a)
+    x = _lu_solve(lu, perm, b)
+    return x[..., 0] if vector else x
+
+
+def inv(a):
+    a = _matrix("inv", a, square=True)
+    eye = broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    lu, _, perm = lax_linalg.lu(a)
+    return _lu_solve(lu, perm, eye)
+
+
+def matrix_power(a, n):
+    """a @ a @ ... (n times) by repeated squaring; negative n inverts first; n = 0 gives I."""
+    a = to_array(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"matrix_power: expected square matrices (..., n, n), got {a.shape}")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError(f"exponent must be an integer, got {n}") from e
+    if n == 0:
+        return broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result, square = None, a
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# Through the SVD: pinv, lstsq, matrix_rank
+
+
+def _default_rtol(a):
+    return max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
+
+
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """Moore-Penrose pseudo-inverse: singular values below rtol * max(s) are dropped."""
+    del hermitian
+    a = _matrix("pinv", a)
+    rtol = rcond if rtol is None else rtol
+    rtol = _default_rtol(a) if rtol is None else rtol
+    u, s, vh = lax_linalg.svd(a, full_matrices=False)
+    cutoff = rtol * reductions.max(s, axis=-1, keepdims=True)
+    s_inv = math.where(s > cutoff, 1 / math.where(s > cutoff, s, 1), 0).astype(a.dtype)
+    return matmul(_H(vh) * expand_dims(s_inv, -2), _H(u))
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """``(x, residuals, rank, s)`` minimizing |a x - b|; residuals (k,) when m > n (summed
+    squares of each column's residual), else empty, whatever the rank (static shapes)."""
+    del numpy_resid
+    a, b = _inexact("lstsq", a, b)
+    if a.ndim != 2:
+        raise ValueError(f"lstsq: a must be 2-D, got shape {a.shape}")
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    m, n = a.shape
+    rcond = _default_rtol(a) if rcond is None or rcond < 0 else rcond
+    u, s, vh = lax_linalg.svd(a, full_matrices=False)
+    keep = s > rcond * (reductions.max(s) if s.size else 0)
+    rank = reductions.sum(keep).astype(np.int32)
+    s_inv = math.where(keep, 1 / math.where(keep, s, 1), 0).astype(a.dtype)
+    x = matmul(_H(vh), expand_dims(s_inv, -1) * matmul(_H(u), b))
+    if m > n:
+        resid = reductions.sum(math.abs(b - matmul(a, x)) ** 2, axis=0)
+    else:
+        resid = creation.zeros((0,), dtype=s.dtype)
+    if vector:  # NumPy keeps residuals 1-D, shape (1,)
+        x = x[:, 0]
+    return x, resid, rank, s
+
+
+def matrix_rank(M, rtol=None, *, tol=None):
+    """The number of singular values above ``tol`` (default rtol * max(s))."""
+    M = _inexact("matrix_rank", M)[0]
+    if M.ndim < 2:
+        return reductions.any(M != 0).astype(np.int32)
+    s = svd(M, compute_uv=False)
+    if tol is None:
+        rtol = _default_rtol(M) if rtol is None else rtol
+        tol = rtol * reductions.max(s, axis=-1, keepdims=True)
+    elif hasattr(tol, "ndim") and tol.ndim:
+        tol = expand_dims(tol, -1)
+    return reductions.sum(s > tol, axis=-1).astype(np.int32)
+
+
+# ------------------------------------------------------------------------------------------------
+# Norms
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    (x,) = _inexact("vector_norm", x)
+    if axis is None:
+        x = x.ravel()
+        axis = 0
+        if keepdims:
+            raise NotImplementedError("vector_norm with axis=None and keepdims=True")
+    return _vector_norm(x, ord, axis, keepdims)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    mag = math.abs(x)
+    if ord is None or ord == 2:
+        return math.sqrt(reductions.sum(math.real(x * math.conjugate(x)), axis=axis,
+                                        keepdims=keepdims))
+    if ord == np.inf:
+        return reductions.max(mag, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return reductions.min(mag, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return reductions.sum(mag != 0, axis=axis, keepdims=keepdims).astype(mag.dtype)
+    if ord == 1:
+        return reductions.sum(mag, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid order '{ord}' for vector norm.")
+    return reductions.sum(mag ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's ``norm``: vector norms over one axis, matrix norms over two; with ``axis=None``
+    the 2-norm of the flattened array (or the matrix norm ``ord`` of a 2-D array)."""
+    (x,) = _inexact("norm", x)
+    if axis is None:
+        if ord is None:
+            out = math.sqrt(reductions.sum(math.real(x * math.conjugate(x))))
+            return out.reshape((1,) * x.ndim) if keepdims else out
+        axis = tuple(range(x.ndim))
+    if isinstance(axis, int) or (isinstance(axis, tuple) and len(axis) == 1):
+        ax = axis if isinstance(axis, int) else axis[0]
+        return _vector_norm(x, ord, ax, keepdims)
+    if len(axis) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    r, c = (a % x.ndim for a in axis)
+    if r == c:
+        raise ValueError("Duplicate axes given.")
+    mag = math.abs(x)
+    if ord is None or ord == "fro":
+        out = math.sqrt(reductions.sum(math.real(x * math.conjugate(x)), axis=(r, c),
+                                       keepdims=keepdims))
+    elif ord in (1, -1, np.inf, -np.inf):
+        if ord in (np.inf, -np.inf):
+            r, c = c, r  # max row sum = max over rows of sums over columns
+        sums = reductions.sum(mag, axis=r, keepdims=True)
+        pick = reductions.max if ord > 0 else reductions.min
+        out = pick(sums, axis=c, keepdims=True)
+        if not keepdims:
+            out = out.reshape([d for i, d in enumerate(out.shape) if i not in (r, c)])
+    elif ord in (2, -2, "nuc"):
+        s = svd(moveaxis(x, (r, c), (-2, -1)), compute_uv=False)
+        if ord == "nuc":
+            out = reductions.sum(s, axis=-1)
+        else:
+            out = (reductions.max if ord == 2 else reductions.min)(s, axis=-1)
+        if keepdims:
+            for a in sorted((r, c)):
+                out = expand_dims(out, a)
+    else:
+        raise ValueError(f"Invalid norm order {ord} for matrices.")
+    return out
+

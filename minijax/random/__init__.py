@@ -1,0 +1,18 @@
+"""``minijax.random``: JAX's default PRNG (threefry2x32, partitionable bits), bit for bit.
+
+Keys are explicit values: ``key = random.key(0)`` (typed) or ``random.PRNGKey(0)`` (raw
+``uint32[2]``); ``split``/``fold_in`` derive new keys; samplers take one key and a static
+shape. Everything works eagerly, under ``jit`` and under ``vmap`` over keys.
+
+- ``_threefry``: the threefry2x32 primitive (lowering, batching, zero JVP)
+- ``_keys``: seeding, typed keys, split, fold_in, bits
+- ``_distributions``: samplers built from uniform bits
+- ``_gamma``: gamma/beta/dirichlet (rejection sampling in a while loop)
+- ``_matrix``: multivariate_normal, orthogonal (through minijax.numpy.linalg)
+"""
+
+from minijax.random._distributions import *  # noqa: F401,F403
+from minijax.random._gamma import *  # noqa: F401,F403
+from minijax.random._keys import *  # noqa: F401,F403
+from minijax.random._matrix import *  # noqa: F401,F403
+from minijax.random._threefry import threefry2x32_p, threefry_2x32  # noqa: F401

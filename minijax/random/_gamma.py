@@ -1,0 +1,173 @@
+"""gamma, loggamma, beta, dirichlet: Marsaglia-Tsang rejection sampling in ``lax.while_loop``,
+JAX's algorithm step for step, so the samples are JAX's.
+
+Each element of ``a`` gets its own key (``split(key, a.size)``) and runs its own rejection loop;
+the elements run together under ``vmap`` (one batched while loop). Differentiating a sample
+with respect to ``a`` needs the implicit reparameterization gradient, which needs the
+regularized incomplete gamma function (``lax.igamma``, not in minijax yet): it raises a clear
+error rather than returning a wrong derivative.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from minijax import lax
+from minijax import numpy as jnp
+from minijax.api import custom_jvp, vmap
+from minijax.numpy._eager import eager_jit
+from minijax.random._distributions import (
+    _as_array,
+    _check_shape,
+    _exponential,
+    _float_dtype,
+    _normal_real,
+    _shape,
+    _uniform,
+)
+from minijax.random._keys import _shape_tuple, _single, _split
+
+__all__ = ["gamma", "loggamma", "beta", "dirichlet"]
+
+
+def _gamma_one(data, alpha, log_space):
+    """One Gamma(alpha, 1) sample (or its log) from key data uint32[2]."""
+    dtype = alpha.dtype
+    c_ = lambda v: np.array(v, dtype)  # noqa: E731
+    zero, one, minus_one = c_(0), c_(1), c_(-1)
+    # alpha < 1: sample Gamma(alpha + 1) and scale by U**(1/alpha) (in log space if asked,
+    # where tiny alpha would underflow).
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
+    d = lax.sub(alpha, c_(1.0 / 3.0))
+    c = lax.div(c_(1.0 / 3.0), lax.sqrt(d))
+
+    def cond_fn(state):
+        _, X, V, U = state
+        # keep going while U rejects the candidate (squeeze test, then the log test)
+        return lax.bitwise_and(
+            lax.ge(U, lax.sub(one, lax.mul(c_(0.0331), lax.mul(X, X)))),
+            lax.ge(lax.log(U), lax.add(lax.mul(X, c_(0.5)),
+                                       lax.mul(d, lax.add(lax.sub(one, V), lax.log(V))))))
+
+    def body_fn(state):
+        def next_kxv(kxv):
+            k = _split(kxv[0], (2,))
+            x = _normal_real(k[1], (), dtype)
+            return k[0], x, lax.add(one, lax.mul(x, c))
+
+        keys = _split(state[0], (3,))
+        _, x, v = lax.while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv,
+                                 (keys[1], zero, minus_one))
+        X = lax.mul(x, x)
+        V = lax.mul(lax.mul(v, v), v)
+        U = _uniform(keys[2], 0.0, 1.0, (), dtype)
+        return keys[0], X, V, U
+
+    keys = _split(data, (2,))
+    # the initial state makes cond_fn true, so the body runs at least once
+    _, _, V, _ = lax.while_loop(cond_fn, body_fn, (keys[0], zero, one, c_(2)))
+    if log_space:
+        log_samples = lax.neg(_exponential(keys[1], (), dtype))
+        log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
+                               lax.mul(log_samples, lax.div(one, alpha_orig)))
+        return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
+    samples = lax.sub(one, _uniform(keys[1], 0.0, 1.0, (), dtype))
+    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    return lax.mul(lax.mul(d, V), boost)
+
+
+@partial(custom_jvp, nondiff_argnums=(2,))
+def _gamma_samples(data, a, log_space):
+    n = math.prod(a.shape)
+    if n == 0:
+        return jnp.zeros(a.shape, a.dtype)
+    keys = _split(data, (n,))
+    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, jnp.reshape(a, (n,)))
+    return jnp.reshape(samples, a.shape)
+
+
+@_gamma_samples.defjvp
+def _gamma_samples_jvp(log_space, primals, tangents):
+    raise NotImplementedError(
+        "differentiating random.gamma/loggamma/beta/dirichlet samples with respect to their "
+        "shape parameters needs the implicit reparameterization gradient (lax.igamma), which "
+        "minijax does not have yet; wrap the parameters in lax.stop_gradient to sample "
+        "without it."
+    )
+
+
+@eager_jit(static_argnames=("log_space",))
+def _gamma_impl(data, a, log_space):
+    return _gamma_samples(data, a, log_space)
+
+
+def _prepare_a(name, a, shape, dtype):
+    if shape is None:
+        shape = tuple(_shape(a))
+    else:
+        shape = _shape_tuple(name, shape)
+        _check_shape(name, shape, _shape(a))
+    a = lax.convert_element_type(_as_array(a), dtype)
+    if a.shape != shape:
+        a = jnp.broadcast_to(a, shape)
+    return a
+
+
+def gamma(key, a, shape=None, dtype=None):
+    """Gamma(a, 1) samples (Marsaglia-Tsang), one per element of ``shape``."""
+    data, _ = _single("gamma", key)
+    dtype = _float_dtype("gamma", dtype)
+    return _gamma_impl(data, _prepare_a("gamma", a, shape, dtype), False)
+
+
+def loggamma(key, a, shape=None, dtype=None):
+    """log of Gamma(a, 1) samples, accurate for tiny ``a`` (where the samples underflow)."""
+    data, _ = _single("loggamma", key)
+    dtype = _float_dtype("loggamma", dtype)
+    return _gamma_impl(data, _prepare_a("loggamma", a, shape, dtype), True)
+
+
+def beta(key, a, b, shape=None, dtype=None):
+    """Beta(a, b) samples, as Ga / (Ga + Gb) computed from log-gamma samples."""
+    data, _ = _single("beta", key)
+    dtype = _float_dtype("beta", dtype)
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(_shape(a), _shape(b)))
+    else:
+        shape = _shape_tuple("beta", shape)
+        _check_shape("beta", shape, _shape(a), _shape(b))
+    key_a, key_b = _split(data, (2,))
+    log_ga = loggamma(key_a, a, shape, dtype)
+    log_gb = loggamma(key_b, b, shape, dtype)
+    # Ga / (Ga + Gb) without overflow or underflow: scale both by the larger one
+    log_max = lax.max(log_ga, log_gb)
+    ga = jnp.exp(log_ga - log_max)
+    gb = jnp.exp(log_gb - log_max)
+    return ga / (ga + gb)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None):
+    """Dirichlet(alpha) samples over alpha's last axis: normalized gamma samples (in log space,
+    so small alphas behave)."""
+    data, _ = _single("dirichlet", key)
+    dtype = _float_dtype("dirichlet", dtype)
+    alpha_shape = tuple(_shape(alpha))
+    if len(alpha_shape) < 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
+                         f"{len(alpha_shape)}")
+    if shape is None:
+        shape = alpha_shape[:-1]
+    else:
+        shape = _shape_tuple("dirichlet", shape)
+        _check_shape("dirichlet", shape, alpha_shape[:-1])
+    log_g = loggamma(data, alpha, shape + alpha_shape[-1:], dtype)
+    unnormalized = jnp.exp(log_g - lax.stop_gradient(jnp.max(log_g, axis=-1, keepdims=True)))
+    return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
+
+
+

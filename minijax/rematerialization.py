@@ -1,0 +1,260 @@
+"""``checkpoint`` / ``remat``: trade memory for recomputation in reverse-mode differentiation.
+
+``checkpoint(f)`` binds one ``checkpoint`` primitive holding ``f``'s jaxpr. Its rules:
+
+- JVP: the JVP of the jaxpr, as another ``checkpoint`` equation (``differentiated=True``).
+- Partial evaluation (how ``linearize``, hence ``vjp``/``grad``, splits it): equations whose
+  operands are all known run now, and the staged (tangent) part becomes a ``checkpoint``
+  equation that takes as residuals only the checkpoint's known inputs and the outputs of
+  equations the ``policy`` calls saveable. Every other known value the tangent part needs is
+  *recomputed* inside it: those equations are copied into the staged jaxpr.
+- Transpose: the transposed jaxpr, itself wrapped in a ``checkpoint`` equation, so the
+  backward pass shows (and XLA keeps) the recomputation as one unit.
+- Lowering: inline; with ``prevent_cse`` the differentiated equation's operands go through an
+  ``optimization_barrier``, so XLA cannot merge the recomputation with the forward pass's
+  copy of the same values (which would keep them alive and undo the memory saving).
+
+Policies are JAX's: ``policy(prim, *avals_in, **params) -> bool`` says whether an equation's
+outputs may be saved. The default (None) saves nothing but the inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+from minijax import core
+from minijax.core import Jaxpr, Literal, Primitive, Var, get_aval
+from minijax.interpreters import ad
+from minijax.interpreters.ad import UndefinedPrimal, Zero
+from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
+from minijax.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
+from minijax.tree_util import _registry
+
+__all__ = ["checkpoint", "checkpoint_policies", "remat"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Policies
+
+
+def everything_saveable(*_, **__):
+    return True
+
+
+def nothing_saveable(*_, **__):
+    return False
+
+
+def dots_saveable(prim, *_, **__):
+    return prim.name == "dot_general"
+
+
+def dots_with_no_batch_dims_saveable(prim, *_, **params):
+    """Matrix products without batch dimensions (a useful heuristic for transformers: save
+    the weight products, recompute the per-head attention products)."""
+    if prim.name != "dot_general":
+        return False
+    (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+    return not lhs_batch and not rhs_batch
+
+
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# The user-facing function
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """``fun`` whose intermediate values are recomputed, not stored, for its derivative.
+
+    Usable as ``checkpoint(f, policy=...)``, ``@checkpoint`` or ``@partial(checkpoint, ...)``.
+    ``static_argnums`` name arguments that are Python values fixed at trace time.
+    """
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    if not callable(fun):
+        raise TypeError(f"checkpoint expects a callable, got {fun!r}")
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def fun_remat(*args, **kwargs):
+        if core.is_eval_trace_current():
+            return fun(*args, **kwargs)  # no derivative will be taken: nothing to save
+        n = len(args)
+        nums = {i % n for i in static}
+        dyn = [x for i, x in enumerate(args) if i not in nums]
+        leaves, in_tree = _registry.flatten((dyn, kwargs))
+        out_trees = []
+
+        def flat_fun(*xs):
+            dyn_args, dyn_kwargs = in_tree.unflatten(xs)
+            it = iter(dyn_args)
+            full = [args[i] if i in nums else next(it) for i in range(n)]
+            out_leaves, out_tree = _registry.flatten(fun(*full, **dyn_kwargs))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        jaxpr, consts = trace_open(flat_fun, [get_aval(x) for x in leaves])
+        outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
+                                 differentiated=False, policy=policy)
+        return out_trees[0].unflatten(outs)
+
+    return fun_remat
+
+
+remat = checkpoint
+
+
+# ------------------------------------------------------------------------------------------------
+# The primitive and its rules
+
+checkpoint_p = Primitive("checkpoint", multiple_results=True)
+checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
+checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
+
+
+@checkpoint_p.def_lowering
+def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
+    if prevent_cse and differentiated and args:
+        from jaxlib.mlir.dialects import stablehlo as hlo
+
+        args = hlo.OptimizationBarrierOp(list(args)).results
+    return lower_open(ctx, jaxpr, args)
+
+
+@checkpoint_p.def_jvp_rule
+def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    nonzero = [type(t) is not Zero for t in tangents]
+    n = len(primals)
+    out_nonzero = []
+
+    def jvp_fun(*args):
+        it = iter(args[n:])
+        ts = [next(it) if nz else Zero(ad.tangent_aval(get_aval(p)))
+              for p, nz in zip(args[:n], nonzero)]
+        outs, t_outs = ad.jvp_flat(lambda *xs: eval_open(jaxpr, xs), list(args[:n]), ts)
+        out_nonzero.extend(type(t) is not Zero for t in t_outs)
+        return outs + [t for t in t_outs if type(t) is not Zero]
+
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    avals = [get_aval(x) for x in (*primals, *nz_tangents)]
+    jvp_jaxpr, consts = trace_open(jvp_fun, avals)
+    outs = checkpoint_p.bind(*consts, *primals, *nz_tangents, jaxpr=jvp_jaxpr,
+                             prevent_cse=prevent_cse, differentiated=True, policy=policy)
+    n_out = len(jaxpr.outvars)
+    it = iter(outs[n_out:])
+    t_outs = [next(it) if nz else Zero(ad.tangent_aval(a))
+              for nz, a in zip(out_nonzero, jaxpr.out_avals)]
+    return outs[:n_out], t_outs
+
+
+def _partial_eval(trace, args, params):
+    """Known equations run now; the rest is staged with recomputation (see module doc)."""
+    jaxpr, policy = params["jaxpr"], params["policy"] or nothing_saveable
+    unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
+    known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if all(type(v) is Literal or v in known for v in eqn.invars):
+            known_eqns.append(eqn)
+            known.update(eqn.outvars)
+            avals = [v.aval for v in eqn.invars]
+            if not policy(eqn.primitive, *avals, **eqn.params):
+                staged_eqns.append(eqn)  # a copy the staged part recomputes if it needs it
+        else:
+            staged_eqns.append(eqn)
+    out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
+    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
+    staged_eqns, free = _dce(staged_eqns, staged_outs)
+    unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
+    residuals = [v for v in free if v not in set(unknown_invars)]
+
+    # The known part: its outputs and the saved residuals, computed on the parent trace now.
+    known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
+    known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k] + residuals
+    known_eqns, _ = _dce(known_eqns, known_outs)
+    known_jaxpr = Jaxpr([], known_invars, known_outs, known_eqns)
+    ctx = core._ctx
+    ctx.trace = trace.parent
+    try:
+        known_vals = eval_open(known_jaxpr, [x for x, u in zip(args, unknown_in) if not u])
+    finally:
+        ctx.trace = trace
+    n_known_out = len(known_outs) - len(residuals)
+    res_vals = known_vals[n_known_out:]
+
+    staged_jaxpr = Jaxpr([], residuals + unknown_invars, staged_outs, staged_eqns)
+    staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]
+    staged = DynamicJaxprTrace.process_primitive(
+        trace, checkpoint_p, staged_args, dict(params, jaxpr=staged_jaxpr, differentiated=True))
+    known_it, staged_it = iter(known_vals[:n_known_out]), iter(staged)
+    return [next(known_it) if k else next(staged_it) for k in out_known]
+
+
+def _dce(eqns, outvars):
+    """The equations ``outvars`` need, and the variables they read without defining."""
+    live = {v for v in outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(eqns):
+        if any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.difference_update(eqn.outvars)
+            live.update(v for v in eqn.invars if type(v) is Var)
+    kept.reverse()
+    # free variables in a stable order (first use), so residual order is deterministic
+    defined, free = set(), []
+    for eqn in kept:
+        for v in eqn.invars:
+            if type(v) is Var and v not in defined and v not in free:
+                free.append(v)
+        defined.update(eqn.outvars)
+    for v in outvars:
+        if type(v) is Var and v not in defined and v not in free:
+            free.append(v)
+    return kept, free
+
+
+checkpoint_p.partial_eval = _partial_eval
+
+
+@checkpoint_p.def_transpose
+def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+    linear = [type(x) is UndefinedPrimal for x in args]
+    res = [x for x in args if type(x) is not UndefinedPrimal]
+    ct_nonzero = [type(c) is not Zero for c in cts]
+    nz_cts = [c for c in cts if type(c) is not Zero]
+    in_nonzero = []
+
+    def transposed(*xs):
+        it_res, it_ct = iter(xs[:len(res)]), iter(xs[len(res):])
+        full = [x if lin else next(it_res) for x, lin in zip(args, linear)]
+        full_cts = [next(it_ct) if nz else Zero(v.aval)
+                    for nz, v in zip(ct_nonzero, jaxpr.outvars)]
+        in_cts = ad.backward_pass(jaxpr, [], full, full_cts)
+        lin_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
+        in_nonzero.extend(type(ct) is not Zero for ct in lin_cts)
+        return [ct for ct in lin_cts if type(ct) is not Zero]
+
+    t_jaxpr, consts = trace_open(transposed, [get_aval(x) for x in (*res, *nz_cts)])
+    outs = iter(checkpoint_p.bind(*consts, *res, *nz_cts, jaxpr=t_jaxpr,
+                                  prevent_cse=prevent_cse, differentiated=True, policy=policy))
+    nz = iter(in_nonzero)
+    return [(next(outs) if next(nz) else None) if lin else None for lin in linear]
+
+
+@checkpoint_p.def_batching
+def _checkpoint_batching(args, dims, *, jaxpr, prevent_cse, differentiated, policy):
+    new_jaxpr, consts, args, _ = batch_open(jaxpr, args, dims)
+    outs = checkpoint_p.bind(*consts, *args, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
+                             differentiated=differentiated, policy=policy)
+    return outs, [0] * len(outs)
