@@ -40,7 +40,8 @@ __all__ = [
 
 
 class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (for ``eval_shape`` / ``make_jaxpr`` / ``lower``)."""
+    """A shape and dtype standing in for an array (for ``eval_shape``, ``make_jaxpr``,
+    ``lower``)."""
 
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 

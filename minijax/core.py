@@ -441,7 +441,8 @@ def set_current_trace(trace):
 
 
 def escaped_tracer_error(tracer):
-    made = f" It was created at {tracer._trace.source}." if getattr(tracer._trace, "source", None) else ""
+    source = getattr(tracer._trace, "source", None)
+    made = f" It was created at {source}." if source else ""
     return UnexpectedTracerError(
         with_user_line(
             f"Encountered an unexpected tracer: {tracer.aval.str_short()} from a transformation "

@@ -153,9 +153,13 @@ def test_grad_under_jit_equals_eager():
     x = rng.normal(size=(8, 4)).astype(np.float32)
     eager = minijax.grad(mlp)(params, x)
     jitted = minijax.jit(minijax.grad(mlp))(params, x)
+    # Eager runs op by op, jit fuses: float32 sums reassociate. On a GPU, float32 matmuls run
+    # in TF32 (as in JAX), so there the gap is ~1e-3 of the gradient's scale.
+    tol = 1e-5 if minijax.default_backend() == "cpu" else 2e-3
     for (ge_w, ge_b), (gj_w, gj_b) in zip(eager, jitted):
-        np.testing.assert_allclose(gj_w, ge_w, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(gj_b, ge_b, rtol=1e-5, atol=1e-6)
+        for got, want in ((gj_w, ge_w), (gj_b, ge_b)):
+            scale = float(np.max(np.abs(want)))
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ def test_trace_writes_an_xplane_with_annotations_and_xla_ops(tmp_path, program):
     assert any("train_step" in n for n in names)
     # XLA's side: the executable running (PjRt spans) and the CPU kernels it launched.
     assert any("Execute" in n for n in names), sorted(names)[:50]
-    assert any("fusion" in n or "tanh" in n for n in names), sorted(names)[:50]
+    if minijax.default_backend() == "cpu":  # GPU kernels are traced only where CUPTI is
+        assert any("fusion" in n or "tanh" in n for n in names), sorted(names)[:50]
 
 
 def test_start_stop_and_one_trace_at_a_time(tmp_path, program):

@@ -65,7 +65,8 @@ def check_same_dtypes(name, avals):
 def check_dtype_allowed(name, dtype, allowed):
     if dtype not in allowed:
         raise TypeError(
-            f"{name} does not accept dtype {dtype.name}. Accepted dtypes are {_category_name(allowed)}."
+            f"{name} does not accept dtype {dtype.name}. "
+            f"Accepted dtypes are {_category_name(allowed)}."
         )
 
 
@@ -97,7 +98,8 @@ def broadcast_to_aval(ctx_aval_out, value, aval_in):
     """Broadcasts a rank-0 operand to the output shape (no-op when shapes match)."""
     if aval_in.shape == ctx_aval_out.shape:
         return value
-    out_t = ir.RankedTensorType.get(ctx_aval_out.shape, ir.RankedTensorType(value.type).element_type)
+    element_type = ir.RankedTensorType(value.type).element_type
+    out_t = ir.RankedTensorType.get(ctx_aval_out.shape, element_type)
     return hlo.broadcast_in_dim(out_t, value, dense_i64([]))
 
 

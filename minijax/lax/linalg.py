@@ -167,9 +167,9 @@ def _cholesky_lowering(ctx, x):
         target, attrs = "cusolver_potrf_ffi", {"lower": True}
     else:
         target, attrs = ffi.lapack_target("potrf", aval.dtype), {"uplo": ffi.char("L")}
-    l, info = ffi.ffi_call(target, [x], [aval], [aval, info_aval], attrs, aliases={0: 0})
-    l = ffi.keep_triangle(l, aval, lower=True)  # the upper triangle still holds the input
-    return ffi.nan_where_not_ok(ffi.info_ok(info, batch), l, aval)
+    factor, info = ffi.ffi_call(target, [x], [aval], [aval, info_aval], attrs, aliases={0: 0})
+    factor = ffi.keep_triangle(factor, aval, lower=True)  # the upper triangle holds the input
+    return ffi.nan_where_not_ok(ffi.info_ok(info, batch), factor, aval)
 
 
 def _cholesky_jvp(primals, tangents):
@@ -358,18 +358,18 @@ def _lu_jvp(primals, tangents):
     k = min(m, n)
     nb, dtype = len(batch), a.dtype
     zero = np.zeros((), dtype)
-    l = _tril(slice(lu, (0,) * (nb + 2), (*batch, m, k)), -1)
-    l = pad(l, zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
-    l = add(l, _eye((*batch, m, m), dtype))
+    lower = _tril(slice(lu, (0,) * (nb + 2), (*batch, m, k)), -1)
+    lower = pad(lower, zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
+    lower = add(lower, _eye((*batch, m, m), dtype))
     u = _triu(slice(lu, (0,) * (nb + 2), (*batch, k, n)))
     u = pad(u, zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
     if n > k:  # ones on the padded diagonal keep u invertible; they do not touch the result
         corner = mul(_eye((*batch, n, n), dtype), _to(_ge_rows((*batch, n, n), k), dtype))
         u = add(u, corner)
-    la = triangular_solve(l, _matmul(_permutation_matrix(perm, dtype), a_dot), left_side=True,
+    la = triangular_solve(lower, _matmul(_permutation_matrix(perm, dtype), a_dot), left_side=True,
                           lower=True, unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
-    lu_dot = add(_matmul(l, _tril(lau, -1)), _matmul(_triu(lau), u))
+    lu_dot = add(_matmul(lower, _tril(lau, -1)), _matmul(_triu(lau), u))
     return [lu, piv, perm], [lu_dot, *zeros]
 
 

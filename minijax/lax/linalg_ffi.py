@@ -135,7 +135,8 @@ def slice_last2(x, aval, rows, cols):
     """``x[..., :rows, :cols]``."""
     limit = (*aval.shape[:-2], rows, cols)
     out = aval.update(shape=limit)
-    return hlo.slice(x, dense_i64([0] * aval.ndim), dense_i64(limit), dense_i64([1] * aval.ndim)), out
+    starts, strides = dense_i64([0] * aval.ndim), dense_i64([1] * aval.ndim)
+    return hlo.slice(x, starts, dense_i64(limit), strides), out
 
 
 def pad_cols(x, aval, cols):

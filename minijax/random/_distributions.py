@@ -214,7 +214,10 @@ def randint(key, shape, minval, maxval, dtype=None):
     return _randint(data, minval, maxval, shape, dtype)
 
 
-def bernoulli(key, p=np.float32(0.5), shape=None, mode="low"):
+_HALF = np.float32(0.5)  # JAX's default p: a float32, so x64 mode keeps float32
+
+
+def bernoulli(key, p=_HALF, shape=None, mode="low"):
     """Booleans that are True with probability ``p``."""
     data, _ = _single("bernoulli", key)
     dtype = dtypes.canonicalize_dtype(get_aval(p).dtype)

@@ -4,7 +4,8 @@ Decompositions are only unique up to signs, and their derivatives only exist awa
 singular (or, for eigh/svd, degenerate) inputs, so each entry builds a well-posed matrix from
 the drawn operand (entries in [-10, 10]) and returns sign-free quantities:
 
-- a strictly diagonally dominant matrix ``x + 20 n I`` for triangular_solve, lu and qr;
+- a strictly diagonally dominant matrix ``x + 20 n I`` for triangular_solve, lu and qr (the
+  unit-diagonal solve uses ``x / 20n``: its diagonal is ignored);
 - ``x x^T + n I`` (symmetric positive definite) for cholesky;
 - ``sym(x) + diag(50n, 100n, ...)`` for eigh and svd: ``|sym(x)| <= 20n``, so by Weyl's
   inequality the eigen/singular values are >= 10n apart and >= 30n, distinct and nonzero;
@@ -95,15 +96,18 @@ register("linalg_triangular_solve", _tri_fn, _np(_tri_ref), _square(2), tol=TOL,
          exact_jit=False)
 
 
+# unit_diagonal ignores the diagonal, so dominance must come from small off-diagonal entries:
+# scaled by 1/(20n) they sum to < 1/2 per row and the unit triangle is well conditioned.
 def _tri_right_fn(a, b):
     bt = jnp.swapaxes(b, -1, -2)
-    return lax.triangular_solve(_dominant(a), bt, left_side=False, lower=False, transpose_a=True,
+    small = a / (20.0 * a.shape[-1])
+    return lax.triangular_solve(small, bt, left_side=False, lower=False, transpose_a=True,
                                 unit_diagonal=True)
 
 
 def _tri_right_ref(a, b):
     n = a.shape[-1]
-    t = np.triu(a, 1) + np.eye(n)
+    t = np.triu(a / (20.0 * n), 1) + np.eye(n)
     # X t^T = B^T  <=>  t X^T = B
     return np.swapaxes(np.linalg.solve(t, b), -1, -2)
 

@@ -166,7 +166,8 @@ def test_mixed_operand_dtypes_follow_xla_precision_order():
     a32, b16 = rand(3, 4), rand(4, 5, dtype=BF16)
     out = lax.dot(a32, b16)
     assert out.dtype == np.float32
-    np.testing.assert_allclose(np.asarray(out), a32 @ b16.astype(np.float32), rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
+    np.testing.assert_allclose(np.asarray(out), a32 @ b16.astype(np.float32),
+                               rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
     out = lax.dot(np.arange(4, dtype=np.int32), np.ones(4, np.float32))
     assert out.dtype == np.float32 and float(out) == 6.0
     jaxpr = minijax.make_jaxpr(lax.dot)(a32, b16)
@@ -187,12 +188,14 @@ def test_bool_and_unsigned_dot():
                                       ((4,), (4, 2))])
 def test_dot_shapes_match_numpy(lhs, rhs):
     a, b = rand(*lhs), rand(*rhs, seed=1)
-    np.testing.assert_allclose(np.asarray(lax.dot(a, b)), np.dot(a, b), rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
+    np.testing.assert_allclose(np.asarray(lax.dot(a, b)), np.dot(a, b),
+                               rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
 
 
 def test_batch_matmul_matches_numpy():
     a, b = rand(2, 3, 4, 5), rand(2, 3, 5, 6, seed=1)
-    np.testing.assert_allclose(np.asarray(lax.batch_matmul(a, b)), a @ b, rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
+    np.testing.assert_allclose(np.asarray(lax.batch_matmul(a, b)), a @ b,
+                               rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
     with pytest.raises(ValueError, match="batch_matmul requires arrays of equal rank"):
         lax.batch_matmul(rand(3, 4), rand(2, 4, 5))
 
