@@ -10,12 +10,19 @@ import numpy as _np
 from minijax.lowering.array import Array as ndarray
 from minijax.numpy import array_methods as _array_methods
 from minijax.numpy import linalg  # jnp.linalg, on minijax.lax.linalg
+from minijax.numpy.arrayops import *
 from minijax.numpy.creation import *
+from minijax.numpy.einsum import *
+from minijax.numpy.functions import *
 from minijax.numpy.linalg_basic import *
 from minijax.numpy.manipulation import *
 from minijax.numpy.math import *
+from minijax.numpy.polynomial import *
 from minijax.numpy.reductions import *
 from minijax.numpy.scalar_types import *
+from minijax.numpy.setops import *
+from minijax.numpy.sorting import *
+from minijax.numpy.statistics import *
 
 pi = _np.pi
 e = _np.e
@@ -23,5 +30,8 @@ inf = _np.inf
 nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
+
+# the traceable (size=) forms of nonzero/flatnonzero/argwhere replace manipulation's
+from minijax.numpy.arrayops import argwhere, flatnonzero, nonzero  # noqa: E402,F811
 
 del _np

@@ -1,0 +1,312 @@
+"""``einsum`` and ``einsum_path``: Einstein summation as a sequence of pairwise contractions.
+
+1. Parse (``'ij,jk->ik'``, ``'...'`` ellipses, implicit output, or NumPy's interleaved
+   ``einsum(a, [0, 1], b, [1, 2])`` form) into one label list per operand. Ellipsis axes become
+   labels of their own, aligned from the right; a size-1 ellipsis axis facing a larger one is
+   squeezed away, which is how broadcasting happens.
+2. Per operand: a repeated label (``'ii->i'``) becomes a diagonal, and a label no other operand
+   and not the output uses is summed away right there (``lax.reduce_sum``).
+3. A greedy order (as opt_einsum's ``greedy``): repeatedly contract the pair whose result is
+   smallest (ties: the one that removes the most elements), preferring pairs that share a label
+   over outer products. Each pairwise contraction is ONE ``lax.dot_general``: labels in both
+   operands and still needed later are batch dimensions, labels in both and needed nowhere else
+   are contracting dimensions.
+4. A final ``lax.transpose`` into the output order.
+
+The path has NumPy's format (``['einsum_path', (0, 1), (0, 1)]``: positions in the current
+operand list, the contracted result appended at the end), so a path from ``einsum_path`` (or
+NumPy's) can be passed back as ``optimize=``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax.numpy._util import check_arraylike, convert, to_array
+
+__all__ = ["einsum", "einsum_path"]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+# ------------------------------------------------------------------------------------------------
+# Parsing
+
+
+def _interleaved_to_string(args):
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` → (``'ab,bc->ac'``, [a, b])."""
+    args = list(args)
+    operands, subs = args[0::2], args[1::2]
+    out = None
+    if len(operands) > len(subs):
+        out = operands.pop()  # an odd count: the last item is the output sublist
+
+    def letters(sub):
+        return "".join("..." if s is Ellipsis else _LETTERS[operator.index(s)] for s in sub)
+
+    spec = ",".join(letters(s) for s in subs)
+    if out is not None:
+        spec += "->" + letters(out)
+    return spec, operands
+
+
+def _split_labels(term):
+    """``'a...b'`` → ['a', '...', 'b']."""
+    labels, i = [], 0
+    while i < len(term):
+        if term.startswith("...", i):
+            labels.append("...")
+            i += 3
+        elif term[i].isalpha():
+            labels.append(term[i])
+            i += 1
+        else:
+            raise ValueError(f"einsum: invalid subscript {term[i]!r} in {term!r}")
+    if labels.count("...") > 1:
+        raise ValueError(f"einsum: more than one ellipsis in {term!r}")
+    return labels
+
+
+def _parse(subscripts, shapes):
+    """One label list per operand and for the output; ellipsis axes named '.0', '.1', ..."""
+    spec = subscripts.replace(" ", "")
+    if "->" in spec:
+        ins, out = spec.split("->")
+        explicit = True
+    else:
+        ins, out, explicit = spec, "", False
+    terms = ins.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(f"einsum: {len(terms)} operand subscripts in {subscripts!r} but "
+                         f"{len(shapes)} operands")
+    n_ell = 0
+    parsed = []
+    for term, shape in zip(terms, shapes):
+        labels = _split_labels(term)
+        named = len(labels) - ("..." in labels)
+        if "..." in labels:
+            k = len(shape) - named
+            if k < 0:
+                raise ValueError(f"einsum: operand of shape {shape} has fewer axes than {term!r}")
+            n_ell = max(n_ell, k)
+        elif named != len(shape):
+            raise ValueError(f"einsum: subscripts {term!r} name {named} axes but the operand "
+                             f"has shape {shape}")
+        parsed.append(labels)
+    ell = [f".{i}" for i in range(n_ell)]
+
+    def expand(labels, ndim):
+        if "..." not in labels:
+            return labels
+        k = ndim - (len(labels) - 1)
+        at = labels.index("...")
+        return labels[:at] + ell[n_ell - k:] + labels[at + 1:]
+
+    inputs = [expand(lab, len(s)) for lab, s in zip(parsed, shapes)]
+    if explicit:
+        out_labels = _split_labels(out)
+        if "..." in out_labels:
+            at = out_labels.index("...")
+            out_labels = out_labels[:at] + ell + out_labels[at + 1:]
+        elif n_ell and any(any(lab.startswith(".") for lab in inp) for inp in inputs):
+            pass  # ellipsis axes not in the output are summed, as NumPy
+    else:
+        counts = {}
+        for inp in inputs:
+            for lab in inp:
+                counts[lab] = counts.get(lab, 0) + 1
+        out_labels = ell + sorted(lab for lab, c in counts.items()
+                                  if c == 1 and not lab.startswith("."))
+    if len(set(out_labels)) != len(out_labels):
+        raise ValueError(f"einsum: output subscript {out!r} repeats a label")
+    used = {lab for inp in inputs for lab in inp}
+    for lab in out_labels:
+        if lab not in used:
+            raise ValueError(f"einsum: output label {lab!r} does not appear in an input")
+    return inputs, out_labels
+
+
+def _label_sizes(inputs, shapes):
+    sizes = {}
+    for labels, shape in zip(inputs, shapes):
+        for lab, d in zip(labels, shape):
+            old = sizes.get(lab)
+            if old is None or old == 1:
+                sizes[lab] = d
+            elif d != 1 and d != old:
+                raise ValueError(f"einsum: label {lab!r} has sizes {old} and {d}")
+            elif d != old and not lab.startswith("."):
+                raise ValueError(f"einsum: label {lab!r} has sizes {old} and {d}")
+    return sizes
+
+
+# ------------------------------------------------------------------------------------------------
+# Contraction order
+
+
+def _greedy_path(inputs, out_labels, sizes):
+    """Pairs (positions in the current list; the result appended at the end), NumPy's format."""
+    current = [frozenset(lab) for lab in inputs]
+    out = frozenset(out_labels)
+    path = []
+
+    def size(labels):
+        return math.prod(sizes[lab] for lab in labels)
+
+    while len(current) > 1:
+        best = None
+        for i in range(len(current)):
+            for j in range(i + 1, len(current)):
+                others = out.union(*(c for k, c in enumerate(current) if k not in (i, j)))
+                kept = (current[i] | current[j]) & others
+                shares = bool(current[i] & current[j])
+                result = size(kept)
+                removed = result - size(current[i]) - size(current[j])
+                key = (not shares, result, removed, i, j)
+                if best is None or key < best[0]:
+                    best = (key, i, j, kept)
+        _, i, j, kept = best
+        path.append((i, j))
+        current = [c for k, c in enumerate(current) if k not in (i, j)] + [kept]
+    return path
+
+
+def _left_to_right_path(n):
+    return [(0, 1)] * (n - 1) if n > 1 else []
+
+
+def _resolve_path(optimize, inputs, out_labels, sizes):
+    n = len(inputs)
+    if isinstance(optimize, (list, tuple)) and optimize and not isinstance(optimize, str):
+        path = list(optimize)
+        if path and path[0] == "einsum_path":
+            path = path[1:]
+        return [tuple(p) for p in path]
+    if optimize is False or optimize is None or optimize == "none":
+        return _left_to_right_path(n)
+    if optimize in (True, "auto", "greedy", "optimal", "dp", "branch-2", "branch-all"):
+        return _greedy_path(inputs, out_labels, sizes)
+    raise ValueError(f"einsum: unknown optimize={optimize!r}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Execution
+
+
+def _diagonal(x, labels):
+    """Repeated labels in one operand (``'ii'``): keep the diagonal, one axis per label."""
+    while len(set(labels)) != len(labels):
+        lab = next(lab for lab in labels if labels.count(lab) > 1)
+        i = labels.index(lab)
+        j = labels.index(lab, i + 1)
+        n = x.shape[i]
+        eye = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+                     lax.broadcasted_iota(np.int32, (n, n), 1))
+        mask = lax.broadcast_in_dim(eye, x.shape, (i, j))
+        x = lax.select(mask, x, lax.full_like(x, 0))
+        x = lax.reduce_sum(x, (j,)) if x.dtype != np.bool_ else lax.reduce_or(x, (j,))
+        labels = labels[:j] + labels[j + 1:]
+    return x, labels
+
+
+def _sum_unused(x, labels, needed):
+    axes = tuple(i for i, lab in enumerate(labels) if lab not in needed)
+    if not axes:
+        return x, labels
+    x = lax.reduce_sum(x, axes) if x.dtype != np.bool_ else lax.reduce_or(x, axes)
+    return x, [lab for i, lab in enumerate(labels) if i not in axes]
+
+
+def _contract_pair(a, la, b, lb, needed, precision, preferred):
+    """One ``dot_general``: shared labels still needed are batch dims, the others contract."""
+    a, la = _sum_unused(a, la, needed | set(lb))
+    b, lb = _sum_unused(b, lb, needed | set(la))
+    shared = [lab for lab in la if lab in lb]
+    batch = [lab for lab in shared if lab in needed]
+    contract = [lab for lab in shared if lab not in needed]
+    dn = (([la.index(c) for c in contract], [lb.index(c) for c in contract]),
+          ([la.index(c) for c in batch], [lb.index(c) for c in batch]))
+    dn = tuple(tuple(tuple(x) for x in part) for part in dn)
+    out = lax.dot_general(a, b, dn, precision=precision, preferred_element_type=preferred)
+    labels = batch + [lab for lab in la if lab not in shared] + [lab for lab in lb
+                                                                 if lab not in shared]
+    return out, labels
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _use_xeinsum=False, _dot_general=None):
+    """Einstein summation (NumPy's API and JAX's ``precision``/``preferred_element_type``)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    if not isinstance(subscripts, str):
+        subscripts, operands = _interleaved_to_string((subscripts, *operands))
+    check_arraylike("einsum", *operands)
+    operands = [to_array(x) for x in operands]
+    shapes = [tuple(x.shape) for x in operands]
+    inputs, out_labels = _parse(subscripts, shapes)
+    sizes = _label_sizes(inputs, shapes)
+    path = _resolve_path(optimize, inputs, out_labels, sizes)
+
+    dtype = dtypes.result_type(*operands)
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    ops = []
+    for x, labels in zip(operands, inputs):
+        x = convert(x, dtype)
+        # broadcasting: a size-1 axis facing a larger one leaves the operand
+        drop = tuple(i for i, lab in enumerate(labels) if x.shape[i] == 1 and sizes[lab] != 1)
+        if drop:
+            x = lax.squeeze(x, drop)
+            labels = [lab for i, lab in enumerate(labels) if i not in drop]
+        x, labels = _diagonal(x, list(labels))
+        ops.append((x, labels))
+
+    out_set = set(out_labels)
+    # labels used by one operand only (and not the output) are summed right away
+    for k, (x, labels) in enumerate(ops):
+        others = out_set.union(*(set(lab) for m, (_, lab) in enumerate(ops) if m != k))
+        ops[k] = _sum_unused(x, labels, others)
+
+    for i, j in path:
+        if i == j or not (0 <= i < len(ops) and 0 <= j < len(ops)):
+            raise ValueError(f"einsum: invalid contraction {(i, j)} in path {path}")
+        (a, la), (b, lb) = ops[i], ops[j]
+        rest = [op for k, op in enumerate(ops) if k not in (i, j)]
+        needed = out_set.union(*(set(lab) for _, lab in rest))
+        ops = rest + [_contract_pair(a, la, b, lb, needed, precision, preferred_element_type)]
+    if len(ops) != 1:
+        raise ValueError(f"einsum: the path {path} leaves {len(ops)} operands, not one")
+    x, labels = ops[0]
+    x, labels = _sum_unused(x, labels, out_set)
+    perm = tuple(labels.index(lab) for lab in out_labels)
+    if perm != tuple(range(len(perm))):
+        x = lax.transpose(x, perm)
+    if preferred_element_type is not None and x.dtype != preferred_element_type:
+        x = convert(x, preferred_element_type)
+    return x
+
+
+def einsum_path(subscripts, /, *operands, optimize="greedy"):
+    """The contraction order ``einsum`` would use, and a NumPy-style report of it."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _interleaved_to_string((subscripts, *operands))
+    shapes = [tuple(np.shape(x)) for x in operands]
+    inputs, out_labels = _parse(subscripts, shapes)
+    sizes = _label_sizes(inputs, shapes)
+    path = _resolve_path(optimize, inputs, out_labels, sizes)
+    lines = [f"  Complete contraction:  {subscripts}",
+             f"  Optimized path:  {path}",
+             "  Intermediate sizes:"]
+    current = [list(lab) for lab in inputs]
+    out = set(out_labels)
+    for i, j in path:
+        rest = [c for k, c in enumerate(current) if k not in (i, j)]
+        needed = out.union(*(set(c) for c in rest))
+        kept = [lab for lab in dict.fromkeys(current[i] + current[j]) if lab in needed]
+        lines.append(f"    {(i, j)}: {math.prod(sizes[lab] for lab in kept)} elements")
+        current = rest + [kept]
+    return ["einsum_path", *path], "\n".join(lines)

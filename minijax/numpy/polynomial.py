@@ -1,0 +1,237 @@
+"""Polynomials (coefficients highest power first, as NumPy) and 1-D convolution: polyval,
+polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit, poly, convolve, correlate.
+
+``convolve``/``correlate`` use ``lax.conv_general_dilated`` when minijax.lax has it (one XLA
+convolution); otherwise one sliding-window ``gather`` (a ``(len(out), len(v))`` matrix of
+windows of the zero-padded ``a``) and one ``dot_general`` with the reversed kernel. Both are
+differentiable and batch under vmap.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+import minijax.numpy as jnp
+from minijax import dtypes, lax
+from minijax.numpy._util import check_arraylike, convert, promote_dtypes, to_array
+
+__all__ = [
+    "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit",
+    "poly", "convolve", "correlate",
+]
+
+
+def _1d(name, *xs):
+    check_arraylike(name, *xs)
+    xs = [to_array(x) for x in promote_dtypes(*xs)]
+    for x in xs:
+        if x.ndim != 1:
+            raise ValueError(f"{name}: arguments must be one-dimensional, got shape {x.shape}")
+    return xs
+
+
+# ------------------------------------------------------------------------------------------------
+# Convolution
+
+
+def _conv_full(a, v, precision, preferred_element_type):
+    """Full discrete convolution of 1-D ``a`` (length n) and ``v`` (length m)."""
+    n, m = a.shape[0], v.shape[0]
+    out_len = n + m - 1
+    conv = getattr(lax, "conv_general_dilated", None)
+    if conv is not None and not dtypes.is_complex(np.dtype(a.dtype)) and a.dtype != np.bool_:
+        # XLA's convolution is a cross-correlation: flip the kernel.
+        lhs = lax.reshape(a, (1, 1, n))
+        rhs = lax.reshape(lax.rev(v, (0,)), (1, 1, m))
+        out = conv(lhs, rhs, window_strides=(1,), padding=[(m - 1, m - 1)],
+                   precision=precision, preferred_element_type=preferred_element_type)
+        return lax.reshape(out, (out_len,))
+    padded = lax.pad(a, convert(0, a.dtype), [(m - 1, m - 1, 0)])
+    starts = lax.expand_dims(lax.iota(np.int32, out_len), (1,))
+    dnums = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
+                                       start_index_map=(0,))
+    windows = lax.gather(padded, starts, dnums, (m,), mode="clip",
+                         indices_are_sorted=True)  # (out_len, m): windows[k, j] = padded[k + j]
+    return lax.dot_general(windows, lax.rev(v, (0,)), (((1,), (0,)), ((), ())),
+                           precision=precision, preferred_element_type=preferred_element_type)
+
+
+def _mode_slice(full, n, m, mode):
+    """The ``mode`` part of the full result of operands of lengths ``n`` and ``m``."""
+    if mode == "full":
+        return full
+    if mode == "same":  # NumPy centres the longer operand's length, rounding as below
+        start = (m - 1) // 2 if n >= m else n // 2
+        return lax.slice(full, (start,), (start + max(n, m),))
+    if mode == "valid":
+        length = max(n, m) - min(n, m) + 1
+        start = min(n, m) - 1
+        return lax.slice(full, (start,), (start + length,))
+    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    a, v = _1d("convolve", a, v)
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError("convolve: inputs cannot be empty")
+    if a.dtype == np.bool_:
+        a, v = convert(a, dtypes.default_int_dtype()), convert(v, dtypes.default_int_dtype())
+    n, m = a.shape[0], v.shape[0]
+    if m > n:  # NumPy swaps so the longer one slides
+        a, v, n, m = v, a, m, n
+    full = _conv_full(a, v, precision, preferred_element_type)
+    return _mode_slice(full, n, m, mode)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """``c[k] = sum_n a[n + k] * conj(v[n])``: a convolution with the reversed, conjugated
+    ``v``."""
+    a, v = _1d("correlate", a, v)
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError("correlate: inputs cannot be empty")
+    if a.dtype == np.bool_:
+        a, v = convert(a, dtypes.default_int_dtype()), convert(v, dtypes.default_int_dtype())
+    n, m = a.shape[0], v.shape[0]
+    vr = lax.rev(jnp.conj(v) if dtypes.is_complex(np.dtype(v.dtype)) else v, (0,))
+    full = _conv_full(a, vr, precision, preferred_element_type)
+    return _mode_slice(full, n, m, mode)
+
+
+# ------------------------------------------------------------------------------------------------
+# Polynomials
+
+
+def polyval(p, x, *, unroll=16):
+    """Horner's scheme, unrolled (the degree is static)."""
+    check_arraylike("polyval", p, x)
+    p, x = (to_array(t) for t in promote_dtypes(p, x))
+    if p.ndim != 1:
+        raise ValueError("polyval: p must be one-dimensional")
+    y = jnp.zeros_like(x)
+    for i in range(p.shape[0]):
+        y = y * x + p[i]
+    return y
+
+
+def _pad_front(a, n):
+    return jnp.pad(a, (n - a.shape[0], 0)) if a.shape[0] < n else a
+
+
+def polyadd(a1, a2):
+    a1, a2 = _1d("polyadd", a1, a2)
+    n = max(a1.shape[0], a2.shape[0])
+    return _pad_front(a1, n) + _pad_front(a2, n)
+
+
+def polysub(a1, a2):
+    a1, a2 = _1d("polysub", a1, a2)
+    n = max(a1.shape[0], a2.shape[0])
+    return _pad_front(a1, n) - _pad_front(a2, n)
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    a1, a2 = (jnp.atleast_1d(x) for x in _1d_any("polymul", a1, a2))
+    if a1.shape[0] == 0:
+        a1 = jnp.zeros((1,), a1.dtype)
+    if a2.shape[0] == 0:
+        a2 = jnp.zeros((1,), a2.dtype)
+    return convolve(a1, a2, mode="full")
+
+
+def _1d_any(name, *xs):
+    check_arraylike(name, *xs)
+    return [to_array(x) for x in promote_dtypes(*xs)]
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """Quotient and remainder of polynomial long division (static degrees)."""
+    u, v = _1d("polydiv", u, v)
+    dt = np.dtype(u.dtype)
+    if not dtypes.is_inexact(dt):
+        u, v = convert(u, dtypes.default_float_dtype()), convert(v, dtypes.default_float_dtype())
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1.0 / v[0]
+    q = jnp.zeros((max(m - n + 1, 1),), u.dtype)
+    r = u
+    for k in range(0, m - n + 1):
+        d = scale * r[k]
+        q = jnp.concatenate([q[:k], d[None], q[k + 1:]])
+        r = jnp.concatenate([r[:k], r[k:k + n + 1] - d * v, r[k + n + 1:]])
+    return q, r
+
+
+def polyder(p, m=1):
+    check_arraylike("polyder", p)
+    p = to_array(p)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive")
+    if not dtypes.is_inexact(np.dtype(p.dtype)):
+        p = convert(p, dtypes.default_float_dtype()) if m else p
+    for _ in range(m):
+        n = p.shape[0]
+        if n <= 1:
+            return jnp.zeros((0,), p.dtype)
+        p = p[:-1] * jnp.arange(n - 1, 0, -1, dtype=p.dtype)
+    return p
+
+
+def polyint(p, m=1, k=None):
+    check_arraylike("polyint", p)
+    p = to_array(p)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    if not dtypes.is_inexact(np.dtype(p.dtype)):
+        p = convert(p, dtypes.default_float_dtype())
+    ks = jnp.zeros((m,), p.dtype) if k is None else jnp.ravel(convert(to_array(k), p.dtype))
+    if ks.shape[0] == 1 and m > 1:
+        ks = jnp.broadcast_to(ks, (m,))
+    for i in range(m):
+        n = p.shape[0]
+        p = jnp.concatenate([p / jnp.arange(n, 0, -1, dtype=p.dtype), ks[i:i + 1]])
+    return p
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least-squares fit of a degree-``deg`` polynomial (columns scaled, as NumPy)."""
+    check_arraylike("polyfit", x, y)
+    x, y = to_array(x), to_array(y)
+    dt = np.result_type(dtypes.canonicalize_dtype(x.dtype), dtypes.canonicalize_dtype(y.dtype),
+                        np.float32)
+    x, y = convert(x, dt), convert(y, dt)
+    deg = operator.index(deg)
+    order = deg + 1
+    if rcond is None:
+        rcond = x.shape[0] * float(np.finfo(dt).eps)
+    lhs = jnp.vander(x, order)
+    rhs = y
+    if w is not None:
+        w = convert(to_array(w), dt)
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w if rhs.ndim == 1 else w[:, None])
+    scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
+    lhs = lhs / scale
+    c, resids, rank, s = jnp.linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if full:
+        return c, resids, rank, s, rcond
+    if cov:
+        raise NotImplementedError("polyfit(cov=True) is not implemented")
+    return c
+
+
+def poly(seq_of_zeros):
+    """Coefficients of the monic polynomial with the given roots (1-D input)."""
+    check_arraylike("poly", seq_of_zeros)
+    z = to_array(seq_of_zeros)
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] > 0:
+        raise NotImplementedError("poly of a matrix needs eigvals, which minijax lacks")
+    z = jnp.ravel(z)
+    dt = dtypes.default_float_dtype() if not dtypes.is_inexact(np.dtype(z.dtype)) else z.dtype
+    a = jnp.ones((1,), dt)
+    for i in range(z.shape[0]):
+        a = convolve(a, jnp.stack([jnp.ones((), dt), -convert(z[i], dt)]), mode="full")
+    return a

@@ -1,0 +1,235 @@
+"""Set routines: unique (and the array-API unique_*), isin, in1d, intersect1d, union1d,
+setdiff1d, setxor1d.
+
+The result's length depends on the values, so each takes ``size=`` (a static length: the result
+is padded with ``fill_value`` or truncated) to work under ``jit``; without it the input must be
+concrete (eager) and the size is read from the data. Every one is a sort, an "is this the first
+of its run" mask, and a scatter of the kept elements to their ``cumsum`` positions, so the same
+code runs eagerly and traced.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+import minijax.numpy as jnp
+from minijax import dtypes, lax
+from minijax.core import Tracer
+from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, to_array
+
+__all__ = [
+    "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin", "in1d",
+    "intersect1d", "union1d", "setdiff1d", "setxor1d",
+]
+
+
+def _int():
+    return dtypes.default_int_dtype()
+
+
+def _static_size(name, mask, size):
+    """``size`` if given; else the mask's count, which needs concrete values."""
+    if size is not None:
+        return operator.index(size)
+    if isinstance(mask, Tracer):
+        raise mask._concretization_error(
+            f"jnp.{name} (its output length depends on the values). Pass a static size= "
+            f"argument, e.g. jnp.{name}(x, size=n, fill_value=...), to use it under jit, vmap "
+            "or grad")
+    return int(np.asarray(mask).sum())
+
+
+def _compact(values, mask, size, fill_value):
+    """The ``values`` where ``mask`` (in order) packed into the first slots of a length-``size``
+    array; the rest ``fill_value`` (default: the first kept value, i.e. the minimum when
+    ``values`` is sorted). One scatter."""
+    pos = lax.sub(lax.cumsum(convert(mask, _int()), 0), convert(1, _int()))
+    pos = lax.select(mask, pos, lax.full_like(pos, size))  # dropped: out of bounds
+    if fill_value is None:
+        fill = values[0] if values.shape[0] else lax.full((), 0, values.dtype)
+    else:
+        fill = convert(fill_value, values.dtype)
+    out = jnp.broadcast_to(convert(fill, values.dtype), (size,) + values.shape[1:])
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=tuple(range(1, values.ndim)),
+                                        inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    return lax.scatter(out, lax.expand_dims(pos, (1,)), values, dnums, mode="drop",
+                       unique_indices=True, indices_are_sorted=False)
+
+
+def _neq(a, b, equal_nan=True):
+    """Elementwise "not the same value" (NaNs equal when ``equal_nan``), any rank: rows."""
+    ne = jnp.not_equal(a, b)
+    if equal_nan and dtypes.is_inexact(np.dtype(a.dtype)):
+        ne = ne & ~(jnp.isnan(a) & jnp.isnan(b))
+    if a.ndim > 1:
+        ne = jnp.any(ne, axis=tuple(range(1, a.ndim)))
+    return ne
+
+
+def _sorted_with_perm(x):
+    """``x`` (n, ...) sorted along axis 0 (rows lexicographically) and the permutation."""
+    iota = lax.iota(_int(), x.shape[0])
+    if x.ndim == 1:
+        s, perm = lax.sort((x, iota), dimension=0, is_stable=True, num_keys=1)
+        return s, perm
+    flat = jnp.reshape(x, (x.shape[0], -1))
+    keys = [flat[:, i] for i in range(flat.shape[1])]
+    *_, perm = lax.sort((*keys, iota), dimension=0, is_stable=True, num_keys=len(keys))
+    return jnp.take(x, perm, axis=0), perm
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+    """The sorted distinct values of ``ar`` (and optionally first indices, inverse, counts).
+
+    Under jit pass ``size=``: the result then has exactly ``size`` entries, padded with
+    ``fill_value`` (default: the smallest unique value); padded counts are 0 and padded indices
+    0.
+    """
+    check_arraylike("unique", ar)
+    ar = to_array(ar)
+    orig_shape = ar.shape
+    if axis is None:
+        x = jnp.ravel(ar)
+        axis_ = 0
+    else:
+        axis_ = canonicalize_axis(axis, ar.ndim)
+        x = jnp.moveaxis(ar, axis_, 0)
+    n = x.shape[0]
+    if n == 0:
+        s, perm = x, lax.iota(_int(), 0)
+        mask = lax.full((0,), True, np.bool_)
+    else:
+        s, perm = _sorted_with_perm(x)
+        first = lax.full((1,), True, np.bool_)
+        mask = lax.concatenate([first, _neq(s[1:], s[:-1], equal_nan)], 0)
+    k = _static_size("unique", mask, size)
+    values = _compact(s, mask, k, fill_value)
+    if axis is not None:
+        values = jnp.moveaxis(values, 0, axis_)
+    if not (return_index or return_inverse or return_counts):
+        return values
+    out = [values]
+    if return_index:
+        out.append(_compact(perm, mask, k, 0))
+    if return_inverse or return_counts:
+        group = lax.sub(lax.cumsum(convert(mask, _int()), 0), convert(1, _int()))
+    if return_inverse:
+        inv = _scatter_to(perm, group, n)
+        if axis is None:
+            inv = jnp.reshape(inv, orig_shape)
+        out.append(inv)
+    if return_counts:
+        ones = lax.full((n,), 1, _int())
+        counts = jnp.zeros((k,), _int())
+        dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                            scatter_dims_to_operand_dims=(0,))
+        counts = lax.scatter_add(counts, lax.expand_dims(group, (1,)), ones, dnums, mode="drop")
+        out.append(counts)
+    return tuple(out)
+
+
+def _scatter_to(idx, values, n):
+    """``out[idx[i]] = values[i]`` for a permutation ``idx`` of range(n)."""
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    return lax.scatter(jnp.zeros((n,), values.dtype), lax.expand_dims(idx, (1,)), values, dnums,
+                       unique_indices=True, mode="drop")
+
+
+def unique_values(x, *, size=None, fill_value=None):
+    return unique(x, size=size, fill_value=fill_value)
+
+
+def unique_counts(x, *, size=None, fill_value=None):
+    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+
+
+def unique_inverse(x, *, size=None, fill_value=None):
+    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+
+
+def unique_all(x, *, size=None, fill_value=None):
+    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
+                  fill_value=fill_value)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Whether each element is in ``test_elements``: one (n × m) comparison for small inputs,
+    a sort + searchsorted otherwise."""
+    check_arraylike("isin", element, test_elements)
+    element, test = to_array(element), jnp.ravel(to_array(test_elements))
+    if method == "auto":
+        method = "compare_all" if element.size * test.size <= 1 << 16 else "sort"
+    if method == "compare_all" or test.shape[0] == 0:
+        hit = jnp.any(jnp.equal(element[..., None], test), axis=-1)
+    elif method in ("sort", "binary_search"):
+        st = jnp.sort(test)
+        i = jnp.searchsorted(st, element)
+        hit = jnp.take(st, i, mode="clip") == element
+    else:
+        raise ValueError(f"isin: unknown method {method!r}")
+    return ~hit if invert else hit
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, method="auto"):
+    return isin(jnp.ravel(to_array(ar1)), ar2, invert=invert, method=method)
+
+
+def _sorted_unique_mask(x):
+    """``x`` flattened and sorted, with a first-of-run mask."""
+    s = jnp.sort(jnp.ravel(to_array(x)))
+    if s.shape[0] == 0:
+        return s, lax.full((0,), True, np.bool_)
+    return s, lax.concatenate([lax.full((1,), True, np.bool_), _neq(s[1:], s[:-1])], 0)
+
+
+def _promote(a, b):
+    a, b = to_array(a), to_array(b)
+    dt = dtypes.result_type(a, b)
+    return convert(a, dt), convert(b, dt)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    check_arraylike("union1d", ar1, ar2)
+    a, b = _promote(ar1, ar2)
+    return unique(jnp.concatenate([jnp.ravel(a), jnp.ravel(b)]), size=size,
+                  fill_value=fill_value)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    check_arraylike("intersect1d", ar1, ar2)
+    a, b = _promote(ar1, ar2)
+    s, mask = _sorted_unique_mask(a)
+    keep = mask & isin(s, b)
+    k = _static_size("intersect1d", keep, size)
+    out = _compact(s, keep, k, fill_value)
+    if not return_indices:
+        return out
+    i1 = jnp.argmax(jnp.equal(out[:, None], jnp.ravel(a)), axis=1)
+    i2 = jnp.argmax(jnp.equal(out[:, None], jnp.ravel(b)), axis=1)
+    return out, i1, i2
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    check_arraylike("setdiff1d", ar1, ar2)
+    a, b = _promote(ar1, ar2)
+    s, mask = _sorted_unique_mask(a)
+    keep = mask & ~isin(s, b)
+    return _compact(s, keep, _static_size("setdiff1d", keep, size), fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    check_arraylike("setxor1d", ar1, ar2)
+    a, b = _promote(ar1, ar2)
+    sa, ma = _sorted_unique_mask(a)
+    sb, mb = _sorted_unique_mask(b)
+    both = jnp.concatenate([sa, sb])
+    keep = jnp.concatenate([ma & ~isin(sa, b), mb & ~isin(sb, a)])
+    s, order = lax.sort((both, lax.iota(_int(), both.shape[0])), dimension=0, num_keys=1)
+    keep = jnp.take(keep, order)
+    return _compact(s, keep, _static_size("setxor1d", keep, size), fill_value)

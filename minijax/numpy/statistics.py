@@ -1,0 +1,401 @@
+"""Statistics: quantile, percentile, median and their nan-versions; the NaN-skipping reductions
+(nanprod, nanmin, nanmax, nanargmin, nanargmax, nanmean, nanvar, nanstd, nancumsum,
+nancumprod); histogram, histogram_bin_edges, histogram2d, bincount; cov, corrcoef.
+
+Quantiles sort the reduced axes (moved last and merged into one) and pick the two neighbouring
+order statistics with one ``take_along_axis`` each, so they differentiate (through sort and
+gather) and vectorize like everything else. The nan-versions count the non-NaN entries per
+slice: sorting puts NaNs last, so the first ``count`` entries are the valid ones.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+import minijax.numpy as jnp
+from minijax import dtypes, lax
+from minijax.core import Tracer
+from minijax.numpy._util import (
+    canonicalize_axes,
+    check_arraylike,
+    convert,
+    to_array,
+    to_inexact_dtype,
+)
+
+__all__ = [
+    "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
+    "nanprod", "nanmin", "nanmax", "nanargmin", "nanargmax", "nanmean", "nanvar", "nanstd",
+    "nancumsum", "nancumprod", "histogram", "histogram_bin_edges", "histogram2d", "bincount",
+    "cov", "corrcoef",
+]
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+# ------------------------------------------------------------------------------------------------
+# Quantiles
+
+
+def _quantile(name, a, q, axis, method, keepdims, skip_nan):
+    check_arraylike(name, a, q)
+    if method not in _METHODS:
+        raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
+    a = to_array(a)
+    dtype = to_inexact_dtype(a.dtype)
+    a = convert(a, dtype)
+    q = convert(to_array(q), dtype)
+    axes = canonicalize_axes(axis, a.ndim)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    # move the reduced axes last and merge them
+    x = lax.transpose(a, kept + axes) if kept + axes != tuple(range(a.ndim)) else a
+    batch_shape = tuple(a.shape[i] for i in kept)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    x = lax.reshape(x, batch_shape + (n,))
+    x = jnp.sort(x, axis=-1)
+    if skip_nan:
+        count = jnp.sum(~jnp.isnan(x), axis=-1, keepdims=True)  # batch + (1,)
+    else:
+        count = lax.full(batch_shape + (1,), n, dtypes.default_int_dtype())
+    # q's dims go first (NumPy); broadcast everything to q.shape + batch + (1,)
+    qs = q.shape
+    count = convert(jnp.broadcast_to(count, qs + batch_shape + (1,)), dtype)
+    qb = lax.broadcast_in_dim(q, qs + batch_shape + (1,), tuple(range(len(qs))))
+    pos = qb * (count - 1)
+    xb = jnp.broadcast_to(x, qs + batch_shape + (n,)) if qs else x
+    hi_limit = count - 1
+
+    def pick(p):
+        idx = convert(jnp.clip(p, 0, jnp.maximum(hi_limit, 0)), dtypes.default_int_dtype())
+        return jnp.take_along_axis(xb, idx, axis=-1, mode="clip")
+
+    if method == "linear":
+        lo, hi = jnp.floor(pos), jnp.ceil(pos)
+        xlo, xhi = pick(lo), pick(hi)
+        frac = pos - lo
+        out = xlo + (xhi - xlo) * frac
+        out = jnp.where(hi == lo, xlo, out)  # exact order statistic (and inf - inf safe)
+    elif method == "lower":
+        out = pick(jnp.floor(pos))
+    elif method == "higher":
+        out = pick(jnp.ceil(pos))
+    elif method == "midpoint":
+        out = (pick(jnp.floor(pos)) + pick(jnp.ceil(pos))) * convert(0.5, dtype)
+    else:  # nearest: NumPy rounds half to even
+        out = pick(jnp.round(pos))
+    out = lax.squeeze(out, (out.ndim - 1,))
+    if skip_nan:
+        empty = lax.squeeze(count, (count.ndim - 1,)) == 0
+        out = jnp.where(empty, jnp.nan, out)
+    elif dtypes.is_inexact(np.dtype(dtype)) and n:
+        any_nan = jnp.any(jnp.isnan(x), axis=-1)
+        out = jnp.where(any_nan, jnp.nan, out)
+    if keepdims:
+        out = lax.expand_dims(out, tuple(len(qs) + ax for ax in axes))
+    return out
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, interpolation=None):
+    method = interpolation or method
+    return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, interpolation=None):
+    method = interpolation or method
+    return _quantile("nanquantile", a, q, axis, method, keepdims, skip_nan=True)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, interpolation=None):
+    q = jnp.true_divide(to_array(q), 100.0)
+    return quantile(a, q, axis, method=interpolation or method, keepdims=keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, interpolation=None):
+    q = jnp.true_divide(to_array(q), 100.0)
+    return nanquantile(a, q, axis, method=interpolation or method, keepdims=keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile(a, 0.5, axis=axis, keepdims=keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile(a, 0.5, axis=axis, keepdims=keepdims)
+
+
+# ------------------------------------------------------------------------------------------------
+# NaN-skipping reductions
+
+
+def _fill_nan(a, value):
+    a = to_array(a)
+    if not dtypes.is_inexact(np.dtype(a.dtype)):
+        return a
+    return jnp.where(jnp.isnan(a), convert(value, a.dtype), a)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    return jnp.prod(_fill_nan(a, 1), axis=axis, dtype=dtype, keepdims=keepdims,
+                    initial=initial, where=where)
+
+
+def _nan_extreme(fn, a, axis, keepdims, initial, where):
+    a = to_array(a)
+    if not dtypes.is_inexact(np.dtype(a.dtype)):
+        return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+    big = jnp.inf if fn is jnp.min else -jnp.inf
+    out = fn(_fill_nan(a, big), axis=axis, keepdims=keepdims, initial=initial, where=where)
+    valid = ~jnp.isnan(a) if where is None else (~jnp.isnan(a) & where)
+    all_nan = ~jnp.any(valid, axis=axis, keepdims=keepdims)
+    if initial is not None:
+        return out
+    return jnp.where(all_nan, jnp.nan, out)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _nan_extreme(jnp.min, a, axis, keepdims, initial, where)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _nan_extreme(jnp.max, a, axis, keepdims, initial, where)
+
+
+def _nan_arg(fn, fill, a, axis, keepdims):
+    a = to_array(a)
+    if not dtypes.is_inexact(np.dtype(a.dtype)):
+        return fn(a, axis=axis, keepdims=keepdims)
+    nans = jnp.isnan(a)
+    out = fn(jnp.where(nans, fill, a), axis=axis, keepdims=keepdims)
+    return jnp.where(jnp.all(nans, axis=axis, keepdims=keepdims), -1, out)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """Like argmin, NaNs skipped; an all-NaN slice gives -1 (as JAX; NumPy raises)."""
+    return _nan_arg(jnp.argmin, jnp.inf, a, axis, keepdims)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    return _nan_arg(jnp.argmax, -jnp.inf, a, axis, keepdims)
+
+
+def _nan_count(a, axis, keepdims, where):
+    valid = ~jnp.isnan(a)
+    if where is not None:
+        valid = valid & where
+    return jnp.sum(valid, axis=axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    a = to_array(a)
+    if not dtypes.is_inexact(np.dtype(a.dtype)):
+        return jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    dtype = dtype or a.dtype
+    total = jnp.nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    return total / convert(_nan_count(a, axis, keepdims, where), dtype)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    a = to_array(a)
+    if not dtypes.is_inexact(np.dtype(a.dtype)):
+        return jnp.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where)
+    dtype = to_inexact_dtype(dtype or a.dtype)
+    a = convert(a, dtype)
+    mu = nanmean(a, axis=axis, keepdims=True, where=where)
+    d = a - mu
+    sq = jnp.real(d * jnp.conj(d)) if dtypes.is_complex(np.dtype(dtype)) else d * d
+    total = jnp.nansum(sq, axis=axis, keepdims=keepdims, where=where)
+    n = convert(_nan_count(a, axis, keepdims, where), total.dtype) - ddof
+    return jnp.where(n > 0, total / jnp.maximum(n, 0), jnp.nan)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    return jnp.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return jnp.cumsum(_fill_nan(a, 0), axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return jnp.cumprod(_fill_nan(a, 1), axis=axis, dtype=dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# Counting and histograms
+
+
+def _scatter_add_1d(length, idx, values):
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    out = lax.full((length,), 0, values.dtype)
+    return lax.scatter_add(out, lax.expand_dims(idx, (idx.ndim,)), values, dnums, mode="drop")
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """Counts of each non-negative int in ``x`` (summed ``weights``). Under jit pass a static
+    ``length=``; values at or past it are dropped."""
+    check_arraylike("bincount", x)
+    x = to_array(x)
+    if not dtypes.is_int(np.dtype(x.dtype)) and x.dtype != np.bool_:
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = operator.index(minlength)
+    if length is None:
+        if isinstance(x, Tracer):
+            raise x._concretization_error(
+                "jnp.bincount (its output length depends on the values). Pass a static "
+                "length= argument to use it under jit")
+        host = np.asarray(x)
+        length = builtins.max(minlength, int(host.max()) + 1 if host.size else 0)
+    else:
+        length = builtins.max(operator.index(length), minlength)
+    if weights is None:
+        values = lax.full(x.shape, 1, dtypes.default_int_dtype())
+    else:
+        values = jnp.broadcast_to(to_array(weights), x.shape)
+        if values.dtype == np.bool_:
+            values = convert(values, dtypes.default_int_dtype())
+    idx = convert(x, dtypes.default_int_dtype())
+    idx = jnp.where(idx < 0, length, idx)  # negatives dropped
+    return _scatter_add_1d(length, idx, values)
+
+
+def _range_of(a, range):  # noqa: A002
+    if range is not None:
+        lo, hi = range
+        return convert(lo, a.dtype), convert(hi, a.dtype)
+    if a.size == 0:
+        return convert(0, a.dtype), convert(1, a.dtype)
+    return jnp.min(a), jnp.max(a)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    check_arraylike("histogram_bin_edges", a)
+    a = jnp.ravel(to_array(a))
+    dtype = to_inexact_dtype(a.dtype)
+    if not isinstance(bins, int) or isinstance(bins, bool):
+        if isinstance(bins, str):
+            raise NotImplementedError("string values for `bins` not implemented.")
+        return convert(to_array(bins), dtype)
+    a = convert(a, dtype)
+    lo, hi = _range_of(a, range)
+    hi = jnp.where(hi == lo, hi + 0.5, hi)
+    lo = jnp.where(hi - 0.5 == lo, lo - 0.5, lo)
+    return jnp.linspace(lo, hi, bins + 1, dtype=dtype)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Counts (or ``weights`` sums) per bin; the last bin includes its right edge."""
+    check_arraylike("histogram", a)
+    a = jnp.ravel(to_array(a))
+    edges = histogram_bin_edges(a, bins, range, weights)
+    nbins = edges.shape[0] - 1
+    a = convert(a, edges.dtype)
+    idx = jnp.searchsorted(edges, a, side="right") - 1
+    idx = jnp.where(a == edges[-1], nbins - 1, idx)
+    outside = (a < edges[0]) | (a > edges[-1]) | jnp.isnan(a)
+    idx = jnp.where(outside, nbins, idx)
+    if weights is None:
+        values = jnp.ones_like(a)
+    else:
+        values = jnp.ravel(to_array(weights))
+    counts = _scatter_add_1d(nbins, idx, values)
+    if density:
+        widths = jnp.diff(edges)
+        counts = counts / jnp.sum(counts) / widths
+    return counts, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    check_arraylike("histogram2d", x, y)
+    x, y = jnp.ravel(to_array(x)), jnp.ravel(to_array(y))
+    if isinstance(bins, (int, np.integer)):
+        bx = by = int(bins)
+    elif isinstance(bins, (list, tuple)) and len(bins) == 2:
+        bx, by = bins
+    else:
+        bx = by = bins
+    rx, ry = (None, None) if range is None else range
+    ex = histogram_bin_edges(x, bx, rx)
+    ey = histogram_bin_edges(y, by, ry)
+    nx, ny = ex.shape[0] - 1, ey.shape[0] - 1
+
+    def index(v, e, nb):
+        v = convert(v, e.dtype)
+        i = jnp.searchsorted(e, v, side="right") - 1
+        i = jnp.where(v == e[-1], nb - 1, i)
+        return jnp.where((v < e[0]) | (v > e[-1]) | jnp.isnan(v), -1, i)
+
+    ix, iy = index(x, ex, nx), index(y, ey, ny)
+    flat = jnp.where((ix < 0) | (iy < 0), nx * ny, ix * ny + iy)
+    values = jnp.ones(x.shape, ex.dtype) if weights is None else jnp.ravel(to_array(weights))
+    h = jnp.reshape(_scatter_add_1d(nx * ny, flat, values), (nx, ny))
+    if density:
+        area = jnp.diff(ex)[:, None] * jnp.diff(ey)[None, :]
+        h = h / jnp.sum(h) / area
+    return h, ex, ey
+
+
+# ------------------------------------------------------------------------------------------------
+# Covariance
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    check_arraylike("cov", m)
+    m = jnp.atleast_2d(to_array(m))
+    dtype = to_inexact_dtype(m.dtype)
+    m = convert(m, dtype)
+    if not rowvar and m.shape[0] != 1:
+        m = m.T
+    if y is not None:
+        y = convert(jnp.atleast_2d(to_array(y)), dtype)
+        if not rowvar and y.shape[0] != 1:
+            y = y.T
+        m = jnp.concatenate([m, y], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = m.shape[1]
+    w = None
+    if fweights is not None:
+        w = convert(to_array(fweights), dtype)
+    if aweights is not None:
+        aw = convert(to_array(aweights), dtype)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = jnp.mean(m, axis=1)
+        w_sum = convert(n, dtype)
+        fact = w_sum - ddof
+    else:
+        w_sum = jnp.sum(w)
+        avg = jnp.sum(m * w, axis=1) / w_sum
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - ddof
+        else:
+            aw = convert(to_array(aweights), dtype)
+            fact = w_sum - ddof * jnp.sum(w * aw) / w_sum
+    x = m - avg[:, None]
+    xw = x if w is None else x * w
+    c = jnp.matmul(xw, jnp.conj(x).T) / fact
+    return jnp.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True):
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = jnp.diagonal(c) if hasattr(jnp, "diagonal") else c[np.arange(c.shape[0])]
+    stddev = jnp.sqrt(jnp.real(d))
+    c = c / stddev[:, None] / stddev[None, :]
+    if not dtypes.is_complex(np.dtype(c.dtype)):
+        c = jnp.clip(c, -1, 1)
+    return c
