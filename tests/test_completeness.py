@@ -39,6 +39,15 @@ def test_primitive_has_a_batching_rule(name):
     assert PRIMS[name].batching is not None, f"{name} has no batching rule, so vmap rejects it"
 
 
+# Primitives the op table cannot hold, each with the reason and where it is tested instead.
+NOT_IN_OP_TABLE = {
+    name: "a collective over a named axis: unbound at the op table's top level (a NameError "
+          "outside vmap(axis_name=...) or shard_map); tested in tests/test_collectives_vmap.py"
+    for name in ("psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute",
+                 "all_to_all", "axis_index")
+}
+
+
 def test_every_primitive_is_exercised_by_the_op_table():
     seen = set()
     with warnings.catch_warnings():
@@ -47,5 +56,6 @@ def test_every_primitive_is_exercised_by_the_op_table():
             args = op.args.example()
             jaxpr = minijax.make_jaxpr(op.fn)(*args)
             seen.update(e.primitive.name for e in jaxpr.eqns)
-    missing = sorted(set(PRIMS) - seen)
+    assert set(NOT_IN_OP_TABLE) <= set(PRIMS), "stale NOT_IN_OP_TABLE entries"
+    missing = sorted(set(PRIMS) - seen - set(NOT_IN_OP_TABLE))
     assert not missing, f"primitives with no op-table entry: {missing}"

@@ -19,9 +19,18 @@ rule runs with the parent trace current, so it computes with ordinary ``lax`` ca
 per-example operand types have already been checked by the primitive's abstract-eval rule.
 ``out_dim`` may be ``not_mapped`` when the result does not depend on the batch.
 
-Rules that need the named axis itself (collectives, a later issue) are marked with
+Rules that need the named axis itself (control flow, collectives) are marked with
 ``@needs_axis_data`` and called as ``rule(axis_data, batched_args, batch_dims, **params)``
-with ``axis_data = AxisData(name, size, spmd_name)``.
+with ``axis_data = AxisData(name, size, spmd_name)``. Collectives (``minijax/lax/parallel.py``)
+are marked ``@axis_collective``: their rule is called even when no operand is mapped, since a
+collective over the vmap's own axis acts on unbatched values too (``psum(1., 'i')`` is the
+axis size) and ``axis_index`` has no operand.
+
+Named axes: ``axis_size_of(name)`` is the size of the innermost axis called ``name`` bound
+around the current trace — each trace on the chain from the current one to the bottom lists
+the axes it binds in ``bound_axes`` (a vmap with an ``axis_name`` binds one) — or a NameError
+naming the unbound axis and the bound ones. A transformation that binds names without being a
+trace (shard_map's manual region) can register them with ``extend_axis_env``.
 
 Rules never loop over the batch: the batch axis becomes an axis of the primitive's operands
 (a batch dimension of ``dot_general``, one more reduced-over or carried-along axis, ...).
@@ -29,11 +38,12 @@ Rules never loop over the batch: the batch axis becomes an axis of the primitive
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple
 
 from minijax import core
 from minijax.core import Tracer, abstract_eval, escaped_tracer_error, get_aval
-from minijax.source_info import user_frame
+from minijax.source_info import user_frame, with_user_line
 
 not_mapped = None
 
@@ -47,6 +57,56 @@ class AxisData(NamedTuple):
 def needs_axis_data(rule):
     rule.needs_axis_data = True
     return rule
+
+
+def axis_collective(rule):
+    """A collective's rule: needs the axis data and runs even when no operand is mapped."""
+    rule.needs_axis_data = True
+    rule.always_batch = True
+    return rule
+
+
+# ------------------------------------------------------------------------------------------------
+# Named axes: which are bound here, and their sizes
+
+_axis_env = []  # (name, size) pairs registered with extend_axis_env, innermost last
+
+
+@contextlib.contextmanager
+def extend_axis_env(names_sizes):
+    """Binds ``(name, size)`` pairs while the block runs (for shard_map's mesh axes)."""
+    names_sizes = list(names_sizes)
+    _axis_env.extend(names_sizes)
+    try:
+        yield
+    finally:
+        del _axis_env[len(_axis_env) - len(names_sizes):]
+
+
+def bound_axes():
+    """``[(name, size)]`` of every named axis bound around the current trace, innermost
+    first: the traces' ``bound_axes`` from the current one down, then ``extend_axis_env``."""
+    found = []
+    trace = core.current_trace()
+    while trace is not None:
+        found.extend(getattr(trace, "bound_axes", ()))
+        trace = trace.parent
+    found.extend(reversed(_axis_env))
+    return found
+
+
+def axis_size_of(name, api="a collective"):
+    """The size of the innermost axis called ``name``; NameError (with the user's line) if
+    nothing binds it."""
+    found = bound_axes()
+    for n, size in found:
+        if n == name:
+            return size
+    bound = ", ".join(dict.fromkeys(repr(n) for n, _ in found)) or "none"
+    raise NameError(with_user_line(
+        f"unbound axis name: {name!r}. {api} can only use axis names bound by an enclosing "
+        f"vmap(..., axis_name=...) (or shard_map); the axis names bound here are: {bound}."
+    ))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -85,6 +145,11 @@ class BatchTrace(core.Trace):
     axis_name = property(lambda self: self.axis_data.name)
     axis_size = property(lambda self: self.axis_data.size)
 
+    @property
+    def bound_axes(self):
+        name = self.axis_data.name
+        return () if name is None else ((name, self.axis_data.size),)
+
     def to_batch_info(self, x):
         """``(value at the parent level, batch dim)`` of any operand."""
         if isinstance(x, BatchTracer) and x._trace is self:
@@ -102,9 +167,17 @@ class BatchTrace(core.Trace):
         ctx = core._ctx
         prev, ctx.trace = ctx.trace, self.parent  # rules (and unbatched ops) bind underneath
         try:
-            if all(d is not_mapped for d in dims):
-                return prim.bind(*vals, **params)
             rule = prim.batching
+            if all(d is not_mapped for d in dims) and not getattr(rule, "always_batch", False):
+                if self.axis_data.name is None or not _uses_axis(params, self.axis_data.name):
+                    return prim.bind(*vals, **params)
+                # A nested jaxpr (scan body, cond branch) has a collective over this axis:
+                # unbatched operands or not, the rule must run to compute it.
+                if not getattr(rule, "needs_axis_data", False):
+                    raise NotImplementedError(with_user_line(
+                        f"'{prim.name}' holds a collective over the vmap axis "
+                        f"{self.axis_data.name!r}, which vmap cannot batch yet (its batching "
+                        "rule does not carry the axis name)"))
             if rule is None:
                 raise prim.missing_rule("batching", "vmap")
             # The per-example types must be valid for the primitive: checked here, so a shape
@@ -128,6 +201,41 @@ class BatchTrace(core.Trace):
 
     def wrap(self, val, dim):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+
+def _uses_axis(params, name):
+    """Whether a jaxpr among ``params`` (nested ones too) has a collective over ``name``;
+    collective primitives say which names they use with ``prim.axis_names_of(params)``."""
+    return any(_jaxpr_uses_axis(v, name) for v in params.values())
+
+
+def _jaxpr_uses_axis(v, name):
+    if isinstance(v, core.ClosedJaxpr):
+        v = v.jaxpr
+    if isinstance(v, core.Jaxpr):
+        for eqn in v.eqns:
+            names_of = getattr(eqn.primitive, "axis_names_of", None)
+            if names_of is not None and name in names_of(eqn.params):
+                return True
+            if _uses_axis(eqn.params, name):
+                return True
+        return False
+    if isinstance(v, (tuple, list)):
+        return any(_jaxpr_uses_axis(x, name) for x in v)
+    return False
+
+
+def check_outer_axes(names, api):
+    """For a collective's rule passing it through to an outer vmap: each of ``names`` must be
+    bound around the rule. One that is not belongs to a vmap whose own rule is running (a
+    custom_jvp/custom_vjp/checkpoint body re-batched by an anonymous vmap): not supported."""
+    bound = {n for n, _ in bound_axes()}
+    for n in names:
+        if n not in bound:
+            raise NotImplementedError(with_user_line(
+                f"{api} over the vmap axis {n!r} inside a function that vmap re-batches "
+                "without its axis name (custom_jvp, custom_vjp or checkpoint) is not "
+                "supported yet"))
 
 
 def _check_rule_result(prim, outs, expected):

@@ -6,11 +6,14 @@ public names in ``__all__``; this package only re-exports them.
 
 from minijax.lax.control_flow import *  # noqa: F401,F403,E402
 from minijax.lax.convert import *  # noqa: F401,F403
+from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
 from minijax.lax.elementwise import *  # noqa: F401,F403
+from minijax.lax.fft import *  # noqa: F401,F403
 from minijax.lax.indexing import *  # noqa: F401,F403
 from minijax.lax.linalg import *  # noqa: F401,F403
 from minijax.lax.reductions import *  # noqa: F401,F403
 from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
+from minijax.lax.windowed_reductions import *  # noqa: F401,F403

@@ -188,7 +188,20 @@ SPECS = {
     "top_k_last": Spec(post=_spread()),
     "top_k_axis0": Spec(post=_spread()),
     "while": Spec(modes=("fwd",)),
+    # convolutions compile slowly on XLA CPU: second order only where the transposes are most
+    # intricate (dilations, strides, explicit padding); first order for the other layouts
+    "conv_same_strided": Spec(order=1),
+    "conv_feature_groups": Spec(order=1),
+    "conv_batch_groups": Spec(order=1),
+    "conv_with_general_padding": Spec(order=1),
+    "conv_transpose_same": Spec(order=1),
+    # the init values are identities of the computation (XLA requires it): held fixed
+    "reduce_window_generic_mul": Spec(fixed=(1,)),
+    "reduce_window_generic_variadic": Spec(fixed=(2, 3)),
 }
+for _op in OPS:
+    if _op.name.startswith(("reduce_window_max_", "reduce_window_min_")):  # second order: valid
+        SPECS[_op.name] = Spec(post=_spread(), order=2 if _op.name.endswith("_valid") else 1)
 for _name in ("reduce_max", "reduce_min", "cummax", "cummin"):
     for _op in OPS:
         if _op.name.startswith(_name + "_"):

@@ -1,0 +1,631 @@
+"""Collectives over named axes: ``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
+``psum_scatter``, ``ppermute``, ``pshuffle``, ``all_to_all``, ``axis_index``, ``axis_size``.
+
+A named axis is bound by an enclosing ``vmap(..., axis_name=...)`` (and, with issue 7, by
+``shard_map``'s mesh axes). ``batching.axis_size_of`` finds its size by walking the traces
+around the current one; a name nothing binds is a ``NameError`` at trace time, raised by the
+public functions below, naming the unbound axis, the bound ones and the user's line.
+
+The size of every axis a collective ranges over is resolved when the user calls it and kept in
+the equation's params (``axis_size``), as JAX does for ``all_gather``: abstract evaluation then
+needs no environment, so it works the same in any interpreter (a batching rule runs with its
+own vmap no longer current, a staged jaxpr is re-evaluated later by ``eval_jaxpr``).
+
+Under ``vmap`` a collective over the vmap's own axis is *computed* by the batching rule over the
+batch dimension (``psum`` is a ``reduce_sum`` over it, ``all_gather`` makes the batch axis an
+ordinary axis, ``axis_index`` is an ``iota`` ...), so no collective is left in the batched
+program; a collective over another (outer) name passes through, its operand batched like any
+other. The rules are marked ``batching.axis_collective``: vmap calls them even when the operand
+is unbatched (``psum(1.0, 'i')`` is ``size * 1.0``; ``axis_index`` has no operand at all).
+
+Differentiation follows JAX's convention for collectives: ``psum`` is its own transpose (a
+replicated cotangent is summed over the axis again), ``all_gather`` and ``psum_scatter``
+transpose to each other, ``ppermute`` to the inverse permutation and ``all_to_all`` to the
+``all_to_all`` with ``split_axis`` and ``concat_axis`` swapped. So ``vmap(grad(f))`` equals
+``grad`` of the sum over the batch of ``vmap(f)``. ``pmax``/``pmin`` (which JAX does not
+differentiate) get the tangent of the chosen elements, ties sharing it evenly, as ``reduce_max``.
+
+Lowering: outside a manual SPMD region (shard_map, a later issue) a collective cannot reach
+lowering — batching removes every bound one and an unbound one is a NameError at trace time —
+so the lowering rules here only raise a NameError. shard_map replaces them with the real
+``stablehlo.all_reduce``/``all_gather``/... over its mesh axes.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, Tracer, get_aval
+from minijax.interpreters import ad, batching
+from minijax.interpreters.batching import axis_size_of, not_mapped
+from minijax.source_info import with_user_line
+from minijax.tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = [
+    "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
+    "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
+    "pshuffle", "psum", "psum_p", "psum_scatter", "psum_scatter_p",
+]
+
+
+def _lax():
+    from minijax import lax
+
+    return lax
+
+
+# ------------------------------------------------------------------------------------------------
+# Axis names
+
+
+def _names(axis_name):
+    """``axis_name`` (one name or a tuple/list of names) as a tuple of names."""
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    for n in names:
+        try:
+            hash(n)
+        except TypeError:
+            raise TypeError(with_user_line(f"axis names must be hashable, got {n!r}")) from None
+    return names
+
+
+def _group_size(names, axis_index_groups, api):
+    """The number of participants: the product of the axes' sizes (NameError if unbound), or
+    the size of one group of ``axis_index_groups``."""
+    size = 1
+    for n in names:
+        size *= axis_size_of(n, api)
+    if axis_index_groups is None:
+        return size
+    if any(len(g) != len(axis_index_groups[0]) for g in axis_index_groups):
+        raise ValueError(with_user_line(f"{api}: axis_index_groups must all be the same size"))
+    if sorted(i for g in axis_index_groups for i in g) != list(range(size)):
+        raise ValueError(with_user_line(
+            f"{api}: axis_index_groups must cover all indices of the axis exactly once, got "
+            f"{axis_index_groups} for an axis of size {size}"))
+    return len(axis_index_groups[0])
+
+
+def _canonical_groups(axis_index_groups):
+    if axis_index_groups is None:
+        return None
+    return tuple(tuple(operator.index(i) for i in g) for g in axis_index_groups)
+
+
+def _no_groups(axis_index_groups, api):
+    if axis_index_groups is not None:
+        raise NotImplementedError(with_user_line(
+            f"{api} with axis_index_groups is not supported over a vmap axis (as in JAX)"))
+
+
+def _single_own_name(axis_data, names, api):
+    if len(names) > 1:
+        raise NotImplementedError(with_user_line(
+            f"{api} over several axis names {names} including the vmap axis "
+            f"{axis_data.name!r} is not supported (as in JAX); nest the calls instead"))
+
+
+def _unbound_lowering(api, param):
+    """Lowering outside a manual SPMD region: the axis is bound by nothing in this program."""
+
+    def rule(ctx, *args, **params):
+        names = params[param]
+        raise NameError(with_user_line(
+            f"{api} over the axis name(s) {names!r} reached compilation, but no enclosing "
+            "vmap(axis_name=...) or shard_map binds them in this program. Call it inside a "
+            "function transformed by vmap(..., axis_name=...) (or shard_map).",
+            getattr(ctx.eqn, "source_info", None)))
+
+    return rule
+
+
+def _axis_name_param(params):
+    """The names a collective uses (``prim.axis_names_of``: vmap looks for them in nested
+    jaxprs)."""
+    return params["axis_name"]
+
+
+def _bind_leaves(bind, x):
+    return tree_map(bind, x)
+
+
+# ------------------------------------------------------------------------------------------------
+# psum / pmax / pmin [axes axis_index_groups]
+
+
+def _allreduce_abstract_eval(x, *, axes, axis_index_groups):
+    return x
+
+
+def _allreduce_batching(prim, if_unmapped, reduce):
+    @batching.axis_collective
+    def rule(axis_data, args, dims, *, axes, axis_index_groups):
+        (x,), (d,) = args, dims
+        if axis_data.name not in axes:
+            batching.check_outer_axes(axes, prim.name)
+            return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
+        _no_groups(axis_index_groups, prim.name)
+        y = if_unmapped(x, axis_data.size) if d is not_mapped else reduce(x, (d,))
+        rest = tuple(a for a in axes if a != axis_data.name)
+        if rest:
+            y = prim.bind(y, axes=rest, axis_index_groups=None)
+        return y, not_mapped  # every example gets the same value
+
+    return rule
+
+
+def _allreduce(name, if_unmapped, reduce):
+    p = Primitive(name)
+    p.def_abstract_eval(_allreduce_abstract_eval)
+    p.def_lowering(_unbound_lowering(name, "axes"))
+    p.def_batching(_allreduce_batching(p, if_unmapped, lambda x, a: reduce()(x, a)))
+    p.axis_names_of = lambda params: params["axes"]
+    return p
+
+
+psum_p = _allreduce("psum", lambda x, n: _lax().mul(x, n), lambda: _lax().reduce_sum)
+pmax_p = _allreduce("pmax", lambda x, n: x, lambda: _lax().reduce_max)
+pmin_p = _allreduce("pmin", lambda x, n: x, lambda: _lax().reduce_min)
+
+
+def _psum_transpose(ct, x, *, axes, axis_index_groups):
+    # JAX's convention: psum is psum followed by a broadcast, so its transpose sums the
+    # (replicated) cotangent over the axes again.
+    return [psum_p.bind(ct, axes=axes, axis_index_groups=axis_index_groups)]
+
+
+ad.deflinear(psum_p, _psum_transpose)
+
+
+def _chooser_jvp(prim):
+    def jvp(primals, tangents, *, axes, axis_index_groups):
+        lax = _lax()
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, axes=axes, axis_index_groups=axis_index_groups)
+        if type(t) is ad.Zero:
+            return ans, ad.Zero.from_primal_value(ans)
+        chosen = lax.convert_element_type(lax.eq(x, ans), get_aval(t).dtype)
+        params = dict(axes=axes, axis_index_groups=axis_index_groups)
+        num = psum_p.bind(lax.mul(t, chosen), **params)
+        return ans, lax.div(num, psum_p.bind(chosen, **params))
+
+    return jvp
+
+
+pmax_p.def_jvp_rule(_chooser_jvp(pmax_p))
+pmin_p.def_jvp_rule(_chooser_jvp(pmin_p))
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """All-reduce sum of ``x`` (a pytree) over the named axis (or tuple of axes)
+    ``axis_name``. Boolean inputs are summed as int32."""
+    names = _names(axis_name)
+    if not names:
+        return x
+    groups = _canonical_groups(axis_index_groups)
+    size = _group_size(names, groups, "psum")
+    leaves, tree = tree_flatten(x)
+    leaves = [_lax().convert_element_type(v, np.int32) if get_aval(v).dtype == np.bool_ else v
+              for v in leaves]
+    if not any(isinstance(v, Tracer) for v in leaves):
+        # A constant is the same on every member of the axis: the sum is size * x (JAX's
+        # constant case; so axis_size stays a Python int).
+        outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else _lax().mul(v, size)
+                for v in leaves]
+    else:
+        outs = [psum_p.bind(v, axes=names, axis_index_groups=groups) for v in leaves]
+    return tree_unflatten(tree, outs)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """All-reduce mean of ``x`` (a pytree) over ``axis_name``."""
+    x = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    n = _group_size(_names(axis_name), _canonical_groups(axis_index_groups), "pmean")
+    return tree_map(lambda v: v / n, x)
+
+
+def _pminmax(prim, api):
+    def fun(x, axis_name, *, axis_index_groups=None):
+        names = _names(axis_name)
+        groups = _canonical_groups(axis_index_groups)
+        _group_size(names, groups, api)
+        return _bind_leaves(lambda v: prim.bind(v, axes=names, axis_index_groups=groups), x)
+
+    fun.__name__ = api
+    fun.__doc__ = f"All-reduce {api[1:]} of ``x`` (a pytree) over ``axis_name``."
+    return fun
+
+
+pmax = _pminmax(pmax_p, "pmax")
+pmin = _pminmax(pmin_p, "pmin")
+
+
+# ------------------------------------------------------------------------------------------------
+# all_gather [all_gather_dimension axis_name axis_index_groups axis_size tiled]
+
+
+def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_groups,
+                              axis_size, tiled):
+    shape = list(x.shape)
+    dim = all_gather_dimension
+    if tiled:
+        if not 0 <= dim < x.ndim:
+            raise ValueError(f"all_gather: axis {dim} is out of bounds for tiled gather of "
+                             f"{x.str_short()}")
+        shape[dim] *= axis_size
+    else:
+        if not 0 <= dim <= x.ndim:
+            raise ValueError(f"all_gather: axis {dim} is out of bounds for {x.str_short()}")
+        shape.insert(dim, axis_size)
+    return x.update(shape=tuple(shape))
+
+
+@batching.axis_collective
+def _all_gather_batching(axis_data, args, dims, *, all_gather_dimension, axis_name,
+                         axis_index_groups, axis_size, tiled):
+    (x,), (d,) = args, dims
+    dim = all_gather_dimension
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name not in axis_name:
+        batching.check_outer_axes(axis_name, "all_gather")
+        if d is not_mapped:
+            return all_gather_p.bind(x, all_gather_dimension=dim, **params), not_mapped
+        if d <= dim:
+            dim += 1
+        elif not tiled:
+            d += 1
+        return all_gather_p.bind(x, all_gather_dimension=dim, **params), d
+    _no_groups(axis_index_groups, "all_gather")
+    _single_own_name(axis_data, axis_name, "all_gather")
+    n = axis_data.size
+    y = batching.bdim_to(x, d, dim, n)  # the batch axis is the gathered axis
+    if tiled:
+        shape = get_aval(y).shape
+        y = _lax().reshape(y, shape[:dim] + (n * shape[dim + 1],) + shape[dim + 2:])
+    return y, not_mapped
+
+
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                          axis_size, tiled):
+    return [psum_scatter_p.bind(ct, scatter_dimension=all_gather_dimension,
+                                axis_name=axis_name, axis_index_groups=axis_index_groups,
+                                axis_size=axis_size, tiled=tiled)]
+
+
+all_gather_p = Primitive("all_gather")
+all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
+all_gather_p.def_lowering(_unbound_lowering("all_gather", "axis_name"))
+all_gather_p.def_batching(_all_gather_batching)
+ad.deflinear(all_gather_p, _all_gather_transpose)
+all_gather_p.axis_names_of = _axis_name_param
+
+
+def _canonical_axis(axis, ndim, api):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(with_user_line(f"{api}: axis {axis} is out of bounds for rank {ndim}"))
+    return axis % ndim
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Gathers ``x`` (a pytree) from every member of ``axis_name``: stacked along a new axis
+    ``axis`` of the result, or concatenated along ``axis`` when ``tiled``."""
+    names = _names(axis_name)
+    if not names:
+        return x
+    groups = _canonical_groups(axis_index_groups)
+    size = _group_size(names, groups, "all_gather")
+
+    def bind(v):
+        ndim = get_aval(v).ndim
+        dim = _canonical_axis(axis, ndim if tiled else ndim + 1, "all_gather")
+        return all_gather_p.bind(v, all_gather_dimension=dim, axis_name=names,
+                                 axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
+
+    return _bind_leaves(bind, x)
+
+
+# ------------------------------------------------------------------------------------------------
+# psum_scatter (JAX's reduce_scatter) [scatter_dimension axis_name axis_index_groups axis_size
+# tiled]
+
+
+def _psum_scatter_abstract_eval(x, *, scatter_dimension, axis_name, axis_index_groups,
+                                axis_size, tiled):
+    dim = scatter_dimension
+    if not 0 <= dim < x.ndim:
+        raise ValueError(f"psum_scatter: scatter_dimension {dim} is out of bounds for "
+                         f"{x.str_short()}")
+    shape = list(x.shape)
+    if tiled:
+        if shape[dim] % axis_size:
+            raise ValueError(f"psum_scatter: tiled operand scatter dimension size {shape[dim]} "
+                             f"must be divisible by the axis size {axis_size}")
+        shape[dim] //= axis_size
+    else:
+        if shape[dim] != axis_size:
+            raise ValueError(f"psum_scatter: operand scatter dimension size {shape[dim]} must "
+                             f"match the axis size {axis_size}")
+        del shape[dim]
+    return x.update(shape=tuple(shape))
+
+
+@batching.axis_collective
+def _psum_scatter_batching(axis_data, args, dims, *, scatter_dimension, axis_name,
+                           axis_index_groups, axis_size, tiled):
+    (x,), (d,) = args, dims
+    dim = scatter_dimension
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name not in axis_name:
+        batching.check_outer_axes(axis_name, "psum_scatter")
+        if d is not_mapped:
+            return psum_scatter_p.bind(x, scatter_dimension=dim, **params), not_mapped
+        if d <= dim:
+            dim += 1
+        elif not tiled:
+            d -= 1  # the scattered axis before it is gone
+        return psum_scatter_p.bind(x, scatter_dimension=dim, **params), d
+    _no_groups(axis_index_groups, "psum_scatter")
+    _single_own_name(axis_data, axis_name, "psum_scatter")
+    n = axis_data.size
+    lax = _lax()
+    y = lax.mul(x, n) if d is not_mapped else lax.reduce_sum(x, (d,))
+    if tiled:  # example k keeps chunk k of the scattered axis
+        shape = get_aval(y).shape
+        y = lax.reshape(y, shape[:dim] + (n, shape[dim] // n) + shape[dim + 1:])
+    return y, dim  # ... and untiled, element k: the scattered axis becomes the batch axis
+
+
+def _psum_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_index_groups,
+                            axis_size, tiled):
+    return [all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, axis_name=axis_name,
+                              axis_index_groups=axis_index_groups, axis_size=axis_size,
+                              tiled=tiled)]
+
+
+psum_scatter_p = Primitive("reduce_scatter")  # JAX's name in jaxprs
+psum_scatter_p.def_abstract_eval(_psum_scatter_abstract_eval)
+psum_scatter_p.def_lowering(_unbound_lowering("psum_scatter", "axis_name"))
+psum_scatter_p.def_batching(_psum_scatter_batching)
+ad.deflinear(psum_scatter_p, _psum_scatter_transpose)
+psum_scatter_p.axis_names_of = _axis_name_param
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """Like ``psum(x, axis_name)``, but member ``i`` keeps only element (``tiled``: chunk)
+    ``i`` of the sum along ``scatter_dimension``."""
+    names = _names(axis_name)
+    if not names:
+        return x
+    groups = _canonical_groups(axis_index_groups)
+    size = _group_size(names, groups, "psum_scatter")
+
+    def bind(v):
+        dim = _canonical_axis(scatter_dimension, get_aval(v).ndim, "psum_scatter")
+        return psum_scatter_p.bind(v, scatter_dimension=dim, axis_name=names,
+                                   axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
+
+    return _bind_leaves(bind, x)
+
+
+# ------------------------------------------------------------------------------------------------
+# ppermute [axis_name perm]
+
+
+def _ppermute_abstract_eval(x, *, axis_name, perm):
+    return x
+
+
+@batching.axis_collective
+def _ppermute_batching(axis_data, args, dims, *, axis_name, perm):
+    (x,), (d,) = args, dims
+    if axis_data.name not in axis_name:
+        batching.check_outer_axes(axis_name, "ppermute")
+        return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    _single_own_name(axis_data, axis_name, "ppermute")
+    n = axis_data.size
+    src_of = np.full(n, n, np.int32)  # n: out of bounds, so filled with zeros
+    for src, dst in perm:
+        src_of[dst] = src
+    if d is not_mapped and (src_of < n).all():
+        return x, not_mapped  # every member sends the same value
+    x = batching.bdim_to(x, d, 0, n) if d is not_mapped else x
+    d = 0 if d is not_mapped else d
+    shape = get_aval(x).shape
+    dnums = _lax().GatherDimensionNumbers(
+        offset_dims=tuple(i for i in range(len(shape)) if i != d),
+        collapsed_slice_dims=(d,), start_index_map=(d,))
+    sizes = shape[:d] + (1,) + shape[d + 1:]
+    out = _lax().gather(x, src_of[:, None], dnums, sizes, mode="fill", fill_value=0)
+    return out, d
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+    return [ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
+
+
+ppermute_p = Primitive("ppermute")
+ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
+ppermute_p.def_lowering(_unbound_lowering("ppermute", "axis_name"))
+ppermute_p.def_batching(_ppermute_batching)
+ad.deflinear(ppermute_p, _ppermute_transpose)
+ppermute_p.axis_names_of = _axis_name_param
+
+
+def ppermute(x, axis_name, perm):
+    """Collective permutation: member ``dst`` receives the ``x`` (a pytree) of member ``src``
+    for each pair ``(src, dst)`` of ``perm``; members that receive nothing get zeros."""
+    names = _names(axis_name)
+    size = _group_size(names, None, "ppermute")
+    perm = tuple((operator.index(s), operator.index(d)) for s, d in perm)
+    srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ValueError(with_user_line(
+            f"ppermute sources and destinations must be unique, got perm={perm}"))
+    if not all(0 <= i < size for i in srcs + dsts):
+        raise ValueError(with_user_line(
+            f"ppermute perm={perm} has indices out of range for the axis {names} of size "
+            f"{size}"))
+    return _bind_leaves(lambda v: ppermute_p.bind(v, axis_name=names, perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """``ppermute`` with ``perm[i]`` the member whose value member ``i`` receives."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(with_user_line(f"`perm` does not represent a permutation: {perm}"))
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+# ------------------------------------------------------------------------------------------------
+# all_to_all [axis_name split_axis concat_axis axis_index_groups axis_size tiled]
+#
+# The primitive is rank-preserving (JAX's tiled form): split_axis is cut into axis_size
+# chunks, chunk k goes to member k, which concatenates what it receives along concat_axis in
+# member order. The untiled public function adds and removes the unit axes around it.
+
+
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                              axis_size, tiled):
+    shape = list(x.shape)
+    if not (0 <= split_axis < x.ndim and 0 <= concat_axis < x.ndim):
+        raise ValueError(f"all_to_all: split_axis {split_axis} or concat_axis {concat_axis} "
+                         f"out of bounds for {x.str_short()}")
+    if shape[split_axis] % axis_size:
+        raise ValueError(f"all_to_all: the size of split_axis ({shape[split_axis]}) must be "
+                         f"divisible by the size of the named axis {axis_name} ({axis_size})")
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return x.update(shape=tuple(shape))
+
+
+@batching.axis_collective
+def _all_to_all_batching(axis_data, args, dims, *, axis_name, split_axis, concat_axis,
+                         axis_index_groups, axis_size, tiled):
+    (x,), (d,) = args, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name not in axis_name:
+        batching.check_outer_axes(axis_name, "all_to_all")
+        if d is not_mapped:
+            return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                                     **params), not_mapped
+        return all_to_all_p.bind(x, split_axis=split_axis + (d <= split_axis),
+                                 concat_axis=concat_axis + (d <= concat_axis), **params), d
+    _no_groups(axis_index_groups, "all_to_all")
+    _single_own_name(axis_data, axis_name, "all_to_all")
+    n = axis_data.size
+    lax = _lax()
+    x = batching.bdim_at_front(x, d, n)  # axis 0: the sending member p
+    pe = get_aval(x).shape[1:]
+    r, s, c = len(pe), split_axis, concat_axis
+    chunk = pe[s] // n
+    x = lax.reshape(x, (n,) + pe[:s] + (n, chunk) + pe[s + 1:])  # split axis -> (k, chunk)
+    labels = ["P"] + [lab for i in range(r) for lab in (["K", i] if i == s else [i])]
+    target = ["K"] + [lab for i in range(r) for lab in (["P", i] if i == c else [i])]
+    x = lax.transpose(x, [labels.index(lab) for lab in target])
+    sizes = [chunk if i == s else pe[i] for i in range(r)]
+    out_shape = (n,) + tuple(n * sizes[i] if i == c else sizes[i] for i in range(r))
+    return lax.reshape(x, out_shape), 0  # axis 0: the receiving member k
+
+
+def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                          axis_size, tiled):
+    return [all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis,
+                              concat_axis=split_axis, axis_index_groups=axis_index_groups,
+                              axis_size=axis_size, tiled=tiled)]
+
+
+all_to_all_p = Primitive("all_to_all")
+all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
+all_to_all_p.def_lowering(_unbound_lowering("all_to_all", "axis_name"))
+all_to_all_p.def_batching(_all_to_all_batching)
+ad.deflinear(all_to_all_p, _all_to_all_transpose)
+all_to_all_p.axis_names_of = _axis_name_param
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Splits ``split_axis`` of ``x`` (a pytree) into one chunk per member of ``axis_name``,
+    sends chunk ``k`` to member ``k``, and concatenates (``tiled``) or stacks the received
+    chunks along ``concat_axis`` in member order."""
+    names = _names(axis_name)
+    groups = _canonical_groups(axis_index_groups)
+    size = _group_size(names, groups, "all_to_all")
+
+    def bind(v):
+        ndim = get_aval(v).ndim
+        s = _canonical_axis(split_axis, ndim, "all_to_all")
+        c = _canonical_axis(concat_axis, ndim, "all_to_all")
+        lax = _lax()
+        shape = get_aval(v).shape
+        if tiled:
+            if shape[s] % size:
+                raise ValueError(with_user_line(
+                    f"The size of all_to_all split_axis ({shape[s]}) has to be divisible by "
+                    f"the size of the named axis {axis_name} ({size})"))
+        else:
+            if shape[s] != size:
+                raise ValueError(with_user_line(
+                    "all_to_all requires the size of the mapped axis axis_name to equal "
+                    f"x.shape[split_axis], but they are {size} and {shape[s]} respectively."))
+            if s < c:
+                c += 1  # concat_axis is a position after split_axis is removed
+                v = lax.expand_dims(v, (c,))
+            elif s > c:
+                v = lax.expand_dims(v, (c,))
+                s += 1
+        out = all_to_all_p.bind(v, axis_name=names, split_axis=s, concat_axis=c,
+                                axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
+        if not tiled and s != c:
+            out = lax.squeeze(out, (s,))
+        return out
+
+    return _bind_leaves(bind, x)
+
+
+# ------------------------------------------------------------------------------------------------
+# axis_index [axis_name], axis_size
+
+
+def _axis_index_abstract_eval(*, axis_name):
+    return ShapedArray((), np.int32)
+
+
+@batching.axis_collective
+def _axis_index_batching(axis_data, args, dims, *, axis_name):
+    if axis_data.name != axis_name:
+        batching.check_outer_axes((axis_name,), "axis_index")
+        return axis_index_p.bind(axis_name=axis_name), not_mapped
+    return _lax().iota(np.int32, axis_data.size), 0
+
+
+axis_index_p = Primitive("axis_index")
+axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
+axis_index_p.def_lowering(_unbound_lowering("axis_index", "axis_name"))
+axis_index_p.def_batching(_axis_index_batching)
+ad.defjvp_zero(axis_index_p)
+axis_index_p.axis_names_of = lambda params: (params["axis_name"],)
+
+
+def axis_index(axis_name):
+    """This member's index along ``axis_name`` (int32); for a tuple of names, the index in
+    their row-major product."""
+    names = _names(axis_name)
+    if not isinstance(axis_name, (tuple, list)):
+        axis_size_of(axis_name, "axis_index")
+        return axis_index_p.bind(axis_name=axis_name)
+    index, inner = np.int32(0), 1
+    for name in reversed(names):
+        index = _lax().add(index, _lax().mul(axis_index(name), np.int32(inner)))
+        inner *= axis_size_of(name, "axis_index")
+    return index
+
+
+def axis_size(axis_name):
+    """The size of the named axis (the product of the sizes for a tuple of names), a Python
+    int: it is known while tracing."""
+    return _group_size(_names(axis_name), None, "axis_size")

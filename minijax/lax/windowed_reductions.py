@@ -1,0 +1,415 @@
+"""Reductions over sliding windows: ``reduce_window`` (any computation) and the specialised
+``reduce_window_sum``, ``reduce_window_max`` and ``reduce_window_min`` primitives.
+
+All are ``stablehlo.reduce_window``. Params: ``window_dimensions``, ``window_strides``,
+``padding`` (one (low, high) pair per axis), ``base_dilation`` (the operand is dilated first,
+holes holding the init value) and ``window_dilation``.
+
+Differentiation:
+
+- ``reduce_window_sum`` is linear; its transpose pads the cotangent (interior padding undoes
+  the strides) and sums windows again with the roles of strides and base dilation swapped
+  (as JAX does).
+- ``reduce_window_max/min`` and the generic ``reduce_window``: the tangent is the JVP of the
+  same reduction written as a fold over the window's offsets. Each offset contributes one
+  strided ``slice`` of the padded, dilated operand, and the fold combines the slices with the
+  computation's own lax ops, so their JVP rules apply (``max``'s splits ties evenly). This is
+  gather-free, transposable with the rules of ``pad``, ``slice`` and ``select_n``, and costs one
+  elementwise op per window element — windows are small. The primal output is still one
+  ``reduce_window``. XLA's computation must be associative and commutative, which is what makes
+  the fold order irrelevant.
+
+vmap adds a window axis of size 1 for the batch axis.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import core, dtypes
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import ad, batching
+from minijax.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
+from minijax.lax.families import NUMBER, REAL_NUMBER, check_dtype_allowed
+from minijax.lax.reductions import fill_region, highest, lowest, scalar_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
+
+__all__ = [
+    "reduce_window", "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
+    "reduce_window_shape_tuple", "reduce_window_sum_p",
+]
+
+_PARAM_NAMES = ("window_dimensions", "window_strides", "padding", "base_dilation",
+                "window_dilation")
+
+
+# ------------------------------------------------------------------------------------------------
+# Shapes
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+    if base_dilation is not None:
+        operand_shape = dilate_shape(operand_shape, base_dilation)
+    if window_dilation is not None:
+        window_dimensions = dilate_shape(window_dimensions, window_dilation)
+    padded = [n + lo + hi for n, (lo, hi) in zip(operand_shape, padding)]
+    return tuple(0 if p < w else (p - w) // s + 1
+                 for p, w, s in zip(padded, window_dimensions, window_strides))
+
+
+def _check_window_params(name, aval, window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation):
+    for what, seq in (("window_dimensions", window_dimensions),
+                      ("window_strides", window_strides), ("padding", padding),
+                      ("base_dilation", base_dilation), ("window_dilation", window_dilation)):
+        if len(seq) != aval.ndim:
+            raise TypeError(f"{name}: {what} {tuple(seq)} must have one entry per axis of "
+                            f"operand {aval.str_short()}")
+    for what, seq in (("window_dimensions", window_dimensions),
+                      ("window_strides", window_strides), ("base_dilation", base_dilation),
+                      ("window_dilation", window_dilation)):
+        if any(s < 1 for s in seq):
+            raise ValueError(f"{name}: {what} must be positive, got {tuple(seq)} for operand "
+                             f"{aval.str_short()}")
+    dilated = dilate_shape(aval.shape, base_dilation)
+    if any(n + lo + hi < 0 for n, (lo, hi) in zip(dilated, padding)):
+        raise ValueError(f"{name}: padding {padding} leaves a negative size for operand "
+                         f"{aval.str_short()}")
+
+
+def _window_rule(name, allowed):
+    def rule(operand, *, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
+        check_dtype_allowed(name, operand.dtype, allowed)
+        _check_window_params(name, operand, window_dimensions, window_strides, padding,
+                             base_dilation, window_dilation)
+        shape = reduce_window_shape_tuple(operand.shape, window_dimensions, window_strides,
+                                          padding, base_dilation, window_dilation)
+        return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+    return rule
+
+
+# ------------------------------------------------------------------------------------------------
+# Lowering
+
+
+def _reduce_window_op(ctx, operands, inits, body, *, window_dimensions, window_strides,
+                      padding, base_dilation, window_dilation):
+    out_types = [tensor_type(a) for a in ctx.avals_out]
+    ndim = len(window_dimensions)
+    pads = ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(ndim, 2))
+    op = hlo.ReduceWindowOp(
+        out_types, list(operands), list(inits), dense_i64(window_dimensions),
+        window_strides=dense_i64(window_strides), base_dilations=dense_i64(base_dilation),
+        window_dilations=dense_i64(window_dilation), padding=pads,
+    )
+    dtypes_in = [a.dtype for a in ctx.avals_in[:len(operands)]]
+    fill_region(op.body, [scalar_type(d) for d in dtypes_in] * 2, body)
+    return op.results
+
+
+def _monoid_lowering(combiner, identity):
+    def rule(ctx, x, **params):
+        dtype = ctx.avals_in[0].dtype
+        init = ir_constant(np.array(identity(dtype), dtype))
+        return _reduce_window_op(ctx, [x], [init], combiner, **params)[0]
+
+    return rule
+
+
+def _monoid_primitive(name, combiner, identity, allowed):
+    p = Primitive(name)
+    p.def_abstract_eval(_window_rule(name, allowed))
+    p.def_lowering(_monoid_lowering(combiner, identity))
+    p.def_batching(_monoid_batching(p))
+    return p
+
+
+# ------------------------------------------------------------------------------------------------
+# Batching: the batch axis is one more axis with a window of 1
+
+
+def _batched_params(params, bdim):
+    def ins(seq, value):
+        seq = list(seq)
+        seq.insert(bdim, value)
+        return tuple(seq)
+
+    return dict(window_dimensions=ins(params["window_dimensions"], 1),
+                window_strides=ins(params["window_strides"], 1),
+                padding=ins(params["padding"], (0, 0)),
+                base_dilation=ins(params["base_dilation"], 1),
+                window_dilation=ins(params["window_dilation"], 1))
+
+
+def _monoid_batching(prim):
+    def rule(args, dims, **params):
+        (x,), (d,) = args, dims
+        return prim.bind(x, **_batched_params(params, d)), d
+
+    return rule
+
+
+reduce_window_sum_p = _monoid_primitive("reduce_window_sum", hlo.add, lambda dt: 0, NUMBER)
+reduce_window_max_p = _monoid_primitive("reduce_window_max", hlo.maximum, lowest,
+                                        REAL_NUMBER)
+reduce_window_min_p = _monoid_primitive("reduce_window_min", hlo.minimum, highest,
+                                        REAL_NUMBER)
+
+
+# ------------------------------------------------------------------------------------------------
+# Differentiation
+
+
+def _reduce_window_sum_transpose(ct, operand, **params):
+    from minijax.lax.structural import pad
+
+    shape = operand.aval.shape
+    ones = (1,) * len(shape)
+    pads = _vjp_lhs_padding(shape, params["window_dimensions"], params["window_strides"],
+                            get_aval(ct).shape, params["padding"], params["base_dilation"],
+                            params["window_dilation"])
+    config = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, params["window_strides"])]
+    padded = pad(ct, np.zeros((), get_aval(ct).dtype), config)
+    out = reduce_window_sum_p.bind(
+        padded, window_dimensions=params["window_dimensions"],
+        window_strides=params["base_dilation"], padding=((0, 0),) * len(shape),
+        base_dilation=ones, window_dilation=params["window_dilation"])
+    assert get_aval(out).shape == shape, (get_aval(out).shape, shape)
+    return [out]
+
+
+ad.deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
+
+
+def _window_slices(x, init, *, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation):
+    """Every window offset's strided slice of ``x`` padded and dilated with ``init``."""
+    from minijax.lax.structural import pad
+    from minijax.lax.structural import slice as lax_slice
+
+    config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    padded = pad(x, init, config)
+    out_shape = reduce_window_shape_tuple(get_aval(x).shape, window_dimensions, window_strides,
+                                          padding, base_dilation, window_dilation)
+    slices = []
+    for offset in itertools.product(*(range(w) for w in window_dimensions)):
+        start = [o * d for o, d in zip(offset, window_dilation)]
+        limit = [s + (n - 1) * st + 1 if n else s
+                 for s, n, st in zip(start, out_shape, window_strides)]
+        slices.append(lax_slice(padded, start, limit, window_strides))
+    return slices
+
+
+def _fold_windows(combine, xs, inits, params):
+    """The windowed reduction of operands ``xs`` as a fold of ``combine`` over window offsets,
+    started (as XLA's reduce_window is) from the init values."""
+    from minijax.lax.structural import broadcast_in_dim
+
+    per_operand = [_window_slices(x, i, **params) for x, i in zip(xs, inits)]
+    shape = reduce_window_shape_tuple(get_aval(xs[0]).shape, **params)
+    acc = [broadcast_in_dim(i, shape, ()) for i in inits]
+    for parts in zip(*per_operand):
+        acc = list(combine(acc, list(parts)))
+    return acc
+
+
+def _chooser_jvp(prim, lax_name, identity):
+    def rule(primals, tangents, **params):
+        from minijax.lax import elementwise
+
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, **params)
+        dtype = get_aval(x).dtype
+        fill = np.array(identity(dtype), dtype)
+        op = getattr(elementwise, lax_name)
+
+        def fold(v):
+            return _fold_windows(lambda a, b: [op(a[0], b[0])], [v], [fill], params)
+
+        _, (t,) = ad.jvp_flat(fold, [x], [g])
+        return ans, t
+
+    return rule
+
+
+reduce_window_max_p.def_jvp_rule(_chooser_jvp(reduce_window_max_p, "max", lowest))
+reduce_window_min_p.def_jvp_rule(_chooser_jvp(reduce_window_min_p, "min", highest))
+
+
+# ------------------------------------------------------------------------------------------------
+# The generic reduce_window: any computation (a jaxpr of scalars), any number of operands
+
+
+def _generic_rule(*args, jaxpr, consts, **params):
+    n = len(args) // 2
+    operands, inits = args[:n], args[n:]
+    name = "reduce_window"
+    for x, i in zip(operands, inits):
+        if i.ndim != 0 or i.dtype != x.dtype:
+            raise TypeError(f"{name}: init values must be scalars of the operands' dtypes, got "
+                            f"operand {x.str_short()} and init value {i.str_short()}")
+    if any(x.shape != operands[0].shape for x in operands):
+        raise TypeError(f"{name}: operands must have the same shape, got "
+                        f"{[x.str_short() for x in operands]}")
+    _check_window_params(name, operands[0], **params)
+    scalars = [ShapedArray((), x.dtype) for x in operands]
+    outs = [ShapedArray(a.shape, a.dtype) for a in jaxpr.out_avals]
+    if outs != scalars:
+        raise TypeError(f"{name}: the computation must return {[a.str_short() for a in scalars]}"
+                        f", got {[a.str_short() for a in outs]}")
+    shape = reduce_window_shape_tuple(operands[0].shape, **params)
+    return [ShapedArray(shape, x.dtype) for x in operands]
+
+
+def _generic_lowering(ctx, *args, jaxpr, consts, **params):
+    n = len(args) // 2
+
+    def body(*scalars):
+        return lower_jaxpr_body(ctx.module_ctx, jaxpr.jaxpr,
+                                [ir_constant(c) for c in jaxpr.consts], list(scalars))
+
+    return _reduce_window_op(ctx, args[:n], args[n:], body, **params)
+
+
+def _apply_computation(jaxpr, consts):
+    def combine(acc, parts):
+        return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *acc, *parts)
+
+    return combine
+
+
+def _generic_jvp(primals, tangents, *, jaxpr, consts, **params):
+    n = len(primals) // 2
+    outs = reduce_window_p.bind(*primals, jaxpr=jaxpr, consts=consts, **params)
+    inits = primals[n:]
+    combine = _apply_computation(jaxpr, consts)
+
+    def fold(*xs_and_inits):
+        return _fold_windows(combine, list(xs_and_inits[:n]), list(xs_and_inits[n:]), params)
+
+    _, t_outs = ad.jvp_flat(fold, list(primals[:n]) + list(inits), list(tangents))
+    return outs, t_outs
+
+
+def _generic_batching(args, dims, *, jaxpr, consts, **params):
+    n = len(args) // 2
+    size = batching.axis_size(args, dims)
+    if any(d is not None for d in dims[n:]):
+        # per-example init values (they fill the padding too): vmap the fold over the window
+        # offsets instead, which is all lax ops
+        from minijax.vmapping import vmap
+
+        combine = _apply_computation(jaxpr, consts)
+        fold = vmap(lambda *a: _fold_windows(combine, list(a[:n]), list(a[n:]), params),
+                    in_axes=tuple(dims), axis_size=size)
+        return fold(*args), [0] * n
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(args[:n], dims[:n])]
+    outs = reduce_window_p.bind(*xs, *args[n:], jaxpr=jaxpr, consts=consts,
+                                **_batched_params(params, 0))
+    return outs, [0] * n
+
+
+reduce_window_p = Primitive("reduce_window", multiple_results=True)
+reduce_window_p.def_abstract_eval(_generic_rule)
+reduce_window_p.def_lowering(_generic_lowering)
+reduce_window_p.def_jvp_rule(_generic_jvp)
+reduce_window_p.def_batching(_generic_batching)
+reduce_window_p.pp_params = lambda p: {k: v for k, v in p.items() if k != "consts"}
+
+
+# ------------------------------------------------------------------------------------------------
+# Wrapper
+
+
+def _ints(seq, n, what):
+    if seq is None:
+        return (1,) * n
+    seq = tuple(operator.index(s) for s in seq)
+    if len(seq) != n:
+        raise TypeError(f"reduce_window: {what} {seq} must have one entry per operand axis ({n})")
+    return seq
+
+
+def _concrete_scalar(x):
+    """The value of a concrete scalar init value, or None when it is traced."""
+    if isinstance(x, core.Tracer):
+        return None
+    try:
+        return np.asarray(x).item() if np.ndim(x) == 0 else None
+    except Exception:  # noqa: BLE001 - any value that is not plainly concrete
+        return None
+
+
+def _monoid_for(computation, init, dtype):
+    from minijax.lax import elementwise
+
+    value = _concrete_scalar(init)
+    if value is None:
+        return None
+    if computation is elementwise.add and value == 0:
+        return reduce_window_sum_p
+    if dtype != np.bool_ and computation is elementwise.max and value == lowest(dtype):
+        return reduce_window_max_p
+    if dtype != np.bool_ and computation is elementwise.min and value == highest(dtype):
+        return reduce_window_min_p
+    return None
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
+                  padding, base_dilation=None, window_dilation=None):
+    """Reduces each window of ``operand`` with ``computation`` (as ``jax.lax.reduce_window``).
+
+    ``operand`` and ``init_value`` may be matching pytrees (a variadic reduction);
+    ``computation(acc, x)`` takes and returns such pytrees of scalars. ``padding`` is 'SAME',
+    'VALID' or a sequence of (low, high) pairs.
+    """
+    from minijax.lax.control_flow.common import trace_user_fun
+    from minijax.tree_util import tree_flatten, tree_unflatten
+
+    flat_ops, tree = tree_flatten(operand)
+    flat_inits, init_tree = tree_flatten(init_value)
+    if tree != init_tree:
+        raise TypeError(f"reduce_window: operand and init_value must have the same structure, "
+                        f"got {tree} and {init_tree}")
+    avals = [get_aval(x) for x in flat_ops]
+    ndim = avals[0].ndim
+    window_dimensions = _ints(window_dimensions, ndim, "window_dimensions")
+    window_strides = _ints(window_strides, ndim, "window_strides")
+    if isinstance(padding, str):
+        padding = padtype_to_pads(avals[0].shape, window_dimensions, window_strides, padding)
+    else:
+        padding = padtype_to_pads(None, None, None, padding)
+    params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                  padding=padding, base_dilation=_ints(base_dilation, ndim, "base_dilation"),
+                  window_dilation=_ints(window_dilation, ndim, "window_dilation"))
+    inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, avals)]
+    if len(flat_ops) == 1:
+        monoid = _monoid_for(computation, flat_inits[0], avals[0].dtype)
+        if monoid is not None:
+            return tree_unflatten(tree, [monoid.bind(flat_ops[0], **params)])
+    scalars = [ShapedArray((), a.dtype) for a in avals]
+    pair_tree = tree_flatten((operand, operand))[1]
+    closed, consts, out_tree = trace_user_fun(
+        lambda acc, x: computation(acc, x), pair_tree, scalars + scalars)
+    if consts:
+        raise TypeError("reduce_window: the computation must not close over traced or array "
+                        "values; pass them through the operands instead")
+    if out_tree != tree:
+        raise TypeError(f"reduce_window: the computation must return the structure of the "
+                        f"operand ({tree}), got {out_tree}")
+    outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed, consts=(), **params)
+    return tree_unflatten(tree, outs)
+
+
+def _as_init(x, dtype):
+    if isinstance(x, core.Tracer) or hasattr(x, "aval"):
+        return x
+    return np.asarray(x, dtype=dtypes.canonicalize_dtype(dtype))
