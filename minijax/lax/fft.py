@@ -1,0 +1,170 @@
+"""``fft``: discrete Fourier transforms over the trailing axes, exactly ``stablehlo.fft``.
+
+``fft_type`` is a ``FftType``: FFT and IFFT (complex to complex), RFFT (real to the
+``n // 2 + 1`` non-negative frequencies of the last axis) and IRFFT (back, to length
+``fft_lengths[-1]``). IFFT and IRFFT are normalised by ``1 / prod(fft_lengths)``, as NumPy's.
+
+Differentiation (as JAX's fft.py): every transform is linear over the reals. The DFT matrix is
+symmetric, so FFT and IFFT are their own transposes. RFFT is FFT after a real-to-complex
+conversion, then a slice: its transpose pads the cotangent back to the full length, applies
+FFT and keeps the real part. IRFFT's transpose is an RFFT of the cotangent, scaled by
+``1 / prod(fft_lengths)``, with the frequencies that stand for two Hermitian-symmetric ones
+doubled, and conjugated (JAX's convention for complex cotangents).
+
+vmap moves the batch axis to the front: transforms only touch trailing axes.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import operator
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import ad, batching
+from minijax.lowering.stablehlo import dense_i64, tensor_type
+
+__all__ = ["FftType", "fft", "fft_p"]
+
+
+class FftType(enum.IntEnum):
+    """The kind of transform (the numbering is XLA's)."""
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+_REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
+
+
+def _fft_rule(x, *, fft_type, fft_lengths):
+    name = "fft"
+    n = len(fft_lengths)
+    if n < 1 or n > 3:
+        raise ValueError(f"{name}: fft_lengths must name 1 to 3 axes, got {fft_lengths}")
+    if n > x.ndim:
+        raise ValueError(f"{name}: fft_lengths {fft_lengths} names more axes than operand "
+                         f"{x.str_short()} has")
+    if any(d < 0 for d in fft_lengths):
+        raise ValueError(f"{name}: fft_lengths must be non-negative, got {fft_lengths}")
+    lead, tail = x.shape[:-n], x.shape[-n:]
+    if fft_type == FftType.RFFT:
+        if x.dtype not in _COMPLEX_OF:
+            raise TypeError(f"{name}: RFFT requires a float32 or float64 operand, got "
+                            f"{x.str_short()}")
+        if tail != fft_lengths:
+            raise ValueError(f"{name}: RFFT operand {x.str_short()} must end with the axes "
+                             f"fft_lengths={fft_lengths}")
+        shape = (*lead, *fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
+        return ShapedArray(shape, _COMPLEX_OF[x.dtype])
+    if x.dtype not in _REAL_OF:
+        raise TypeError(f"{name}: {FftType(fft_type).name} requires a complex64 or complex128 "
+                        f"operand, got {x.str_short()}")
+    if fft_type == FftType.IRFFT:
+        expected = (*fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
+        if tail != expected:
+            raise ValueError(f"{name}: IRFFT operand {x.str_short()} must end with the axes "
+                             f"{expected} for fft_lengths={fft_lengths}")
+        return ShapedArray((*lead, *fft_lengths), _REAL_OF[x.dtype])
+    if tail != fft_lengths:
+        raise ValueError(f"{name}: {FftType(fft_type).name} operand {x.str_short()} must end "
+                         f"with the axes fft_lengths={fft_lengths}")
+    return ShapedArray(x.shape, x.dtype)
+
+
+def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
+    kind = hlo.FftTypeAttr.get(FftType(fft_type).name)
+    return hlo.FftOp(x, kind, dense_i64(fft_lengths),
+                     results=[tensor_type(ctx.avals_out[0])]).result
+
+
+fft_p = Primitive("fft")
+fft_p.def_abstract_eval(_fft_rule)
+fft_p.def_lowering(_fft_lowering)
+fft_p.pp_params = lambda p: {"fft_type": FftType(p["fft_type"]).name,
+                             "fft_lengths": p["fft_lengths"]}
+
+
+def _fft_batching(args, dims, *, fft_type, fft_lengths):
+    (x,), (d,) = args, dims
+    size = batching.axis_size(args, dims)
+    x = batching.bdim_at_front(x, d, size)
+    return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths), 0
+
+
+fft_p.def_batching(_fft_batching)
+
+
+def _rfft_transpose(ct, fft_lengths):
+    """Transpose of x -> FFT(complex(x))[..., :n // 2 + 1]."""
+    from minijax.lax.elementwise import real
+    from minijax.lax.structural import pad
+
+    aval = get_aval(ct)
+    n = fft_lengths[-1]
+    config = [(0, 0, 0)] * (aval.ndim - 1) + [(0, n - aval.shape[-1], 0)]
+    full = pad(ct, np.zeros((), aval.dtype), config)
+    return real(fft_p.bind(full, fft_type=FftType.FFT, fft_lengths=fft_lengths))
+
+
+def _irfft_transpose(ct, fft_lengths):
+    from minijax.lax.elementwise import conj, mul
+    from minijax.lax.structural import broadcast_in_dim
+
+    x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
+    aval = get_aval(x)
+    m = aval.shape[-1]
+    odd = fft_lengths[-1] % 2
+    mask = np.full((m,), 2.0)
+    mask[0] = 1.0
+    if not odd and m > 1:
+        mask[-1] = 1.0
+    mask = mask / math.prod(fft_lengths)
+    scale = broadcast_in_dim(mask.astype(aval.dtype), aval.shape, (aval.ndim - 1,))
+    return conj(mul(scale, x))
+
+
+def _fft_transpose(ct, x, *, fft_type, fft_lengths):
+    if fft_type == FftType.RFFT:
+        return [_rfft_transpose(ct, fft_lengths)]
+    if fft_type == FftType.IRFFT:
+        return [_irfft_transpose(ct, fft_lengths)]
+    return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
+
+
+ad.deflinear(fft_p, _fft_transpose)
+
+
+def _canonical_fft_type(fft_type):
+    if isinstance(fft_type, str):
+        try:
+            return FftType[fft_type.upper()]
+        except KeyError:
+            raise ValueError(f"fft: unknown fft_type {fft_type!r}; expected one of "
+                             f"{[t.name for t in FftType]}") from None
+    return FftType(fft_type)
+
+
+def fft(x, fft_type, fft_lengths):
+    """The ``fft_type`` transform over the last ``len(fft_lengths)`` axes of ``x``.
+
+    FFT/IFFT convert real operands to complex first, as JAX does.
+    """
+    from minijax.lax.convert import convert_element_type
+
+    fft_type = _canonical_fft_type(fft_type)
+    if isinstance(fft_lengths, (int, np.integer)):
+        fft_lengths = (fft_lengths,)
+    fft_lengths = tuple(operator.index(n) for n in fft_lengths)
+    dtype = get_aval(x).dtype
+    if fft_type in (FftType.FFT, FftType.IFFT) and not dtypes.is_complex(dtype):
+        x = convert_element_type(x, np.complex128 if dtype == np.float64 else np.complex64)
+    return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)

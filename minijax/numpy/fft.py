@@ -1,0 +1,247 @@
+"""``jnp.fft``: NumPy's discrete Fourier transforms on ``lax.fft``.
+
+NumPy's semantics: ``n``/``s`` crop or zero-pad the input along the transformed axes (for the
+inverse real transforms they give the *output* length, default ``2 * (m - 1)``), ``axis``/
+``axes`` pick the axes, and ``norm`` is "backward" (the default: the inverse scales by 1/n),
+"ortho" (both by 1/sqrt(n)) or "forward" (the forward transform scales by 1/n). XLA's inverse
+transforms already scale by 1/n, so norm only adds a factor where it differs.
+
+The transformed axes are moved to the end (``lax.fft`` works on trailing axes) in groups of at
+most three, XLA's limit; a transform over more axes is a sequence of transforms. Real inputs
+become complex (x64 off: float32 / complex64); integer inputs become floating first.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.lax import fft as lax_fft
+from minijax.lax.fft import FftType
+
+__all__ = [
+    "fft", "fft2", "fftfreq", "fftn", "fftshift", "ifft", "ifft2", "ifftn", "ifftshift", "irfft",
+    "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+]
+
+
+def _jnp():
+    import minijax.numpy as jnp
+
+    return jnp
+
+
+_NORMS = (None, "backward", "ortho", "forward")
+
+
+def _check_norm(norm):
+    if norm not in _NORMS:
+        raise ValueError(f"Invalid norm value {norm!r}; should be 'backward', 'ortho' or "
+                         "'forward'.")
+
+
+def _scale(norm, n, inverse):
+    """The factor to apply to the result of XLA's (forward unscaled, inverse 1/n) transform."""
+    if norm in (None, "backward"):
+        return 1.0
+    if norm == "ortho":
+        return math.sqrt(n) if inverse else 1.0 / math.sqrt(n)
+    return float(n) if inverse else 1.0 / n  # "forward"
+
+
+def _as_inexact(a, real):
+    jnp = _jnp()
+    a = jnp.asarray(a)
+    dtype = a.dtype
+    if real:
+        if dtypes.is_complex(dtype):
+            raise TypeError(f"a real transform needs a real input, got {dtype}")
+        if dtype not in (np.float32, np.float64):
+            a = a.astype(dtypes.canonicalize_dtype(np.float64))
+        return a
+    if not dtypes.is_complex(dtype):
+        real_dtype = dtype if dtype in (np.float32, np.float64) else np.float64
+        complex_dtype = np.complex128 if real_dtype == np.float64 else np.complex64
+        a = a.astype(dtypes.canonicalize_dtype(complex_dtype))
+    return a
+
+
+def _resize(a, axis, n):
+    """``a`` cropped or zero-padded to length ``n`` along ``axis``."""
+    jnp = _jnp()
+    size = a.shape[axis]
+    if n == size:
+        return a
+    if n < size:
+        return _crop(a, axis, n)
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (0, n - size)
+    return jnp.pad(a, widths)
+
+
+def _crop(a, axis, n):
+    from minijax import lax
+
+    return lax.slice_in_dim(a, 0, n, axis=axis)
+
+
+def _canonical_axes(ndim, s, axes, name):
+    if axes is None:
+        axes = tuple(range(ndim - len(s), ndim)) if s is not None else tuple(range(ndim))
+    else:
+        axes = tuple(operator.index(a) for a in axes)
+    norm_axes = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
+        norm_axes.append(a % ndim)
+    if len(set(norm_axes)) != len(norm_axes):
+        raise ValueError(f"{name}: axes must be unique, got {axes}")
+    if s is not None:
+        s = tuple(operator.index(n) for n in s)
+        if len(s) != len(norm_axes):
+            raise ValueError(f"{name}: s {s} and axes {axes} must have the same length")
+    return tuple(norm_axes), s
+
+
+def _transform_last(a, fft_type, lengths):
+    """``lax.fft`` over the trailing ``len(lengths)`` axes (at most three at a time; XLA's
+    limit). Only complex transforms are ever split."""
+    jnp = _jnp()
+    k = len(lengths)
+    if k <= 3:
+        return lax_fft(a, fft_type, lengths)
+    # separable: transform the last three, then the others (moved to the end)
+    a = lax_fft(a, fft_type, lengths[-3:])
+    rest = k - 3
+    src = list(range(a.ndim - k, a.ndim - 3))
+    a = jnp.moveaxis(a, src, list(range(a.ndim - rest, a.ndim)))
+    a = _transform_last(a, fft_type, lengths[:-3])
+    return jnp.moveaxis(a, list(range(a.ndim - rest, a.ndim)), src)
+
+
+def _fftn_core(a, s, axes, norm, fft_type, name):
+    """The n-dimensional transform of ``fft_type`` over ``axes`` with sizes ``s``."""
+    jnp = _jnp()
+    _check_norm(norm)
+    real_in = fft_type == FftType.RFFT
+    a = _as_inexact(a, real_in)
+    axes, s = _canonical_axes(a.ndim, s, axes, name)
+    if not axes:
+        return a
+    if fft_type == FftType.IRFFT:
+        out_last = s[-1] if s is not None else 2 * (a.shape[axes[-1]] - 1)
+        if out_last < 1:
+            raise ValueError(f"{name}: invalid number of data points ({out_last}) specified")
+        sizes = list(s) if s is not None else [a.shape[ax] for ax in axes]
+        sizes[-1] = out_last
+        in_sizes = sizes[:-1] + [out_last // 2 + 1]
+    else:
+        sizes = list(s) if s is not None else [a.shape[ax] for ax in axes]
+        in_sizes = sizes
+    for n in sizes:
+        if n < 1:
+            raise ValueError(f"{name}: invalid number of data points ({n}) specified")
+    for ax, n in zip(axes, in_sizes):
+        a = _resize(a, ax, n)
+    k = len(axes)
+    dst = list(range(a.ndim - k, a.ndim))
+    a = jnp.moveaxis(a, list(axes), dst)
+    if fft_type in (FftType.FFT, FftType.IFFT):
+        out = _transform_last(a, fft_type, tuple(sizes))
+    elif fft_type == FftType.RFFT:
+        out = lax_fft(a, FftType.RFFT, (sizes[-1],))
+        if k > 1:
+            out = jnp.moveaxis(out, -1, 0)
+            out = _transform_last(out, FftType.FFT, tuple(sizes[:-1]))
+            out = jnp.moveaxis(out, 0, -1)
+    else:
+        out = a
+        if k > 1:
+            out = jnp.moveaxis(out, -1, 0)
+            out = _transform_last(out, FftType.IFFT, tuple(sizes[:-1]))
+            out = jnp.moveaxis(out, 0, -1)
+        out = lax_fft(out, FftType.IRFFT, (sizes[-1],))
+    inverse = fft_type in (FftType.IFFT, FftType.IRFFT)
+    factor = _scale(norm, math.prod(sizes), inverse)
+    if factor != 1.0:
+        real = np.float32 if out.dtype in (np.complex64, np.float32) else np.float64
+        out = out * np.asarray(factor, real)
+    return jnp.moveaxis(out, dst, list(axes))
+
+
+def _one_axis(fft_type, name):
+    def transform(a, n=None, axis=-1, norm=None):
+        s = None if n is None else (n,)
+        return _fftn_core(a, s, (axis,), norm, fft_type, name)
+
+    transform.__name__ = name
+    transform.__doc__ = f"NumPy's ``fft.{name}``: the 1-d transform along ``axis``."
+    return transform
+
+
+def _n_axes(fft_type, name, default_axes=None):
+    def transform(a, s=None, axes=default_axes, norm=None):
+        return _fftn_core(a, s, axes, norm, fft_type, name)
+
+    transform.__name__ = name
+    transform.__doc__ = f"NumPy's ``fft.{name}``."
+    return transform
+
+
+fft = _one_axis(FftType.FFT, "fft")
+ifft = _one_axis(FftType.IFFT, "ifft")
+rfft = _one_axis(FftType.RFFT, "rfft")
+irfft = _one_axis(FftType.IRFFT, "irfft")
+fftn = _n_axes(FftType.FFT, "fftn")
+ifftn = _n_axes(FftType.IFFT, "ifftn")
+rfftn = _n_axes(FftType.RFFT, "rfftn")
+irfftn = _n_axes(FftType.IRFFT, "irfftn")
+fft2 = _n_axes(FftType.FFT, "fft2", (-2, -1))
+ifft2 = _n_axes(FftType.IFFT, "ifft2", (-2, -1))
+rfft2 = _n_axes(FftType.RFFT, "rfft2", (-2, -1))
+irfft2 = _n_axes(FftType.IRFFT, "irfft2", (-2, -1))
+
+
+def _freq_dtype(dtype):
+    return dtypes.canonicalize_dtype(np.float64 if dtype is None else dtype)
+
+
+def fftfreq(n, d=1.0, *, dtype=None):
+    """Sample frequencies of an ``n``-point FFT with sample spacing ``d``."""
+    jnp = _jnp()
+    n = operator.index(n)
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    return jnp.asarray(k, _freq_dtype(dtype)) / (n * d)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None):
+    """Sample frequencies of an ``n``-point real FFT (the non-negative ones)."""
+    jnp = _jnp()
+    n = operator.index(n)
+    k = np.arange(0, n // 2 + 1)
+    return jnp.asarray(k, _freq_dtype(dtype)) / (n * d)
+
+
+def _shift(x, axes, sign):
+    jnp = _jnp()
+    x = jnp.asarray(x)
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axes, (int, np.integer)):
+        axes = (operator.index(axes),)
+    shifts = [sign * (x.shape[a] // 2) for a in axes]
+    return jnp.roll(x, shifts, axes)
+
+
+def fftshift(x, axes=None):
+    """Moves the zero frequency to the centre (rolls each axis by ``n // 2``)."""
+    return _shift(x, axes, 1)
+
+
+def ifftshift(x, axes=None):
+    """The inverse of ``fftshift`` (rolls each axis by ``-(n // 2)``)."""
+    return _shift(x, axes, -1)
