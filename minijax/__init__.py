@@ -38,6 +38,8 @@ from minijax.api import (
     vmap,
 )
 from minijax.core import ShapedArray
+from minijax import debug, sharding  # noqa: E402
+from minijax.sharding import make_mesh  # noqa: E402
 from minijax.lowering.array import Array
 
 __version__ = "0.1.0"
@@ -50,6 +52,7 @@ __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
+    "debug", "make_mesh", "sharding",
 ]
 
 

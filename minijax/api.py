@@ -114,18 +114,37 @@ def _put_leaf(x, device):
     if isinstance(x, Tracer):
         return x  # inside a transformation device_put is the identity (placement is XLA's)
     if type(x) is Array:
-        if device is None or x.device == device:
+        if device is None or x.devices() == {device}:
             return x
         return device_put_value(x._value, device, weak_type=x.weak_type)
     return device_put_value(x, device)
 
 
 def device_put(x, device=None):
-    """Puts every leaf of ``x`` on ``device`` (default: the default device) as an Array."""
-    if device is not None and not hasattr(device, "platform"):
-        raise TypeError(f"device_put: {device!r} is not a device (sharded placement comes with "
-                        "minijax.sharding)")
-    return tree_map(lambda leaf: _put_leaf(leaf, device), x)
+    """Puts every leaf of ``x`` on ``device`` as an Array: a device (default: the default
+    device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
+    under ``with mesh:``, or a pytree prefix of these matching ``x``."""
+    if device is None or hasattr(device, "platform"):
+        return tree_map(lambda leaf: _put_leaf(leaf, device), x)
+    from minijax import sharding as shd
+    from minijax.jitting import _arg_paths
+
+    per_leaf = shd.broadcast_prefix(device, x, "device_put")
+    leaves, tree = _registry.flatten(x)
+    paths = [p[len("args[0]"):] for p in _arg_paths((x,), {})]
+    out = []
+    for leaf, s, path in zip(leaves, per_leaf, paths):
+        what = f"device_put of x{path}"
+        if s is None or hasattr(s, "platform"):
+            out.append(_put_leaf(leaf, s))
+            continue
+        s = shd.resolve(s, what)
+        if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
+            out.append(shd.with_sharding_constraint(leaf, s)
+                       if isinstance(s, shd.NamedSharding) else leaf)
+            continue
+        out.append(shd.put(leaf, s, what))
+    return tree.unflatten(out)
 
 
 def device_get(x):

@@ -7,6 +7,11 @@ and one XLA execute with C++ result handlers.
 
 Under another transformation (``jit`` inside ``jit``, or inside ``make_jaxpr``) a jitted
 function is simply traced inline: the outer jaxpr is one program, compiled once.
+
+Sharded programs (``in_shardings``/``out_shardings``, committed multi-device Arrays, or
+``with_sharding_constraint`` inside) lower with Shardy annotations and run as one SPMD
+executable over the mesh's devices (``_ShardedEntry``, bottom of this module); the cache key
+then also holds the committed arguments' shardings. The unsharded path is unchanged.
 """
 
 from __future__ import annotations
@@ -24,7 +29,15 @@ from minijax.core import Tracer, escaped_tracer_error, get_aval
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array, default_device, device_put_value
+from minijax.lowering.array import (
+    Array,
+    _multi_device,
+    default_device,
+    device_put_value,
+    put_global,
+    relabel,
+    same_layout,
+)
 from minijax.source_info import user_frame
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path
 
@@ -162,6 +175,8 @@ class JitFunction:
         device=None,
         backend=None,
         inline=False,
+        in_shardings=None,
+        out_shardings=None,
         **unsupported,
     ):
         if unsupported:
@@ -179,6 +194,14 @@ class JitFunction:
         dnames = _normalize_argnames(donate_argnames)
         self._donate_argnums = frozenset(dnums + sig.names_to_nums(dnames))
         self._device = device
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._sharded = in_shardings is not None or out_shardings is not None
+        # With every argument's sharding given, committed layouts do not change the program
+        # (other layouts are resharded at the call), so they stay out of the cache key.
+        self._committed_in_key = in_shardings is None or any(
+            s is None for s in _registry.flatten(in_shardings, leaf_predicate=_is_spec_leaf)[0]
+        )
         self._cache = {}
         self._trace_count = 0
         self._name = getattr(fun, "__name__", "fun")
@@ -232,6 +255,8 @@ class JitFunction:
         leaves, in_tree = _registry.flatten((args, kwargs))
         avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
         key = (in_tree, static_key, avals, config.trace_state)
+        if self._committed_in_key and (self._sharded or _any_multi_device(leaves)):
+            key += (_committed_key(leaves),)  # committed shardings shape the program
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache_miss(key, args, kwargs, static_key)
@@ -321,6 +346,18 @@ class JitFunction:
         closed, out_tree, in_avals = self._trace(args, kwargs, static_key)
         timer.mark("trace")
         donated = self._donated_leaf_indices(args)
+        plan = _sharding_plan(self, closed, out_tree, in_avals, args, kwargs)
+        if plan is not None:
+            mesh, in_sh, out_sh = plan
+            replicated = _replicated(mesh)
+            const_sh = [replicated] * len(closed.jaxpr.constvars)
+            module = stablehlo.lower_jaxpr(
+                closed, name=f"jit_{self._name}", platform=mesh._flat[0].platform,
+                donated=set(donated), arg_shardings=const_sh + [s or replicated for s in in_sh],
+                result_shardings=out_sh,
+            )
+            timer.mark("lower")
+            return closed, out_tree, in_avals, donated, mesh, module
         device = self._device or default_device()
         module = stablehlo.lower_jaxpr(
             closed, name=f"jit_{self._name}", platform=device.platform, donated=set(donated)
@@ -329,6 +366,10 @@ class JitFunction:
         return closed, out_tree, in_avals, donated, device, module
 
     def _compile(self, closed, out_tree, in_avals, donated, device, module, timer):
+        if not hasattr(device, "platform"):  # a Mesh: the SPMD program
+            return _compile_sharded_entry(
+                f"jit_{self._name}", closed, out_tree, in_avals, donated, device, module, timer
+            )
         const_avals = [v.aval for v in closed.jaxpr.constvars]
         exe = _compile.compile_module(
             module,
@@ -469,9 +510,11 @@ def _arg_paths(args, kwargs):
 
 
 def _explain_difference(old_key, old_paths, new_key, new_paths):
-    old_tree, old_static, old_avals, old_cfg = old_key
-    new_tree, new_static, new_avals, new_cfg = new_key
+    old_tree, old_static, old_avals, old_cfg = old_key[:4]
+    new_tree, new_static, new_avals, new_cfg = new_key[:4]
     reasons = []
+    if old_key[4:] != new_key[4:]:
+        reasons.append("the shardings of committed (multi-device) arguments changed")
     if old_cfg != new_cfg:
         reasons.append(f"trace-affecting config changed (x64 and friends): {old_cfg} -> {new_cfg}")
     if old_static != new_static:
@@ -522,7 +565,228 @@ def jit(fun=None, **kwargs):
 
 def _shard_arg(x, sharding, layout):
     """Called by the C++ fast path for an argument that is not already on the right device."""
+    if sharding in _multi_device:
+        aval = get_aval(x)
+        value = x._value if type(x) is Array else np.asarray(x, dtype=aval.dtype)
+        return put_global(value, aval, sharding)
     device = backends.sharding_devices(sharding)[0]
     if type(x) is Array:
         return device_put_value(x._value, device, weak_type=x.weak_type)
     return device_put_value(x, device)
+
+
+# ------------------------------------------------------------------------------------------------
+# SPMD programs: shardings become Shardy annotations and XLA partitions the program.
+
+
+def _any_multi_device(leaves):
+    for x in leaves:
+        if type(x) is Array and (
+            x._sharding in _multi_device or len(x._sharding._internal_device_list) > 1
+        ):
+            return True
+    return False
+
+
+def _is_spec_leaf(x):
+    from minijax.sharding import _is_sharding_leaf
+
+    return _is_sharding_leaf(x)
+
+
+def _committed_key(leaves):
+    return tuple([
+        x._sharding if type(x) is Array and len(x._sharding._internal_device_list) > 1 else None
+        for x in leaves
+    ])
+
+
+def _replicated(mesh):
+    from minijax.sharding import NamedSharding, PartitionSpec
+
+    return NamedSharding(mesh, PartitionSpec())
+
+
+def _constraint_meshes(jaxpr, out):
+    from minijax.sharding import with_sharding_constraint_p
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is with_sharding_constraint_p:
+            out.append(eqn.params["sharding"].mesh)
+        for v in eqn.params.values():
+            for sub in v if isinstance(v, (list, tuple)) else (v,):
+                if isinstance(sub, core.ClosedJaxpr):
+                    _constraint_meshes(sub.jaxpr, out)
+                elif isinstance(sub, core.Jaxpr):
+                    _constraint_meshes(sub, out)
+    return out
+
+
+def _sharding_plan(jit_fn, closed, out_tree, in_avals, args, kwargs):
+    """``(mesh, in shardings per argument leaf, out shardings per output leaf)`` with None for
+    unspecified, or None when nothing is sharded (the single-device program).
+
+    An argument's sharding comes from ``in_shardings``, else from the committed multi-device
+    Array passed (if a NamedSharding), else it is replicated. Outputs without ``out_shardings``
+    are left to Shardy's propagation; the executable says what it chose.
+    """
+    from minijax import sharding as shd
+
+    leaves = _registry.flatten((args, kwargs))[0]
+    paths = _arg_paths(args, kwargs)
+    n_kw = len(leaves) - len(_registry.flatten(tuple(args))[0])
+    if jit_fn._in_shardings is not None:
+        given = shd.broadcast_prefix(jit_fn._in_shardings, tuple(args), "jit in_shardings")
+        given += [None] * n_kw
+    else:
+        given = [None] * len(leaves)
+    in_sh = []
+    for x, g, path, aval in zip(leaves, given, paths, in_avals):
+        if g is not None:
+            g = shd.resolve(g, f"jit in_shardings for {path}")
+        elif type(x) is Array and len(x._sharding._internal_device_list) > 1:
+            g = shd.from_jaxlib(x._sharding, len(aval.shape))
+        elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):
+            g = x.sharding  # a ShapeDtypeStruct(..., sharding=...) given to lower()
+        if not isinstance(g, shd.NamedSharding):
+            g = None  # SingleDeviceSharding or an opaque layout: replicated, resharded at call
+        else:
+            shd.check_divisible(g, aval.shape, f"jit in_shardings for {path} of {aval.str_short()}")
+        in_sh.append(g)
+    out_avals = closed.jaxpr.out_avals
+    if jit_fn._out_shardings is not None:
+        out_struct = out_tree.unflatten([0] * len(out_avals))
+        out_given = shd.broadcast_prefix(jit_fn._out_shardings, out_struct, "jit out_shardings")
+    else:
+        out_given = [None] * len(out_avals)
+    out_paths = [
+        "output" + keystr(p) for p, _ in tree_flatten_with_path(out_tree.unflatten(out_avals))[0]
+    ]
+    out_sh = []
+    for g, path, aval in zip(out_given, out_paths, out_avals):
+        if g is not None:
+            g = shd.resolve(g, f"jit out_shardings for {path}")
+            if isinstance(g, shd.NamedSharding):
+                shd.check_divisible(
+                    g, aval.shape, f"jit out_shardings for {path} of {aval.str_short()}"
+                )
+            else:
+                g = None
+        out_sh.append(g)
+    meshes = [s.mesh for s in in_sh + out_sh if s is not None]
+    meshes += _constraint_meshes(closed.jaxpr, [])
+    if not meshes:
+        return None
+    mesh = meshes[0]
+    for m in meshes[1:]:
+        if m._flat != mesh._flat:
+            raise ValueError(
+                f"jit({jit_fn._name}): all shardings must use the same devices in the same "
+                f"order; got {mesh!r} (device ids {[d.id for d in mesh._flat]}) and {m!r} "
+                f"(device ids {[d.id for d in m._flat]})"
+            )
+    return mesh, in_sh, out_sh
+
+
+def _compile_sharded_entry(name, closed, out_tree, in_avals, donated, mesh, module, timer):
+    from minijax.sharding import from_jaxlib
+
+    const_avals = [v.aval for v in closed.jaxpr.constvars]
+    all_in = const_avals + list(in_avals)
+    exe = _compile.compile_sharded(
+        module, name, mesh, all_in, closed.jaxpr.out_avals, donated, jaxpr=closed
+    )
+    timer.mark("compile")
+    for s, a in zip(exe.in_shardings, all_in):  # Array.sharding names them on this mesh
+        from_jaxlib(s, len(a.shape), mesh)
+    for s, a in zip(exe.out_shardings, exe.out_avals):
+        from_jaxlib(s, len(a.shape), mesh)
+    const_bufs = [
+        _put_sharded_arg(c, exe.in_shardings[i], const_avals[i])
+        for i, c in enumerate(closed.consts)
+    ]
+    return _ShardedEntry(exe, const_bufs, out_tree, donated, closed)
+
+
+def _put_sharded_arg(x, target, aval):
+    if type(x) is Array:
+        if x._sharding is target:
+            return x
+        if x.is_deleted():
+            raise RuntimeError("an argument Array has been deleted or donated")
+        if same_layout(x._sharding, target):  # the same layout named on another mesh
+            return relabel(x, target)
+        value = x._value  # another layout: reshard through the host
+    else:
+        value = np.asarray(x, dtype=aval.dtype)
+    return put_global(value, aval.update(weak_type=get_aval(x).weak_type), target)
+
+
+class _ShardedEntry:
+    """One compiled SPMD signature. Every argument must carry exactly the sharding the program
+    was compiled for (``execute_sharded`` does not check: a different tile order would give
+    wrong numbers silently), so any other layout is resharded before the call."""
+
+    __slots__ = ("exe", "const_bufs", "out_tree", "in_shardings", "donated_leaves", "jaxpr")
+
+    def __init__(self, exe, const_bufs, out_tree, donated_leaves, jaxpr):
+        self.exe = exe
+        self.const_bufs = const_bufs
+        self.out_tree = out_tree
+        self.in_shardings = exe.in_shardings
+        self.donated_leaves = donated_leaves
+        self.jaxpr = jaxpr
+
+    def __call__(self, leaves):
+        targets = self.in_shardings
+        avals = self.exe.in_avals
+        bufs = self.const_bufs.copy()
+        for x in leaves:
+            i = len(bufs)
+            if type(x) is Array and x._sharding is targets[i]:
+                bufs.append(x)
+            else:
+                bufs.append(_put_sharded_arg(x, targets[i], avals[i]))
+        return self.out_tree.unflatten(self.exe.execute(bufs))
+
+    def fastpath(self, leaves):
+        n0 = len(self.const_bufs)
+        for i, x in enumerate(leaves):
+            if type(x) is Array and x._sharding is not self.in_shardings[n0 + i]:
+                return None
+        n = n0 + len(leaves)
+        out_avals = self.exe.out_avals
+        return backends.FastpathData(
+            self.exe.xla,
+            self.out_tree,
+            list(self.in_shardings),
+            list(self.exe.out_shardings),
+            out_avals,
+            [True] * len(out_avals),
+            [True] * n,
+            [None] * n,
+            list(self.const_bufs),
+        )
+
+
+_eager_sharded = {}
+
+
+def apply_sharded(prim, args, params):
+    """An eager primitive on sharded Arrays: the jit of the op, with the inputs' shardings
+    (the output shardings are XLA's choice), as in JAX."""
+    try:
+        key = (prim, tuple(sorted(params.items())))
+        fn = _eager_sharded.get(key)
+    except TypeError:
+        key, fn = None, None
+    if fn is None:
+        def op(*xs):
+            return prim.bind(*xs, **params)
+
+        op.__name__ = prim.name
+        fn = jit(op)
+        if key is not None:
+            _eager_sharded[key] = fn
+    out = fn(*args)
+    return out

@@ -1,8 +1,9 @@
-"""Shared test setup: a hypothesis profile for CI (bounded examples), 4 virtual CPU devices."""
+"""Shared test setup: a hypothesis profile for CI (bounded examples), 8 virtual CPU devices
+(tests/test_sharding.py uses 2-D meshes of 8)."""
 
 import os
 
-os.environ.setdefault("MINIJAX_NUM_CPU_DEVICES", "4")
+os.environ.setdefault("MINIJAX_NUM_CPU_DEVICES", "8")
 os.environ.setdefault(
     "MINIJAX_PLATFORMS", "cpu" if os.environ.get("MINIJAX_TEST_GPU") != "1" else ""
 )

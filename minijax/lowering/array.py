@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from minijax import core, dtypes
-from minijax.lowering import backends
+from minijax.lowering import backends, jaxlib_ext
 
 Array = backends.ArrayImpl
 
@@ -37,7 +37,10 @@ class _ArrayMethods:
     # --- device placement ----------------------------------------------------------------
     @property
     def sharding(self):
-        return backends.buffer_sharding(self)
+        """The user-facing sharding (NamedSharding, SingleDeviceSharding, ...)."""
+        from minijax.sharding import from_jaxlib
+
+        return from_jaxlib(self._sharding, len(self.aval.shape))
 
     def devices(self):
         return set(backends.buffer_devices(self))
@@ -49,8 +52,42 @@ class _ArrayMethods:
             raise ValueError("device is only defined for single-device arrays; use .devices()")
         return devs[0]
 
+    @property
     def is_fully_replicated(self):
-        return len(backends.buffer_devices(self)) == 1
+        return self._sharding._hlo_sharding.is_replicated()
+
+    @property
+    def committed(self):
+        return self._committed
+
+    @property
+    def addressable_shards(self):
+        """One ``Shard`` per device: its ``device``, ``index`` (slices of the global array),
+        ``replica_id`` and ``data`` (a single-device Array)."""
+        self._check_alive()
+        indices = self.sharding.devices_indices_map(self.aval.shape)
+        pieces = (
+            [self] if len(backends.buffer_devices(self)) == 1 else backends.shard_pieces(self)
+        )
+        seen, shards = {}, []
+        for piece in pieces:
+            (dev,) = backends.buffer_devices(piece)
+            index = indices[dev]
+            key = tuple((s.start, s.stop) for s in index)
+            replica = seen[key] = seen.get(key, -1) + 1
+            shards.append(Shard(dev, index, replica, _as_single_device(piece, self.aval, index)))
+        return shards
+
+    global_shards = addressable_shards
+
+    def addressable_data(self, i):
+        return self.addressable_shards[i].data
+
+    def _check_alive(self):
+        if self.is_deleted():
+            raise RuntimeError(
+                "Array has been deleted (its buffer was donated to a jitted call or deleted)."
+            )
 
     # --- host interop ----------------------------------------------------------------------
     @property
@@ -61,7 +98,7 @@ class _ArrayMethods:
             )
         value = self._npy_value
         if value is None:
-            value = backends.to_numpy(self)
+            value = jaxlib_ext.gather_to_host(self)  # one buffer: a plain copy
             value.flags.writeable = False
             self._npy_value = value
         return value
@@ -131,6 +168,87 @@ class _ArrayMethods:
 
 
 
+class Shard:
+    """One device's piece of an Array (``Array.addressable_shards``)."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id})"
+
+
+def _as_single_device(piece, aval, index):
+    if piece._sharding in _single_device_shardings:
+        return piece
+    (dev,) = backends.buffer_devices(piece)
+    shape = tuple(len(range(*s.indices(n))) for s, n in zip(index, aval.shape))
+    sharding = backends.single_device_sharding(dev)
+    _single_device_shardings.add(sharding)
+    return Array(aval.update(shape=shape), sharding, [piece], True, _skip_checks=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Interned multi-device jaxlib shardings (jaxlib compares GSPMDShardings by identity) and the
+# user-facing sharding each stands for.
+
+_interned = {}  # (device ids, HloSharding, mesh) -> GSPMDSharding
+_multi_device = set()  # every interned sharding over more than one device
+_single_device_shardings = set()
+_user = {}  # (jaxlib sharding, ndim) -> minijax.sharding object
+
+
+def interned_sharding(devices, hlo, mesh=None):
+    """The one GSPMDSharding over ``devices`` (in this order) with HloSharding ``hlo``, per
+    ``mesh``: one layout can be named on several meshes (P("x") on an 8-mesh is P(("x", "y"))
+    on a 4x2 one), and an Array's ``.sharding`` names it on the mesh that made it."""
+    if len(devices) == 1:
+        return backends.single_device_sharding(devices[0])
+    key = (tuple(d.id for d in devices), hlo, mesh)
+    out = _interned.get(key)
+    if out is None:
+        out = _interned[key] = backends._jax.GSPMDSharding(backends.DeviceList(tuple(devices)), hlo)
+        _multi_device.add(out)
+    return out
+
+
+def is_multi_device(jaxlib_sharding):
+    return jaxlib_sharding in _multi_device or len(jaxlib_sharding._internal_device_list) > 1
+
+
+def remember_user_sharding(jaxlib_sharding, ndim, user):
+    if len(jaxlib_sharding._internal_device_list) > 1:
+        _multi_device.add(jaxlib_sharding)
+    _user[(jaxlib_sharding, ndim)] = user
+
+
+def user_sharding(jaxlib_sharding, ndim):
+    return _user.get((jaxlib_sharding, ndim))
+
+
+def same_layout(a, b):
+    """Whether two jaxlib shardings put the same slices on the same devices."""
+    return a is b or (
+        a._hlo_sharding == b._hlo_sharding
+        and list(a._internal_device_list) == list(b._internal_device_list)
+    )
+
+
+def relabel(x: Array, jaxlib_sharding) -> Array:
+    """``x``'s buffers under an equivalent sharding object (no copy)."""
+    return Array(x.aval, jaxlib_sharding, backends.shard_pieces(x), x._committed, _skip_checks=True)
+
+
+def put_global(value: np.ndarray, aval, jaxlib_sharding) -> Array:
+    """Puts host ``value`` on the devices of ``jaxlib_sharding``, each getting its slice."""
+    if len(jaxlib_sharding._internal_device_list) == 1:
+        return backends.device_put_numpy(value, aval, jaxlib_sharding._internal_device_list[0])
+    _multi_device.add(jaxlib_sharding)
+    return jaxlib_ext.put_sharded(value, aval, jaxlib_sharding)
+
+
 _SKIP = {"__module__", "__dict__", "__weakref__", "__doc__", "__qualname__"}
 
 
@@ -180,6 +298,8 @@ def default_device():
 def _reset_default_device(name, value):
     if name in ("jax_platforms", "jax_num_cpu_devices"):
         _default_device[0] = None
+        _interned.clear()  # their devices may belong to a client that is gone
+        _user.clear()
 
 
 backends.config.on_change(_reset_default_device)

@@ -53,6 +53,61 @@ class Executable:
         return self.xla.hlo_modules()[0].to_string()
 
 
+class ShardedExecutable:
+    """A loaded SPMD program over several devices (partition i on ``devices[i]``).
+
+    ``in_shardings`` are the jaxlib shardings the program expects (arguments must carry exactly
+    these: ``execute_sharded`` does not check, and a different tile order would silently give
+    wrong numbers); ``out_shardings`` are the ones XLA chose, read back from the executable.
+    """
+
+    __slots__ = (
+        "xla", "name", "devices", "device", "in_shardings", "out_shardings", "in_avals",
+        "out_avals", "handlers", "donated",
+    )
+
+    def __init__(self, xla, name, devices, in_avals, out_avals, donated=(), mesh=None):
+        from minijax.lowering.array import interned_sharding
+
+        self.xla = xla
+        self.name = name
+        self.devices = tuple(devices)
+        self.device = devices[0]
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.donated = donated
+        hlo = backends.xc.HloSharding
+        self.in_shardings = [
+            interned_sharding(self.devices, hlo.from_proto(p), mesh)
+            for p in xla.get_parameter_shardings()
+        ]
+        self.out_shardings = [
+            interned_sharding(self.devices, hlo.from_proto(p), mesh)
+            for p in xla.get_output_shardings()
+        ]
+        self.handlers = [
+            backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
+        ]
+
+    execute = Executable.execute
+    as_text = Executable.as_text
+
+
+def compile_sharded(module, name, mesh, in_avals, out_avals, donated=(), jaxpr=None):
+    """Compiles an SPMD ``module`` (Shardy annotations) for ``mesh``'s devices in flat order."""
+    devices = mesh._flat
+    start = time.perf_counter()
+    xla, loaded, key = _compile_or_load(module, name, list(devices), spmd=True)
+    seconds = time.perf_counter() - start
+    exe = ShardedExecutable(xla, name, list(devices), in_avals, out_avals, donated, mesh)
+    dump_dir = config.minijax_dump_dir
+    if dump_dir:
+        dumps.dump_compilation(
+            dump_dir, name, module, jaxpr, xla, in_avals, out_avals, seconds, "jit", loaded, key
+        )
+    return exe
+
+
 def compile_module(
     module, name, device, in_avals, out_avals, donated=(), jaxpr=None, kind="jit"
 ):
@@ -77,8 +132,12 @@ def compile_module(
 _counts = {"xla_compiles": 0}
 
 
-def _compile_or_load(module, name, devices):
+def _compile_or_load(module, name, devices, spmd=False):
     options = backends.compile_options(devices)
+    if spmd:  # Shardy annotations need the SPMD partitioner even on one device
+        build = options.executable_build_options
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
     if config.minijax_dump_xla and config.minijax_dump_dir:
         jaxlib_ext.set_xla_dump_to(options, os.path.join(config.minijax_dump_dir, "xla"))
 

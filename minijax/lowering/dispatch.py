@@ -10,7 +10,7 @@ from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array, default_device, device_put_value
+from minijax.lowering.array import Array, _multi_device, default_device, device_put_value
 from minijax.source_info import user_frame
 
 _eager_cache = _compile.register_cache({})
@@ -30,6 +30,10 @@ def apply_primitive(prim, args, params):
             break
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
+    elif sharding in _multi_device:  # a sharded operand: run as the jit of the op (as JAX)
+        from minijax.jitting import apply_sharded
+
+        return apply_sharded(prim, args, params)
     arrays = [
         x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args
     ]

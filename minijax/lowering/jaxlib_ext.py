@@ -104,7 +104,15 @@ def heap_profile(platform=None) -> bytes:
 # Sharded arrays <-> host
 
 
-def hlo_sharding(sharding):
+def as_jaxlib_sharding(sharding, ndim):
+    """The jaxlib sharding behind a minijax one (``NamedSharding`` ...), else ``sharding``."""
+    convert = getattr(sharding, "_to_jaxlib", None)
+    return sharding if convert is None else convert(ndim)
+
+
+def hlo_sharding(sharding, ndim=None):
+    if hasattr(sharding, "_to_jaxlib"):  # a minijax sharding; rank from its spec if not given
+        sharding = sharding._to_jaxlib(len(getattr(sharding, "spec", ())) if ndim is None else ndim)
     if hasattr(sharding, "_hlo_sharding"):
         return sharding._hlo_sharding
     return sharding._to_xla_hlo_sharding  # pragma: no cover - future sharding types
@@ -113,6 +121,7 @@ def hlo_sharding(sharding):
 def shard_indices(sharding, shape):
     """``[(device, index)]``: the slice of a global array of ``shape`` each device holds,
     in the sharding's device order (replicas appear once per device)."""
+    sharding = as_jaxlib_sharding(sharding, len(shape))
     devs = backends.sharding_devices(sharding)
     hs = hlo_sharding(sharding)
     full = tuple(slice(None) for _ in shape)
@@ -154,6 +163,7 @@ def gather_to_host(arr) -> np.ndarray:
 
 def put_sharded(value: np.ndarray, aval, sharding):
     """Puts a host array on the devices of ``sharding``, each device getting its slice."""
+    sharding = as_jaxlib_sharding(sharding, value.ndim)
     placed = shard_indices(sharding, value.shape)
     shards = [np.ascontiguousarray(value[index]) for _, index in placed]
     if len({s.shape for s in shards}) > 1:

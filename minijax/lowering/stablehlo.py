@@ -138,6 +138,30 @@ class ModuleContext:
         self.name = name
         self.platform = platform
         self.symbol_counter = 0
+        self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
+
+    def mesh_symbol(self, mesh):
+        """The ``sdy.mesh`` symbol for ``mesh``, declared at the top of the module once.
+
+        Logical device i of every mesh is partition i of the program (the device assignment
+        is the mesh's flat device order), so all meshes of one program share one device order.
+        """
+        name = self.meshes.get(mesh)
+        if name is not None:
+            return name
+        for other in self.meshes:
+            if other._flat != mesh._flat:
+                raise ValueError(
+                    f"one program cannot use two meshes with different devices or device "
+                    f"orders: {other!r} (device ids {[d.id for d in other._flat]}) and "
+                    f"{mesh!r} (device ids {[d.id for d in mesh._flat]})"
+                )
+        name = "mesh" if not self.meshes else f"mesh_{len(self.meshes)}"
+        axes = [sdy.MeshAxisAttr.get(a, int(n)) for a, n in mesh.shape.items()]
+        with ir.InsertionPoint.at_block_begin(self.module.body), ir.Location.unknown():
+            sdy.MeshOp(name, sdy.MeshAttr.get(axes))
+        self.meshes[mesh] = name
+        return name
 
     def fresh_symbol(self, base):
         self.symbol_counter += 1
@@ -191,10 +215,14 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
     return [read(v) for v in jaxpr.outvars]
 
 
-def lower_jaxpr(closed, name="main", platform="cpu", donated=(), arg_shardings=None):
+def lower_jaxpr(
+    closed, name="main", platform="cpu", donated=(), arg_shardings=None, result_shardings=None
+):
     """A StableHLO module whose ``main`` takes (consts..., args...) and returns the outputs.
 
     Closed-over constants are *arguments* of ``main``, never baked into the module.
+    ``arg_shardings`` (one per argument, consts included) and ``result_shardings`` are minijax
+    NamedShardings or None (no annotation: Shardy propagates); they become ``sdy.sharding``.
     """
     jaxpr = closed.jaxpr
     in_avals = [v.aval for v in jaxpr.constvars] + [v.aval for v in jaxpr.invars]
@@ -209,17 +237,24 @@ def lower_jaxpr(closed, name="main", platform="cpu", donated=(), arg_shardings=N
             )
             fn = func.FuncOp("main", ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
-            if donated:
+            if donated or arg_shardings:
                 n_consts = len(jaxpr.constvars)
                 attrs = []
                 for i in range(len(in_avals)):
-                    is_donated = i >= n_consts and (i - n_consts) in donated
-                    attrs.append(
-                        ir.DictAttr.get(
-                            {"jax.buffer_donor": ir.BoolAttr.get(True)} if is_donated else {}
-                        )
-                    )
+                    attr = {}
+                    if i >= n_consts and (i - n_consts) in donated:
+                        attr["jax.buffer_donor"] = ir.BoolAttr.get(True)
+                    if arg_shardings and arg_shardings[i] is not None:
+                        attr["sdy.sharding"] = _sdy_attr(mctx, arg_shardings[i], in_avals[i])
+                    attrs.append(ir.DictAttr.get(attr))
                 fn.arg_attrs = ir.ArrayAttr.get(attrs)
+            if result_shardings and any(s is not None for s in result_shardings):
+                fn.result_attrs = ir.ArrayAttr.get([
+                    ir.DictAttr.get(
+                        {} if s is None else {"sdy.sharding": _sdy_attr(mctx, s, a)}
+                    )
+                    for s, a in zip(result_shardings, out_avals)
+                ])
             entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
@@ -227,6 +262,12 @@ def lower_jaxpr(closed, name="main", platform="cpu", donated=(), arg_shardings=N
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             func.ReturnOp(outs)
     return module
+
+
+def _sdy_attr(mctx, sharding, aval):
+    from minijax.sharding import sdy_sharding_attr
+
+    return sdy_sharding_attr(sharding, len(aval.shape), mctx.mesh_symbol(sharding.mesh))
 
 
 def _symbol_name(name):

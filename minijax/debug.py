@@ -1,0 +1,55 @@
+"""Debugging helpers: ``visualize_array_sharding`` (which device holds which tile)."""
+
+from __future__ import annotations
+
+__all__ = ["visualize_array_sharding", "sharding_grid"]
+
+
+def _label(devices):
+    if not devices:
+        return ""
+    kind = devices[0].platform.upper()
+    return f"{kind} " + ",".join(str(d.id) for d in sorted(devices, key=lambda d: d.id))
+
+
+def sharding_grid(x):
+    """``(row bounds, column bounds, {(row, col): [devices]})`` for a 1-D or 2-D Array."""
+    shape = tuple(x.shape)
+    if len(shape) not in (1, 2):
+        raise ValueError(
+            f"visualize_array_sharding: only 1-D and 2-D arrays can be shown, got shape {shape}"
+        )
+    indices = x.sharding.devices_indices_map(shape)
+    shape2 = shape if len(shape) == 2 else (1,) + shape
+
+    def bounds(s, n):
+        start, stop, _ = s.indices(n)
+        return (start, stop)
+
+    cells = {}
+    for dev, index in indices.items():
+        index2 = index if len(shape) == 2 else (slice(None),) + tuple(index)
+        key = (bounds(index2[0], shape2[0]), bounds(index2[1], shape2[1]))
+        cells.setdefault(key, []).append(dev)
+    rows = sorted({k[0] for k in cells})
+    cols = sorted({k[1] for k in cells})
+    return rows, cols, cells
+
+
+def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_width=80):
+    """Prints a text grid of ``x``'s tiles, each cell naming the device(s) holding it."""
+    rows, cols, cells = sharding_grid(x)
+    labels = {k: _label(v) for k, v in cells.items()}
+    width = max([min_width] + [len(s) + 2 for s in labels.values()])
+    width = min(width, max_width)
+    sep = "+" + "+".join("-" * width for _ in cols) + "+"
+    lines = [sep]
+    for r in rows:
+        pad = " " * width
+        lines.append("|" + "|".join(pad for _ in cols) + "|")
+        lines.append("|" + "|".join(labels.get((r, c), "").center(width) for c in cols) + "|")
+        lines.append("|" + "|".join(pad for _ in cols) + "|")
+        lines.append(sep)
+    text = "\n".join(lines)
+    print(text)
+    return text
