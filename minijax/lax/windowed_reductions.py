@@ -248,7 +248,7 @@ reduce_window_min_p.def_jvp_rule(_chooser_jvp(reduce_window_min_p, "min", highes
 # The generic reduce_window: any computation (a jaxpr of scalars), any number of operands
 
 
-def _generic_rule(*args, jaxpr, consts, **params):
+def _generic_rule(*args, jaxpr, **params):
     n = len(args) // 2
     operands, inits = args[:n], args[n:]
     name = "reduce_window"
@@ -269,7 +269,7 @@ def _generic_rule(*args, jaxpr, consts, **params):
     return [ShapedArray(shape, x.dtype) for x in operands]
 
 
-def _generic_lowering(ctx, *args, jaxpr, consts, **params):
+def _generic_lowering(ctx, *args, jaxpr, **params):
     n = len(args) // 2
 
     def body(*scalars):
@@ -279,18 +279,18 @@ def _generic_lowering(ctx, *args, jaxpr, consts, **params):
     return _reduce_window_op(ctx, args[:n], args[n:], body, **params)
 
 
-def _apply_computation(jaxpr, consts):
+def _apply_computation(jaxpr):
     def combine(acc, parts):
         return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *acc, *parts)
 
     return combine
 
 
-def _generic_jvp(primals, tangents, *, jaxpr, consts, **params):
+def _generic_jvp(primals, tangents, *, jaxpr, **params):
     n = len(primals) // 2
-    outs = reduce_window_p.bind(*primals, jaxpr=jaxpr, consts=consts, **params)
+    outs = reduce_window_p.bind(*primals, jaxpr=jaxpr, **params)
     inits = primals[n:]
-    combine = _apply_computation(jaxpr, consts)
+    combine = _apply_computation(jaxpr)
 
     def fold(*xs_and_inits):
         return _fold_windows(combine, list(xs_and_inits[:n]), list(xs_and_inits[n:]), params)
@@ -299,7 +299,7 @@ def _generic_jvp(primals, tangents, *, jaxpr, consts, **params):
     return outs, t_outs
 
 
-def _generic_batching(args, dims, *, jaxpr, consts, **params):
+def _generic_batching(args, dims, *, jaxpr, **params):
     n = len(args) // 2
     size = batching.axis_size(args, dims)
     if any(d is not None for d in dims[n:]):
@@ -307,13 +307,12 @@ def _generic_batching(args, dims, *, jaxpr, consts, **params):
         # offsets instead, which is all lax ops
         from minijax.vmapping import vmap
 
-        combine = _apply_computation(jaxpr, consts)
+        combine = _apply_computation(jaxpr)
         fold = vmap(lambda *a: _fold_windows(combine, list(a[:n]), list(a[n:]), params),
                     in_axes=tuple(dims), axis_size=size)
         return fold(*args), [0] * n
     xs = [batching.bdim_at_front(x, d, size) for x, d in zip(args[:n], dims[:n])]
-    outs = reduce_window_p.bind(*xs, *args[n:], jaxpr=jaxpr, consts=consts,
-                                **_batched_params(params, 0))
+    outs = reduce_window_p.bind(*xs, *args[n:], jaxpr=jaxpr, **_batched_params(params, 0))
     return outs, [0] * n
 
 
@@ -322,7 +321,6 @@ reduce_window_p.def_abstract_eval(_generic_rule)
 reduce_window_p.def_lowering(_generic_lowering)
 reduce_window_p.def_jvp_rule(_generic_jvp)
 reduce_window_p.def_batching(_generic_batching)
-reduce_window_p.pp_params = lambda p: {k: v for k, v in p.items() if k != "consts"}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -405,7 +403,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     if out_tree != tree:
         raise TypeError(f"reduce_window: the computation must return the structure of the "
                         f"operand ({tree}), got {out_tree}")
-    outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed, consts=(), **params)
+    outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed, **params)
     return tree_unflatten(tree, outs)
 
 

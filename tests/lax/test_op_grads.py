@@ -189,7 +189,9 @@ SPECS = {
     "top_k_axis0": Spec(post=_spread()),
     "while": Spec(modes=("fwd",)),
     # convolutions compile slowly on XLA CPU: second order only where the transposes are most
-    # intricate (dilations, strides, explicit padding); first order for the other layouts
+    # intricate (dilations, strides, explicit padding: conv_nhwc_hwio_dilated); first order for
+    # the other configurations
+    "conv_valid_nchw": Spec(order=1),
     "conv_same_strided": Spec(order=1),
     "conv_feature_groups": Spec(order=1),
     "conv_batch_groups": Spec(order=1),
