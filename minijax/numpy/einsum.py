@@ -221,8 +221,19 @@ def _sum_unused(x, labels, needed):
     return x, [lab for i, lab in enumerate(labels) if i not in axes]
 
 
-def _contract_pair(a, la, b, lb, needed, precision, preferred):
-    """One ``dot_general``: shared labels still needed are batch dims, the others contract."""
+def _in_order(labels, out_labels):
+    pos = [out_labels.index(lab) for lab in labels if lab in out_labels]
+    return pos == sorted(pos)
+
+
+def _contract_pair(a, la, b, lb, needed, precision, preferred, out_labels=()):
+    """One ``dot_general``: shared labels still needed are batch dims, the others contract.
+    The operands are swapped when that puts the result's axes in the output's order (so the
+    final transpose disappears)."""
+    free_a = [lab for lab in la if lab not in lb]
+    free_b = [lab for lab in lb if lab not in la]
+    if not _in_order(free_a + free_b, out_labels) and _in_order(free_b + free_a, out_labels):
+        a, la, b, lb = b, lb, a, la
     a, la = _sum_unused(a, la, needed | set(lb))
     b, lb = _sum_unused(b, lb, needed | set(la))
     shared = [lab for lab in la if lab in lb]
@@ -277,7 +288,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         (a, la), (b, lb) = ops[i], ops[j]
         rest = [op for k, op in enumerate(ops) if k not in (i, j)]
         needed = out_set.union(*(set(lab) for _, lab in rest))
-        ops = rest + [_contract_pair(a, la, b, lb, needed, precision, preferred_element_type)]
+        ops = rest + [_contract_pair(a, la, b, lb, needed, precision, preferred_element_type,
+                                     out_labels)]
     if len(ops) != 1:
         raise ValueError(f"einsum: the path {path} leaves {len(ops)} operands, not one")
     x, labels = ops[0]

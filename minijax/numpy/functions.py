@@ -69,6 +69,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         a = jnp.concatenate(parts, axis=axis)
     for _ in range(n):
         m = a.shape[axis]
+        if m == 0:
+            break
         hi = lax.slice_in_dim(a, 1, m, axis=axis)
         lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
         a = jnp.not_equal(hi, lo) if a.dtype == np.bool_ else jnp.subtract(hi, lo)

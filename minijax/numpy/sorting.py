@@ -247,7 +247,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         mode = "clip"
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-    idx = _normalize_index(idx, n)
+    if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
+        idx = _normalize_index(idx, n)
     mode = "fill" if mode is None else mode
     nidx = idx.ndim
     offset_dims = tuple(range(axis)) + tuple(range(axis + nidx, a.ndim - 1 + nidx))
