@@ -32,7 +32,7 @@ __all__ = [
     "array_equal", "array_equiv", "copysign", "nextafter", "fmax", "fmin", "isposinf",
     "isneginf", "isreal", "iscomplex", "isscalar", "real_if_close", "spacing", "unwrap",
     "packbits", "unpackbits", "bitwise_count", "hamming", "hanning", "blackman", "bartlett",
-    "kaiser",
+    "kaiser", "isdtype",
 ]
 
 
@@ -639,3 +639,25 @@ def kaiser(M, beta):
     alpha = (M - 1) / 2.0
     return i0(beta * jnp.sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(
         convert(beta, dtypes.default_float_dtype()))
+
+
+def isdtype(dtype, kind):
+    """The array API's dtype-kind test (``'real floating'``, ``'integral'``, a dtype, a tuple)."""
+    dtype = np.dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if not isinstance(kind, str):
+        return dtype == np.dtype(kind)
+    is_float = dtypes.is_float(dtype) if hasattr(dtypes, "is_float") else dtype.kind == "f"
+    kinds = {
+        "bool": dtype == np.bool_,
+        "signed integer": dtype.kind == "i",
+        "unsigned integer": dtype.kind == "u",
+        "integral": dtype.kind in "iu",
+        "real floating": bool(is_float),
+        "complex floating": dtype.kind == "c",
+    }
+    kinds["numeric"] = kinds["integral"] or kinds["real floating"] or kinds["complex floating"]
+    if kind not in kinds:
+        raise ValueError(f"Unrecognized kind {kind!r}; expected one of {sorted(kinds)}")
+    return kinds[kind]

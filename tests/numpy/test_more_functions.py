@@ -328,3 +328,25 @@ def test_grids_and_misc():
     check(jnp.polyfit(np.arange(5.0, dtype=F32), np.arange(5.0, dtype=F32) ** 2, 2),
           np.array([1.0, 0.0, 0.0], F32), tol=(1e-3, 1e-3))
     check(jnp.poly(np.array([1.0, 2.0], F32)), np.poly([1.0, 2.0]).astype(F32))
+
+
+def test_convolve_gather_fallback(monkeypatch):
+    """Without lax.conv_general_dilated, convolve is a sliding-window gather and one dot."""
+    from minijax import lax
+
+    monkeypatch.delattr(lax, "conv_general_dilated", raising=False)
+    a, v = np.arange(5.0, dtype=F32), np.array([1.0, -2.0, 0.5], F32)
+    for mode in ("full", "same", "valid"):
+        check(jnp.convolve(a, v, mode=mode), np.convolve(a, v, mode=mode))
+        check(minijax.jit(lambda a, v, mode=mode: jnp.correlate(a, v, mode=mode))(v, a),
+              np.correlate(v, a, mode=mode))
+    jaxpr = str(minijax.make_jaxpr(lambda a: jnp.convolve(a, v))(a))
+    assert "gather" in jaxpr and jaxpr.count("dot_general") == 1
+    check(minijax.grad(lambda a: jnp.sum(jnp.convolve(a, v)))(a), np.full(5, v.sum(), F32))
+
+
+def test_isdtype():
+    assert jnp.isdtype(np.float32, "real floating")
+    assert jnp.isdtype(jnp.bfloat16, "real floating")
+    assert jnp.isdtype(np.int8, ("bool", "integral")) and not jnp.isdtype(np.int8, "bool")
+    assert jnp.isdtype(np.complex64, "numeric") and jnp.isdtype(np.uint8, np.uint8)
