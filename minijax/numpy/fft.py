@@ -23,8 +23,8 @@ from minijax.lax import fft as lax_fft
 from minijax.lax.fft import FftType
 
 __all__ = [
-    "fft", "fft2", "fftfreq", "fftn", "fftshift", "ifft", "ifft2", "ifftn", "ifftshift", "irfft",
-    "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift",
+    "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
 ]
 
 
@@ -204,6 +204,22 @@ fft2 = _n_axes(FftType.FFT, "fft2", (-2, -1))
 ifft2 = _n_axes(FftType.IFFT, "ifft2", (-2, -1))
 rfft2 = _n_axes(FftType.RFFT, "rfft2", (-2, -1))
 irfft2 = _n_axes(FftType.IRFFT, "irfft2", (-2, -1))
+
+
+_SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho",
+                 "forward": "backward"}
+
+
+def hfft(a, n=None, axis=-1, norm=None):
+    """The FFT of a Hermitian-symmetric signal given by its first half: a real spectrum."""
+    _check_norm(norm)
+    return irfft(_jnp().conj(_as_inexact(a, real=False)), n, axis, _SWAPPED_NORM[norm])
+
+
+def ihfft(a, n=None, axis=-1, norm=None):
+    """The inverse of ``hfft``: the first half of the spectrum of a real signal."""
+    _check_norm(norm)
+    return _jnp().conj(rfft(a, n, axis, _SWAPPED_NORM[norm]))
 
 
 def _freq_dtype(dtype):

@@ -34,11 +34,11 @@ def one_axis_case(draw, real_input):
     return x, n, axis, norm
 
 
-@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft"])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
 @given(data=st.data())
 def test_one_axis_transforms(name, data):
-    x, n, axis, norm = data.draw(one_axis_case(real_input=name == "rfft"))
-    if name == "irfft" and n is None and x.shape[axis] == 1:
+    x, n, axis, norm = data.draw(one_axis_case(real_input=name in ("rfft", "ihfft")))
+    if name in ("irfft", "hfft") and n is None and x.shape[axis] == 1:
         n = 1  # NumPy's default 2 * (m - 1) would be 0 points
     expected = getattr(np.fft, name)(x, n=n, axis=axis, norm=norm)
     for got in both(lambda a: getattr(jnp.fft, name)(a, n=n, axis=axis, norm=norm), x):
