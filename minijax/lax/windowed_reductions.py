@@ -24,6 +24,7 @@ vmap adds a window axis of size 1 for the batch axis.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 
@@ -369,7 +370,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     ``computation(acc, x)`` takes and returns such pytrees of scalars. ``padding`` is 'SAME',
     'VALID' or a sequence of (low, high) pairs.
     """
-    from minijax.lax.control_flow.common import trace_user_fun
     from minijax.tree_util import tree_flatten, tree_unflatten
 
     flat_ops, tree = tree_flatten(operand)
@@ -393,10 +393,9 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         monoid = _monoid_for(computation, flat_inits[0], avals[0].dtype)
         if monoid is not None:
             return tree_unflatten(tree, [monoid.bind(flat_ops[0], **params)])
-    scalars = [ShapedArray((), a.dtype) for a in avals]
     pair_tree = tree_flatten((operand, operand))[1]
-    closed, consts, out_tree = trace_user_fun(
-        lambda acc, x: computation(acc, x), pair_tree, scalars + scalars)
+    closed, consts, out_tree = _computation_jaxpr(computation, pair_tree,
+                                                  tuple(a.dtype for a in avals))
     if consts:
         raise TypeError("reduce_window: the computation must not close over traced or array "
                         "values; pass them through the operands instead")
@@ -405,6 +404,16 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
                         f"operand ({tree}), got {out_tree}")
     outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed, **params)
     return tree_unflatten(tree, outs)
+
+
+@functools.lru_cache(maxsize=256)
+def _computation_jaxpr(computation, pair_tree, operand_dtypes):
+    """The computation traced on scalars, cached per function so that eager calls reuse one
+    jaxpr (and so one compiled executable), as JAX caches it."""
+    from minijax.lax.control_flow.common import trace_user_fun
+
+    scalars = [ShapedArray((), d) for d in operand_dtypes]
+    return trace_user_fun(lambda acc, x: computation(acc, x), pair_tree, scalars + scalars)
 
 
 def _as_init(x, dtype):
