@@ -54,6 +54,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     x = lax.transpose(a, kept + axes) if kept + axes != tuple(range(a.ndim)) else a
     batch_shape = tuple(a.shape[i] for i in kept)
     n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    if n == 0:  # NumPy: NaN (with a warning) for an empty slice
+        out = jnp.full(q.shape + batch_shape, jnp.nan, dtype)
+        return lax.expand_dims(out, tuple(q.ndim + ax for ax in axes)) if keepdims else out
     x = lax.reshape(x, batch_shape + (n,))
     x = jnp.sort(x, axis=-1)
     if skip_nan:

@@ -197,3 +197,20 @@ def test_nonzero_size_under_jit(x, extra):
     check(got[:size - extra], np.argwhere(x), np.int32)
     got = minijax.jit(lambda a: jnp.flatnonzero(a, size=size))(x)
     check(got[:size - extra], np.flatnonzero(x), np.int32)
+
+
+@settings(max_examples=4)
+@given(arr_axis(), st.data())
+def test_partition_contract(case, data):
+    """NumPy's contract: the kth element is where sorting puts it, smaller ones before it and
+    larger ones after (any order inside each side)."""
+    x, axis = case
+    kth = data.draw(st.integers(0, x.shape[axis] - 1))
+    srt = np.sort(x, axis=axis)
+    got = np.asarray(jnp.partition(x, kth, axis=axis))
+    idx = np.asarray(jnp.argpartition(x, kth, axis=axis))
+    np.testing.assert_array_equal(np.take(got, kth, axis), np.take(srt, kth, axis))
+    np.testing.assert_array_equal(np.take_along_axis(x, idx, axis), got)
+    kv = np.expand_dims(np.take(got, kth, axis), axis)
+    assert (np.take(got, range(kth), axis) <= kv).all()
+    assert (np.take(got, range(kth + 1, x.shape[axis]), axis) >= kv).all()
