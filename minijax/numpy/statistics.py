@@ -29,7 +29,8 @@ from minijax.numpy._util import (
 __all__ = [
     "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
     "nanprod", "nanmin", "nanmax", "nanargmin", "nanargmax", "nanmean", "nanvar", "nanstd",
-    "nancumsum", "nancumprod", "histogram", "histogram_bin_edges", "histogram2d", "bincount",
+    "nancumsum", "nancumprod", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd",
+    "bincount",
     "cov", "corrcoef",
 ]
 
@@ -317,33 +318,51 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     return counts, edges
 
 
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """A D-dimensional histogram of ``sample`` (N, D): per-axis bin indices, one flat index,
+    one scatter-add."""
+    check_arraylike("histogramdd", sample)
+    sample = to_array(sample)
+    if sample.ndim == 1:
+        sample = sample[:, None]
+    n_dims = sample.shape[1]
+    bins_per = list(bins) if isinstance(bins, (list, tuple)) else [bins] * n_dims
+    ranges = list(range) if range is not None else [None] * n_dims
+    if len(bins_per) != n_dims or len(ranges) != n_dims:
+        raise ValueError("histogramdd: bins and range need one entry per dimension")
+    edges, flat, valid, counts_shape = [], None, None, []
+    for d in builtins.range(n_dims):
+        col = sample[:, d]
+        e = histogram_bin_edges(col, bins_per[d], ranges[d])
+        nb = e.shape[0] - 1
+        v = convert(col, e.dtype)
+        i = jnp.searchsorted(e, v, side="right") - 1
+        i = jnp.where(v == e[-1], nb - 1, i)
+        ok = (v >= e[0]) & (v <= e[-1]) & ~jnp.isnan(v)
+        flat = i if flat is None else flat * nb + i
+        valid = ok if valid is None else valid & ok
+        edges.append(e)
+        counts_shape.append(nb)
+    total = int(np.prod(counts_shape))
+    flat = jnp.where(valid, flat, total)
+    dtype = edges[0].dtype
+    values = jnp.ones(flat.shape, dtype) if weights is None else jnp.ravel(to_array(weights))
+    h = jnp.reshape(_scatter_add_1d(total, flat, values), tuple(counts_shape))
+    if density:
+        h = h / jnp.sum(h)
+        for d, e in enumerate(edges):
+            shape = [1] * n_dims
+            shape[d] = counts_shape[d]
+            h = h / jnp.reshape(jnp.diff(e), tuple(shape))
+    return h, edges
+
+
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
     check_arraylike("histogram2d", x, y)
     x, y = jnp.ravel(to_array(x)), jnp.ravel(to_array(y))
-    if isinstance(bins, (int, np.integer)):
-        bx = by = int(bins)
-    elif isinstance(bins, (list, tuple)) and len(bins) == 2:
-        bx, by = bins
-    else:
-        bx = by = bins
-    rx, ry = (None, None) if range is None else range
-    ex = histogram_bin_edges(x, bx, rx)
-    ey = histogram_bin_edges(y, by, ry)
-    nx, ny = ex.shape[0] - 1, ey.shape[0] - 1
-
-    def index(v, e, nb):
-        v = convert(v, e.dtype)
-        i = jnp.searchsorted(e, v, side="right") - 1
-        i = jnp.where(v == e[-1], nb - 1, i)
-        return jnp.where((v < e[0]) | (v > e[-1]) | jnp.isnan(v), -1, i)
-
-    ix, iy = index(x, ex, nx), index(y, ey, ny)
-    flat = jnp.where((ix < 0) | (iy < 0), nx * ny, ix * ny + iy)
-    values = jnp.ones(x.shape, ex.dtype) if weights is None else jnp.ravel(to_array(weights))
-    h = jnp.reshape(_scatter_add_1d(nx * ny, flat, values), (nx, ny))
-    if density:
-        area = jnp.diff(ex)[:, None] * jnp.diff(ey)[None, :]
-        h = h / jnp.sum(h) / area
+    if not (isinstance(bins, (list, tuple)) and len(bins) == 2):
+        bins = [bins, bins]
+    h, (ex, ey) = histogramdd(jnp.stack([x, y], axis=1), bins, range, weights, density)
     return h, ex, ey
 
 
