@@ -1,3 +1,5 @@
 """``minijax.nn``: activation functions and friends, as ``jax.nn``."""
 
+from minijax.nn import initializers  # noqa: F401
+from minijax.nn.attention import dot_product_attention  # noqa: F401
 from minijax.nn.functions import *

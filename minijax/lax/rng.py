@@ -1,0 +1,117 @@
+"""``rng_bit_generator``: XLA's stateful-looking but functional random bit generator.
+
+``rng_bit_generator(key, shape, dtype, algorithm) -> (new_key, bits)`` is exactly
+``stablehlo.rng_bit_generator``. As in JAX, the key is a ``uint32[4]`` (two 64-bit words split
+in 32-bit halves, so that it works with x64 off) that the lowering bitcasts to the ``u64[2]``
+XLA's ThreeFry and Philox take; a ``uint64[2]`` key is accepted too where x64 is on. The bits
+are generated as uint32 for uint8/uint16 outputs and truncated (as JAX does), since XLA only
+generates 32- and 64-bit words. The bits are backend-dependent (XLA's RNG_DEFAULT differs
+between CPU and GPU); only ``THREE_FRY`` and ``PHILOX`` name one algorithm.
+
+Differentiation: integer outputs, so a zero JVP (JAX defines nothing more).
+
+vmap: JAX's rule generates one block of bits from the *first* key of the batch, so per-example
+keys are ignored. minijax instead runs the generator once per key with ``lax.map`` (a scan of
+length batch), so vmap equals stacking the per-example results, as users expect.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import ad, batching
+from minijax.lowering.stablehlo import element_type, tensor_type
+
+__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
+
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
+_BIT_DTYPES = tuple(np.dtype(d) for d in (np.uint8, np.uint16, np.uint32, np.uint64))
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """XLA's bit-generation algorithms (the numbering is XLA's)."""
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+    def __str__(self):
+        return self.name
+
+
+_ATTR_NAME = {RandomAlgorithm.RNG_DEFAULT: "DEFAULT",
+              RandomAlgorithm.RNG_THREE_FRY: "THREE_FRY",
+              RandomAlgorithm.RNG_PHILOX: "PHILOX"}
+
+
+def _abstract_eval(key, *, shape, dtype, algorithm):
+    if not ((key.dtype == _U32 and key.shape == (4,)) or (key.dtype == _U64 and key.shape == (2,))):
+        raise TypeError(f"rng_bit_generator: key must be uint32[4] (or uint64[2] with x64), got "
+                        f"{key.str_short()}")
+    if np.dtype(dtype) not in _BIT_DTYPES:
+        raise TypeError(f"rng_bit_generator: dtype must be an unsigned integer type, got "
+                        f"{np.dtype(dtype).name}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"rng_bit_generator: shape must be non-negative, got {shape}")
+    return [ShapedArray(key.shape, key.dtype), ShapedArray(tuple(shape), np.dtype(dtype))]
+
+
+def _lowering(ctx, key, *, shape, dtype, algorithm):
+    key_aval, (_, bits_aval) = ctx.avals_in[0], ctx.avals_out
+    u64 = element_type(_U64)
+    u32 = element_type(_U32)
+    if key_aval.dtype == _U32:  # u32[4] -> u32[2, 2] -> u64[2] (bitcast folds the last axis)
+        pairs = hlo.reshape(ir.RankedTensorType.get([2, 2], u32), key)
+        key = hlo.bitcast_convert(ir.RankedTensorType.get([2], u64), pairs)
+    dtype = np.dtype(dtype)
+    gen_etype = u32 if dtype.itemsize < 4 else element_type(dtype)
+    attr = hlo.RngAlgorithmAttr.get(_ATTR_NAME[RandomAlgorithm(algorithm)])
+    new_key, bits = hlo.RngBitGeneratorOp(
+        key.type, ir.RankedTensorType.get(list(shape), gen_etype), attr, key).results
+    if key_aval.dtype == _U32:
+        pairs = hlo.bitcast_convert(ir.RankedTensorType.get([2, 2], u32), new_key)
+        new_key = hlo.reshape(ir.RankedTensorType.get([4], u32), pairs)
+    if dtype.itemsize < 4:
+        bits = hlo.convert(tensor_type(bits_aval), bits)
+    return [new_key, bits]
+
+
+def _batching(args, dims, *, shape, dtype, algorithm):
+    (keys,), (d,) = args, dims
+    params = dict(shape=shape, dtype=dtype, algorithm=algorithm)
+    if d is batching.not_mapped:
+        return rng_bit_generator_p.bind(keys, **params), [batching.not_mapped] * 2
+    from minijax.lax.control_flow import map as lax_map
+
+    keys = batching.moveaxis(keys, d, 0)
+    new_keys, bits = lax_map(lambda k: tuple(rng_bit_generator_p.bind(k, **params)), keys)
+    return [new_keys, bits], [0, 0]
+
+
+rng_bit_generator_p = Primitive("rng_bit_generator", multiple_results=True)
+rng_bit_generator_p.def_abstract_eval(_abstract_eval)
+rng_bit_generator_p.def_lowering(_lowering)
+rng_bit_generator_p.def_batching(_batching)
+rng_bit_generator_p.pp_params = lambda p: {**p, "algorithm": RandomAlgorithm(p["algorithm"]).name,
+                                           "dtype": np.dtype(p["dtype"]).name}
+ad.defjvp_zero(rng_bit_generator_p)  # integer bits: no tangent
+
+
+def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT):
+    """Returns ``(new_key, bits)``: ``bits`` of ``shape`` and unsigned ``dtype`` from XLA's
+    generator ``algorithm`` seeded with ``key`` (uint32[4]), and the key to use next."""
+    from minijax.numpy._util import to_array
+
+    key = to_array(key)
+    shape = tuple(int(d) for d in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),)
+    dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
+    new_key, bits = rng_bit_generator_p.bind(key, shape=shape, dtype=dtype,
+                                             algorithm=RandomAlgorithm(algorithm))
+    return new_key, bits
