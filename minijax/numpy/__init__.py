@@ -9,8 +9,10 @@ import numpy as _np
 
 from minijax.lowering.array import Array as ndarray
 from minijax.numpy import array_methods as _array_methods
-from minijax.numpy import fft  # jnp.fft, on minijax.lax.fft
-from minijax.numpy import linalg  # jnp.linalg, on minijax.lax.linalg
+from minijax.numpy import (
+    fft,  # jnp.fft, on minijax.lax.fft
+    linalg,  # jnp.linalg, on minijax.lax.linalg
+)
 from minijax.numpy.arrayops import *
 from minijax.numpy.creation import *
 from minijax.numpy.einsum import *
