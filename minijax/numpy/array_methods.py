@@ -156,6 +156,7 @@ _METHODS = {
     "conj": math.conjugate,
     "conjugate": math.conjugate,
     "nonzero": manipulation.nonzero,
+    "at": property(indexing._IndexUpdateHelper),
 }
 
 

@@ -6,8 +6,18 @@ Static parts become one ``lax.slice`` (positive strides), a ``lax.rev`` for nega
 device) integer scalar becomes a ``dynamic_slice`` of size 1 whose start is wrapped when
 negative, as NumPy counts from the end (XLA then clamps it into bounds, as JAX does).
 
-Advanced indexing (integer arrays, boolean masks) needs ``gather``, which arrives with a later
-issue; it raises ``IndexError`` saying so.
+Advanced indexing (integer arrays, lists, concrete boolean masks, mixed with the above) is
+done in two steps: the basic part first, with every advanced index replaced by ``:`` (so the
+position of each advanced axis in that result is known), then ONE ``lax.gather`` over the
+advanced axes (index arrays broadcast and stacked on a last axis; negative entries wrapped).
+The gather's ``offset_dims`` put the broadcast dims where NumPy does: in place of adjacent
+advanced indices, else first. As in NumPy, integer scalars count as advanced indices when an
+array index is present. Out-of-bounds reads clamp by default (``mode='fill'`` gives
+``fill_value``).
+
+``x.at[idx]`` (``_IndexUpdateRef``) writes with ONE scatter into ``x`` flattened: the flat
+positions are ``getitem`` of an iota of ``x``'s shape (so every index form, and per-axis
+clamping or dropping, is shared with reads); out-of-bounds updates are dropped by default.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from minijax.core import Tracer
 from minijax.lowering.array import Array
 from minijax.numpy._util import to_array
 
-__all__ = ["getitem"]
+__all__ = ["getitem", "_IndexUpdateRef", "_IndexUpdateHelper"]
 
 
 def _is_dynamic_int(i):
@@ -43,11 +53,13 @@ def _advanced_error(idx):
     )
 
 
-def _normalize(index, ndim):
+def _normalize(index, ndim, allow_advanced=False):
     """The index as a tuple with the Ellipsis expanded into full slices."""
     if not isinstance(index, tuple):
         index = (index,)
     for i in index:
+        if allow_advanced and _is_advanced(i):
+            continue
         if i is None or i is Ellipsis or isinstance(i, slice):
             continue
         if isinstance(i, (bool, np.bool_)):
@@ -79,9 +91,8 @@ def _normalize(index, ndim):
     return index
 
 
-def getitem(x, index):
+def _basic_getitem(x, index):
     """``x[index]`` for basic indices; see the module docstring."""
-    x = to_array(x)
     index = _normalize(index, x.ndim)
     shape = x.shape
     starts, limits, strides = [], [], []
@@ -138,3 +149,385 @@ def _dynamic_index(x, dynamic):
     starts = [dynamic.get(ax, 0) for ax in range(x.ndim)]
     sizes = tuple(1 if ax in dynamic else n for ax, n in enumerate(x.shape))
     return lax.dynamic_slice(x, starts, sizes)
+
+
+# ------------------------------------------------------------------------------------------------
+# Advanced indexing
+
+
+def _is_advanced(i):
+    """An index array already wrapped by ``_expand_arrays``."""
+    return isinstance(i, _AdvIndex)
+
+
+class _AdvIndex:
+    """An advanced index (NumPy int array or traced/device int array), in the original
+    tuple's position."""
+
+    def __init__(self, value, mask_shape=None):
+        self.value = value
+        self.mask_shape = mask_shape  # on the first array of a boolean mask
+
+
+def _as_index_array(i):
+    """``i`` as a NumPy or traced integer array, or the list of them a boolean mask becomes;
+    None when ``i`` is not an array-like index."""
+    if isinstance(i, list):
+        try:
+            i = np.asarray(i)
+        except (ValueError, TypeError):
+            raise IndexError(f"Cannot use the list {i!r} as an index") from None
+        if i.size == 0:
+            i = i.astype(np.int32)
+    if isinstance(i, (bool, np.bool_)):
+        raise IndexError("Boolean scalar indices are not supported; use jnp.where instead.")
+    if isinstance(i, Tracer) or (isinstance(i, Array) and not isinstance(i, np.ndarray)):
+        dt = i.aval.dtype
+        if dt == np.bool_:
+            if isinstance(i, Tracer):
+                raise IndexError(
+                    f"Array boolean indices must be concrete; got a traced boolean mask of "
+                    f"shape {tuple(i.shape)} (NonConcreteBooleanIndexError). Its result shape "
+                    "would depend on its values: use jnp.where(mask, x, other) or "
+                    "jnp.nonzero(mask, size=...) / jnp.where(mask, size=...) instead.")
+            i = np.asarray(i)  # a concrete mask: NumPy's nonzero below
+        elif not dtypes.is_int(dt):
+            raise IndexError(f"Indexing arrays must have an integer or boolean dtype, got {dt}")
+        elif i.aval.ndim == 0:
+            return None  # a dynamic scalar: handled as basic unless arrays are present
+        else:
+            return i
+    if isinstance(i, np.ndarray):
+        if i.dtype == np.bool_:
+            if i.ndim == 0:
+                raise IndexError("Boolean scalar indices are not supported; use jnp.where.")
+            return [_AdvIndex(a.astype(np.int32), i.shape if k == 0 else None)
+                    for k, a in enumerate(np.nonzero(i))]
+        if i.dtype.kind not in "iu":
+            raise IndexError(f"Indexing arrays must have an integer or boolean dtype, got "
+                             f"{i.dtype}")
+        if i.ndim == 0:
+            return None
+        return i
+    return None
+
+
+def _expand_arrays(index):
+    """The tuple with array indices wrapped in ``_AdvIndex`` (a mask becomes one per axis)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        a = _as_index_array(i)
+        if a is None:
+            out.append(i)
+        elif isinstance(a, list):
+            out.extend(a)
+        else:
+            out.append(_AdvIndex(a))
+    return tuple(out)
+
+
+def _int_dtype(vals):
+    """int32, or the canonical int64 (int32 unless x64 is on) when an index is 64-bit."""
+    wide = any(np.dtype(getattr(v, "dtype", np.int32)).itemsize > 4 for v in vals)
+    return dtypes.canonicalize_dtype(np.int64) if wide else np.int32
+
+
+def _wrap(v, n, dtype):
+    """The index array ``v`` as ``dtype`` with negative entries counted from the end."""
+    if isinstance(v, np.ndarray):
+        return np.where(v < 0, v + n, v).astype(dtype)
+    v = to_array(v)
+    if v.aval.dtype != dtype:
+        v = lax.convert_element_type(v, dtype)
+    zero = lax.convert_element_type(to_array(np.zeros((), dtype)), dtype)
+    nn = lax.convert_element_type(to_array(np.asarray(n, dtype)), dtype)
+    zero = lax.broadcast_in_dim(zero, v.shape, ())
+    nn = lax.broadcast_in_dim(nn, v.shape, ())
+    return lax.select(lax.lt(v, zero), lax.add(v, nn), v)
+
+
+def getitem(x, index, mode=None, fill_value=None):
+    """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
+    ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds indices, 'fill'/'drop'
+    give ``fill_value`` (NaN, or the dtype's extreme, by default)."""
+    x = to_array(x)
+    index = _expand_arrays(index)
+    if not any(isinstance(i, _AdvIndex) for i in index):
+        return _basic_getitem(x, index)
+    index = _normalize(index, x.ndim, allow_advanced=True)
+    basic, adv_axes, adv_vals, adv_sizes = [], [], [], []
+    dim = 0
+    for pos, i in enumerate(index):
+        if i is None:
+            basic.append(None)
+            continue
+        n = x.shape[dim]
+        if isinstance(i, slice):
+            basic.append(i)
+        else:
+            if isinstance(i, _AdvIndex):
+                v = i.value
+                ms = i.mask_shape
+                if ms is not None and tuple(x.shape[dim:dim + len(ms)]) != tuple(ms):
+                    raise IndexError(f"boolean index of shape {tuple(ms)} does not match the "
+                                     f"indexed array's axes {tuple(x.shape[dim:])}")
+            elif _is_dynamic_int(i):
+                v = i
+            else:
+                k = operator.index(i)
+                if not -n <= k < n:
+                    raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
+                v = np.asarray(k)
+            basic.append(slice(None))
+            adv_axes.append(pos)
+            adv_vals.append(v)
+            adv_sizes.append(n)
+        dim += 1
+    y = _basic_getitem(x, tuple(basic))
+    batch = np.broadcast_shapes(*(tuple(v.shape) for v in adv_vals))
+    dtype = _int_dtype(adv_vals)
+    cols = []
+    for v, n in zip(adv_vals, adv_sizes):
+        w = _wrap(v, n, dtype)
+        if isinstance(w, np.ndarray):
+            cols.append(np.broadcast_to(w, batch)[..., None])
+        else:
+            cols.append(lax.broadcast_in_dim(w, (*batch, 1),
+                                             tuple(range(len(batch) - w.ndim, len(batch)))))
+    if all(isinstance(c, np.ndarray) for c in cols):
+        indices = to_array(np.concatenate(cols, axis=-1))
+    else:
+        indices = lax.concatenate([to_array(c) for c in cols], len(batch))
+    k, nb = len(adv_axes), len(batch)
+    window = [a for a in range(y.ndim) if a not in adv_axes]
+    adjacent = adv_axes == list(range(adv_axes[0], adv_axes[0] + k))
+    if adjacent:
+        p = adv_axes[0]
+        offset = tuple(a if a < p else a - k + nb for a in window)
+    else:
+        offset = tuple(nb + j for j in range(len(window)))
+    dn = lax.GatherDimensionNumbers(offset_dims=offset, collapsed_slice_dims=tuple(adv_axes),
+                                    start_index_map=tuple(adv_axes))
+    sizes = tuple(1 if a in adv_axes else y.shape[a] for a in range(y.ndim))
+    gmode = "clip" if mode is None else mode
+    return lax.gather(y, indices, dn, sizes, mode=gmode, fill_value=fill_value)
+
+
+# ------------------------------------------------------------------------------------------------
+# x.at[idx]: scatter
+
+
+def _combining_scatter(name, combine):
+    from minijax.lax.families import NUMBER
+    from minijax.lax.indexing import _scatter_prim
+
+    return _scatter_prim(name, combine, NUMBER)
+
+
+def _make_prims():
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
+    return (_combining_scatter("scatter_mul", hlo.multiply),
+            _combining_scatter("scatter_min", hlo.minimum),
+            _combining_scatter("scatter_max", hlo.maximum))
+
+
+scatter_mul_p, scatter_min_p, scatter_max_p = _make_prims()
+
+
+def _zeros(x):
+    dt = x.aval.dtype
+    zero = lax.convert_element_type(to_array(np.zeros((), dt)), dt)
+    return lax.broadcast_in_dim(zero, tuple(x.shape), ())
+
+
+def _read_back(out, idx, upd, dn, mode):
+    """The gather reading, per update element, the value the scatter left there (NaN where
+    the update was dropped, so it matches nothing)."""
+    from minijax.lax.indexing import GatherScatterMode, _gather_of_scatter
+
+    gdn, sizes = _gather_of_scatter(dn, tuple(out.shape), tuple(upd.shape))
+    gmode = mode if mode != GatherScatterMode.FILL_OR_DROP else "fill"
+    return lax.gather(out, idx, gdn, sizes, mode=gmode)
+
+
+def _minmax_jvp(prim):
+    """JAX's rule: the tangent of whichever of operand / updates won, averaged over ties."""
+    from minijax.interpreters import ad
+
+    def jvp(primals, tangents, **params):
+        op, idx, upd = (to_array(p) for p in primals)
+        out = prim.bind(op, idx, upd, **params)
+        t_op, _, t_upd = tangents
+        if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        t_op, t_upd = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_upd)
+        dn, mode = params["dimension_numbers"], params["mode"]
+        dt = out.aval.dtype
+        upd_hit = lax.convert_element_type(lax.eq(upd, _read_back(out, idx, upd, dn, mode)), dt)
+        op_hit = lax.convert_element_type(lax.eq(op, out), dt)
+        kw = dict(indices_are_sorted=params["indices_are_sorted"],
+                  unique_indices=params["unique_indices"], mode=mode)
+        num = lax.add(lax.mul(op_hit, t_op),
+                      lax.scatter_add(_zeros(op), idx, lax.mul(upd_hit, t_upd), dn, **kw))
+        cnt = lax.add(op_hit, lax.scatter_add(_zeros(op), idx, upd_hit, dn, **kw))
+        return out, lax.div(num, cnt)
+
+    return jvp
+
+
+def _mul_jvp(primals, tangents, **params):
+    """Linear in the operand; in the updates only with ``unique_indices`` (as in JAX)."""
+    from minijax.interpreters import ad
+
+    op, idx, upd = (to_array(p) for p in primals)
+    out = scatter_mul_p.bind(op, idx, upd, **params)
+    t_op, _, t_upd = tangents
+    if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    dn = params["dimension_numbers"]
+    one = lax.convert_element_type(to_array(np.ones((), op.aval.dtype)), op.aval.dtype)
+    factor = scatter_mul_p.bind(lax.add(_zeros(op), one), idx, upd, **params)
+    t_out = lax.mul(factor, ad.instantiate_zeros(t_op))
+    if type(t_upd) is not ad.Zero:
+        if not params["unique_indices"]:
+            raise NotImplementedError(
+                "scatter_mul gradients with respect to the updates are only implemented if "
+                "`unique_indices=True` (as in JAX).")
+        kw = dict(indices_are_sorted=params["indices_are_sorted"], unique_indices=True,
+                  mode=params["mode"])
+        at = _read_back(op, idx, upd, dn, params["mode"])
+        t_out = lax.add(t_out, lax.scatter_add(_zeros(op), idx, lax.mul(at, t_upd), dn, **kw))
+    return out, t_out
+
+
+scatter_mul_p.def_jvp_rule(_mul_jvp)
+scatter_min_p.def_jvp_rule(_minmax_jvp(scatter_min_p))
+scatter_max_p.def_jvp_rule(_minmax_jvp(scatter_max_p))
+
+
+def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
+    """One scatter into ``x`` flattened, at the flat positions ``x[index]`` reads."""
+    from minijax.lax.indexing import _scatter_args
+
+    x = to_array(x)
+    size = int(np.prod(x.shape, dtype=np.int64))
+    idx_dtype = np.int32 if size < 2**31 - 1 else np.int64
+    iota = lax.reshape(lax.iota(idx_dtype, size), tuple(x.shape))
+    smode = "drop" if mode is None else mode
+    if smode in ("drop", "fill"):
+        flat = getitem(iota, index, mode="fill", fill_value=size)
+    else:
+        flat = getitem(iota, index, mode="clip")
+    values = to_array(values)
+    if values.aval.dtype != x.aval.dtype:
+        values = lax.convert_element_type(values, x.aval.dtype)
+    if tuple(values.shape) != tuple(flat.shape):
+        try:
+            np.broadcast_shapes(tuple(values.shape), tuple(flat.shape))
+            ok = np.broadcast_shapes(tuple(values.shape), tuple(flat.shape)) == tuple(flat.shape)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"Incompatible shapes for the update: values of shape "
+                             f"{tuple(values.shape)} cannot be broadcast to the indexed shape "
+                             f"{tuple(flat.shape)}")
+        values = lax.broadcast_in_dim(
+            values, tuple(flat.shape),
+            tuple(range(flat.ndim - values.ndim, flat.ndim)))
+    m = int(np.prod(flat.shape, dtype=np.int64))
+    flat = lax.reshape(flat, (m, 1))
+    values = lax.reshape(values, (m,))
+    operand = lax.reshape(x, (size,))
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    smode = "clip" if smode == "clip" else (
+        "promise_in_bounds" if smode == "promise_in_bounds" else "drop")
+    if kind == "set":
+        out = lax.scatter(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices, mode=smode)
+    elif kind == "add":
+        out = lax.scatter_add(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=smode)
+    else:
+        prim = {"mul": scatter_mul_p, "min": scatter_min_p, "max": scatter_max_p}[kind]
+        out = prim.bind(operand, flat, values, **_scatter_args(
+            dn, indices_are_sorted, unique_indices, smode))
+    return lax.reshape(out, tuple(x.shape))
+
+
+class _IndexUpdateHelper:
+    """``x.at``: indexing it gives an ``_IndexUpdateRef``."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: functional reads and updates of ``x`` at ``idx`` (JAX's methods)."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
+
+    def _do(self, kind, values, indices_are_sorted, unique_indices, mode):
+        return _scatter_update(self.array, self.index, values, kind, mode,
+                               indices_are_sorted, unique_indices)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._do("set", values, indices_are_sorted, unique_indices, mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._do("add", values, indices_are_sorted, unique_indices, mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._do("mul", values, indices_are_sorted, unique_indices, mode)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        from minijax.numpy import creation, math
+
+        x = to_array(self.array)
+        ones = creation.ones_like(x)
+        den = _scatter_update(ones, self.index, values, "mul", mode, indices_are_sorted,
+                              unique_indices)
+        return math.divide(x, den)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        from minijax.numpy import creation, math
+
+        x = to_array(self.array)
+        ones = creation.ones_like(x)
+        exps = _scatter_update(ones, self.index, values, "mul", mode, indices_are_sorted,
+                               unique_indices)
+        return math.power(x, exps)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._do("min", values, indices_are_sorted, unique_indices, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._do("max", values, indices_are_sorted, unique_indices, mode)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        vals = func(getitem(self.array, self.index, mode="clip"))
+        return self._do("set", vals, indices_are_sorted, unique_indices, mode)

@@ -71,11 +71,17 @@ def test_out_of_range_int_raises_index_error():
         jnp.ones((2, 2))[..., ...]
 
 
-def test_advanced_indexing_says_gather_is_missing():
-    a = jnp.arange(6)
-    for idx in ([0, 1], np.array([1, 2]), jnp.array([True] * 6), jnp.arange(2), True):
-        with pytest.raises(IndexError, match="gather"):
-            a[idx]
+def test_advanced_indexing_is_one_gather():
+    a = np.arange(6, dtype=np.float32)
+    for idx in ([0, 1], np.array([1, -2]), np.array([True, False] * 3), [[5], [0]]):
+        check(jnp.asarray(a)[idx], a[idx])
+    check(jnp.asarray(a)[jnp.arange(2)], a[np.arange(2)])
+    jaxpr = str(minijax.make_jaxpr(lambda x, i: x[i])(a, np.array([1, 2])))
+    assert jaxpr.count("gather") == 1
+    with pytest.raises(IndexError, match="Boolean scalar"):
+        jnp.asarray(a)[True]
+    with pytest.raises(IndexError, match="jnp.where"):
+        minijax.jit(lambda x: x[x > 2])(a)
 
 
 def test_traced_integer_index():
