@@ -291,8 +291,9 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
         return convert(to_array(bins), dtype)
     a = convert(a, dtype)
     lo, hi = _range_of(a, range)
-    hi = jnp.where(hi == lo, hi + 0.5, hi)
-    lo = jnp.where(hi - 0.5 == lo, lo - 0.5, lo)
+    degenerate = hi == lo  # NumPy widens an empty range to [lo - 0.5, hi + 0.5]
+    hi = jnp.where(degenerate, hi + 0.5, hi)
+    lo = jnp.where(degenerate, lo - 0.5, lo)
     return jnp.linspace(lo, hi, bins + 1, dtype=dtype)
 
 
