@@ -17,13 +17,7 @@ real JAX in its own environment; rounds alternate and we report medians and mini
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
-import statistics
-import subprocess
-import sys
+import harness  # benchmarks/harness.py (the script's own folder is on sys.path)
 
 MEASURE = r'''
 import json, sys, time
@@ -75,52 +69,5 @@ print(json.dumps(out))
 '''
 
 
-def run_once(python, framework, platform_name):
-    gpu = platform_name in ("gpu", "cuda")
-    env = dict(
-        os.environ,
-        MINIJAX_PLATFORMS="gpu" if gpu else "cpu",
-        JAX_PLATFORMS="cuda" if gpu else "cpu",
-    )
-    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    res = subprocess.run(
-        [python, "-c", MEASURE, framework], capture_output=True, text=True, env=env
-    )
-    if res.returncode != 0:
-        raise RuntimeError(f"{framework} run failed:\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument(
-        "--jax-python", default=None, help="a Python interpreter that has jax installed"
-    )
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--platform", default="cpu", choices=["cpu", "gpu", "cuda"])
-    args = ap.parse_args()
-    frameworks = [("minijax", sys.executable)]
-    if args.jax_python:
-        frameworks.append(("jax", args.jax_python))
-    results = {name: [] for name, _ in frameworks}
-    for _ in range(args.rounds):
-        for name, python in frameworks:
-            results[name].append(run_once(python, name, args.platform))
-    print(
-        f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}, platform {args.platform}"
-    )
-    header = f"{'metric':16s}" + "".join(f"{n:>14s}" for n, _ in frameworks)
-    if len(frameworks) == 2:
-        header += f"{'minijax/jax':>14s}"
-    print(header)
-    for k in results["minijax"][0]:
-        med = {n: statistics.median(r[k] for r in results[n]) for n, _ in frameworks}
-        line = f"{k:16s}" + "".join(f"{med[n]:14.4g}" for n, _ in frameworks)
-        if len(frameworks) == 2:
-            line += f"{med['minijax'] / med['jax']:14.2f}"
-        print(line)
-
-
 if __name__ == "__main__":
-    main()
+    harness.main(MEASURE)
