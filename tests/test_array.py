@@ -86,7 +86,9 @@ def test_methods_and_properties():
     check(x.conj(), a), check(x.real, a), check(x.imag, np.zeros_like(a))
     check(x[0].dot(x[1].T), a[0].dot(a[1].T))
     assert x.item(1) == 1.0 and x[1, 2, 3].item() == 23.0
-    assert not hasattr(x, "at")
+    want = a.copy()
+    want[1, 2, 3] = -1.0
+    check(x.at[1, 2, 3].set(-1.0), want)  # indexed updates (deeper tests: test_advanced_indexing)
 
 
 def test_methods_on_tracers():
