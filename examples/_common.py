@@ -1,0 +1,201 @@
+"""What every training example shares: flags, a progress bar, Adam, data parallelism, a plot.
+
+Kept in one place so each example reads as its model and its training loop only. Optional
+dependencies (tqdm, matplotlib) are used when installed and replaced by small fallbacks (a
+text progress bar; no plot) when not, so the examples run with minijax alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+import minijax
+import minijax.numpy as jnp
+from minijax import tree_util
+
+# ------------------------------------------------------------------------------------------------
+# command line
+
+
+def parse_args(description, *, steps, quick_steps, argv=None, extra=None):
+    """The flags all examples take. `--quick` is CI's short mode: few steps, and the example
+    still asserts that it learned (a weaker bar, stated by each example)."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--steps", type=int, default=None,
+                   help=f"training steps (default {steps}; {quick_steps} with --quick)")
+    p.add_argument("--quick", action="store_true", help="short run for CI / a smoke test")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "out"),
+                   help="where the loss-curve PNG goes")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
+    if extra is not None:
+        extra(p)
+    args = p.parse_args(argv)
+    if args.steps is None:
+        args.steps = quick_steps if args.quick else steps
+    return args
+
+
+def describe_devices():
+    """One line saying where the example runs: minijax picks GPU when the CUDA plugin is
+    installed, as JAX does, and the CPU otherwise."""
+    devs = minijax.local_devices()
+    print(f"backend: {minijax.default_backend()}  devices: {len(devs)} x {devs[0].device_kind}")
+
+
+# ------------------------------------------------------------------------------------------------
+# progress
+
+
+class _TextBar:
+    """tqdm's small subset the examples use (update, set_postfix, close), printed on one line."""
+
+    def __init__(self, total, desc, disable):
+        self.total, self.desc, self.n, self.disable = total, desc, 0, disable
+        self.postfix, self.start, self._last = "", time.perf_counter(), 0.0
+
+    def update(self, n=1):
+        self.n += n
+        now = time.perf_counter()
+        if not self.disable and (now - self._last > 0.5 or self.n == self.total):
+            self._last = now
+            width = 24
+            done = int(width * self.n / max(self.total, 1))
+            rate = self.n / max(now - self.start, 1e-9)
+            sys.stdout.write(f"\r{self.desc}: [{'#' * done}{'.' * (width - done)}] "
+                             f"{self.n}/{self.total} {rate:.1f}it/s {self.postfix}")
+            sys.stdout.flush()
+
+    def set_postfix(self, **kw):
+        self.postfix = ", ".join(f"{k}={v}" for k, v in kw.items())
+
+    def close(self):
+        if not self.disable:
+            sys.stdout.write("\n")
+
+
+def progress(total, desc, disable=False):
+    """A tqdm bar when tqdm is installed, else the text fallback (same three methods)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _TextBar(total, desc, disable)
+    return tqdm(total=total, desc=desc, disable=disable, dynamic_ncols=True)
+
+
+class Throughput:
+    """Examples (or tokens) per second over the steps since the last report. Reads the loss
+    only when reporting: converting a device value to float waits for the device, so doing it
+    every step would serialize host and device."""
+
+    def __init__(self):
+        self.t, self.count = time.perf_counter(), 0
+
+    def add(self, n):
+        self.count += n
+
+    def rate(self):
+        now = time.perf_counter()
+        r = self.count / max(now - self.t, 1e-9)
+        self.t, self.count = now, 0
+        return r
+
+
+# ------------------------------------------------------------------------------------------------
+# Adam, written with minijax ops (pytrees of parameters in, pytrees out; jit it with the step)
+
+
+def adam_init(params):
+    zeros = tree_util.tree_map(jnp.zeros_like, params)
+    return {"m": zeros, "v": zeros, "t": jnp.zeros((), jnp.int32)}
+
+
+def adam_update(grads, state, params, lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
+    """One Adam(W) step: bias-corrected first/second moment estimates; decoupled weight decay."""
+    t = state["t"] + 1
+    m = tree_util.tree_map(lambda m, g: b1 * m + (1 - b1) * g, state["m"], grads)
+    v = tree_util.tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, state["v"], grads)
+    tf = t.astype(jnp.float32)
+    scale = lr * jnp.sqrt(1 - b2**tf) / (1 - b1**tf)
+
+    def step(p, m, v):
+        return p - scale * m / (jnp.sqrt(v) + eps) - lr * weight_decay * p
+
+    params = tree_util.tree_map(step, params, m, v)
+    return params, {"m": m, "v": v, "t": t}
+
+
+# ------------------------------------------------------------------------------------------------
+# data parallelism over all local devices (a no-op on one device)
+
+
+def shard_batch(*arrays):
+    """Puts each array's leading (batch) axis across all local devices when there are several
+    and the batch divides evenly; jit then runs the step data-parallel, XLA inserting the
+    gradient all-reduce. Parameters stay replicated (committed nowhere, so jit broadcasts
+    them). On one device the arrays are simply moved to it."""
+    devs = minijax.local_devices()
+    n = len(devs)
+    if n == 1 or any(a.shape[0] % n for a in arrays):
+        return tuple(minijax.device_put(a) for a in arrays)
+    from minijax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(devs), ("data",))
+    return tuple(minijax.device_put(a, NamedSharding(mesh, PartitionSpec("data"))) for a in arrays)
+
+
+# ------------------------------------------------------------------------------------------------
+# learning checks and the loss curve
+
+
+def smoothed(values, window):
+    values = np.asarray(values, np.float64)
+    window = max(1, min(window, len(values)))
+    return np.convolve(values, np.ones(window) / window, mode="valid")
+
+
+def assert_loss_dropped(losses, factor, what="loss"):
+    """The mean of the last tenth of the losses is below `factor` times the first tenth's:
+    the example fails loudly (and CI with it) if it stopped learning."""
+    k = max(1, len(losses) // 10)
+    first, last = float(np.mean(losses[:k])), float(np.mean(losses[-k:]))
+    print(f"{what}: first {k} steps {first:.4f} -> last {k} steps {last:.4f}")
+    assert np.isfinite(last) and last < factor * first, (
+        f"{what} did not drop enough: {first:.4f} -> {last:.4f} (wanted < {factor} x)")
+
+
+def save_loss_curve(losses, path, title, extra_curves=None):
+    """Writes the loss curve (raw and smoothed; plus any `extra_curves` {label: (steps, values)})
+    as a PNG. Returns the path, or None when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # no display needed: files only
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no loss-curve PNG (pip install -e '.[examples]')")
+        return None
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    steps = np.arange(1, len(losses) + 1)
+    ax.plot(steps, losses, alpha=0.3, label="loss")
+    window = max(1, len(losses) // 50)
+    if window > 1:
+        ax.plot(steps[window - 1:], smoothed(losses, window), label=f"loss ({window}-step mean)")
+    for label, (xs, ys) in (extra_curves or {}).items():
+        ax.plot(xs, ys, marker="o", label=label)
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.set_yscale("log")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    print(f"loss curve: {path}")
+    return path
