@@ -94,7 +94,10 @@ config.define("jax_num_cpu_devices", 1, kind=int,
               doc="Virtual CPU devices of the CPU client; read when the client is created.")
 config.define("jax_platforms", "", kind=str,
               doc="Comma-separated platforms in order of preference, e.g. 'cpu' or 'cuda,cpu'.")
-config.define("jax_debug_nans", False, doc="Check outputs of every op for NaNs.")
+config.define("jax_debug_nans", False,
+              doc="Raise FloatingPointError naming the op and line that produced a NaN.")
+config.define("jax_debug_infs", False,
+              doc="Raise FloatingPointError naming the op and line that produced an Inf.")
 # Tools (dumps, persistent compilation cache): see minijax/lowering/dumps.py, persistent_cache.py.
 config.define("minijax_dump_dir", "", kind=str,
               doc="Directory for per-compilation dumps (jaxpr, StableHLO, optimized HLO, index).")

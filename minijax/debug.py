@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["visualize_array_sharding", "sharding_grid"]
+import builtins
+
+__all__ = ["callback", "print", "visualize_array_sharding", "sharding_grid"]
 
 
 def _label(devices):
@@ -51,5 +53,28 @@ def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_
         lines.append("|" + "|".join(pad for _ in cols) + "|")
         lines.append(sep)
     text = "\n".join(lines)
-    print(text)
+    builtins.print(text)
     return text
+
+
+# ------------------------------------------------------------------------------------------------
+# Host callbacks: debug.callback / debug.print (minijax/callbacks.py has the primitive).
+
+
+def callback(fn, *args, ordered=False, **kwargs):
+    """Calls ``fn(*args, **kwargs)`` with concrete NumPy values, eagerly or from inside
+    ``jit``/``vmap``/``grad``. Returns None. ``ordered=True`` keeps the calls in program order."""
+    from minijax.callbacks import debug_callback
+
+    return debug_callback(fn, *args, ordered=ordered, **kwargs)
+
+
+def print(fmt, *args, ordered=False, **kwargs):  # noqa: A001 - JAX's name
+    """``minijax.debug.print("x = {x}", x=x)``: formats with ``str.format`` on the host, with the
+    values the program computed (traced values included). Under ``vmap`` it prints once per
+    batch element; under ``grad`` the primal values."""
+
+    def _format(*a, **k):
+        builtins.print(fmt.format(*a, **k))
+
+    return callback(_format, *args, ordered=ordered, **kwargs)

@@ -42,6 +42,7 @@ from minijax.source_info import user_frame
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path
 
 logger = logging.getLogger("minijax")
+_check_numerics = False  # jax_debug_nans / jax_debug_infs (set by minijax.debug_numerics)
 
 
 def _leaf_aval(x):
@@ -260,11 +261,18 @@ class JitFunction:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache_miss(key, args, kwargs, static_key)
-        return entry(leaves), entry, leaves
+        outs = entry(leaves)
+        if _check_numerics:
+            from minijax.debug_numerics import check_jit
+
+            check_jit(self._name, entry, leaves, outs)
+        return outs, entry, leaves
 
     def _cpp_cache_miss(self, *args, **kwargs):
         outs, entry, leaves = self._call(args, kwargs)
-        return outs, (None if entry is None else entry.fastpath(leaves)), False
+        if entry is None or _check_numerics:  # checked calls never take the C++ fast path
+            return outs, None, False
+        return outs, entry.fastpath(leaves), False
 
     def __get__(self, obj, objtype=None):
         if obj is None:

@@ -182,7 +182,7 @@ def _partial_eval(trace, args, params):
     # The known part: its outputs and the saved residuals, computed on the parent trace now.
     known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
     known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k] + residuals
-    known_eqns, _ = _dce(known_eqns, known_outs)
+    known_eqns, _ = _dce(known_eqns, known_outs, keep_effects=True)  # debug.print runs once
     known_jaxpr = Jaxpr([], known_invars, known_outs, known_eqns)
     ctx = core._ctx
     ctx.trace = trace.parent
@@ -201,12 +201,15 @@ def _partial_eval(trace, args, params):
     return [next(known_it) if k else next(staged_it) for k in out_known]
 
 
-def _dce(eqns, outvars):
-    """The equations ``outvars`` need, and the variables they read without defining."""
+def _dce(eqns, outvars, keep_effects=False):
+    """The equations ``outvars`` need (and, with ``keep_effects``, host callbacks), and the
+    variables they read without defining."""
     live = {v for v in outvars if type(v) is Var}
     kept = []
     for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or (
+            keep_effects and getattr(eqn.primitive, "effectful", False)
+        ):
             kept.append(eqn)
             live.difference_update(eqn.outvars)
             live.update(v for v in eqn.invars if type(v) is Var)

@@ -144,13 +144,14 @@ class PartialEvalTrace(DynamicJaxprTrace):
 def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     """``closed`` without the equations (and constvars) no output depends on.
 
-    Primitives have no side effects, so an equation whose results are unused can go.
+    Primitives have no side effects, so an equation whose results are unused can go, except
+    the host callbacks marked ``effectful`` (``debug.print``).
     """
     jaxpr = closed.jaxpr
     live = {v for v in jaxpr.outvars if type(v) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or getattr(eqn.primitive, "effectful", False):
             kept.append(eqn)
             live.update(v for v in eqn.invars if type(v) is Var)
     kept.reverse()

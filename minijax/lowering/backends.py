@@ -291,9 +291,16 @@ def compile_options(devices_):
     return opts
 
 
-def compile_module(module, devices_, options=None):
+def compile_module(module, devices_, options=None, host_callbacks=None):
     # Executable serialization, the profiler and heap profiles: see jaxlib_ext.py (same rule).
     backend = backend_of_device(devices_[0])
+    if host_callbacks:  # Python functions the program calls (minijax/callbacks.py)
+        return backend.client.compile_and_load(
+            module,
+            DeviceList(tuple(devices_)),
+            compile_options(devices_) if options is None else options,
+            host_callbacks=host_callbacks,
+        )
     return backend.client.compile_and_load(
         module,
         DeviceList(tuple(devices_)),
@@ -312,6 +319,11 @@ _cpp_x64 = _jax.config.Config(
 )
 _cpp_disable_jit = _jax.config.Config(
     "minijax_disable_jit", bool(config.jax_disable_jit), include_in_trace_context=True
+)
+# On while jax_debug_nans/infs is: part of the key, so flipping it misses the C++ cache and the
+# call goes through Python, which checks the outputs (debug_numerics.py).
+_cpp_debug_numerics = _jax.config.Config(
+    "minijax_debug_numerics", False, include_in_jit_key=True
 )
 _cpp_post_hook = _jax.config.Config("minijax_post_hook", None, include_in_jit_key=False)
 _jax.jax_jit.set_enable_x64_state(_cpp_x64)

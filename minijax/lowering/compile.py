@@ -141,14 +141,19 @@ def _compile_or_load(module, name, devices, spmd=False):
     if config.minijax_dump_xla and config.minijax_dump_dir:
         jaxlib_ext.set_xla_dump_to(options, os.path.join(config.minijax_dump_dir, "xla"))
 
+    from minijax.callbacks import callbacks_of
+
+    host_callbacks = callbacks_of(module)
+
     def compile_():
         _counts["xla_compiles"] += 1
         try:
-            return backends.compile_module(module, devices, options)
+            return backends.compile_module(module, devices, options, host_callbacks)
         except backends.JaxRuntimeError as e:
             raise XlaRuntimeError(f"XLA failed to compile '{name}': {e}") from None
 
-    if persistent_cache.cache_dir() is None:
+    # Executables with host callbacks are never cached: their Python functions cannot be saved.
+    if persistent_cache.cache_dir() is None or host_callbacks:
         return compile_(), False, None
     return persistent_cache.compile_or_load(module, devices, options, name, compile_)
 

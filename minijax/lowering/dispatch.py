@@ -14,6 +14,7 @@ from minijax.lowering.array import Array, _multi_device, default_device, device_
 from minijax.source_info import user_frame
 
 _eager_cache = _compile.register_cache({})
+_check_numerics = False  # jax_debug_nans / jax_debug_infs (set by minijax.debug_numerics)
 
 
 def _params_key(params):
@@ -49,6 +50,10 @@ def apply_primitive(prim, args, params):
         if key is not None:
             _eager_cache[key] = exe
     outs = exe.execute(arrays)
+    if _check_numerics:
+        from minijax.debug_numerics import check_eager
+
+        check_eager(prim, outs if prim.multiple_results else outs[0])
     return outs if prim.multiple_results else outs[0]
 
 

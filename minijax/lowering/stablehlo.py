@@ -139,6 +139,8 @@ class ModuleContext:
         self.platform = platform
         self.symbol_counter = 0
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
+        self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
+        self.token = None  # the ordered-effects token of the region being emitted
 
     def mesh_symbol(self, mesh):
         """The ``sdy.mesh`` symbol for ``mesh``, declared at the top of the module once.
@@ -198,6 +200,7 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
         env[v] = x
     for v, x in zip(jaxpr.invars, arg_values):
         env[v] = x
+    saved_token, module_ctx.token = module_ctx.token, None  # each region orders its own
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
         rule = prim.lowering
@@ -212,6 +215,7 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
             outs = (outs,)
         for v, x in zip(eqn.outvars, outs):
             env[v] = x
+    module_ctx.token = saved_token
     return [read(v) for v in jaxpr.outvars]
 
 
@@ -261,6 +265,10 @@ def lower_jaxpr(
             n_consts = len(jaxpr.constvars)
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             func.ReturnOp(outs)
+    if mctx.host_callbacks:
+        from minijax.callbacks import _module_callbacks
+
+        _module_callbacks[module] = mctx.host_callbacks
     return module
 
 

@@ -1,0 +1,311 @@
+"""Host callbacks: Python functions called from inside compiled programs.
+
+Two primitives, both lowered to an XLA custom call (``xla_ffi_python_{cpu,gpu}_callback``)
+whose ``index`` attribute names the function's position in the executable's
+``host_callbacks`` list (see JAXLIB_NOTES §6):
+
+- ``debug_callback`` (``minijax.debug.callback`` / ``minijax.debug.print``): no results, kept
+  alive by ``has_side_effect``. ``ordered=True`` threads a token from one ordered callback to
+  the next, so XLA runs them in program order (each nested region starts its own chain).
+  Eagerly the function just runs. Under ``grad``/``jvp`` it sees the primal values (tangents
+  are dropped); under ``vmap`` it runs once per batch element, as in JAX.
+- ``pure_callback`` (``minijax.pure_callback``): results of declared shapes/dtypes; no side
+  effect, so XLA may drop or deduplicate it. ``vmap_method`` is "sequential" (a loop),
+  "expand_dims" or "broadcast_all" (one call with the batch axis in front).
+
+Executables with callbacks are never written to the persistent cache (functions cannot be
+saved); a deserialized one run without them crashes jaxlib.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.core import Primitive, ShapedArray
+
+# ir.Module -> [python functions]; read by compile when it builds the executable.
+_module_callbacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def callbacks_of(module):
+    try:
+        return _module_callbacks.get(module)
+    except TypeError:  # a module given as text
+        return None
+
+
+class _HostFn:
+    """A hashable wrapper (by identity) so it can sit in equation params and cache keys."""
+
+    __slots__ = ("fn", "name", "__weakref__")
+
+    def __init__(self, fn, name):
+        self.fn = fn
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+# ------------------------------------------------------------------------------------------------
+# Lowering (shared)
+
+
+def _emit_callback(ctx, host_fn, operands, result_avals, side_effect, ordered):
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
+    from minijax.lowering import stablehlo as shlo
+
+    mctx = ctx.module_ctx
+    cbs = mctx.host_callbacks
+    index = len(cbs)
+    token = None
+    if ordered:
+        token = mctx.token if mctx.token is not None else hlo.after_all([])
+
+    def host(*args):
+        if ordered:
+            args = args[1:]
+        outs = host_fn(*args)
+        return ((None,) + tuple(outs)) if ordered else tuple(outs)
+
+    cbs.append(host)
+    target = "xla_ffi_python_gpu_callback" if mctx.platform in ("cuda", "gpu", "rocm") else (
+        "xla_ffi_python_cpu_callback"
+    )
+    result_types = [shlo.tensor_type(a) for a in result_avals]
+    if ordered:
+        result_types = [hlo.TokenType.get()] + result_types
+        operands = [token] + list(operands)
+    op = hlo.CustomCallOp(
+        result_types,
+        list(operands),
+        target,
+        has_side_effect=ir.BoolAttr.get(bool(side_effect or ordered)),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        backend_config=ir.StringAttr.get(""),
+    )
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
+    )
+    results = list(op.results)
+    if ordered:
+        mctx.token = results[0]
+        results = results[1:]
+    return results
+
+
+def _flat_numpy(args):
+    return [np.asarray(a) for a in args]
+
+
+# ------------------------------------------------------------------------------------------------
+# debug_callback
+
+
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
+debug_callback_p.effectful = True  # never removed as dead code
+debug_callback_p.def_abstract_eval(lambda *avals, callback, ordered: [])
+
+
+@debug_callback_p.def_impl
+def _debug_callback_impl(*args, callback, ordered):
+    callback.fn(*_flat_numpy(args))
+    return []
+
+
+def _debug_callback_lowering(ctx, *operands, callback, ordered):
+    def host(*arrays):
+        callback.fn(*arrays)
+        return ()
+
+    _emit_callback(ctx, host, operands, [], True, ordered)
+    return []
+
+
+debug_callback_p.def_lowering(_debug_callback_lowering)
+
+
+def _debug_callback_jvp(primals, tangents, *, callback, ordered):
+    debug_callback_p.bind(*primals, callback=callback, ordered=ordered)
+    return [], []
+
+
+debug_callback_p.def_jvp_rule(_debug_callback_jvp)
+
+
+def _debug_callback_batching(vals, dims, *, callback, ordered):
+    from minijax import lax
+    from minijax.interpreters import batching
+
+    size = batching.axis_size(vals, dims)
+    for i in range(size):
+        args = [
+            v if d is batching.not_mapped else lax.index_in_dim(v, i, d, keepdims=False)
+            for v, d in zip(vals, dims)
+        ]
+        debug_callback_p.bind(*args, callback=callback, ordered=ordered)
+    return [], []
+
+
+debug_callback_p.def_batching(_debug_callback_batching)
+debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
+
+
+def debug_callback(fn, *args, ordered=False, **kwargs):
+    """Calls ``fn(*args, **kwargs)`` on the host with concrete NumPy values, also from inside
+    ``jit``/``vmap``/``grad``; returns None (``ordered=True`` keeps program order)."""
+    from minijax.tree_util import tree_flatten
+
+    leaves, tree = tree_flatten((args, kwargs))
+
+    def flat_fn(*arrays):
+        a, k = tree.unflatten(list(arrays))
+        fn(*a, **k)
+
+    name = getattr(fn, "__name__", "callback")
+    debug_callback_p.bind(*leaves, callback=_HostFn(flat_fn, name), ordered=bool(ordered))
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# pure_callback
+
+
+pure_callback_p = Primitive("pure_callback", multiple_results=True)
+
+
+def _pure_abstract_eval(*avals, callback, result_avals, vmap_method):
+    return list(result_avals)
+
+
+pure_callback_p.def_abstract_eval(_pure_abstract_eval)
+
+
+def _call_pure(callback, result_avals, arrays):
+    outs = callback.fn(*arrays)
+    if len(outs) != len(result_avals):
+        raise TypeError(
+            f"pure_callback {callback.name} returned {len(outs)} results, but "
+            f"result_shape_dtypes declares {len(result_avals)}"
+        )
+    fixed = []
+    for o, a in zip(outs, result_avals):
+        o = np.asarray(o)
+        if o.shape != a.shape or o.dtype != a.dtype:
+            raise TypeError(
+                f"pure_callback {callback.name} returned {o.dtype.name}{list(o.shape)}, but "
+                f"result_shape_dtypes declares {a.str_short()}"
+            )
+        fixed.append(o)
+    return fixed
+
+
+@pure_callback_p.def_impl
+def _pure_impl(*args, callback, result_avals, vmap_method):
+    from minijax.lowering.array import device_put_value
+
+    outs = _call_pure(callback, result_avals, _flat_numpy(args))
+    return [device_put_value(o) for o in outs]
+
+
+def _pure_lowering(ctx, *operands, callback, result_avals, vmap_method):
+    def host(*arrays):
+        return _call_pure(callback, result_avals, arrays)
+
+    return _emit_callback(ctx, host, operands, result_avals, False, False)
+
+
+pure_callback_p.def_lowering(_pure_lowering)
+
+
+def _pure_batching(vals, dims, *, callback, result_avals, vmap_method):
+    from minijax import lax
+    from minijax.interpreters import batching
+
+    size = batching.axis_size(vals, dims)
+    if vmap_method in ("expand_dims", "broadcast_all"):
+        moved = []
+        for v, d in zip(vals, dims):
+            if d is batching.not_mapped:
+                v = lax.expand_dims(v, (0,)) if vmap_method == "expand_dims" else (
+                    batching.broadcast_batched(v, size, 0)
+                )
+            else:
+                v = batching.moveaxis(v, d, 0)
+            moved.append(v)
+        batched_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
+        outs = pure_callback_p.bind(
+            *moved, callback=callback, result_avals=batched_avals, vmap_method=vmap_method
+        )
+        return outs, [0] * len(outs)
+    if vmap_method not in (None, "sequential"):
+        raise ValueError(f"pure_callback: unknown vmap_method {vmap_method!r}")
+    if vmap_method is None:
+        raise NotImplementedError(
+            f"vmap of pure_callback {callback.name} needs vmap_method= ('sequential', "
+            "'expand_dims' or 'broadcast_all'): how should the callback see the batch?"
+        )
+    per = []
+    for i in range(size):
+        args = [
+            v if d is batching.not_mapped else lax.index_in_dim(v, i, d, keepdims=False)
+            for v, d in zip(vals, dims)
+        ]
+        per.append(pure_callback_p.bind(
+            *args, callback=callback, result_avals=result_avals, vmap_method=vmap_method
+        ))
+    outs = [
+        lax.concatenate([lax.expand_dims(p[j], (0,)) for p in per], 0)
+        for j in range(len(result_avals))
+    ]
+    return outs, [0] * len(outs)
+
+
+pure_callback_p.def_batching(_pure_batching)
+
+
+def _pure_jvp(primals, tangents, **params):
+    raise ValueError(
+        f"pure_callback {params['callback'].name} cannot be differentiated; wrap it in "
+        "minijax.custom_jvp or custom_vjp to give it a derivative"
+    )
+
+
+pure_callback_p.def_jvp_rule(_pure_jvp)
+
+
+def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwargs):
+    """``callback(*args, **kwargs)`` on the host with NumPy values; returns arrays shaped like
+    ``result_shape_dtypes`` (a pytree of objects with ``.shape`` and ``.dtype``)."""
+    from minijax.tree_util import tree_flatten
+
+    leaves, tree = tree_flatten((args, kwargs))
+    res_leaves, res_tree = tree_flatten(result_shape_dtypes)
+    result_avals = tuple(
+        ShapedArray(tuple(r.shape), dtypes.canonicalize_dtype(np.dtype(r.dtype)))
+        for r in res_leaves
+    )
+
+    def flat_fn(*arrays):
+        a, k = tree.unflatten(list(arrays))
+        out = callback(*a, **k)
+        out_leaves, out_tree = tree_flatten(out)
+        if out_tree != res_tree:
+            raise TypeError(
+                f"pure_callback {name} returned a value with structure {out_tree}, but "
+                f"result_shape_dtypes has structure {res_tree}"
+            )
+        return out_leaves
+
+    name = getattr(callback, "__name__", "callback")
+    outs = pure_callback_p.bind(
+        *leaves, callback=_HostFn(flat_fn, name), result_avals=result_avals,
+        vmap_method=vmap_method,
+    )
+    return res_tree.unflatten(outs)
+
