@@ -41,6 +41,7 @@ from minijax.core import ShapedArray
 from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
 from minijax.sharding import make_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
+from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
 from minijax.lowering.array import Array
 from minijax.callbacks import pure_callback  # noqa: E402
 
@@ -54,7 +55,7 @@ __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
-    "debug", "make_mesh", "pure_callback", "sharding",
+    "debug", "make_mesh", "pure_callback", "shard_map", "sharding",
 ]
 
 

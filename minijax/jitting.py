@@ -621,6 +621,8 @@ def _constraint_meshes(jaxpr, out):
     for eqn in jaxpr.eqns:
         if eqn.primitive is with_sharding_constraint_p:
             out.append(eqn.params["sharding"].mesh)
+        elif eqn.primitive.name == "shard_map":  # its program runs on the mesh's devices
+            out.append(eqn.params["mesh"])
         for v in eqn.params.values():
             for sub in v if isinstance(v, (list, tuple)) else (v,):
                 if isinstance(sub, core.ClosedJaxpr):

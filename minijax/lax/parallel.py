@@ -25,10 +25,12 @@ transpose to each other, ``ppermute`` to the inverse permutation and ``all_to_al
 ``grad`` of the sum over the batch of ``vmap(f)``. ``pmax``/``pmin`` (which JAX does not
 differentiate) get the tangent of the chosen elements, ties sharing it evenly, as ``reduce_max``.
 
-Lowering: outside a manual SPMD region (shard_map, a later issue) a collective cannot reach
-lowering — batching removes every bound one and an unbound one is a NameError at trace time —
-so the lowering rules here only raise a NameError. shard_map replaces them with the real
-``stablehlo.all_reduce``/``all_gather``/... over its mesh axes.
+Lowering: inside ``shard_map`` (``minijax/shard_map.py``) a collective over its mesh axes
+becomes the real ``stablehlo.all_reduce``/``all_gather``/``reduce_scatter``/
+``collective_permute``/``all_to_all``/``partition_id`` arithmetic
+(``minijax/lowering/collectives.py``). Anywhere else it cannot reach lowering — batching removes
+every vmap-bound one and an unbound one is a NameError at trace time — so reaching it there is
+a NameError too.
 """
 
 from __future__ import annotations
@@ -108,16 +110,46 @@ def _single_own_name(axis_data, names, api):
             f"{axis_data.name!r} is not supported (as in JAX); nest the calls instead"))
 
 
-def _unbound_lowering(api, param):
-    """Lowering outside a manual SPMD region: the axis is bound by nothing in this program."""
+def _unbound_lowering(api, param, real=None):
+    """The lowering rule: inside a shard_map whose mesh has the axes, ``real`` (from
+    ``minijax/lowering/collectives.py``) emits the collective; anywhere else the axis is bound
+    by nothing in this program, a NameError."""
 
     def rule(ctx, *args, **params):
         names = params[param]
+        names = names if isinstance(names, tuple) else (names,)
+        if real is not None:
+            from minijax.lowering.collectives import manual_mesh_for
+
+            mesh = manual_mesh_for(ctx, names)
+            if mesh is not None:
+                return real(ctx, *args, mesh, **params)
         raise NameError(with_user_line(
             f"{api} over the axis name(s) {names!r} reached compilation, but no enclosing "
             "vmap(axis_name=...) or shard_map binds them in this program. Call it inside a "
             "function transformed by vmap(..., axis_name=...) (or shard_map).",
             getattr(ctx.eqn, "source_info", None)))
+
+    return rule
+
+
+def _real(name):
+    """The real lowering ``name`` of ``minijax/lowering/collectives.py``, imported on use (the
+    lowering modules import jaxlib.mlir, which lax does not need)."""
+
+    def rule(ctx, *args, **params):
+        from minijax.lowering import collectives
+
+        return getattr(collectives, name)(ctx, *args, **params)
+
+    return rule
+
+
+def _real_all_reduce(kind):
+    def rule(ctx, x, mesh, *, axes, axis_index_groups):
+        from minijax.lowering import collectives
+
+        return collectives.lower_all_reduce(ctx, x, mesh, kind, axes, axis_index_groups)
 
     return rule
 
@@ -160,7 +192,7 @@ def _allreduce_batching(prim, if_unmapped, reduce):
 def _allreduce(name, if_unmapped, reduce):
     p = Primitive(name)
     p.def_abstract_eval(_allreduce_abstract_eval)
-    p.def_lowering(_unbound_lowering(name, "axes"))
+    p.def_lowering(_unbound_lowering(name, "axes", _real_all_reduce(name)))
     p.def_batching(_allreduce_batching(p, if_unmapped, lambda x, a: reduce()(x, a)))
     p.axis_names_of = lambda params: params["axes"]
     return p
@@ -298,7 +330,7 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
 
 all_gather_p = Primitive("all_gather")
 all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
-all_gather_p.def_lowering(_unbound_lowering("all_gather", "axis_name"))
+all_gather_p.def_lowering(_unbound_lowering("all_gather", "axis_name", _real("lower_all_gather")))
 all_gather_p.def_batching(_all_gather_batching)
 ad.deflinear(all_gather_p, _all_gather_transpose)
 all_gather_p.axis_names_of = _axis_name_param
@@ -390,7 +422,8 @@ def _psum_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_index_g
 
 psum_scatter_p = Primitive("reduce_scatter")  # JAX's name in jaxprs
 psum_scatter_p.def_abstract_eval(_psum_scatter_abstract_eval)
-psum_scatter_p.def_lowering(_unbound_lowering("psum_scatter", "axis_name"))
+psum_scatter_p.def_lowering(
+    _unbound_lowering("psum_scatter", "axis_name", _real("lower_psum_scatter")))
 psum_scatter_p.def_batching(_psum_scatter_batching)
 ad.deflinear(psum_scatter_p, _psum_scatter_transpose)
 psum_scatter_p.axis_names_of = _axis_name_param
@@ -451,7 +484,7 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
 
 ppermute_p = Primitive("ppermute")
 ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
-ppermute_p.def_lowering(_unbound_lowering("ppermute", "axis_name"))
+ppermute_p.def_lowering(_unbound_lowering("ppermute", "axis_name", _real("lower_ppermute")))
 ppermute_p.def_batching(_ppermute_batching)
 ad.deflinear(ppermute_p, _ppermute_transpose)
 ppermute_p.axis_names_of = _axis_name_param
@@ -542,7 +575,8 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_ind
 
 all_to_all_p = Primitive("all_to_all")
 all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
-all_to_all_p.def_lowering(_unbound_lowering("all_to_all", "axis_name"))
+all_to_all_p.def_lowering(
+    _unbound_lowering("all_to_all", "axis_name", _real("lower_all_to_all")))
 all_to_all_p.def_batching(_all_to_all_batching)
 ad.deflinear(all_to_all_p, _all_to_all_transpose)
 all_to_all_p.axis_names_of = _axis_name_param
@@ -605,7 +639,8 @@ def _axis_index_batching(axis_data, args, dims, *, axis_name):
 
 axis_index_p = Primitive("axis_index")
 axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
-axis_index_p.def_lowering(_unbound_lowering("axis_index", "axis_name"))
+axis_index_p.def_lowering(
+    _unbound_lowering("axis_index", "axis_name", _real("lower_axis_index")))
 axis_index_p.def_batching(_axis_index_batching)
 ad.defjvp_zero(axis_index_p)
 axis_index_p.axis_names_of = lambda params: (params["axis_name"],)

@@ -1,0 +1,1 @@
+"""``minijax.experimental``: the names JAX keeps under ``jax.experimental``."""

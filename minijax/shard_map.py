@@ -1,0 +1,513 @@
+"""``shard_map``: manual SPMD. ``f`` runs once per device on that device's block of each
+argument, and may talk to the other devices with collectives over the mesh axes.
+
+``shard_map(f, mesh, in_specs, out_specs)(*args)`` binds one ``shard_map`` primitive holding
+``f``'s jaxpr, traced on *per-shard* types (each dimension divided by the mesh axes its spec
+names) with the mesh axes bound as named axes (so ``psum(x, 'x')`` resolves ``'x'``). Its rules:
+
+- Lowering: ``sdy.manual_computation`` over all mesh axes, whose in/out shardings are the specs;
+  the body is lowered inline with the mesh recorded on the module context, which turns the
+  collectives into real StableHLO collectives (``minijax/lowering/collectives.py``). XLA's
+  Shardy partitioner then moves data between the global program and the manual region.
+- Eager: ``jit`` of the same primitive (a manual region only exists inside a program).
+- JVP: a ``shard_map`` of the body's JVP; tangents use their primals' specs.
+- Partial evaluation (linearize, so ``grad``): the body's equations whose inputs are all known
+  run now as one ``shard_map``; the rest is staged as another one. Values the staged part
+  needs (residuals) leave the known part stacked along a new leading axis split over every
+  mesh axis (one slot per device), so no device's value is lost or assumed replicated.
+- Transpose: a ``shard_map`` of the body's transpose. JAX's convention (the one psum's own
+  transpose, psum, assumes): the cotangent of an output replicated over axes the out spec does
+  not name is divided by their size (each device holds a copy; the copies share the
+  cotangent), and the cotangent of an input replicated over unnamed axes is psum'd over them.
+- Batching: a ``shard_map`` of the body batched along a new leading axis that no mesh axis
+  splits.
+
+``check_rep`` verifies that an output whose out spec omits a mesh axis really is the same on
+every device along it (it comes from replicated inputs, psum, all_gather ...), since Shardy
+would silently keep one device's copy. ``check_rep=False`` skips the check.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from minijax import core
+from minijax.core import Jaxpr, Literal, Primitive, Var, get_aval
+from minijax.interpreters import ad, batching
+from minijax.interpreters.ad import UndefinedPrimal, Zero
+from minijax.interpreters.calls import eval_open, trace_open
+from minijax.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
+from minijax.sharding import Mesh, NamedSharding, PartitionSpec, _axes_of, _check_spec_axes
+from minijax.source_info import with_user_line
+from minijax.tree_util import _registry
+
+__all__ = ["shard_map", "shard_map_p"]
+
+P = PartitionSpec
+
+
+# ------------------------------------------------------------------------------------------------
+# Specs and shapes
+
+
+def _spec_axes(spec):
+    return [a for entry in spec for a in _axes_of(entry)]
+
+
+def _factor(mesh, spec, ndim):
+    """Per dimension, how many ways ``spec`` splits it."""
+    spec = tuple(spec) + (None,) * (ndim - len(spec))
+    return [math.prod(mesh.shape[a] for a in _axes_of(e)) for e in spec]
+
+
+def _local_aval(mesh, spec, aval, what):
+    if len(spec) > aval.ndim:
+        raise ValueError(with_user_line(
+            f"shard_map: {what} has PartitionSpec {spec} with {len(spec)} entries but rank "
+            f"{aval.ndim} ({aval.str_short()})"))
+    shape = []
+    for dim, (n, k) in enumerate(zip(aval.shape, _factor(mesh, spec, aval.ndim))):
+        if n % k:
+            axes = _axes_of(spec[dim])
+            names = " x ".join(f"{a!r} (size {mesh.shape[a]})" for a in axes)
+            raise ValueError(with_user_line(
+                f"shard_map: {what} of shape {aval.shape}: dimension {dim} has size {n}, which "
+                f"is not divisible by mesh axis {names}"))
+        shape.append(n // k)
+    return aval.update(shape=tuple(shape))
+
+
+def _global_aval(mesh, spec, aval):
+    k = _factor(mesh, spec, aval.ndim)
+    return aval.update(shape=tuple(n * f for n, f in zip(aval.shape, k)))
+
+
+def _unmentioned(mesh, spec):
+    used = set(_spec_axes(spec))
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _all_axes_spec(mesh):
+    """A leading dimension split over every mesh axis: one slot per device."""
+    return P(tuple(mesh.axis_names))
+
+
+def _axis_env(mesh):
+    return batching.extend_axis_env(list(mesh.shape.items()))
+
+
+def _trace_body(mesh, fun, local_avals):
+    """``(jaxpr, consts)``: ``fun`` staged on per-shard avals with the mesh axes bound."""
+    with _axis_env(mesh):
+        return trace_open(fun, local_avals)
+
+
+# ------------------------------------------------------------------------------------------------
+# The user-facing function
+
+
+def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
+    """Maps ``f`` over the shards of its arguments on ``mesh``: each device runs ``f`` on its
+    block (``in_specs``, a pytree prefix of PartitionSpecs for the positional arguments) and
+    the per-device results are assembled as ``out_specs`` say. Inside ``f``, collectives
+    (``lax.psum`` ...) over the mesh axis names communicate between devices."""
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map: mesh must be a minijax Mesh, got {mesh!r}")
+    if auto:
+        raise NotImplementedError("shard_map: auto axes are not supported; all mesh axes are "
+                                  "manual")
+    if not callable(f):
+        raise TypeError(f"shard_map: f must be callable, got {f!r}")
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        leaves, in_tree = _registry.flatten(args)
+        in_leaf_specs = _specs_for(in_specs, args, "in_specs")
+        for s in in_leaf_specs:
+            _check_spec_axes(mesh, s, "shard_map in_specs: ")
+        avals = [get_aval(x) for x in leaves]
+        paths = [f"argument {i}" for i in range(len(leaves))]
+        local = [_local_aval(mesh, s, a, p) for s, a, p in zip(in_leaf_specs, avals, paths)]
+        out_trees = []
+
+        def flat_fun(*xs):
+            out = f(*in_tree.unflatten(xs))
+            out_leaves, out_tree = _registry.flatten(out)
+            out_trees.append((out_tree, out))
+            return out_leaves
+
+        jaxpr, consts = _trace_body(mesh, flat_fun, local)
+        out_tree, out_example = out_trees[0]
+        out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
+        for s in out_leaf_specs:
+            _check_spec_axes(mesh, s, "shard_map out_specs: ")
+        in_all = tuple([P()] * len(consts) + list(in_leaf_specs))
+        if check_rep:
+            _check_rep(mesh, jaxpr, in_all, out_leaf_specs)
+        params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_all, out_specs=tuple(out_leaf_specs),
+                      check_rep=bool(check_rep))
+        outs = shard_map_p.bind(*consts, *leaves, **params)
+        return out_tree.unflatten(outs)
+
+    return wrapped
+
+
+def _is_spec(x):
+    return x is None or isinstance(x, PartitionSpec)
+
+
+def _specs_for(prefix, tree, what):
+    """One PartitionSpec per leaf of ``tree`` from the pytree prefix ``prefix``."""
+    if isinstance(prefix, PartitionSpec):
+        return [prefix] * len(_registry.flatten(tree)[0])
+    if prefix is None:
+        raise TypeError(f"shard_map {what}: None is not a PartitionSpec; use P() for replicated")
+    pleaves, ptree = _registry.flatten(prefix, leaf_predicate=_is_spec)
+    if not all(isinstance(p, PartitionSpec) for p in pleaves):
+        raise TypeError(f"shard_map {what} must be PartitionSpecs (a pytree prefix of the "
+                        f"{'arguments' if what == 'in_specs' else 'outputs'}), got {prefix!r}")
+    try:
+        subtrees = ptree.flatten_up_to(tree)
+    except (ValueError, TypeError) as e:
+        raise ValueError(with_user_line(
+            f"shard_map {what} {prefix!r} is not a pytree prefix of the "
+            f"{'arguments' if what == 'in_specs' else 'outputs'}: {e}")) from None
+    out = []
+    for p, sub in zip(pleaves, subtrees):
+        out.extend([p] * len(_registry.flatten(sub)[0]))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# check_rep: which mesh axes each value is replicated over
+
+
+_REPLICATING = {"psum", "pmax", "pmin", "all_gather"}  # the result is the same along the axes
+_VARYING = {"axis_index", "reduce_scatter", "ppermute", "all_to_all"}  # differs along them
+
+
+def _rep_of_jaxpr(mesh, jaxpr, in_reps):
+    env = {}
+    full = frozenset(mesh.axis_names)
+
+    def read(v):
+        return full if type(v) is Literal else env.get(v, full)
+
+    for v, r in zip(jaxpr.invars, in_reps):
+        env[v] = r
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        rep = frozenset.intersection(full, *ins)
+        names_of = getattr(eqn.primitive, "axis_names_of", None)
+        sub = eqn.params.get("jaxpr")
+        if names_of is not None:
+            names = set(names_of(eqn.params))
+            if eqn.primitive.name in _REPLICATING:
+                rep = rep | names
+            elif eqn.primitive.name in _VARYING:
+                rep = rep - names
+        elif isinstance(sub, Jaxpr) and len(sub.invars) == len(eqn.invars) \
+                and len(sub.outvars) == len(eqn.outvars):
+            outs = _rep_of_jaxpr(mesh, sub, ins)  # call-like (checkpoint, custom_jvp ...)
+            for v, r in zip(eqn.outvars, outs):
+                env[v] = r
+            continue
+        for v in eqn.outvars:
+            env[v] = rep
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _check_rep(mesh, jaxpr, in_specs, out_specs):
+    in_reps = [frozenset(_unmentioned(mesh, s)) for s in in_specs]
+    out_reps = _rep_of_jaxpr(mesh, jaxpr, in_reps)
+    for i, (spec, rep) in enumerate(zip(out_specs, out_reps)):
+        missing = [a for a in _unmentioned(mesh, spec) if a not in rep and mesh.shape[a] > 1]
+        if missing:
+            raise ValueError(with_user_line(
+                f"shard_map out_specs: output {i} has PartitionSpec {spec}, which does not "
+                f"name mesh axis {missing[0]!r}, so it must be the same on every device along "
+                f"{missing[0]!r}; but it may vary along it. Name {missing[0]!r} in the out spec, "
+                f"make the value replicated (e.g. lax.psum or all_gather over "
+                f"{missing[0]!r}), or pass check_rep=False."))
+
+
+# ------------------------------------------------------------------------------------------------
+# The primitive
+
+
+shard_map_p = Primitive("shard_map", multiple_results=True)
+
+
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_rep):
+    return [_global_aval(mesh, s, v.aval) for s, v in zip(out_specs, jaxpr.outvars)]
+
+
+shard_map_p.def_abstract_eval(_abstract_eval)
+shard_map_p.axis_names_of = lambda params: ()  # binds its axes; uses none from outside
+shard_map_p.pp_params = lambda p: dict(mesh=p["mesh"], in_specs=p["in_specs"],
+                                       out_specs=p["out_specs"], jaxpr=p["jaxpr"])
+
+_eager_cache = {}
+
+
+@shard_map_p.def_impl
+def _impl(*args, **params):
+    # A manual region only exists inside a program: eagerly, run the jit of the primitive.
+    from minijax.jitting import jit
+
+    key = (params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"])
+    fn = _eager_cache.get(key)
+    if fn is None:
+        fn = jit(lambda *xs: shard_map_p.bind(*xs, **params))
+        if len(_eager_cache) > 256:
+            _eager_cache.clear()
+        _eager_cache[key] = fn
+    return fn(*args)
+
+
+@shard_map_p.def_lowering
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep):
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import sdy
+
+    from minijax.lowering.stablehlo import lower_jaxpr_body, tensor_type
+    from minijax.sharding import sdy_sharding_attr
+
+    mctx = ctx.module_ctx
+    if getattr(mctx, "manual_mesh", None) is not None:
+        raise NotImplementedError(with_user_line(
+            "shard_map inside shard_map is not supported", getattr(ctx.eqn, "source_info", None)))
+    name = mctx.mesh_symbol(mesh)
+
+    def shardings(specs, avals):
+        return sdy.TensorShardingPerValueAttr.get([
+            sdy_sharding_attr(NamedSharding(mesh, s), a.ndim, name)
+            for s, a in zip(specs, avals)])
+
+    out_types = [tensor_type(a) for a in ctx.avals_out]
+    manual = sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in mesh.axis_names])
+    op = sdy.ManualComputationOp(out_types, list(args), shardings(in_specs, ctx.avals_in),
+                                 shardings(out_specs, ctx.avals_out), manual)
+    block = op.body.blocks.append(*[tensor_type(v.aval) for v in jaxpr.invars])
+    mctx.manual_mesh = mesh
+    try:
+        with ir.InsertionPoint(block):
+            outs = lower_jaxpr_body(mctx, jaxpr, [], list(block.arguments))
+            sdy.ReturnOp(outs)
+    finally:
+        mctx.manual_mesh = None
+    return op.results
+
+
+# ------------------------------------------------------------------------------------------------
+# Differentiation
+
+
+def _bind_like(params, jaxpr, consts, args, in_specs, out_specs):
+    in_all = tuple([P()] * len(consts) + list(in_specs))
+    return shard_map_p.bind(*consts, *args, **dict(params, jaxpr=jaxpr, in_specs=in_all,
+                                                   out_specs=tuple(out_specs)))
+
+
+@shard_map_p.def_jvp_rule
+def _jvp(primals, tangents, **params):
+    jaxpr, mesh, in_specs = params["jaxpr"], params["mesh"], params["in_specs"]
+    nonzero = [type(t) is not Zero for t in tangents]
+    n = len(primals)
+    out_nonzero = []
+
+    def jvp_fun(*args):
+        it = iter(args[n:])
+        ts = [next(it) if nz else Zero(ad.tangent_aval(v.aval))
+              for v, nz in zip(jaxpr.invars, nonzero)]
+        outs, t_outs = ad.jvp_flat(lambda *xs: eval_open(jaxpr, xs), list(args[:n]), ts)
+        out_nonzero.extend(type(t) is not Zero for t in t_outs)
+        return outs + [t for t in t_outs if type(t) is not Zero]
+
+    local = [v.aval for v in jaxpr.invars]
+    local += [ad.tangent_aval(v.aval) for v, nz in zip(jaxpr.invars, nonzero) if nz]
+    jvp_jaxpr, consts = _trace_body(mesh, jvp_fun, local)
+    nz_t = [t for t in tangents if type(t) is not Zero]
+    specs_in = list(in_specs) + [s for s, nz in zip(in_specs, nonzero) if nz]
+    out_specs = params["out_specs"]
+    specs_out = list(out_specs) + [s for s, nz in zip(out_specs, out_nonzero) if nz]
+    outs = _bind_like(params, jvp_jaxpr, consts, [*primals, *nz_t], specs_in, specs_out)
+    n_out = len(jaxpr.outvars)
+    it = iter(outs[n_out:])
+    t_outs = [next(it) if nz else Zero(ad.tangent_aval(get_aval(p)))
+              for nz, p in zip(out_nonzero, outs[:n_out])]
+    return outs[:n_out], t_outs
+
+
+def _partial_eval(trace, args, params):
+    """Known equations of the body run now as one shard_map; the rest is staged as another
+    (see the module doc for how residuals cross between them)."""
+    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
+    known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if all(type(v) is Literal or v in known for v in eqn.invars):
+            known_eqns.append(eqn)
+            known.update(eqn.outvars)
+        else:
+            staged_eqns.append(eqn)
+    out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
+    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
+    staged_eqns, free = _dce(staged_eqns, staged_outs)
+    unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
+    residuals = [v for v in free if v not in set(unknown_invars)]
+    spec_of_invar = {v: s for v, s in zip(jaxpr.invars, in_specs)}
+    arg_of_invar = {v: x for v, x in zip(jaxpr.invars, args)}
+    # Residuals that are known inputs pass straight through with their own spec; others are
+    # computed in the known shard_map and leave it stacked one slot per device.
+    res_in = [v for v in residuals if v in spec_of_invar]
+    res_new = [v for v in residuals if v not in spec_of_invar]
+
+    known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
+    known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k]
+    known_jaxpr = Jaxpr([], known_invars, known_outs + res_new,
+                        _dce(known_eqns, known_outs + res_new)[0])
+    n_ko = len(known_outs)
+
+    def known_fun(*xs):
+        outs = eval_open(known_jaxpr, xs)
+        return outs[:n_ko] + [r.reshape((1,) + r.shape) for r in outs[n_ko:]]
+
+    all_spec = _all_axes_spec(mesh)
+    k_jaxpr, k_consts = _trace_body(mesh, known_fun, [v.aval for v in known_invars])
+    k_out_specs = [s for s, k in zip(out_specs, out_known) if k] + [all_spec] * len(res_new)
+    ctx = core._ctx
+    ctx.trace = trace.parent
+    try:
+        known_vals = _bind_like(params, k_jaxpr, k_consts,
+                                [x for x, u in zip(args, unknown_in) if not u],
+                                [s for s, u in zip(in_specs, unknown_in) if not u], k_out_specs)
+    finally:
+        ctx.trace = trace
+    res_vals = known_vals[n_ko:]
+
+    n_in, n_new = len(res_in), len(res_new)
+    staged_jaxpr = Jaxpr([], res_in + res_new + unknown_invars, staged_outs, staged_eqns)
+
+    def staged_fun(*xs):
+        new = [r.reshape(r.shape[1:]) for r in xs[n_in:n_in + n_new]]
+        return eval_open(staged_jaxpr, list(xs[:n_in]) + new + list(xs[n_in + n_new:]))
+
+    s_avals = [v.aval for v in res_in] + [v.aval.update(shape=(1,) + v.aval.shape)
+                                         for v in res_new] + [v.aval for v in unknown_invars]
+    s_jaxpr, s_consts = _trace_body(mesh, staged_fun, s_avals)
+    s_in_specs = ([spec_of_invar[v] for v in res_in] + [all_spec] * n_new
+                  + [s for s, u in zip(in_specs, unknown_in) if u])
+    s_args = ([arg_of_invar[v] for v in res_in] + list(res_vals)
+              + [x for x, u in zip(args, unknown_in) if u])
+    s_out_specs = [s for s, k in zip(out_specs, out_known) if not k]
+    in_all = tuple([P()] * len(s_consts) + s_in_specs)
+    staged = DynamicJaxprTrace.process_primitive(
+        trace, shard_map_p, [*s_consts, *s_args],
+        dict(params, jaxpr=s_jaxpr, in_specs=in_all, out_specs=tuple(s_out_specs)))
+    known_it, staged_it = iter(known_vals[:n_ko]), iter(staged)
+    return [next(known_it) if k else next(staged_it) for k in out_known]
+
+
+shard_map_p.partial_eval = _partial_eval
+
+
+def _dce(eqns, outvars):
+    """The equations ``outvars`` need, and the variables they read without defining (in
+    first-use order, so residual order is deterministic)."""
+    live = {v for v in outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(eqns):
+        if any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.difference_update(eqn.outvars)
+            live.update(v for v in eqn.invars if type(v) is Var)
+    kept.reverse()
+    defined, free = set(), []
+    for eqn in kept:
+        for v in eqn.invars:
+            if type(v) is Var and v not in defined and v not in free:
+                free.append(v)
+        defined.update(eqn.outvars)
+    for v in outvars:
+        if type(v) is Var and v not in defined and v not in free:
+            free.append(v)
+    return kept, free
+
+
+@shard_map_p.def_transpose
+def _transpose(cts, *args, **params):
+    from minijax import lax
+
+    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    linear = [type(x) is UndefinedPrimal for x in args]
+    res = [x for x in args if type(x) is not UndefinedPrimal]
+    res_specs = [s for s, lin in zip(in_specs, linear) if not lin]
+    ct_nonzero = [type(c) is not Zero for c in cts]
+    nz_cts = [c for c in cts if type(c) is not Zero]
+    ct_specs = [s for s, nz in zip(out_specs, ct_nonzero) if nz]
+    lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
+    in_nonzero = []
+
+    def scale(ct, spec):
+        # an output copied over the axes its spec omits: the copies share its cotangent
+        k = math.prod(mesh.shape[a] for a in _unmentioned(mesh, spec))
+        if k == 1 or not ad.is_differentiable_dtype(get_aval(ct).dtype):
+            return ct
+        return ct * (1.0 / k)
+
+    def transposed(*xs):
+        it_res, it_ct = iter(xs[:len(res)]), iter(xs[len(res):])
+        full = [UndefinedPrimal(v.aval) if lin else next(it_res)
+                for v, lin in zip(jaxpr.invars, linear)]
+        full_cts = [scale(next(it_ct), s) if nz else Zero(v.aval)
+                    for nz, s, v in zip(ct_nonzero, out_specs, jaxpr.outvars)]
+        in_cts = ad.backward_pass(jaxpr, [], full, full_cts)
+        lin_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
+        out = []
+        for ct, spec in zip(lin_cts, lin_specs):
+            in_nonzero.append(type(ct) is not Zero)
+            if type(ct) is Zero:
+                continue
+            axes = tuple(a for a in _unmentioned(mesh, spec) if mesh.shape[a] > 1)
+            if axes and ad.is_differentiable_dtype(get_aval(ct).dtype):
+                ct = lax.psum(ct, axes)  # an input copied over those axes: sum its cotangents
+            out.append(ct)
+        return out
+
+    local_res = [_local_aval(mesh, s, get_aval(x), "residual") for s, x in zip(res_specs, res)]
+    local_cts = [_local_aval(mesh, s, get_aval(c), "cotangent") for s, c in zip(ct_specs, nz_cts)]
+    t_jaxpr, consts = _trace_body(mesh, transposed, local_res + local_cts)
+    out_specs_t = [s for s, nz in zip(lin_specs, in_nonzero) if nz]
+    outs = iter(_bind_like(params, t_jaxpr, consts, [*res, *nz_cts], res_specs + ct_specs,
+                           out_specs_t))
+    nz = iter(in_nonzero)
+    return [(next(outs) if next(nz) else None) if lin else None for lin in linear]
+
+
+# ------------------------------------------------------------------------------------------------
+# Batching (vmap of a shard_map)
+
+
+@shard_map_p.def_batching
+def _batching(args, dims, **params):
+    from minijax.interpreters.batching import moveaxis, not_mapped
+    from minijax.vmapping import vmap
+
+    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
+    in_axes = tuple(None if d is not_mapped else 0 for d in dims)
+    batched = vmap(lambda *xs: eval_open(jaxpr, xs), in_axes=in_axes, out_axes=0)
+    local = []
+    for x, d, s in zip(args, in_axes, params["in_specs"]):
+        lv = _local_aval(mesh, P(None, *s) if d == 0 else s, get_aval(x), "vmapped argument")
+        local.append(lv)
+    new_jaxpr, consts = _trace_body(mesh, lambda *xs: list(batched(*xs)), local)
+    in_specs = [P(None, *s) if d == 0 else s for s, d in zip(params["in_specs"], in_axes)]
+    out_specs = [P(None, *s) for s in params["out_specs"]]
+    outs = _bind_like(params, new_jaxpr, consts, args, in_specs, out_specs)
+    return outs, [0] * len(outs)

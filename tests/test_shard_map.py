@@ -1,0 +1,178 @@
+"""shard_map on 8 virtual CPU devices (a 4 x 2 mesh): each collective inside it against NumPy
+on the assembled global array, per-shard shapes, grad through it against the same loss
+unsharded, vmap of it, eager calls, and the errors."""
+
+import numpy as np
+import pytest
+
+import minijax as mj
+import minijax.numpy as jnp
+from minijax import lax
+from minijax.experimental.shard_map import shard_map
+from minijax.sharding import NamedSharding
+from minijax.sharding import PartitionSpec as P
+
+MESH = None
+
+
+def mesh():
+    global MESH
+    if MESH is None:
+        MESH = mj.make_mesh((4, 2), ("x", "y"))
+    return MESH
+
+
+def arange(*shape):
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape) / 7.0 - 3.0
+
+
+def run(f, in_specs, out_specs, *args, local_shapes=None, check_rep=True):
+    seen = []
+
+    def body(*xs):
+        seen.append(tuple(x.shape for x in xs))
+        return f(*xs)
+
+    out = mj.jit(shard_map(body, mesh(), in_specs=in_specs, out_specs=out_specs,
+                           check_rep=check_rep))(*args)
+    if local_shapes is not None:
+        assert seen[0] == tuple(local_shapes)
+    return out
+
+
+def blocks(x, nx=4, ny=2):
+    """x (global, dims 0 over 'x' and 1 over 'y') as blocks[i][j]."""
+    a, b = x.shape[0] // nx, x.shape[1] // ny
+    return [[x[i * a:(i + 1) * a, j * b:(j + 1) * b] for j in range(ny)] for i in range(nx)]
+
+
+def test_psum_pmean_pmax_pmin_per_shard_shapes():
+    x = arange(8, 6)
+    bl = blocks(x)
+    out = run(lambda a: (lax.psum(a, "x"), lax.pmean(a, "y"), lax.pmax(a, ("x", "y")),
+                         lax.pmin(a, "x")),
+              P("x", "y"), (P(None, "y"), P("x"), P(), P(None, "y")), x,
+              local_shapes=[(2, 3)])
+    s, m, mx, mn = (np.asarray(o) for o in out)
+    np.testing.assert_allclose(s, np.concatenate([sum(bl[i][j] for i in range(4))
+                                                  for j in range(2)], 1), rtol=1e-6)
+    np.testing.assert_allclose(m, np.concatenate([(bl[i][0] + bl[i][1]) / 2
+                                                  for i in range(4)], 0), rtol=1e-6)
+    allb = np.stack([bl[i][j] for i in range(4) for j in range(2)])
+    np.testing.assert_allclose(mx, allb.max(0))
+    np.testing.assert_allclose(mn, np.concatenate([np.min([bl[i][j] for i in range(4)], 0)
+                                                   for j in range(2)], 1))
+
+
+def test_all_gather_tiled_and_stacked():
+    x = arange(8, 4)
+    tiled, stacked = run(lambda a: (lax.all_gather(a, "x", tiled=True),
+                                    lax.all_gather(a, "x", axis=1)),
+                         P("x", "y"), (P(None, "y"), P(None, None, "y")), x,
+                         local_shapes=[(2, 2)])
+    np.testing.assert_array_equal(np.asarray(tiled), x)
+    assert stacked.shape == (2, 4, 4)
+    want = np.stack([x[2 * i:2 * i + 2] for i in range(4)], axis=1)
+    np.testing.assert_array_equal(np.asarray(stacked), want)
+
+
+def test_psum_scatter_tiled_and_untiled():
+    x = arange(16, 2)  # per shard (4, 2) over 'x' only: dim 1 unsplit, replicated over 'y'
+    rs, rs_u = run(lambda a: (lax.psum_scatter(a, "x", tiled=True),
+                              lax.psum_scatter(a, "x", scatter_dimension=0)),
+                   P("x"), (P("x"), P("x")), x, local_shapes=[(4, 2)])
+    total = x.reshape(4, 4, 2).sum(0)  # the psum of the four shards
+    np.testing.assert_allclose(np.asarray(rs), total, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(rs_u), total.ravel(), rtol=1e-6)  # row i: device i
+
+
+def test_ppermute_ring_and_axis_index():
+    x = arange(8, 2)
+    perm = [(i, (i + 1) % 4) for i in range(4)]
+    shifted, idx = run(lambda a: (lax.ppermute(a, "x", perm),
+                                  jnp.zeros((1,), jnp.int32) + lax.axis_index("x") * 10
+                                  + lax.axis_index("y")),
+                       P("x", "y"), (P("x", "y"), P(("x", "y"))), x)
+    np.testing.assert_array_equal(np.asarray(shifted), np.roll(x, 2, axis=0))
+    np.testing.assert_array_equal(np.asarray(idx), [0, 1, 10, 11, 20, 21, 30, 31])
+
+
+def test_all_to_all_matches_numpy():
+    x = arange(8, 8)
+    out = run(lambda a: lax.all_to_all(a, "x", split_axis=1, concat_axis=0, tiled=True),
+              P("x"), P(None, "x"), x, local_shapes=[(2, 8)])
+    # shard i holds rows 2i:2i+2; after the exchange, device k holds column block k of all rows
+    np.testing.assert_array_equal(np.asarray(out), x)
+
+
+def test_grad_through_shard_map_matches_unsharded():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((6, 4)).astype(np.float32)
+    xs = rng.standard_normal((16, 6)).astype(np.float32)
+    ys = rng.standard_normal((16, 4)).astype(np.float32)
+
+    def local_loss(w, x, y):
+        err = jnp.tanh(x @ w) - y
+        return lax.psum(jnp.sum(err * err), ("x", "y"))
+
+    sharded = shard_map(local_loss, mesh(), in_specs=(P(), P(("x", "y")), P(("x", "y"))),
+                        out_specs=P())
+
+    def ref(w, x, y):
+        err = jnp.tanh(x @ w) - y
+        return jnp.sum(err * err)
+
+    v, g = mj.jit(mj.value_and_grad(sharded, argnums=(0, 1)))(w, xs, ys)
+    v_ref, g_ref = mj.value_and_grad(ref, argnums=(0, 1))(w, xs, ys)
+    np.testing.assert_allclose(float(v), float(v_ref), rtol=1e-5)
+    for a, b in zip(g, g_ref):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+
+
+def test_grad_through_collectives():
+    x = arange(8, 4)
+
+    def f(a):
+        g = lax.all_gather(a, "x", tiled=True)  # (8, 2): the column block of this 'y'
+        p = lax.ppermute(a, "x", [(i, (i + 1) % 4) for i in range(4)])
+        return lax.psum(jnp.sum(jnp.sin(g) * 0.5) + jnp.sum(p * p), ("x", "y"))
+
+    sharded = shard_map(f, mesh(), in_specs=P("x", "y"), out_specs=P())
+    gs = mj.grad(sharded)(x)
+    # every global element appears in the gather of 4 'x' devices: d/dx = 4 * 0.5 cos(x) ...
+    want = 4 * 0.5 * np.cos(x) + 2 * x
+    np.testing.assert_allclose(np.asarray(gs), want, rtol=1e-5, atol=1e-5)
+
+
+def test_eager_vmap_and_jaxpr():
+    x = arange(8, 2)
+    f = shard_map(lambda a: lax.psum(a * 2.0, "y"), mesh(), in_specs=P("x"),
+                  out_specs=P("x"), check_rep=False)
+    out = f(x)  # eager: runs the jit of the primitive
+    np.testing.assert_allclose(np.asarray(out), 4 * x, rtol=1e-6)
+    assert "shard_map" in str(mj.make_jaxpr(f)(x))
+    batched = mj.vmap(f)(np.stack([x, -x]))
+    np.testing.assert_allclose(np.asarray(batched), np.stack([4 * x, -4 * x]), rtol=1e-6)
+
+
+def test_committed_sharded_input_and_output_sharding():
+    x = arange(8, 4)
+    xs = mj.device_put(x, NamedSharding(mesh(), P("x", "y")))
+    out = mj.jit(shard_map(lambda a: a + lax.axis_index("x").astype(jnp.float32), mesh(),
+                           in_specs=P("x", "y"), out_specs=P("x", "y")))(xs)
+    want = x + np.repeat(np.arange(4), 2)[:, None]
+    np.testing.assert_allclose(np.asarray(out), want)
+    assert {s.data.shape for s in out.addressable_shards} == {(2, 2)}
+
+
+def test_errors():
+    x = arange(6, 4)
+    with pytest.raises(ValueError, match="dimension 0 has size 6.*'x' \\(size 4\\)"):
+        shard_map(lambda a: a, mesh(), in_specs=P("x"), out_specs=P("x"))(x)
+    with pytest.raises(ValueError, match="'z'"):
+        shard_map(lambda a: a, mesh(), in_specs=P("z"), out_specs=P())(arange(8, 4))
+    with pytest.raises(NameError, match="'q'"):
+        shard_map(lambda a: lax.psum(a, "q"), mesh(), in_specs=P("x"),
+                  out_specs=P("x"))(arange(8, 4))
+    with pytest.raises(ValueError, match="check_rep"):  # varies along 'x' but out spec omits it
+        shard_map(lambda a: a, mesh(), in_specs=P("x"), out_specs=P())(arange(8, 4))
