@@ -41,7 +41,6 @@ from minijax.core import ShapedArray
 from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
 from minijax.sharding import make_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
-from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
 from minijax.lowering.array import Array
 from minijax.callbacks import pure_callback  # noqa: E402
 
