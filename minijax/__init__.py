@@ -59,7 +59,7 @@ __all__ = [
 
 
 def __getattr__(name):  # tools load on first use, so `import minijax` stays as fast
-    if name in ("checkpoint_io", "profiler", "tools"):
+    if name in ("checkpoint_io", "profiler", "tools", "transforms"):
         import importlib
 
         return importlib.import_module(f"minijax.{name}")

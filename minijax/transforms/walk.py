@@ -1,0 +1,81 @@
+"""Walking a jaxpr: its equations, the jaxprs nested in their params, matching by name.
+
+Jaxprs nest in two forms: control flow holds ``ClosedJaxpr``s (``cond``'s ``branches``, a
+tuple; ``while``'s ``cond_jaxpr``/``body_jaxpr``; ``scan``'s ``jaxpr``), call-like primitives
+hold *open* ``Jaxpr``s with no constvars (``custom_jvp_call``/``custom_vjp_call``'s
+``call_jaxpr``, ``checkpoint``'s ``jaxpr``). ``jit`` under a trace is inlined, so there is no
+call primitive for it. The helpers below find nested jaxprs by type, so a new primitive that
+holds one is walked without being listed here.
+"""
+
+from __future__ import annotations
+
+from minijax.core import ClosedJaxpr, Jaxpr
+
+
+def _is_jaxpr(v):
+    return isinstance(v, (ClosedJaxpr, Jaxpr))
+
+
+def sub_jaxprs(params):
+    """``(name, jaxpr)`` for each Jaxpr/ClosedJaxpr in ``params`` (tuples of them included)."""
+    for k, v in params.items():
+        if _is_jaxpr(v):
+            yield k, v
+        elif isinstance(v, (tuple, list)) and v and all(_is_jaxpr(b) for b in v):
+            for i, b in enumerate(v):
+                yield f"{k}[{i}]", b
+
+
+def map_sub_jaxprs(params, fn):
+    """``params`` with every nested ClosedJaxpr ``c`` replaced by ``fn(c)``.
+
+    Open jaxprs are passed to ``fn`` wrapped as ``ClosedJaxpr(jaxpr, [])`` and unwrapped after;
+    ``fn`` must not give them constants (they have no place to live in a call's operands).
+    """
+    def one(k, v):
+        if isinstance(v, ClosedJaxpr):
+            return fn(v)
+        new = fn(ClosedJaxpr(v, []))
+        if new.consts:
+            raise NotImplementedError(
+                f"rewriting the jaxpr in param {k!r} introduced {len(new.consts)} constants; "
+                "jaxprs of call-like primitives cannot hold constants")
+        return new.jaxpr
+
+    out, changed = {}, False
+    for k, v in params.items():
+        if _is_jaxpr(v):
+            out[k] = one(k, v)
+        elif isinstance(v, (tuple, list)) and v and all(_is_jaxpr(b) for b in v):
+            out[k] = type(v)(one(k, b) for b in v)
+        else:
+            out[k] = v
+            continue
+        changed = True
+    return out if changed else params
+
+
+def iter_eqns(closed, recursive=True):
+    """Every equation of ``closed`` (a ClosedJaxpr or Jaxpr), nested jaxprs' included."""
+    jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    for eqn in jaxpr.eqns:
+        yield eqn
+        if recursive:
+            for _, sub in sub_jaxprs(eqn.params):
+                yield from iter_eqns(sub, recursive)
+
+
+def matches(eqn, names):
+    """Whether ``eqn``'s primitive is named ``names`` (a string) or one of them (a set)."""
+    name = eqn.primitive.name
+    return name == names if isinstance(names, str) else name in names
+
+
+def find_eqns(closed, names, recursive=True):
+    """The equations of the primitive(s) ``names``, in program order."""
+    return [e for e in iter_eqns(closed, recursive) if matches(e, names)]
+
+
+def count_eqns(closed, recursive=True):
+    return sum(1 for _ in iter_eqns(closed, recursive))
