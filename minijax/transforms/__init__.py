@@ -15,12 +15,13 @@ from minijax.transforms.walk import (
     iter_eqns,
     map_sub_jaxprs,
     matches,
+    producers,
     sub_jaxprs,
 )
 
 __all__ = [
     "JaxprTypeError", "Transformed", "apply", "check_jaxpr", "count_eqns", "find_eqns",
-    "iter_eqns", "map_sub_jaxprs", "matches", "pass_name", "replace", "replace_eqn",
+    "iter_eqns", "map_sub_jaxprs", "matches", "pass_name", "producers", "replace", "replace_eqn",
     "replace_pass", "rewrite", "run_pass", "run_passes", "sub_jaxprs", "trace_replacement",
     "trace_to_jaxpr",
 ]

@@ -71,9 +71,11 @@ def _same(a, b):
     return tuple(a.shape) == tuple(b.shape) and a.dtype == b.dtype
 
 
-def replace_eqn(builder, eqn, fn):
-    """Inlines ``fn`` traced on ``eqn``'s (already renamed) operands in place of ``eqn``."""
-    closed = trace_replacement(fn, [a.aval for a in eqn.invars])
+def replace_eqn(builder, eqn, fn, operands=None):
+    """Inlines ``fn`` traced on ``operands`` (default: ``eqn``'s, already renamed) in place of
+    ``eqn``: ``eqn``'s outputs become ``fn``'s."""
+    operands = eqn.invars if operands is None else [builder.read(a) for a in operands]
+    closed = trace_replacement(fn, [a.aval for a in operands])
     if len(closed.out_avals) != len(eqn.outvars) or not all(
             _same(v.aval, a) for v, a in zip(eqn.outvars, closed.out_avals)):
         got = ", ".join(a.str_short() for a in closed.out_avals)
@@ -83,7 +85,7 @@ def replace_eqn(builder, eqn, fn):
         raise TypeError(with_user_line(
             f"the replacement {name} for `{eqn.primitive.name}`{where} returned ({got}); the "
             f"equation's outputs are ({want}). Convert the result to the original types."))
-    outs = builder.inline(closed, eqn.invars, eqn.source_info)
+    outs = builder.inline(closed, operands, eqn.source_info)
     for v, o in zip(eqn.outvars, outs):
         builder.env[v] = o
 
@@ -92,7 +94,10 @@ def rewrite(closed: ClosedJaxpr, rule, recursive=True) -> ClosedJaxpr:
     """``closed`` with each equation for which ``rule(eqn)`` gives a function replaced by it.
 
     ``rule`` sees the equation with its operands renamed and its nested jaxprs already
-    rewritten. A replacement must return values of the equation's output types.
+    rewritten. A replacement must return values of the equation's output types. To match a
+    pattern of several equations, ``rule`` may return ``(fn, operands)``: ``fn`` is traced on
+    those variables (any defined before ``eqn``) instead of ``eqn``'s operands; equations left
+    unused are dropped by a following ``dce``.
     """
     jaxpr = closed.jaxpr
     b = _Builder(jaxpr, closed.consts)
@@ -105,6 +110,8 @@ def rewrite(closed: ClosedJaxpr, rule, recursive=True) -> ClosedJaxpr:
         fn = rule(new)
         if fn is None:
             b.eqns.append(new)
+        elif isinstance(fn, tuple):
+            replace_eqn(b, new, *fn)
         else:
             replace_eqn(b, new, fn)
     return b.finish(jaxpr)

@@ -79,3 +79,9 @@ def find_eqns(closed, names, recursive=True):
 
 def count_eqns(closed, recursive=True):
     return sum(1 for _ in iter_eqns(closed, recursive))
+
+
+def producers(closed):
+    """``{var: the equation defining it}`` for the top level of ``closed``."""
+    jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    return {v: e for e in jaxpr.eqns for v in e.outvars}
