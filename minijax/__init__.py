@@ -41,6 +41,8 @@ from minijax.core import ShapedArray
 from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
 from minijax.sharding import make_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
+from minijax import distributed  # noqa: E402
+from minijax.distributed import process_count, process_index  # noqa: E402
 from minijax.lowering.array import Array
 from minijax.callbacks import pure_callback  # noqa: E402
 
@@ -54,7 +56,7 @@ __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
-    "debug", "make_mesh", "pure_callback", "shard_map", "sharding",
+    "debug", "make_mesh", "pure_callback", "distributed", "process_count", "process_index", "shard_map", "sharding",
 ]
 
 

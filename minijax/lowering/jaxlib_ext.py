@@ -165,6 +165,8 @@ def put_sharded(value: np.ndarray, aval, sharding):
     """Puts a host array on the devices of ``sharding``, each device getting its slice."""
     sharding = as_jaxlib_sharding(sharding, value.ndim)
     placed = shard_indices(sharding, value.shape)
+    if not sharding._internal_device_list.is_fully_addressable:  # multi-process: own devices
+        placed = [(d, i) for d, i in placed if d.process_index == d.client.process_index()]
     shards = [np.ascontiguousarray(value[index]) for _, index in placed]
     if len({s.shape for s in shards}) > 1:
         raise ValueError(
