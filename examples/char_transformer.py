@@ -163,7 +163,7 @@ def main(argv=None):
         p.add_argument("--sample-length", type=int, default=300)
         p.add_argument("--prompt", default="Shall I ")
 
-    args = _common.parse_args(__doc__.splitlines()[0], steps=1500, quick_steps=60, argv=argv,
+    args = _common.parse_args(__doc__.splitlines()[0], steps=1000, quick_steps=60, argv=argv,
                               extra=extra)
     _common.describe_devices()
     text = open(CORPUS, encoding="utf-8").read()
