@@ -1,0 +1,319 @@
+"""A GPT-style transformer trained on a 2-D device mesh (data x model), three ways:
+
+  --parallel dp    data parallelism: the batch is split over 'data', parameters replicated;
+                   XLA all-reduces the gradients.
+  --parallel tp    Megatron tensor parallelism on 'model': attention heads and the MLP's hidden
+                   units are split (QKV and the first MLP matrix by columns, the output
+                   projections by rows), activations constrained to match with
+                   with_sharding_constraint; the batch is split over 'data' as well.
+  --parallel fsdp  fully sharded data parallelism: every parameter (and its Adam moments) is
+                   split over 'data' along its largest divisible dimension; XLA gathers a
+                   layer's weights when it needs them and reduce-scatters the gradients.
+
+minijax never partitions the program itself: the step is one jit whose in/out shardings and
+constraints become Shardy annotations, and XLA's SPMD partitioner inserts the collectives.
+
+It uses every local device: all GPUs when the CUDA plugin is installed, otherwise N virtual
+CPU devices (``--cpu-devices``, default 8). bf16 compute on GPU, f32 on CPU (``--dtype``).
+The task is synthetic and learnable: each sequence is an arithmetic progression modulo the
+vocabulary size, so the model must read the step from the context.
+
+    python examples/sharded_training.py --parallel tp --quick
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _cpu_devices_from_argv(argv):
+    for i, a in enumerate(argv):
+        if a == "--cpu-devices" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--cpu-devices="):
+            return a.split("=", 1)[1]
+    return "8"
+
+
+if __name__ == "__main__":
+    # The CPU client reads its device count when it starts: set it before minijax makes it.
+    os.environ.setdefault("MINIJAX_NUM_CPU_DEVICES", _cpu_devices_from_argv(sys.argv[1:]))
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+import minijax  # noqa: E402
+import minijax.numpy as jnp  # noqa: E402
+from minijax import lax, tree_util  # noqa: E402
+from minijax.sharding import Mesh, NamedSharding  # noqa: E402
+from minijax.sharding import PartitionSpec as P  # noqa: E402
+
+# ------------------------------------------------------------------------------------------------
+# Configuration
+
+
+class Config:
+    def __init__(self, vocab=64, seq=32, d_model=128, heads=8, layers=4, mlp=4, batch=32):
+        self.vocab, self.seq, self.d_model, self.heads = vocab, seq, d_model, heads
+        self.layers, self.mlp, self.batch = layers, mlp, batch
+        self.d_head = d_model // heads
+
+
+QUICK = dict(vocab=32, seq=16, d_model=32, heads=4, layers=2, mlp=2, batch=16)
+
+
+# ------------------------------------------------------------------------------------------------
+# Data: arithmetic progressions modulo the vocabulary
+
+
+def batches(cfg, seed):
+    rng = np.random.default_rng(seed)
+    t = np.arange(cfg.seq + 1)
+    while True:
+        start = rng.integers(0, cfg.vocab, (cfg.batch, 1))
+        step = rng.integers(1, 5, (cfg.batch, 1))
+        seqs = ((start + step * t) % cfg.vocab).astype(np.int32)
+        yield seqs[:, :-1], seqs[:, 1:]
+
+
+# ------------------------------------------------------------------------------------------------
+# The model (parameters: a dict of arrays; layers stacked in lists)
+
+
+def init_params(cfg, seed=0):
+    rng = np.random.default_rng(seed)
+    d, f = cfg.d_model, cfg.mlp * cfg.d_model
+
+    def w(*shape, scale=None):
+        scale = scale if scale is not None else 1.0 / np.sqrt(shape[0])
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    layers = []
+    for _ in range(cfg.layers):
+        layers.append({
+            "ln1": np.ones(d, np.float32), "ln2": np.ones(d, np.float32),
+            "wq": w(d, d), "wk": w(d, d), "wv": w(d, d),
+            "wo": w(d, d, scale=0.5 / np.sqrt(d * cfg.layers)),
+            "w1": w(d, f), "b1": np.zeros(f, np.float32),
+            "w2": w(f, d, scale=0.5 / np.sqrt(f * cfg.layers)),
+        })
+    return {"embed": w(cfg.vocab, d, scale=0.1), "pos": w(cfg.seq, d, scale=0.1),
+            "ln_f": np.ones(d, np.float32), "layers": layers}
+
+
+def _layer_norm(x, scale):
+    x32 = x.astype(jnp.float32)
+    mean = jnp.mean(x32, axis=-1, keepdims=True)
+    var = jnp.mean((x32 - mean) ** 2, axis=-1, keepdims=True)
+    return ((x32 - mean) * lax.rsqrt(var + 1e-5) * scale).astype(x.dtype)
+
+
+def forward(params, tokens, cfg, act=None, dtype=jnp.float32):
+    """Logits (B, T, V). ``act(x, kind)`` constrains an activation's sharding ('resid',
+    'heads', 'hidden'); the identity when nothing is sharded."""
+    act = act or (lambda x, kind: x)
+    cast = lambda p: p.astype(dtype)  # noqa: E731 - compute dtype; parameters stay f32
+    B, T = tokens.shape
+    H, Dh = cfg.heads, cfg.d_head
+    x = cast(params["embed"])[tokens] + cast(params["pos"])[None, :T]
+    x = act(x, "resid")
+    causal = jnp.tril(jnp.ones((T, T), jnp.bool_))
+    for lp in params["layers"]:
+        h = _layer_norm(x, lp["ln1"])
+        q, k, v = (act((h @ cast(lp[n])).reshape(B, T, H, Dh), "heads")
+                   for n in ("wq", "wk", "wv"))
+        s = jnp.einsum("bqhd,bkhd->bhqk", q, k).astype(jnp.float32) / np.sqrt(Dh)
+        s = jnp.where(causal, s, -1e9)
+        a = minijax.nn.softmax(s, axis=-1).astype(dtype)
+        o = act(jnp.einsum("bhqk,bkhd->bqhd", a, v), "heads").reshape(B, T, H * Dh)
+        x = act(x + o @ cast(lp["wo"]), "resid")
+        h = _layer_norm(x, lp["ln2"])
+        h = act(minijax.nn.gelu(h @ cast(lp["w1"]) + cast(lp["b1"])), "hidden")
+        x = act(x + h @ cast(lp["w2"]), "resid")
+    x = _layer_norm(x, params["ln_f"])
+    return (x @ cast(params["embed"]).T).astype(jnp.float32)  # tied embeddings
+
+
+def loss_fn(params, tokens, targets, cfg, act=None, dtype=jnp.float32):
+    logits = forward(params, tokens, cfg, act, dtype)
+    logp = minijax.nn.log_softmax(logits, axis=-1)
+    onehot = minijax.nn.one_hot(targets, cfg.vocab, dtype=jnp.float32)
+    return -jnp.mean(jnp.sum(logp * onehot, axis=-1))
+
+
+# ------------------------------------------------------------------------------------------------
+# Shardings per mode
+
+
+def make_mesh_for(mode, devices, model_parallel=None):
+    n = len(devices)
+    m = 1
+    if mode == "tp":
+        m = model_parallel or (2 if n % 2 == 0 and n > 1 else 1)
+        if n == 2 and model_parallel is None:
+            m = 2  # two GPUs: all tensor parallel
+    if n % m:
+        raise SystemExit(f"--model-parallel {m} does not divide the {n} devices")
+    return Mesh(np.array(devices).reshape(n // m, m), ("data", "model"))
+
+
+_TP_SPECS = {"wq": P(None, "model"), "wk": P(None, "model"), "wv": P(None, "model"),
+             "wo": P("model", None), "w1": P(None, "model"), "b1": P("model"),
+             "w2": P("model", None)}
+
+
+def param_specs(params, mode, mesh):
+    """A pytree of PartitionSpecs like ``params``."""
+    n_data = mesh.shape["data"]
+
+    def spec(path, x):
+        name = path[-1]
+        if mode == "tp":
+            return _TP_SPECS.get(name, P())
+        if mode == "fsdp":  # split the largest dimension 'data' divides
+            dims = sorted(range(x.ndim), key=lambda i: -x.shape[i])
+            for i in dims:
+                if x.shape[i] % n_data == 0 and x.shape[i] >= n_data:
+                    return P(*([None] * i + ["data"]))
+        return P()
+
+    def walk(path, x):
+        if isinstance(x, dict):
+            return {k: walk(path + (k,), v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(path + (i,), v) for i, v in enumerate(x)]
+        return spec(path, x)
+
+    return walk((), params)
+
+
+def activation_constraint(mesh, mode):
+    """Megatron's layout of activations: heads and hidden units split over 'model', the
+    residual stream replicated over it; the batch split over 'data' everywhere."""
+    if mode != "tp":
+        return None
+    specs = {"resid": P("data", None, None), "heads": P("data", None, "model", None),
+             "hidden": P("data", None, "model")}
+    return lambda x, kind: lax.with_sharding_constraint(x, NamedSharding(mesh, specs[kind]))
+
+
+def build_step(cfg, mesh, mode, lr, dtype):
+    """``(step, shard)``: the jitted training step for ``mode`` on ``mesh`` (mesh None: the
+    unsharded step on one device), and a function putting (params, opt) where it expects."""
+    act = activation_constraint(mesh, mode) if mesh is not None else None
+
+    def step(params, opt, tokens, targets):
+        loss, grads = minijax.value_and_grad(loss_fn)(params, tokens, targets, cfg, act, dtype)
+        params, opt = _common.adam_update(grads, opt, params, lr)
+        return params, opt, loss
+
+    if mesh is None:
+        return minijax.jit(step), (lambda params, opt: (params, opt)), None
+
+    def shardings(params):
+        specs = param_specs(params, mode, mesh)
+        p_sh = tree_util.tree_map(lambda s: NamedSharding(mesh, s), specs,
+                                  is_leaf=lambda s: isinstance(s, P))
+        o_sh = {"m": p_sh, "v": p_sh, "t": NamedSharding(mesh, P())}
+        return p_sh, o_sh
+
+    batch_sh = NamedSharding(mesh, P("data", None))
+    cache = {}
+
+    def jitted(params, opt, tokens, targets):
+        if "fn" not in cache:
+            p_sh, o_sh = shardings(params)
+            cache["fn"] = minijax.jit(
+                step, in_shardings=(p_sh, o_sh, batch_sh, batch_sh),
+                out_shardings=(p_sh, o_sh, NamedSharding(mesh, P())))
+        return cache["fn"](params, opt, tokens, targets)
+
+    def shard(params, opt):
+        p_sh, o_sh = shardings(params)
+        return minijax.device_put(params, p_sh), minijax.device_put(opt, o_sh)
+
+    return jitted, shard, batch_sh
+
+
+# ------------------------------------------------------------------------------------------------
+# Main
+
+
+def _extra_flags(p):
+    p.add_argument("--parallel", choices=("dp", "tp", "fsdp"), default="dp")
+    p.add_argument("--model-parallel", type=int, default=None,
+                   help="size of the 'model' mesh axis for tp (default 2)")
+    p.add_argument("--cpu-devices", type=int, default=8,
+                   help="virtual CPU devices when no GPU is used")
+    p.add_argument("--dtype", choices=("auto", "float32", "bfloat16"), default="auto")
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--batch", type=int, default=None, help="global batch (default 32; 16 quick)")
+    p.add_argument("--d-model", type=int, default=None)
+    p.add_argument("--layers", type=int, default=None)
+    p.add_argument("--seq", type=int, default=None)
+
+
+def main(argv=None):
+    args = _common.parse_args(__doc__.splitlines()[0], steps=300, quick_steps=40, argv=argv,
+                              extra=_extra_flags)
+    _common.describe_devices()
+    devices = minijax.local_devices()
+    cfg_kw = dict(QUICK) if args.quick else {}
+    for flag, key in (("batch", "batch"), ("d_model", "d_model"), ("layers", "layers"),
+                      ("seq", "seq")):
+        if getattr(args, flag) is not None:
+            cfg_kw[key] = getattr(args, flag)
+    cfg = Config(**cfg_kw)
+    on_gpu = minijax.default_backend() == "gpu"
+    dtype = {"auto": jnp.bfloat16 if on_gpu else jnp.float32, "float32": jnp.float32,
+             "bfloat16": jnp.bfloat16}[args.dtype]
+    mesh = make_mesh_for(args.parallel, devices, args.model_parallel)
+    print(f"mode: {args.parallel}  mesh: {dict(mesh.shape)}  dtype: {np.dtype(dtype).name}  "
+          f"model: d={cfg.d_model} layers={cfg.layers} heads={cfg.heads} seq={cfg.seq} "
+          f"batch={cfg.batch}")
+    if cfg.batch % mesh.shape["data"]:
+        raise SystemExit(f"batch {cfg.batch} is not divisible by the data axis "
+                         f"{mesh.shape['data']}")
+
+    step, shard, batch_sh = build_step(cfg, mesh, args.parallel, args.lr, dtype)
+    params = init_params(cfg, args.seed)
+    params, opt = shard(params, _common.adam_init(params))
+    data = batches(cfg, args.seed + 1)
+    losses, times = [], []
+    bar = _common.progress(args.steps, f"sharded_training[{args.parallel}]",
+                           disable=args.no_progress)
+    for i in range(args.steps):
+        tokens, targets = next(data)
+        tokens = minijax.device_put(tokens, batch_sh)
+        targets = minijax.device_put(targets, batch_sh)
+        t0 = time.perf_counter()
+        params, opt, loss = step(params, opt, tokens, targets)
+        loss = float(loss)  # waits for the step: step time is the device time too
+        times.append(time.perf_counter() - t0)
+        losses.append(loss)
+        bar.update(1)
+        if i % 10 == 0:
+            bar.set_postfix(loss=f"{loss:.3f}")
+    bar.close()
+    steady = times[min(len(times) - 1, 3):]  # skip compilation and warm-up
+    step_s = float(np.median(steady))
+    tokens_per_s = cfg.batch * cfg.seq / step_s
+    print(f"step time: {step_s * 1e3:.2f} ms (median after warm-up)  "
+          f"tokens/s: {tokens_per_s:,.0f}  first step (compile): {times[0]:.2f} s")
+    _common.assert_loss_dropped(losses, 0.8 if args.quick else 0.5)
+    if not args.quick:
+        _common.save_loss_curve(losses, os.path.join(args.out_dir,
+                                                     f"sharded_training_{args.parallel}.png"),
+                                f"sharded_training ({args.parallel}, mesh {dict(mesh.shape)})")
+    return {"losses": losses, "step_s": step_s, "tokens_per_s": tokens_per_s, "cfg": cfg,
+            "mesh": mesh, "step": step, "shard": shard, "batch_sharding": batch_sh,
+            "dtype": dtype, "lr": args.lr}
+
+
+if __name__ == "__main__":
+    main()
