@@ -80,6 +80,17 @@ def test_quickstart_runs(tmp_path):
     assert "{ lambda" in out.stdout and "stablehlo" in out.stdout and "HloModule" in out.stdout
 
 
+def test_readme_tour_runs():
+    """The README's tour block is real code: run it as written."""
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    tour = readme.split("## A tour", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    env = dict(os.environ, MINIJAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", tour], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "dot_general" in out.stdout and "(8, 3, 1)" in out.stdout and "stablehlo" in out.stdout
+
+
 def test_text_progress_bar_without_tqdm(capsys):
     """The fallback bar the examples use when tqdm is not installed."""
     sys.path.insert(0, EXAMPLES)

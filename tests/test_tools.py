@@ -84,6 +84,31 @@ def test_dot_of_a_simple_jaxpr():
         assert "<svg" in svg and "sin" in svg
 
 
+def test_dot_file_of_a_training_step(tmp_path):
+    """The graph of a whole grad step, written to a .dot file, parses back as a DOT graph (and
+    renders to a PNG where Graphviz is installed)."""
+
+    def loss(w, x):
+        return jnp.mean(jnp.tanh(x @ w) ** 2)
+
+    def step(w, x):
+        return w - 0.1 * minijax.grad(loss)(w, x)
+
+    closed = minijax.make_jaxpr(step)(jnp.ones((3, 2)), jnp.ones((4, 3)))
+    path = tmp_path / "step.dot"
+    path.write_text(tools.jaxpr_to_dot(closed, name="step"))
+    nodes, edges, _ = _check_dot(path.read_text())
+    prims = {v.split("\\n")[0] for v in nodes.values()}  # a label's first line: the primitive
+    assert {"tanh", "transpose", "dot_general", "reduce_sum"} <= prims
+    assert len(edges) >= len(closed.jaxpr.eqns)
+    if tools.dot_executable() is not None:
+        import subprocess
+
+        png = tmp_path / "step.png"
+        subprocess.run(["dot", "-Tpng", str(path), "-o", str(png)], check=True, timeout=60)
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_nested_jaxprs_become_clusters():
     inner = minijax.make_jaxpr(lambda x: jnp.cos(x) + 1.0)(jnp.ones(2))
     prim = core.Primitive("call_like")
