@@ -691,3 +691,12 @@ def broadcast_prefix(prefix, tree, what):
     for p, sub in zip(pleaves, subtrees):
         out.extend([p] * len(_registry.flatten(sub)[0]))
     return out
+
+
+def __getattr__(name):
+    # ``minijax.sharding.shard_map``: shard_map's module imports this one, so load it on use.
+    if name == "shard_map":
+        from minijax.shard_map import shard_map
+
+        return shard_map
+    raise AttributeError(f"module 'minijax.sharding' has no attribute {name!r}")

@@ -176,3 +176,21 @@ def test_errors():
                   out_specs=P("x"))(arange(8, 4))
     with pytest.raises(ValueError, match="check_rep"):  # varies along 'x' but out spec omits it
         shard_map(lambda a: a, mesh(), in_specs=P("x"), out_specs=P())(arange(8, 4))
+
+
+def test_grad_through_all_to_all_and_psum_scatter():
+    x8, c8 = arange(8, 8), np.cos(arange(8, 8))
+
+    def f(a, c):  # the all_to_all is the identity on the global layout (see test above)
+        return lax.psum(jnp.sum(c * lax.all_to_all(a, "x", 1, 0, tiled=True)), "x")
+
+    g = mj.grad(shard_map(f, mesh(), in_specs=(P("x"), P(None, "x")), out_specs=P()))(x8, c8)
+    np.testing.assert_allclose(np.asarray(g), c8, rtol=1e-6)
+
+    x16, c4 = arange(16, 2), np.sin(arange(4, 2))
+
+    def h(a, c):  # the scatter of the sum of the four row blocks: d/da = c for every block
+        return lax.psum(jnp.sum(c * lax.psum_scatter(a, "x", tiled=True)), "x")
+
+    g = mj.grad(shard_map(h, mesh(), in_specs=(P("x"), P("x")), out_specs=P()))(x16, c4)
+    np.testing.assert_allclose(np.asarray(g), np.concatenate([c4] * 4), rtol=1e-6)
