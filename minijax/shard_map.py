@@ -120,8 +120,18 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
     if not callable(f):
         raise TypeError(f"shard_map: f must be callable, got {f!r}")
 
+    eager = []
+
     @functools.wraps(f)
     def wrapped(*args):
+        if core.is_eval_trace_current():
+            # Eagerly: one jit per shard_map'd function, so repeated calls trace and compile
+            # once per signature (a manual region only exists inside a program anyway).
+            if not eager:
+                from minijax.jitting import jit
+
+                eager.append(jit(wrapped))
+            return eager[0](*args)
         leaves, in_tree = _registry.flatten(args)
         in_leaf_specs = _specs_for(in_specs, args, "in_specs")
         for s in in_leaf_specs:

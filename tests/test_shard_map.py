@@ -194,3 +194,15 @@ def test_grad_through_all_to_all_and_psum_scatter():
 
     g = mj.grad(shard_map(h, mesh(), in_specs=(P("x"), P("x")), out_specs=P()))(x16, c4)
     np.testing.assert_allclose(np.asarray(g), np.concatenate([c4] * 4), rtol=1e-6)
+
+
+def test_eager_calls_compile_once():
+    from minijax.lowering.compile import cache_stats
+
+    f = shard_map(lambda a: lax.psum(a, "x"), mesh(), in_specs=P("x"), out_specs=P())
+    x = arange(8, 2)
+    f(x)
+    before = cache_stats()["xla_compiles"]
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(f(x)), x.reshape(4, 2, 2).sum(0), rtol=1e-6)
+    assert cache_stats()["xla_compiles"] == before
