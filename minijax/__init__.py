@@ -56,7 +56,8 @@ __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
-    "debug", "make_mesh", "pure_callback", "distributed", "process_count", "process_index", "shard_map", "sharding",
+    "debug", "make_mesh", "pure_callback", "sharding",
+    "distributed", "process_count", "process_index", "shard_map",
 ]
 
 
