@@ -334,6 +334,7 @@ def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, r
         rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
         feature_group_count = batch_group_count
     trans = ConvDimensionNumbers(out_spec, t_rhs_spec, lhs_spec)
+    g = _as_dtype(g, get_aval(rhs))  # preferred_element_type: ct is wider than the operands
     rhs_shape = _shape(rhs)
     pads = _vjp_lhs_padding(
         [lhs_aval.shape[i] for i in lhs_spec[2:]], [rhs_shape[i] for i in rhs_spec[2:]],
@@ -363,6 +364,7 @@ def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, r
     trans = ConvDimensionNumbers(_spec_transpose(lhs_spec), _spec_transpose(out_spec),
                                  _spec_transpose(rhs_spec))
     lhs_shape = _shape(lhs)
+    g = _as_dtype(g, get_aval(lhs))  # preferred_element_type: ct is wider than the operands
     pads = _vjp_rhs_padding(
         [lhs_shape[i] for i in lhs_spec[2:]], [rhs_aval.shape[i] for i in rhs_spec[2:]],
         window_strides, [_shape(g)[i] for i in out_spec[2:]], padding, lhs_dilation,
