@@ -225,3 +225,23 @@ def test_simplification_shrinks():
         minijax.make_jaxpr(transforms.apply(transforms.simplify, prog_scan))(xs), "scan")[0]
     names = [e.primitive.name for e in body.params["jaxpr"].eqns]
     assert names.count("sin") == 1 and "exp" not in names
+
+
+def test_custom_jvp_and_checkpoint_survive_passes():
+    """Replacements reach into custom_jvp/checkpoint jaxprs; the custom derivative rule stays."""
+    @minijax.custom_jvp
+    def f(x):
+        return jnp.tanh(x) * 2.0
+
+    f.defjvp(lambda p, t: (f(p[0]), t[0] * 3.0))
+    g = minijax.checkpoint(lambda x: jnp.tanh(jnp.sin(x)))
+    x = _x(5)
+    ref_grad = minijax.grad(lambda x: jnp.sum(f(x) + g(x)))(x)
+    for pass_ in ([], transforms.simplify):
+        h = transforms.apply(pass_, lambda x: f(x) + g(x))
+        _same_bits(minijax.grad(lambda x: jnp.sum(h(x)))(x), ref_grad)  # noqa: B023
+    h = transforms.replace(lambda x: f(x) + g(x), {"tanh": jnp.sin})
+    np.testing.assert_allclose(h(x), 2.0 * np.sin(x) + np.sin(np.sin(x)), rtol=1e-5)
+    # f's custom rule (tangent * 3) is kept; the checkpointed part differentiates sin(sin(x))
+    np.testing.assert_allclose(minijax.grad(lambda x: jnp.sum(h(x)))(x),
+                               3.0 + np.cos(np.sin(x)) * np.cos(x), rtol=1e-5)

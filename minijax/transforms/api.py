@@ -68,11 +68,13 @@ class Transformed:
     """``f`` with passes applied at each call (see the module docstring)."""
 
     def __init__(self, passes, f, check=True):
+        # name and docstring only: copying f's __dict__ (updated=) would let attributes of a
+        # callable object (a custom_jvp's `fun`) overwrite ours
+        functools.update_wrapper(self, f, updated=())
         self.passes = passes
         self.fun = f
         self.check = check
         self._cache = {}  # (in_tree, avals) -> (closed, out_tree, jitted runner): eager calls
-        functools.update_wrapper(self, f)
 
     def transformed_jaxpr(self, *args, **kwargs):
         """The ClosedJaxpr that runs for these arguments, after the passes."""
