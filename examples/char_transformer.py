@@ -11,6 +11,7 @@ the traced program (and compile time) does not grow with depth. Sampling is one 
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -60,6 +61,7 @@ def random_windows(rng, data, batch):
 # model
 
 
+@functools.partial(minijax.jit, static_argnums=1)  # one compiled program, not one per leaf
 def init_params(key, vocab_size):
     k_emb, k_pos, k_layers, k_out = random.split(key, 4)
     d, std = D_MODEL, 0.02
@@ -134,13 +136,14 @@ def train_step(params, opt_state, x, y):
 # sampling: one compiled scan over decoding steps
 
 
+@functools.partial(minijax.jit, static_argnames=("length", "temperature"))
 def sample(params, key, prompt, length, temperature=0.8):
     """`prompt` (int tokens) continued by `length` sampled tokens. The buffer holds prompt and
     continuation; each step runs the model on the last CONTEXT tokens (no KV cache: the model
     is small, and the causal mask makes the not-yet-written tail harmless)."""
     total = len(prompt) + length
     assert len(prompt) >= 1 and total >= CONTEXT, "pad the request to at least one context"
-    buf = jnp.zeros(total, jnp.int32).at[: len(prompt)].set(jnp.asarray(prompt))
+    buf = jnp.zeros(total, jnp.int32).at[: len(prompt)].set(prompt)
 
     def step(carry, pos):  # pos: index of the last written token
         buf, key = carry
@@ -194,7 +197,7 @@ def main(argv=None):
     bar.close()
 
     length = max(args.sample_length, CONTEXT - len(args.prompt))
-    out = sample(params, random.fold_in(key, 1), vocab.encode(args.prompt), length)
+    out = sample(params, random.fold_in(key, 1), vocab.encode(args.prompt), length=length)
     print("--- sample " + "-" * 60)
     print(vocab.decode(np.asarray(out)))
     print("-" * 71)
