@@ -95,6 +95,20 @@ def test_autocast_mlp_forward_and_grad():
         params, x[:, None], y[:, None]), rtol=BF16_RTOL * 2, atol=1e-2)
 
 
+def test_batched_bf16_dot_accumulating_in_f32_runs():
+    """bf16 x bf16 -> f32 batched dots (attention under autocast): XLA CPU's dot thunk has no
+    such kernel, so the lowering widens the operands (exactly) on CPU."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 5, 8)).astype(jnp.bfloat16)
+    b = rng.standard_normal((2, 3, 8, 4)).astype(jnp.bfloat16)
+    dims = (((3,), (2,)), ((0, 1), (0, 1)))
+    out = minijax.jit(lambda a, b: lax.dot_general(a, b, dims,
+                                                   preferred_element_type=jnp.float32))(a, b)
+    ref = np.einsum("xyik,xykj->xyij", a.astype(np.float32), b.astype(np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6)
+
+
 def test_autocast_conv():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
