@@ -151,7 +151,7 @@ def main(argv=None):
           f"{NOISE_MULTIPLIER}, batch {BATCH})")
     _common.save_loss_curve(losses, os.path.join(args.out_dir, "per_example_grads_loss.png"),
                             f"DP-SGD (test accuracy {test_acc:.3f})")
-    _common.assert_loss_dropped(losses, 0.85 if args.quick else 0.6)
+    _common.assert_loss_dropped(losses, 0.85 if args.quick else 0.75)
     if not args.quick:  # the teacher's labels are 95% clean: noisy, clipped SGD still learns
         assert test_acc >= 0.85, f"test accuracy {test_acc:.4f} < 0.85"
     return {"losses": losses, "test_accuracy": test_acc}
