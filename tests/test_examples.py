@@ -91,13 +91,18 @@ def test_readme_tour_runs():
     assert "dot_general" in out.stdout and "(8, 3, 1)" in out.stdout and "stablehlo" in out.stdout
 
 
-def test_text_progress_bar_without_tqdm(capsys):
-    """The fallback bar the examples use when tqdm is not installed."""
+def _common_module():
     sys.path.insert(0, EXAMPLES)
     try:
         import _common
     finally:
         sys.path.remove(EXAMPLES)
+    return _common
+
+
+def test_text_progress_bar_without_tqdm(capsys):
+    """The fallback bar the examples use when tqdm is not installed."""
+    _common = _common_module()
     bar = _common._TextBar(total=3, desc="train", disable=False)
     for i in range(3):
         bar.set_postfix(loss=f"{1.0 / (i + 1):.2f}")
@@ -105,6 +110,56 @@ def test_text_progress_bar_without_tqdm(capsys):
     bar.close()
     text = capsys.readouterr().out
     assert text.endswith("\n") and "train: [" in text and "3/3" in text and "loss=0.33" in text
+
+
+def test_helpers_without_the_optional_packages(monkeypatch, tmp_path, capsys):
+    """With tqdm and matplotlib not importable the examples still run: a text bar, no PNG."""
+    _common = _common_module()
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # `import tqdm` now raises ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert isinstance(_common.progress(5, "x"), _common._TextBar)
+    assert _common.save_loss_curve([3.0, 2.0, 1.0], str(tmp_path / "c.png"), "t") is None
+    assert not (tmp_path / "c.png").exists()
+    assert "matplotlib not installed" in capsys.readouterr().out
+
+
+def test_adam_update_matches_a_numpy_reference():
+    import numpy as np
+
+    _common = _common_module()
+    p = {"w": np.array([1.0, -2.0, 3.0], np.float32), "b": np.float32(0.5)}
+    g = {"w": np.array([0.1, 0.2, -0.3], np.float32), "b": np.float32(-1.0)}
+    state = _common.adam_init(p)
+    lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-8
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v = {k: np.zeros_like(x) for k, x in p.items()}
+    ref = dict(p)
+    for t in (1, 2):
+        p, state = _common.adam_update(g, state, p, lr, weight_decay=0.1)
+        for k in ref:
+            m[k] = b1 * m[k] + (1 - b1) * g[k]
+            v[k] = b2 * v[k] + (1 - b2) * g[k] ** 2
+            mhat, vhat = m[k] / (1 - b1**t), v[k] / (1 - b2**t)
+            ref[k] = ref[k] - lr * mhat / (np.sqrt(vhat) + eps) - lr * 0.1 * ref[k]
+    for k in ref:
+        np.testing.assert_allclose(np.asarray(p[k]), ref[k], rtol=1e-5, atol=1e-6)
+    assert int(state["t"]) == 2
+
+
+def test_shard_batch_splits_the_batch_over_local_devices():
+    import numpy as np
+
+    import minijax
+
+    _common = _common_module()
+    n = len(minijax.local_devices())  # tests/conftest.py gives this process 8 CPU devices
+    x, y = np.ones((4 * n, 3), np.float32), np.arange(4 * n)
+    xs, ys = _common.shard_batch(x, y)
+    assert len(xs.devices()) == n and len(ys.devices()) == n
+    assert {s.data.shape for s in xs.addressable_shards} == {(4, 3)}
+    np.testing.assert_array_equal(np.asarray(ys), y)
+    (odd,) = _common.shard_batch(np.ones((4 * n + 1, 3), np.float32))  # not divisible: 1 device
+    assert len(odd.devices()) == 1
 
 
 def importlib_available(name):
