@@ -33,6 +33,8 @@ def parse_args(description, *, steps, quick_steps, argv=None, extra=None):
     p.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "out"),
                    help="where the loss-curve PNG goes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
+    p.add_argument("--profile", metavar="DIR", default=None,
+                   help="write a profiler trace of steps 10-20 to DIR (TensorBoard / Perfetto)")
     if extra is not None:
         extra(p)
     args = p.parse_args(argv)
@@ -104,6 +106,49 @@ class Throughput:
         r = self.count / max(now - self.t, 1e-9)
         self.t, self.count = now, 0
         return r
+
+
+class ProfileWindow:
+    """Profiles a window of training steps, after the first compile so the trace shows the
+    steady state. Each iteration: ``with window.step(i, state): state = train_step(...)``;
+    after the loop, ``window.close(state)``. ``state`` (the previous step's outputs) is waited
+    for before the trace stops, so the window's device work is inside it. Each step is a
+    StepTraceAnnotation, which TensorBoard's profile plugin groups by step number."""
+
+    def __init__(self, log_dir, start=10, stop=20):
+        self.log_dir, self.start, self.stop, self.active = log_dir, start, stop, False
+
+    def step(self, i, state):
+        if self.log_dir is None:
+            return _NoAnnotation
+        from minijax import profiler
+
+        if i == self.start:
+            profiler.start_trace(self.log_dir, create_perfetto_trace=True)
+            self.active = True
+        elif i == self.stop:
+            self.close(state)
+        return profiler.StepTraceAnnotation("train", step_num=i) if self.active else _NoAnnotation
+
+    def close(self, state):
+        if self.active:
+            from minijax import profiler
+
+            minijax.block_until_ready(state)
+            profiler.stop_trace()
+            self.active = False
+            print(f"profile of steps {self.start}-{self.stop - 1}: {self.log_dir}")
+
+
+class _NoAnnotationType:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NoAnnotation = _NoAnnotationType()
 
 
 # ------------------------------------------------------------------------------------------------

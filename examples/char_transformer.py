@@ -184,9 +184,11 @@ def main(argv=None):
     losses, pending = [], []
     bar = _common.progress(args.steps, "char_transformer", disable=args.no_progress)
     meter = _common.Throughput()
+    window = _common.ProfileWindow(args.profile)
     for step in range(args.steps):
         xb, yb = _common.shard_batch(*random_windows(rng, data, BATCH))
-        params, opt_state, loss = train_step(params, opt_state, xb, yb)
+        with window.step(step, params):
+            params, opt_state, loss = train_step(params, opt_state, xb, yb)
         pending.append(loss)
         meter.add(BATCH * CONTEXT)
         if (step + 1) % 20 == 0 or step + 1 == args.steps:
@@ -195,6 +197,7 @@ def main(argv=None):
             bar.set_postfix(loss=f"{losses[-1]:.3f}", tok_per_s=f"{meter.rate():.0f}")
         bar.update(1)
     bar.close()
+    window.close(params)
 
     length = max(args.sample_length, CONTEXT - len(args.prompt))
     out = sample(params, random.fold_in(key, 1), vocab.encode(args.prompt), length=length)

@@ -88,10 +88,12 @@ def main(argv=None):
     losses, loss_values = [], []
     bar = _common.progress(args.steps, "mlp_digits", disable=args.no_progress)
     meter = _common.Throughput()
+    window = _common.ProfileWindow(args.profile)
     for step in range(args.steps):
         idx = rng.choice(len(x_train), BATCH, replace=False)  # sampling on the host: cheap
         xb, yb = _common.shard_batch(x_train[idx], y_train[idx])
-        params, opt_state, loss = train_step(params, opt_state, xb, yb)
+        with window.step(step, params):
+            params, opt_state, loss = train_step(params, opt_state, xb, yb)
         loss_values.append(loss)  # device values: read them in bulk, not every step
         meter.add(BATCH)
         if (step + 1) % 50 == 0 or step + 1 == args.steps:
@@ -100,6 +102,7 @@ def main(argv=None):
             bar.set_postfix(loss=f"{losses[-1]:.4f}", ex_per_s=f"{meter.rate():.0f}")
         bar.update(1)
     bar.close()
+    window.close(params)
 
     train_acc = float(accuracy(params, *_common.shard_batch(x_train, y_train)))
     test_acc = float(accuracy(params, x_test, y_test))

@@ -131,10 +131,12 @@ def main(argv=None):
     losses, pending = [], []
     bar = _common.progress(args.steps, "dp-sgd", disable=args.no_progress)
     meter = _common.Throughput()
+    window = _common.ProfileWindow(args.profile)
     for step in range(args.steps):
         idx = rng.choice(len(x_train), BATCH, replace=False)
         xb, yb = _common.shard_batch(x_train[idx], y_train[idx])
-        params, stats = dp_sgd_step(params, xb, yb, random.fold_in(key, step))
+        with window.step(step, params):
+            params, stats = dp_sgd_step(params, xb, yb, random.fold_in(key, step))
         pending.append(stats)
         meter.add(BATCH)
         if (step + 1) % 25 == 0 or step + 1 == args.steps:
@@ -145,6 +147,7 @@ def main(argv=None):
                             ex_per_s=f"{meter.rate():.0f}")
         bar.update(1)
     bar.close()
+    window.close(params)
 
     test_acc = float(accuracy(params, x_test, y_test))
     print(f"test accuracy: {test_acc:.4f}  (clip norm {CLIP_NORM}, noise multiplier "

@@ -1,6 +1,8 @@
 """The training examples, run as users run them (fresh processes, short mode): each must finish,
 assert its own learning (the examples raise if the loss did not drop) and write a valid PNG."""
 
+import gzip
+import json
 import os
 import re
 import struct
@@ -63,9 +65,16 @@ def test_char_transformer_short_run_learns_and_samples(tmp_path):
         check_png(tmp_path / "char_transformer_loss.png")
 
 
-def test_per_example_grads_short_run_learns(tmp_path):
-    out = run_example("per_example_grads.py", tmp_path, "--steps", "60")
+def test_per_example_grads_short_run_learns_and_profiles(tmp_path):
+    out = run_example("per_example_grads.py", tmp_path, "--steps", "60", "--profile",
+                      str(tmp_path / "prof"))
     assert "vmap(grad) matches a loop of grad" in out
+    # --profile: steps 10-19 in a Perfetto trace, each a "train" step around the jitted call
+    (trace,) = (tmp_path / "prof" / "plugins" / "profile").glob("*/perfetto_trace.json.gz")
+    events = json.load(gzip.open(trace))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    names = [e.get("name") for e in events]
+    assert names.count("train") == 10 and any("dp_sgd_step" in (n or "") for n in names)
     first, last = loss_line(out)
     assert last < 0.85 * first
     if importlib_available("matplotlib"):
