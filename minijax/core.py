@@ -498,11 +498,14 @@ class Tracer:
         return self.aval.shape[0]
 
     def _concretization_error(self, what, cls=ConcretizationTypeError):
+        origin = getattr(self._trace, "describe_origin", None)
+        origin = origin(self) if origin is not None else None
         return cls(
             with_user_line(
                 f"Abstract tracer value encountered where concrete value is expected: {what} was "
                 f"called on a traced value {self.aval.str_short()} ({type(self._trace).__name__}). "
-                "The value depends on the function's inputs, which are abstract while tracing. "
+                + (f"{origin} " if origin else "")
+                + "The value depends on the function's inputs, which are abstract while tracing. "
                 "For value-dependent control flow use lax.cond / lax.while_loop / jnp.where; if "
                 "the value only depends on a configuration argument, mark that argument static "
                 "with static_argnums= or static_argnames= in jit."

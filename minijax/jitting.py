@@ -58,6 +58,22 @@ def _leaf_aval(x):
         ) from None
 
 
+def _with_leaf_path(err, args, kwargs):
+    """``err`` (an invalid argument leaf) with the pytree path of the first such leaf."""
+    for path, leaf in zip(_arg_paths(args, kwargs), _registry.flatten((args, kwargs))[0]):
+        if not isinstance(leaf, Tracer):
+            try:
+                get_aval(leaf)
+            except TypeError:
+                return TypeError(
+                    f"Argument {path} of type {type(leaf).__name__} ({leaf!r:.60}) is not a "
+                    "valid jit argument: jit arguments must be arrays, scalars, or pytrees of "
+                    "them. Mark configuration values static with static_argnums= / "
+                    "static_argnames=."
+                )
+    return err
+
+
 def _check_out_leaf(x, path):
     if isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex)):
         return
@@ -254,7 +270,10 @@ class JitFunction:
         else:
             static_key = ()
         leaves, in_tree = _registry.flatten((args, kwargs))
-        avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+        try:
+            avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+        except TypeError as e:
+            raise _with_leaf_path(e, args, kwargs) from None
         key = (in_tree, static_key, avals, config.trace_state)
         if self._committed_in_key and (self._sharded or _any_multi_device(leaves)):
             key += (_committed_key(leaves),)  # committed shardings shape the program
@@ -336,8 +355,26 @@ class JitFunction:
         self._trace_count += 1
         if self.cpp is not None:
             self.cpp._trace_count = self._trace_count
-        closed = trace_to_jaxpr(flat_fun, in_avals)
+        closed = trace_to_jaxpr(flat_fun, in_avals, self._arg_names(args, kwargs))
         return closed, out_tree_box[0], in_avals
+
+    def _arg_names(self, args, kwargs):
+        """Readable names of the dynamic argument leaves (``x``, ``params['w']``) for errors."""
+        paths = _arg_paths(args, kwargs)
+        params = _Signature(self._fun).params
+        if not params or self._static_argnums:
+            return paths
+        names = [p.name for p in params]
+        out = []
+        for p in paths:
+            if p.startswith("args["):
+                i = int(p[5:p.index("]")])
+                if i < len(names):
+                    p = names[i] + p[p.index("]") + 1:]
+            elif p.startswith("kwargs['"):
+                p = p[8:p.index("']")] + p[p.index("']") + 2:]
+            out.append(p)
+        return out
 
     def _donated_leaf_indices(self, args):
         if not self._donate_argnums:

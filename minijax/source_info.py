@@ -53,9 +53,38 @@ def user_frame() -> SourceInfo | None:
     return None
 
 
+_NUMPY_DIR = _PKG_DIR + "numpy" + os.sep
+_NUMPY_GLUE = ("_eager.py", "array_methods.py")  # wrappers, not the functions users call
+
+
+def jnp_function() -> str | None:
+    """``jnp.<name>`` of the outermost minijax.numpy function the user called, if any (so a
+    shape error inside ``jnp.dot`` names ``jnp.dot``, not only ``dot_general``)."""
+    frame = sys._getframe(1)
+    name = None
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_internal(filename):
+            break
+        if (
+            filename.startswith(_NUMPY_DIR)
+            and not filename.endswith(_NUMPY_GLUE)
+            and not frame.f_code.co_name.startswith(("_", "<"))
+        ):
+            name = frame.f_code.co_name
+            if name == "fn":  # a ufunc made by a factory (numpy/math.py): its closure's name
+                name = frame.f_locals.get("name", name)
+        frame = frame.f_back
+    return None if name is None else f"jnp.{name}"
+
+
 def with_user_line(message: str, info: SourceInfo | None = None) -> str:
-    """Appends ``The error happened at <file:line>`` to a message, once."""
+    """Appends ``The error happened at <file:line>`` to a message, once; names the jnp
+    function the user called when the error comes from inside one."""
     info = info or user_frame()
     if info is None or "\n  at " in message:
         return message
+    fn = jnp_function()
+    if fn is not None and not message.startswith(fn):
+        message = f"{fn}: {message}"
     return f"{message}\n  at {info.describe()}"

@@ -50,8 +50,42 @@ class DynamicJaxprTrace(Trace):
         self.consts = []  # (value, var) in first-use order; values kept alive here
         self.source = user_frame()
 
+    arg_names = None  # readable names of the arguments (jit sets them), for error messages
+
     def new_arg(self, aval):
-        return DynamicJaxprTracer(self, aval, Var(aval))
+        tracer = DynamicJaxprTracer(self, aval, Var(aval))
+        self.__dict__.setdefault("invars", []).append(tracer.var)
+        return tracer
+
+    def describe_origin(self, tracer):
+        """Where a traced value came from, for a concretization error: the line that made it
+        and the arguments it depends on. Only runs when that error is raised."""
+        var = getattr(tracer, "var", None)
+        invars = self.__dict__.get("invars", [])
+        if var is None:
+            return None
+        names = self.arg_names or [f"argument {i}" for i in range(len(invars))]
+        index = {v: i for i, v in enumerate(invars)}
+        if var in index:
+            return f"It is the argument {names[index[var]]}."
+        producer = {v: e for e in self.eqns for v in e.outvars}
+        eqn = producer.get(var)
+        deps, seen, todo = set(), set(), [var]
+        while todo:
+            v = todo.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in index:
+                deps.add(index[v])
+            elif v in producer:
+                todo.extend(u for u in producer[v].invars if type(u) is Var)
+        parts = []
+        if eqn is not None and eqn.source_info is not None:
+            parts.append(f"It was computed by '{eqn.primitive.name}' at {eqn.source_info}")
+        if deps:
+            parts.append("depends on " + ", ".join(names[i] for i in sorted(deps)))
+        return (" and ".join(parts) + ".") if parts else None
 
     def to_var(self, x):
         """The Var or Literal standing for ``x`` in this jaxpr."""
@@ -95,13 +129,14 @@ class DynamicJaxprTrace(Trace):
         return ClosedJaxpr(jaxpr, [x for x, _ in self.consts])
 
 
-def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray]) -> ClosedJaxpr:
+def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None) -> ClosedJaxpr:
     """Stages ``flat_fun(*leaves) -> list of leaves`` into a ClosedJaxpr.
 
     The trace is invalidated when this returns, so a tracer that leaked out of ``flat_fun`` (a
     global, an attribute) raises UnexpectedTracerError the next time it is used.
     """
     trace = DynamicJaxprTrace(core.current_trace())
+    trace.arg_names = arg_names
     in_tracers = [trace.new_arg(a) for a in in_avals]
     try:
         with set_current_trace(trace):

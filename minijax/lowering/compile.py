@@ -46,7 +46,15 @@ class Executable:
         """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached)."""
         try:
             return self.xla.execute_sharded(bufs).consume_with_handlers(self.handlers)
-        except backends.JaxRuntimeError as e:
+        except (backends.JaxRuntimeError, ValueError) as e:
+            for i, b in enumerate(bufs):
+                if b.is_deleted():
+                    raise RuntimeError(
+                        f"'{self.name}' was called with a deleted Array (operand {i}, "
+                        f"{self.in_avals[i].str_short()}): its buffer was donated to an earlier "
+                        "jitted call (donate_argnums) or freed with .delete(). Use the value that "
+                        "call returned, or do not donate an array you still need."
+                    ) from None
             raise XlaRuntimeError(f"XLA failed while running '{self.name}': {e}") from None
 
     def as_text(self):

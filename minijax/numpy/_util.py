@@ -22,6 +22,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, get_aval
 from minijax.lowering.array import Array
+from minijax.source_info import with_user_line
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -163,8 +164,9 @@ def broadcast_shapes(*shapes):
                 if r == 1:
                     result[offset + i] = d
                 elif d != 1:
-                    raise ValueError("Incompatible shapes for broadcasting: "
-                                     + ", ".join(str(tuple(s)) for s in shapes))
+                    raise ValueError(with_user_line(
+                        "Incompatible shapes for broadcasting: "
+                        + ", ".join(str(tuple(s)) for s in shapes)))
     return tuple(result)
 
 
