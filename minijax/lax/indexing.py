@@ -13,7 +13,7 @@ dimension*, instead of a loop). They are complete primitives with JAX's dimensio
   ``PROMISE_IN_BOUNDS`` is the caller's promise, so no extra work is emitted.
 - ``scatter`` replaces (where windows overlap, one write wins, in an order XLA picks);
   ``scatter_add`` adds (it is gather's transpose); the other combining scatters
-  (``scatter_mul/min/max``) come with the numpy gather issue.
+  (``scatter_mul/min/max``) are built from the same pieces in ``lax.scatter_combine``.
 - Derivatives: gather is linear in the operand, the scatters jointly in operand and updates;
   each transposes into the other family (``scatter`` only with ``unique_indices``, as in JAX).
 """

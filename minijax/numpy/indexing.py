@@ -254,7 +254,10 @@ def getitem(x, index, mode=None, fill_value=None):
     give ``fill_value`` (NaN, or the dtype's extreme, by default)."""
     x = to_array(x)
     index = _expand_arrays(index)
-    if not any(isinstance(i, _AdvIndex) for i in index):
+    # A traced integer scalar is basic indexing (a clamping dynamic_slice) unless out-of-bounds
+    # positions must fill or drop: then it is a 0-d advanced index, which the gather honours.
+    fills = mode in ("fill", "drop") and any(_is_dynamic_int(i) for i in index)
+    if not fills and not any(isinstance(i, _AdvIndex) for i in index):
         return _basic_getitem(x, index)
     index = _normalize(index, x.ndim, allow_advanced=True)
     basic, adv_axes, adv_vals, adv_sizes = [], [], [], []
@@ -319,99 +322,8 @@ def getitem(x, index, mode=None, fill_value=None):
 # x.at[idx]: scatter
 
 
-def _combining_scatter(name, combine):
-    from minijax.lax.families import NUMBER
-    from minijax.lax.indexing import _scatter_prim
-
-    return _scatter_prim(name, combine, NUMBER)
-
-
-def _make_prims():
-    from jaxlib.mlir.dialects import stablehlo as hlo
-
-    return (_combining_scatter("scatter_mul", hlo.multiply),
-            _combining_scatter("scatter_min", hlo.minimum),
-            _combining_scatter("scatter_max", hlo.maximum))
-
-
-scatter_mul_p, scatter_min_p, scatter_max_p = _make_prims()
-
-
-def _zeros(x):
-    dt = x.aval.dtype
-    zero = lax.convert_element_type(to_array(np.zeros((), dt)), dt)
-    return lax.broadcast_in_dim(zero, tuple(x.shape), ())
-
-
-def _read_back(out, idx, upd, dn, mode):
-    """The gather reading, per update element, the value the scatter left there (NaN where
-    the update was dropped, so it matches nothing)."""
-    from minijax.lax.indexing import GatherScatterMode, _gather_of_scatter
-
-    gdn, sizes = _gather_of_scatter(dn, tuple(out.shape), tuple(upd.shape))
-    gmode = mode if mode != GatherScatterMode.FILL_OR_DROP else "fill"
-    return lax.gather(out, idx, gdn, sizes, mode=gmode)
-
-
-def _minmax_jvp(prim):
-    """JAX's rule: the tangent of whichever of operand / updates won, averaged over ties."""
-    from minijax.interpreters import ad
-
-    def jvp(primals, tangents, **params):
-        op, idx, upd = (to_array(p) for p in primals)
-        out = prim.bind(op, idx, upd, **params)
-        t_op, _, t_upd = tangents
-        if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
-            return out, ad.Zero.from_primal_value(out)
-        t_op, t_upd = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_upd)
-        dn, mode = params["dimension_numbers"], params["mode"]
-        dt = out.aval.dtype
-        upd_hit = lax.convert_element_type(lax.eq(upd, _read_back(out, idx, upd, dn, mode)), dt)
-        op_hit = lax.convert_element_type(lax.eq(op, out), dt)
-        kw = dict(indices_are_sorted=params["indices_are_sorted"],
-                  unique_indices=params["unique_indices"], mode=mode)
-        num = lax.add(lax.mul(op_hit, t_op),
-                      lax.scatter_add(_zeros(op), idx, lax.mul(upd_hit, t_upd), dn, **kw))
-        cnt = lax.add(op_hit, lax.scatter_add(_zeros(op), idx, upd_hit, dn, **kw))
-        return out, lax.div(num, cnt)
-
-    return jvp
-
-
-def _mul_jvp(primals, tangents, **params):
-    """Linear in the operand; in the updates only with ``unique_indices`` (as in JAX)."""
-    from minijax.interpreters import ad
-
-    op, idx, upd = (to_array(p) for p in primals)
-    out = scatter_mul_p.bind(op, idx, upd, **params)
-    t_op, _, t_upd = tangents
-    if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
-        return out, ad.Zero.from_primal_value(out)
-    dn = params["dimension_numbers"]
-    one = lax.convert_element_type(to_array(np.ones((), op.aval.dtype)), op.aval.dtype)
-    factor = scatter_mul_p.bind(lax.add(_zeros(op), one), idx, upd, **params)
-    t_out = lax.mul(factor, ad.instantiate_zeros(t_op))
-    if type(t_upd) is not ad.Zero:
-        if not params["unique_indices"]:
-            raise NotImplementedError(
-                "scatter_mul gradients with respect to the updates are only implemented if "
-                "`unique_indices=True` (as in JAX).")
-        kw = dict(indices_are_sorted=params["indices_are_sorted"], unique_indices=True,
-                  mode=params["mode"])
-        at = _read_back(op, idx, upd, dn, params["mode"])
-        t_out = lax.add(t_out, lax.scatter_add(_zeros(op), idx, lax.mul(at, t_upd), dn, **kw))
-    return out, t_out
-
-
-scatter_mul_p.def_jvp_rule(_mul_jvp)
-scatter_min_p.def_jvp_rule(_minmax_jvp(scatter_min_p))
-scatter_max_p.def_jvp_rule(_minmax_jvp(scatter_max_p))
-
-
 def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
     """One scatter into ``x`` flattened, at the flat positions ``x[index]`` reads."""
-    from minijax.lax.indexing import _scatter_args
-
     x = to_array(x)
     size = int(np.prod(x.shape, dtype=np.int64))
     idx_dtype = np.int32 if size < 2**31 - 1 else np.int64
@@ -452,9 +364,9 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
         out = lax.scatter_add(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=smode)
     else:
-        prim = {"mul": scatter_mul_p, "min": scatter_min_p, "max": scatter_max_p}[kind]
-        out = prim.bind(operand, flat, values, **_scatter_args(
-            dn, indices_are_sorted, unique_indices, smode))
+        combine = {"mul": lax.scatter_mul, "min": lax.scatter_min, "max": lax.scatter_max}[kind]
+        out = combine(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
+                      unique_indices=unique_indices, mode=smode)
     return lax.reshape(out, tuple(x.shape))
 
 

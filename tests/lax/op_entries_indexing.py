@@ -62,9 +62,11 @@ def np_gather(operand, indices, dn, slice_sizes, mode):
     return out
 
 
-def np_scatter(operand, indices, updates, dn, mode, add=False):
-    """StableHLO scatter (replace, or ``add``); ``clip`` clamps starts, otherwise
-    out-of-bounds windows are dropped whole."""
+def np_scatter(operand, indices, updates, dn, mode, add=False, combine=None):
+    """StableHLO scatter (replace, or ``add``, or ``combine(old, new)``); ``clip`` clamps
+    starts, otherwise out-of-bounds windows are dropped whole."""
+    if add:
+        combine = np.add
     out = operand.copy()
     window = [d for d in range(operand.ndim)
               if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
@@ -93,7 +95,8 @@ def np_scatter(operand, indices, updates, dn, mode, add=False):
             for u, w in zip(dn.update_window_dims, win_idx):
                 upd[u] = w
             value = updates[tuple(upd)]
-            out[tuple(full)] = (out[tuple(full)] + value).astype(out.dtype) if add else value
+            old = out[tuple(full)]
+            out[tuple(full)] = value if combine is None else combine(old, value).astype(out.dtype)
     return out
 
 
@@ -141,13 +144,13 @@ def _gather_batched_args():
     return strat()
 
 
-def _scatter_rows_args():
+def _scatter_rows_args(dtypes=DTYPES):
     """(operand [n, m], distinct row indices i32[k, 1] in [-2, n + 2), updates [k, m])."""
 
     @st.composite
     def strat(draw):
         n, m = draw(st.integers(1, 4)), draw(st.integers(1, 3))
-        dtype = draw(st.sampled_from(DTYPES))
+        dtype = draw(st.sampled_from(dtypes))
         rows = draw(st.permutations(range(-2, n + 2)))
         k = draw(st.integers(1, len(rows)))
         idx = np.asarray(rows[:k], np.int32).reshape(k, 1)
@@ -169,13 +172,13 @@ def _scatter_add_rows_args():
     return strat()
 
 
-def _scatter_window_args():
+def _scatter_window_args(dtypes=DTYPES):
     """(operand [n, m] with n, m >= 2, one start i32[2], a 2x2 update window)."""
 
     @st.composite
     def strat(draw):
         n, m = draw(st.integers(2, 4)), draw(st.integers(2, 4))
-        dtype = draw(st.sampled_from(DTYPES))
+        dtype = draw(st.sampled_from(dtypes))
         return (draw(array((n, m), dtype)), _index_array(draw, (2,), max(n, m)),
                 draw(array((2, 2), dtype)))
 
@@ -261,3 +264,32 @@ register(
     lambda x, i, u: np_scatter(x, i, u, _S_BATCHED, "clip", add=True),
     _scatter_batched_args(NUM_DTYPES),
 )
+
+# The combining scatters: repeated rows combine; mul's derivative in the updates needs unique
+# indices (as in JAX), so its rows entry draws distinct rows and says so.
+register(
+    "scatter_mul_rows_drop",
+    lambda x, i, u: lax.scatter_mul(x, i, u, _S_ROWS, unique_indices=True),
+    lambda x, i, u: np_scatter(x, i, u, _S_ROWS, "drop", combine=np.multiply),
+    _scatter_rows_args(NUM_DTYPES),
+)
+register(
+    "scatter_mul_batching_dims_clip",
+    lambda x, i, u: lax.scatter_mul(x, i, u, _S_BATCHED, mode="clip", unique_indices=True),
+    lambda x, i, u: np_scatter(x, i, u, _S_BATCHED, "clip", combine=np.multiply),
+    _scatter_batched_args(NUM_DTYPES),
+)
+for _name, _np_fn in (("min", np.minimum), ("max", np.maximum)):
+    register(
+        f"scatter_{_name}_rows_drop",  # repeated rows: the extreme of all that land
+        lambda x, i, u, name=_name: getattr(lax, f"scatter_{name}")(x, i, u, _S_ROWS),
+        lambda x, i, u, fn=_np_fn: np_scatter(x, i, u, _S_ROWS, "drop", combine=fn),
+        _scatter_add_rows_args(),
+    )
+    register(
+        f"scatter_{_name}_window_clip",
+        lambda x, i, u, name=_name: getattr(lax, f"scatter_{name}")(x, i, u, _S_WINDOW,
+                                                                     mode="clip"),
+        lambda x, i, u, fn=_np_fn: np_scatter(x, i, u, _S_WINDOW, "clip", combine=fn),
+        _scatter_window_args(NUM_DTYPES),
+    )

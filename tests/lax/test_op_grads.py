@@ -77,6 +77,25 @@ def _spread(which=(0,)):
     return post
 
 
+def _spread_together(which):
+    """Distinct values across all the float operands in ``which`` together (>= 0.05 apart,
+    order kept), so a scatter_min/max never ties an update with the operand or another."""
+
+    def post(args):
+        out = list(args)
+        flat = [np.ravel(out[i]) for i in which]
+        sizes = np.cumsum([f.size for f in flat])[:-1]
+        allv = np.concatenate(flat)
+        if allv.size:
+            ranks = np.argsort(np.argsort(allv, kind="stable"), kind="stable")
+            allv = allv + 0.05 * ranks
+        for i, part in zip(which, np.split(allv, sizes)):
+            out[i] = part.reshape(np.shape(out[i])).astype(out[i].dtype)
+        return tuple(out)
+
+    return post
+
+
 def _separate(args):
     """max/min: the operands differ by >= 0.1 (in the real part) everywhere."""
     x, y = args
@@ -210,6 +229,9 @@ for _name in ("reduce_max", "reduce_min", "cummax", "cummin"):
     for _op in OPS:
         if _op.name.startswith(_name + "_"):
             SPECS[_op.name] = Spec(post=_spread())
+for _op in OPS:
+    if _op.name.startswith(("scatter_min_", "scatter_max_")):
+        SPECS[_op.name] = Spec(post=_spread_together((0, 2)))
 for _op in OPS:
     if _op.name.startswith(("reduce_prod_", "cumprod_")):  # long products: a smaller step
         SPECS[_op.name] = Spec(post=_away(0.5), eps=1e-6)

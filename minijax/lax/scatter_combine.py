@@ -1,0 +1,139 @@
+"""The combining scatters ``scatter_mul``, ``scatter_min`` and ``scatter_max``: like
+``scatter_add`` (same dimension numbers, modes and batching, from ``lax.indexing``), but each
+update window is multiplied into / min'd / max'd with what is there, repeated indices included.
+
+Derivatives follow JAX:
+
+- ``scatter_mul`` is linear in the operand (the operand's tangent times the product of the
+  updates that landed on it); in the updates only with ``unique_indices`` (each update then
+  multiplies exactly one operand element, so its tangent is scaled by that element).
+- ``scatter_min`` / ``scatter_max`` pass the tangent of whichever of operand and updates won
+  each position, averaged over ties (as ``reduce_max`` does).
+"""
+
+from __future__ import annotations
+
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from minijax.core import get_aval
+from minijax.interpreters import ad
+from minijax.lax.families import NUMBER
+from minijax.lax.indexing import (
+    GatherScatterMode,
+    _gather_of_scatter,
+    _scatter_args,
+    _scatter_prim,
+    gather,
+    scatter_add_p,
+)
+from minijax.source_info import with_user_line
+
+__all__ = ["scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul",
+           "scatter_mul_p"]
+
+scatter_mul_p = _scatter_prim("scatter_mul", hlo.multiply, NUMBER)
+scatter_min_p = _scatter_prim("scatter_min", hlo.minimum, NUMBER)
+scatter_max_p = _scatter_prim("scatter_max", hlo.maximum, NUMBER)
+
+
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Like ``scatter``, but each window multiplies ``operand`` (repeated indices multiply)."""
+    return scatter_mul_p.bind(operand, scatter_indices, updates, **_scatter_args(
+        dimension_numbers, indices_are_sorted, unique_indices, mode))
+
+
+def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Like ``scatter``, but each position keeps the minimum of the operand and its updates."""
+    return scatter_min_p.bind(operand, scatter_indices, updates, **_scatter_args(
+        dimension_numbers, indices_are_sorted, unique_indices, mode))
+
+
+def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Like ``scatter``, but each position keeps the maximum of the operand and its updates."""
+    return scatter_max_p.bind(operand, scatter_indices, updates, **_scatter_args(
+        dimension_numbers, indices_are_sorted, unique_indices, mode))
+
+
+# ------------------------------------------------------------------------------------------------
+# Derivatives (written with lax ops; the lax namespace imports this module, so it is imported
+# where the rules run)
+
+
+def _zeros(x):
+    from minijax import lax
+
+    return lax.full(tuple(get_aval(x).shape), 0, get_aval(x).dtype)
+
+
+def _read_back(x, idx, upd, dn, mode, fill_value=None):
+    """Per update element, the element of ``x`` where it lands; ``fill_value`` where the update
+    is dropped (by default NaN or the dtype's extreme, so a dropped update never equals the
+    scatter's result)."""
+    gdn, sizes = _gather_of_scatter(dn, tuple(get_aval(x).shape), tuple(get_aval(upd).shape))
+    gmode = mode if mode != GatherScatterMode.FILL_OR_DROP else "fill"
+    return gather(x, idx, gdn, sizes, mode=gmode, fill_value=fill_value)
+
+
+def _index_kw(params, **overrides):
+    kw = dict(indices_are_sorted=params["indices_are_sorted"],
+              unique_indices=params["unique_indices"], mode=params["mode"])
+    kw.update(overrides)
+    return kw
+
+
+def _minmax_jvp(prim):
+    def jvp(primals, tangents, **params):
+        from minijax import lax
+
+        op, idx, upd = primals
+        out = prim.bind(op, idx, upd, **params)
+        t_op, _, t_upd = tangents
+        if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        t_op, t_upd = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_upd)
+        dn, dt = params["dimension_numbers"], get_aval(out).dtype
+        upd_won = lax.convert_element_type(
+            lax.eq(upd, _read_back(out, idx, upd, dn, params["mode"])), dt)
+        op_won = lax.convert_element_type(lax.eq(op, out), dt)
+        kw = _index_kw(params)
+        num = lax.add(lax.mul(op_won, t_op),
+                      lax.scatter_add(_zeros(op), idx, lax.mul(upd_won, t_upd), dn, **kw))
+        count = lax.add(op_won, lax.scatter_add(_zeros(op), idx, upd_won, dn, **kw))
+        return out, lax.div(num, count)
+
+    return jvp
+
+
+def _mul_jvp(primals, tangents, **params):
+    from minijax import lax
+
+    op, idx, upd = primals
+    out = scatter_mul_p.bind(op, idx, upd, **params)
+    t_op, _, t_upd = tangents
+    if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    dn = params["dimension_numbers"]
+    ones = lax.full(tuple(get_aval(op).shape), 1, get_aval(op).dtype)
+    factor = scatter_mul_p.bind(ones, idx, upd, **params)  # the product landing on each element
+    t_out = lax.mul(factor, ad.instantiate_zeros(t_op))
+    if type(t_upd) is not ad.Zero:
+        if not params["unique_indices"]:
+            raise NotImplementedError(with_user_line(
+                "scatter_mul is differentiable with respect to the updates only with "
+                "unique_indices=True (as in JAX): with repeated indices each update's "
+                "derivative depends on the others landing at the same place."))
+        # 0 where an update is dropped: its tangent then contributes nothing, and nor does
+        # its cotangent in the transpose (a NaN fill would leak through the gather there)
+        at = _read_back(op, idx, upd, dn, params["mode"], fill_value=0)
+        t_out = lax.add(t_out, scatter_add_p.bind(
+            _zeros(op), idx, lax.mul(at, t_upd), dimension_numbers=dn,
+            **_index_kw(params, unique_indices=True)))
+    return out, t_out
+
+
+scatter_mul_p.def_jvp_rule(_mul_jvp)
+scatter_min_p.def_jvp_rule(_minmax_jvp(scatter_min_p))
+scatter_max_p.def_jvp_rule(_minmax_jvp(scatter_max_p))
