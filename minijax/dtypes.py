@@ -149,6 +149,8 @@ def canonicalize_dtype(dtype):
 
 def _canonicalize_dtype(dtype):
     dtype = np.dtype(dtype)
+    if not dtype.isnative:  # big-endian NumPy data: values are converted when copied
+        dtype = dtype.newbyteorder("=")
     if dtype == float0:
         return float0
     if dtype not in _dtype_set:

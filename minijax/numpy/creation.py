@@ -63,7 +63,12 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - Nu
     elif type(object) in _SCALARS or isinstance(object, WeakScalar):
         value_dtype, weak = dtypes.dtype_of(object)
         weak = weak and dtype is None
-        value = np.asarray(np.asarray(object), dtype or value_dtype)
+        target = np.dtype(dtype or value_dtype)
+        if type(object) is int and target.kind in "iu":  # NumPy would wrap around silently
+            info = np.iinfo(target)
+            if not info.min <= object <= info.max:
+                raise OverflowError(f"Python int {object} too large to convert to {target.name}")
+        value = np.asarray(np.asarray(object), target)
         out = device_put_value(value, weak_type=weak)
     else:
         value = np.asarray(object)
