@@ -31,15 +31,39 @@ def _inexact(name, x):
     return to_array(x)
 
 
-def relu(x):
-    """``max(x, 0)``."""
-    check_arraylike("relu", x)
+def _relu_primal(x):
     return jnp.maximum(x, 0)
 
 
-def relu6(x):
-    """``min(max(x, 0), 6)``."""
+def _relu6_primal(x):
     return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+def _make_relus():
+    """``relu``/``relu6`` with custom JVPs, as in JAX: their derivative at the kinks (0, and 6
+    for relu6) is 0, not the 1/2 that ``max``'s tie-splitting rule would give."""
+    from minijax.custom_derivatives import custom_jvp
+
+    relu_fn = custom_jvp(_relu_primal)
+    relu_fn.defjvps(lambda g, ans, x: jnp.where(x > 0, g, jnp.zeros_like(g)))
+    relu6_fn = custom_jvp(_relu6_primal)
+    relu6_fn.defjvps(lambda g, ans, x: jnp.where((x > 0) & (x < 6), g, jnp.zeros_like(g)))
+    return relu_fn, relu6_fn
+
+
+_relu, _relu6 = _make_relus()
+
+
+def relu(x):
+    """``max(x, 0)``; its derivative at 0 is 0 (as in JAX)."""
+    check_arraylike("relu", x)
+    return _relu(to_array(x))
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``; its derivative at 0 and 6 is 0 (as in JAX)."""
+    check_arraylike("relu6", x)
+    return _relu6(to_array(x))
 
 
 def sigmoid(x):
@@ -106,7 +130,9 @@ def leaky_relu(x, negative_slope=1e-2):
 
 
 def hard_tanh(x):
-    return jnp.clip(_inexact("hard_tanh", x), -1.0, 1.0)
+    """``x`` clipped to [-1, 1], written with ``where`` as in JAX (derivative 1 at +-1)."""
+    x = _inexact("hard_tanh", x)
+    return jnp.where(lax.gt(x, 1.0), 1.0, jnp.where(lax.lt(x, -1.0), -1.0, x)).astype(x.dtype)
 
 
 def hard_sigmoid(x):

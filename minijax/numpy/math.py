@@ -313,8 +313,18 @@ log10 = _log_base("log10", 10.0)
 
 @eager_jit
 def logaddexp(x1, x2, /):
-    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
+    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``.
+
+    Its derivative is a custom JVP (as in JAX), ``t1 * exp(x1 - out) + t2 * exp(x2 - out)``:
+    differentiating the stable formula through ``max`` and ``abs`` would give the wrong
+    derivative at a tie ``x1 == x2`` (0 and 1 instead of 1/2 each, so ``grad(softplus)(0.)``
+    would be 0).
+    """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    return _logaddexp(to_array(x1), to_array(x2))
+
+
+def _logaddexp_primal(x1, x2):
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     # delta is NaN for NaN inputs and for two infinities of one sign: x1 + x2 is right then.
@@ -323,6 +333,33 @@ def logaddexp(x1, x2, /):
         lax.add(x1, x2),
         lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
     )
+
+
+def _replace_posinf(x):
+    """``x`` with ``+inf`` replaced by 0: ``exp(inf - inf)`` would be NaN where it should be 1."""
+    return lax.select(lax.eq(x, np.inf), lax.full_like(x, 0), x)
+
+
+def _logaddexp_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp(x1, x2)
+    out_safe = _replace_posinf(out)
+    return out, lax.add(
+        lax.mul(t1, lax.exp(lax.sub(_replace_posinf(x1), out_safe))),
+        lax.mul(t2, lax.exp(lax.sub(_replace_posinf(x2), out_safe))),
+    )
+
+
+def _make_logaddexp():
+    from minijax.custom_derivatives import custom_jvp
+
+    fn = custom_jvp(_logaddexp_primal)
+    fn.defjvp(_logaddexp_jvp)
+    return fn
+
+
+_logaddexp = _make_logaddexp()
 
 
 @eager_jit

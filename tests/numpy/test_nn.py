@@ -96,3 +96,54 @@ def test_one_hot_and_standardize():
     check(nn.standardize(x), (x - mean) / np.sqrt(var + 1e-5), F32, tol=(1e-4, 1e-4))
     check(nn.standardize(x, axis=0), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5), F32,
           tol=(1e-4, 1e-4))
+
+
+# ------------------------------------------------------------------------------------------------
+# Derivatives at ties and kinks: the stable max-based formulas must not leak max's tie rule.
+
+
+def test_softplus_and_logaddexp_grad_at_tie():
+    # d/dx log(1 + e^x) = sigmoid(x) = 1/2 at 0; d/dx log(e^x + e^y) at x == y is 1/2 each.
+    assert float(minijax.grad(nn.softplus)(0.0)) == 0.5
+    assert float(minijax.grad(nn.log_sigmoid)(0.0)) == 0.5
+    gx, gy = minijax.grad(jnp.logaddexp, (0, 1))(1.5, 1.5)
+    assert (float(gx), float(gy)) == (0.5, 0.5)
+    gx, gy = minijax.grad(jnp.logaddexp2, (0, 1))(-2.0, -2.0)
+    np.testing.assert_allclose([float(gx), float(gy)], [0.5, 0.5], rtol=1e-6)
+    # infinities: JAX's custom JVP values (exp(x - out) with +inf replaced by 0)
+    gx, gy = minijax.grad(jnp.logaddexp, (0, 1))(np.inf, np.inf)
+    assert (float(gx), float(gy)) == (1.0, 1.0)
+    gx, gy = minijax.grad(jnp.logaddexp, (0, 1))(-np.inf, 1.0)
+    assert (float(gx), float(gy)) == (0.0, 1.0)
+
+
+def test_tie_points_check_grads():
+    from minijax.test_util import check_grads
+
+    tie = np.array([0.3, 0.3, -1.0], F32)
+    check_grads(jnp.logaddexp, (np.float32(0.7), np.float32(0.7)), order=2, rtol=2e-2)
+    check_grads(jnp.logaddexp, (tie, tie[::-1].copy()), order=1, rtol=2e-2)
+    check_grads(nn.softplus, (np.zeros(3, F32),), order=2, rtol=2e-2)
+    check_grads(nn.log_sigmoid, (np.zeros(3, F32),), order=1, rtol=2e-2)
+    check_grads(lambda x: nn.logsumexp(x), (tie,), order=2, rtol=2e-2)
+    check_grads(lambda x: nn.logsumexp(x, b=np.array([1.0, 2.0, 1.0], F32)), (tie,), order=1,
+                rtol=2e-2)
+    check_grads(lambda x: nn.log_softmax(x), (tie,), order=1, rtol=2e-2)
+    check_grads(lambda x: nn.softmax(x), (tie,), order=1, rtol=2e-2)
+    g = minijax.grad(lambda x: nn.logsumexp(x))(tie)
+    e = np.exp(tie - tie.max())
+    np.testing.assert_allclose(np.asarray(g), e / e.sum(), rtol=1e-6)
+
+
+def test_kink_derivatives_match_jax():
+    # JAX defines relu'(0) = 0 and relu6'(0) = relu6'(6) = 0 (custom JVPs), and writes
+    # hard_tanh with `where` (derivative 1 at +-1); the max/min tie rule would give 1/2.
+    x = np.array([-1.0, 0.0, 0.5, 6.0, 7.0], F32)
+    d_relu = minijax.vmap(minijax.grad(nn.relu))(x)
+    np.testing.assert_array_equal(np.asarray(d_relu), [0, 0, 1, 1, 1])
+    d_relu6 = minijax.jit(minijax.vmap(minijax.grad(nn.relu6)))(x)
+    np.testing.assert_array_equal(np.asarray(d_relu6), [0, 0, 1, 0, 0])
+    d_tanh = minijax.vmap(minijax.grad(nn.hard_tanh))(np.array([-1.0, 1.0, 2.0], F32))
+    np.testing.assert_array_equal(np.asarray(d_tanh), [1, 1, 0])
+    assert float(minijax.grad(nn.hard_sigmoid)(-3.0)) == 0.0
+    np.testing.assert_array_equal(np.asarray(nn.relu6(x)), np.clip(x, 0, 6))
