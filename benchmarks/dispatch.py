@@ -17,6 +17,7 @@ MEASURE = r"""
 import json, os, sys, time
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("MINIJAX_PLATFORMS", "cpu")
+QUICK = os.environ.get("BENCH_QUICK") == "1"   # run_all.py --quick: a smoke test
 FRAMEWORK = sys.argv[1]
 if FRAMEWORK == "jax":
     import jax, jax.numpy as jnp
@@ -25,6 +26,7 @@ else:
 import numpy as np
 
 def per_call_us(fn, n):
+    n = max(1, n // 50) if QUICK else n
     fn()
     best = float("inf")
     for _ in range(5):
@@ -60,7 +62,7 @@ params = [(rng.normal(size=(32, 32)).astype(np.float32), np.zeros(32, np.float32
 xb = rng.normal(size=(16, 32)).astype(np.float32)
 yb = rng.normal(size=(16, 32)).astype(np.float32)
 times = []
-for _ in range(7):
+for _ in range(1 if QUICK else 7):
     g = jax.jit(lambda p, a, b: mlp_loss(p, a, b))   # a fresh function: no cache
     t0 = time.perf_counter()
     g.lower(params, xb, yb)

@@ -21,7 +21,8 @@ from __future__ import annotations
 import harness  # benchmarks/harness.py (the script's own folder is on sys.path)
 
 MEASURE = r'''
-import json, sys, time
+import json, os, sys, time
+QUICK = os.environ.get("BENCH_QUICK") == "1"   # run_all.py --quick: one repetition, 2 layers
 FRAMEWORK = sys.argv[1]
 if FRAMEWORK == "jax":
     import jax, jax.numpy as jnp
@@ -33,7 +34,7 @@ rng = np.random.default_rng(0)
 
 def best_lower(make_fn, args, n):
     times = []
-    for _ in range(n):
+    for _ in range(1 if QUICK else n):
         fn = jax.jit(jax.grad(make_fn()))  # a fresh function: no cache
         t0 = time.perf_counter()
         fn.lower(*args)
@@ -67,7 +68,7 @@ def dense(*shape):
 
 tf_params = [dict(ln1=np.ones(D, np.float32), ln2=np.ones(D, np.float32), wq=dense(D, D),
                   wk=dense(D, D), wv=dense(D, D), wo=dense(D, D), w1=dense(D, F), w2=dense(F, D))
-             for _ in range(12)]
+             for _ in range(2 if QUICK else 12)]
 tokens = rng.normal(size=(S, D)).astype(np.float32)
 target = rng.normal(size=(S, D)).astype(np.float32)
 

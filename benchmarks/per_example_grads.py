@@ -18,7 +18,8 @@ from __future__ import annotations
 import harness  # benchmarks/harness.py (the script's own folder is on sys.path)
 
 MEASURE = r'''
-import json, sys, time
+import json, os, sys, time
+QUICK = os.environ.get("BENCH_QUICK") == "1"   # run_all.py --quick: a smoke test
 FRAMEWORK = sys.argv[1]
 if FRAMEWORK == "jax":
     import jax, jax.numpy as jnp
@@ -58,8 +59,8 @@ t0 = time.perf_counter()
 fast = jax.jit(per_example)
 jax.block_until_ready(fast(params, xs, ys))
 out["first_call_s"] = time.perf_counter() - t0
-out["jit_ms"] = per_call_ms(lambda: fast(params, xs, ys), 200)
-out["eager_ms"] = per_call_ms(lambda: per_example(params, xs, ys), 3)
+out["jit_ms"] = per_call_ms(lambda: fast(params, xs, ys), 5 if QUICK else 200)
+out["eager_ms"] = per_call_ms(lambda: per_example(params, xs, ys), 1 if QUICK else 3)
 print(json.dumps(out))
 '''
 
