@@ -132,3 +132,22 @@ def test_pure_callback_wrong_result_and_grad_are_errors():
         np.asarray(minijax.jit(lambda v: minijax.pure_callback(
             lambda a: np.zeros(4, np.float32), spec, v))(np.zeros(3, np.float32)))
     np.testing.assert_allclose(np.asarray(minijax.jit(jnp.sin)(np.float32(0))), 0.0)
+
+
+def test_print_inside_shard_map_prints_each_shard(capsys):
+    """Each device runs the body on its own shard, so each prints its own partial sum (as in
+    JAX); the psum'd result is the global sum."""
+    from minijax.sharding import Mesh
+    from minijax.sharding import PartitionSpec as P
+
+    mesh = Mesh(np.array(minijax.devices()[:4]), ("x",))
+
+    def body(x):
+        debug.print("shard sum {s}", s=x.sum())
+        return lax.psum(x.sum(), "x")
+
+    xs = np.arange(8, dtype=np.float32)
+    out = minijax.jit(minijax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P()))(xs)
+    np.testing.assert_allclose(np.asarray(out), xs.sum())
+    expected = sorted(f"shard sum {xs[2 * k:2 * k + 2].sum()}" for k in range(4))
+    assert sorted(_lines(capsys)) == expected
