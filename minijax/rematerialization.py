@@ -24,11 +24,15 @@ import functools
 import types
 
 from minijax import core
-from minijax.core import Jaxpr, Literal, Primitive, Var, get_aval
+from minijax.core import Jaxpr, Literal, Primitive, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
-from minijax.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
+from minijax.interpreters.partial_eval import (
+    DynamicJaxprTrace,
+    DynamicJaxprTracer,
+    dce_eqns,
+)
 from minijax.tree_util import _registry
 
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
@@ -175,14 +179,14 @@ def _partial_eval(trace, args, params):
             staged_eqns.append(eqn)
     out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
     staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
-    staged_eqns, free = _dce(staged_eqns, staged_outs)
+    staged_eqns, free = dce_eqns(staged_eqns, staged_outs)
     unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
     residuals = [v for v in free if v not in set(unknown_invars)]
 
     # The known part: its outputs and the saved residuals, computed on the parent trace now.
     known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
     known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k] + residuals
-    known_eqns, _ = _dce(known_eqns, known_outs, keep_effects=True)  # debug.print runs once
+    known_eqns, _ = dce_eqns(known_eqns, known_outs, keep_effects=True)  # debug.print runs once
     known_jaxpr = Jaxpr([], known_invars, known_outs, known_eqns)
     ctx = core._ctx
     ctx.trace = trace.parent
@@ -199,32 +203,6 @@ def _partial_eval(trace, args, params):
         trace, checkpoint_p, staged_args, dict(params, jaxpr=staged_jaxpr, differentiated=True))
     known_it, staged_it = iter(known_vals[:n_known_out]), iter(staged)
     return [next(known_it) if k else next(staged_it) for k in out_known]
-
-
-def _dce(eqns, outvars, keep_effects=False):
-    """The equations ``outvars`` need (and, with ``keep_effects``, host callbacks), and the
-    variables they read without defining."""
-    live = {v for v in outvars if type(v) is Var}
-    kept = []
-    for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars) or (
-            keep_effects and getattr(eqn.primitive, "effectful", False)
-        ):
-            kept.append(eqn)
-            live.difference_update(eqn.outvars)
-            live.update(v for v in eqn.invars if type(v) is Var)
-    kept.reverse()
-    # free variables in a stable order (first use), so residual order is deterministic
-    defined, free = set(), []
-    for eqn in kept:
-        for v in eqn.invars:
-            if type(v) is Var and v not in defined and v not in free:
-                free.append(v)
-        defined.update(eqn.outvars)
-    for v in outvars:
-        if type(v) is Var and v not in defined and v not in free:
-            free.append(v)
-    return kept, free
 
 
 checkpoint_p.partial_eval = _partial_eval

@@ -33,11 +33,15 @@ import functools
 import math
 
 from minijax import core
-from minijax.core import Jaxpr, Literal, Primitive, Var, get_aval
+from minijax.core import Jaxpr, Literal, Primitive, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.calls import eval_open, trace_open
-from minijax.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
+from minijax.interpreters.partial_eval import (
+    DynamicJaxprTrace,
+    DynamicJaxprTracer,
+    dce_eqns,
+)
 from minijax.sharding import Mesh, NamedSharding, PartitionSpec, _axes_of, _check_spec_axes
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
@@ -366,7 +370,7 @@ def _partial_eval(trace, args, params):
             staged_eqns.append(eqn)
     out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
     staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
-    staged_eqns, free = _dce(staged_eqns, staged_outs)
+    staged_eqns, free = dce_eqns(staged_eqns, staged_outs)
     unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
     residuals = [v for v in free if v not in set(unknown_invars)]
     spec_of_invar = {v: s for v, s in zip(jaxpr.invars, in_specs)}
@@ -379,7 +383,7 @@ def _partial_eval(trace, args, params):
     known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
     known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k]
     known_jaxpr = Jaxpr([], known_invars, known_outs + res_new,
-                        _dce(known_eqns, known_outs + res_new)[0])
+                        dce_eqns(known_eqns, known_outs + res_new, keep_effects=True)[0])
     n_ko = len(known_outs)
 
     def known_fun(*xs):
@@ -423,29 +427,6 @@ def _partial_eval(trace, args, params):
 
 
 shard_map_p.partial_eval = _partial_eval
-
-
-def _dce(eqns, outvars):
-    """The equations ``outvars`` need, and the variables they read without defining (in
-    first-use order, so residual order is deterministic)."""
-    live = {v for v in outvars if type(v) is Var}
-    kept = []
-    for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars):
-            kept.append(eqn)
-            live.difference_update(eqn.outvars)
-            live.update(v for v in eqn.invars if type(v) is Var)
-    kept.reverse()
-    defined, free = set(), []
-    for eqn in kept:
-        for v in eqn.invars:
-            if type(v) is Var and v not in defined and v not in free:
-                free.append(v)
-        defined.update(eqn.outvars)
-    for v in outvars:
-        if type(v) is Var and v not in defined and v not in free:
-            free.append(v)
-    return kept, free
 
 
 @shard_map_p.def_transpose

@@ -151,3 +151,12 @@ def test_print_inside_shard_map_prints_each_shard(capsys):
     np.testing.assert_allclose(np.asarray(out), xs.sum())
     expected = sorted(f"shard sum {xs[2 * k:2 * k + 2].sum()}" for k in range(4))
     assert sorted(_lines(capsys)) == expected
+
+    def loss(x):  # under grad the print lands in the known (primal) part and still runs
+        debug.print("shard sum {s}", s=x.sum())
+        return lax.psum((x * x).sum(), "x")
+
+    g = minijax.jit(minijax.grad(minijax.shard_map(loss, mesh=mesh, in_specs=P("x"),
+                                                   out_specs=P())))(xs)
+    np.testing.assert_allclose(np.asarray(g), 2 * xs)
+    assert sorted(_lines(capsys)) == expected

@@ -195,3 +195,30 @@ def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     new = Jaxpr([v for v, _ in consts], jaxpr.invars, jaxpr.outvars, kept)
     return ClosedJaxpr(new, [c for _, c in consts])
+
+
+def dce_eqns(eqns, outvars, keep_effects=False):
+    """The equations of ``eqns`` that ``outvars`` need (and, with ``keep_effects``, the host
+    callbacks marked ``effectful``), and the variables they read without defining, in
+    first-use order so that residual order is deterministic. For the partial-evaluation
+    rules that split a body into a known and a staged part (checkpoint, shard_map)."""
+    live = {v for v in outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(eqns):
+        if any(v in live for v in eqn.outvars) or (
+            keep_effects and getattr(eqn.primitive, "effectful", False)
+        ):
+            kept.append(eqn)
+            live.difference_update(eqn.outvars)
+            live.update(v for v in eqn.invars if type(v) is Var)
+    kept.reverse()
+    defined, free = set(), []
+    for eqn in kept:
+        for v in eqn.invars:
+            if type(v) is Var and v not in defined and v not in free:
+                free.append(v)
+        defined.update(eqn.outvars)
+    for v in outvars:
+        if type(v) is Var and v not in defined and v not in free:
+            free.append(v)
+    return kept, free
