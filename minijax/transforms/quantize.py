@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import dtypes
-from minijax.core import ClosedJaxpr, Jaxpr, Tracer, Var
+from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Tracer, Var, get_aval
 from minijax.transforms.api import Transformed, run_pass, trace
 from minijax.transforms.rewrite import _Builder, replace_eqn, trace_replacement
 
@@ -37,16 +37,8 @@ MODES = {"int8_weight_only": (np.dtype(np.int8), 127.0),
          "int8": (np.dtype(np.int8), 127.0)}
 
 
-def _weight_operand(eqn, const_of):
-    """Index of the operand of a ``dot_general`` that is a float constant of rank >= 2."""
-    if eqn.primitive.name != "dot_general":
-        return None
-    for i, a in enumerate(eqn.invars):
-        c = const_of.get(a) if type(a) is Var else None
-        if (c is not None and not isinstance(c, Tracer) and a.aval.ndim >= 2
-                and dtypes.is_float(a.aval.dtype) and a.aval.dtype.itemsize >= 2):
-            return i
-    return None
+def _is_weight(aval):
+    return aval.ndim >= 2 and dtypes.is_float(aval.dtype) and aval.dtype.itemsize >= 2
 
 
 def quantize_array(w, qdtype, qmax, reduce_axes):
@@ -62,27 +54,74 @@ def quantize_array(w, qdtype, qmax, reduce_axes):
     return q, scale
 
 
-def _out_scale(scale, eqn, wi):
-    """``(s, dims)``: the weight's per-channel scales as a vector-like array ``s`` and the
-    output dimensions its axes map to (for ``broadcast_in_dim`` against the dot's output)."""
+def _weight_dims(eqn, wi):
+    """``(batch, free, contract)`` dims of the weight operand ``wi`` of a ``dot_general``."""
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     contract, batch = (lc, lb) if wi == 0 else (rc, rb)
-    w_ndim = eqn.invars[wi].aval.ndim
-    free = [d for d in range(w_ndim) if d not in contract and d not in batch]
-    s = np.transpose(scale, [*batch, *free, *contract]).reshape(
-        [scale.shape[d] for d in (*batch, *free)])
+    free = [d for d in range(eqn.invars[wi].aval.ndim) if d not in contract and d not in batch]
+    return tuple(batch), tuple(free), tuple(contract)
+
+
+def _out_dims(eqn, wi):
+    """The dot's output dimensions that the weight's (batch, free) axes map to."""
+    (lc, rc), _ = eqn.params["dimension_numbers"]
+    batch, free, _ = _weight_dims(eqn, wi)
     nb = len(batch)
     other = eqn.invars[1 - wi].aval
     n_other_free = other.ndim - len(rc if wi == 0 else lc) - nb
     start = nb + (n_other_free if wi == 1 else 0)
-    return s, (*range(nb), *range(start, start + len(free)))
+    return (*range(nb), *range(start, start + len(free)))
 
 
-def _scale_output(y, out_scale):
+def _scale_output(y, s, dims):
     from minijax import lax
 
-    s, dims = out_scale
-    return y * lax.broadcast_in_dim(s.astype(y.dtype), y.shape, dims)
+    s = s.astype(y.dtype)
+    if any(n == 1 for n in s.shape):  # size 1 along the axes a weight broadcast added
+        dims = [d for d, n in zip(dims, s.shape) if n != 1]
+        s = s.reshape([n for n in s.shape if n != 1])
+    return y * lax.broadcast_in_dim(s, y.shape, dims)
+
+
+def _view(w, view):
+    from minijax import lax
+
+    return w if view is None else lax.broadcast_in_dim(w, view[0], view[1])
+
+
+class _Level:
+    """One jaxpr being rewritten. ``known[v] = (array, route)``: ``v`` holds ``array`` indexed
+    along ``route`` — one flag per loop between the jaxpr where ``array`` is a constant and
+    this one, True where that loop (a scan's ``xs``) slices off the next leading axis per
+    iteration, False where it passes the value whole (scan/while consts, cond operands).
+    ``needs``: new inputs this jaxpr asks its parent for (quantized stacks, their scales)."""
+
+    def __init__(self, closed, known):
+        self.b = _Builder(closed.jaxpr, closed.consts)
+        self.known = dict(known)
+        for v, c in zip(closed.jaxpr.constvars, closed.consts):
+            if not isinstance(c, Tracer):
+                self.known[v] = (c, ())
+        self.views = {}  # v -> (shape, dims): v is broadcast_in_dim(known value, shape, dims)
+        self.needs = {}  # (id(array), route) -> (Var, array, route)
+        self.extra = []  # instrumentation: scalar activation maxima, extra outputs
+        self.changed = False
+
+    def var_for(self, arr, route):
+        """A variable of this jaxpr holding ``arr`` indexed along ``route``."""
+        aval = get_aval(arr)
+        aval = aval.update(shape=aval.shape[sum(route):])
+        if not route:
+            return self.b.const_var(arr, aval)
+        key = (id(arr), route)
+        if key not in self.needs:
+            self.needs[key] = (Var(aval), arr, route)
+        return self.needs[key][0]
+
+
+def _used_vars(jaxpr):
+    used = {a for e in jaxpr.eqns for a in e.invars if type(a) is Var}
+    return used | {a for a in jaxpr.outvars if type(a) is Var}
 
 
 class Quantized:
@@ -93,8 +132,9 @@ class Quantized:
             raise ValueError(f"quantize: mode must be one of {sorted(MODES)}, got {mode!r}")
         self.mode = mode
         self.params = params
-        self.act_ranges = act_ranges  # per quantized matmul, in program order: calibrate()
+        self.act_ranges = act_ranges  # per calibrated matmul, in program order: calibrate()
         self._weights = {}  # (id(w), reduce_axes) -> (w, q, scale)
+        self._scales = {}  # (id(scale), lead, batch, free, contract) -> per-channel scales
         self._transposed = {}  # (id(w), permutation) -> (w, w transposed on the host)
         self._fn = Transformed([self.quantize_pass], lambda *args: f(params, *args))
 
@@ -114,56 +154,248 @@ class Quantized:
         return rec[1], rec[2]
 
     def quantize_pass(self, closed):
-        jaxpr = closed.jaxpr
-        const_of = dict(zip(jaxpr.constvars, closed.consts))
-        b = _Builder(jaxpr, closed.consts)
-        k = 0
-        for eqn in jaxpr.eqns:
-            eqn = type(eqn)(eqn.primitive, [b.read(a) for a in eqn.invars], eqn.outvars,
-                            eqn.params, eqn.source_info)
-            if self._fold_transpose(b, eqn, const_of):
+        self._k = 0
+        out, _ = self._walk(closed, {}, act=True, instrument=False)
+        if self.act_ranges is not None and self._k != len(self.act_ranges):
+            raise ValueError(f"calibrate: the program has {self._k} calibrated matmuls, "
+                             f"{len(self.act_ranges)} were calibrated; call it as it was "
+                             "calibrated")
+        return out
+
+    def instrument_pass(self, closed):
+        """Adds ``max|x|`` of each calibrated matmul's activation operand as extra outputs
+        (program order; in scan bodies the max over the iterations)."""
+        out, _ = self._walk(closed, {}, act=True, instrument=True)
+        return out
+
+    def _walk(self, closed, known, act, instrument):
+        """``(closed rewritten, its _Level)``. ``act``: matmuls here may use calibrated
+        activation ranges (top level and scan bodies; not cond branches or while bodies)."""
+        lv = _Level(closed, known)
+        b = lv.b
+        for eqn in closed.jaxpr.eqns:
+            eqn = JaxprEqn(eqn.primitive, [b.read(a) for a in eqn.invars], eqn.outvars,
+                           eqn.params, eqn.source_info)
+            name = eqn.primitive.name
+            if name == "transpose":
+                self._note_transpose(lv, eqn)
+            elif name == "broadcast_in_dim":
+                self._note_broadcast(lv, eqn)
+            wi = self._weight_operand(lv, eqn)
+            if wi is not None:
+                self._matmul(lv, eqn, wi, act, instrument)
                 continue
-            wi = _weight_operand(eqn, const_of)
-            if wi is None:
-                b.eqns.append(eqn)
-                continue
-            (lc, rc), _ = eqn.params["dimension_numbers"]
-            q, scale = self._quantized_weight(const_of[eqn.invars[wi]], (lc, rc)[wi])
-            out_scale = _out_scale(scale, eqn, wi)
-            if self.act_ranges is None:
-                fn = _weight_only_matmul(eqn, wi, q, out_scale)
-            else:
-                if k >= len(self.act_ranges):
-                    raise ValueError("calibrate: the program has more matmuls than were "
-                                     "calibrated; call it as it was calibrated")
-                fn = _int8_matmul(eqn, wi, q, out_scale, self.act_ranges[k])
-            k += 1
-            replace_eqn(b, eqn, fn)
+            new = eqn
+            if name == "scan":
+                new = self._scan(lv, eqn, act, instrument)
+            elif name == "cond" and not instrument:
+                new = self._cond(lv, eqn)
+            elif name == "while" and not instrument:
+                new = self._while(lv, eqn)
+            lv.changed |= new is not eqn
+            if new is not None:  # None: _scan emitted it
+                b.eqns.append(new)
+        out = b.finish(closed.jaxpr)
+        if lv.extra:
+            j = out.jaxpr
+            out = ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.outvars + lv.extra, j.eqns),
+                              out.consts)
         from minijax.interpreters.partial_eval import dce_jaxpr
 
-        return dce_jaxpr(b.finish(jaxpr))  # the float weights are no longer used
+        return dce_jaxpr(out), lv  # the float weights are no longer used
 
-    def _fold_transpose(self, b, eqn, const_of):
-        """``w.T`` of a weight constant becomes a (host-transposed) constant itself, so the
-        matmul it feeds sees a constant weight; the f32 original then drops out by DCE."""
-        if eqn.primitive.name != "transpose":
-            return False
+    def _weight_operand(self, lv, eqn):
+        """Index of the operand of a ``dot_general`` that is a (sliced) float constant."""
+        if eqn.primitive.name != "dot_general":
+            return None
+        for i, a in enumerate(eqn.invars):
+            if type(a) is Var and a in lv.known and _is_weight(a.aval):
+                return i
+        return None
+
+    def _note_transpose(self, lv, eqn):
+        """``w.T`` of a weight is a (host-transposed) constant too, so the matmul it feeds
+        sees a constant weight; the f32 original and the transpose then drop out by DCE."""
         (x,) = eqn.invars
-        w = const_of.get(x) if type(x) is Var else None
-        if w is None or isinstance(w, Tracer) or x.aval.ndim < 2:
-            return False
-        perm = tuple(eqn.params["permutation"])
+        if type(x) is not Var or x not in lv.known or x in lv.views:
+            return
+        w, route = lv.known[x]
+        n = sum(route)
+        perm = (*range(n), *(n + p for p in eqn.params["permutation"]))
         key = (id(w), perm)
         if key not in self._transposed:
             self._transposed[key] = (w, np.ascontiguousarray(np.transpose(np.asarray(w), perm)))
-        const_of[eqn.outvars[0]] = self._transposed[key][1]
-        b.constvars.append(eqn.outvars[0])  # defined as a constant now; DCE drops it if unused
-        b.consts.append(self._transposed[key][1])
-        return True
+        lv.known[eqn.outvars[0]] = (self._transposed[key][1], route)
+
+    def _note_broadcast(self, lv, eqn):
+        """``x @ w`` with ``x`` of rank 3 is a batched ``dot_general`` against ``w``
+        broadcast along the batch: the broadcast is kept in the program, applied to the
+        quantized weight (a view of ``w``; its scales are ``w``'s)."""
+        (x,) = eqn.invars
+        if type(x) is not Var or x not in lv.known or x in lv.views:
+            return
+        shape, dims = tuple(eqn.params["shape"]), tuple(eqn.params["broadcast_dimensions"])
+        if list(dims) != sorted(dims) or any(shape[d] != n for d, n in zip(dims, x.aval.shape)):
+            return
+        lv.known[eqn.outvars[0]] = lv.known[x]
+        lv.views[eqn.outvars[0]] = (shape, dims)
+
+    def _matmul(self, lv, eqn, wi, act, instrument):
+        b = lv.b
+        x = eqn.invars[1 - wi]
+        if instrument:
+            b.eqns.append(eqn)
+            if act:
+                import minijax.numpy as jnp
+
+                amax = trace_replacement(lambda x: jnp.max(jnp.abs(x)).astype(np.float32),
+                                         [x.aval])
+                lv.extra += b.inline(amax, [x], eqn.source_info)
+                lv.changed = True
+            return
+        w, route = lv.known[eqn.invars[wi]]
+        n = sum(route)
+        batch, free, contract = _weight_dims(eqn, wi)
+        view = lv.views.get(eqn.invars[wi])
+        orig_contract = contract
+        if view is not None:
+            shape, bdims = view
+            if not all(d in bdims for d in contract):  # contracting a broadcast axis
+                b.eqns.append(eqn)
+                return
+            orig_contract = tuple(bdims.index(d) for d in contract)
+        q, scale = self._quantized_weight(w, [n + d for d in orig_contract])
+        key = (id(scale), n, batch, free, contract, view)
+        if key not in self._scales:  # (*stacked axes, *batch, *free): the output's channels
+            sc = scale
+            if view is not None:  # size 1 along the axes the broadcast adds
+                sc = scale.reshape([*scale.shape[:n], *(
+                    scale.shape[n + view[1].index(d)] if d in view[1] else 1
+                    for d in range(len(view[0])))])
+            perm = [*range(n), *(n + d for d in (*batch, *free, *contract))]
+            self._scales[key] = np.ascontiguousarray(np.transpose(sc, perm).reshape(
+                [*sc.shape[:n], *(sc.shape[n + d] for d in (*batch, *free))]))
+        s = self._scales[key]
+        dims = _out_dims(eqn, wi)
+        if self.act_ranges is not None and act:
+            if self._k >= len(self.act_ranges):
+                raise ValueError("calibrate: the program has more matmuls than were "
+                                 "calibrated; call it as it was calibrated")
+            fn = _int8_matmul(eqn, wi, dims, self.act_ranges[self._k], view)
+            self._k += 1
+        else:
+            fn = _weight_only_matmul(eqn, wi, dims, view)
+        replace_eqn(b, eqn, fn, [x, lv.var_for(q, route), lv.var_for(s, route)])
+        lv.changed = True
+
+    def _sub_known(self, lv, operands, invars, sliced):
+        known = {}
+        for a, v, sl in zip(operands, invars, sliced):
+            if sl is not None and type(a) is Var and a in lv.known and a not in lv.views:
+                arr, route = lv.known[a]
+                known[v] = (arr, (*route, sl))
+        return known
+
+    def _stacked_max(self, lv, extra_ys, eqn):
+        import minijax.numpy as jnp
+
+        for m in extra_ys:
+            amax = trace_replacement(lambda m: jnp.max(m), [m.aval])
+            lv.extra += lv.b.inline(amax, [m], eqn.source_info)
+
+    def _scan(self, lv, eqn, act, instrument):
+        p = eqn.params
+        nc, nk = p["num_consts"], p["num_carry"]
+        body = p["jaxpr"]
+        ops = eqn.invars
+        sliced = [False] * nc + [None] * nk + [True] * (len(ops) - nc - nk)
+        known = self._sub_known(lv, ops, body.jaxpr.invars, sliced)
+        if not known and not instrument:
+            return eqn
+        new_body, sub = self._walk(body, known, act, instrument)
+        if not sub.changed:
+            return eqn
+        bj = new_body.jaxpr
+        needs = list(sub.needs.values())
+        used = _used_vars(bj)
+        consts = [(o, v) for o, v in zip(ops[:nc], bj.invars[:nc])]
+        consts += [(lv.var_for(a, r[:-1]), v) for v, a, r in needs if not r[-1]]
+        xs = [(o, v) for o, v in zip(ops[nc + nk:], bj.invars[nc + nk:])]
+        xs += [(lv.var_for(a, r[:-1]), v) for v, a, r in needs if r[-1]]
+        consts = [(o, v) for o, v in consts if v in used]
+        xs = [(o, v) for o, v in xs if v in used]
+        invars = [v for _, v in consts] + bj.invars[nc:nc + nk] + [v for _, v in xs]
+        new_body = ClosedJaxpr(Jaxpr(bj.constvars, invars, bj.outvars, bj.eqns),
+                               new_body.consts)
+        extra_ys = [Var(ShapedArray((p["length"], *m.aval.shape), m.aval.dtype))
+                    for m in sub.extra]
+        new = JaxprEqn(eqn.primitive, [o for o, _ in consts] + ops[nc:nc + nk] +
+                       [o for o, _ in xs], eqn.outvars + extra_ys,
+                       dict(p, jaxpr=new_body, num_consts=len(consts)), eqn.source_info)
+        if extra_ys:  # the activation maxima per iteration, stacked: their max
+            lv.b.eqns.append(new)
+            self._stacked_max(lv, extra_ys, eqn)
+            return None
+        return new
+
+    def _while(self, lv, eqn):
+        p = eqn.params
+        ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
+        body = p["body_jaxpr"]
+        ops = eqn.invars
+        bops = ops[ncc:]
+        sliced = [False] * nbc + [None] * (len(bops) - nbc)
+        known = self._sub_known(lv, bops, body.jaxpr.invars, sliced)
+        if not known:
+            return eqn
+        new_body, sub = self._walk(body, known, act=False, instrument=False)
+        if not sub.changed:
+            return eqn
+        bj = new_body.jaxpr
+        used = _used_vars(bj)
+        consts = list(zip(bops[:nbc], bj.invars[:nbc]))
+        consts += [(lv.var_for(a, r[:-1]), v) for v, a, r in sub.needs.values()]
+        consts = [(o, v) for o, v in consts if v in used]
+        invars = [v for _, v in consts] + bj.invars[nbc:]
+        new_body = ClosedJaxpr(Jaxpr(bj.constvars, invars, bj.outvars, bj.eqns),
+                               new_body.consts)
+        return JaxprEqn(eqn.primitive, ops[:ncc] + [o for o, _ in consts] + bops[nbc:],
+                        eqn.outvars, dict(p, body_jaxpr=new_body, body_nconsts=len(consts)),
+                        eqn.source_info)
+
+    def _cond(self, lv, eqn):
+        index, *ops = eqn.invars
+        branches = eqn.params["branches"]
+        walked = []
+        for br in branches:
+            known = self._sub_known(lv, ops, br.jaxpr.invars, [False] * len(ops))
+            walked.append(self._walk(br, known, act=False, instrument=False) if known
+                          else (br, None))
+        if not any(sub is not None and sub.changed for _, sub in walked):
+            return eqn
+        keys = {}  # the union of the branches' needs, in first-seen order
+        for _, sub in walked:
+            for key, (v, a, r) in (sub.needs.items() if sub is not None else ()):
+                keys.setdefault(key, (v.aval, a, r))
+        used = set().union(*(_used_vars(br.jaxpr) for br, _ in walked))
+        keep = [i for i in range(len(ops)) if any(br.jaxpr.invars[i] in used
+                                                   for br, _ in walked)]
+        new_branches = []
+        for br, sub in walked:
+            j = br.jaxpr
+            needs = sub.needs if sub is not None else {}
+            extra = [needs[k][0] if k in needs else Var(aval) for k, (aval, _, _) in keys.items()]
+            new_branches.append(ClosedJaxpr(
+                Jaxpr(j.constvars, [j.invars[i] for i in keep] + extra, j.outvars, j.eqns),
+                br.consts))
+        new_ops = [ops[i] for i in keep] + [lv.var_for(a, r[:-1]) for _, a, r in keys.values()]
+        return JaxprEqn(eqn.primitive, [index, *new_ops], eqn.outvars,
+                        dict(eqn.params, branches=tuple(new_branches)), eqn.source_info)
 
     def weight_memory(self):
         """Bytes of the quantized matmul weights before (their own dtype) and after (quantized
-        values plus f32 scales); available once a signature has been traced (called)."""
+        values plus f32 scales); available once a signature has been traced (called). A
+        stacked per-layer weight (scanned over) counts once, whole."""
         if not self._weights:
             raise RuntimeError("weight_memory(): call the quantized function once first")
         before = sum(np.asarray(w).nbytes for w, _, _ in self._weights.values())
@@ -172,22 +404,22 @@ class Quantized:
                 "bytes_before": before, "bytes_after": after, "ratio": after / before}
 
 
-def _weight_only_matmul(eqn, wi, q, out_scale):
+def _weight_only_matmul(eqn, wi, dims, view=None):
     from minijax import lax
 
     params = eqn.params
     out_dtype = eqn.outvars[0].aval.dtype
 
-    def dequantized_matmul(*ops):
-        ops = list(ops)
-        ops[wi] = lax.convert_element_type(q, ops[1 - wi].dtype)
+    def dequantized_matmul(x, q, s):
+        ops = [x, x]
+        ops[wi] = _view(lax.convert_element_type(q, x.dtype), view)
         y = eqn.primitive.bind(*ops, **params)
-        return _scale_output(y, out_scale).astype(out_dtype)
+        return _scale_output(y, s, dims).astype(out_dtype)
 
     return dequantized_matmul
 
 
-def _int8_matmul(eqn, wi, q, out_scale, act_max):
+def _int8_matmul(eqn, wi, dims, act_max, view=None):
     import minijax.numpy as jnp
     from minijax import lax
 
@@ -195,14 +427,12 @@ def _int8_matmul(eqn, wi, q, out_scale, act_max):
     out_dtype = eqn.outvars[0].aval.dtype
     s_x = np.float32(act_max / 127.0 if act_max > 0 else 1.0)
 
-    def int8_matmul(*ops):
-        ops = list(ops)
-        x = ops[1 - wi]
+    def int8_matmul(x, q, s):
+        ops = [_view(q, view)] * 2
         ops[1 - wi] = jnp.clip(jnp.round(x / s_x), -127, 127).astype(jnp.int8)
-        ops[wi] = q
         acc = eqn.primitive.bind(*ops, **params)
         y = lax.convert_element_type(acc, np.float32)
-        return _scale_output(y, (out_scale[0] * s_x, out_scale[1])).astype(out_dtype)
+        return _scale_output(y, s * s_x, dims).astype(out_dtype)
 
     return int8_matmul
 
@@ -216,23 +446,9 @@ def quantize(f, params, mode="int8_weight_only"):
 
 def instrument_pass(closed):
     """Adds ``max(|x|)`` of each constant-weight matmul's activation operand as extra outputs
-    (in program order). Changes the signature, so it is run directly, not through ``apply``."""
-    import minijax.numpy as jnp
-
-    jaxpr = closed.jaxpr
-    const_of = dict(zip(jaxpr.constvars, closed.consts))
-    b = _Builder(jaxpr, closed.consts)
-    b.eqns = list(jaxpr.eqns)
-    extra = []
-    for eqn in jaxpr.eqns:
-        wi = _weight_operand(eqn, const_of)
-        if wi is not None:
-            x = eqn.invars[1 - wi]
-            amax = trace_replacement(lambda x: jnp.max(jnp.abs(x)).astype(np.float32), [x.aval])
-            extra += b.inline(amax, [x], eqn.source_info)
-    new = b.finish(jaxpr)
-    out = Jaxpr(new.jaxpr.constvars, new.jaxpr.invars, new.jaxpr.outvars + extra, new.jaxpr.eqns)
-    return ClosedJaxpr(out, new.consts)
+    (in program order; for a matmul in a scan body, the max over the iterations). Changes the
+    signature, so it is run directly, not through ``apply``."""
+    return Quantized(None, None, "int8").instrument_pass(closed)
 
 
 def calibrate(f, params, sample_batches):
@@ -241,18 +457,20 @@ def calibrate(f, params, sample_batches):
     from minijax.core import eval_jaxpr
     from minijax.jitting import jit
 
+    quant = Quantized(f, params, "int8")
     ranges, n_out = None, None
     for batch in sample_batches:
         args = batch if isinstance(batch, tuple) else (batch,)
         closed, leaves, out_tree = trace(lambda *a: f(params, *a), args)
         n_out = len(closed.out_avals)
-        inst = run_pass(instrument_pass, closed)
+        inst = run_pass(quant.instrument_pass, closed)
         run = jit(lambda consts, xs, j=inst.jaxpr: eval_jaxpr(j, consts, *xs))
         amax = [float(v) for v in run(inst.consts, list(leaves))[n_out:]]
         ranges = amax if ranges is None else [max(a, b) for a, b in zip(ranges, amax)]
     if ranges is None:
         raise ValueError("calibrate: sample_batches is empty")
-    return Quantized(f, params, "int8", act_ranges=ranges)
+    quant.act_ranges = ranges
+    return quant
 
 
 __all__ = ["Quantized", "calibrate", "instrument_pass", "quantize", "quantize_array"]
