@@ -155,6 +155,15 @@ def _scalar_fits(x, dtype):
         return False
     if isinstance(x, float) and dtype.kind in "iub":
         return False
+    if type(x) is int and dtype.kind in "iu":
+        # Nor may an int wrap around: lax.add(int8_array, 1000) is an error (JAX's lax refuses
+        # any mixed dtypes); jnp.add wraps like JAX, converting the scalar before lax sees it.
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(
+                f"Python int {x} out of bounds for {dtype.name}, the dtype of the array operand "
+                f"of a lax operation (lax does not wrap Python ints around; use "
+                f"minijax.numpy, which does as JAX does, or convert explicitly)")
     return True
 
 

@@ -1048,7 +1048,10 @@ def _scalar_of(fill_value, dtype, weak_type):
     stages as a literal), with ``convert_element_type`` when it is traced or on a device."""
     if _is_array(fill_value):
         return _convert_element_type(fill_value, dtype, weak_type)
-    value = np.asarray(fill_value).astype(dtype)
+    if type(fill_value) is int:  # must fit the default int (OverflowError), then wraps (as JAX)
+        value = dtypes.python_scalar_as(fill_value, dtype)
+    else:
+        value = np.asarray(fill_value).astype(dtype)
     return WeakScalar(value, dtype) if weak_type else value
 
 

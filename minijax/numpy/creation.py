@@ -67,7 +67,9 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - Nu
         if type(object) is int and target.kind in "iu":  # NumPy would wrap around silently
             info = np.iinfo(target)
             if not info.min <= object <= info.max:
-                raise OverflowError(f"Python int {object} too large to convert to {target.name}")
+                raise OverflowError(  # JAX's two wordings: default int / explicit dtype
+                    f"Python int {object} too large to convert to {target.name}" if dtype is None
+                    else f"Python integer {object} out of bounds for {target.name}")
         value = np.asarray(np.asarray(object), target)
         out = device_put_value(value, weak_type=weak)
     else:

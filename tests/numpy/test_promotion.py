@@ -121,3 +121,58 @@ def test_where_promotes_and_broadcasts():
     np.testing.assert_array_equal(np.asarray(out), np.where(cond, np.arange(3), 1.5))
     out = jnp.where(jnp.arange(4) > 1, jnp.ones(4, jnp.bfloat16), 0)
     assert out.dtype == BF16
+
+
+# ------------------------------------------------------------------------------------------------
+# Python ints that do not fit: what JAX 0.10 does, case by case (checked against JAX by hand).
+
+
+@pytest.mark.parametrize("make", [
+    lambda: jnp.array(2**40), lambda: jnp.asarray(2**31), lambda: jnp.array(2**64),
+    lambda: jnp.full(3, 2**40), lambda: jnp.zeros(3) + 2**40, lambda: jnp.arange(3) + 2**31,
+    lambda: minijax.device_put(2**40), lambda: minijax.jit(lambda x: x)(2**40),
+])
+def test_python_int_must_fit_default_int(make):
+    with pytest.raises(OverflowError, match=r"(2147483648|1099511627776|18446744073709551616)"
+                                              r".*int32"):
+        make()
+
+
+@pytest.mark.parametrize("make", [lambda: jnp.array(1000, dtype=jnp.int8),
+                                  lambda: jnp.int8(1000), lambda: jnp.uint8(-1)])
+def test_python_int_out_of_bounds_for_explicit_dtype(make):
+    with pytest.raises(OverflowError, match=r"(1000|-1).*u?int8"):
+        make()
+
+
+def test_weak_python_int_wraps_into_narrow_array_dtype():
+    # JAX: the int must fit the default int; it then wraps into int8/uint8 (like C / NumPy's
+    # modular arithmetic), and the result keeps the array's dtype.
+    x = np.arange(3, dtype=np.int8)
+    for make_out, ref in [(lambda: jnp.asarray(x) + 1000, x + np.int16(1000).astype(np.int8)),
+                          (lambda: minijax.jit(lambda a: a * 1000)(x),
+                           x * np.int16(1000).astype(np.int8)),
+                          (lambda: jnp.asarray(x, jnp.uint8) + -1,
+                           x.astype(np.uint8) + np.uint8(255)),
+                          (lambda: jnp.full(3, 1000, jnp.int8), np.full(3, -24, np.int8))]:
+        out = make_out()
+        assert out.dtype == ref.dtype
+        np.testing.assert_array_equal(np.asarray(out), ref)
+
+
+def test_lax_refuses_to_wrap_python_int():
+    with pytest.raises(OverflowError, match="1000 out of bounds for int8"):
+        minijax.lax.add(jnp.arange(3, dtype=jnp.int8), 1000)
+    out = minijax.lax.add(jnp.arange(3, dtype=jnp.int8), 100)
+    np.testing.assert_array_equal(np.asarray(out), np.arange(3, dtype=np.int8) + 100)
+
+
+def test_python_int_range_under_x64():
+    minijax.config.update("jax_enable_x64", True)
+    try:
+        assert int(jnp.array(2**40)) == 2**40 and jnp.array(2**40).dtype == np.int64
+        assert int(jnp.full((), 2**40)) == 2**40
+        with pytest.raises(OverflowError, match="9223372036854775808.*int64"):
+            jnp.array(2**63)
+    finally:
+        minijax.config.update("jax_enable_x64", False)
