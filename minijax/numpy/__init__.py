@@ -34,7 +34,5 @@ nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
 
-# the traceable (size=) forms of nonzero/flatnonzero/argwhere replace manipulation's
-from minijax.numpy.arrayops import argwhere, flatnonzero, nonzero  # noqa: E402,F811
 
 del _np

@@ -13,7 +13,7 @@ import numpy as np
 
 from minijax.core import Tracer, WeakScalar
 from minijax.lowering.array import Array
-from minijax.numpy import indexing, linalg_basic, manipulation, math, reductions
+from minijax.numpy import arrayops, indexing, linalg_basic, manipulation, math, reductions
 
 _ACCEPTED = (bool, int, float, complex, np.generic, np.ndarray, Array, Tracer, WeakScalar)
 
@@ -155,7 +155,7 @@ _METHODS = {
     "round": _round,
     "conj": math.conjugate,
     "conjugate": math.conjugate,
-    "nonzero": manipulation.nonzero,
+    "nonzero": arrayops.nonzero,
     "at": property(indexing._IndexUpdateHelper),
 }
 

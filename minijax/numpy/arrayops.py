@@ -708,7 +708,9 @@ def nonzero(a, *, size=None, fill_value=None):
     from minijax.numpy import manipulation
 
     if size is None:
-        return manipulation.nonzero(a, size=size, fill_value=fill_value)
+        if fill_value is not None:
+            raise ValueError("fill_value is only used together with size=")
+        return manipulation._nonzero_concrete(a)
     check_arraylike("nonzero", a)
     a = to_array(a)
     if a.ndim == 0:

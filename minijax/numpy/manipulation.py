@@ -31,7 +31,7 @@ __all__ = [
     "broadcast_shapes", "concatenate", "concat", "stack", "vstack", "hstack", "dstack",
     "column_stack", "split", "array_split", "hsplit", "vsplit", "flip", "fliplr", "flipud",
     "roll", "pad", "tile", "repeat", "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim",
-    "size", "nonzero", "flatnonzero", "argwhere",
+    "size",
 ]
 
 
@@ -507,35 +507,18 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
 # Data-dependent shapes: concrete inputs only (under jit the output shape would be unknown)
 
 
-def nonzero(a, *, size=None, fill_value=None):
-    """Indices of the non-zero elements, one array per axis. The output's length depends on the
-    values, so ``a`` must be concrete (outside jit); ``size=`` pads/truncates to a static
-    length."""
+def _nonzero_concrete(a):
+    """NumPy's ``nonzero`` of a concrete ``a``: the output's length depends on the values, so
+    under jit this raises (the traceable form with ``size=`` is ``arrayops.nonzero``)."""
     check_arraylike("nonzero", a)
     if isinstance(a, Tracer):
         raise a._concretization_error(
             "jnp.nonzero (the size of its result depends on the values; pass size= for a "
-            "static size outside jit)")
+            "static size, which works under jit)")
     host = np.asarray(a)
     if host.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d.")
-    idx = np.nonzero(host)
-    if size is not None:
-        fills = fill_value if isinstance(fill_value, (tuple, list)) else (
-            [0 if fill_value is None else fill_value] * host.ndim)
-        idx = tuple(np.concatenate([i[:size], np.full(builtins.max(size - len(i), 0), f)])
-                    for i, f in zip(idx, fills))
     int_dtype = dtypes.default_int_dtype()
     from minijax.numpy.creation import asarray
 
-    return tuple(asarray(i.astype(int_dtype)) for i in idx)
-
-
-def flatnonzero(a, *, size=None, fill_value=None):
-    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
-
-
-def argwhere(a, *, size=None, fill_value=None):
-    a = to_array(a)
-    idx = nonzero(atleast_1d(a) if a.ndim == 0 else a, size=size, fill_value=fill_value)
-    return stack(idx, axis=1) if idx else None
+    return tuple(asarray(i.astype(int_dtype)) for i in np.nonzero(host))

@@ -502,7 +502,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """``x`` where ``condition`` else ``y``, broadcast together. The one-argument form is
     ``nonzero``."""
     if x is None and y is None:
-        from minijax.numpy.manipulation import nonzero
+        from minijax.numpy.arrayops import nonzero
 
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:

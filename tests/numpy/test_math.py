@@ -215,3 +215,21 @@ def test_astype_and_bool_arithmetic():
     t = np.array([True, False, True])
     check(jnp.add(t, t), t + t)
     check(jnp.multiply(t, ~t), t * ~t)
+
+
+def test_where_one_argument_with_size_under_jit():
+    # jnp.where(c, size=...) and x.nonzero(size=...) take the traceable path (one nonzero).
+    x = np.array([[0, 3, 0], [1, 0, 2]], np.int32)
+    got = minijax.jit(lambda c: jnp.where(c > 0, size=5, fill_value=-1))(x)
+    for g, e in zip(got, np.nonzero(x)):
+        np.testing.assert_array_equal(np.asarray(g), np.concatenate([e, [-1, -1]]))
+    got = minijax.jit(lambda c: c.nonzero(size=2))(jnp.asarray(x))
+    for g, e in zip(got, np.nonzero(x)):
+        np.testing.assert_array_equal(np.asarray(g), e[:2])
+    got = minijax.jit(lambda c: jnp.nonzero(c, size=4, fill_value=(7, 8)))(x)
+    np.testing.assert_array_equal(np.asarray(got[0]), [0, 1, 1, 7])
+    np.testing.assert_array_equal(np.asarray(got[1]), [1, 0, 2, 8])
+    got = minijax.vmap(lambda r: jnp.where(r, size=2, fill_value=-1)[0])(x)
+    np.testing.assert_array_equal(np.asarray(got), [[1, -1], [0, 2]])
+    with pytest.raises(minijax.errors.ConcretizationTypeError, match="size="):
+        minijax.jit(lambda c: jnp.where(c))(x)
