@@ -25,6 +25,8 @@ quantized once per parameter array (cached by identity), the first time a signat
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from minijax import dtypes
@@ -133,7 +135,9 @@ class Quantized:
         self.mode = mode
         self.params = params
         self.act_ranges = act_ranges  # per calibrated matmul, in program order: calibrate()
-        self._weights = {}  # (id(w), reduce_axes) -> (w, q, scale)
+        self._weights = {}  # (shape, dtype, reduce_axes, digest of w) -> (w, q, scale)
+        self._by_id = {}  # (id(w), reduce_axes) -> the same records
+        self._keep = []
         self._scales = {}  # (id(scale), lead, batch, free, contract) -> per-channel scales
         self._transposed = {}  # (id(w), permutation) -> (w, w transposed on the host)
         self._fn = Transformed([self.quantize_pass], lambda *args: f(params, *args))
@@ -146,11 +150,20 @@ class Quantized:
 
     def _quantized_weight(self, w, reduce_axes):
         key = (id(w), tuple(reduce_axes))
-        rec = self._weights.get(key)
+        rec = self._by_id.get(key)
         if rec is None:
-            qdtype, qmax = MODES[self.mode]
-            q, scale = quantize_array(w, qdtype, qmax, reduce_axes)
-            rec = self._weights[key] = (w, q, scale)
+            # by content too: an array closed over by a loop body and also used outside it
+            # can reach the program as two constants (a NumPy array and its device copy)
+            a = np.ascontiguousarray(np.asarray(w))
+            ckey = (a.shape, a.dtype.str, tuple(reduce_axes),
+                    hashlib.blake2b(a.view(np.uint8).reshape(-1), digest_size=16).digest())
+            rec = self._weights.get(ckey)
+            if rec is None:
+                qdtype, qmax = MODES[self.mode]
+                q, scale = quantize_array(a, qdtype, qmax, reduce_axes)
+                rec = self._weights[ckey] = (w, q, scale)
+            self._by_id[key] = rec
+            self._keep.append(w)  # ids stay valid while cached
         return rec[1], rec[2]
 
     def quantize_pass(self, closed):
