@@ -639,31 +639,113 @@ def apply_over_axes(func, a, axes):
     return a
 
 
+_SIG_DIMS = r"\(\s*(?:\w+(?:\s*,\s*\w+)*)?\s*\)"
+_SIG_LIST = rf"{_SIG_DIMS}(?:\s*,\s*{_SIG_DIMS})*"
+
+
+def _parse_gufunc_signature(signature):
+    """``'(m,n),(n)->(m)'`` → ``([('m', 'n'), ('n',)], [('m',)])`` (NumPy's grammar)."""
+    import re
+
+    if not re.fullmatch(rf"\s*{_SIG_LIST}\s*->\s*{_SIG_LIST}\s*", signature):
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    ins, outs = signature.split("->")
+    parse = lambda part: [tuple(d.strip() for d in dims.split(",") if d.strip())  # noqa: E731
+                          for dims in re.findall(r"\(([^)]*)\)", part)]
+    return parse(ins), parse(outs)
+
+
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
-    """Elementwise ``pyfunc`` via ``vmap`` over the broadcast arguments (no ``signature``)."""
+    """NumPy's ``vectorize`` through ``vmap``: ``pyfunc`` sees one element (or, with a gufunc
+    ``signature`` such as ``'(m,n),(n)->(m)'``, one set of core dimensions) of the broadcast
+    loop dimensions; one ``vmap`` per loop dimension, and none over a dimension every argument
+    has as size 1 (the result gets it back with ``expand_dims``), as JAX does. ``excluded``
+    positions/keywords are passed through unchanged."""
     from minijax import vmap
 
-    if signature is not None:
-        raise NotImplementedError("jnp.vectorize with signature= is not implemented yet")
+    excluded = frozenset(excluded)
+    if any(not isinstance(e, (int, str)) for e in excluded):
+        raise TypeError(f"excluded must contain only ints and strs, got {set(excluded)}")
+    if any(isinstance(e, int) and e < 0 for e in excluded):
+        raise ValueError("excluded may not contain negative integers")
+    in_core, out_core = (_parse_gufunc_signature(signature) if signature is not None
+                         else (None, None))
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        dyn = [i for i in range(len(args)) if i not in excluded]
-        arrs = jnp.broadcast_arrays(*[to_array(args[i]) for i in dyn]) if dyn else []
+        # excluded and None arguments are closed over; the rest become vmapped positionals
+        fixed_kw = {k: v for k, v in kwargs.items() if k in excluded}
+        dyn_kw = [k for k in kwargs if k not in excluded]
+        all_args = list(args) + [kwargs[k] for k in dyn_kw]
+        dyn = [i for i, a in enumerate(all_args)
+               if not (i < len(args) and i in excluded) and a is not None]
+        if in_core is not None and len(in_core) != len(dyn):
+            raise TypeError(f"wrong number of positional arguments: expected {len(in_core)}, "
+                            f"got {len(dyn)} (signature {signature!r})")
+        core = in_core if in_core is not None else [()] * len(dyn)
+        arrs = [to_array(all_args[i]) for i in dyn]
+
+        dim_sizes = {}
+        loop_shapes = []
+        for x, dims in zip(arrs, core):
+            if x.ndim < len(dims):
+                raise ValueError(f"input with shape {x.shape} does not have enough dimensions "
+                                 f"for its core dimensions {dims} (signature {signature!r})")
+            for d, n in zip(dims, x.shape[x.ndim - len(dims):]):
+                if dim_sizes.setdefault(d, n) != n:
+                    raise ValueError(f"inconsistent size for core dimension {d!r}: "
+                                     f"{dim_sizes[d]} vs {n} (signature {signature!r})")
+            loop_shapes.append(tuple(x.shape[:x.ndim - len(dims)]))
+        loop_shape = jnp.broadcast_shapes(*loop_shapes) if loop_shapes else ()
 
         def call(*xs):
-            full = list(args)
+            full = list(all_args)
             for i, x in zip(dyn, xs):
                 full[i] = x
-            return pyfunc(*full, **kwargs)
+            pos, kw = full[:len(args)], dict(zip(dyn_kw, full[len(args):]))
+            out = pyfunc(*pos, **kw, **fixed_kw)
+            if out_core is not None:
+                _check_core_outputs(out, out_core, dim_sizes, signature)
+            return out
 
-        f = call
-        ndim = arrs[0].ndim if arrs else 0
-        for _ in range(ndim):
-            f = vmap(f)
-        return f(*arrs)
+        # size-1 loop axes are squeezed away; each remaining loop axis gets one vmap
+        squeezed, filled = [], []
+        for x, shape in zip(arrs, loop_shapes):
+            ones = tuple(i for i, n in enumerate(shape) if n == 1)
+            squeezed.append(lax.squeeze(x, ones) if ones else x)
+            filled.append((1,) * (len(loop_shape) - len(shape)) + shape)
+        f, expand = call, []
+        for axis in reversed(range(len(loop_shape))):
+            in_axes = tuple(None if shape[axis] == 1 else 0 for shape in filled)
+            if all(a is None for a in in_axes):
+                expand.append(axis)
+            else:
+                f = vmap(f, in_axes=in_axes)
+        out = f(*squeezed)
+        if not expand:
+            return out
+        expand = tuple(sorted(expand))
+        if isinstance(out, tuple):
+            return tuple(jnp.expand_dims(o, expand) for o in out)
+        return jnp.expand_dims(out, expand)
 
     return wrapped
+
+
+def _check_core_outputs(out, out_core, dim_sizes, signature):
+    outs = out if len(out_core) != 1 else (out,)
+    if len(out_core) != 1 and (not isinstance(out, tuple) or len(out) != len(out_core)):
+        raise TypeError(f"output must be a tuple of length {len(out_core)} to match the "
+                        f"signature {signature!r}, got {type(out).__name__}")
+    for o, dims in zip(outs, out_core):
+        shape = tuple(np.shape(o))
+        if len(shape) != len(dims):
+            raise ValueError(f"output shape {shape} does not match its core dimensions {dims} "
+                             f"(signature {signature!r})")
+        for d, n in zip(dims, shape):
+            if dim_sizes.setdefault(d, n) != n:
+                raise ValueError(f"output core dimension {d!r} has size {n}, expected "
+                                 f"{dim_sizes[d]} (signature {signature!r})")
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):

@@ -357,3 +357,30 @@ def test_isdtype():
     assert jnp.isdtype(jnp.bfloat16, "real floating")
     assert jnp.isdtype(np.int8, ("bool", "integral")) and not jnp.isdtype(np.int8, "bool")
     assert jnp.isdtype(np.complex64, "numeric") and jnp.isdtype(np.uint8, np.uint8)
+
+
+def test_vectorize_signature_against_numpy():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(4, 1, 3, 2)).astype(F32)
+    b = rng.normal(size=(5, 2)).astype(F32)
+    sig = "(m,n),(n)->(m)"
+    want = np.vectorize(np.matmul, signature=sig)(a, b)
+    mv = jnp.vectorize(jnp.matmul, signature=sig)
+    np.testing.assert_allclose(np.asarray(mv(a, b)), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(minijax.jit(mv)(a, b)), want, rtol=1e-5, atol=1e-5)
+    # several outputs, a new core dimension in the output, excluded arguments
+    stats = jnp.vectorize(lambda x: (x.sum(), x.max()), signature="(n)->(),()")(a)
+    np.testing.assert_allclose(np.asarray(stats[0]), a.sum(-1), rtol=1e-5)
+    np.testing.assert_array_equal(np.asarray(stats[1]), a.max(-1))
+    outer = jnp.vectorize(lambda v: jnp.outer(v, v), signature="(n)->(n,n)")(a[:, 0])
+    np.testing.assert_allclose(np.asarray(outer), np.einsum("...i,...j->...ij", a[:, 0], a[:, 0]),
+                               rtol=1e-6)
+    power = jnp.vectorize(lambda x, p, mode: x ** p if mode == "pow" else x,
+                          excluded={1, "mode"})
+    np.testing.assert_allclose(np.asarray(power(a, 2, mode="pow")), a ** 2, rtol=1e-6)
+    with pytest.raises(ValueError, match="core dimension 'n'"):
+        mv(a, np.ones((5, 3), F32))
+    with pytest.raises(ValueError, match="signature"):
+        jnp.vectorize(jnp.sum, signature="(n->()")
+    with pytest.raises(ValueError, match="output"):
+        jnp.vectorize(lambda x: x, signature="(n)->()")(a)
