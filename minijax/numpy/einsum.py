@@ -6,11 +6,13 @@
    squeezed away, which is how broadcasting happens.
 2. Per operand: a repeated label (``'ii->i'``) becomes a diagonal, and a label no other operand
    and not the output uses is summed away right there (``lax.reduce_sum``).
-3. A greedy order (as opt_einsum's ``greedy``): repeatedly contract the pair whose result is
-   smallest (ties: the one that removes the most elements), preferring pairs that share a label
-   over outer products. Each pairwise contraction is ONE ``lax.dot_general``: labels in both
-   operands and still needed later are batch dimensions, labels in both and needed nowhere else
-   are contracting dimensions.
+3. An order: ``'optimal'`` (and ``True``) searches every pairwise order for the fewest
+   multiply-adds (dynamic programming over operand subsets, up to 8 operands); ``'greedy'`` (as
+   opt_einsum's) repeatedly contracts the pair whose result is smallest (ties: the one that
+   removes the most elements), preferring pairs that share a label over outer products;
+   ``'auto'`` is optimal up to 4 operands, greedy above. Each pairwise contraction is ONE
+   ``lax.dot_general``: labels in both operands and still needed later are batch dimensions,
+   labels in both and needed nowhere else are contracting dimensions.
 4. A final ``lax.transpose`` into the output order.
 
 The path has NumPy's format (``['einsum_path', (0, 1), (0, 1)]``: positions in the current
@@ -179,7 +181,82 @@ def _left_to_right_path(n):
     return [(0, 1)] * (n - 1) if n > 1 else []
 
 
+OPTIMAL_MAX_OPERANDS = 8  # exhaustive search is 3**n subset splits; above this, greedy
+
+
+def _optimal_path(inputs, out_labels, sizes):
+    """The pairwise order with the fewest multiply-adds, by dynamic programming over subsets of
+    operands (opt_einsum's ``'optimal'``/``'dp'`` idea). Contracting two groups costs the
+    product of the sizes of all labels they hold; a group keeps the labels still needed by
+    the output or by operands outside it. ``O(3**n)``, so only for a few operands."""
+    n = len(inputs)
+    labels = [frozenset(lab) for lab in inputs]
+    out = frozenset(out_labels)
+    full = (1 << n) - 1
+
+    def kept(mask):
+        inside = frozenset().union(*(labels[k] for k in range(n) if mask >> k & 1))
+        outside = out.union(*(labels[k] for k in range(n) if not mask >> k & 1))
+        return inside & outside
+
+    keep = {}
+    best = {}  # mask -> (cost, split)
+    for k in range(n):
+        best[1 << k] = (0, None)
+        keep[1 << k] = labels[k]
+    for mask in sorted(range(1, full + 1), key=lambda m: bin(m).count("1")):
+        if mask in best:
+            continue
+        keep[mask] = kept(mask)
+        low = mask & -mask  # the lowest operand stays in `sub`: each split is seen once
+        choice = None
+        sub = (mask - 1) & mask
+        while sub:
+            if sub & low:
+                rest = mask ^ sub
+                cost = (best[sub][0] + best[rest][0]
+                        + math.prod(sizes[lab] for lab in keep[sub] | keep[rest]))
+                if choice is None or cost < choice[0]:
+                    choice = (cost, (sub, rest))
+            sub = (sub - 1) & mask
+        best[mask] = choice
+
+    # the tree, post-order, as NumPy-format positions in the current operand list
+    current = [1 << k for k in range(n)]
+    path = []
+
+    def emit(mask):
+        split = best[mask][1]
+        if split is None:
+            return
+        emit(split[0])
+        emit(split[1])
+        i, j = sorted((current.index(split[0]), current.index(split[1])))
+        path.append((i, j))
+        del current[j], current[i]
+        current.append(mask)
+
+    emit(full)
+    return path
+
+
+def path_cost(path, inputs, out_labels, sizes):
+    """Multiply-adds of a pairwise path (the cost ``'optimal'`` minimizes)."""
+    current = [frozenset(lab) for lab in inputs]
+    out = frozenset(out_labels)
+    total = 0
+    for i, j in path:
+        both = current[i] | current[j]
+        total += math.prod(sizes[lab] for lab in both)
+        rest = [c for k, c in enumerate(current) if k not in (i, j)]
+        current = rest + [both & out.union(*rest)]
+    return total
+
+
 def _resolve_path(optimize, inputs, out_labels, sizes):
+    """``optimize``: an explicit path; False/None/'none' (left to right); 'greedy'; 'optimal'
+    (also True as in JAX, 'dp', 'branch-*': exhaustive up to OPTIMAL_MAX_OPERANDS operands,
+    greedy above); 'auto' (optimal up to 4 operands, greedy above, as opt_einsum)."""
     n = len(inputs)
     if isinstance(optimize, (list, tuple)) and optimize and not isinstance(optimize, str):
         path = list(optimize)
@@ -188,7 +265,12 @@ def _resolve_path(optimize, inputs, out_labels, sizes):
         return [tuple(p) for p in path]
     if optimize is False or optimize is None or optimize == "none":
         return _left_to_right_path(n)
-    if optimize in (True, "auto", "greedy", "optimal", "dp", "branch-2", "branch-all"):
+    if optimize == "greedy":
+        return _greedy_path(inputs, out_labels, sizes)
+    if optimize in (True, "optimal", "dp", "branch-2", "branch-all", "branch-1", "auto"):
+        limit = 4 if optimize == "auto" else OPTIMAL_MAX_OPERANDS
+        if n <= limit:
+            return _optimal_path(inputs, out_labels, sizes)
         return _greedy_path(inputs, out_labels, sizes)
     raise ValueError(f"einsum: unknown optimize={optimize!r}")
 

@@ -132,3 +132,49 @@ def test_einsum_errors():
         jnp.einsum("ij,jk->ik", a, np.ones((4, 2), np.float32))
     with pytest.raises(ValueError, match="output"):
         jnp.einsum("ij->iz", a)
+
+
+def _brute_force_min_cost(shapes_by_label, inputs, out):
+    """The fewest multiply-adds over EVERY pairwise contraction order (a plain recursion)."""
+    def rec(groups):
+        if len(groups) == 1:
+            return 0
+        best = None
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                rest = [g for k, g in enumerate(groups) if k not in (i, j)]
+                both = groups[i] | groups[j]
+                cost = int(np.prod([shapes_by_label[c] for c in both]))
+                needed = set(out).union(*rest)
+                total = cost + rec(rest + [frozenset(both & needed)])
+                best = total if best is None else min(best, total)
+        return best
+    return rec([frozenset(s) for s in inputs])
+
+
+@pytest.mark.parametrize("spec,sizes", [
+    ("ab,bc,cd,de->ae", dict(a=2, b=30, c=40, d=3, e=50)),
+    ("ab,bc,cd,de,ef->af", dict(a=20, b=2, c=30, d=2, e=40, f=3)),
+    ("abc,cd,bde,ea->", dict(a=4, b=5, c=6, d=7, e=3)),
+    ("ij,jk,kl,lm,mn,ni->", dict(i=3, j=9, k=2, l=8, m=4, n=7)),
+])
+def test_einsum_optimize_values(spec, sizes):
+    from minijax.numpy.einsum import path_cost
+
+    rng = np.random.default_rng(0)
+    inputs, out = spec.split("->")
+    inputs = inputs.split(",")
+    ops = [rng.normal(size=[sizes[c] for c in s]).astype(np.float32) for s in inputs]
+    want = np.einsum(spec, *[o.astype(np.float64) for o in ops])
+    scale = np.abs(want).max() + 1
+    best = _brute_force_min_cost(sizes, inputs, out)
+    costs = {}
+    for optimize in (False, True, "greedy", "optimal", "auto", "dp"):
+        path, _ = jnp.einsum_path(spec, *ops, optimize=optimize)
+        costs[optimize] = path_cost(path[1:], inputs, out, sizes)
+        got = minijax.jit(lambda *xs, o=optimize: jnp.einsum(spec, *xs, optimize=o))(*ops)
+        np.testing.assert_allclose(np.asarray(got) / scale, want / scale, atol=2e-5)
+    assert costs["optimal"] == costs[True] == costs["dp"] == best
+    assert costs["greedy"] >= best and costs[False] >= best
+    with pytest.raises(ValueError, match="unknown optimize"):
+        jnp.einsum(spec, *ops, optimize="fastest")
