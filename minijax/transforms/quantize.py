@@ -18,9 +18,33 @@ the instrumented program runs on the sample batches, and the returned function r
 matmuls in int8 x int8 -> int32 with a per-tensor activation scale (``max|x| / 127``, values
 beyond the calibrated range saturate) and per-channel weight scales.
 
-Only matmuls at the top level of the program are quantized (not inside loop bodies). Weights are
-quantized once per parameter array (cached by identity), the first time a signature is traced;
-``weight_memory()`` reports their bytes before and after.
+Where the weights are. A weight is a float parameter of rank >= 2 reaching a ``dot_general``
+directly, through a ``transpose`` (transposed on the host) or through a ``broadcast_in_dim``
+that only adds batch axes (``x @ w`` with ``x`` of rank 3 is a batched dot against ``w``
+broadcast: the broadcast stays in the program, applied to the quantized weight). The pass
+walks loop and branch bodies, following each constant through the operands that carry it in:
+
+- ``scan`` ``xs``: a stacked per-layer weight, sliced per iteration. It is quantized per layer
+  per output channel (the scales keep the stacked axes); the quantized stack and its scales
+  become ``xs`` of the scan in place of the f32 stack, and the body dequantizes in the matmul
+  as at the top level. ``scan`` consts (weights closed over by the body) likewise become
+  quantized consts. Nested scans recurse (a ``[L1, L2, ...]`` stack scanned twice keeps both
+  leading axes in its scales).
+- ``cond`` branches (operands) and ``while`` bodies (body consts): weight-only there.
+- Call-like primitives (``checkpoint``, ``custom_jvp``/``custom_vjp`` bodies) are not entered:
+  their open jaxprs cannot take new inputs without changing the primitive's own rules, so
+  matmuls inside them stay float.
+
+Operands the rewritten body no longer reads (the f32 stacks) are pruned from the loop, and DCE
+drops them from the program. Calibration covers the top level and scan bodies (nested too): the
+instrumented scan stacks each body matmul's ``max|x|`` per iteration as an extra output and
+takes its max, so each body matmul gets one per-tensor activation range, the max over the loop
+(over layers). Matmuls in ``cond`` branches and ``while`` bodies of a calibrated program use
+weight-only int8.
+
+Weights are quantized once per parameter array (cached by identity and content), the first time
+a signature is traced; ``weight_memory()`` reports their bytes before and after (a stacked
+weight counts whole).
 """
 
 from __future__ import annotations
