@@ -12,8 +12,9 @@ position of each advanced axis in that result is known), then ONE ``lax.gather``
 advanced axes (index arrays broadcast and stacked on a last axis; negative entries wrapped).
 The gather's ``offset_dims`` put the broadcast dims where NumPy does: in place of adjacent
 advanced indices, else first. As in NumPy, integer scalars count as advanced indices when an
-array index is present. Out-of-bounds reads clamp by default (``mode='fill'`` gives
-``fill_value``).
+array index is present. A boolean scalar (``x[True]``, ``x[False]``) is NumPy's 0-d mask: a new
+axis of size 1 indexed by a length-1 or length-0 index array. Out-of-bounds reads clamp by
+default (``mode='fill'`` gives ``fill_value``).
 
 ``x.at[idx]`` (``_IndexUpdateRef``) writes with ONE scatter into ``x`` flattened: the flat
 positions are ``getitem`` of an iota of ``x``'s shape (so every index form, and per-axis
@@ -43,14 +44,69 @@ def _is_dynamic_int(i):
 
 
 def _advanced_error(idx):
+    """For an index that reached basic indexing although it is not basic: getitem turns every
+    array, list and boolean scalar into an advanced index first, so only values that are no
+    index at all (floats arrays, objects) get here."""
     what = type(idx).__name__
     if isinstance(idx, (Tracer, Array, np.ndarray)):
         what = f"an array of shape {tuple(idx.shape)} and dtype {idx.dtype}"
     return IndexError(
-        f"Advanced indexing (integer arrays, lists and boolean masks; got {what}) needs the "
-        "gather primitive, which minijax does not have yet: it comes with the numpy gather "
-        "issue. Use integer scalars, slices, None and ... for now, or lax.dynamic_slice."
-    )
+        "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+        f"boolean arrays are valid indices, got {what}")
+
+
+def _is_bool_scalar(i):
+    if isinstance(i, (bool, np.bool_)):
+        return True
+    aval = getattr(i, "aval", None)
+    if aval is not None:
+        return aval.ndim == 0 and aval.dtype == np.bool_
+    return isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype == np.bool_
+
+
+def _dims_consumed(i):
+    """How many axes of the indexed array the index element ``i`` uses up."""
+    if i is None or i is Ellipsis or _is_bool_scalar(i):
+        return 0
+    if isinstance(i, list):
+        try:
+            i = np.asarray(i)
+        except (ValueError, TypeError):
+            return 1
+    dtype = getattr(i, "dtype", None)
+    if dtype is not None and np.dtype(dtype) == np.bool_:
+        return np.ndim(i) if not hasattr(i, "aval") else i.aval.ndim
+    return 1
+
+
+def _expand_bool_scalars(x, index):
+    """NumPy's boolean scalar indices: ``x[True]`` adds an axis of size 1, ``x[False]`` one of
+    size 0. As in NumPy, a boolean scalar is a 0-d mask: a new axis of size 1 in ``x`` indexed
+    by an advanced index of length 1 (True) or 0 (False), so it broadcasts with other array
+    indices the way NumPy's does."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if not any(_is_bool_scalar(i) for i in index):
+        return x, index
+    used = sum(_dims_consumed(i) for i in index)
+    out, axes, dim = [], [], 0
+    for i in index:
+        if _is_bool_scalar(i):
+            if isinstance(i, Tracer):
+                raise IndexError(
+                    "Array boolean indices must be concrete; got a traced boolean scalar "
+                    "(NonConcreteBooleanIndexError): the result shape would depend on its "
+                    "value. Use jnp.where or lax.cond instead.")
+            axes.append(dim)
+            out.append(np.zeros(int(bool(np.asarray(i))), np.int32))
+            dim += 1
+        elif i is Ellipsis:
+            dim += max(x.ndim - used, 0)
+            out.append(i)
+        else:
+            dim += _dims_consumed(i)
+            out.append(i)
+    return lax.expand_dims(x, tuple(axes)), tuple(out)
 
 
 def _normalize(index, ndim, allow_advanced=False):
@@ -179,8 +235,6 @@ def _as_index_array(i):
             raise IndexError(f"Cannot use the list {i!r} as an index") from None
         if i.size == 0:
             i = i.astype(np.int32)
-    if isinstance(i, (bool, np.bool_)):
-        raise IndexError("Boolean scalar indices are not supported; use jnp.where instead.")
     if isinstance(i, Tracer) or (isinstance(i, Array) and not isinstance(i, np.ndarray)):
         dt = i.aval.dtype
         if dt == np.bool_:
@@ -199,8 +253,6 @@ def _as_index_array(i):
             return i
     if isinstance(i, np.ndarray):
         if i.dtype == np.bool_:
-            if i.ndim == 0:
-                raise IndexError("Boolean scalar indices are not supported; use jnp.where.")
             return [_AdvIndex(a.astype(np.int32), i.shape if k == 0 else None)
                     for k, a in enumerate(np.nonzero(i))]
         if i.dtype.kind not in "iu":
@@ -252,7 +304,7 @@ def getitem(x, index, mode=None, fill_value=None):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
     ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds indices, 'fill'/'drop'
     give ``fill_value`` (NaN, or the dtype's extreme, by default)."""
-    x = to_array(x)
+    x, index = _expand_bool_scalars(to_array(x), index)
     index = _expand_arrays(index)
     # A traced integer scalar is basic indexing (a clamping dynamic_slice) unless out-of-bounds
     # positions must fill or drop: then it is a 0-d advanced index, which the gather honours.

@@ -78,10 +78,29 @@ def test_advanced_indexing_is_one_gather():
     check(jnp.asarray(a)[jnp.arange(2)], a[np.arange(2)])
     jaxpr = str(minijax.make_jaxpr(lambda x, i: x[i])(a, np.array([1, 2])))
     assert jaxpr.count("gather") == 1
-    with pytest.raises(IndexError, match="Boolean scalar"):
-        jnp.asarray(a)[True]
     with pytest.raises(IndexError, match="jnp.where"):
         minijax.jit(lambda x: x[x > 2])(a)
+
+
+@pytest.mark.parametrize("idx", [
+    True, False, (0, True), (Ellipsis, True), np.bool_(True), np.array(False), (True, [0, 1]),
+    (slice(None), None, False, 1), (True, False), (np.array(False), Ellipsis, True),
+    (True, np.array([[True, False, True], [False, True, True]])),
+])
+def test_boolean_scalar_index_matches_numpy(idx):
+    # NumPy: a boolean scalar is a 0-d mask, a new axis of size 1 (True) or 0 (False).
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    check(jnp.asarray(a)[idx], a[idx])
+    check(minijax.jit(lambda x: x[idx])(a), a[idx])
+
+
+def test_boolean_scalar_index_updates_and_errors():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    check(jnp.asarray(a).at[True].set(7.0), np.full((2, 3), 7.0, np.float32))
+    check(jnp.asarray(a).at[False].set(7.0), a)
+    check(jnp.asarray(a)[jnp.asarray(True)], a[None])
+    with pytest.raises(IndexError, match="traced boolean scalar"):
+        minijax.jit(lambda x, b: x[b])(a, True)
 
 
 def test_traced_integer_index():
