@@ -9,7 +9,6 @@ from minijax import lax
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
-    broadcast_to_shape,
     check_arraylike,
     promote_dtypes,
     to_array,
@@ -59,17 +58,53 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
             f"signature (n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is different from "
             f"{a.shape[-1]}); shapes {a.shape} and {b.shape}")
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    nb = len(batch)
-    if a.shape[:-2] != batch:
-        a = broadcast_to_shape(a, batch + a.shape[-2:])
-    if b.shape[:-2] != batch:
-        b = broadcast_to_shape(b, batch + b.shape[-2:])
-    batch_dims = tuple(range(nb))
-    dims = (((nb + 1,), (nb,)), (batch_dims, batch_dims))
-    out = lax.dot_general(a, b, dims, precision, preferred_element_type)
+    out = _batched_matmul(a, b, precision, preferred_element_type)
+    nb = out.ndim - 2
     squeeze = ((nb,) if a_vec else ()) + ((out.ndim - 1,) if b_vec else ())
     return lax.squeeze(out, squeeze) if squeeze else out
+
+
+def _batched_matmul(a, b, precision, preferred_element_type):
+    """``a @ b`` for ``a: (..., M, K)``, ``b: (..., K, N)`` as one ``dot_general`` that never
+    materialises a broadcast operand: a batch axis only one side has (or has with size 1 where
+    the other's is larger) stays a free axis of that side, as in JAX. ``x (B, S, D) @ w (D, F)``
+    is then a plain (B*S, D) x (D, F) matmul (not B copies of ``w`` in a batched one), and its
+    transpose gives ``w``'s gradient as one contraction over (B, S), not B partial gradients
+    summed afterwards; the result is transposed to NumPy's (batch..., M, N) layout if needed."""
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    nb = len(batch)
+    a_pad, b_pad = nb - (a.ndim - 2), nb - (b.ndim - 2)
+    shared, a_only, b_only, a_squeeze, b_squeeze = [], [], [], [], []
+    for i in range(nb):
+        sa = a.shape[i - a_pad] if i >= a_pad else None
+        sb = b.shape[i - b_pad] if i >= b_pad else None
+        if sa is not None and sa == sb:
+            shared.append(i)
+        elif sa is not None and (sb is None or sb == 1):
+            a_only.append(i)
+            if sb is not None:
+                b_squeeze.append(i - b_pad)
+        else:
+            b_only.append(i)
+            if sa is not None:
+                a_squeeze.append(i - a_pad)
+    if a_squeeze:
+        a = lax.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax.squeeze(b, tuple(b_squeeze))
+    # After squeezing, each side's batch axes are its shared and own axes, in batch order.
+    a_axes = [i for i in range(nb) if i in shared or i in a_only]
+    b_axes = [i for i in range(nb) if i in shared or i in b_only]
+    dims = (((a.ndim - 1,), (b.ndim - 2,)),
+            (tuple(a_axes.index(i) for i in shared), tuple(b_axes.index(i) for i in shared)))
+    out = lax.dot_general(a, b, dims, precision, preferred_element_type)
+    # dot_general's layout: (shared..., a_only..., M, b_only..., N).
+    ns, na = len(shared), len(a_only)
+    where = {i: k for k, i in enumerate(shared)}
+    where.update({i: ns + k for k, i in enumerate(a_only)})
+    where.update({i: ns + na + 1 + k for k, i in enumerate(b_only)})
+    perm = tuple(where[i] for i in range(nb)) + (ns + na, out.ndim - 1)
+    return out if perm == tuple(range(out.ndim)) else lax.transpose(out, perm)
 
 
 @eager_jit(static_argnames=('precision', 'preferred_element_type'))
