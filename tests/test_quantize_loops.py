@@ -151,9 +151,9 @@ def test_calibrate_scan_body_ranges_max_over_layers():
 
 def test_char_transformer_int8_weights_in_the_layer_scan():
     """The example's GPT (layers stacked, run by lax.scan), trained a few steps: with int8
-    weight-only quantization its loss stays within 0.2% of f32 (measured 0.005%); int8
-    activations calibrated on one batch (ranges: max over the layers) within 1% (measured
-    0.01%)."""
+    weight-only quantization its loss stays within 0.2% of f32 (measured 0.005%). (Calibrated
+    int8 activations in scan bodies are tested on smaller models above; the char transformer's
+    figure is in benchmarks/RESULTS.md.)"""
     ct = _load_example("char_transformer")
     from _common import adam_init
 
@@ -171,9 +171,6 @@ def test_char_transformer_int8_weights_in_the_layer_scan():
     q8 = transforms.quantize(ct.loss_fn, params, "int8_weight_only")
     int8 = float(q8(x, y))
     assert abs(int8 - f32) / f32 < 2e-3
-    cal = transforms.calibrate(ct.loss_fn, params, [(x[:8], y[:8])])
-    assert len(cal.act_ranges) == 5  # 4 layer matmuls (in the scan) + the output projection
-    assert abs(float(cal(x, y)) - f32) / f32 < 1e-2
 
     layers = params["layers"]
     stacked = {k: tuple(layers[k].shape) for k in ("w_qkv", "w_o", "w_up", "w_down")}
@@ -187,3 +184,36 @@ def test_char_transformer_int8_weights_in_the_layer_scan():
     assert mem["bytes_after"] < 0.27 * mem["bytes_before"]
     print(f"\nchar transformer loss f32 {f32:.5f}, int8 weight-only {int8:.5f}; matmul weights "
           f"{mem['bytes_before']} -> {mem['bytes_after']} bytes")
+
+
+def test_quantize_checkpointed_layers_in_a_scan():
+    """Remat'd layers (``checkpoint`` inside the layer scan, and one at the top level): the
+    weights become int8 operands of the checkpoint; calibration reaches into it too."""
+    rng = np.random.default_rng(3)
+    ws = (rng.standard_normal((L, D, D)) / np.sqrt(D)).astype(np.float32)
+    c = (rng.standard_normal((D, D)) / np.sqrt(D)).astype(np.float32)
+
+    def f(p, x):
+        ws, c = p
+        block = minijax.checkpoint(lambda h, w: jnp.tanh(h @ w + h @ c))
+        h = lax.scan(lambda h, w: (block(h, w), None), x, ws)[0]
+        return minijax.checkpoint(lambda h: jnp.tanh(h @ c.T))(h)
+
+    x = _x(8)
+    ref = f((ws, c), x)
+    qf = transforms.quantize(f, (ws, c))
+    assert _rel(qf(x), ref) < 2e-2  # 7 int8 matmuls in sequence, measured 0.7%
+    g = minijax.grad(lambda x: jnp.sum(qf(x) ** 2))(x)
+    assert _rel(g, minijax.grad(lambda x: jnp.sum(f((ws, c), x) ** 2))(x)) < 6e-2
+    jaxpr = qf.transformed_jaxpr(x)
+    remats = transforms.find_eqns(jaxpr, "checkpoint")
+    assert len(remats) == 2 and all(
+        any(a.aval.dtype == np.int8 for a in e.invars) for e in remats)
+    assert not any(np.asarray(k).dtype == np.float32 and np.shape(k) in ((L, D, D), (D, D))
+                   for k in jaxpr.consts)
+    assert qf.weight_memory()["num_weights"] == 3  # the stack, c, c.T
+    cal = transforms.calibrate(f, (ws, c), [(x,)])
+    assert len(cal.act_ranges) == 3
+    assert all(a.aval.dtype == np.int8 for e in transforms.find_eqns(
+        cal.transformed_jaxpr(x), "dot_general") for a in e.invars)
+    assert _rel(cal(x), ref) < 4e-2  # int8 activations too: measured 1.8%

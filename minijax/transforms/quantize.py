@@ -31,12 +31,14 @@ walks loop and branch bodies, following each constant through the operands that 
   quantized consts. Nested scans recurse (a ``[L1, L2, ...]`` stack scanned twice keeps both
   leading axes in its scales).
 - ``cond`` branches (operands) and ``while`` bodies (body consts): weight-only there.
-- Call-like primitives (``checkpoint``, ``custom_jvp``/``custom_vjp`` bodies) are not entered:
-  their open jaxprs cannot take new inputs without changing the primitive's own rules, so
-  matmuls inside them stay float.
+- ``checkpoint`` bodies (its operands map one to one to its jaxpr's inputs): the quantized
+  weights become extra operands; calibrated too (the maxima become extra outputs).
+- ``custom_jvp``/``custom_vjp`` bodies are not entered: their jaxprs cannot take new inputs
+  without changing the primitives' own rules (the custom rule's signature), so matmuls inside
+  them stay float.
 
 Operands the rewritten body no longer reads (the f32 stacks) are pruned from the loop, and DCE
-drops them from the program. Calibration covers the top level and scan bodies (nested too): the
+drops them from the program. Calibration covers the top level, scan and checkpoint bodies: the
 instrumented scan stacks each body matmul's ``max|x|`` per iteration as an extra output and
 takes its max, so each body matmul gets one per-tensor activation range, the max over the loop
 (over layers). Matmuls in ``cond`` branches and ``while`` bodies of a calibrated program use
@@ -229,6 +231,8 @@ class Quantized:
                 new = self._cond(lv, eqn)
             elif name == "while" and not instrument:
                 new = self._while(lv, eqn)
+            elif name == "checkpoint":
+                new = self._checkpoint(lv, eqn, act, instrument)
             lv.changed |= new is not eqn
             if new is not None:  # None: _scan emitted it
                 b.eqns.append(new)
@@ -399,6 +403,35 @@ class Quantized:
         return JaxprEqn(eqn.primitive, ops[:ncc] + [o for o, _ in consts] + bops[nbc:],
                         eqn.outvars, dict(p, body_jaxpr=new_body, body_nconsts=len(consts)),
                         eqn.source_info)
+
+    def _checkpoint(self, lv, eqn, act, instrument):
+        """``checkpoint`` passes its operands to its open jaxpr one to one: quantized weights
+        (and any constants the replacements bring) become extra operands; activation maxima
+        become extra outputs."""
+        body = ClosedJaxpr(eqn.params["jaxpr"], [])
+        ops = eqn.invars
+        known = self._sub_known(lv, ops, body.jaxpr.invars, [False] * len(ops))
+        if not known:
+            return eqn
+        new_body, sub = self._walk(body, known, act, instrument)
+        if not sub.changed:
+            return eqn
+        bj = new_body.jaxpr
+        used = _used_vars(bj)
+        pairs = list(zip(ops, bj.invars))
+        pairs += [(lv.var_for(a, r[:-1]), v) for v, a, r in sub.needs.values()]
+        pairs += [(lv.var_for(c, ()), v) for v, c in zip(bj.constvars, new_body.consts)]
+        pairs = [(o, v) for o, v in pairs if v in used]
+        n_out = len(eqn.outvars)
+        extra = [Var(v.aval) for v in bj.outvars[n_out:]]
+        new = JaxprEqn(eqn.primitive, [o for o, _ in pairs], eqn.outvars + extra,
+                       dict(eqn.params, jaxpr=Jaxpr([], [v for _, v in pairs], bj.outvars,
+                                                    bj.eqns)), eqn.source_info)
+        if extra:
+            lv.b.eqns.append(new)
+            lv.extra += extra
+            return None
+        return new
 
     def _cond(self, lv, eqn):
         index, *ops = eqn.invars
