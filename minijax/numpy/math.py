@@ -321,7 +321,18 @@ def logaddexp(x1, x2, /):
     would be 0).
     """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp(to_array(x1), to_array(x2))
+    x1, x2 = to_array(x1), to_array(x2)
+    if dtypes.is_complex(x1.aval.dtype):
+        return _logaddexp_complex(x1, x2)
+    return _logaddexp(x1, x2)
+
+
+def _logaddexp_complex(x1, x2):
+    """``big + log1p(exp(small - big))`` with ``big`` the operand of larger real part (the
+    magnitude of ``exp``): complex inputs as in JAX (NumPy's ufunc has no complex loop)."""
+    first = lax.ge(lax.real(x1), lax.real(x2))
+    big, small = lax.select(first, x1, x2), lax.select(first, x2, x1)
+    return lax.add(big, lax.log1p(lax.exp(lax.sub(small, big))))
 
 
 def _logaddexp_primal(x1, x2):

@@ -233,3 +233,19 @@ def test_where_one_argument_with_size_under_jit():
     np.testing.assert_array_equal(np.asarray(got), [[1, -1], [0, 2]])
     with pytest.raises(minijax.errors.ConcretizationTypeError, match="size="):
         minijax.jit(lambda c: jnp.where(c))(x)
+
+
+def test_logaddexp_complex_against_the_definition():
+    """NumPy's ufunc has no complex loop; JAX's has: compare with log(exp(a) + exp(b)) in
+    complex128 where that does not overflow, and with the shifted form where it would."""
+    rng = np.random.default_rng(0)
+    a = (rng.normal(size=8) * 3 + 1j * rng.normal(size=8)).astype(np.complex64)
+    b = (rng.normal(size=8) * 3 + 1j * rng.normal(size=8)).astype(np.complex64)
+    got = np.asarray(jnp.logaddexp(a, b))
+    want = np.log(np.exp(a.astype(np.complex128)) + np.exp(b.astype(np.complex128)))
+    # equal up to a multiple of 2*pi*i (the branch of log)
+    diff = got - want
+    np.testing.assert_allclose(diff.real, 0, atol=1e-5)
+    np.testing.assert_allclose(np.remainder(diff.imag + np.pi, 2 * np.pi) - np.pi, 0, atol=1e-5)
+    big = np.asarray(jnp.logaddexp(np.complex64(700 + 1j), np.complex64(699.5 - 2j)))
+    np.testing.assert_allclose(big, (700 + 1j) + np.log1p(np.exp(-0.5 - 3j)), rtol=1e-6)
