@@ -594,37 +594,33 @@ def bitwise_count(x, /):
 # Window functions
 
 
-def _window_n(M, name):
-    return operator.index(M)
+def _cosine_window(M, terms):
+    """``sum_k a_k cos(2 pi k n / (M - 1))`` for ``n < M`` (ones for ``M <= 1``, as NumPy):
+    the generalized cosine windows (hamming, hanning, blackman)."""
+    M = operator.index(M)
+    if M <= 1:
+        return jnp.ones((max(M, 0),), dtypes.default_float_dtype())
+    n = jnp.arange(M, dtype=dtypes.default_float_dtype())
+    out = terms[0]
+    for k, a in enumerate(terms[1:], start=1):
+        out = out + a * jnp.cos(2 * k * jnp.pi * n / (M - 1))
+    return out
 
 
 def hamming(M):
-    M = _window_n(M, "hamming")
-    if M <= 1:
-        return jnp.ones((max(M, 0),), dtypes.default_float_dtype())
-    n = jnp.arange(M, dtype=dtypes.default_float_dtype())
-    return 0.54 - 0.46 * jnp.cos(2 * jnp.pi * n / (M - 1))
+    return _cosine_window(M, (0.54, -0.46))
 
 
 def hanning(M):
-    M = _window_n(M, "hanning")
-    if M <= 1:
-        return jnp.ones((max(M, 0),), dtypes.default_float_dtype())
-    n = jnp.arange(M, dtype=dtypes.default_float_dtype())
-    return 0.5 - 0.5 * jnp.cos(2 * jnp.pi * n / (M - 1))
+    return _cosine_window(M, (0.5, -0.5))
 
 
 def blackman(M):
-    M = _window_n(M, "blackman")
-    if M <= 1:
-        return jnp.ones((max(M, 0),), dtypes.default_float_dtype())
-    n = jnp.arange(M, dtype=dtypes.default_float_dtype())
-    return (0.42 - 0.5 * jnp.cos(2 * jnp.pi * n / (M - 1))
-            + 0.08 * jnp.cos(4 * jnp.pi * n / (M - 1)))
+    return _cosine_window(M, (0.42, -0.5, 0.08))
 
 
 def bartlett(M):
-    M = _window_n(M, "bartlett")
+    M = operator.index(M)
     if M <= 1:
         return jnp.ones((max(M, 0),), dtypes.default_float_dtype())
     n = jnp.arange(M, dtype=dtypes.default_float_dtype())
@@ -632,7 +628,7 @@ def bartlett(M):
 
 
 def kaiser(M, beta):
-    M = _window_n(M, "kaiser")
+    M = operator.index(M)
     if M <= 1:
         return jnp.ones((max(M, 0),), dtypes.default_float_dtype())
     n = jnp.arange(M, dtype=dtypes.default_float_dtype())
