@@ -224,11 +224,17 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals):
     return jvp
 
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
-custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_jvp_call_p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
-custom_jvp_call_p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr,
-                                                                              args))
+def _call_primitive(name):
+    """A primitive that runs its ``call_jaxpr`` as is (evaluation, abstract evaluation and
+    lowering); the custom rule lives in its JVP rule."""
+    p = Primitive(name, multiple_results=True)
+    p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+    p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
+    p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
+    return p
+
+
+custom_jvp_call_p = _call_primitive("custom_jvp_call")
 
 
 @custom_jvp_call_p.def_jvp_rule
@@ -428,11 +434,7 @@ class _VJPRules:
         return ct
 
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
-custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_vjp_call_p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
-custom_vjp_call_p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr,
-                                                                              args))
+custom_vjp_call_p = _call_primitive("custom_vjp_call")
 
 
 @custom_vjp_call_p.def_jvp_rule
