@@ -1,4 +1,4 @@
-"""Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd.
+"""Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd, eig.
 
 Each works on the last two axes and treats leading axes as a batch, which the LAPACK (CPU)
 and cuSOLVER (GPU) kernels loop over themselves: vmap just moves the mapped axis to the front.
@@ -48,8 +48,9 @@ from minijax.lax.structural import (
 from minijax.lowering.stablehlo import tensor_type
 
 __all__ = [
-    "cholesky", "cholesky_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation",
-    "qr", "qr_p", "svd", "svd_p", "triangular_solve", "triangular_solve_p",
+    "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
+    "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
+    "triangular_solve_p",
 ]
 
 
@@ -684,3 +685,214 @@ def svd(x, full_matrices: bool = True, compute_uv: bool = True):
         s, u, vt = out
         return u, s, vt
     return out[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# General (non-symmetric) eigendecomposition: A vr = vr diag(w), vl^H A = diag(w) vl^H
+
+
+def _complex_dtype(dtype):
+    return np.dtype(np.complex64 if np.dtype(dtype) in (np.float32, np.complex64)
+                    else np.complex128)
+
+
+def _eig_abstract(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                  enable_eigvec_derivs):
+    _check_matrix("eig", x, square=True)
+    dtype = _complex_dtype(x.dtype)
+    count = int(compute_left_eigenvectors) + int(compute_right_eigenvectors)
+    return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
+
+
+def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                  enable_eigvec_derivs):
+    (aval,) = ctx.avals_in
+    w_aval, *v_avals = ctx.avals_out
+    batch = aval.shape[:-2]
+    if aval.shape[-1] == 0:
+        return [ffi.full_like_aval(0, a) for a in ctx.avals_out]
+    if ffi.platform_of(ctx) == "gpu":
+        return _eig_gpu_lowering(ctx, x, compute_left_eigenvectors, compute_right_eigenvectors)
+    real = not ffi.is_complex(aval.dtype)
+    vec_aval = ShapedArray(aval.shape, w_aval.dtype)
+    info_aval = ShapedArray(batch, ffi.INFO)
+    # jaxlib's geev handlers return the eigenvectors as complex matrices for real inputs too
+    # (they unpack LAPACK's (re, im) column pairs themselves); the eigenvalues of a real
+    # matrix come as separate real and imaginary parts (wr, wi).
+    w_parts = [ShapedArray(aval.shape[:-1], aval.dtype)] * (2 if real else 1)
+    mode = lambda on: ffi.char("V" if on else "N")
+    *w, vl, vr, info = ffi.ffi_call(
+        ffi.lapack_target("geev", aval.dtype), [x], [aval],
+        [*w_parts, vec_aval, vec_aval, info_aval],
+        {"compute_left": mode(compute_left_eigenvectors),
+         "compute_right": mode(compute_right_eigenvectors)})
+    w = hlo.complex(*w) if real else w[0]
+    return _eig_outputs(ctx, info, w, vl, vr, compute_left_eigenvectors,
+                        compute_right_eigenvectors)
+
+
+def _eig_outputs(ctx, info, w, vl, vr, left, right):
+    w_aval, *v_avals = ctx.avals_out
+    ok = ffi.info_ok(info, ctx.avals_in[0].shape[:-2])
+    outs = [ffi.nan_where_not_ok(ok, w, w_aval)]
+    for on, v in ((left, vl), (right, vr)):
+        if on:
+            outs.append(ffi.nan_where_not_ok(ok, v, v_avals[len(outs) - 1]))
+    return outs
+
+
+def _eig_gpu_lowering(ctx, x, left, right):
+    # cuSOLVER's Xgeev (cusolver >= 11.7.1) computes right eigenvectors only, as in JAX;
+    # JAX's left eigenvectors on GPU go through its host-LAPACK/MAGMA hybrid kernels, which
+    # minijax does not wire up.
+    if left:
+        raise NotImplementedError(
+            "eig: left eigenvectors are not implemented on the GPU platform (cuSOLVER's geev "
+            "computes right eigenvectors only); use compute_left_eigenvectors=False or run on "
+            "CPU")
+    (aval,) = ctx.avals_in
+    w_aval = ctx.avals_out[0]
+    batch = aval.shape[:-2]
+    mat = ShapedArray(aval.shape, aval.dtype)
+    _, w, _, vr, info = ffi.ffi_call(
+        "cusolver_geev_ffi", [x], [aval],
+        [mat, w_aval, mat, mat, ShapedArray(batch, ffi.INFO)],
+        {"left": False, "right": bool(right)})
+    if right and not ffi.is_complex(aval.dtype):
+        vr = _unpack_conjugate_pairs_hlo(w, vr, aval, w_aval.dtype)
+    return _eig_outputs(ctx, info, w, None, vr, False, right)
+
+
+def _unpack_conjugate_pairs_hlo(w, vr, aval, cdtype):
+    """LAPACK's packed real eigenvectors -> complex ones: for a conjugate pair (j, j+1) of
+    eigenvalues, columns j and j+1 hold the real and imaginary parts of v_j, and v_{j+1} =
+    conj(v_j). Pair starts are where the running count of non-real eigenvalues is odd."""
+    from jaxlib.mlir import ir
+
+    rdtype = aval.dtype
+    nd = aval.ndim
+    vec_shape = aval.shape[:-1]
+    i32 = lambda shape: ShapedArray(shape, ffi.INFO)
+    cmp = lambda a, b, d, t="FLOAT": hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(d),
+                                                 compare_type=hlo.ComparisonTypeAttr.get(t))
+    wi = hlo.imag(w)
+    is_real = cmp(wi, ffi.full_like_aval(0, ShapedArray(vec_shape, rdtype)), "EQ")
+    nonreal = hlo.convert(tensor_type(i32(vec_shape)), hlo.not_(is_real))
+    # inclusive cumsum along the last axis as a matmul-free reduce_window
+    n = aval.shape[-1]
+    csum = _cumsum_last_hlo(nonreal, i32(vec_shape), n)
+    two = ffi.full_like_aval(2, i32(vec_shape))
+    one = ffi.full_like_aval(1, i32(vec_shape))
+    pair_start = cmp(hlo.remainder(csum, two), one, "EQ", "SIGNED")
+    bool_t = lambda shape: ir.RankedTensorType.get(shape, ir.IntegerType.get_signless(1))
+    dims = ffi.dense_i64([*range(nd - 2), nd - 1])
+    is_real_b = hlo.broadcast_in_dim(bool_t(aval.shape), is_real, dims)
+    start_b = hlo.broadcast_in_dim(bool_t(aval.shape), pair_start, dims)
+    zero = ffi.ir_constant(np.zeros((), rdtype))
+    lo = lambda *p: ffi.dense_i64([0] * (nd - 1) + [p[0]])
+    interior = ffi.dense_i64([0] * nd)
+    left_shift = hlo.pad(vr, zero, lo(-1), lo(1), interior)   # column j holds column j+1
+    right_shift = hlo.pad(vr, zero, lo(1), lo(-1), interior)  # column j holds column j-1
+    re = hlo.select(hlo.or_(is_real_b, start_b), vr, right_shift)
+    im = hlo.select(start_b, left_shift, hlo.negate(vr))
+    im = hlo.select(is_real_b, ffi.full_like_aval(0, aval), im)
+    return hlo.complex(re, im)
+
+
+def _cumsum_last_hlo(x, aval, n):
+    """Inclusive prefix sum of an i32 tensor along its last axis (a reduce_window)."""
+    from jaxlib.mlir import ir
+
+    nd = aval.ndim
+    scalar_t = tensor_type(ShapedArray((), aval.dtype))
+    op = hlo.ReduceWindowOp(
+        [tensor_type(aval)], [x], [ffi.ir_constant(np.int32(0))],
+        ffi.dense_i64([1] * (nd - 1) + [n]), window_strides=ffi.dense_i64([1] * nd),
+        padding=ir.DenseIntElementsAttr.get(
+            np.asarray([[0, 0]] * (nd - 1) + [[n - 1, 0]], np.int64)))
+    block = op.regions[0].blocks.append(scalar_t, scalar_t)
+    with ir.InsertionPoint(block):
+        hlo.return_([hlo.add(*block.arguments)])
+    return op.results[0]
+
+
+def _lu_solve_lax(a, b):
+    """a^-1 b for square a (..., n, n) and b (..., n, k), via LU (linear in b)."""
+    lu_, _, perm = lu_p.bind(a)
+    x = _matmul(_permutation_matrix(perm, b.dtype), b)
+    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu_, x, left_side=True, lower=False)
+
+
+def _eig_vec_jvp(w, v, da):
+    # Nondegenerate perturbation theory (JAX's rule; Giles, NA-08-01, Sec. 3.1):
+    # P = V^-1 dA V, dw = diag(P), dV = V (F * P) + V diag(c), F_ij = 1 / (w_j - w_i), with c
+    # fixing LAPACK's normalization (unit 2-norm, real largest-magnitude component).
+    from minijax.lax.reductions import argmax
+
+    n = w.shape[-1]
+    eye = _eye(v.shape, v.dtype)
+    f = sub(integer_pow(add(eye, sub(_row(w, n), _col(w, n))), -1), eye)
+    p = _matmul(_lu_solve_lax(v, da), v)
+    dw = _diag(p)
+    u = _matmul(v, mul(f, p))
+    from minijax.lax.elementwise import abs as lax_abs
+
+    k = argmax(lax_abs(v), v.ndim - 2, np.int32)
+    k_rows = broadcast_in_dim(k, v.shape, (*range(v.ndim - 2), v.ndim - 1))
+    mask = _to(eq(broadcasted_iota(np.int32, v.shape, v.ndim - 2), k_rows), v.dtype)
+    col_sum = lambda m: reduce_sum(m, (v.ndim - 2,))
+    c = make_complex(neg(real(col_sum(mul(conj(v), u)))),
+                     div(neg(imag(col_sum(mul(mask, u)))), real(col_sum(mul(mask, v)))))
+    return dw, add(u, mul(v, _row(c, n)))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs):
+    (a,), (da,) = primals, tangents
+    left, right = compute_left_eigenvectors, compute_right_eigenvectors
+    if (left or right) and not enable_eigvec_derivs:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+            "input that minijax cannot check (distinct eigenvalues; see JAX issue 2748). Pass "
+            "enable_eigvec_derivs=True to minijax.lax.linalg.eig to opt in.")
+    # The eigenvalues' derivative reads the right eigenvectors. Higher derivatives of the
+    # eigenvalues differentiate those, which is valid exactly where the eigenvalues'
+    # own derivative is (simple eigenvalues), so the eigenvalue-only case opts in itself.
+    outs = eig_p.bind(a, compute_left_eigenvectors=left, compute_right_eigenvectors=True,
+                      enable_eigvec_derivs=enable_eigvec_derivs or not (left or right))
+    w, vr = outs[0], outs[-1]
+    primal_out = [w] + ([outs[1]] if left else []) + ([vr] if right else [])
+    if type(da) is ad.Zero:
+        return primal_out, [ad.Zero.from_primal_value(p) for p in primal_out]
+    da = _to(da, vr.dtype)
+    if not (left or right):
+        # diag(V^-1 dA V) = sum_j (V^-1 dA)_ij V_ji
+        return primal_out, [reduce_sum(mul(_lu_solve_lax(vr, da), _T(vr)), (vr.ndim - 1,))]
+    dw, dvr = _eig_vec_jvp(w, vr, da)
+    tangent_out = [dw]
+    if left:
+        _, dvl = _eig_vec_jvp(conj(w), outs[1], _H(da))
+        tangent_out.append(dvl)
+    if right:
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
+
+eig_p = Primitive("eig", multiple_results=True)
+eig_p.def_abstract_eval(_eig_abstract)
+eig_p.def_lowering(_eig_lowering)
+eig_p.def_jvp_rule(_eig_jvp)
+eig_p.def_batching(_leading_batcher(eig_p))
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False):
+    """``[w, vl, vr]`` (vl / vr only when asked): complex eigenvalues and the left and right
+    eigenvectors (columns, unit 2-norm, LAPACK's geev normalization) of general square
+    matrices, with vr diag(w) = A vr and vl^H A = diag(w) vl^H. Failed matrices give NaNs.
+    Eigenvalue derivatives are always available; eigenvector derivatives need
+    ``enable_eigvec_derivs=True`` (valid for distinct eigenvalues only), as in JAX."""
+    return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                      compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                      enable_eigvec_derivs=bool(enable_eigvec_derivs))

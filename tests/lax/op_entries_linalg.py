@@ -1,4 +1,5 @@
-"""Op-table entries: the linear-algebra primitives (cholesky, triangular_solve, lu, qr, eigh, svd).
+"""Op-table entries: the linear-algebra primitives (cholesky, triangular_solve, lu, qr, eigh, svd,
+eig).
 
 Decompositions are only unique up to signs, and their derivatives only exist away from
 singular (or, for eigh/svd, degenerate) inputs, so each entry builds a well-posed matrix from
@@ -166,3 +167,24 @@ def _svd_ref(x):
 
 
 register("linalg_svd", _svd_fn, _np(_svd_ref), _square(), tol=TOL, exact_jit=False)
+
+
+# eig: x + diag(50n, 100n, ...) is non-symmetric with Gershgorin discs of radius <= 10(n-1)
+# around centres 50n apart, so its eigenvalues are real, distinct and one per disc; sorted
+# real parts are order-free (LAPACK returns them in no particular order).
+def _shift(x):
+    n = x.shape[-1]
+    return x + jnp.eye(n, dtype=x.dtype) * ((jnp.arange(n, dtype=x.dtype) + 1.0) * (50.0 * n))
+
+
+def _eig_fn(x):
+    (w,) = lax.eig(_shift(x), compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+    return jnp.sort(jnp.real(w), axis=-1)
+
+
+def _eig_ref(x):
+    n = x.shape[-1]
+    return np.sort(np.linalg.eigvals(x + np.diag((np.arange(n) + 1.0) * (50.0 * n))).real, -1)
+
+
+register("linalg_eig", _eig_fn, _np(_eig_ref), _square(), tol=TOL, exact_jit=False)

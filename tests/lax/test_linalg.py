@@ -286,3 +286,85 @@ def test_errors():
     with pytest.raises(ValueError, match="Incompatible shapes"):
         lax.triangular_solve(np.eye(3, dtype=np.float32), np.zeros((4, 2), np.float32),
                              left_side=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# General eigendecomposition (geev): complex eigenvalues/vectors of non-symmetric matrices
+
+EIG_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def match_eigvals(got, want):
+    """``got`` reordered (per matrix) to line up with ``want``: greedy nearest neighbours, as
+    sorting complex numbers is unstable when conjugate pairs share a real part."""
+    got, want = np.asarray(got), np.asarray(want)
+    g, w = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
+    out = np.empty_like(g)
+    for r in range(g.shape[0]):
+        free = list(range(g.shape[1]))
+        for j in range(w.shape[1]):
+            k = min(free, key=lambda i: abs(g[r, i] - w[r, j]))
+            out[r, j] = g[r, k]
+            free.remove(k)
+    return out.reshape(got.shape)
+
+
+@pytest.mark.parametrize("dtype", EIG_DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5, 5)])
+def test_eig(shape, dtype):
+    a = rand(shape, dtype)
+    w, vl, vr = map(np.asarray, minijax.jit(lax.eig)(a))
+    cdtype = np.result_type(dtype, np.complex64)
+    assert w.shape == shape[:-1] and vl.shape == vr.shape == shape
+    assert w.dtype == vl.dtype == vr.dtype == cdtype
+    close(a @ vr, vr * w[..., None, :], dtype, scale=10)           # A V = V diag(w)
+    close(H(vl) @ a, w[..., :, None] * H(vl), dtype, scale=10)      # u^H A = w u^H
+    close(np.linalg.norm(vr, axis=-2), np.ones(shape[:-1]), dtype, scale=10)
+    want = np.linalg.eigvals(a.astype(np.complex128))
+    close(match_eigvals(w, want), want, dtype, scale=10)
+
+
+def test_eig_flags_and_real_spectrum():
+    a = rand((5, 5), np.float64, seed=3)
+    (w,) = lax.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+    w2, vr = lax.eig(a, compute_left_eigenvectors=False)
+    w3, vl = lax.eig(a, compute_right_eigenvectors=False)
+    np.testing.assert_array_equal(np.asarray(w), np.asarray(w2))
+    np.testing.assert_array_equal(np.asarray(w), np.asarray(w3))
+    assert vr.shape == vl.shape == (5, 5)
+    # a matrix with a real spectrum: real eigenvectors (zero imaginary parts)
+    t = np.triu(rand((4, 4), np.float64)) + np.diag([1.0, 2.0, 3.0, 4.0])
+    w, vr = lax.eig(t, compute_left_eigenvectors=False)
+    close(np.sort(np.asarray(w).real), np.sort(np.diag(t)), np.float64)
+    assert np.all(np.asarray(vr).imag == 0) and np.all(np.asarray(w).imag == 0)
+    (w0,) = lax.eig(np.zeros((0, 0), np.float32), compute_left_eigenvectors=False,
+                    compute_right_eigenvectors=False)
+    assert w0.shape == (0,) and w0.dtype == np.complex64
+
+
+@pytest.mark.parametrize("axis", [0, 2])
+def test_vmap_eig(axis):
+    xs = rand((3, 4, 4), np.float64)
+    outs = minijax.jit(minijax.vmap(lax.eig, in_axes=axis))(np.moveaxis(xs, 0, axis))
+    for i in range(3):
+        for got, want in zip(outs, lax.eig(xs[i])):
+            np.testing.assert_allclose(np.asarray(got)[i], np.asarray(want), atol=1e-10)
+
+
+def _distinct(shape, dtype, seed=0):
+    """A matrix whose eigenvalues are well separated (a perturbed diagonal 0, 3, 6, ...)."""
+    n = shape[-1]
+    return (0.5 * rand(shape, dtype, seed) + np.diag(3.0 * np.arange(n))).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_grads_eig(dtype):
+    eigvals = lambda x: lax.eig(x, compute_left_eigenvectors=False,
+                                compute_right_eigenvectors=False)[0]
+    a = _distinct((2, 4, 4), dtype)
+    check_grads(eigvals, (a,), 1, modes=("fwd", "rev"), jit=True)
+    # eigenvectors (opt-in, JAX's normalization-aware rule): forward mode, 3x3
+    b = _distinct((3, 3), dtype, seed=1)
+    check_grads(lambda x: lax.eig(x, enable_eigvec_derivs=True), (b,), 1, modes=("fwd",))
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+        minijax.jvp(lambda x: lax.eig(x), (b,), (b,))
