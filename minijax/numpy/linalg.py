@@ -20,11 +20,16 @@ from minijax.numpy.linalg_basic import matmul, outer, tensordot, vecdot
 from minijax.numpy.manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det", "eigh",
-    "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
-    "matrix_transpose", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
-    "tensordot", "vecdot", "vector_norm",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
+    "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm",
+    "matrix_power", "matrix_rank", "matrix_transpose", "norm", "outer", "pinv", "qr", "slogdet",
+    "solve", "svd", "svdvals", "tensordot", "vecdot", "vector_norm",
 ]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -117,6 +122,22 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
 
 def eigvalsh(a, UPLO: str | None = "L"):
     return eigh(a, UPLO).eigenvalues
+
+
+def eig(a):
+    """``EigResult(eigenvalues, eigenvectors)`` of general square matrices: always complex
+    (complex64 for 32-bit inputs, complex128 for 64-bit, as JAX), eigenvectors as unit-norm
+    columns with a @ v = v * w[..., None, :]. Eigenvalues come in LAPACK's order."""
+    a = _matrix("eig", a, square=True)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The (complex) eigenvalues of general square matrices, as ``eig(a).eigenvalues``."""
+    a = _matrix("eigvals", a, square=True)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Polynomials (coefficients highest power first, as NumPy) and 1-D convolution: polyval,
-polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit, poly, convolve, correlate.
+polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit, poly, roots, convolve,
+correlate.
 
 ``convolve``/``correlate`` use ``lax.conv_general_dilated`` when minijax.lax has it (one XLA
 convolution); otherwise one sliding-window ``gather`` (a ``(len(out), len(v))`` matrix of
@@ -14,12 +15,12 @@ import operator
 import numpy as np
 
 import minijax.numpy as jnp
-from minijax import dtypes, lax
+from minijax import core, dtypes, lax
 from minijax.numpy._util import check_arraylike, convert, promote_dtypes, to_array
 
 __all__ = [
     "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit",
-    "poly", "convolve", "correlate",
+    "poly", "roots", "convolve", "correlate",
 ]
 
 
@@ -228,10 +229,54 @@ def poly(seq_of_zeros):
     check_arraylike("poly", seq_of_zeros)
     z = to_array(seq_of_zeros)
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] > 0:
-        raise NotImplementedError("poly of a matrix needs eigvals, which minijax lacks")
+        z = jnp.linalg.eigvals(z)  # the characteristic polynomial (complex coefficients)
     z = jnp.ravel(z)
     dt = dtypes.default_float_dtype() if not dtypes.is_inexact(np.dtype(z.dtype)) else z.dtype
     a = jnp.ones((1,), dt)
     for i in range(z.shape[0]):
         a = convolve(a, jnp.stack([jnp.ones((), dt), -convert(z[i], dt)]), mode="full")
     return a
+
+
+def _companion_roots(p):
+    """Eigenvalues of the companion matrix of ``p`` (p[0] != 0): the roots of the polynomial."""
+    n = p.shape[0]
+    cdtype = np.result_type(p.dtype, np.complex64)
+    if n < 2:
+        return jnp.zeros((0,), cdtype)
+    a = jnp.eye(n - 1, k=-1, dtype=p.dtype)
+    a = a.at[0, :].set(-p[1:] / p[0])
+    return jnp.linalg.eigvals(a)
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of the polynomial with coefficients ``p`` (highest power first), as the
+    eigenvalues of its companion matrix (as JAX and NumPy): always complex, in no particular
+    order. ``strip_zeros`` drops leading zero coefficients, which needs a concrete ``p``; with
+    ``strip_zeros=False`` (jit-compatible) each leading zero gives a NaN root instead."""
+    check_arraylike("roots", p)
+    p = to_array(p)
+    if not dtypes.is_inexact(np.dtype(p.dtype)):
+        p = convert(p, dtypes.default_float_dtype())
+    p = jnp.atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("roots: input must be a rank-1 array")
+    cdtype = np.result_type(p.dtype, np.complex64)
+    if p.shape[0] < 2:
+        return jnp.zeros((0,), cdtype)
+    leading = jnp.where(jnp.all(p == 0), p.shape[0], jnp.argmin(p == 0))
+    if strip_zeros:
+        k = core.concrete_or_error(
+            int, leading, "jnp.roots(strip_zeros=True) drops leading zeros, so its output "
+            "shape depends on p's values; under jit pass strip_zeros=False (leading zeros "
+            "then give NaN roots)")
+        return _companion_roots(p[k:])
+    # Fixed shapes: roll the leading zeros to the end (a polynomial with that many zero
+    # roots), move the zero roots last and mark one per leading zero as NaN.
+    n = p.shape[0]
+    p = jnp.where(leading == n, jnp.ones_like(p), p)  # all zeros: no LAPACK failure
+    rolled = lax.dynamic_slice(jnp.concatenate([p, p]), (leading.astype(np.int32),), (n,))
+    r = _companion_roots(rolled)
+    r = lax.sort_key_val(r == 0, r)[1]
+    nan = jnp.asarray(complex(np.nan, np.nan), cdtype)
+    return jnp.where(jnp.arange(n - 1) < n - 1 - leading, r, nan)

@@ -40,8 +40,8 @@ def H(x):
 
 def test_namespace():
     assert minijax.numpy.linalg is jnp.linalg
-    for name in ["norm", "det", "slogdet", "inv", "solve", "cholesky", "qr", "svd", "eigh",
-                 "eigvalsh", "lstsq", "pinv", "matrix_power", "matrix_rank"]:
+    for name in ["norm", "det", "slogdet", "inv", "solve", "cholesky", "qr", "svd", "eigh", "eig",
+                 "eigvals", "eigvalsh", "lstsq", "pinv", "matrix_power", "matrix_rank"]:
         assert callable(getattr(jnp.linalg, name)), name
 
 
@@ -160,3 +160,82 @@ def test_grads(fn):
         "norm_nuc": lambda x: jnp.linalg.norm(x, "nuc"),
     }[fn]
     check_grads(f, (a,), 1, modes=("fwd", "rev"), jit=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# eig / eigvals (general matrices) and roots (companion-matrix eigenvalues)
+
+
+def match(got, want):
+    """``got`` reordered to line up with ``want`` (greedy nearest neighbours, per row): sorting
+    complex values is unstable when conjugate pairs share a real part."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.size == 0:
+        return got
+    g, w = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
+    out = np.empty_like(g)
+    for r in range(g.shape[0]):
+        free = list(range(g.shape[1]))
+        for j in range(w.shape[1]):
+            k = min(free, key=lambda i: abs(g[r, i] - w[r, j]))
+            out[r, j] = g[r, k]
+            free.remove(k)
+    return out.reshape(got.shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_eig_eigvals(dtype):
+    a = rand((2, 4, 4), dtype)
+    w, v = jnp.linalg.eig(a)
+    w, v = np.asarray(w), np.asarray(v)
+    cdtype = np.result_type(dtype, np.complex64)
+    assert w.dtype == v.dtype == cdtype and w.shape == (2, 4) and v.shape == (2, 4, 4)
+    close(a @ v, v * w[..., None, :], dtype)
+    want = np.linalg.eigvals(a.astype(np.complex128))
+    close(match(w, want), want, dtype)
+    ev = np.asarray(minijax.jit(jnp.linalg.eigvals)(a))
+    assert ev.dtype == cdtype
+    close(match(ev, want), want, dtype)
+
+
+def test_eig_int_input_vmap_and_grad():
+    w = jnp.linalg.eigvals(np.array([[2, 1], [1, 2]]))
+    assert w.dtype == np.complex128
+    close(np.sort(np.asarray(w).real), [1.0, 3.0], np.float64)
+    xs = rand((3, 4, 4), np.float64, seed=2)
+    out = np.asarray(minijax.vmap(jnp.linalg.eigvals)(xs))
+    for i in range(3):
+        np.testing.assert_allclose(out[i], np.asarray(jnp.linalg.eigvals(xs[i])), atol=1e-12)
+    # the sum and product of the eigenvalues (trace, det) are smooth and order-free
+    a = rand((3, 3), np.float64, seed=4) + np.diag([0.0, 3.0, 6.0])
+    check_grads(lambda x: jnp.real(jnp.sum(jnp.linalg.eigvals(x) ** 2)), (a,), 1,
+                modes=("fwd", "rev"))
+    g = minijax.grad(lambda x: jnp.real(jnp.sum(jnp.linalg.eigvals(x))))(a)
+    close(g, np.eye(3), np.float64)  # d trace / dA = I
+
+
+@pytest.mark.parametrize("p", [[1.0, -3.0, 2.0], [2.0, 0.5, -1.0, 3.0, 1.0], [1.0, 0.0, 0.0, -1.0],
+                               [0.0, 0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0, 0.0],
+                               [0.0, 1.5, 2.0], [5.0], [0.0, 0.0], []])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_roots(p, dtype):
+    p = np.asarray(p, dtype)
+    got = np.asarray(jnp.roots(p))
+    want = np.roots(p).astype(np.complex128)
+    assert got.dtype == np.result_type(dtype, np.complex64) and got.shape == want.shape
+    close(match(got, want), want, dtype, scale=100)
+
+
+def test_roots_without_stripping_under_jit():
+    f = minijax.jit(lambda p: jnp.roots(p, strip_zeros=False))
+    got = np.asarray(f(np.array([0.0, 0.0, 1.0, -3.0, 2.0])))
+    assert got.shape == (4,) and np.isnan(got[2:]).all()
+    close(np.sort(got[:2].real), [1.0, 2.0], np.float64)
+    assert np.isnan(np.asarray(f(np.zeros(3)))).all()
+    with pytest.raises(minijax.errors.ConcretizationTypeError, match="strip_zeros=False"):
+        minijax.jit(jnp.roots)(np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="rank-1"):
+        jnp.roots(np.ones((2, 2)))
+    # poly of a square matrix: its characteristic polynomial (through eigvals)
+    a = rand((3, 3), np.float64, seed=5)
+    close(np.asarray(jnp.poly(a)).real, np.poly(a), np.float64)
