@@ -81,6 +81,8 @@ def diag(v, k=0):
     v = to_array(v)
     if v.ndim == 1:
         n = v.shape[0] + abs(k)
+        if v.shape[0] == 0:  # nothing to place (and nothing a gather could read)
+            return jnp.zeros((n, n), v.dtype)
         rows = lax.broadcasted_iota(_int(), (n, n), 0)
         cols = lax.broadcasted_iota(_int(), (n, n), 1)
         src = jnp.take(v, rows if k >= 0 else cols, mode="clip")

@@ -384,3 +384,12 @@ def test_vectorize_signature_against_numpy():
         jnp.vectorize(jnp.sum, signature="(n->()")
     with pytest.raises(ValueError, match="output"):
         jnp.vectorize(lambda x: x, signature="(n)->()")(a)
+
+
+def test_diag_of_an_empty_vector():
+    """NumPy gives an |k| x |k| zero matrix (the gather that places values has nothing to
+    read from an empty vector, so this is its own case)."""
+    for k in (-2, -1, 0, 1, 3):
+        got = jnp.diag(jnp.zeros((0,), jnp.float32), k)
+        np.testing.assert_array_equal(np.asarray(got), np.diag(np.zeros(0, np.float32), k))
+        assert got.dtype == np.float32
