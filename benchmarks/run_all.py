@@ -65,8 +65,7 @@ def _machine():
                          if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return {"node": platform.node(), "cpu": model, "cores": os.cpu_count(),
-            "loadavg_start": list(os.getloadavg())}
+    return {"node": platform.node(), "cpu": model, "cores": os.cpu_count()}
 
 
 def _summarise(rounds):
@@ -139,7 +138,7 @@ def main(argv=None):
 
     raw = {w: {n: [] for n, _ in frameworks} for w in workloads}
     errors = {w: {} for w in workloads}
-    t_start = time.time()
+    t_start, load_start = time.time(), list(os.getloadavg())
     for r in range(rounds):
         for w in workloads:
             for name, python in frameworks:
@@ -160,7 +159,7 @@ def main(argv=None):
         if errors[w]:
             results[w]["errors"] = errors[w]
     machine = _machine()
-    machine["loadavg_end"] = list(os.getloadavg())
+    machine["loadavg_start"], machine["loadavg_end"] = load_start, list(os.getloadavg())
     report = {
         "command": " ".join([os.path.relpath(sys.argv[0])] + list(argv or sys.argv[1:])),
         "date": datetime.date.today().isoformat(),
