@@ -168,7 +168,9 @@ def _reduce_axes(x, axis):
 def _finite_max(x, axes, where, initial=-np.inf):
     """The maximum over ``axes`` (keepdims), with non-finite maxima replaced by 0 so that
     ``x - max`` stays finite for rows that are all ``-inf`` (their result is then -inf/0)."""
-    amax = jnp.max(x, axis=axes, keepdims=True, where=where,
+    # The max of stop_gradient(x), not of x: the shift's derivative cancels, and a max of x
+    # would stage reduce_max's JVP (a tie count over all of x) that nothing then uses.
+    amax = jnp.max(lax.stop_gradient(x), axis=axes, keepdims=True, where=where,
                    initial=initial if where is not None else None)
     return lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0).astype(x.dtype))
 
@@ -208,7 +210,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     else:
         a = _inexact("logsumexp", a)
     axes = _reduce_axes(a, axis)
-    amax = jnp.max(jnp.real(a), axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = jnp.max(jnp.real(lax.stop_gradient(a)), axis=axes, keepdims=keepdims, where=where,
+                   initial=-np.inf)
     amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0).astype(amax.dtype))
     amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
     exp_a = jnp.exp(a - amax_with_dims.astype(a.dtype))
