@@ -50,6 +50,25 @@ def test_big_endian_values_are_converted_not_reinterpreted():
     np.testing.assert_array_equal(np.asarray(jnp.asarray(np.arange(3, dtype=">i4")) + 0), [0, 1, 2])
 
 
+def test_big_endian_after_a_cached_native_call():
+    """jaxlib's C++ fast path keys a NumPy argument on (kind, itemsize) and copies its raw
+    bytes, so once a native-order call is cached, a big-endian array of the same shape would
+    be read as garbage (JAX 0.10 does this). Found by CI running the test above after other
+    tests had cached jnp.sin for f32[3]."""
+    native = np.array([1.5, -2.0, 3.25], np.float32)
+    big = native.astype(">f4")
+    f = minijax.jit(lambda a: a * 2 + 1)
+    for x in (native, native, big, native, big):
+        np.testing.assert_array_equal(np.asarray(f(x)), native * 2 + 1)
+    cos_native = np.asarray(jnp.cos(native))
+    np.testing.assert_allclose(cos_native, np.cos(native), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jnp.cos(big)), cos_native)  # the same program
+    ints = np.arange(4, dtype=np.int32)
+    g = minijax.jit(lambda a: a - 1)
+    for x in (ints, ints.astype(">i4")):
+        np.testing.assert_array_equal(np.asarray(g(x)), ints - 1)
+
+
 def test_nan_inf_zero_size_and_scalars():
     v = np.array([np.nan, np.inf, -np.inf, 0.0], np.float32)
     np.testing.assert_array_equal(np.asarray(minijax.jit(lambda a: a + 1)(v)), v + 1)
