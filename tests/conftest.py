@@ -16,7 +16,10 @@ _common = dict(
     derandomize=False,
     print_blob=True,
 )
-settings.register_profile("ci", max_examples=8, **_common)
+# CI draws the same examples every run (derandomize: a seed from each test's name), so a pass
+# is reproducible and a stop cannot fail on a draw no earlier run saw; "dev" and "thorough"
+# explore fresh random examples each run, which is where new bugs are found.
+settings.register_profile("ci", max_examples=8, **{**_common, "derandomize": True})
 settings.register_profile("dev", max_examples=25, **_common)
 settings.register_profile("thorough", max_examples=200, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
