@@ -53,8 +53,10 @@ def _away(gap, which=None):
         for i, x in enumerate(out):
             if (which is None or i in which) and _is_float(x):
                 small = np.abs(x) < gap
-                if x.dtype.kind == "c":
-                    out[i] = np.where(small, x + gap, x)
+                if x.dtype.kind == "c":  # keep the phase, set the magnitude to gap
+                    mag = np.abs(x)
+                    unit = np.where(mag > 0, x / np.where(mag > 0, mag, 1), 1)
+                    out[i] = np.where(small, unit * gap, x).astype(x.dtype)
                 else:
                     out[i] = np.where(small, np.where(x < 0, -gap, gap), x)
         return tuple(out)
