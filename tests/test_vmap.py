@@ -340,10 +340,7 @@ def test_mapping_a_non_array_says_so():
 
 
 # ------------------------------------------------------------------------------------------------
-# With autodiff: per-example gradients (active once minijax.grad exists)
-
-needs_grad = pytest.mark.skipif(not hasattr(minijax, "grad"),
-                                reason="minijax.grad (the autodiff issue) is not there yet")
+# With autodiff: per-example gradients
 
 
 def _mse_loss(params, x, y):
@@ -367,7 +364,6 @@ def _check_grads(got, expected, tol=1e-4):
         close(gb, eb, tol)
 
 
-@needs_grad
 @pytest.mark.parametrize("jitted", [False, True])
 def test_per_example_gradients_match_a_loop(jitted):
     params = _mlp_params()
@@ -379,7 +375,6 @@ def test_per_example_gradients_match_a_loop(jitted):
         _check_grads(per_example, _np_mse_grad(params, xs[k], ys[k]))
 
 
-@needs_grad
 def test_grad_of_vmap_sums_per_example_gradients():
     params = _mlp_params()
     xs, ys = randn(5, 4), randn(5, 3)
@@ -390,7 +385,6 @@ def test_grad_of_vmap_sums_per_example_gradients():
     _check_grads(grads, expected)
 
 
-@needs_grad
 def test_integer_inputs_get_float0_cotangents_per_example():
     f = lambda x, n: jnp.sum(x * n)
     ct_x, ct_n = minijax.vmap(lambda x, n: minijax.vjp(f, x, n)[1](1.0), in_axes=(0, None))(

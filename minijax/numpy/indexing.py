@@ -469,22 +469,27 @@ class _IndexUpdateRef:
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        from minijax.numpy import creation, math
+        from minijax.numpy import math
 
-        x = to_array(self.array)
-        ones = creation.ones_like(x)
-        den = _scatter_update(ones, self.index, values, "mul", mode, indices_are_sorted,
-                              unique_indices)
-        return math.divide(x, den)
+        return self._elementwise_with_product(math.divide, values, indices_are_sorted,
+                                              unique_indices, mode)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        from minijax.numpy import creation, math
+        from minijax.numpy import math
+
+        return self._elementwise_with_product(math.power, values, indices_are_sorted,
+                                              unique_indices, mode)
+
+    def _elementwise_with_product(self, binary, values, indices_are_sorted, unique_indices,
+                                  mode):
+        """``binary(x, f)`` where ``f`` is 1 but at the indexed positions, which hold the
+        product of the values landing there (x / u, x ** u without a scatter per op)."""
+        from minijax.numpy import creation
 
         x = to_array(self.array)
-        ones = creation.ones_like(x)
-        exps = _scatter_update(ones, self.index, values, "mul", mode, indices_are_sorted,
-                               unique_indices)
-        return math.power(x, exps)
+        factor = _scatter_update(creation.ones_like(x), self.index, values, "mul", mode,
+                                 indices_are_sorted, unique_indices)
+        return binary(x, factor)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         return self._do("min", values, indices_are_sorted, unique_indices, mode)
