@@ -26,6 +26,7 @@ NAMESPACES = [
     ("jax", "minijax", """
         Array ShapeDtypeStruct block_until_ready checkpoint checkpoint_policies clear_caches
         closure_convert config custom_gradient custom_jvp custom_vjp debug default_backend
+        default_matmul_precision
         device_count device_get device_put device_put_replicated device_put_sharded devices
         disable_jit dtypes effects_barrier ensure_compile_time_eval errors eval_shape float0
         grad hessian jacfwd jacobian jacrev jit jvp lax linear_transpose linearize live_arrays

@@ -4,7 +4,7 @@ import os as _os
 
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # before jaxlib loads: no INFO lines
 
-from minijax.config import config  # noqa: E402
+from minijax.config import config, default_matmul_precision  # noqa: E402
 from minijax import dtypes, errors, lax, nn, numpy, tree_util
 from minijax import random
 from minijax.api import (
@@ -50,7 +50,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array", "ShapeDtypeStruct", "ShapedArray", "block_until_ready", "config",
-    "default_backend", "device_count", "device_get", "device_put", "devices", "dtypes", "errors",
+    "default_backend", "default_matmul_precision", "device_count", "device_get", "device_put", "devices", "dtypes", "errors",
     "eval_shape", "jit", "lax", "local_device_count", "local_devices", "make_jaxpr", "nn", "numpy",
     "random", "tree_util", "vmap",
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",

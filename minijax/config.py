@@ -10,6 +10,7 @@ so flipping x64 retraces instead of reusing a program built for the other settin
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -26,16 +27,25 @@ def _parse(kind, text):
 
 
 class _Flag:
-    __slots__ = ("name", "kind", "value", "trace_affecting", "doc")
+    __slots__ = ("name", "kind", "value", "trace_affecting", "doc", "choices")
 
-    def __init__(self, name, default, kind, trace_affecting, doc):
+    def __init__(self, name, default, kind, trace_affecting, doc, choices=None):
         self.name, self.kind, self.trace_affecting, self.doc = name, kind, trace_affecting, doc
+        self.choices = choices
         short = name[len("jax_"):] if name.startswith("jax_") else name
         for env in (f"MINIJAX_{short.upper()}", name.upper()):
             if env in os.environ:
                 default = _parse(kind, os.environ[env])
                 break
-        self.value = default
+        self.value = self.check(default)
+
+    def check(self, value):
+        if self.choices is not None and value is not None and value not in self.choices:
+            raise ValueError(
+                f"config option {self.name} must be None or one of {sorted(self.choices)}; "
+                f"got {value!r}"
+            )
+        return value
 
 
 class Config:
@@ -46,8 +56,8 @@ class Config:
         object.__setattr__(self, "_listeners", [])
         object.__setattr__(self, "trace_state", ())
 
-    def define(self, name, default, kind=bool, trace_affecting=False, doc=""):
-        self._flags[name] = _Flag(name, default, kind, trace_affecting, doc)
+    def define(self, name, default, kind=bool, trace_affecting=False, doc="", choices=None):
+        self._flags[name] = _Flag(name, default, kind, trace_affecting, doc, choices)
         self._refresh()
 
     def update(self, name, value):
@@ -56,7 +66,7 @@ class Config:
             raise AttributeError(f"Unrecognized config option: {name}")
         if flag.kind is bool and not isinstance(value, (bool, int)):
             raise TypeError(f"config option {name} takes a bool, got {value!r}")
-        flag.value = flag.kind(value) if value is not None else None
+        flag.value = flag.check(flag.kind(value) if value is not None else None)
         self._refresh()
         for listener in self._listeners:
             listener(name, flag.value)
@@ -83,9 +93,33 @@ class Config:
         return {name: f.value for name, f in self._flags.items()}
 
 
+@contextlib.contextmanager
+def config_context(name, value):
+    """Sets flag ``name`` to ``value`` inside the ``with`` block, restoring it afterwards
+    (process-wide, not per thread)."""
+    old = getattr(config, name)
+    config.update(name, value)
+    try:
+        yield
+    finally:
+        config.update(name, old)
+
+
+def default_matmul_precision(precision):
+    """``with minijax.default_matmul_precision("float32"):`` as ``jax.default_matmul_precision``:
+    the precision of every matmul and convolution traced inside that does not name its own."""
+    return config_context("jax_default_matmul_precision", precision)
+
+
 config = Config()
 config.define("jax_enable_x64", False, trace_affecting=True,
               doc="Keep 64-bit dtypes; when off they are narrowed to 32 bits.")
+# The names lax.Precision accepts (as in JAX): "float32"/"highest" makes XLA on a GPU multiply
+# float32 in full float32 instead of its default TF32; XLA's CPU always does.
+config.define("jax_default_matmul_precision", None, kind=str, trace_affecting=True,
+              choices=("bfloat16", "tensorfloat32", "float32", "default", "high", "highest",
+                       "fastest"),
+              doc="Precision of matmuls and convolutions that do not pass precision=.")
 config.define("jax_disable_jit", False, doc="Run jitted functions op by op (eagerly).")
 config.define("jax_explain_cache_misses", False,
               doc="Log why a jitted call retraced: which argument's shape/dtype/static changed.")

@@ -10,6 +10,12 @@ os.environ.setdefault(
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
+if os.environ.get("MINIJAX_TEST_GPU") == "1":
+    # XLA on NVIDIA GPUs multiplies float32 in TF32 by default (as in JAX), ~1e-3 relative:
+    # the suite's NumPy comparisons test the math, so on a GPU they run matmuls in full
+    # float32. test_backends checks the TF32 default itself.
+    os.environ.setdefault("MINIJAX_DEFAULT_MATMUL_PRECISION", "highest")
+
 _common = dict(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -84,6 +84,24 @@ def test_cuda_plugin_is_discovered_and_preferred():
     assert x.device.platform == "gpu"
 
 
+@pytest.mark.skipif(
+    not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)"
+)
+def test_gpu_float32_matmul_is_tf32_by_default_and_float32_when_asked():
+    rng = np.random.default_rng(0)
+    a, b = (rng.normal(size=(512, 512)).astype(np.float32) for _ in range(2))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    matmul = minijax.jit(lambda a, b: a @ b)
+
+    def rel_error(precision):
+        with minijax.default_matmul_precision(precision):
+            return np.abs(np.asarray(matmul(a, b)) - want).max() / np.abs(want).max()
+
+    # TF32 keeps 10 mantissa bits (2^-11 per product); float32 23.
+    assert 1e-4 < rel_error(None) < 1e-2
+    assert rel_error("float32") < 1e-5
+
+
 def test_unknown_platform_is_a_clear_error():
     with pytest.raises(RuntimeError, match="Unknown backend"):
         backends.get_backend("tpu")

@@ -21,6 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
+from minijax.config import config
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lowering.stablehlo import tensor_type
@@ -58,9 +59,14 @@ _PRECISION_STRINGS = {
 
 
 def canonicalize_precision(precision):
-    """None, or a pair ``(Precision, Precision)`` (one per operand), from what users may pass."""
+    """None, or a pair ``(Precision, Precision)`` (one per operand), from what users may pass.
+    None takes ``jax_default_matmul_precision`` (part of the trace: the jit cache key holds it)."""
     if precision is None:
-        return None
+        default = config.jax_default_matmul_precision
+        if default is None:
+            return None
+        p = _PRECISION_STRINGS[default]
+        return (p, p)
     if isinstance(precision, (str, Precision)):
         p = _as_precision(precision)
         return (p, p)

@@ -326,6 +326,12 @@ _cpp_debug_numerics = _jax.config.Config(
     "minijax_debug_numerics", False, include_in_jit_key=True
 )
 _cpp_post_hook = _jax.config.Config("minijax_post_hook", None, include_in_jit_key=False)
+# Every trace-affecting flag's value (config.trace_state, e.g. jax_default_matmul_precision):
+# part of the C++ key as the Python key, so flipping one retraces instead of hitting a program
+# traced under the old value.
+_cpp_trace_state = _jax.config.Config(
+    "minijax_trace_state", config.trace_state, include_in_jit_key=True
+)
 _jax.jax_jit.set_enable_x64_state(_cpp_x64)
 _jax.jax_jit.set_disable_jit_state(_cpp_disable_jit)
 _jax.jax_jit.set_post_hook_state(_cpp_post_hook)
@@ -336,6 +342,7 @@ def _sync_cpp_states(name, value):
         _cpp_x64.set_global(bool(value))
     elif name == "jax_disable_jit":
         _cpp_disable_jit.set_global(bool(value))
+    _cpp_trace_state.set_global(config.trace_state)
 
 
 config.on_change(_sync_cpp_states)

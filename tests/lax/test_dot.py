@@ -121,7 +121,8 @@ def test_precision_is_accepted_and_emitted(precision, emitted):
 
 
 def test_no_precision_config_without_precision():
-    assert "precision" not in minijax.jit(lax.dot).lower(rand(3, 4), rand(4, 5)).as_text()
+    with minijax.default_matmul_precision(None):  # the GPU test run sets "highest" (conftest)
+        assert "precision" not in minijax.jit(lax.dot).lower(rand(3, 4), rand(4, 5)).as_text()
 
 
 def test_bad_precision():
@@ -133,6 +134,45 @@ def test_precision_enum():
     assert lax.Precision("highest") is lax.Precision.HIGHEST
     assert lax.Precision("bfloat16") is lax.Precision.DEFAULT
     assert str(lax.Precision.HIGH) == "HIGH" and repr(lax.Precision.HIGH) == "Precision.HIGH"
+
+
+def test_default_matmul_precision_fills_in_unset_precision_and_retraces():
+    traces = []
+
+    def f(a, b):
+        traces.append(1)
+        return a @ b
+
+    jf = minijax.jit(f)
+    a, b = minijax.numpy.asarray(rand(3, 4)), minijax.numpy.asarray(rand(4, 5))
+    with minijax.default_matmul_precision(None):
+        jf(a, b)
+        jf(a, b)
+        assert len(traces) == 1 and "precision" not in str(minijax.make_jaxpr(f)(a, b))
+        for name, emitted in (("float32", "HIGHEST"), ("tensorfloat32", "HIGH"),
+                              ("bfloat16", "DEFAULT")):
+            with minijax.default_matmul_precision(name):
+                np.testing.assert_allclose(np.asarray(jf(a, b)), np.asarray(a) @ np.asarray(b),
+                                           rtol=F32_DOT_TOL, atol=F32_DOT_TOL)
+                assert f"precision=(Precision.{emitted}, Precision.{emitted})" in str(
+                    minijax.make_jaxpr(f)(a, b))
+                assert f"precision = [{emitted}, {emitted}]" in jf.lower(a, b).as_text()
+                # an explicit precision= wins over the default
+                assert "Precision.HIGH, Precision.HIGH" in str(minijax.make_jaxpr(
+                    lambda a, b: lax.dot(a, b, precision="high"))(a, b))
+        n = len(traces)
+        assert n > 1  # each setting traced its own program (the C++ fast path too) ...
+        jf(a, b)
+        assert len(traces) == n  # ... and the unset one is still cached
+        assert minijax.config.jax_default_matmul_precision is None
+
+
+def test_default_matmul_precision_rejects_unknown_names():
+    with pytest.raises(ValueError, match="jax_default_matmul_precision must be None or one of"):
+        minijax.config.update("jax_default_matmul_precision", "fast")
+    with pytest.raises(ValueError, match="got 'ultra'"):
+        with minijax.default_matmul_precision("ultra"):
+            pass
 
 
 # --- dtypes and accumulation ---------------------------------------------------------------------
