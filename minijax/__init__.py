@@ -50,7 +50,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array", "ShapeDtypeStruct", "ShapedArray", "block_until_ready", "config",
-    "default_backend", "default_matmul_precision", "device_count", "device_get", "device_put", "devices", "dtypes", "errors",
+    "default_backend", "default_matmul_precision", "device_count", "device_get", "device_put",
+    "devices", "dtypes", "errors",
     "eval_shape", "jit", "lax", "local_device_count", "local_devices", "make_jaxpr", "nn", "numpy",
     "random", "tree_util", "vmap",
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
