@@ -55,12 +55,12 @@ from minijax.source_info import with_user_line
 # fmt: off
 __all__ = [
     "broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "squeeze", "expand_dims",
-    "transpose", "rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim",
+    "transpose", "rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim", "split",
     "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
     "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "iota", "broadcasted_iota",
     "full", "full_like", "zeros_like_array",
     "broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p", "pad_p",
-    "concatenate_p", "slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "iota_p",
+    "concatenate_p", "slice_p", "split_p", "dynamic_slice_p", "dynamic_update_slice_p", "iota_p",
 ]
 # fmt: on
 
@@ -707,6 +707,69 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
     starts[axis], limits[axis], strides[axis] = start, limit, stride
     return slice(operand, starts, limits, strides)
+
+
+# ------------------------------------------------------------------------------------------------
+# split[sizes axis]: consecutive pieces of one operand along an axis (jnp.split's primitive, as
+# in JAX). Its transpose is one concatenate of the pieces' cotangents, where one slice per piece
+# would transpose to a full-size pad per piece and the adds between them.
+
+
+def _split_rule(operand, *, sizes, axis):
+    if not 0 <= axis < operand.ndim:
+        raise TypeError(f"split axis {axis} is out of bounds for operand {operand.str_short()}.")
+    if any(size < 0 for size in sizes) or builtins.sum(sizes) != operand.shape[axis]:
+        raise TypeError(
+            f"split sizes must be non-negative and sum to the size of axis {axis} "
+            f"({operand.shape[axis]}) of operand {operand.str_short()}, got sizes {sizes}."
+        )
+    shape = list(operand.shape)
+    return [operand.update(shape=tuple(shape[:axis] + [size] + shape[axis + 1:]))
+            for size in sizes]
+
+
+def _split_lowering(ctx, x, *, sizes, axis):
+    ndim, outs, start = len(ctx.avals_in[0].shape), [], 0
+    for aval, size in zip(ctx.avals_out, sizes):
+        starts, limits = [0] * ndim, list(aval.shape)
+        starts[axis], limits[axis] = start, start + size
+        outs.append(hlo.slice(x, dense_i64(starts), dense_i64(limits), dense_i64([1] * ndim)))
+        start += size
+    return outs
+
+
+split_p = Primitive("split", multiple_results=True)
+split_p.def_abstract_eval(_split_rule)
+split_p.def_lowering(_split_lowering)
+
+
+def _split_batching(args, dims, *, sizes, axis):
+    (x,), (d,) = args, dims
+    outs = split_p.bind(x, sizes=sizes, axis=axis + (d <= axis))
+    return outs, [d] * len(outs)
+
+
+split_p.def_batching(_split_batching)
+
+
+def _split_transpose(cts, operand, *, sizes, axis):
+    cts = [ad.instantiate_zeros(ct) for ct in cts]
+    return [concatenate_p.bind(*cts, dimension=axis)]
+
+
+ad.deflinear(split_p, _split_transpose)
+
+
+def split(operand, sizes, axis=0):
+    """The pieces of ``operand`` of ``sizes`` along ``axis`` (they must sum to its size), as
+    ``jax.lax.split``."""
+    aval = get_aval(operand)
+    axis = _static_int(axis, "the axis argument of split")
+    if not -aval.ndim <= axis < aval.ndim:
+        raise ValueError(with_user_line(
+            f"split: axis {axis} is out of bounds for an array of rank {aval.ndim}"))
+    sizes = _static_ints(sizes, "split", "sizes")
+    return split_p.bind(operand, sizes=sizes, axis=axis % aval.ndim)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):

@@ -308,13 +308,19 @@ def _in_order(labels, out_labels):
     return pos == sorted(pos)
 
 
-def _contract_pair(a, la, b, lb, needed, precision, preferred, out_labels=()):
+def _contract_pair(a, la, b, lb, needed, precision, preferred, out_labels=(), last=False):
     """One ``dot_general``: shared labels still needed are batch dims, the others contract.
     The operands are swapped when that puts the result's axes in the output's order (so the
-    final transpose disappears)."""
+    final transpose disappears). The last contraction orders its operands as JAX does: (a, b)
+    when that gives the output exactly, else (b, a), so XLA sees JAX's dots and transposes
+    (on a GPU their layouts decide between cuBLAS and fused Triton GEMMs)."""
     free_a = [lab for lab in la if lab not in lb]
     free_b = [lab for lab in lb if lab not in la]
-    if not _in_order(free_a + free_b, out_labels) and _in_order(free_b + free_a, out_labels):
+    if last:
+        batch_a = [lab for lab in la if lab in lb and lab in needed]
+        if batch_a + free_a + free_b != list(out_labels):
+            a, la, b, lb = b, lb, a, la
+    elif not _in_order(free_a + free_b, out_labels) and _in_order(free_b + free_a, out_labels):
         a, la, b, lb = b, lb, a, la
     a, la = _sum_unused(a, la, needed | set(lb))
     b, lb = _sum_unused(b, lb, needed | set(la))
@@ -364,14 +370,14 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         others = out_set.union(*(set(lab) for m, (_, lab) in enumerate(ops) if m != k))
         ops[k] = _sum_unused(x, labels, others)
 
-    for i, j in path:
+    for step, (i, j) in enumerate(path):
         if i == j or not (0 <= i < len(ops) and 0 <= j < len(ops)):
             raise ValueError(f"einsum: invalid contraction {(i, j)} in path {path}")
-        (a, la), (b, lb) = ops[i], ops[j]
+        (a, la), (b, lb) = ops[min(i, j)], ops[max(i, j)]
         rest = [op for k, op in enumerate(ops) if k not in (i, j)]
         needed = out_set.union(*(set(lab) for _, lab in rest))
         ops = rest + [_contract_pair(a, la, b, lb, needed, precision, preferred_element_type,
-                                     out_labels)]
+                                     out_labels, last=step == len(path) - 1)]
     if len(ops) != 1:
         raise ValueError(f"einsum: the path {path} leaves {len(ops)} operands, not one")
     x, labels = ops[0]

@@ -324,7 +324,9 @@ def _split(name, ary, indices_or_sections, axis, strict):
         base, extra = divmod(n, sections)
         sizes = [base + 1] * extra + [base] * (sections - extra)
         bounds = [0, *np.cumsum(sizes).tolist()]
-    out = []
+    if all(lo <= hi for lo, hi in zip(bounds[:-1], bounds[1:])):  # pieces tile the axis
+        return lax.split(a, [hi - lo for lo, hi in zip(bounds[:-1], bounds[1:])], axis=axis)
+    out = []  # decreasing cuts (NumPy allows them): overlapping or empty pieces
     for start, stop in zip(bounds[:-1], bounds[1:]):
         stop = builtins.max(start, stop)
         out.append(lax.slice_in_dim(a, start, stop, axis=axis))

@@ -322,6 +322,32 @@ register(
 )
 
 # ------------------------------------------------------------------------------------------------
+# split
+
+
+def _split_sizes(n):
+    """Three pieces tiling a size-n axis, the middle one empty when n < 2."""
+    return (n // 2, n - n // 2 - n // 3, n // 3)
+
+
+def _np_split(x, sizes, axis):
+    return tuple(np.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+
+register(
+    "structural_split_first",
+    lambda x: lax.split(x, _split_sizes(x.shape[0]), axis=0),
+    lambda x: _np_split(x, _split_sizes(x.shape[0]), 0),
+    _operand(min_dims=1),
+)
+register(
+    "structural_split_last",  # negative axis
+    lambda x: lax.split(x, _split_sizes(x.shape[-1]), axis=-1),
+    lambda x: _np_split(x, _split_sizes(x.shape[-1]), x.ndim - 1),
+    _operand(min_dims=1),
+)
+
+# ------------------------------------------------------------------------------------------------
 # slice and its wrappers
 
 register(

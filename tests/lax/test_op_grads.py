@@ -359,7 +359,7 @@ def test_every_primitive_has_a_jvp_rule_and_linear_ones_a_transpose():
     linear = ["add", "sub", "neg", "mul", "div", "dot_general", "broadcast_in_dim", "reshape",
               "squeeze", "transpose", "rev", "slice", "pad", "concatenate", "reduce_sum",
               "convert_element_type", "select_n", "dynamic_slice", "dynamic_update_slice",
-              "cumsum", "real", "imag", "complex", "conj", "reduce_precision", "sort"]
+              "cumsum", "real", "imag", "complex", "conj", "reduce_precision", "sort", "split"]
     no_transpose = [n for n in linear if PRIMS[n].transpose is None]
     assert not no_transpose, f"linear primitives without a transpose rule: {no_transpose}"
     flagged = sorted(n for n, p in PRIMS.items() if p.not_differentiable and p.transpose)
