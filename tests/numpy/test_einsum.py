@@ -77,6 +77,23 @@ def test_each_pair_is_one_dot_general():
     assert jaxpr.count("dot_general") == 1 and "mul" not in jaxpr
 
 
+def test_last_contraction_orders_operands_as_jax():
+    """(a, b) when that gives the output's axis order, else (b, a) then a transpose: the same
+    dots XLA gets from JAX, whose layouts decide cuBLAS vs fused GEMMs on a GPU."""
+    q = k = v = np.ones((2, 5, 3, 4), np.float32)  # (batch, seq, heads, head_dim)
+    a = np.ones((2, 3, 5, 5), np.float32)  # (batch, heads, q, k)
+    scores = minijax.make_jaxpr(lambda q, k: jnp.einsum("bqhd,bkhd->bhqk", q, k))(q, k)
+    (dot,) = [e for e in scores.eqns if e.primitive.name == "dot_general"]
+    assert dot.invars == scores.jaxpr.invars and len(scores.eqns) == 1  # (q, k), no transpose
+    mixed = minijax.make_jaxpr(lambda a, v: jnp.einsum("bhqk,bkhd->bqhd", a, v))(a, v)
+    (dot,) = [e for e in mixed.eqns if e.primitive.name == "dot_general"]
+    assert dot.invars == mixed.jaxpr.invars[::-1]  # (v, a): (b, h, d, q), then transposed
+    assert dot.outvars[0].aval.shape == (2, 3, 4, 5)
+    assert [e.primitive.name for e in mixed.eqns] == ["dot_general", "transpose"]
+    np.testing.assert_allclose(
+        np.asarray(jnp.einsum("bhqk,bkhd->bqhd", a, v)), np.einsum("bhqk,bkhd->bqhd", a, v))
+
+
 def test_greedy_order_avoids_large_intermediate():
     # (a: 2x100, b: 100x100, c: 100x2): contracting a with b first keeps the intermediates small;
     # a left-to-right order would be the same; check that b and c (a 100x2 result) or a and b
