@@ -1,6 +1,6 @@
 """transforms.quantize / calibrate on matmuls inside loop bodies: stacked per-layer weights
 scanned over (xs), weights closed over by a scan body (consts), nested scans, cond branches,
-while bodies, and the char transformer (layers stacked and run with lax.scan), against the f32
+while bodies, custom_jvp/custom_vjp bodies, and the char transformer (layers stacked and run with lax.scan), against the f32
 programs with the tolerances stated in each test."""
 
 import numpy as np
@@ -217,3 +217,41 @@ def test_quantize_checkpointed_layers_in_a_scan():
     assert all(a.aval.dtype == np.int8 for e in transforms.find_eqns(
         cal.transformed_jaxpr(x), "dot_general") for a in e.invars)
     assert _rel(cal(x), ref) < 4e-2  # int8 activations too: measured 1.8%
+
+
+def test_matmuls_inside_custom_jvp_and_custom_vjp_are_quantized():
+    """The calls are inlined: the quantized program equals the one of the same model written
+    without the custom rules, bit for bit; a call without a matmul (nn.relu) stays a call."""
+    @minijax.custom_jvp
+    def layer(x, w):
+        return minijax.nn.relu(jnp.tanh(x @ w))
+
+    @layer.defjvp
+    def layer_jvp(primals, tangents):
+        (x, w), (dx, dw) = primals, tangents
+        y = jnp.tanh(x @ w)
+        return layer(x, w), (y > 0) * (1 - y ** 2) * (dx @ w + x @ dw)
+
+    @minijax.custom_vjp
+    def project(x, w):
+        return x @ w
+
+    project.defvjp(lambda x, w: (x @ w, (x, w)), lambda r, g: (g @ r[1].T, r[0].T @ g))
+
+    def custom_model(p, x):
+        return project(layer(x, p["ws"][0]), p["head"])
+
+    def plain_model(p, x):
+        return minijax.nn.relu(jnp.tanh(x @ p["ws"][0])) @ p["head"]
+
+    p, x = stacked_params(), _x()
+    for mode in ("int8_weight_only", "fp8"):
+        q_custom = transforms.quantize(custom_model, p, mode=mode)
+        q_plain = transforms.quantize(plain_model, p, mode=mode)
+        np.testing.assert_array_equal(np.asarray(q_custom(x)), np.asarray(q_plain(x)))
+        text = str(q_custom.transformed_jaxpr(x))
+        assert "i8[32,32]" in text or "f8_e4m3fn[32,32]" in text
+        assert "custom_vjp_call" not in text and text.count("custom_jvp_call") == 1  # relu
+        assert q_custom.weight_memory()["num_weights"] == 2
+        # the tolerances of test_quantize_scan_over_stacked_layers (above)
+        assert _rel(q_custom(x), custom_model(p, x)) < (8e-2 if mode == "fp8" else 2e-2)

@@ -33,9 +33,11 @@ walks loop and branch bodies, following each constant through the operands that 
 - ``cond`` branches (operands) and ``while`` bodies (body consts): weight-only there.
 - ``checkpoint`` bodies (its operands map one to one to its jaxpr's inputs): the quantized
   weights become extra operands; calibrated too (the maxima become extra outputs).
-- ``custom_jvp``/``custom_vjp`` bodies are not entered: their jaxprs cannot take new inputs
-  without changing the primitives' own rules (the custom rule's signature), so matmuls inside
-  them stay float.
+- ``custom_jvp``/``custom_vjp`` calls whose body holds a matmul are inlined first (their
+  jaxpr's equations replace the call), so weights passed in are quantized like any other.
+  The call's custom derivative rule is dropped with it: a quantized program is for inference,
+  and differentiating one falls back to autodiff of those bodies. Calls without a matmul (the
+  activations of ``minijax.nn``: relu, gelu, softplus ...) keep their rules.
 
 Operands the rewritten body no longer reads (the f32 stacks) are pruned from the loop, and DCE
 drops them from the program. Calibration covers the top level, scan and checkpoint bodies: the
@@ -59,6 +61,7 @@ from minijax import dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Tracer, Var, get_aval
 from minijax.transforms.api import Transformed, run_pass, trace
 from minijax.transforms.rewrite import _Builder, replace_eqn, trace_replacement
+from minijax.transforms.walk import sub_jaxprs
 
 MODES = {"int8_weight_only": (np.dtype(np.int8), 127.0),
          "fp8": (dtypes.float8_e4m3fn, 448.0),
@@ -210,6 +213,7 @@ class Quantized:
     def _walk(self, closed, known, act, instrument):
         """``(closed rewritten, its _Level)``. ``act``: matmuls here may use calibrated
         activation ranges (top level and scan bodies; not cond branches or while bodies)."""
+        closed = _inline_custom_calls_with_matmuls(closed)
         lv = _Level(closed, known)
         b = lv.b
         for eqn in closed.jaxpr.eqns:
@@ -472,6 +476,37 @@ class Quantized:
         after = sum(q.nbytes + s.nbytes for _, q, s in self._weights.values())
         return {"mode": self.mode, "num_weights": len(self._weights),
                 "bytes_before": before, "bytes_after": after, "ratio": after / before}
+
+
+_CUSTOM_CALLS = ("custom_jvp_call", "custom_vjp_call")
+
+
+def _has_matmul(jaxpr):
+    return any(eqn.primitive.name == "dot_general"
+               or any(_has_matmul(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub)
+                      for _, sub in sub_jaxprs(eqn.params))
+               for eqn in jaxpr.eqns)
+
+
+def _inline_custom_calls_with_matmuls(closed):
+    """``closed`` with each custom_jvp/custom_vjp call whose body has a matmul replaced by the
+    body's equations (nested calls in the body are inlined when the walk reaches them)."""
+    def inlined(eqn):
+        return (eqn.primitive.name in _CUSTOM_CALLS
+                and _has_matmul(eqn.params["call_jaxpr"]))
+
+    if not any(inlined(eqn) for eqn in closed.jaxpr.eqns):
+        return closed
+    b = _Builder(closed.jaxpr, closed.consts)
+    for eqn in closed.jaxpr.eqns:
+        operands = [b.read(a) for a in eqn.invars]
+        if inlined(eqn):
+            outs = b.inline(ClosedJaxpr(eqn.params["call_jaxpr"], []), operands)
+            b.env.update(zip(eqn.outvars, outs))
+        else:
+            b.eqns.append(JaxprEqn(eqn.primitive, operands, eqn.outvars, eqn.params,
+                                   eqn.source_info))
+    return b.finish(closed.jaxpr)
 
 
 def _weight_only_matmul(eqn, wi, dims, view=None):
