@@ -1,7 +1,7 @@
 """transforms.quantize / calibrate on matmuls inside loop bodies: stacked per-layer weights
 scanned over (xs), weights closed over by a scan body (consts), nested scans, cond branches,
-while bodies, custom_jvp/custom_vjp bodies, and the char transformer (layers stacked and run with lax.scan), against the f32
-programs with the tolerances stated in each test."""
+while bodies, custom_jvp/custom_vjp bodies, and the char transformer (layers stacked and run
+with lax.scan), against the f32 programs with the tolerances stated in each test."""
 
 import numpy as np
 import pytest
