@@ -33,6 +33,7 @@ from minijax.interpreters.partial_eval import (
     DynamicJaxprTracer,
     dce_eqns,
 )
+from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.tree_util import _registry
 
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
@@ -136,23 +137,45 @@ def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy)
     return lower_open(ctx, jaxpr, args)
 
 
+# The JVP, partial evaluation and transpose of a body depend only on its structure and on
+# which operands are nonzero / unknown / linear: a model calling one checkpointed layer 64
+# times derives each once (the body's own trace stays per call: it may close over values).
+# The JVP is keyed by the body's structure, the later stages by the identity of the jaxpr the
+# stage before produced (kept alive in its entry, so the identity stays unique).
+_jvp_cache = BoundedCache()
+_partial_eval_cache = BoundedCache()
+_transpose_cache = BoundedCache()
+
+
+def _unless_tracers(key, consts):
+    """No caching when a rule captured a tracer of an outer trace (a custom rule closing over
+    one): that value belongs to the trace running now."""
+    return None if any(isinstance(c, core.Tracer) for c in consts) else key
+
+
 @checkpoint_p.def_jvp_rule
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzero = [type(t) is not Zero for t in tangents]
     n = len(primals)
-    out_nonzero = []
-
-    def jvp_fun(*args):
-        it = iter(args[n:])
-        ts = [next(it) if nz else Zero(ad.tangent_aval(get_aval(p)))
-              for p, nz in zip(args[:n], nonzero)]
-        outs, t_outs = ad.jvp_flat(lambda *xs: eval_open(jaxpr, xs), list(args[:n]), ts)
-        out_nonzero.extend(type(t) is not Zero for t in t_outs)
-        return outs + [t for t in t_outs if type(t) is not Zero]
-
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     avals = [get_aval(x) for x in (*primals, *nz_tangents)]
-    jvp_jaxpr, consts = trace_open(jvp_fun, avals)
+    body = structure_key(jaxpr)
+    key = None if body is None else (body, tuple(nonzero), tuple(avals))
+    cached = _jvp_cache.get(key)
+    if cached is None:
+        out_nonzero = []
+
+        def jvp_fun(*args):
+            it = iter(args[n:])
+            ts = [next(it) if nz else Zero(ad.tangent_aval(get_aval(p)))
+                  for p, nz in zip(args[:n], nonzero)]
+            outs, t_outs = ad.jvp_flat(lambda *xs: eval_open(jaxpr, xs), list(args[:n]), ts)
+            out_nonzero.extend(type(t) is not Zero for t in t_outs)
+            return outs + [t for t in t_outs if type(t) is not Zero]
+
+        jvp_jaxpr, consts = trace_open(jvp_fun, avals)
+        cached = _jvp_cache.put(_unless_tracers(key, consts), (jvp_jaxpr, consts, out_nonzero))
+    jvp_jaxpr, consts, out_nonzero = cached
     outs = checkpoint_p.bind(*consts, *primals, *nz_tangents, jaxpr=jvp_jaxpr,
                              prevent_cse=prevent_cse, differentiated=True, policy=policy)
     n_out = len(jaxpr.outvars)
@@ -164,8 +187,33 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
 
 def _partial_eval(trace, args, params):
     """Known equations run now; the rest is staged with recomputation (see module doc)."""
-    jaxpr, policy = params["jaxpr"], params["policy"] or nothing_saveable
+    jaxpr = params["jaxpr"]
     unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
+    key = (jaxpr, tuple(unknown_in), params["policy"])
+    cached = _partial_eval_cache.get(key)
+    if cached is None:
+        cached = _partial_eval_cache.put(key, _split_known(jaxpr, unknown_in, params["policy"]))
+    known_jaxpr, staged_jaxpr, out_known, n_residuals = cached
+    ctx = core._ctx
+    ctx.trace = trace.parent
+    try:
+        known_vals = eval_open(known_jaxpr, [x for x, u in zip(args, unknown_in) if not u])
+    finally:
+        ctx.trace = trace
+    n_known_out = len(known_vals) - n_residuals
+    res_vals = known_vals[n_known_out:]
+    staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]
+    staged = DynamicJaxprTrace.process_primitive(
+        trace, checkpoint_p, staged_args, dict(params, jaxpr=staged_jaxpr, differentiated=True))
+    known_it, staged_it = iter(known_vals[:n_known_out]), iter(staged)
+    return [next(known_it) if k else next(staged_it) for k in out_known]
+
+
+def _split_known(jaxpr, unknown_in, policy):
+    """``(known_jaxpr, staged_jaxpr, out_known, n_residuals)``: the equations computable from
+    the known operands (their outputs, then the residuals the policy saves) and the staged rest
+    (on the residuals, then the unknown operands)."""
+    policy = policy or nothing_saveable
     known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
     known_eqns, staged_eqns = [], []
     for eqn in jaxpr.eqns:
@@ -188,21 +236,8 @@ def _partial_eval(trace, args, params):
     known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k] + residuals
     known_eqns, _ = dce_eqns(known_eqns, known_outs, keep_effects=True)  # debug.print runs once
     known_jaxpr = Jaxpr([], known_invars, known_outs, known_eqns)
-    ctx = core._ctx
-    ctx.trace = trace.parent
-    try:
-        known_vals = eval_open(known_jaxpr, [x for x, u in zip(args, unknown_in) if not u])
-    finally:
-        ctx.trace = trace
-    n_known_out = len(known_outs) - len(residuals)
-    res_vals = known_vals[n_known_out:]
-
     staged_jaxpr = Jaxpr([], residuals + unknown_invars, staged_outs, staged_eqns)
-    staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]
-    staged = DynamicJaxprTrace.process_primitive(
-        trace, checkpoint_p, staged_args, dict(params, jaxpr=staged_jaxpr, differentiated=True))
-    known_it, staged_it = iter(known_vals[:n_known_out]), iter(staged)
-    return [next(known_it) if k else next(staged_it) for k in out_known]
+    return known_jaxpr, staged_jaxpr, out_known, len(residuals)
 
 
 checkpoint_p.partial_eval = _partial_eval
@@ -214,19 +249,26 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
     res = [x for x in args if type(x) is not UndefinedPrimal]
     ct_nonzero = [type(c) is not Zero for c in cts]
     nz_cts = [c for c in cts if type(c) is not Zero]
-    in_nonzero = []
+    avals = [get_aval(x) for x in (*res, *nz_cts)]
+    key = (jaxpr, tuple(linear), tuple(ct_nonzero), tuple(avals),
+           tuple(x.aval for x in args if type(x) is UndefinedPrimal))
+    cached = _transpose_cache.get(key)
+    if cached is None:
+        in_nonzero = []
 
-    def transposed(*xs):
-        it_res, it_ct = iter(xs[:len(res)]), iter(xs[len(res):])
-        full = [x if lin else next(it_res) for x, lin in zip(args, linear)]
-        full_cts = [next(it_ct) if nz else Zero(v.aval)
-                    for nz, v in zip(ct_nonzero, jaxpr.outvars)]
-        in_cts = ad.backward_pass(jaxpr, [], full, full_cts)
-        lin_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
-        in_nonzero.extend(type(ct) is not Zero for ct in lin_cts)
-        return [ct for ct in lin_cts if type(ct) is not Zero]
+        def transposed(*xs):
+            it_res, it_ct = iter(xs[:len(res)]), iter(xs[len(res):])
+            full = [x if lin else next(it_res) for x, lin in zip(args, linear)]
+            full_cts = [next(it_ct) if nz else Zero(v.aval)
+                        for nz, v in zip(ct_nonzero, jaxpr.outvars)]
+            in_cts = ad.backward_pass(jaxpr, [], full, full_cts)
+            lin_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
+            in_nonzero.extend(type(ct) is not Zero for ct in lin_cts)
+            return [ct for ct in lin_cts if type(ct) is not Zero]
 
-    t_jaxpr, consts = trace_open(transposed, [get_aval(x) for x in (*res, *nz_cts)])
+        t_jaxpr, consts = trace_open(transposed, avals)
+        cached = _transpose_cache.put(_unless_tracers(key, consts), (t_jaxpr, consts, in_nonzero))
+    t_jaxpr, consts, in_nonzero = cached
     outs = iter(checkpoint_p.bind(*consts, *res, *nz_cts, jaxpr=t_jaxpr,
                                   prevent_cse=prevent_cse, differentiated=True, policy=policy))
     nz = iter(in_nonzero)
