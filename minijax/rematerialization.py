@@ -24,7 +24,7 @@ import functools
 import types
 
 from minijax import core
-from minijax.core import Jaxpr, Literal, Primitive, get_aval
+from minijax.core import Jaxpr, Primitive, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
@@ -32,6 +32,7 @@ from minijax.interpreters.partial_eval import (
     DynamicJaxprTrace,
     DynamicJaxprTracer,
     dce_eqns,
+    split_known_staged,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.tree_util import _registry
@@ -214,29 +215,17 @@ def _split_known(jaxpr, unknown_in, policy):
     the known operands (their outputs, then the residuals the policy saves) and the staged rest
     (on the residuals, then the unknown operands)."""
     policy = policy or nothing_saveable
-    known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
-    known_eqns, staged_eqns = [], []
-    for eqn in jaxpr.eqns:
-        if all(type(v) is Literal or v in known for v in eqn.invars):
-            known_eqns.append(eqn)
-            known.update(eqn.outvars)
-            avals = [v.aval for v in eqn.invars]
-            if not policy(eqn.primitive, *avals, **eqn.params):
-                staged_eqns.append(eqn)  # a copy the staged part recomputes if it needs it
-        else:
-            staged_eqns.append(eqn)
-    out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
-    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
-    staged_eqns, free = dce_eqns(staged_eqns, staged_outs)
-    unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
-    residuals = [v for v in free if v not in set(unknown_invars)]
-
-    # The known part: its outputs and the saved residuals, computed on the parent trace now.
-    known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
-    known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k] + residuals
-    known_eqns, _ = dce_eqns(known_eqns, known_outs, keep_effects=True)  # debug.print runs once
-    known_jaxpr = Jaxpr([], known_invars, known_outs, known_eqns)
-    staged_jaxpr = Jaxpr([], residuals + unknown_invars, staged_outs, staged_eqns)
+    split = split_known_staged(  # a known equation the policy does not save is recomputed
+        jaxpr, unknown_in,
+        recompute=lambda e: not policy(e.primitive, *[v.aval for v in e.invars], **e.params))
+    residuals = split.residuals
+    # The known part: its outputs and the saved residuals, computed on the parent trace.
+    known_outs = [v for v, k in zip(jaxpr.outvars, split.out_known) if k] + residuals
+    known_eqns, _ = dce_eqns(split.known_eqns, known_outs, keep_effects=True)  # prints once
+    known_jaxpr = Jaxpr([], split.known_invars, known_outs, known_eqns)
+    staged_jaxpr = Jaxpr([], residuals + split.unknown_invars, split.staged_outs,
+                         split.staged_eqns)
+    out_known = split.out_known
     return known_jaxpr, staged_jaxpr, out_known, len(residuals)
 
 

@@ -41,6 +41,7 @@ from minijax.interpreters.partial_eval import (
     DynamicJaxprTrace,
     DynamicJaxprTracer,
     dce_eqns,
+    split_known_staged,
 )
 from minijax.sharding import Mesh, NamedSharding, PartitionSpec, _axes_of, _check_spec_axes
 from minijax.source_info import with_user_line
@@ -360,19 +361,10 @@ def _partial_eval(trace, args, params):
     jaxpr, mesh = params["jaxpr"], params["mesh"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
-    known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
-    known_eqns, staged_eqns = [], []
-    for eqn in jaxpr.eqns:
-        if all(type(v) is Literal or v in known for v in eqn.invars):
-            known_eqns.append(eqn)
-            known.update(eqn.outvars)
-        else:
-            staged_eqns.append(eqn)
-    out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
-    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
-    staged_eqns, free = dce_eqns(staged_eqns, staged_outs)
-    unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
-    residuals = [v for v in free if v not in set(unknown_invars)]
+    split = split_known_staged(jaxpr, unknown_in)
+    known_eqns, staged_eqns, out_known = split.known_eqns, split.staged_eqns, split.out_known
+    staged_outs, residuals = split.staged_outs, split.residuals
+    unknown_invars = split.unknown_invars
     spec_of_invar = {v: s for v, s in zip(jaxpr.invars, in_specs)}
     arg_of_invar = {v: x for v, x in zip(jaxpr.invars, args)}
     # Residuals that are known inputs pass straight through with their own spec; others are
@@ -380,7 +372,7 @@ def _partial_eval(trace, args, params):
     res_in = [v for v in residuals if v in spec_of_invar]
     res_new = [v for v in residuals if v not in spec_of_invar]
 
-    known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
+    known_invars = split.known_invars
     known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k]
     known_jaxpr = Jaxpr([], known_invars, known_outs + res_new,
                         dce_eqns(known_eqns, known_outs + res_new, keep_effects=True)[0])

@@ -8,6 +8,8 @@ arrays (closed-over ``Array``s, NumPy arrays, tracers of outer transformations) 
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 from minijax import core
@@ -195,6 +197,45 @@ def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     new = Jaxpr([v for v, _ in consts], jaxpr.invars, jaxpr.outvars, kept)
     return ClosedJaxpr(new, [c for _, c in consts])
+
+
+class KnownStagedSplit(typing.NamedTuple):
+    """A body split by which operands are known now (see ``split_known_staged``)."""
+
+    known_eqns: list        # computable from the known operands (not yet pruned)
+    staged_eqns: list       # what the unknown outputs need (pruned)
+    out_known: list         # per output: computable now
+    known_invars: list
+    unknown_invars: list
+    staged_outs: list       # the unknown outputs
+    residuals: list         # variables the staged part reads from the known side
+
+
+def split_known_staged(jaxpr, unknown_in, recompute=None):
+    """Splits the equations of an open ``jaxpr`` whose operands ``unknown_in`` are unknown:
+    an equation reading only known values is known; ``recompute(eqn)`` (checkpoint's policy:
+    "not saveable") puts a copy of a known one in the staged part too, to be recomputed there
+    instead of saved. For the partial-evaluation rules of call-like primitives (checkpoint,
+    shard_map)."""
+    known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if all(type(v) is Literal or v in known for v in eqn.invars):
+            known_eqns.append(eqn)
+            known.update(eqn.outvars)
+            if recompute is not None and recompute(eqn):
+                staged_eqns.append(eqn)
+        else:
+            staged_eqns.append(eqn)
+    out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
+    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
+    staged_eqns, free = dce_eqns(staged_eqns, staged_outs)
+    unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
+    known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
+    unknown_set = set(unknown_invars)
+    residuals = [v for v in free if v not in unknown_set]
+    return KnownStagedSplit(known_eqns, staged_eqns, out_known, known_invars, unknown_invars,
+                            staged_outs, residuals)
 
 
 def dce_eqns(eqns, outvars, keep_effects=False):

@@ -19,21 +19,26 @@ from minijax.config import config
 from minijax.core import Literal
 
 
-class _Unhashable(Exception):
+class Unhashable(Exception):
     pass
 
 
-def _param_key(v):
+def param_key(v, fallback=None):
+    """``v`` (an equation's param) as a hashable value: lists and tuples element-wise, dicts
+    sorted, arrays by their bytes. A value that cannot be hashed becomes ``fallback(v)``, or
+    raises ``Unhashable`` without one."""
     if isinstance(v, (list, tuple)):
-        return (type(v).__name__, *map(_param_key, v))
+        return (type(v).__name__, *(param_key(x, fallback) for x in v))
     if isinstance(v, dict):
-        return ("dict", *sorted((k, _param_key(x)) for k, x in v.items()))
+        return ("dict", *sorted((k, param_key(x, fallback)) for k, x in v.items()))
     if isinstance(v, np.ndarray):
         return ("array", v.dtype.str, v.shape, v.tobytes())
     try:
         hash(v)
     except TypeError:
-        raise _Unhashable from None
+        if fallback is None:
+            raise Unhashable from None
+        return fallback(v)
     return v
 
 
@@ -52,12 +57,12 @@ def structure_key(jaxpr):
         eqns = []
         for eqn in jaxpr.eqns:
             eqns.append((eqn.primitive, tuple(map(atom, eqn.invars)),
-                         _param_key(eqn.params), tuple(v.aval for v in eqn.outvars)))
+                         param_key(eqn.params), tuple(v.aval for v in eqn.outvars)))
             for v in eqn.outvars:
                 index[v] = len(index)
         return (tuple(v.aval for v in jaxpr.invars), tuple(eqns),
                 tuple(map(atom, jaxpr.outvars)), config.trace_state)
-    except (_Unhashable, KeyError):  # KeyError: a variable defined outside (not an open jaxpr)
+    except (Unhashable, KeyError):  # KeyError: a variable defined outside (not an open jaxpr)
         return None
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var
 from minijax.interpreters.partial_eval import dce_jaxpr
+from minijax.interpreters.structure import param_key
 from minijax.transforms.walk import map_sub_jaxprs, sub_jaxprs
 
 
@@ -69,17 +70,8 @@ def _dce_keeping_effects(closed):
 
 
 def _hashable(v):
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, *map(_hashable, v))
-    if isinstance(v, dict):
-        return ("dict", *sorted((k, _hashable(x)) for k, x in v.items()))
-    if isinstance(v, np.ndarray):
-        return ("array", v.dtype.str, v.shape, v.tobytes())
-    try:
-        hash(v)
-        return v
-    except TypeError:
-        return ("id", id(v))
+    # within one pass an unhashable param may stand for itself (its id): the jaxpr holds it
+    return param_key(v, fallback=lambda x: ("id", id(x)))
 
 
 def _atom_key(a):
