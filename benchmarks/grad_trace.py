@@ -19,6 +19,7 @@ given (``--jax-python``), with ``import jax``; rounds alternate between the two.
 from __future__ import annotations
 
 import harness  # benchmarks/harness.py (the script's own folder is on sys.path)
+from models_src import MODELS
 
 MEASURE = r'''
 import json, os, sys, time
@@ -41,58 +42,15 @@ def best_lower(make_fn, args, n):
         times.append(time.perf_counter() - t0)
     return min(times)
 
-# --- 64-layer MLP
-mlp_params = [(rng.normal(size=(32, 32)).astype(np.float32) / 6, np.zeros(32, np.float32))
-              for _ in range(64)]
-xb = rng.normal(size=(16, 32)).astype(np.float32)
-yb = rng.normal(size=(16, 32)).astype(np.float32)
-
-def mlp_layer(h, w, b):
-    return jnp.tanh(h @ w + b)
+MLP_LAYERS, TF_LAYERS = 64, (2 if QUICK else 12)
+''' + MODELS + r'''
 
 def make_mlp(remat=False):
-    layer = jax.checkpoint(mlp_layer, policy=jax.checkpoint_policies.dots_saveable) if remat \
-        else mlp_layer
-    def loss(params, x, y):
-        h = x
-        for w, b in params:
-            h = layer(h, w, b)
-        return jnp.mean((h - y) ** 2)
-    return loss
-
-# --- 12-layer transformer
-D, H, F, S = 64, 4, 256, 32
-
-def dense(*shape):
-    return (rng.normal(size=shape) / np.sqrt(shape[0])).astype(np.float32)
-
-tf_params = [dict(ln1=np.ones(D, np.float32), ln2=np.ones(D, np.float32), wq=dense(D, D),
-                  wk=dense(D, D), wv=dense(D, D), wo=dense(D, D), w1=dense(D, F), w2=dense(F, D))
-             for _ in range(2 if QUICK else 12)]
-tokens = rng.normal(size=(S, D)).astype(np.float32)
-target = rng.normal(size=(S, D)).astype(np.float32)
-
-def layernorm(x, g):
-    m = jnp.mean(x, axis=-1, keepdims=True)
-    v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
-    return (x - m) / jnp.sqrt(v + 1e-5) * g
-
-def block(x, p):
-    h = layernorm(x, p["ln1"])
-    q = (h @ p["wq"]).reshape(S, H, D // H).transpose(1, 0, 2)
-    k = (h @ p["wk"]).reshape(S, H, D // H).transpose(1, 0, 2)
-    v = (h @ p["wv"]).reshape(S, H, D // H).transpose(1, 0, 2)
-    att = jax.nn.softmax(q @ k.transpose(0, 2, 1) / np.sqrt(D // H), axis=-1)
-    x = x + (att @ v).transpose(1, 0, 2).reshape(S, D) @ p["wo"]
-    h = layernorm(x, p["ln2"])
-    return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+    return make_mlp_loss(jax.checkpoint(mlp_layer, policy=jax.checkpoint_policies.dots_saveable)
+                         if remat else mlp_layer)
 
 def make_tf():
-    def loss(params, x, y):
-        for p in params:
-            x = block(x, p)
-        return jnp.mean((x - y) ** 2)
-    return loss
+    return tf_loss
 
 out = {}
 out["mlp64_grad_trace_lower_s"] = best_lower(make_mlp, (mlp_params, xb, yb), 7)

@@ -19,6 +19,21 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Source text MEASURE programs splice in (they run as ``python -c``): milliseconds per call of
+# ``fn()``, best of 5 blocks of ``n`` calls each ending in ``block_until_ready``.
+PER_CALL_MS = r'''
+def per_call_ms(fn, n):
+    jax.block_until_ready(fn())
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            out = fn()
+        jax.block_until_ready(out)
+        best = min(best, (time.perf_counter() - t0) / n * 1e3)
+    return best
+'''
+
 
 def run_once(measure, python, framework, platform_name):
     gpu = platform_name in ("gpu", "cuda")

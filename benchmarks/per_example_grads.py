@@ -42,16 +42,7 @@ def loss(params, x, y):
     w, b = params[-1]
     return jnp.mean((h @ w + b - y) ** 2)
 
-def per_call_ms(fn, n):
-    jax.block_until_ready(fn())
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            out = fn()
-        jax.block_until_ready(out)
-        best = min(best, (time.perf_counter() - t0) / n * 1e3)
-    return best
+''' + harness.PER_CALL_MS + r'''
 
 per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))
 out = {}

@@ -45,16 +45,7 @@ def loss(params, xs):
     h, ys = lax.scan(step, jnp.zeros(HIDDEN, jnp.float32), xs)
     return h.mean() + ys.mean()
 
-def per_call_ms(fn, n):
-    jax.block_until_ready(fn())
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            out = fn()
-        jax.block_until_ready(out)
-        best = min(best, (time.perf_counter() - t0) / n * 1e3)
-    return best
+''' + harness.PER_CALL_MS + r'''
 
 out = {}
 t0 = time.perf_counter()
