@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import typing
 
 from minijax import core
 from minijax.core import Jaxpr, Literal, Primitive, get_aval
@@ -93,6 +94,23 @@ def _unmentioned(mesh, spec):
     return tuple(a for a in mesh.axis_names if a not in used)
 
 
+class _ManualAxes(typing.NamedTuple):
+    """The mesh axes a shard_map body is manual over (all but ``auto``), with their sizes: what
+    the body's shapes, collectives, replication checks and residual slots refer to."""
+
+    axis_names: tuple
+    shape: dict
+
+
+def _manual_axes(mesh, auto):
+    names = tuple(a for a in mesh.axis_names if a not in auto)
+    return _ManualAxes(names, {a: mesh.shape[a] for a in names})
+
+
+def _manual(params):
+    return _manual_axes(params["mesh"], params["auto"])
+
+
 def _all_axes_spec(mesh):
     """A leading dimension split over every mesh axis: one slot per device."""
     return P(tuple(mesh.axis_names))
@@ -116,12 +134,19 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
     """Maps ``f`` over the shards of its arguments on ``mesh``: each device runs ``f`` on its
     block (``in_specs``, a pytree prefix of PartitionSpecs for the positional arguments) and
     the per-device results are assembled as ``out_specs`` say. Inside ``f``, collectives
-    (``lax.psum`` ...) over the mesh axis names communicate between devices."""
+    (``lax.psum`` ...) over the mesh axis names communicate between devices.
+
+    ``auto``: mesh axes that stay automatic (as in JAX's ``shard_map(..., auto=)``): the body
+    is manual over the other axes only, specs may not name them, and XLA's partitioner
+    shards the body's work over them as it does outside."""
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map: mesh must be a minijax Mesh, got {mesh!r}")
-    if auto:
-        raise NotImplementedError("shard_map: auto axes are not supported; all mesh axes are "
-                                  "manual")
+    auto = frozenset(auto)
+    unknown = sorted(a for a in auto if a not in mesh.axis_names)
+    if unknown:
+        raise ValueError(f"shard_map: auto names {unknown[0]!r}, which is not an axis of the "
+                         f"mesh (axes {tuple(mesh.axis_names)})")
+    manual = _manual_axes(mesh, auto)
     if not callable(f):
         raise TypeError(f"shard_map: f must be callable, got {f!r}")
 
@@ -141,9 +166,10 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
         in_leaf_specs = _specs_for(in_specs, args, "in_specs")
         for s in in_leaf_specs:
             _check_spec_axes(mesh, s, "shard_map in_specs: ")
+            _check_not_auto(auto, s, "in_specs")
         avals = [get_aval(x) for x in leaves]
         paths = [f"argument {i}" for i in range(len(leaves))]
-        local = [_local_aval(mesh, s, a, p) for s, a, p in zip(in_leaf_specs, avals, paths)]
+        local = [_local_aval(manual, s, a, p) for s, a, p in zip(in_leaf_specs, avals, paths)]
         out_trees = []
 
         def flat_fun(*xs):
@@ -152,20 +178,29 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
             out_trees.append((out_tree, out))
             return out_leaves
 
-        jaxpr, consts = _trace_body(mesh, flat_fun, local)
+        jaxpr, consts = _trace_body(manual, flat_fun, local)
         out_tree, out_example = out_trees[0]
         out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
         for s in out_leaf_specs:
             _check_spec_axes(mesh, s, "shard_map out_specs: ")
+            _check_not_auto(auto, s, "out_specs")
         in_all = tuple([P()] * len(consts) + list(in_leaf_specs))
         if check_rep:
-            _check_rep(mesh, jaxpr, in_all, out_leaf_specs)
+            _check_rep(manual, jaxpr, in_all, out_leaf_specs)
         params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_all, out_specs=tuple(out_leaf_specs),
-                      check_rep=bool(check_rep))
+                      check_rep=bool(check_rep), auto=auto)
         outs = shard_map_p.bind(*consts, *leaves, **params)
         return out_tree.unflatten(outs)
 
     return wrapped
+
+
+def _check_not_auto(auto, spec, what):
+    named = [a for a in _spec_axes(spec) if a in auto]
+    if named:
+        raise ValueError(with_user_line(
+            f"shard_map {what}: PartitionSpec {spec} names mesh axis {named[0]!r}, which is "
+            f"in auto; specs name only the manual axes"))
 
 
 def _is_spec(x):
@@ -254,14 +289,15 @@ def _check_rep(mesh, jaxpr, in_specs, out_specs):
 shard_map_p = Primitive("shard_map", multiple_results=True)
 
 
-def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_rep):
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
     return [_global_aval(mesh, s, v.aval) for s, v in zip(out_specs, jaxpr.outvars)]
 
 
 shard_map_p.def_abstract_eval(_abstract_eval)
 shard_map_p.axis_names_of = lambda params: ()  # binds its axes; uses none from outside
-shard_map_p.pp_params = lambda p: dict(mesh=p["mesh"], in_specs=p["in_specs"],
-                                       out_specs=p["out_specs"], jaxpr=p["jaxpr"])
+shard_map_p.pp_params = lambda p: dict(
+    mesh=p["mesh"], in_specs=p["in_specs"], out_specs=p["out_specs"],
+    **({"auto": tuple(sorted(p["auto"]))} if p["auto"] else {}), jaxpr=p["jaxpr"])
 
 _eager_cache = {}
 
@@ -271,7 +307,8 @@ def _impl(*args, **params):
     # A manual region only exists inside a program: eagerly, run the jit of the primitive.
     from minijax.jitting import jit
 
-    key = (params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"])
+    key = (params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"],
+           params["auto"])
     fn = _eager_cache.get(key)
     if fn is None:
         fn = jit(lambda *xs: shard_map_p.bind(*xs, **params))
@@ -282,7 +319,7 @@ def _impl(*args, **params):
 
 
 @shard_map_p.def_lowering
-def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep):
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import sdy
 
@@ -296,12 +333,14 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep):
     name = mctx.mesh_symbol(mesh)
 
     def shardings(specs, avals):
+        # with auto axes every dimension stays open, so Shardy may shard it over them
         return sdy.TensorShardingPerValueAttr.get([
-            sdy_sharding_attr(NamedSharding(mesh, s), a.ndim, name)
+            sdy_sharding_attr(NamedSharding(mesh, s), a.ndim, name, open_dims=bool(auto))
             for s, a in zip(specs, avals)])
 
     out_types = [tensor_type(a) for a in ctx.avals_out]
-    manual = sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in mesh.axis_names])
+    manual = sdy.ManualAxesAttr.get(
+        [ir.StringAttr.get(a) for a in mesh.axis_names if a not in auto])
     op = sdy.ManualComputationOp(out_types, list(args), shardings(in_specs, ctx.avals_in),
                                  shardings(out_specs, ctx.avals_out), manual)
     block = op.body.blocks.append(*[tensor_type(v.aval) for v in jaxpr.invars])
@@ -327,7 +366,7 @@ def _bind_like(params, jaxpr, consts, args, in_specs, out_specs):
 
 @shard_map_p.def_jvp_rule
 def _jvp(primals, tangents, **params):
-    jaxpr, mesh, in_specs = params["jaxpr"], params["mesh"], params["in_specs"]
+    jaxpr, mesh, in_specs = params["jaxpr"], _manual(params), params["in_specs"]
     nonzero = [type(t) is not Zero for t in tangents]
     n = len(primals)
     out_nonzero = []
@@ -358,7 +397,7 @@ def _jvp(primals, tangents, **params):
 def _partial_eval(trace, args, params):
     """Known equations of the body run now as one shard_map; the rest is staged as another
     (see the module doc for how residuals cross between them)."""
-    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    jaxpr, mesh = params["jaxpr"], _manual(params)
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
     split = split_known_staged(jaxpr, unknown_in)
@@ -425,7 +464,7 @@ shard_map_p.partial_eval = _partial_eval
 def _transpose(cts, *args, **params):
     from minijax import lax
 
-    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    jaxpr, mesh = params["jaxpr"], _manual(params)
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     linear = [type(x) is UndefinedPrimal for x in args]
     res = [x for x in args if type(x) is not UndefinedPrimal]
@@ -481,7 +520,7 @@ def _batching(args, dims, **params):
     from minijax.interpreters.batching import moveaxis, not_mapped
     from minijax.vmapping import vmap
 
-    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    jaxpr, mesh = params["jaxpr"], _manual(params)
     args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
     in_axes = tuple(None if d is not_mapped else 0 for d in dims)
     batched = vmap(lambda *xs: eval_open(jaxpr, xs), in_axes=in_axes, out_axes=0)

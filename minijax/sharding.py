@@ -585,22 +585,24 @@ def _wsc_abstract_eval(x, *, sharding):
     return x
 
 
-def _sdy_dims(sharding, ndim):
+def _sdy_dims(sharding, ndim, open_dims=False):
     from jaxlib.mlir.dialects import sdy
 
     spec = tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec))
     dims = []
     for entry in spec:
         axes = [sdy.AxisRefAttr.get(a) for a in _axes_of(entry)]
-        dims.append(sdy.DimensionShardingAttr.get(axes, is_closed=entry is not UNCONSTRAINED))
+        closed = entry is not UNCONSTRAINED and not open_dims
+        dims.append(sdy.DimensionShardingAttr.get(axes, is_closed=closed))
     return dims
 
 
-def sdy_sharding_attr(sharding, ndim, mesh_name):
-    """The ``#sdy.sharding<@mesh, [...]>`` attribute of a NamedSharding for rank ``ndim``."""
+def sdy_sharding_attr(sharding, ndim, mesh_name, open_dims=False):
+    """The ``#sdy.sharding<@mesh, [...]>`` attribute of a NamedSharding for rank ``ndim``;
+    ``open_dims``: every dimension open (Shardy may add axes), as ``?`` in the text."""
     from jaxlib.mlir.dialects import sdy
 
-    return sdy.TensorShardingAttr.get(mesh_name, _sdy_dims(sharding, ndim))
+    return sdy.TensorShardingAttr.get(mesh_name, _sdy_dims(sharding, ndim, open_dims))
 
 
 def _wsc_lowering(ctx, x, *, sharding):

@@ -206,3 +206,53 @@ def test_eager_calls_compile_once():
     for _ in range(3):
         np.testing.assert_allclose(np.asarray(f(x)), x.reshape(4, 2, 2).sum(0), rtol=1e-6)
     assert cache_stats()["xla_compiles"] == before
+
+
+# --- auto axes: manual over some mesh axes, XLA's partitioner over the rest ----------------------
+
+
+def test_auto_axes_partition_the_body_and_match_numpy():
+    m = mesh()  # x: 4, y: 2
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(8, 16)).astype(np.float32)
+    w = rng.normal(size=(16, 6)).astype(np.float32)
+    seen = []
+
+    def body(x, w):
+        seen.append((x.shape, w.shape))
+        return lax.psum(jnp.tanh(x @ w).sum(0, keepdims=True), "x")
+
+    f = shard_map(body, m, in_specs=(P("x"), P()), out_specs=P(), auto=frozenset({"y"}))
+    jf = mj.jit(f)
+    ws = mj.device_put(w, NamedSharding(m, P(None, "y")))  # committed over the auto axis
+    xs = mj.device_put(x, NamedSharding(m, P("x")))
+    want = np.tanh(x.astype(np.float64) @ w).sum(0, keepdims=True)
+    np.testing.assert_allclose(jf(xs, ws), want, rtol=1e-5, atol=1e-5)
+    assert seen[0] == ((2, 16), (16, 6))  # split by the manual axis only
+    # the partitioner split the body's matmul over y: each device computes (2, 3)
+    hlo = jf.lower(xs, ws).compile().as_text()
+    assert "f32[2,3]{1,0} dot(" in hlo, hlo
+    text = str(mj.make_jaxpr(f)(x, w))
+    assert "auto=(y,)" in text and "psum[axes=(x,)" in text
+    # grad through it (partial eval, transpose) against NumPy, and vmap of it
+    g = mj.jit(mj.grad(lambda x, w: f(x, w).sum(), argnums=(0, 1)))(xs, ws)
+    d = 1 - np.tanh(x.astype(np.float64) @ w) ** 2
+    np.testing.assert_allclose(g[0], d @ w.T, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(g[1], x.T @ d, rtol=1e-4, atol=1e-5)
+    stacked = np.stack([x, 2 * x])
+    vm = mj.jit(mj.vmap(f, in_axes=(0, None)))(stacked, w)
+    np.testing.assert_allclose(vm, [np.tanh(s @ w).sum(0, keepdims=True) for s in stacked],
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_auto_axes_errors():
+    m = mesh()
+    x = arange(8, 4)
+    with pytest.raises(ValueError, match="auto names 'z', which is not an axis of the mesh"):
+        shard_map(lambda x: x, m, in_specs=P("x"), out_specs=P("x"), auto=frozenset({"z"}))
+    with pytest.raises(ValueError, match="names mesh axis 'y', which is in auto"):
+        shard_map(lambda x: x, m, in_specs=P("x", "y"), out_specs=P("x"),
+                  auto=frozenset({"y"}))(x)
+    with pytest.raises(NameError, match="unbound axis name: 'y'"):
+        shard_map(lambda x: lax.psum(x, "y"), m, in_specs=P("x"), out_specs=P("x"),
+                  auto=frozenset({"y"}))(x)
