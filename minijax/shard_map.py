@@ -22,6 +22,10 @@ names) with the mesh axes bound as named axes (so ``psum(x, 'x')`` resolves ``'x
 - Batching: a ``shard_map`` of the body batched along a new leading axis that no mesh axis
   splits.
 
+``auto`` axes: the body is manual over the other mesh axes only (its shapes, collectives,
+replication checks and residual slots refer to those, ``_ManualAxes``); the manual
+computation's shardings stay open, so Shardy shards the body's work over the auto axes.
+
 ``check_rep`` verifies that an output whose out spec omits a mesh axis really is the same on
 every device along it (it comes from replicated inputs, psum, all_gather ...), since Shardy
 would silently keep one device's copy. ``check_rep=False`` skips the check.
