@@ -45,6 +45,10 @@ logger = logging.getLogger("minijax")
 _check_numerics = False  # jax_debug_nans / jax_debug_infs (set by minijax.debug_numerics)
 
 
+def _put_numpy(x):
+    return device_put_value(x) if type(x) is np.ndarray else x
+
+
 def _leaf_aval(x):
     if isinstance(x, Tracer):
         raise escaped_tracer_error(x)
@@ -288,15 +292,27 @@ class JitFunction:
         return outs, entry, leaves
 
     def _cpp_cache_miss(self, *args, **kwargs):
+        # jaxlib's C++ path copies a NumPy argument's raw bytes with a signature that ignores
+        # byte order: once cached, a big-endian array of the same shape and dtype would be read
+        # as little-endian garbage (JAX 0.10 has this bug). So no fast-path entry ever has a
+        # NumPy leaf: a call with one lands here every time, its NumPy leaves are put on the
+        # default device here (converted), and the call goes back to the C++ path with device
+        # Arrays only (which falls back to Python where the placement does not fit).
+        if (not _check_numerics and not config.jax_disable_jit
+                and core._ctx.trace is core.eval_trace):
+            if any(type(x) is np.ndarray for x in args) or any(
+                    type(x) is np.ndarray for x in kwargs.values()):
+                # the common case, a batch passed as a top-level argument: no flattening (a
+                # NumPy array nested deeper comes back here and takes the branch below)
+                args = [_put_numpy(x) for x in args]
+                kwargs = {k: _put_numpy(x) for k, x in kwargs.items()}
+                return self.cpp(*args, **kwargs), None, False
+            leaves, tree = _registry.flatten((args, kwargs))
+            if any(type(x) is np.ndarray for x in leaves):
+                args, kwargs = tree.unflatten([_put_numpy(x) for x in leaves])
+                return self.cpp(*args, **kwargs), None, False
         outs, entry, leaves = self._call(args, kwargs)
         if entry is None or _check_numerics:  # checked calls never take the C++ fast path
-            return outs, None, False
-        if any(type(x) is np.ndarray for x in leaves):
-            # jaxlib's C++ path copies a NumPy argument's raw bytes with a signature that
-            # ignores byte order: once cached, a big-endian array of the same shape and dtype
-            # would be read as little-endian garbage (JAX 0.10 has this bug). NumPy arguments
-            # therefore stay on the Python path, which converts them (~7 us more per call);
-            # device Arrays, the hot case, keep the fast path.
             return outs, None, False
         return outs, entry.fastpath(leaves), False
 
