@@ -4,6 +4,8 @@ Every sharded computation is compared with the same computation in NumPy; per-sh
 device placement are checked against ``devices_indices_map``.
 """
 
+import os
+
 import numpy as np
 import pytest
 
@@ -380,3 +382,31 @@ def test_indivisible_dimension_errors(mesh2):
         )
     with pytest.raises(ValueError, match="has 3 entries but the array has rank 2"):
         minijax.device_put(np.ones((8, 8)), NamedSharding(mesh2, P("x", None, "y")))
+
+
+def test_hundreds_of_queued_collective_steps_on_cpu_do_not_abort():
+    """XLA:CPU's in-process collectives starve when hundreds of multi-device executions are
+    queued asynchronously and abort the process after 40 s (JAX 0.10 too); minijax runs CPU
+    programs with collectives synchronously. In a subprocess: a regression aborts it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, minijax, minijax.numpy as jnp\n"
+        "from minijax.sharding import NamedSharding, PartitionSpec as P\n"
+        "mesh = minijax.make_mesh((8,), ('d',))\n"
+        "params = minijax.device_put([np.full((32, 32), 0.01, np.float32)] * 64,\n"
+        "                            NamedSharding(mesh, P()))\n"
+        "x = minijax.device_put(np.ones((64, 32), np.float32), NamedSharding(mesh, P('d')))\n"
+        "def step(params, x):\n"
+        "    g = minijax.grad(lambda p: sum(jnp.sum(jnp.tanh(x @ w)) for w in p))(params)\n"
+        "    return [w - 0.01 * gw for w, gw in zip(params, g)]\n"
+        "f = minijax.jit(step, donate_argnums=0)\n"
+        "for _ in range(300):\n"
+        "    params = f(params, x)\n"
+        "print('done', float(params[0].sum()))\n"
+    )
+    env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="8", MINIJAX_PLATFORMS="cpu")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=180)
+    assert res.returncode == 0 and "done" in res.stdout, res.stderr[-2000:]

@@ -71,7 +71,7 @@ class ShardedExecutable:
 
     __slots__ = (
         "xla", "name", "devices", "device", "in_shardings", "out_shardings", "in_avals",
-        "out_avals", "handlers", "donated",
+        "out_avals", "handlers", "donated", "synchronous",
     )
 
     def __init__(self, xla, name, devices, in_avals, out_avals, donated=(), mesh=None):
@@ -96,9 +96,33 @@ class ShardedExecutable:
         self.handlers = [
             backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
         ]
+        # XLA:CPU runs the collectives of a multi-device program as in-process rendezvous on
+        # a shared thread pool; with hundreds of such executions queued asynchronously the
+        # participants of one collective can starve and the process aborts after 40 s
+        # ("Termination timeout ... only 7 of them arrived"; JAX 0.10 does the same, e.g. 300
+        # steps of a 64-layer data-parallel MLP on 8 virtual devices, 2 cores). So on the CPU
+        # such a program runs synchronously: each call waits for its results (and takes the
+        # Python path, see _ShardedEntry.fastpath). GPUs (NCCL) keep asynchronous dispatch.
+        self.synchronous = (self.device.platform == "cpu" and len(self.devices) > 1
+                            and _has_collectives(xla))
 
-    execute = Executable.execute
+    def execute(self, bufs):
+        outs = Executable.execute(self, bufs)
+        if self.synchronous:
+            for out in outs:
+                out.block_until_ready()
+        return outs
+
     as_text = Executable.as_text
+
+
+_COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                "collective-permute", "collective-broadcast")
+
+
+def _has_collectives(xla):
+    text = xla.hlo_modules()[0].to_string()
+    return any(f" {name}(" in text or f" {name}-start(" in text for name in _COLLECTIVES)
 
 
 def compile_sharded(module, name, mesh, in_avals, out_avals, donated=(), jaxpr=None):
