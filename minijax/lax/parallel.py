@@ -295,6 +295,20 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_
     return x.update(shape=tuple(shape))
 
 
+def _per_batch_element(prim, what, dim_param, x, d, dim, params, untiled_shift):
+    """``prim`` (all_gather / psum_scatter) batched over an axis it does not name: it applies
+    to each batch element. Its dimension moves past a batch axis before it; a batch axis after
+    it moves by ``untiled_shift`` when the untiled op adds or removes a dimension."""
+    batching.check_outer_axes(params["axis_name"], what)
+    if d is not_mapped:
+        return prim.bind(x, **{dim_param: dim}, **params), not_mapped
+    if d <= dim:
+        dim += 1
+    elif not params["tiled"]:
+        d += untiled_shift
+    return prim.bind(x, **{dim_param: dim}, **params), d
+
+
 @batching.axis_collective
 def _all_gather_batching(axis_data, args, dims, *, all_gather_dimension, axis_name,
                          axis_index_groups, axis_size, tiled):
@@ -303,14 +317,9 @@ def _all_gather_batching(axis_data, args, dims, *, all_gather_dimension, axis_na
     params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
                   axis_size=axis_size, tiled=tiled)
     if axis_data.name not in axis_name:
-        batching.check_outer_axes(axis_name, "all_gather")
-        if d is not_mapped:
-            return all_gather_p.bind(x, all_gather_dimension=dim, **params), not_mapped
-        if d <= dim:
-            dim += 1
-        elif not tiled:
-            d += 1
-        return all_gather_p.bind(x, all_gather_dimension=dim, **params), d
+        # untiled, the stacked axis it adds comes before a later batch axis
+        return _per_batch_element(all_gather_p, "all_gather", "all_gather_dimension", x, d, dim,
+                                  params, untiled_shift=+1)
     _no_groups(axis_index_groups, "all_gather")
     _single_own_name(axis_data, axis_name, "all_gather")
     n = axis_data.size
@@ -394,14 +403,9 @@ def _psum_scatter_batching(axis_data, args, dims, *, scatter_dimension, axis_nam
     params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
                   axis_size=axis_size, tiled=tiled)
     if axis_data.name not in axis_name:
-        batching.check_outer_axes(axis_name, "psum_scatter")
-        if d is not_mapped:
-            return psum_scatter_p.bind(x, scatter_dimension=dim, **params), not_mapped
-        if d <= dim:
-            dim += 1
-        elif not tiled:
-            d -= 1  # the scattered axis before it is gone
-        return psum_scatter_p.bind(x, scatter_dimension=dim, **params), d
+        # untiled, the scattered axis before a later batch axis is gone
+        return _per_batch_element(psum_scatter_p, "psum_scatter", "scatter_dimension", x, d, dim,
+                                  params, untiled_shift=-1)
     _no_groups(axis_index_groups, "psum_scatter")
     _single_own_name(axis_data, axis_name, "psum_scatter")
     n = axis_data.size
