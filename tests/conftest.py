@@ -8,6 +8,7 @@ os.environ.setdefault(
     "MINIJAX_PLATFORMS", "cpu" if os.environ.get("MINIJAX_TEST_GPU") != "1" else ""
 )
 
+import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 if os.environ.get("MINIJAX_TEST_GPU") == "1":
@@ -29,3 +30,13 @@ settings.register_profile("ci", max_examples=8, **{**_common, "derandomize": Tru
 settings.register_profile("dev", max_examples=25, **_common)
 settings.register_profile("thorough", max_examples=200, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def x64():
+    """64-bit dtypes on for one test (``pytestmark = pytest.mark.usefixtures("x64")`` for a
+    whole module)."""
+    from minijax.config import config_context
+
+    with config_context("jax_enable_x64", True):
+        yield

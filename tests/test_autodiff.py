@@ -16,14 +16,6 @@ from minijax import dtypes
 from minijax.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-    prev = minijax.config.jax_enable_x64
-    minijax.config.update("jax_enable_x64", True)
-    yield
-    minijax.config.update("jax_enable_x64", prev)
-
-
 def _rng(seed=0):
     return np.random.default_rng(seed)
 

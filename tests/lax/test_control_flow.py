@@ -181,14 +181,6 @@ def test_nested_loops_and_cond(x64):
 # Derivatives vs finite differences
 
 
-@pytest.fixture
-def x64():
-    prev = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", prev)
-
-
 def test_grad_scan_rnn(x64):
     rng = np.random.default_rng(0)
     w, xs = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(5, 3))

@@ -253,12 +253,7 @@ ZERO_OPS = [op for op in OPS if ZERO.match(op.name)]
 GRAD_OPS = [op for op in OPS if not ZERO.match(op.name)]
 
 
-@pytest.fixture(autouse=True)
-def x64():
-    prev = minijax.config.jax_enable_x64
-    minijax.config.update("jax_enable_x64", True)
-    yield
-    minijax.config.update("jax_enable_x64", prev)
+pytestmark = pytest.mark.usefixtures("x64")  # tests/conftest.py
 
 
 def _is_float(x):

@@ -38,3 +38,12 @@ def both(fn, *args, **kwargs):
     eager = fn(*args, **kwargs)
     jitted = minijax.jit(lambda *a: fn(*a, **kwargs))(*args)
     return eager, jitted
+
+
+def rand(shape, dtype, seed=0):
+    """Standard normal values of ``dtype`` (complex: independent real and imaginary parts)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)

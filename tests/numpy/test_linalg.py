@@ -7,24 +7,12 @@ import pytest
 import minijax
 import minijax.numpy as jnp
 from minijax.test_util import check_grads
+from tests.numpy._helpers import rand
 
 DTYPES = [np.float32, np.float64, np.complex64]
 
 
-@pytest.fixture(autouse=True)
-def x64():
-    prev = minijax.config.jax_enable_x64
-    minijax.config.update("jax_enable_x64", True)
-    yield
-    minijax.config.update("jax_enable_x64", prev)
-
-
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+pytestmark = pytest.mark.usefixtures("x64")  # tests/conftest.py
 
 
 def close(a, b, dtype, scale=10.0):
