@@ -9,7 +9,7 @@ import minijax
 import minijax.numpy as jnp
 from minijax import lax
 from minijax.test_util import check_grads
-from tests.numpy._helpers import rand
+from tests.numpy._helpers import match_eigvals, rand
 
 DTYPES = [np.float32, np.float64, np.complex64]
 SHAPES = [(4, 4), (3, 5, 5), (2, 2, 3, 3)]
@@ -280,21 +280,6 @@ def test_errors():
 # General eigendecomposition (geev): complex eigenvalues/vectors of non-symmetric matrices
 
 EIG_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
-
-
-def match_eigvals(got, want):
-    """``got`` reordered (per matrix) to line up with ``want``: greedy nearest neighbours, as
-    sorting complex numbers is unstable when conjugate pairs share a real part."""
-    got, want = np.asarray(got), np.asarray(want)
-    g, w = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
-    out = np.empty_like(g)
-    for r in range(g.shape[0]):
-        free = list(range(g.shape[1]))
-        for j in range(w.shape[1]):
-            k = min(free, key=lambda i: abs(g[r, i] - w[r, j]))
-            out[r, j] = g[r, k]
-            free.remove(k)
-    return out.reshape(got.shape)
 
 
 @pytest.mark.parametrize("dtype", EIG_DTYPES)

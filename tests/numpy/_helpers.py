@@ -47,3 +47,20 @@ def rand(shape, dtype, seed=0):
     if np.dtype(dtype).kind == "c":
         x = x + 1j * rng.standard_normal(shape)
     return x.astype(dtype)
+
+
+def match_eigvals(got, want):
+    """``got`` reordered (per row of the last axis) to line up with ``want``: greedy nearest
+    neighbours, as sorting complex values is unstable when conjugate pairs share a real part."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.size == 0:
+        return got
+    g, w = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
+    out = np.empty_like(g)
+    for r in range(g.shape[0]):
+        free = list(range(g.shape[1]))
+        for j in range(w.shape[1]):
+            k = min(free, key=lambda i: abs(g[r, i] - w[r, j]))
+            out[r, j] = g[r, k]
+            free.remove(k)
+    return out.reshape(got.shape)

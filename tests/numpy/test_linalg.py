@@ -7,6 +7,7 @@ import pytest
 import minijax
 import minijax.numpy as jnp
 from minijax.test_util import check_grads
+from tests.numpy._helpers import match_eigvals as match
 from tests.numpy._helpers import rand
 
 DTYPES = [np.float32, np.float64, np.complex64]
@@ -152,23 +153,6 @@ def test_grads(fn):
 
 # ------------------------------------------------------------------------------------------------
 # eig / eigvals (general matrices) and roots (companion-matrix eigenvalues)
-
-
-def match(got, want):
-    """``got`` reordered to line up with ``want`` (greedy nearest neighbours, per row): sorting
-    complex values is unstable when conjugate pairs share a real part."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.size == 0:
-        return got
-    g, w = got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1])
-    out = np.empty_like(g)
-    for r in range(g.shape[0]):
-        free = list(range(g.shape[1]))
-        for j in range(w.shape[1]):
-            k = min(free, key=lambda i: abs(g[r, i] - w[r, j]))
-            out[r, j] = g[r, k]
-            free.remove(k)
-    return out.reshape(got.shape)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
