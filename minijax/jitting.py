@@ -45,8 +45,17 @@ logger = logging.getLogger("minijax")
 _check_numerics = False  # jax_debug_nans / jax_debug_infs (set by minijax.debug_numerics)
 
 
+class _NotAnArray(Exception):
+    pass
+
+
 def _put_numpy(x):
-    return device_put_value(x) if type(x) is np.ndarray else x
+    if type(x) is not np.ndarray:
+        return x
+    try:
+        return device_put_value(x)
+    except TypeError:  # a dtype minijax does not support (strings, objects)
+        raise _NotAnArray from None
 
 
 def _leaf_aval(x):
@@ -300,17 +309,20 @@ class JitFunction:
         # Arrays only (which falls back to Python where the placement does not fit).
         if (not _check_numerics and not config.jax_disable_jit
                 and core._ctx.trace is core.eval_trace):
-            if any(type(x) is np.ndarray for x in args) or any(
-                    type(x) is np.ndarray for x in kwargs.values()):
-                # the common case, a batch passed as a top-level argument: no flattening (a
-                # NumPy array nested deeper comes back here and takes the branch below)
-                args = [_put_numpy(x) for x in args]
-                kwargs = {k: _put_numpy(x) for k, x in kwargs.items()}
-                return self.cpp(*args, **kwargs), None, False
-            leaves, tree = _registry.flatten((args, kwargs))
-            if any(type(x) is np.ndarray for x in leaves):
-                args, kwargs = tree.unflatten([_put_numpy(x) for x in leaves])
-                return self.cpp(*args, **kwargs), None, False
+            try:
+                if any(type(x) is np.ndarray for x in args) or any(
+                        type(x) is np.ndarray for x in kwargs.values()):
+                    # the common case, a batch passed as a top-level argument: no flattening
+                    # (a NumPy array nested deeper comes back here, to the branch below)
+                    put_args = [_put_numpy(x) for x in args]
+                    put_kwargs = {k: _put_numpy(x) for k, x in kwargs.items()}
+                    return self.cpp(*put_args, **put_kwargs), None, False
+                leaves, tree = _registry.flatten((args, kwargs))
+                if any(type(x) is np.ndarray for x in leaves):
+                    put_args, put_kwargs = tree.unflatten([_put_numpy(x) for x in leaves])
+                    return self.cpp(*put_args, **put_kwargs), None, False
+            except _NotAnArray:
+                pass  # a NumPy array minijax has no dtype for: _call names its argument path
         outs, entry, leaves = self._call(args, kwargs)
         if entry is None or _check_numerics:  # checked calls never take the C++ fast path
             return outs, None, False

@@ -185,3 +185,12 @@ def test_numpy_arguments_take_the_device_path_in_every_position():
         out = sharded(a)
         np.testing.assert_array_equal(np.asarray(out), a * 3)
         assert out.sharding.spec == PartitionSpec("d")
+
+
+def test_a_numpy_argument_of_an_unsupported_dtype_names_its_path():
+    f = minijax.jit(lambda a, b: a)
+    with pytest.raises(TypeError, match=r"Argument args\[0\] of type ndarray .* not a valid jit"):
+        f(np.array(["a", "b"]), 1.0)
+    with pytest.raises(TypeError, match=r"Argument args\[0\]\['x'\] of type ndarray"):
+        f({"x": np.array([object()])}, 1.0)
+    np.testing.assert_array_equal(f(np.ones(2, np.float32), 1.0), [1.0, 1.0])  # still works
