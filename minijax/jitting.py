@@ -274,15 +274,18 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         return self._call(args, kwargs)[0]
 
-    def _call(self, args, kwargs):
-        """The Python dispatch path: returns (outputs, entry or None, flat argument leaves)."""
+    def _call(self, args, kwargs, flat=None):
+        """The Python dispatch path: returns (outputs, entry or None, flat argument leaves).
+        ``flat``: ``(leaves, treedef)`` of ``(args, kwargs)`` when the caller has them (only
+        without static arguments, which are not leaves)."""
         if config.jax_disable_jit or core._ctx.trace is not core.eval_trace:
             return self._fun(*args, **kwargs), None, None  # inside a trace: inline
         if self._static_argnums or self._static_argnames:
             args, kwargs, static_key = self._split_static(args, kwargs)
+            flat = None
         else:
             static_key = ()
-        leaves, in_tree = _registry.flatten((args, kwargs))
+        leaves, in_tree = _registry.flatten((args, kwargs)) if flat is None else flat
         try:
             avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
         except TypeError as e:
@@ -307,6 +310,7 @@ class JitFunction:
         # NumPy leaf: a call with one lands here every time, its NumPy leaves are put on the
         # default device here (converted), and the call goes back to the C++ path with device
         # Arrays only (which falls back to Python where the placement does not fit).
+        flat = None
         if (not _check_numerics and not config.jax_disable_jit
                 and core._ctx.trace is core.eval_trace):
             try:
@@ -317,13 +321,13 @@ class JitFunction:
                     put_args = [_put_numpy(x) for x in args]
                     put_kwargs = {k: _put_numpy(x) for k, x in kwargs.items()}
                     return self.cpp(*put_args, **put_kwargs), None, False
-                leaves, tree = _registry.flatten((args, kwargs))
-                if any(type(x) is np.ndarray for x in leaves):
-                    put_args, put_kwargs = tree.unflatten([_put_numpy(x) for x in leaves])
+                flat = _registry.flatten((args, kwargs))
+                if any(type(x) is np.ndarray for x in flat[0]):
+                    put_args, put_kwargs = flat[1].unflatten([_put_numpy(x) for x in flat[0]])
                     return self.cpp(*put_args, **put_kwargs), None, False
             except _NotAnArray:
                 pass  # a NumPy array minijax has no dtype for: _call names its argument path
-        outs, entry, leaves = self._call(args, kwargs)
+        outs, entry, leaves = self._call(args, kwargs, flat)  # flattened once
         if entry is None or _check_numerics:  # checked calls never take the C++ fast path
             return outs, None, False
         return outs, entry.fastpath(leaves), False

@@ -15,6 +15,9 @@ _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 ON_GPU = os.environ.get("MINIJAX_TEST_GPU") == "1"
+needs_gpu = pytest.mark.skipif(
+    not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)"
+)
 
 
 def test_cpu_client_has_the_configured_virtual_devices():
@@ -74,9 +77,7 @@ def test_jaxlib_version_gate_matches_installed_jaxlib():
     assert backends._HANDLER_NEEDS_SKIP_CHECKS == (major_minor < (0, 11))
 
 
-@pytest.mark.skipif(
-    not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)"
-)
+@needs_gpu
 def test_cuda_plugin_is_discovered_and_preferred():
     assert minijax.default_backend() == "gpu"
     assert all(d.platform == "gpu" for d in minijax.devices())
@@ -84,9 +85,7 @@ def test_cuda_plugin_is_discovered_and_preferred():
     assert x.device.platform == "gpu"
 
 
-@pytest.mark.skipif(
-    not ON_GPU, reason="needs the CUDA plugin and a GPU (run with MINIJAX_TEST_GPU=1)"
-)
+@needs_gpu
 def test_gpu_float32_matmul_is_tf32_by_default_and_float32_when_asked():
     rng = np.random.default_rng(0)
     a, b = (rng.normal(size=(512, 512)).astype(np.float32) for _ in range(2))

@@ -135,7 +135,7 @@ def _sharded(value, spec="{devices=[2,2]<=[4]}"):
                                   "{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
                                   "{replicated}"])
 def test_sharded_array_is_gathered_and_restored_with_like(tmp_path, spec):
-    if len(minijax.devices()) < 4:  # tests/conftest.py asks for 4 virtual CPU devices
+    if len(minijax.devices()) < 4:  # tests/conftest.py asks for 8 virtual CPU devices
         pytest.skip("needs 4 devices (a one-GPU machine has one)")
     value = np.arange(8 * 6, dtype=np.float32).reshape(8, 6)
     arr = _sharded(value, spec)

@@ -61,7 +61,7 @@ from minijax import dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Tracer, Var, get_aval
 from minijax.transforms.api import Transformed, run_pass, trace
 from minijax.transforms.rewrite import _Builder, replace_eqn, trace_replacement
-from minijax.transforms.walk import sub_jaxprs
+from minijax.transforms.walk import iter_eqns
 
 MODES = {"int8_weight_only": (np.dtype(np.int8), 127.0),
          "fp8": (dtypes.float8_e4m3fn, 448.0),
@@ -481,19 +481,13 @@ class Quantized:
 _CUSTOM_CALLS = ("custom_jvp_call", "custom_vjp_call")
 
 
-def _has_matmul(jaxpr):
-    return any(eqn.primitive.name == "dot_general"
-               or any(_has_matmul(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub)
-                      for _, sub in sub_jaxprs(eqn.params))
-               for eqn in jaxpr.eqns)
-
-
 def _inline_custom_calls_with_matmuls(closed):
     """``closed`` with each custom_jvp/custom_vjp call whose body has a matmul replaced by the
     body's equations (nested calls in the body are inlined when the walk reaches them)."""
     def inlined(eqn):
         return (eqn.primitive.name in _CUSTOM_CALLS
-                and _has_matmul(eqn.params["call_jaxpr"]))
+                and any(e.primitive.name == "dot_general"
+                        for e in iter_eqns(eqn.params["call_jaxpr"])))
 
     if not any(inlined(eqn) for eqn in closed.jaxpr.eqns):
         return closed
