@@ -131,18 +131,25 @@ def full_like(x, value):
 
 
 def broadcast_to_shape(x, shape):
-    """A rank-0 ``x`` broadcast to ``shape`` (elementwise ops let rank-0 operands broadcast)."""
-    if get_aval(x).shape == tuple(shape):
+    """``x`` (rank 0, or of ``shape``'s rank with size-1 axes) broadcast to ``shape``, as
+    elementwise ops broadcast their operands."""
+    x_shape = get_aval(x).shape
+    if x_shape == tuple(shape):
         return x
-    return _lax().broadcast_in_dim(x, shape, ())
+    return _lax().broadcast_in_dim(x, shape, tuple(range(len(x_shape))))
 
 
 def unbroadcast(aval, ct):
     """The cotangent of an elementwise op's operand of type ``aval`` from the cotangent of its
-    result: summed over every axis when the operand was a broadcast rank-0 one."""
-    if get_aval(ct).shape == aval.shape:
+    result: summed over every axis when the operand was a broadcast rank-0 one, over the
+    broadcast axes (kept as size 1) when it had size-1 axes."""
+    ct_shape = get_aval(ct).shape
+    if ct_shape == aval.shape:
         return ct
-    return _lax().reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
+    if not aval.shape:
+        return _lax().reduce_sum(ct, tuple(range(len(ct_shape))))
+    axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c)
+    return _lax().reshape(_lax().reduce_sum(ct, axes), aval.shape)
 
 
 # ------------------------------------------------------------------------------------------------

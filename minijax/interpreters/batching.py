@@ -316,7 +316,8 @@ def unbatched_axes(bdim, ndim_out):
 
 
 def elementwise_rule(prim, scalar_ok=None):
-    """The rule for an elementwise primitive: operands of one shape, where some may be rank 0.
+    """The rule for an elementwise primitive: operands of one shape (up to size-1 axes, which
+    the primitive broadcasts), where some may be rank 0.
 
     Operands are made to agree: batched ones move to the batch axis of the first full-rank
     batched operand (no transpose when they already agree); a batched per-example scalar is
@@ -361,11 +362,14 @@ def _ok(scalar_ok, i):
 
 
 def _per_example_shape(args, dims, ranks, rank):
+    """The per-example result shape: the full-rank operands' shapes (batch axis dropped)
+    broadcast over their size-1 axes."""
+    shapes = []
     for x, d, r in zip(args, dims, ranks):
         if r == rank:
             shape = get_aval(x).shape
-            return shape if d is not_mapped else shape[:d] + shape[d + 1 :]
-    raise AssertionError
+            shapes.append(shape if d is not_mapped else shape[:d] + shape[d + 1 :])
+    return tuple(max(sizes) for sizes in zip(*shapes))
 
 
 def reduction_rule(prim, param="axes"):

@@ -6,7 +6,8 @@ each primitive, written with the lax functions below (Python resolves them at ca
 
 Names, accepted dtypes and lowerings follow JAX's ``jax.lax``:
 
-- Operands share one dtype (weak types aside) and one shape; a rank-0 operand broadcasts.
+- Operands share one dtype (weak types aside) and one rank, with sizes that agree or are 1
+  (a size-1 axis broadcasts, as in JAX's lax); a rank-0 operand broadcasts too.
   The Python wrappers turn Python scalars into weakly typed scalars of the other operand's
   dtype (``lax.mul(x_f32, 2.0)`` binds ``mul x 2.0:f32[]``).
 - Integer ``div`` truncates toward zero and ``rem`` takes the sign of the dividend (C, XLA).
@@ -149,7 +150,9 @@ sub_p.def_jvp(lambda g, x, y: g, lambda g, x, y: neg(g))
 sub_p.def_transpose(lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, neg(ct))])
 mul_p.def_jvp(lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
 mul_p.def_transpose(_mul_transpose)
-div_p.def_jvp(lambda g, x, y: div(g, y), lambda g, x, y: mul(neg(g), div(x, square(y))))
+# d/dy as JAX writes it: the primal-only factor y**-2 has y's shape (a softmax's row sums,
+# not the whole matrix), so that is what a linearized program keeps from the forward pass.
+div_p.def_jvp(lambda g, x, y: div(g, y), lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 div_p.def_transpose(_div_transpose)
 # rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y)
 rem_p.def_jvp(lambda g, x, y: g, lambda g, x, y: mul(neg(g), _trunc(div(x, y))))

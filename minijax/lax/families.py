@@ -1,9 +1,11 @@
 """Rule factories shared by families of primitives, so a new member is a few lines.
 
-- ``elementwise_shape(name, ...)``: operands of one dtype (weak types ignored) and one shape,
-  where a rank-0 operand broadcasts (JAX's lax lets ``mul x 2.0:f32[]`` through); the result is
-  weak only if every operand is weak.
-- ``hlo_elementwise(build)``: broadcasts rank-0 operands to the result shape, then ``build``.
+- ``elementwise_shape(name, ...)``: operands of one dtype (weak types ignored) and one rank,
+  whose sizes agree or are 1 (JAX's lax broadcasts size-1 axes: ``div f32[8,128] f32[8,1]``),
+  where a rank-0 operand also broadcasts (JAX's lax lets ``mul x 2.0:f32[]`` through); the
+  result is weak only if every operand is weak.
+- ``hlo_elementwise(build)``: broadcasts rank-0 and size-1 operands to the result shape, then
+  ``build``.
 - ``unary`` / ``binary`` / ``naryop``: a primitive with both rules, plus the Python wrapper.
 - Every primitive ``naryop``/``elementwise_prim`` make also gets vmap's elementwise rule
   (``batching.elementwise_rule``): one batching rule for the whole family.
@@ -71,13 +73,26 @@ def check_dtype_allowed(name, dtype, allowed):
 
 
 def broadcast_elementwise_shapes(name, avals):
-    shapes = {a.shape for a in avals if a.shape}
-    if len(shapes) > 1:
+    """The result shape of an elementwise op: operands of one rank whose sizes agree or are 1
+    (a size-1 axis broadcasts, as in JAX's lax), where a rank-0 operand also broadcasts."""
+    shapes = [a.shape for a in avals if a.shape]
+    if not shapes:
+        return ()
+    if any(len(s) != len(shapes[0]) for s in shapes):
         raise TypeError(
-            f"{name} got incompatible shapes for broadcasting: {_shapes_str(avals)}. "
-            "lax ops need equal shapes (or rank-0 operands); minijax.numpy broadcasts."
+            f"{name} got operands of different ranks: {_shapes_str(avals)}. lax ops need one "
+            "rank (size-1 axes and rank-0 operands broadcast); minijax.numpy broadcasts ranks."
         )
-    return shapes.pop() if shapes else ()
+    result = []
+    for sizes in zip(*shapes):
+        larger = {d for d in sizes if d != 1}
+        if len(larger) > 1:
+            raise TypeError(
+                f"{name} got incompatible shapes for broadcasting: {_shapes_str(avals)}. "
+                "lax ops need equal sizes per axis (or size 1); minijax.numpy broadcasts."
+            )
+        result.append(larger.pop() if larger else 1)
+    return tuple(result)
 
 
 def elementwise_shape(name, allowed=ANY, result_dtype=None):
@@ -95,16 +110,18 @@ def elementwise_shape(name, allowed=ANY, result_dtype=None):
 
 
 def broadcast_to_aval(ctx_aval_out, value, aval_in):
-    """Broadcasts a rank-0 operand to the output shape (no-op when shapes match)."""
+    """Broadcasts a rank-0 operand, or one with size-1 axes, to the output shape (no-op when
+    shapes match)."""
     if aval_in.shape == ctx_aval_out.shape:
         return value
     element_type = ir.RankedTensorType(value.type).element_type
     out_t = ir.RankedTensorType.get(ctx_aval_out.shape, element_type)
-    return hlo.broadcast_in_dim(out_t, value, dense_i64([]))
+    return hlo.broadcast_in_dim(out_t, value, dense_i64(range(len(aval_in.shape))))
 
 
 def hlo_elementwise(build):
-    """Lowering rule: broadcast rank-0 operands, then ``build(ctx, *values, **params)``."""
+    """Lowering rule: broadcast rank-0 and size-1 operands, then
+    ``build(ctx, *values, **params)``."""
 
     def rule(ctx, *args, **params):
         aval_out = ctx.avals_out[0]

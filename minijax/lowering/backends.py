@@ -144,6 +144,14 @@ def _make_cuda():
     if path is None:
         raise RuntimeError("no CUDA PJRT plugin (jax_plugins.xla_cuda*) is installed")
     c_api = xc.load_pjrt_plugin_dynamically("cuda", path)
+    # Without this the profiler's traces hold no GPU kernels (the plugin brings its own
+    # CUPTI-based tracer; JAX registers it the same way in xla_bridge).
+    try:
+        from jaxlib import _profiler
+
+        _profiler.register_plugin_profiler(c_api)
+    except Exception as e:
+        logger.warning("minijax: the CUDA plugin's profiler could not be registered: %s", e)
     xc.initialize_pjrt_plugin("cuda")
     client = xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options())
     try:

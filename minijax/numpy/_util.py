@@ -8,6 +8,10 @@ hand lax operands of ONE dtype and ONE shape (or rank 0), because lax never prom
   ``bf16_array * 2.0`` stays bfloat16 and ``int32_array + 1.5`` becomes float32.
 - ``promote_shapes``: NumPy broadcasting with ``lax.broadcast_in_dim``; rank-0 operands are left
   alone, since every lax elementwise op broadcasts them itself (smaller jaxprs).
+- ``promote_ranks``: for the binary ufuncs, only the ranks are made equal (leading size-1
+  axes); the lax op broadcasts the size-1 axes itself, as JAX's does. ``x / x.sum(-1,
+  keepdims=True)`` then binds ``div f32[n,k] f32[n,1]``, and its derivative keeps the row
+  sums, not an n-by-k copy of them, from the forward pass.
 
 ``lax`` is looked up at call time (``lax.add``), never bound at import, so this package imports
 even while the lax families are being filled in.
@@ -176,7 +180,7 @@ def broadcast_to_shape(x, shape):
     x_shape = globals()["shape"](x)
     if x_shape == shape:
         return x
-    if isinstance(x, np.ndarray) and x.ndim:
+    if isinstance(x, np.ndarray) and x.ndim and _host_broadcast_is_small(x, shape):
         return np.broadcast_to(x, shape)  # a host array stays on the host (one constant)
     lead = len(shape) - len(x_shape)
     if lead < 0 or any(d != 1 and d != shape[lead + i] for i, d in enumerate(x_shape)):
@@ -185,6 +189,36 @@ def broadcast_to_shape(x, shape):
     # operand axis may map onto a larger output axis (broadcast_in_dim's own rule).
     dims = tuple(range(lead, len(shape)))
     return lax.broadcast_in_dim(x, shape, dims)
+
+
+# A host array broadcast on the host becomes one constant of the broadcast size; under jit a
+# large one is an extra program argument read from memory on every call (a (S, S) causal mask
+# against (batch, heads, S, S) scores: 128 MiB). Beyond this size the broadcast is staged.
+_HOST_BROADCAST_MAX_ELEMENTS = 1 << 12
+
+
+def _host_broadcast_is_small(x, shape):
+    return int(np.prod(shape)) <= max(x.size, _HOST_BROADCAST_MAX_ELEMENTS)
+
+
+def promote_ranks(*args):
+    """NumPy broadcasting left to lax: non-scalar arguments get the common rank (leading
+    size-1 axes) and lax's elementwise ops broadcast size-1 axes (ValueError, as JAX, when the
+    shapes do not broadcast)."""
+    shapes = [shape(x) for x in args]
+    nonscalar = [s for s in shapes if s]
+    if not nonscalar or all(s == nonscalar[0] for s in nonscalar):
+        return list(args)
+    rank = len(broadcast_shapes(*shapes))
+    return [x if not s or len(s) == rank else _with_rank(x, rank) for x, s in zip(args, shapes)]
+
+
+def _with_rank(x, rank):
+    x_shape = shape(x)
+    new_shape = (1,) * (rank - len(x_shape)) + x_shape
+    if isinstance(x, np.ndarray):
+        return x.reshape(new_shape)
+    return lax.broadcast_in_dim(x, new_shape, tuple(range(rank - len(x_shape), rank)))
 
 
 def promote_shapes(*args):

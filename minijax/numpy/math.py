@@ -23,7 +23,10 @@ from minijax.numpy._util import (
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
+    promote_dtypes,
+    promote_dtypes_inexact,
     promote_dtypes_numeric,
+    promote_ranks,
     promote_shapes,
     to_array,
 )
@@ -79,10 +82,11 @@ def _unary(name, lax_fn_name, inexact=False):
 
 
 def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None):
-    promote = promote_args_inexact if inexact else promote_args
+    promote = promote_dtypes_inexact if inexact else promote_dtypes
 
     def fn(x1, x2, /):
-        x1, x2 = promote(name, x1, x2)
+        check_arraylike(name, x1, x2)
+        x1, x2 = promote_ranks(*promote(x1, x2))  # lax broadcasts the size-1 axes
         if bool_fn_name is not None and _dtype(x1) == dtypes.bool_:
             return getattr(lax, bool_fn_name)(x1, x2)
         return getattr(lax, lax_fn_name)(x1, x2)

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 import minijax
 from minijax import lax
+from minijax.config import config_context
 from minijax.lowering.stablehlo import lower_jaxpr, module_to_text
+from minijax.test_util import check_grads
 
 f32 = np.float32
 bf16 = ml_dtypes.bfloat16
@@ -156,6 +158,57 @@ def test_rank0_operands_broadcast_in_binary_ops_and_comparisons():
     jitted = minijax.jit(lambda a: lax.max(a, 3.0))(x)
     np.testing.assert_array_equal(np.asarray(jitted), np.maximum(x, 3))
     assert jaxpr_of(lambda a: lax.div(2.0, a), x).endswith("div 2.0:f32[] a in (b,) }")
+
+
+# --- size-1 axes broadcast (JAX's lax: div f32[n,k] f32[n,1]) -----------------------------------
+
+_SIZE1_OPS = [
+    (lax.add, np.add), (lax.sub, np.subtract), (lax.mul, np.multiply), (lax.div, np.divide),
+    (lax.max, np.maximum), (lax.min, np.minimum), (lax.atan2, np.arctan2), (lax.pow, np.power),
+]
+
+
+@given(st.sampled_from(_SIZE1_OPS), st.lists(st.sampled_from([(1, 1), (1, 3), (3, 1), (3, 3)]),
+                                            min_size=2, max_size=2), st.booleans())
+def test_size1_axes_broadcast_in_values_grads_and_vmap(ops, sizes, x_is_full):
+    lax_op, np_op = ops
+    (a0, b0), (a1, b1) = sizes
+    x_shape, y_shape = (2, a0, b0, 4), (2, a1, b1, 1 if x_is_full else 4)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.5, 2.0, x_shape).astype(f32)
+    y = rng.uniform(0.5, 2.0, y_shape).astype(f32)
+    expected = np_op(x, y)
+    out = lax_op(x, y)
+    assert out.shape == expected.shape
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(minijax.jit(lax_op)(x, y)), expected, rtol=1e-6)
+    # Derivatives: both directions against finite differences (float64).
+    with config_context("jax_enable_x64", True):
+        check_grads(lax_op, (x.astype(np.float64), y.astype(np.float64)), 1, modes=("fwd", "rev"))
+    # vmap over the leading axis, one operand unbatched: the stacked loop.
+    looped = np.stack([np.asarray(lax_op(x[i], y[0])) for i in range(2)])
+    np.testing.assert_allclose(np.asarray(minijax.vmap(lax_op, (0, None))(x, y[0])), looped,
+                               rtol=1e-6)
+
+
+def test_size1_broadcast_is_in_the_jaxpr_and_its_transpose_sums_back():
+    x, s = np.ones((2, 3), f32), np.ones((2, 1), f32)
+    assert jaxpr_of(lax.div, x, s) == (
+        "{ lambda ; a:f32[2,3] b:f32[2,1]. let c:f32[2,3] = div a b in (c,) }")
+    # NumPy broadcasting in jnp leaves the size-1 axis to lax (as JAX's jnp does).
+    assert "f32[2,3] = div a d" in jaxpr_of(lambda a, b: a / b.sum(-1, keepdims=True), x, x)
+    jaxpr = jaxpr_of(lambda a, b: a / b, x, np.ones(3, f32))
+    assert "f32[1,3] = broadcast_in_dim" in jaxpr and "f32[2,3] = div a" in jaxpr
+    grad_s = minijax.grad(lambda b: lax.mul(x * 2, b).sum())(s)
+    assert grad_s.shape == (2, 1)
+    np.testing.assert_array_equal(np.asarray(grad_s), np.full((2, 1), 6.0))
+
+
+def test_size1_broadcast_errors_name_the_shapes():
+    with pytest.raises(TypeError, match=r"mul got operands of different ranks: f32\[2,3\], f32\[3"):
+        lax.mul(np.ones((2, 3), f32), np.ones(3, f32))
+    with pytest.raises(TypeError, match=r"add got incompatible shapes.*f32\[2,3\], f32\[2,2\]"):
+        lax.add(np.ones((2, 3), f32), np.ones((2, 2), f32))
 
 
 # --- select_n, select and clamp -------------------------------------------------------------------

@@ -85,6 +85,16 @@ def test_stability_and_infinities():
                                             b=np.array([1.0, -1.0], F32))))
 
 
+def test_softmax_derivative_keeps_row_sums_not_a_matrix_of_them():
+    # d(e / s)/ds needs s**-2 of the (rows, 1) sums (JAX's rule), so reverse mode keeps no
+    # second (rows, cols) array beside exp(x - max); and no select guards the max (it would
+    # keep XLA from fusing the softmax on a GPU).
+    x, g = np.ones((4, 8), np.float32), np.ones((4, 8), np.float32)
+    jaxpr = str(minijax.make_jaxpr(lambda x, g: minijax.vjp(nn.softmax, x)[1](g))(x, g))
+    assert "f32[4,1] = integer_pow[y=-2]" in jaxpr
+    assert "select_n" not in jaxpr and "is_finite" not in jaxpr
+
+
 def test_one_hot_and_standardize():
     labels = np.array([0, 2, 1, 5])
     check(nn.one_hot(labels, 3), np.eye(3, dtype=F32)[[0, 2, 1]].tolist() + [[0, 0, 0]], F32)

@@ -123,6 +123,17 @@ def test_where_promotes_and_broadcasts():
     assert out.dtype == BF16
 
 
+def test_a_large_host_mask_is_broadcast_in_the_program_not_on_the_host():
+    # Broadcast on the host, a (S, S) causal mask against (B, H, S, S) scores would be a
+    # B*H times larger constant: under jit, an extra argument read on every call.
+    mask = np.tril(np.ones((64, 64), bool))
+    scores = np.arange(4 * 2 * 64 * 64, dtype=np.float32).reshape(4, 2, 64, 64)
+    closed = minijax.make_jaxpr(lambda s: jnp.where(mask, s, -1e9))(scores)
+    assert max(np.size(c) for c in closed.consts) == mask.size
+    out = minijax.jit(lambda s: jnp.where(mask, s, -1e9))(scores)
+    np.testing.assert_array_equal(np.asarray(out), np.where(mask, scores, np.float32(-1e9)))
+
+
 # ------------------------------------------------------------------------------------------------
 # Python ints that do not fit: what JAX 0.10 does, case by case (checked against JAX by hand).
 
