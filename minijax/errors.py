@@ -1,5 +1,7 @@
 """Exceptions users see; names follow ``jax.errors``."""
 
+from jaxlib import _jax
+
 
 class JAXTypeError(TypeError):
     pass
@@ -21,5 +23,8 @@ class UnexpectedTracerError(Exception):
     """A tracer escaped the transformation that made it and was used afterwards."""
 
 
-class XlaRuntimeError(RuntimeError):
-    """An error raised by XLA while compiling or running a program, with minijax's context."""
+# jaxlib's own class (JAX's ``jax.errors.JaxRuntimeError`` is the same one): errors minijax
+# raises with context (a failed compile, a failed launch) and errors XLA raises later on its
+# own (a GPU allocation failing when the result is awaited) are caught by one ``except``.
+JaxRuntimeError = _jax.JaxRuntimeError
+XlaRuntimeError = JaxRuntimeError  # JAX's older name for it

@@ -32,6 +32,20 @@ settings.register_profile("thorough", max_examples=200, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "devices(n): needs n devices (8 virtual CPU ones here; a 1-GPU run skips it)")
+
+
+def pytest_runtest_setup(item):
+    marker = item.get_closest_marker("devices")
+    if marker is not None:
+        import minijax
+
+        if len(minijax.devices()) < marker.args[0]:
+            pytest.skip(f"needs {marker.args[0]} devices, {len(minijax.devices())} here")
+
+
 @pytest.fixture
 def x64():
     """64-bit dtypes on for one test (``pytestmark = pytest.mark.usefixtures("x64")`` for a

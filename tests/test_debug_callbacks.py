@@ -134,6 +134,7 @@ def test_pure_callback_wrong_result_and_grad_are_errors():
     np.testing.assert_allclose(np.asarray(minijax.jit(jnp.sin)(np.float32(0))), 0.0)
 
 
+@pytest.mark.devices(4)
 def test_print_inside_shard_map_prints_each_shard(capsys):
     """Each device runs the body on its own shard, so each prints its own partial sum (as in
     JAX); the psum'd result is the global sum."""

@@ -27,11 +27,15 @@ def test_dtype_mismatch_names_primitive_shapes_and_line():
 def test_shape_mismatch_names_primitive_shapes_and_line():
     with pytest.raises(TypeError) as e:
         minijax.jit(lambda x, y: lax.mul(x, y))(
-            np.zeros((2, 3), np.float32), np.zeros(3, np.float32)
+            np.zeros((2, 3), np.float32), np.zeros((2, 2), np.float32)
         )
     msg = str(e.value)
-    assert "mul got incompatible shapes" in msg and "f32[2,3], f32[3]" in msg
+    assert "mul got incompatible shapes" in msg and "f32[2,3], f32[2,2]" in msg
     assert __file__ in msg
+    with pytest.raises(TypeError, match=r"mul got operands of different ranks: f32\[2,3\]"):
+        minijax.jit(lambda x, y: lax.mul(x, y))(
+            np.zeros((2, 3), np.float32), np.zeros(3, np.float32)
+        )
 
 
 def test_shape_mismatch_eagerly_too():

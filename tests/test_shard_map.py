@@ -12,6 +12,8 @@ from minijax.experimental.shard_map import shard_map
 from minijax.sharding import NamedSharding
 from minijax.sharding import PartitionSpec as P
 
+pytestmark = pytest.mark.devices(8)
+
 MESH = None
 
 

@@ -15,9 +15,7 @@ from minijax import lax
 from minijax.sharding import Mesh, NamedSharding, SingleDeviceSharding
 from minijax.sharding import PartitionSpec as P
 
-pytestmark = pytest.mark.skipif(
-    len(minijax.devices()) < 8, reason="needs 8 devices (tests/conftest.py asks for 8 CPU ones)"
-)
+pytestmark = pytest.mark.devices(8)
 
 
 @pytest.fixture(scope="module")

@@ -85,13 +85,19 @@ class ShardedExecutable:
         self.out_avals = out_avals
         self.donated = donated
         hlo = backends.xc.HloSharding
+        # A program over one device may come back without shardings (the CUDA client does
+        # this; the CPU one does not): each value is then whole on that device.
+        in_protos = xla.get_parameter_shardings()
+        out_protos = xla.get_output_shardings()
         self.in_shardings = [
-            interned_sharding(self.devices, hlo.from_proto(p), mesh)
-            for p in xla.get_parameter_shardings()
+            interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in in_protos
+        ] if in_protos is not None else [
+            interned_sharding(self.devices, hlo.replicate(), mesh) for _ in in_avals
         ]
         self.out_shardings = [
-            interned_sharding(self.devices, hlo.from_proto(p), mesh)
-            for p in xla.get_output_shardings()
+            interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in out_protos
+        ] if out_protos is not None else [
+            interned_sharding(self.devices, hlo.replicate(), mesh) for _ in out_avals
         ]
         self.handlers = [
             backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)

@@ -76,6 +76,11 @@ def _jaxpr_text(**kw):
         rand(2, 3), rand(3, 4)))
 
 
+# The default precision's own params (a GPU run of the suite sets "highest" process-wide).
+_default_precision = minijax.default_matmul_precision(None)
+
+
+@_default_precision
 def test_params_are_hashable_tuples():
     lists = (([1], [0]), ([], []))  # users may pass lists; the params hold tuples
     jaxpr = minijax.make_jaxpr(lambda a, b: lax.dot_general(a, b, lists))(rand(2, 3), rand(3, 4))
@@ -102,6 +107,7 @@ def test_pp_params_hook_gives_jax_text():
     assert pp_param(printed["precision"]) == "(Precision.HIGH, Precision.HIGH)"
 
 
+@_default_precision
 def test_jaxpr_prints_dot_general_as_jax():
     text = _jaxpr_text(preferred_element_type=np.float32)
     assert ("dot_general[dimension_numbers=(([1], [0]), ([], [])) "

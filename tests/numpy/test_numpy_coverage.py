@@ -4,6 +4,9 @@ the committed file current."""
 import importlib.util
 import pathlib
 
+import numpy as np
+import pytest
+
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "docs" / "make_numpy_coverage.py"
 
 
@@ -19,5 +22,7 @@ def test_coverage_table_is_current_and_large_enough():
     text, done = mod.render(mod.coverage())
     assert done >= 250, f"minijax.numpy implements only {done} NumPy functions"
     committed = mod.OUT.read_text()
+    if f"NumPy {np.__version__}:" not in committed:  # NumPy's own list differs by version
+        pytest.skip(f"docs/numpy_coverage.md was made with another NumPy than {np.__version__}")
     assert committed == text, (
         "docs/numpy_coverage.md is stale: run `python3 docs/make_numpy_coverage.py` and commit it")
