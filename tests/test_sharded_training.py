@@ -25,6 +25,7 @@ def _unsharded_step(cfg, lr, dtype):
     return _unsharded["step"]
 
 
+@pytest.mark.devices(8)
 @pytest.mark.parametrize("mode", ["dp", "tp", "fsdp"])
 def test_mode_trains_and_matches_unsharded_step(mode):
     out = ex.main(["--quick", "--parallel", mode, "--no-progress", "--steps", "15"])
