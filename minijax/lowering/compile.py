@@ -75,8 +75,6 @@ class ShardedExecutable:
     )
 
     def __init__(self, xla, name, devices, in_avals, out_avals, donated=(), mesh=None):
-        from minijax.lowering.array import interned_sharding
-
         self.xla = xla
         self.name = name
         self.devices = tuple(devices)
@@ -84,21 +82,8 @@ class ShardedExecutable:
         self.in_avals = in_avals
         self.out_avals = out_avals
         self.donated = donated
-        hlo = backends.xc.HloSharding
-        # A program over one device may come back without shardings (the CUDA client does
-        # this; the CPU one does not): each value is then whole on that device.
-        in_protos = xla.get_parameter_shardings()
-        out_protos = xla.get_output_shardings()
-        self.in_shardings = [
-            interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in in_protos
-        ] if in_protos is not None else [
-            interned_sharding(self.devices, hlo.replicate(), mesh) for _ in in_avals
-        ]
-        self.out_shardings = [
-            interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in out_protos
-        ] if out_protos is not None else [
-            interned_sharding(self.devices, hlo.replicate(), mesh) for _ in out_avals
-        ]
+        self.in_shardings = self._shardings(xla.get_parameter_shardings(), in_avals, mesh)
+        self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
         self.handlers = [
             backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
         ]
@@ -111,6 +96,17 @@ class ShardedExecutable:
         # Python path, see _ShardedEntry.fastpath). GPUs (NCCL) keep asynchronous dispatch.
         self.synchronous = (self.device.platform == "cpu" and len(self.devices) > 1
                             and _has_collectives(xla))
+
+    def _shardings(self, protos, avals, mesh):
+        """The interned sharding of each value from XLA's HloSharding protos. A program over
+        one device may come back without any (the CUDA client does this; the CPU one does
+        not): each value is then whole on that device."""
+        from minijax.lowering.array import interned_sharding
+
+        hlo = backends.xc.HloSharding
+        if protos is None:
+            return [interned_sharding(self.devices, hlo.replicate(), mesh) for _ in avals]
+        return [interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in protos]
 
     def execute(self, bufs):
         outs = Executable.execute(self, bufs)
