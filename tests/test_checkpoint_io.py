@@ -134,9 +134,8 @@ def _sharded(value, spec="{devices=[2,2]<=[4]}"):
 @pytest.mark.parametrize("spec", ["{devices=[2,2]<=[4]}", "{devices=[4,1]<=[4]}",
                                   "{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
                                   "{replicated}"])
+@pytest.mark.devices(4)
 def test_sharded_array_is_gathered_and_restored_with_like(tmp_path, spec):
-    if len(minijax.devices()) < 4:  # tests/conftest.py asks for 8 virtual CPU devices
-        pytest.skip("needs 4 devices (a one-GPU machine has one)")
     value = np.arange(8 * 6, dtype=np.float32).reshape(8, 6)
     arr = _sharded(value, spec)
     assert len(arr.devices()) == 4
@@ -232,14 +231,13 @@ def test_kill_during_save_keeps_the_old_checkpoint(tmp_path):
     np.testing.assert_array_equal(checkpoint_io.load(path)["a"], np.zeros(2))
 
 
+@pytest.mark.devices(4)
 def test_sharded_pytree_through_the_public_sharding_api(tmp_path):
     """A model-like pytree whose leaves are laid out differently over a 2x2 mesh (rows, columns,
     replicated, a scalar on one device) round-trips, each leaf back in its own layout."""
     from minijax.sharding import Mesh, NamedSharding
     from minijax.sharding import PartitionSpec as P
 
-    if len(minijax.devices()) < 4:
-        pytest.skip("needs 4 devices (a one-GPU machine has one)")
     mesh = Mesh(np.array(minijax.devices()[:4]).reshape(2, 2), ("data", "model"))
     specs = {"w1": P("data", "model"), "w2": P(None, "model"), "b": P(), "emb": P("data")}
     rng = np.random.default_rng(0)

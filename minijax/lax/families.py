@@ -78,6 +78,8 @@ def broadcast_elementwise_shapes(name, avals):
     shapes = [a.shape for a in avals if a.shape]
     if not shapes:
         return ()
+    if all(s == shapes[0] for s in shapes):  # the common case, on every traced op
+        return shapes[0]
     if any(len(s) != len(shapes[0]) for s in shapes):
         raise TypeError(
             f"{name} got operands of different ranks: {_shapes_str(avals)}. lax ops need one "

@@ -210,15 +210,8 @@ def promote_ranks(*args):
     if not nonscalar or all(s == nonscalar[0] for s in nonscalar):
         return list(args)
     rank = len(broadcast_shapes(*shapes))
-    return [x if not s or len(s) == rank else _with_rank(x, rank) for x, s in zip(args, shapes)]
-
-
-def _with_rank(x, rank):
-    x_shape = shape(x)
-    new_shape = (1,) * (rank - len(x_shape)) + x_shape
-    if isinstance(x, np.ndarray):
-        return x.reshape(new_shape)
-    return lax.broadcast_in_dim(x, new_shape, tuple(range(rank - len(x_shape), rank)))
+    return [x if not s or len(s) == rank else broadcast_to_shape(x, (1,) * (rank - len(s)) + s)
+            for x, s in zip(args, shapes)]
 
 
 def promote_shapes(*args):
