@@ -30,16 +30,14 @@ seconds (smoke tests of the workload, not measurements).
 
 from __future__ import annotations
 
+import os
+import sys
+
 import harness  # benchmarks/harness.py (the script's own folder is on sys.path)
 
-# Dense (no sparsity) tensor-core peaks in TFLOP/s: (bf16, tf32). Spec sheet figures.
-PEAK_TFLOPS = {
-    "H100 80GB HBM3": (989.4, 494.7),    # H100 SXM5
-    "H100 PCIe": (756.5, 378.0),
-    "H100 NVL": (835.5, 417.6),
-    "H200": (989.4, 494.7),
-    "A100": (312.0, 156.0),
-}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "examples"))
+from _common import PEAK_TFLOPS  # noqa: E402 - one table of GPU peaks (the examples' MFU too)
 
 MEASURE = r'''
 import json, os, statistics, sys, time
@@ -200,7 +198,5 @@ def measure_env():
 
 
 if __name__ == "__main__":
-    import os
-
     os.environ.update(measure_env())
     harness.main(MEASURE)

@@ -50,6 +50,29 @@ def describe_devices():
     print(f"backend: {minijax.default_backend()}  devices: {len(devs)} x {devs[0].device_kind}")
 
 
+# Dense (no sparsity) tensor-core peaks per device in TFLOP/s, (bf16, tf32), spec-sheet figures,
+# by a substring of the device kind. f32 matmuls run as TF32 on these GPUs by default.
+PEAK_TFLOPS = {
+    "H100 80GB HBM3": (989.4, 494.7),    # H100 SXM5
+    "H100 PCIe": (756.5, 378.0),
+    "H100 NVL": (835.5, 417.6),
+    "H200": (989.4, 494.7),
+    "A100": (312.0, 156.0),
+}
+
+
+def peak_tflops(device_kind, dtype_name):
+    """The peak for MFU: ``MINIJAX_PEAK_TFLOPS`` (bf16; half of it for f32) when set, else the
+    table's entry for ``device_kind``; None when unknown (a CPU), so no MFU is claimed."""
+    if os.environ.get("MINIJAX_PEAK_TFLOPS"):
+        bf16 = float(os.environ["MINIJAX_PEAK_TFLOPS"])
+        return bf16 if dtype_name in ("bfloat16", "bf16") else bf16 / 2
+    for name, (bf16, tf32) in PEAK_TFLOPS.items():
+        if name in device_kind:
+            return bf16 if dtype_name in ("bfloat16", "bf16") else tf32
+    return None
+
+
 # ------------------------------------------------------------------------------------------------
 # progress
 

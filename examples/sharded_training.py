@@ -19,6 +19,14 @@ The task is synthetic and learnable: each sequence is an arithmetic progression 
 vocabulary size, so the model must read the step from the context.
 
     python examples/sharded_training.py --parallel tp --quick
+
+Parameters and Adam state are made on the devices by one jitted init whose out_shardings are
+the training shardings, so with FSDP each device only ever holds its shard (``--preset 6b``: 6.4 B
+parameters, 103 GB of f32 parameters, gradients and Adam moments, does not fit one 80 GB GPU).
+The run ends with a summary: step time, tokens/s, MFU (GPUs of known peak), and the memory per
+device (measured peak on GPUs; XLA's compiled estimate everywhere). ``--bench`` measures only
+(no learning check, no plot) and ``--json FILE`` writes the summary; benchmarks/sharded_scaling.py
+drives the runs on 1..N GPUs.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ if __name__ == "__main__":
     # The CPU client reads its device count when it starts: set it before minijax makes it.
     os.environ.setdefault("MINIJAX_NUM_CPU_DEVICES", _cpu_devices_from_argv(sys.argv[1:]))
 
+import json  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -49,7 +58,7 @@ import _common  # noqa: E402
 
 import minijax  # noqa: E402
 import minijax.numpy as jnp  # noqa: E402
-from minijax import lax, tree_util  # noqa: E402
+from minijax import lax, random, tree_util  # noqa: E402
 from minijax.sharding import Mesh, NamedSharding  # noqa: E402
 from minijax.sharding import PartitionSpec as P  # noqa: E402
 
@@ -64,7 +73,30 @@ class Config:
         self.d_head = d_model // heads
 
 
-QUICK = dict(vocab=32, seq=16, d_model=32, heads=4, layers=2, mlp=2, batch=16)
+# Model sizes by name (--preset); flags like --d-model override single fields.
+PRESETS = {
+    "quick": dict(vocab=32, seq=16, d_model=32, heads=4, layers=2, mlp=2, batch=16),
+    "small": {},  # Config's defaults: seconds on a CPU
+    "300m": dict(d_model=1024, heads=16, layers=24, seq=512, batch=16),  # GPU scaling runs
+    "6b": dict(d_model=4096, heads=32, layers=32, seq=512, batch=16),  # FSDP over 8 GPUs only
+}
+
+
+def n_params(cfg):
+    """Parameters of the model ``init_params`` makes."""
+    d, f = cfg.d_model, cfg.mlp * cfg.d_model
+    per_layer = 4 * d * d + 2 * d * f + f + 2 * d
+    return cfg.layers * per_layer + (cfg.vocab + cfg.seq + 1) * d
+
+
+def flops_per_step(cfg):
+    """Training FLOPs per step as PaLM's MFU counts them (as benchmarks/gpu_train.py does):
+    6 x matmul parameters x tokens, plus 12 x layers x d_model x seq per token for attention's
+    two matmuls (forward and backward; the causal half is not discounted)."""
+    d, f = cfg.d_model, cfg.mlp * cfg.d_model
+    matmul_params = cfg.layers * (4 * d * d + 2 * d * f) + d * cfg.vocab  # + tied output layer
+    tokens = cfg.batch * cfg.seq
+    return 6 * matmul_params * tokens + 12 * cfg.layers * d * cfg.seq * tokens
 
 
 # ------------------------------------------------------------------------------------------------
@@ -85,25 +117,28 @@ def batches(cfg, seed):
 # The model (parameters: a dict of arrays; layers stacked in lists)
 
 
-def init_params(cfg, seed=0):
-    rng = np.random.default_rng(seed)
+def init_params(cfg, key):
+    """The parameters (all f32), drawn with minijax.random from ``key``. Written in minijax ops
+    so that ``jit(..., out_shardings=...)`` of it makes each device's shard on that device
+    (``init_state``): a model larger than one device's memory never exists whole anywhere."""
     d, f = cfg.d_model, cfg.mlp * cfg.d_model
+    keys = iter(random.split(key, 2 + 6 * cfg.layers))
 
     def w(*shape, scale=None):
         scale = scale if scale is not None else 1.0 / np.sqrt(shape[0])
-        return (rng.standard_normal(shape) * scale).astype(np.float32)
+        return random.normal(next(keys), shape, jnp.float32) * scale
 
     layers = []
     for _ in range(cfg.layers):
         layers.append({
-            "ln1": np.ones(d, np.float32), "ln2": np.ones(d, np.float32),
+            "ln1": jnp.ones(d, jnp.float32), "ln2": jnp.ones(d, jnp.float32),
             "wq": w(d, d), "wk": w(d, d), "wv": w(d, d),
             "wo": w(d, d, scale=0.5 / np.sqrt(d * cfg.layers)),
-            "w1": w(d, f), "b1": np.zeros(f, np.float32),
+            "w1": w(d, f), "b1": jnp.zeros(f, jnp.float32),
             "w2": w(f, d, scale=0.5 / np.sqrt(f * cfg.layers)),
         })
     return {"embed": w(cfg.vocab, d, scale=0.1), "pos": w(cfg.seq, d, scale=0.1),
-            "ln_f": np.ones(d, np.float32), "layers": layers}
+            "ln_f": jnp.ones(d, jnp.float32), "layers": layers}
 
 
 def _layer_norm(x, scale):
@@ -203,8 +238,11 @@ def activation_constraint(mesh, mode):
 
 
 def build_step(cfg, mesh, mode, lr, dtype):
-    """``(step, shard)``: the jitted training step for ``mode`` on ``mesh`` (mesh None: the
-    unsharded step on one device), and a function putting (params, opt) where it expects."""
+    """``(step, init_state, batch_sharding)``: the jitted training step for ``mode`` on
+    ``mesh`` (mesh None: the unsharded step on one device), and the jitted
+    ``init_state(key) -> (params, adam_state)`` that makes both where the step expects them.
+    The step donates the parameters and the Adam state: updating in place halves their memory,
+    which is what lets FSDP fit a large model."""
     act = activation_constraint(mesh, mode) if mesh is not None else None
 
     def step(params, opt, tokens, targets):
@@ -212,32 +250,57 @@ def build_step(cfg, mesh, mode, lr, dtype):
         params, opt = _common.adam_update(grads, opt, params, lr)
         return params, opt, loss
 
+    def init_state(key):
+        params = init_params(cfg, key)
+        return params, _common.adam_init(params)
+
     if mesh is None:
-        return minijax.jit(step), (lambda params, opt: (params, opt)), None
+        return minijax.jit(step, donate_argnums=(0, 1)), minijax.jit(init_state), None
 
-    def shardings(params):
-        specs = param_specs(params, mode, mesh)
-        p_sh = tree_util.tree_map(lambda s: NamedSharding(mesh, s), specs,
-                                  is_leaf=lambda s: isinstance(s, P))
-        o_sh = {"m": p_sh, "v": p_sh, "t": NamedSharding(mesh, P())}
-        return p_sh, o_sh
-
+    shapes = minijax.eval_shape(lambda key: init_params(cfg, key), random.PRNGKey(0))
+    p_sh = tree_util.tree_map(lambda s: NamedSharding(mesh, s), param_specs(shapes, mode, mesh),
+                              is_leaf=lambda s: isinstance(s, P))
+    replicated = NamedSharding(mesh, P())
+    o_sh = {"m": p_sh, "v": p_sh, "t": replicated}
     batch_sh = NamedSharding(mesh, P("data", None))
-    cache = {}
+    step = minijax.jit(step, in_shardings=(p_sh, o_sh, batch_sh, batch_sh),
+                       out_shardings=(p_sh, o_sh, replicated), donate_argnums=(0, 1))
+    return step, minijax.jit(init_state, out_shardings=(p_sh, o_sh)), batch_sh
 
-    def jitted(params, opt, tokens, targets):
-        if "fn" not in cache:
-            p_sh, o_sh = shardings(params)
-            cache["fn"] = minijax.jit(
-                step, in_shardings=(p_sh, o_sh, batch_sh, batch_sh),
-                out_shardings=(p_sh, o_sh, NamedSharding(mesh, P())))
-        return cache["fn"](params, opt, tokens, targets)
 
-    def shard(params, opt):
-        p_sh, o_sh = shardings(params)
-        return minijax.device_put(params, p_sh), minijax.device_put(opt, o_sh)
+def plan_memory(cfg, step, init_state, devices):
+    """Compiles ``step`` for abstract arguments (shapes only: nothing is allocated, so this
+    works for a model no device could hold) and prints XLA's per-device estimate against each
+    device's memory. Returns the estimate in bytes."""
+    t0 = time.perf_counter()
+    state = minijax.eval_shape(init_state, random.PRNGKey(0))
+    tokens = minijax.ShapeDtypeStruct((cfg.batch, cfg.seq), np.int32)
+    compiled = step.lower(*state, tokens, tokens).compile()
+    estimate, _ = memory_per_device(compiled, [])
+    ma = compiled.memory_analysis()
+    stats = devices[0].memory_stats()
+    limit = stats.get("bytes_limit") if stats else None
+    verdict = ("" if limit is None else
+               f"; device memory {limit / 2**30:.1f} GiB: "
+               + ("fits" if estimate <= limit else "DOES NOT FIT"))
+    print(f"XLA's estimate per device: {estimate / 2**30:.2f} GiB (arguments "
+          f"{ma.argument_size_in_bytes / 2**30:.2f} GiB, temporaries "
+          f"{ma.temp_size_in_bytes / 2**30:.2f} GiB){verdict}  "
+          f"(compiled in {time.perf_counter() - t0:.1f} s)")
+    return estimate
 
-    return jitted, shard, batch_sh
+
+def memory_per_device(compiled, devices):
+    """``(estimate, measured)`` bytes per device: XLA's compiled estimate of the step's peak
+    (arguments + outputs + temporaries - donated buffers reused as outputs), and the largest
+    peak the devices' allocators report since the process started (None where the platform
+    keeps no statistics, as the CPU)."""
+    ma = compiled.memory_analysis()
+    estimate = (ma.argument_size_in_bytes + ma.output_size_in_bytes + ma.temp_size_in_bytes
+                - ma.alias_size_in_bytes)
+    stats = [d.memory_stats() for d in devices]
+    measured = max(s["peak_bytes_in_use"] for s in stats) if stats and all(stats) else None
+    return estimate, measured
 
 
 # ------------------------------------------------------------------------------------------------
@@ -248,49 +311,69 @@ def _extra_flags(p):
     p.add_argument("--parallel", choices=("dp", "tp", "fsdp"), default="dp")
     p.add_argument("--model-parallel", type=int, default=None,
                    help="size of the 'model' mesh axis for tp (default 2)")
+    p.add_argument("--num-devices", type=int, default=None,
+                   help="use the first N local devices (default: all)")
     p.add_argument("--cpu-devices", type=int, default=8,
                    help="virtual CPU devices when no GPU is used")
     p.add_argument("--dtype", choices=("auto", "float32", "bfloat16"), default="auto")
     p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--preset", choices=tuple(PRESETS), default=None,
+                   help="model size (default small; quick with --quick)")
     p.add_argument("--batch", type=int, default=None, help="global batch (default 32; 16 quick)")
     p.add_argument("--d-model", type=int, default=None)
+    p.add_argument("--heads", type=int, default=None)
     p.add_argument("--layers", type=int, default=None)
     p.add_argument("--seq", type=int, default=None)
+    p.add_argument("--bench", action="store_true",
+                   help="measure only: no learning check, no loss-curve plot")
+    p.add_argument("--json", metavar="FILE", default=None, help="write the run's summary here")
+    p.add_argument("--plan", action="store_true",
+                   help="only compile the step on abstract inputs (nothing allocated) and print "
+                        "XLA's memory estimate per device: does this model fit?")
+
+
+def _config(args):
+    kw = dict(PRESETS[args.preset or ("quick" if args.quick else "small")])
+    for flag in ("batch", "d_model", "heads", "layers", "seq"):
+        if getattr(args, flag) is not None:
+            kw[flag] = getattr(args, flag)
+    return Config(**kw)
 
 
 def main(argv=None):
     args = _common.parse_args(__doc__.splitlines()[0], steps=300, quick_steps=40, argv=argv,
                               extra=_extra_flags)
     _common.describe_devices()
-    devices = minijax.local_devices()
-    cfg_kw = dict(QUICK) if args.quick else {}
-    for flag, key in (("batch", "batch"), ("d_model", "d_model"), ("layers", "layers"),
-                      ("seq", "seq")):
-        if getattr(args, flag) is not None:
-            cfg_kw[key] = getattr(args, flag)
-    cfg = Config(**cfg_kw)
+    devices = minijax.local_devices()[:args.num_devices]
+    cfg = _config(args)
     on_gpu = minijax.default_backend() == "gpu"
     dtype = {"auto": jnp.bfloat16 if on_gpu else jnp.float32, "float32": jnp.float32,
              "bfloat16": jnp.bfloat16}[args.dtype]
     mesh = make_mesh_for(args.parallel, devices, args.model_parallel)
     print(f"mode: {args.parallel}  mesh: {dict(mesh.shape)}  dtype: {np.dtype(dtype).name}  "
           f"model: d={cfg.d_model} layers={cfg.layers} heads={cfg.heads} seq={cfg.seq} "
-          f"batch={cfg.batch}")
+          f"batch={cfg.batch}  parameters: {n_params(cfg):,}")
     if cfg.batch % mesh.shape["data"]:
         raise SystemExit(f"batch {cfg.batch} is not divisible by the data axis "
                          f"{mesh.shape['data']}")
 
-    step, shard, batch_sh = build_step(cfg, mesh, args.parallel, args.lr, dtype)
-    params = init_params(cfg, args.seed)
-    params, opt = shard(params, _common.adam_init(params))
+    step, init_state, batch_sh = build_step(cfg, mesh, args.parallel, args.lr, dtype)
+    if args.plan:
+        return plan_memory(cfg, step, init_state, list(mesh.devices.flat))
+    params, opt = init_state(random.PRNGKey(args.seed))
     data = batches(cfg, args.seed + 1)
+
+    def next_batch():
+        return tuple(minijax.device_put(a, batch_sh) for a in next(data))
+
+    t0 = time.perf_counter()
+    step = step.lower(params, opt, *next_batch()).compile()
+    compile_s = time.perf_counter() - t0
     losses, times = [], []
     bar = _common.progress(args.steps, f"sharded_training[{args.parallel}]",
                            disable=args.no_progress)
     for i in range(args.steps):
-        tokens, targets = next(data)
-        tokens = minijax.device_put(tokens, batch_sh)
-        targets = minijax.device_put(targets, batch_sh)
+        tokens, targets = next_batch()
         t0 = time.perf_counter()
         params, opt, loss = step(params, opt, tokens, targets)
         loss = float(loss)  # waits for the step: step time is the device time too
@@ -300,19 +383,51 @@ def main(argv=None):
         if i % 10 == 0:
             bar.set_postfix(loss=f"{loss:.3f}")
     bar.close()
-    steady = times[min(len(times) - 1, 3):]  # skip compilation and warm-up
+    summary = _summary(cfg, args, mesh, dtype, times, compile_s,
+                       memory_per_device(step, list(mesh.devices.flat)))
+    print(_summary_line(summary))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    if not args.bench:
+        _common.assert_loss_dropped(losses, 0.8 if args.quick else 0.5)
+        if not args.quick:
+            _common.save_loss_curve(
+                losses, os.path.join(args.out_dir, f"sharded_training_{args.parallel}.png"),
+                f"sharded_training ({args.parallel}, mesh {dict(mesh.shape)})")
+    return {"losses": losses, "summary": summary, "cfg": cfg, "mesh": mesh, "step": step,
+            "init_state": init_state, "batch_sharding": batch_sh, "dtype": dtype,
+            "lr": args.lr}
+
+
+def _summary(cfg, args, mesh, dtype, times, compile_s, memory):
+    """The run's figures as a JSON-able dict (what RESULTS.md tables are made of)."""
+    steady = times[min(len(times) - 1, 3):]  # the first steps still warm up
     step_s = float(np.median(steady))
-    tokens_per_s = cfg.batch * cfg.seq / step_s
-    print(f"step time: {step_s * 1e3:.2f} ms (median after warm-up)  "
-          f"tokens/s: {tokens_per_s:,.0f}  first step (compile): {times[0]:.2f} s")
-    _common.assert_loss_dropped(losses, 0.8 if args.quick else 0.5)
-    if not args.quick:
-        _common.save_loss_curve(losses, os.path.join(args.out_dir,
-                                                     f"sharded_training_{args.parallel}.png"),
-                                f"sharded_training ({args.parallel}, mesh {dict(mesh.shape)})")
-    return {"losses": losses, "step_s": step_s, "tokens_per_s": tokens_per_s, "cfg": cfg,
-            "mesh": mesh, "step": step, "shard": shard, "batch_sharding": batch_sh,
-            "dtype": dtype, "lr": args.lr}
+    devices = list(mesh.devices.flat)
+    tflops = flops_per_step(cfg) / step_s / 1e12
+    peak = _common.peak_tflops(devices[0].device_kind, np.dtype(dtype).name)
+    return {
+        "mode": args.parallel, "mesh": dict(mesh.shape), "devices": len(devices),
+        "device_kind": devices[0].device_kind, "dtype": np.dtype(dtype).name,
+        "config": vars(cfg), "parameters": n_params(cfg), "steps": len(times),
+        "step_ms": step_s * 1e3, "tokens_per_s": cfg.batch * cfg.seq / step_s,
+        "compile_s": compile_s, "tflops_per_device": tflops / len(devices),
+        "mfu": None if peak is None else tflops / (peak * len(devices)),
+        "memory_estimate_bytes": memory[0], "memory_peak_bytes": memory[1],
+    }
+
+
+def _summary_line(s):
+    def size(b):
+        return "n/a" if b is None else (f"{b / 2**30:.2f} GiB" if b >= 2**30
+                                        else f"{b / 2**20:.1f} MiB")
+
+    mfu = "n/a (unknown peak)" if s["mfu"] is None else f"{s['mfu']:.3f}"
+    return (f"step time: {s['step_ms']:.2f} ms (median after warm-up)  "
+            f"tokens/s: {s['tokens_per_s']:,.0f}  MFU: {mfu}  compile: {s['compile_s']:.1f} s\n"
+            f"memory per device: peak {size(s['memory_peak_bytes'])}, "
+            f"XLA's estimate {size(s['memory_estimate_bytes'])}")
 
 
 if __name__ == "__main__":
