@@ -42,7 +42,14 @@ from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
 from minijax.sharding import make_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
 from minijax import distributed  # noqa: E402
-from minijax.distributed import process_count, process_index  # noqa: E402
+from minijax.distributed import (  # noqa: E402
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+    process_count,
+    process_index,
+    process_indices,
+)
 from minijax.lowering.array import Array
 from minijax.callbacks import pure_callback  # noqa: E402
 
@@ -58,7 +65,9 @@ __all__ = [
     "value_and_grad", "vjp",
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
     "debug", "make_mesh", "pure_callback", "sharding",
-    "distributed", "process_count", "process_index", "shard_map",
+    "distributed", "process_count", "process_index", "process_indices", "shard_map",
+    "make_array_from_callback", "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays",
 ]
 
 

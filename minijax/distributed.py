@@ -24,8 +24,9 @@ from minijax import core
 from minijax.config import config
 
 __all__ = [
-    "initialize", "is_initialized", "make_array_from_process_local_data",
-    "make_array_from_single_device_arrays", "process_count", "process_index", "shutdown",
+    "initialize", "is_initialized", "make_array_from_callback",
+    "make_array_from_process_local_data", "make_array_from_single_device_arrays",
+    "process_count", "process_index", "process_indices", "shutdown",
 ]
 
 
@@ -178,6 +179,11 @@ def process_count():
     return _state.num_processes
 
 
+def process_indices():
+    """The indices of all processes in the job."""
+    return list(range(_state.num_processes))
+
+
 def global_barrier(name, timeout_s=60):
     """Waits until every process reaches the barrier ``name`` (a no-op in one process)."""
     if _state.client is not None:
@@ -213,6 +219,10 @@ def make_array_from_single_device_arrays(shape, sharding, arrays):
         if tuple(a.shape) != expect:
             raise ValueError(f"make_array_from_single_device_arrays: the array on {dev} has "
                              f"shape {tuple(a.shape)}, but its shard of {shape} is {expect}")
+    dtypes = {np.dtype(a.dtype) for a in arrays}
+    if len(dtypes) > 1:
+        raise ValueError("make_array_from_single_device_arrays: the arrays have different "
+                         f"dtypes {sorted(d.name for d in dtypes)}")
     aval = core.ShapedArray(shape, arrays[0].dtype)
     return Array(aval, target, arrays, True, _skip_checks=True)
 
@@ -221,7 +231,7 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
     """A global Array from this process's part of it. ``local_data`` is the block of the
     global array that this process's devices hold (the bounding box of their shards); the
     global shape is inferred from the sharding when not given."""
-    from minijax.lowering import backends
+    from minijax.lowering.array import device_put_value
 
     local_data = np.asarray(local_data)
     ndim = local_data.ndim
@@ -243,14 +253,29 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
             f"make_array_from_process_local_data: process {process_index()} holds the block "
             f"{box} of the global shape {global_shape} under {sharding!r}, but local_data has "
             f"shape {local_data.shape}")
-    aval = core.ShapedArray(local_data.shape, local_data.dtype)
     pieces = []
     for d in local_devs:
         sl = tuple(slice(s.indices(n)[0] - a, s.indices(n)[1] - a)
                    for s, n, a in zip(idx[d], global_shape, starts))
-        piece = np.ascontiguousarray(local_data[sl])
-        pieces.append(backends.device_put_numpy(piece, aval.update(shape=piece.shape), d))
+        # device_put_value canonicalizes 64-bit data (x64 off) so the aval matches the buffer.
+        pieces.append(device_put_value(np.ascontiguousarray(local_data[sl]), d))
     return make_array_from_single_device_arrays(global_shape, sharding, pieces)
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """A global Array of ``shape`` laid out by ``sharding``, each of this process's devices
+    filled with ``data_callback(index)``: its slice of the global array, ``index`` a tuple of
+    slices (e.g. read from a checkpoint), so the whole array never exists on one host."""
+    from minijax.lowering.array import device_put_value
+
+    shape = tuple(int(s) for s in shape)
+    pieces = []
+    for d, index in sharding.devices_indices_map(shape).items():
+        if not _is_local(d):
+            continue
+        data = np.asarray(data_callback(index), dtype=dtype)
+        pieces.append(device_put_value(data, d))
+    return make_array_from_single_device_arrays(shape, sharding, pieces)
 
 
 def _tiles(sharding, ndim, local_devs, devices):
