@@ -107,6 +107,17 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
 def eval_shape(fun, *args, **kwargs):
     """The output shapes/dtypes of ``fun(*args)`` as ShapeDtypeStructs, without running it."""
     closed, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)
+    # A jit with out_shardings: as in JAX, the structs say where the outputs will be.
+    out_shardings = getattr(getattr(fun, "_jit", fun), "_out_shardings", None)
+    if out_shardings is not None:
+        from minijax import sharding as shd
+
+        per_leaf = shd.broadcast_prefix(out_shardings, shapes, "jit out_shardings")
+        leaves, tree = _registry.flatten(shapes)
+        shapes = tree.unflatten([
+            ShapeDtypeStruct(x.shape, x.dtype, x.weak_type,
+                             None if g is None else shd.resolve(g, "jit out_shardings"))
+            for x, g in zip(leaves, per_leaf)])
     return shapes
 
 

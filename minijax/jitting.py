@@ -553,7 +553,7 @@ class JitFunction:
     def eval_shape(self, *args, **kwargs):
         from minijax.api import eval_shape
 
-        return eval_shape(self._fun, *args, **kwargs)
+        return eval_shape(self, *args, **kwargs)
 
     def _cache_size(self):
         return len(self._cache)

@@ -208,6 +208,26 @@ def test_jit_output_sharding_is_read_back_from_the_executable(mesh2):
     np.testing.assert_allclose(float(total), x_np.sum(), rtol=1e-4)
 
 
+def test_eval_shape_of_jit_reports_its_out_shardings(mesh2):
+    """As in JAX: the ShapeDtypeStructs of a jit with out_shardings carry them (what a sharded
+    init's shapes are planned with), and the compiled outputs do land there."""
+    out_sh = (NamedSharding(mesh2, P("x")), {"total": NamedSharding(mesh2, P())})
+    f = minijax.jit(lambda a: (a * 2, {"total": a.sum()}), out_shardings=out_sh)
+    x_np = _value((8, 4))
+    for shapes in (minijax.eval_shape(f, x_np), f.eval_shape(x_np)):
+        assert [s.sharding for s in minijax.tree_util.tree_leaves(shapes)] == [
+            out_sh[0], out_sh[1]["total"]]
+        assert shapes[0].shape == (8, 4) and shapes[1]["total"].shape == ()
+    y, t = f(x_np)
+    assert y.sharding == out_sh[0] and t["total"].sharding == out_sh[1]["total"]
+    assert minijax.eval_shape(minijax.jit(lambda a: a + 1), x_np).sharding is None
+    spec_only = minijax.jit(lambda a: a * 2, out_shardings=P("y"))
+    with pytest.raises(ValueError, match=r"bare PartitionSpec P\('y'\) needs a mesh"):
+        minijax.eval_shape(spec_only, x_np)
+    with mesh2:
+        assert spec_only.eval_shape(x_np).sharding == NamedSharding(mesh2, P("y"))
+
+
 def test_jit_pytree_prefix_in_shardings(mesh2):
     params = {"w": _value((8, 4)), "b": _value((4,), 1)}
     x_np = _value((16, 8), 2)
