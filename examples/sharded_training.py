@@ -327,6 +327,13 @@ def _extra_flags(p):
     p.add_argument("--bench", action="store_true",
                    help="measure only: no learning check, no loss-curve plot")
     p.add_argument("--json", metavar="FILE", default=None, help="write the run's summary here")
+    p.add_argument("--coordinator", default=None, metavar="HOST:PORT",
+                   help="run as one process of a multi-process job (minijax.distributed): "
+                        "process 0 listens here; also --num-processes, --process-id")
+    p.add_argument("--num-processes", type=int, default=1)
+    p.add_argument("--process-id", type=int, default=0)
+    p.add_argument("--local-device-ids", default=None,
+                   help="comma-separated GPUs this process owns (one process per GPU)")
     p.add_argument("--plan", action="store_true",
                    help="only compile the step on abstract inputs (nothing allocated) and print "
                         "XLA's memory estimate per device: does this model fit?")
@@ -343,8 +350,13 @@ def _config(args):
 def main(argv=None):
     args = _common.parse_args(__doc__.splitlines()[0], steps=300, quick_steps=40, argv=argv,
                               extra=_extra_flags)
+    if args.coordinator:  # before anything makes a backend
+        ids = args.local_device_ids and [int(i) for i in args.local_device_ids.split(",")]
+        minijax.distributed.initialize(args.coordinator, args.num_processes, args.process_id,
+                                       local_device_ids=ids)
     _common.describe_devices()
-    devices = minijax.local_devices()[:args.num_devices]
+    devices = minijax.devices()[:args.num_devices]  # global: every process's devices
+    lead = minijax.process_index() == 0  # writes the files of a multi-process run
     cfg = _config(args)
     on_gpu = minijax.default_backend() == "gpu"
     dtype = {"auto": jnp.bfloat16 if on_gpu else jnp.float32, "float32": jnp.float32,
@@ -359,7 +371,7 @@ def main(argv=None):
 
     step, init_state, batch_sh = build_step(cfg, mesh, args.parallel, args.lr, dtype)
     if args.plan:
-        return plan_memory(cfg, step, init_state, list(mesh.devices.flat))
+        return plan_memory(cfg, step, init_state, minijax.local_devices())
     params, opt = init_state(random.PRNGKey(args.seed))
     data = batches(cfg, args.seed + 1)
 
@@ -383,15 +395,16 @@ def main(argv=None):
         if i % 10 == 0:
             bar.set_postfix(loss=f"{loss:.3f}")
     bar.close()
-    summary = _summary(cfg, args, mesh, dtype, times, compile_s,
-                       memory_per_device(step, list(mesh.devices.flat)))
+    local = [d for d in mesh.devices.flat if d.process_index == minijax.process_index()]
+    summary = _summary(cfg, args, mesh, dtype, times, losses, compile_s,
+                       memory_per_device(step, local))
     print(_summary_line(summary))
-    if args.json:
+    if args.json and lead:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)
     if not args.bench:
         _common.assert_loss_dropped(losses, 0.8 if args.quick else 0.5)
-        if not args.quick:
+        if not args.quick and lead:
             _common.save_loss_curve(
                 losses, os.path.join(args.out_dir, f"sharded_training_{args.parallel}.png"),
                 f"sharded_training ({args.parallel}, mesh {dict(mesh.shape)})")
@@ -400,7 +413,7 @@ def main(argv=None):
             "lr": args.lr}
 
 
-def _summary(cfg, args, mesh, dtype, times, compile_s, memory):
+def _summary(cfg, args, mesh, dtype, times, losses, compile_s, memory):
     """The run's figures as a JSON-able dict (what RESULTS.md tables are made of)."""
     steady = times[min(len(times) - 1, 3):]  # the first steps still warm up
     step_s = float(np.median(steady))
@@ -409,12 +422,14 @@ def _summary(cfg, args, mesh, dtype, times, compile_s, memory):
     peak = _common.peak_tflops(devices[0].device_kind, np.dtype(dtype).name)
     return {
         "mode": args.parallel, "mesh": dict(mesh.shape), "devices": len(devices),
+        "processes": minijax.process_count(),
         "device_kind": devices[0].device_kind, "dtype": np.dtype(dtype).name,
         "config": vars(cfg), "parameters": n_params(cfg), "steps": len(times),
         "step_ms": step_s * 1e3, "tokens_per_s": cfg.batch * cfg.seq / step_s,
         "compile_s": compile_s, "tflops_per_device": tflops / len(devices),
         "mfu": None if peak is None else tflops / (peak * len(devices)),
         "memory_estimate_bytes": memory[0], "memory_peak_bytes": memory[1],
+        "losses": losses,
     }
 
 

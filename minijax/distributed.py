@@ -16,6 +16,7 @@ shards of its own devices. ``make_array_from_process_local_data`` and
 
 from __future__ import annotations
 
+import atexit
 import math
 
 import numpy as np
@@ -96,6 +97,10 @@ def initialize(coordinator_address, num_processes, process_id, local_device_ids=
             f"all {num_processes} processes started? ({detail})"
         ) from None
     _state.client = client
+    # Leave the job at exit, as JAX does: the client's shutdown waits for every process, so
+    # process 0 does not take the coordination service down under a peer still finishing
+    # (which aborts that peer).
+    atexit.register(shutdown)
     _state.process_id, _state.num_processes = process_id, num_processes
     _state.coordinator_address = coordinator_address
     backends._clients[platform] = _make_backend(platform, client, process_id, num_processes,
@@ -131,26 +136,10 @@ def _make_backend(platform, client, process_id, num_processes, local_device_ids)
             num_nodes=num_processes, collectives=collectives,
             num_devices=max(1, int(config.jax_num_cpu_devices)))
         return backends.Backend("cpu", cpu)
-    if platform == "gpu":
-        # Not exercised by the tests (no multi-host GPU here): the CUDA plugin's options for a
-        # distributed job, as JAX passes them.
-        path, version = backends._find_cuda_plugin()
-        if path is None:
-            raise RuntimeError("no CUDA PJRT plugin (jax_plugins.xla_cuda*) is installed")
-        c_api = xc.load_pjrt_plugin_dynamically("cuda", path)
-        xc.initialize_pjrt_plugin("cuda")
-        options = xc.generate_pjrt_gpu_plugin_options()
-        options["node_id"] = process_id
-        options["num_nodes"] = num_processes
-        if local_device_ids is not None:
-            ids = [local_device_ids] if isinstance(local_device_ids, int) else local_device_ids
-            options["visible_devices"] = [int(i) for i in ids]
-        gpu = xc.make_c_api_client("cuda", options, distributed_client=client)
-        try:
-            backends._register_gpu_custom_calls(c_api, version)
-        except Exception:  # noqa: BLE001 - optional, as in backends._make_cuda
-            pass
-        return backends.Backend("gpu", gpu)
+    if platform == "gpu":  # NCCL does the collectives
+        ids = [local_device_ids] if isinstance(local_device_ids, int) else local_device_ids
+        return backends._make_cuda(distributed_client=client, node_id=process_id,
+                                   num_nodes=num_processes, visible_devices=ids)
     raise ValueError(f"minijax.distributed: unknown platform {platform!r}")
 
 

@@ -291,7 +291,8 @@ _default_device = [None]
 def default_device():
     dev = _default_device[0]
     if dev is None:
-        dev = _default_device[0] = backends.get_backend().devices()[0]
+        # This process's first device (in a multi-process job devices()[0] may be another's).
+        dev = _default_device[0] = backends.get_backend().local_devices()[0]
     return dev
 
 

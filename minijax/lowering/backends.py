@@ -139,7 +139,10 @@ def _register_gpu_custom_calls(c_api, cuda_version):
             xc.register_custom_call_target(name, value, platform="CUDA", api_version=api)
 
 
-def _make_cuda():
+def _make_cuda(distributed_client=None, node_id=0, num_nodes=1, visible_devices=None):
+    """The CUDA plugin's client; for a multi-process job (minijax.distributed) with the
+    distributed runtime client, this process's node id and the GPUs it owns, as JAX passes
+    them."""
     path, version = _find_cuda_plugin()
     if path is None:
         raise RuntimeError("no CUDA PJRT plugin (jax_plugins.xla_cuda*) is installed")
@@ -153,7 +156,12 @@ def _make_cuda():
     except Exception as e:
         logger.warning("minijax: the CUDA plugin's profiler could not be registered: %s", e)
     xc.initialize_pjrt_plugin("cuda")
-    client = xc.make_c_api_client("cuda", xc.generate_pjrt_gpu_plugin_options())
+    options = xc.generate_pjrt_gpu_plugin_options()
+    if distributed_client is not None:
+        options.update(node_id=int(node_id), num_nodes=int(num_nodes))
+    if visible_devices is not None:
+        options["visible_devices"] = [int(i) for i in visible_devices]
+    client = xc.make_c_api_client("cuda", options, distributed_client=distributed_client)
     try:
         _register_gpu_custom_calls(c_api, version)
     except Exception as e:  # custom calls are optional for the basics; say so once
