@@ -9,6 +9,8 @@ peak memory is that run's), with ``--bench --json`` and collects the summaries i
   speedup >= 1.9 on 2);
 - tensor parallelism over all n devices of the model axis (n = 2, 4, 8), same global batch;
 - FSDP over n devices (n = 2, 4, 8), same global batch;
+- with ``--multiprocess``: data parallelism on n devices as an n-process job (one GPU per
+  process, NCCL between processes; one CPU device each, gloo), the multi-host setup;
 - with ``--big``: ``--preset 6b`` (6.4 B parameters; its f32 parameters and Adam moments alone
   are 77 GB) with FSDP over 8 devices, after ``--plan`` shows it does not fit one.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -32,20 +35,46 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "sharded_training.py")
 
 
-def run_example(flags, out_dir, name, timeout):
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_example(flags, out_dir, name, timeout, processes=1, platform="cpu"):
     """One run of the example; its summary dict, or ``{"error": ...}`` with the output's tail
-    (a run that fails, e.g. out of memory, is a row of the table, not the end of the sweep)."""
+    (a run that fails, e.g. out of memory, is a row of the table, not the end of the sweep).
+    ``processes > 1``: a multi-process job on this host, one device per process (a GPU each,
+    NCCL between them; a CPU device each, gloo), process 0 writing the summary."""
     path = os.path.join(out_dir, f"{name}.json")
     cmd = [sys.executable, EXAMPLE, "--bench", "--no-progress", "--json", path, *flags]
-    print("$", " ".join(cmd[1:]), flush=True)
+    cmds, env = [cmd], None
+    if processes > 1:
+        port = _free_port()
+        own = (lambda r: ["--local-device-ids", str(r)]) if platform == "gpu" else (
+            lambda r: [])
+        cmds = [cmd + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", str(processes),
+                       "--process-id", str(r), *own(r)] for r in range(processes)]
+        env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="1")  # CPU: one device per process
+    print("$", " ".join(cmds[0][1:]), flush=True)
     t0 = time.perf_counter()
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for c in cmds]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        outs = [p.communicate(timeout=timeout) for p in procs]
     except subprocess.TimeoutExpired:
         return {"name": name, "flags": flags, "error": f"timed out after {timeout} s"}
-    print(proc.stdout[-600:], proc.stderr[-2000:] if proc.returncode else "", flush=True)
-    if proc.returncode:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
+    finally:
+        for p in procs:  # a peer may hang in a collective when another failed
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    stdout, stderr = outs[0]
+    failed = [(p, out) for p, out in zip(procs, outs) if p.returncode]
+    print(stdout[-600:], failed[0][1][1][-2000:] if failed else "", flush=True)
+    if failed:
+        p, (out, err) = failed[0]
+        tail = (err or out).strip().splitlines()[-1:] or ["?"]
         return {"name": name, "flags": flags, "error": tail[0][:300]}
     with open(path) as f:
         out = json.load(f)
@@ -63,20 +92,24 @@ def plan_example(flags, timeout):
     return line if proc.returncode == 0 else "error: " + proc.stderr.strip().splitlines()[-1]
 
 
-def configurations(device_counts, preset, per_device_batch, steps, big):
-    """``(name, flags)`` of every run, the 1-device data-parallel baseline first."""
+def configurations(device_counts, preset, per_device_batch, steps, big, multiprocess):
+    """``(name, flags, processes)`` of every run, the 1-device data-parallel baseline first."""
     common = ["--preset", preset, "--steps", str(steps)]
     runs = []
     for n in device_counts:
-        batch = ["--batch", str(per_device_batch * n), "--num-devices", str(n)]
-        runs.append((f"dp{n}", ["--parallel", "dp", *batch, *common]))
+        batch = ["--batch", str(per_device_batch * n)]
+        runs.append((f"dp{n}", ["--parallel", "dp", *batch, "--num-devices", str(n), *common],
+                     1))
         if n > 1:
             runs.append((f"tp{n}", ["--parallel", "tp", "--model-parallel", str(n), *batch,
-                                     *common]))
-            runs.append((f"fsdp{n}", ["--parallel", "fsdp", *batch, *common]))
+                                    "--num-devices", str(n), *common], 1))
+            runs.append((f"fsdp{n}", ["--parallel", "fsdp", *batch, "--num-devices", str(n),
+                                      *common], 1))
+            if multiprocess:
+                runs.append((f"dp{n}-mp", ["--parallel", "dp", *batch, *common], n))
     if big:
         runs.append(("fsdp8_6b", ["--parallel", "fsdp", "--preset", "6b", "--num-devices", "8",
-                                  "--steps", str(steps)]))
+                                  "--steps", str(steps)], 1))
     return runs
 
 
@@ -112,6 +145,8 @@ def main(argv=None):
     p.add_argument("--per-device-batch", type=int, default=16)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--big", action="store_true", help="also the 6b model with FSDP on 8")
+    p.add_argument("--multiprocess", action="store_true",
+                   help="also data parallelism as an n-process job, one device per process")
     p.add_argument("--only", default=None, help="comma-separated run names (dp1,tp2,...)")
     p.add_argument("--timeout", type=int, default=900, help="seconds per run")
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "scaling"))
@@ -124,14 +159,16 @@ def main(argv=None):
     counts = [n for n in map(int, args.devices.split(",")) if n <= available]
     print(f"{available} x {minijax.local_devices()[0].device_kind}; running on {counts}")
     runs = configurations(counts, args.preset, args.per_device_batch, args.steps,
-                          args.big and available >= 8)
+                          args.big and available >= 8, args.multiprocess)
     if args.only:
         runs = [r for r in runs if r[0] in args.only.split(",")]
     plans = {}
     if args.big and available >= 8:
         plans["6b fsdp on 1 device"] = plan_example(
             ["--parallel", "fsdp", "--preset", "6b", "--num-devices", "1"], args.timeout)
-    results = [run_example(flags, args.out, name, args.timeout) for name, flags in runs]
+    platform = minijax.default_backend()
+    results = [run_example(flags, args.out, name, args.timeout, procs, platform)
+               for name, flags, procs in runs]
     with open(os.path.join(args.out, "scaling.json"), "w") as f:
         json.dump({"runs": results, "plans": plans}, f, indent=1)
     print()

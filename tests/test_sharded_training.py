@@ -107,20 +107,23 @@ def test_fsdp_splits_the_training_state_eight_ways():
 
 @pytest.mark.devices(2)
 def test_scaling_driver_runs_each_mode(tmp_path):
-    """benchmarks/sharded_scaling.py on 2 CPU devices: one process per run, a table row each."""
-    env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="2")
+    """benchmarks/sharded_scaling.py on 2 CPU devices: one process per run (two for the
+    multi-process job), a table row each; the job's losses equal the one-process run's."""
+    env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="2", PYTHONPATH=ROOT)
     proc = subprocess.run(
         [sys.executable, os.path.join(ROOT, "benchmarks", "sharded_scaling.py"), "--devices",
-         "1,2", "--preset", "quick", "--steps", "4", "--out", str(tmp_path)],
+         "1,2", "--preset", "quick", "--steps", "4", "--multiprocess", "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     with open(tmp_path / "scaling.json") as f:
-        runs = json.load(f)["runs"]
-    assert [r["name"] for r in runs] == ["dp1", "dp2", "tp2", "fsdp2"]
-    for r in runs:
+        runs = {r["name"]: r for r in json.load(f)["runs"]}
+    assert list(runs) == ["dp1", "dp2", "tp2", "fsdp2", "dp2-mp"]
+    for name, r in runs.items():
         assert "error" not in r and r["steps"] == 4 and r["step_ms"] > 0
-        assert r["devices"] == (1 if r["name"] == "dp1" else 2)
+        assert r["devices"] == (1 if name == "dp1" else 2)
+        assert r["processes"] == (2 if name == "dp2-mp" else 1)
         assert r["config"]["batch"] == 16 * r["devices"]
-    assert {r["name"]: r["mesh"]["model"] for r in runs}["tp2"] == 2
+    assert runs["tp2"]["mesh"]["model"] == 2
+    np.testing.assert_allclose(runs["dp2-mp"]["losses"], runs["dp2"]["losses"], rtol=2e-5)
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
-    assert len(rows) == 1 + 4 and rows[1].startswith("| dp1 | 1 |")
+    assert len(rows) == 1 + 5 and rows[1].startswith("| dp1 | 1 |")
