@@ -223,6 +223,8 @@ class JitFunction:
         dnums = _normalize_argnums(donate_argnums)
         dnames = _normalize_argnames(donate_argnames)
         self._donate_argnums = frozenset(dnums + sig.names_to_nums(dnames))
+        if backend is not None and device is None:  # JAX's (deprecated) platform choice
+            device = backends.get_backend(backend).local_devices()[0]
         self._device = device
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings

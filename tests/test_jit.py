@@ -215,6 +215,19 @@ def test_eval_shape():
     assert out["y"].shape == (2, 3) and out["y"].dtype == np.float32
 
 
+def test_backend_argument_places_the_program():
+    """jit(backend=...) (JAX's platform choice) runs on that platform's first device, also
+    where another is the default (a GPU host); an unknown platform is refused at once."""
+    cpu = minijax.devices("cpu")[0]
+    f = minijax.jit(lambda x: x * 2 + 1, backend="cpu")
+    out = f(np.arange(3.0, dtype=np.float32))
+    assert out.devices() == {cpu}
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 3.0, 5.0])
+    assert f.lower(np.ones(3, np.float32)).compile()(np.ones(3, np.float32)).devices() == {cpu}
+    with pytest.raises(RuntimeError, match="Unknown backend 'tpu'"):
+        minijax.jit(lambda x: x, backend="tpu")
+
+
 def test_jit_rejects_non_array_outputs():
     with pytest.raises(TypeError, match="returned a value of type str"):
         minijax.jit(lambda x: "hello")(arr(1))
