@@ -384,16 +384,19 @@ def main(argv=None):
     losses, times = [], []
     bar = _common.progress(args.steps, f"sharded_training[{args.parallel}]",
                            disable=args.no_progress)
+    window = _common.ProfileWindow(args.profile)
     for i in range(args.steps):
         tokens, targets = next_batch()
         t0 = time.perf_counter()
-        params, opt, loss = step(params, opt, tokens, targets)
-        loss = float(loss)  # waits for the step: step time is the device time too
+        with window.step(i, params):
+            params, opt, loss = step(params, opt, tokens, targets)
+            loss = float(loss)  # waits for the step: step time is the device time too
         times.append(time.perf_counter() - t0)
         losses.append(loss)
         bar.update(1)
         if i % 10 == 0:
             bar.set_postfix(loss=f"{loss:.3f}")
+    window.close(params)
     bar.close()
     local = [d for d in mesh.devices.flat if d.process_index == minijax.process_index()]
     summary = _summary(cfg, args, mesh, dtype, times, losses, compile_s,
