@@ -52,10 +52,10 @@ def run_example(flags, out_dir, name, timeout, processes=1, platform="cpu"):
     cmds, env = [cmd], None
     if processes > 1:
         port = _free_port()
-        own = (lambda r: ["--local-device-ids", str(r)]) if platform == "gpu" else (
-            lambda r: [])
         cmds = [cmd + ["--coordinator", f"127.0.0.1:{port}", "--num-processes", str(processes),
-                       "--process-id", str(r), *own(r)] for r in range(processes)]
+                       "--process-id", str(r)]
+                + (["--local-device-ids", str(r)] if platform == "gpu" else [])
+                for r in range(processes)]
         env = dict(os.environ, MINIJAX_NUM_CPU_DEVICES="1")  # CPU: one device per process
     print("$", " ".join(cmds[0][1:]), flush=True)
     t0 = time.perf_counter()
@@ -70,11 +70,10 @@ def run_example(flags, out_dir, name, timeout, processes=1, platform="cpu"):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    stdout, stderr = outs[0]
-    failed = [(p, out) for p, out in zip(procs, outs) if p.returncode]
-    print(stdout[-600:], failed[0][1][1][-2000:] if failed else "", flush=True)
+    failed = [(out, err) for p, (out, err) in zip(procs, outs) if p.returncode]
+    print(outs[0][0][-600:], failed[0][1][-2000:] if failed else "", flush=True)
     if failed:
-        p, (out, err) = failed[0]
+        out, err = failed[0]
         tail = (err or out).strip().splitlines()[-1:] or ["?"]
         return {"name": name, "flags": flags, "error": tail[0][:300]}
     with open(path) as f:
