@@ -309,19 +309,20 @@ def compile_options(devices_):
 
 def compile_module(module, devices_, options=None, host_callbacks=None):
     # Executable serialization, the profiler and heap profiles: see jaxlib_ext.py (same rule).
-    backend = backend_of_device(devices_[0])
+    client = backend_of_device(devices_[0]).client
+    options = compile_options(devices_) if options is None else options
+    return backend_compile_and_load(client, module, devices_, options, host_callbacks)
+
+
+def backend_compile_and_load(client, module, devices_, options, host_callbacks=None):
+    """The one call that hands a program to XLA. It has JAX's name and first argument (a
+    client with ``.platform``) because chex's ``restrict_backends`` wraps
+    ``jax._src.compiler.backend_compile_and_load`` to forbid compiling for a platform; under
+    minijax.compat that module is this one, and the call goes through the module attribute."""
     if host_callbacks:  # Python functions the program calls (minijax/callbacks.py)
-        return backend.client.compile_and_load(
-            module,
-            DeviceList(tuple(devices_)),
-            compile_options(devices_) if options is None else options,
-            host_callbacks=host_callbacks,
-        )
-    return backend.client.compile_and_load(
-        module,
-        DeviceList(tuple(devices_)),
-        compile_options(devices_) if options is None else options,
-    )
+        return client.compile_and_load(
+            module, DeviceList(tuple(devices_)), options, host_callbacks=host_callbacks)
+    return client.compile_and_load(module, DeviceList(tuple(devices_)), options)
 
 
 # ------------------------------------------------------------------------------------------------
