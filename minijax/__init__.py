@@ -41,6 +41,7 @@ from minijax.core import ShapedArray
 from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
 from minijax.sharding import make_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
+from minijax.pmapping import device_put_replicated, device_put_sharded, pmap  # noqa: E402
 from minijax import distributed  # noqa: E402
 from minijax.distributed import (  # noqa: E402
     make_array_from_callback,
@@ -66,6 +67,7 @@ __all__ = [
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
     "debug", "make_mesh", "pure_callback", "sharding",
     "distributed", "process_count", "process_index", "process_indices", "shard_map",
+    "pmap", "device_put_replicated", "device_put_sharded",
     "make_array_from_callback", "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
 ]
