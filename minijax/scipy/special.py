@@ -1,0 +1,479 @@
+"""``jax.scipy.special``: SciPy's special functions on minijax arrays.
+
+Each is a thin layer over one ``lax`` primitive or a short composition of them: arguments are
+promoted to a common inexact dtype (integers become the default float), as in JAX.
+``logsumexp`` *is* ``minijax.nn.logsumexp``. Derivatives follow JAX, with ``custom_jvp`` where
+the plain composition would differentiate badly (``xlogy``/``xlog1py``/``entr`` at 0, ``logit``,
+``log_ndtr`` in the far tail, ``zeta`` in its first argument).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax import numpy as jnp
+from minijax.core import concrete_or_error
+from minijax.custom_derivatives import custom_jvp
+from minijax.nn.functions import log_softmax as _nn_log_softmax
+from minijax.nn.functions import logsumexp
+from minijax.nn.functions import softmax as _nn_softmax
+from minijax.numpy._util import promote_args_inexact
+
+__all__ = [
+    "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr",
+    "erf", "erfc", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
+    "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma",
+    "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr",
+    "softmax", "xlog1py", "xlogy", "zeta",
+]
+
+
+def _real(name, *args):
+    """``args`` promoted to one inexact dtype; complex refused as JAX refuses it."""
+    args = promote_args_inexact(name, *args)
+    if dtypes.is_complex(jnp.result_type(args[0])):
+        raise ValueError(f"{name} does not support complex-valued inputs.")
+    return args
+
+
+# ------------------------------------------------------------------------------------------------
+# Normalizing functions: minijax.nn's, with scipy's default of reducing over every axis.
+
+
+def softmax(x, /, *, axis=None):
+    """``exp(x) / sum(exp(x))`` over ``axis`` (every axis by default)."""
+    return _nn_softmax(x, axis=axis)
+
+
+def log_softmax(x, /, *, axis=None):
+    """``x - logsumexp(x)`` over ``axis`` (every axis by default)."""
+    return _nn_log_softmax(x, axis=axis)
+
+
+# ------------------------------------------------------------------------------------------------
+# Error function and the normal distribution
+
+
+def erf(x):
+    (x,) = _real("erf", x)
+    return lax.erf(x)
+
+
+def erfc(x):
+    (x,) = _real("erfc", x)
+    return lax.erfc(x)
+
+
+def erfinv(x):
+    (x,) = _real("erfinv", x)
+    return lax.erf_inv(x)
+
+
+def _float_only(name, x):
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    return x
+
+
+def _ndtr(x):
+    # erf near 0 (where 1 + erf is accurate), erfc in the tails (no cancellation there).
+    half_sqrt2 = float(np.sqrt(0.5))
+    w = x * half_sqrt2
+    z = jnp.abs(w)
+    y = jnp.where(z < half_sqrt2, 1.0 + lax.erf(w),
+                  jnp.where(w > 0, 2.0 - lax.erfc(z), lax.erfc(z)))
+    return 0.5 * y
+
+
+def ndtr(x):
+    """The standard normal CDF (float32 or float64 input)."""
+    return _ndtr(_float_only("ndtr", x))
+
+
+def ndtri(p):
+    """The inverse of ``ndtr``: ``sqrt(2) * erfinv(2p - 1)``; 0 and 1 map to -inf and inf."""
+    (p,) = _real("ndtri", p)
+    return float(np.sqrt(2.0)) * lax.erf_inv(2.0 * p - 1.0)
+
+
+# log_ndtr: log(ndtr(x)) directly in the middle, -ndtr(-x) (= log1p(-ndtr(-x)) to first order)
+# above ``upper``, and an asymptotic series of log ndtr below ``lower``, where ndtr underflows.
+_LOG_NDTR_BOUNDS = {np.dtype(np.float32): (-10.0, 5.0), np.dtype(np.float64): (-20.0, 8.0)}
+_LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))
+
+
+def _log_ndtr_tail(x, series_order):
+    x2 = jnp.square(x)
+    series = jnp.ones_like(x)
+    x2n = x2
+    double_factorial = 1.0
+    for n in range(1, series_order + 1):
+        double_factorial *= 2 * n - 1
+        series = series + (-1.0) ** n * double_factorial / x2n
+        x2n = x2n * x2
+    return -0.5 * x2 - jnp.log(-x) - _LOG_SQRT_2PI + jnp.log(series)
+
+
+def _log_ndtr(x, series_order=3):
+    lower, upper = _LOG_NDTR_BOUNDS[x.dtype]
+    above = x > upper
+    ndtr_res = _ndtr(jnp.where(above, -x, jnp.maximum(x, lower)))
+    return jnp.where(above, -ndtr_res,
+                     jnp.where(x > lower, jnp.log(ndtr_res),
+                               _log_ndtr_tail(jnp.minimum(x, lower), series_order)))
+
+
+_log_ndtr_custom = custom_jvp(_log_ndtr, nondiff_argnums=(1,))
+
+
+@_log_ndtr_custom.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+    (x,), (t,) = primals, tangents
+    ans = _log_ndtr_custom(x, series_order)
+    # d/dx log ndtr(x) = pdf(x) / ndtr(x), formed in logs so the tail does not give 0/0.
+    return ans, t * jnp.exp(-0.5 * jnp.square(x) - _LOG_SQRT_2PI - ans)
+
+
+def log_ndtr(x, series_order=3):
+    """``log(ndtr(x))``, accurate far into both tails (float32 or float64 input)."""
+    if not isinstance(series_order, int):
+        raise TypeError("series_order must be a Python integer.")
+    if series_order < 0:
+        raise ValueError("series_order must be non-negative.")
+    if series_order > 30:
+        raise ValueError("series_order must be <= 30.")
+    x = jnp.asarray(x)
+    if x.dtype not in _LOG_NDTR_BOUNDS:
+        raise TypeError(f"x.dtype={x.dtype} is not supported.")
+    return _log_ndtr_custom(x, series_order)
+
+
+# ------------------------------------------------------------------------------------------------
+# Gamma and beta functions
+
+
+def gammaln(x):
+    """``log|Gamma(x)|``."""
+    (x,) = _real("gammaln", x)
+    return lax.lgamma(x)
+
+
+def gammasgn(x):
+    """The sign of ``Gamma(x)``: NaN at the poles (non-positive integers) and for NaN."""
+    (x,) = _real("gammasgn", x)
+    floor_x = jnp.floor(x)
+    negative = x < 0
+    nan = (negative & (x == floor_x)) | jnp.isnan(x)
+    minus = (negative & (jnp.remainder(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
+    return jnp.where(nan, np.nan, jnp.where(minus, -1.0, 1.0)).astype(x.dtype)
+
+
+def loggamma(x):
+    """The principal branch of ``log(Gamma(x))``: NaN for real ``x <= 0``."""
+    (x,) = _real("loggamma", x)
+    return jnp.where(x > 0, lax.lgamma(x), np.nan)
+
+
+def gamma(x):
+    (x,) = _real("gamma", x)
+    return gammasgn(x) * jnp.exp(lax.lgamma(x))
+
+
+def betaln(a, b):
+    """``log|B(a, b)|`` = lgamma(a) + lgamma(b) - lgamma(a + b)."""
+    a, b = _real("betaln", a, b)
+    return lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
+
+
+def beta(a, b):
+    a, b = _real("beta", a, b)
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * jnp.exp(betaln(a, b))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (differentiable in ``x`` only)."""
+    a, b, x = _real("betainc", a, b, x)
+    return lax.betainc(a, b, x)
+
+
+def digamma(x):
+    (x,) = _real("digamma", x)
+    return lax.digamma(x)
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative of digamma; ``n`` must have an integer dtype."""
+    if not jnp.issubdtype(jnp.result_type(n), np.integer):
+        raise ValueError(
+            f"Argument `n` to polygamma must be of integer type. Got dtype {jnp.result_type(n)}.")
+    n, x = _real("polygamma", n, x)
+    return lax.polygamma(n, x)
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    a, x = _real("gammainc", a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x)."""
+    a, x = _real("gammaincc", a, x)
+    return lax.igammac(a, x)
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
+    d = concrete_or_error(int, d, "d argument of multigammaln")
+    a, d_ = _real("multigammaln", a, d)
+    constant = 0.25 * d_ * (d_ - 1) * np.log(np.pi)
+    b = jnp.arange(d, dtype=d_.dtype) / 2
+    return jnp.sum(gammaln(jnp.expand_dims(a, -1) - b), axis=-1) + constant
+
+
+def factorial(n, exact=False):
+    """``Gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is refused, as in JAX."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    (n,) = _real("factorial", n)
+    return jnp.where(n < 0, 0, jnp.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition=False):
+    """The number of combinations of ``N`` things taken ``k`` at a time, via gammaln."""
+    N, k = _real("comb", N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    ok = (k <= N) & (N >= 0) & (k >= 0)
+    safe_n, safe_k = jnp.where(ok, N, 0.0), jnp.where(ok, k, 0.0)
+    out = jnp.exp(gammaln(safe_n + 1) - gammaln(safe_k + 1) - gammaln(safe_n + 1 - safe_k))
+    return jnp.where(ok, out, 0.0)
+
+
+@custom_jvp
+def _poch(z, m):
+    return jnp.where(m == 0.0, jnp.ones_like(z), gamma(z + m) / gamma(z))
+
+
+_poch.defjvps(
+    lambda g, ans, z, m: g * ans * (lax.digamma(z + m) - lax.digamma(z)),
+    lambda g, ans, z, m: g * ans * lax.digamma(z + m),
+)
+
+
+def poch(z, m):
+    """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)``."""
+    z, m = promote_args_inexact("poch", z, m)
+    if dtypes.is_complex(jnp.result_type(z)):
+        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    return _poch(z, m)
+
+
+# ------------------------------------------------------------------------------------------------
+# Logs, entropies, logistic
+
+
+@custom_jvp
+def _xlogy(x, y):
+    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log(y), jnp.zeros_like(x))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    (x, y), (dx, dy) = primals, tangents
+    out = _xlogy(x, y)
+    return out, (dx * jnp.log(y) + dy * x / y).astype(out.dtype)
+
+
+def xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    x, y = promote_args_inexact("xlogy", x, y)
+    return _xlogy(x, y)
+
+
+@custom_jvp
+def _xlog1py(x, y):
+    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log1p(y), jnp.zeros_like(x))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (dx, dy) = primals, tangents
+    out = _xlog1py(x, y)
+    return out, (dx * jnp.log1p(y) + dy * x / (1 + y)).astype(out.dtype)
+
+
+def xlog1py(x, y):
+    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    x, y = promote_args_inexact("xlog1py", x, y)
+    return _xlog1py(x, y)
+
+
+@custom_jvp
+def _xlogx(x):
+    return _xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _xlogx(x), dx * (jnp.log(x) + 1)
+
+
+def entr(x):
+    """``-x log x`` for ``x >= 0`` (0 at 0), ``-inf`` below."""
+    (x,) = _real("entr", x)
+    return jnp.where(x < 0, -np.inf, -_xlogx(x)).astype(x.dtype)
+
+
+def rel_entr(p, q):
+    """``p log(p / q)`` for p, q > 0; 0 where p == 0 and q >= 0; inf elsewhere."""
+    p, q = _real("rel_entr", p, q)
+    both_positive = (p > 0) & (q > 0)
+    p_zero = (p == 0) & (q >= 0)
+    safe_p, safe_q = jnp.where(both_positive, p, 1), jnp.where(both_positive, q, 1)
+    value = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
+    return jnp.where(both_positive, value, jnp.where(p_zero, 0.0, np.inf)).astype(p.dtype)
+
+
+def kl_div(p, q):
+    """``rel_entr(p, q) - p + q``."""
+    p, q = _real("kl_div", p, q)
+    return rel_entr(p, q) - p + q
+
+
+@custom_jvp
+def _logit(x):
+    return jnp.log(x / (1 - x))
+
+
+_logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
+
+
+def logit(x):
+    """``log(x / (1 - x))``."""
+    (x,) = promote_args_inexact("logit", x)
+    return _logit(x)
+
+
+def expit(x):
+    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
+    (x,) = promote_args_inexact("expit", x)
+    return lax.logistic(x)
+
+
+def boxcox(x, lmbda):
+    """``(x**lmbda - 1) / lmbda``, ``log(x)`` at ``lmbda == 0``."""
+    x, lmbda = promote_args_inexact("boxcox", x, lmbda)
+    zero = lmbda == 0
+    safe = jnp.where(zero, jnp.ones_like(lmbda), lmbda)
+    log_x = jnp.log(x)
+    return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def boxcox1p(x, lmbda):
+    """``boxcox(1 + x, lmbda)``, accurate for small ``x``."""
+    x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
+    zero = lmbda == 0
+    safe = jnp.where(zero, jnp.ones_like(lmbda), lmbda)
+    log1p_x = jnp.log1p(x)
+    return jnp.where(zero, log1p_x, jnp.expm1(safe * log1p_x) / safe)
+
+
+# ------------------------------------------------------------------------------------------------
+# Bessel functions
+
+
+def i0e(x):
+    (x,) = _real("i0e", x)
+    return lax.bessel_i0e(x)
+
+
+def i0(x):
+    (x,) = _real("i0", x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
+
+
+def i1e(x):
+    (x,) = _real("i1e", x)
+    return lax.bessel_i1e(x)
+
+
+def i1(x):
+    (x,) = _real("i1", x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)
+
+
+# ------------------------------------------------------------------------------------------------
+# Hurwitz zeta and Bernoulli numbers
+
+# (2k)! / B_2k for k = 1..16: the Euler-Maclaurin correction terms of zeta.
+_BERNOULLI_DENOMINATORS = np.array([
+    12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1307674368000.0 / 691,
+    74724249600.0, -10670622842880000.0 / 3617, 5109094217170944000.0 / 43867,
+    -802857662698291200000.0 / 174611, 14101100039391805440000.0 / 77683,
+    -1693824136731743669452800000.0 / 236364091,
+    186134520519971831808000000.0 / 657931,
+    -37893265687455865519472640000000.0 / 3392780147,
+    759790291646040068357842010112000000.0 / 1723168255201,
+    -134196726836183700385281186201600000000.0 / 7709321041217,
+])
+
+
+def _zeta_series(s, q):
+    """Euler-Maclaurin summation of sum_k (q + k)^-s: N direct terms, the integral of the rest,
+    and M Bernoulli corrections. Differentiable in both arguments (it serves zeta's JVP)."""
+    n = m = 8 if s.dtype == np.float32 else 16
+    s_, q_ = jnp.expand_dims(s, -1), jnp.expand_dims(q, -1)
+    k = np.arange(n, dtype=s.dtype)
+    direct = jnp.sum((q_ + k) ** -s_, -1)
+    integral = (q + n) ** (1 - s) / (s - 1)
+    j = np.arange(2 * m, dtype=s.dtype)
+    ratios = jnp.cumprod((s_ + j) / (q_ + n), -1)[..., ::2]
+    ratios = jnp.minimum(ratios, float(np.finfo(s.dtype).max))
+    corrections = jnp.sum(ratios / _BERNOULLI_DENOMINATORS[:m].astype(s.dtype), -1)
+    return direct + integral + (q + n) ** -s * (0.5 + corrections)
+
+
+@custom_jvp
+def _zeta(x, q):
+    return lax.zeta(x, q)
+
+
+@_zeta.defjvp
+def _zeta_jvp(primals, tangents):
+    from minijax.autodiff import jvp
+
+    _, t_out = jvp(_zeta_series, primals, tangents)
+    return _zeta(*primals), t_out
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_k (k + q)^-x (``q`` is required, as in JAX)."""
+    if q is None:
+        raise NotImplementedError(
+            "Riemann zeta function not implemented; pass q != None to compute the Hurwitz Zeta "
+            "function.")
+    x, q = _real("zeta", x, q)
+    return _zeta(x, q)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 ... B_n (B_1 = -1/2), from zeta(2k) = |B_2k| (2 pi)^2k / 2(2k)!"""
+    n = concrete_or_error(operator.index, n, "Argument n of bernoulli")
+    if n < 0:
+        raise ValueError("n must be a non-negative integer.")
+    first = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return first[: n + 1]
+    bn = jnp.zeros(n + 1).at[:3].set(first)
+    m = jnp.arange(4, n + 1, 2, dtype=bn.dtype)
+    q1 = 1.0 / np.pi**2 * jnp.cumprod(-(m - 1) * m / 4 / np.pi**2)
+    k = jnp.arange(2, 50, dtype=bn.dtype)
+    q2 = jnp.sum(k[:, None] ** (-m[None, :]), axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))
