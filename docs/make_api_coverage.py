@@ -1,138 +1,153 @@
-"""Writes docs/api_coverage.md: JAX's public names outside ``jax.numpy`` and whether minijax
-has each one (``jax.numpy`` has its own table, docs/make_numpy_coverage.py).
+"""Writes docs/api_coverage.md: JAX 0.10.2's public names and whether minijax has each one,
+first the names the ecosystem libraries (optax, chex, flax, equinox) use, then every namespace.
 
     python3 docs/make_api_coverage.py          # rewrite the table
     python3 docs/make_api_coverage.py --check  # exit 1 if the committed table is stale
 
-JAX's names are a static list written below (from JAX's API documentation, jax 0.4.3x-0.8),
-not read from an installed ``jax``: minijax never imports jax, and the list should not change
-with whatever version a machine happens to have. Deprecated and internal names are left out.
-tests/test_api_coverage.py checks that the committed table is current.
+JAX's names come from docs/data/jax_0.10.2_names.json and the libraries' uses from
+docs/data/ecosystem_jax_names.json, both recorded from real JAX by
+tools/record_jax_namespaces.py (minijax never imports jax). ``jax.x.y`` is looked up as
+``minijax.x.y``; a name counts as present if that attribute exists and is not a placeholder
+that only raises. tests/test_api_coverage.py checks that the committed table is current.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
+import inspect
+import json
 import pathlib
 import sys
+import textwrap
+import types
 
 OUT = pathlib.Path(__file__).resolve().parent / "api_coverage.md"
+DATA = OUT.parent / "data"
+NAMES = DATA / "jax_0.10.2_names.json"
+ECOSYSTEM = DATA / "ecosystem_jax_names.json"
 ROOT = OUT.parent.parent
 if str(ROOT) not in sys.path:  # this checkout's minijax, not another installed one
     sys.path.insert(0, str(ROOT))
 
-# (JAX namespace, minijax module, names). One string per namespace keeps the list easy to edit.
-NAMESPACES = [
-    ("jax", "minijax", """
-        Array ShapeDtypeStruct block_until_ready checkpoint checkpoint_policies clear_caches
-        closure_convert config custom_gradient custom_jvp custom_vjp debug default_backend
-        default_matmul_precision
-        device_count device_get device_put device_put_replicated device_put_sharded devices
-        disable_jit dtypes effects_barrier ensure_compile_time_eval errors eval_shape float0
-        grad hessian jacfwd jacobian jacrev jit jvp lax linear_transpose linearize live_arrays
-        local_device_count local_devices make_array_from_callback
-        make_array_from_process_local_data make_array_from_single_device_arrays make_jaxpr
-        make_mesh named_call named_scope nn numpy pmap process_count process_index
-        process_indices profiler pure_callback random remat shard_map sharding tree tree_util
-        typeof value_and_grad vjp vmap"""),
-    ("jax.lax", "minijax.lax", """
-        abs acos acosh add after_all all_gather all_to_all approx_max_k approx_min_k argmax
-        argmin asin asinh associative_scan atan atan2 atanh axis_index axis_size batch_matmul
-        bessel_i0e bessel_i1e betainc bitcast_convert_type bitwise_and bitwise_not bitwise_or
-        bitwise_xor broadcast broadcast_in_dim broadcast_shapes broadcast_to_rank
-        broadcasted_iota cbrt ceil clamp clz collapse complex concatenate cond conj conv
-        conv_dimension_numbers conv_general_dilated conv_general_dilated_local
-        conv_general_dilated_patches conv_transpose conv_with_general_padding
-        convert_element_type cos cosh cumlogsumexp cummax cummin cumprod cumsum digamma div dot
-        dot_general dynamic_index_in_dim dynamic_slice dynamic_slice_in_dim
-        dynamic_update_index_in_dim dynamic_update_slice dynamic_update_slice_in_dim eq erf
-        erf_inv erfc exp exp2 expand_dims expm1 fft floor fori_loop full full_like gather ge gt
-        igamma igammac imag index_in_dim index_take integer_pow iota is_finite le lgamma log
-        log1p logistic lt map max min mul ne neg nextafter optimization_barrier pad
-        platform_dependent pmax pmean pmin polygamma population_count pow ppermute pshuffle psum
-        psum_scatter real reduce reduce_and reduce_max reduce_min reduce_or reduce_precision
-        reduce_prod reduce_sum reduce_window reduce_xor rem reshape rev rng_bit_generator
-        rng_uniform round rsqrt scan scatter scatter_add scatter_apply scatter_max scatter_min
-        scatter_mul scatter_sub select select_n shift_left shift_right_arithmetic
-        shift_right_logical sign sin sinh slice slice_in_dim sort sort_key_val split sqrt
-        square squeeze stop_gradient sub switch tan tanh top_k transpose while_loop
-        with_sharding_constraint zeros_like_array zeta
-        ConvDimensionNumbers FftType GatherDimensionNumbers GatherScatterMode Precision
-        RoundingMethod ScatterDimensionNumbers"""),
-    ("jax.lax.linalg", "minijax.lax.linalg", """
-        cholesky eig eigh hessenberg householder_product lu lu_pivots_to_permutation qr schur
-        svd triangular_solve tridiagonal tridiagonal_solve"""),
-    ("jax.nn", "minijax.nn", """
-        celu dot_product_attention elu gelu glu hard_sigmoid hard_silu hard_swish hard_tanh
-        identity initializers leaky_relu log_sigmoid log_softmax logsumexp mish one_hot relu
-        relu6 selu sigmoid silu soft_sign softmax softplus sparse_plus sparse_sigmoid squareplus
-        standardize swish tanh"""),
-    ("jax.nn.initializers", "minijax.nn.initializers", """
-        constant delta_orthogonal glorot_normal glorot_uniform he_normal he_uniform
-        kaiming_normal kaiming_uniform lecun_normal lecun_uniform normal ones orthogonal
-        truncated_normal uniform variance_scaling xavier_normal xavier_uniform zeros"""),
-    ("jax.random", "minijax.random", """
-        PRNGKey ball bernoulli beta binomial bits categorical cauchy chisquare choice clone
-        dirichlet double_sided_maxwell exponential f fold_in gamma generalized_normal geometric
-        gumbel key key_data key_impl laplace loggamma logistic lognormal maxwell multinomial
-        multivariate_normal normal orthogonal pareto permutation poisson rademacher randint
-        rayleigh split t triangular truncated_normal uniform wald weibull_min wrap_key_data"""),
-    ("jax.tree_util", "minijax.tree_util", """
-        DictKey FlattenedIndexKey GetAttrKey Partial PyTreeDef SequenceKey all_leaves build_tree
-        default_registry keystr register_dataclass register_pytree_node
-        register_pytree_node_class register_pytree_with_keys register_pytree_with_keys_class
-        register_static tree_all tree_flatten tree_flatten_with_path tree_leaves
-        tree_leaves_with_path tree_map tree_map_with_path tree_reduce tree_structure
-        tree_transpose tree_unflatten treedef_children treedef_is_leaf treedef_tuple"""),
-    ("jax.tree", "minijax.tree", """
-        all flatten flatten_with_path leaves leaves_with_path map map_with_path reduce structure
-        transpose unflatten"""),
-    ("jax.debug", "minijax.debug", """
-        breakpoint callback inspect_array_sharding print visualize_array_sharding
-        visualize_sharding"""),
-    ("jax.sharding", "minijax.sharding", """
-        AbstractMesh AxisType Mesh NamedSharding PartitionSpec Sharding SingleDeviceSharding"""),
-    ("jax.profiler", "minijax.profiler", """
-        StepTraceAnnotation TraceAnnotation annotate_function device_memory_profile
-        save_device_memory_profile start_server start_trace stop_server stop_trace trace"""),
-]
+
+def load(path):
+    return json.loads(path.read_text())
 
 
-def jax_names():
-    return [(ns, mod, sorted(set(names.split()))) for ns, mod, names in NAMESPACES]
+def minijax_name(jax_name):
+    return "minijax" + jax_name[len("jax"):]
 
 
-def _has(module, name):
-    # getattr, not `name in dir()`: lazily loaded names (minijax.tools ...) count too.
+@functools.cache
+def _module(name):
     try:
-        return getattr(module, name, None) is not None
-    except Exception:  # a lazy import that fails is a missing name, not a crash of the table
+        return importlib.import_module(name)
+    except Exception:  # an import that fails is a missing module, not a crash of the table
+        return None
+
+
+def is_placeholder(obj):
+    """A function whose body (docstring aside) is one ``raise``: it exists only to refuse."""
+    if not isinstance(obj, types.FunctionType):
         return False
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
-def coverage():
-    """[(jax namespace, minijax module name, [(name, implemented)])]."""
-    out = []
-    for ns, mod_name, names in jax_names():
-        try:
-            module = importlib.import_module(mod_name)
-        except ImportError:
-            module = None
-        out.append((ns, mod_name, [(n, module is not None and _has(module, n)) for n in names]))
-    return out
+def has(namespace, name, kind):
+    """Whether minijax has JAX's ``namespace.name`` (``kind`` as recorded from JAX)."""
+    module = _module(minijax_name(namespace))
+    if module is None:
+        return False
+    if kind == "module":  # submodules may load lazily or only on import, as in JAX
+        return _module(f"{module.__name__}.{name}") is not None
+    try:
+        value = getattr(module, name, None)
+    except Exception:  # a lazy attribute that fails to load is missing
+        return False
+    # A module under a JAX function's name is an implementation file showing through.
+    return not (value is None or isinstance(value, types.ModuleType) or is_placeholder(value))
 
 
-def render(sections):
+def coverage(names=None):
+    """[(jax namespace, minijax module, [(name, present)])] for every recorded namespace."""
+    names = load(NAMES)["namespaces"] if names is None else names
+    return [(ns, minijax_name(ns), [(n, has(ns, n, kind)) for n, kind in entries.items()])
+            for ns, entries in names.items()]
+
+
+def ecosystem(data=None):
+    """[(namespace, name, {library: uses}, deprecated, present)] for each name the libraries
+    use, and the recorded metadata."""
+    data = load(ECOSYSTEM) if data is None else data
+    rows = [(e["namespace"], e["name"], e["libraries"], e["deprecated"],
+             has(e["namespace"], e["name"], e["kind"])) for e in data["names"].values()]
+    return rows, data
+
+
+def _names(items):
+    return ", ".join(f"`{n}`" for n in items) if items else "none"
+
+
+def _uses(libraries):
+    return ", ".join(f"{lib} ({n})" for lib, n in libraries.items())
+
+
+def render(sections, eco_rows, eco_meta):
     total = sum(len(rows) for _, _, rows in sections)
     done = sum(ok for _, _, rows in sections for _, ok in rows)
+    eco_done = sum(r[-1] for r in eco_rows)
+    libs = eco_meta["libraries"]
+    lib_list = ", ".join(f"{lib} {v}" for lib, v in libs.items())
     lines = [
-        "# minijax coverage of JAX's API (beyond jax.numpy)",
+        "# minijax coverage of JAX's API",
         "",
         "Generated by `python3 docs/make_api_coverage.py` (do not edit by hand; "
-        "`tests/test_api_coverage.py` checks it is current). JAX's names are a static list in "
-        "that script; `jax.numpy` is in [numpy_coverage.md](numpy_coverage.md).",
+        "`tests/test_api_coverage.py` checks it is current) from "
+        "[data/jax_0.10.2_names.json](data/jax_0.10.2_names.json) and "
+        "[data/ecosystem_jax_names.json](data/ecosystem_jax_names.json), which "
+        "`tools/record_jax_namespaces.py` records from real JAX "
+        f"{eco_meta['jax_version']} ({eco_meta['date']}). `jax.x.y` is looked up as "
+        "`minijax.x.y`. NumPy's functions against `minijax.numpy` are in "
+        "[numpy_coverage.md](numpy_coverage.md).",
         "",
-        f"**{done} of {total}** names exist in minijax.",
+        f"**{done} of {total}** public names of JAX {eco_meta['jax_version']} exist in minijax; "
+        f"of the names {lib_list} use, **{eco_done} of {len(eco_rows)}**.",
+        "",
+        "## Names the ecosystem libraries touch",
+        "",
+        f"Public `jax` names the libraries' sources use ({eco_meta['scanned']}), with how often. "
+        f"Not counted: {len(eco_meta['jax_src'])} `jax._src` names and "
+        f"{len(eco_meta['not_in_jax_0.10.2'])} names JAX {eco_meta['jax_version']} does not "
+        "have (version-guarded uses), listed at the end.",
+        "",
+        "| library | present | of |",
+        "|---|---|---|",
+    ]
+    for lib in libs:
+        used = [r for r in eco_rows if lib in r[2]]
+        lines.append(f"| {lib} | {sum(r[-1] for r in used)} | {len(used)} |")
+    lines += [f"| all four | {eco_done} | {len(eco_rows)} |", "",
+              "### Missing, by namespace", "",
+              "| namespace | name | used by (uses) |", "|---|---|---|"]
+    for ns, name, used, deprecated, ok in sorted(eco_rows):
+        if not ok:
+            note = " — deprecated in JAX" if deprecated else ""
+            lines.append(f"| `{ns}` | `{name}` | {_uses(used)}{note} |")
+
+    scipy = [rows for ns, _, rows in sections if ns == "jax.scipy" or ns.startswith("jax.scipy.")]
+    lines += [
+        "", "## Per namespace", "",
+        f"`jax.scipy` in all: **{sum(ok for rows in scipy for _, ok in rows)} of "
+        f"{sum(len(rows) for rows in scipy)}** names ({len(scipy)} namespaces).",
         "",
         "| JAX namespace | minijax module | present | of |",
         "|---|---|---|---|",
@@ -141,16 +156,24 @@ def render(sections):
         lines.append(f"| `{ns}` | `{mod}` | {sum(ok for _, ok in rows)} | {len(rows)} |")
     for ns, mod, rows in sections:
         missing = [n for n, ok in rows if not ok]
-        lines += ["", f"## `{ns}` → `{mod}`", ""]
-        lines.append("Missing: " + (", ".join(f"`{n}`" for n in missing) if missing else "none")
-                     + ".")
-        lines += ["", "| name | minijax |", "|---|---|"]
-        lines += [f"| `{n}` | {'yes' if ok else '—'} |" for n, ok in rows]
+        present = [n for n, ok in rows if ok]
+        lines += ["", f"## `{ns}` → `{mod}`", "",
+                  f"Missing ({len(missing)}): {_names(missing)}.", "",
+                  f"Present ({len(present)}): {_names(present)}."]
+    lines += ["", "## Not counted", "",
+              "`jax._src` names the libraries use:", "",
+              "| name | used by (uses) |", "|---|---|"]
+    lines += [f"| `{path}` | {_uses(e['libraries'])} |"
+              for path, e in eco_meta["jax_src"].items()]
+    lines += ["", f"Names JAX {eco_meta['jax_version']} does not have:", "",
+              "| name | used by (uses) |", "|---|---|"]
+    lines += [f"| `{path}` | {_uses(used)} |"
+              for path, used in eco_meta["not_in_jax_0.10.2"].items()]
     return "\n".join(lines) + "\n", done
 
 
 def main(argv):
-    text, done = render(coverage())
+    text, done = render(coverage(), *ecosystem())
     if "--check" in argv:
         current = OUT.read_text() if OUT.exists() else ""
         if current != text:

@@ -185,23 +185,24 @@ def _lookup(module, name):
 
 
 def resolve(path):
-    """('jax.numpy.linalg', 'norm', deprecated) for 'jax.numpy.linalg.norm.__call__': the
-    deepest module on the path and the name used in it; None if 0.10.2 has no such name."""
+    """('jax.numpy.linalg', 'norm', kind, deprecated) for 'jax.numpy.linalg.norm.__call__': the
+    deepest module on the path, the name used in it and what that name is; None if 0.10.2 has
+    no such name."""
     parts = path.split(".")
     module_name = parts[0]
     for i, part in enumerate(parts[1:], start=1):
         child = f"{module_name}.{part}"
         if _is_module_path(child):
             if i == len(parts) - 1 or _import(child) is None:
-                return module_name, part, False
+                return module_name, part, "module", False
             module_name = child
             continue
         module = _import(module_name)
         try:
-            _, deprecated = _lookup(module, part)
+            value, deprecated = _lookup(module, part)
         except AttributeError:
             return None
-        return module_name, part, deprecated
+        return module_name, part, _kind(value), deprecated
     return None  # the bare top-level package
 
 
@@ -224,7 +225,7 @@ def _kind(value):
     return "function" if callable(value) else "object"
 
 
-def public_names(module_name, walked):
+def public_names(module_name, children):
     module = _import(module_name)
     deprecated = set(vars(module).get("_deprecations", ()))
     out = {}
@@ -239,11 +240,11 @@ def public_names(module_name, walked):
             continue
         if isinstance(value, types.ModuleType) and value.__name__ != f"{module_name}.{name}":
             continue  # another module imported under a public name, e.g. `np`
-        if isinstance(value, types.ModuleType) and value.__name__ not in walked:
+        if isinstance(value, types.ModuleType) and value.__name__ not in children:
             continue  # jax.lib, jax.version ...: in dir() only if something imported them
         out[name] = _kind(value)
-    # A walked child module is part of its parent's namespace whether or not it was imported.
-    for child in walked:
+    # A child module is part of its parent's namespace whether or not it was imported.
+    for child in children:
         parent, _, leaf = child.rpartition(".")
         if parent == module_name and not leaf.startswith("_"):
             out[leaf] = "module"
@@ -284,11 +285,12 @@ def ecosystem(wheel_dir):
         if resolved is None:
             absent[path] = counts
             continue
-        ns, name, deprecated = resolved
+        ns, name, kind, deprecated = resolved
         # jax._src is not API (a separate piece of work): kept apart from the public names.
         table = src if ns.startswith("jax._src") or name == "_src" else public
         entry = table.setdefault(f"{ns}.{name}", {
-            "namespace": ns, "name": name, "deprecated": deprecated, "libraries": {}})
+            "namespace": ns, "name": name, "kind": kind, "deprecated": deprecated,
+            "libraries": {}})
         for lib, n in counts.items():
             entry["libraries"][lib] = entry["libraries"].get(lib, 0) + n
     for entry in (*public.values(), *src.values()):
@@ -316,7 +318,10 @@ def main(argv=None):
         public, src, absent = ecosystem(wheel_dir)
 
     walked = walked_namespaces({e["namespace"] for e in public.values()})
-    namespaces = {ns: public_names(ns, walked) for ns in sorted(walked)}
+    # A module the libraries use is a name of its parent even where it cannot be imported
+    # here (jax.experimental.jax2tf needs TensorFlow).
+    children = walked | {k for k, e in public.items() if e["kind"] == "module"}
+    namespaces = {ns: public_names(ns, children) for ns in sorted(walked)}
     namespaces = {ns: names for ns, names in namespaces.items() if names}
 
     common = {"jax_version": jax.__version__, "date": today,
