@@ -62,6 +62,9 @@ def is_placeholder(obj):
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
+_MISSING = object()  # not None: `jnp.newaxis` is None
+
+
 def has(namespace, name, kind):
     """Whether minijax has JAX's ``namespace.name`` (``kind`` as recorded from JAX)."""
     module = _module(minijax_name(namespace))
@@ -70,11 +73,12 @@ def has(namespace, name, kind):
     if kind == "module":  # submodules may load lazily or only on import, as in JAX
         return _module(f"{module.__name__}.{name}") is not None
     try:
-        value = getattr(module, name, None)
+        value = getattr(module, name, _MISSING)
     except Exception:  # a lazy attribute that fails to load is missing
         return False
     # A module under a JAX function's name is an implementation file showing through.
-    return not (value is None or isinstance(value, types.ModuleType) or is_placeholder(value))
+    return not (value is _MISSING or isinstance(value, types.ModuleType)
+                or is_placeholder(value))
 
 
 def coverage(names=None):

@@ -37,7 +37,8 @@ def _committed(text):
             names = re.findall(r"`(\w+)`", m.group(3))
             assert len(names) == int(m.group(2)), line
             rows.update({(ns, n): m.group(1) == "Present" for n in names})
-        elif heading == "### Missing, by namespace" and (m := re.match(r"^\| `([\w.]+)` \| `(\w+)` \| ", line)):
+        elif heading == "### Missing, by namespace" and (
+                m := re.match(r"^\| `([\w.]+)` \| `(\w+)` \| ", line)):
             eco_missing.add((m.group(1), m.group(2)))
     return rows, eco_missing
 
