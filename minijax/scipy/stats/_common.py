@@ -1,0 +1,12 @@
+"""What the distribution modules share: argument promotion as JAX's ``promote_args_inexact``
+(integers become the default float, shapes broadcast) and the standardized variable."""
+
+from minijax.numpy._util import promote_args_inexact
+
+
+def promote(name, *args):
+    return promote_args_inexact(name, *args)
+
+
+def standardize(x, loc, scale):
+    return (x - loc) / scale

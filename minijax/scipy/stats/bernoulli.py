@@ -1,0 +1,31 @@
+"""The Bernoulli distribution: 1 with probability ``p``."""
+
+import numpy as np
+
+from minijax import numpy as jnp
+from minijax.scipy.special import xlog1py, xlogy
+from minijax.scipy.stats._common import promote
+
+
+def logpmf(k, p, loc=0):
+    k, p, loc = promote("bernoulli.logpmf", k, p, loc)
+    x = k - loc
+    log_probs = xlogy(x, p) + xlog1py(1 - x, -p)
+    return jnp.where((x < 0) | (x > 1), -np.inf, log_probs)
+
+
+def pmf(k, p, loc=0):
+    return jnp.exp(logpmf(k, p, loc))
+
+
+def cdf(k, p):
+    k, p = promote("bernoulli.cdf", k, p)
+    invalid = jnp.isnan(k) | jnp.isnan(p) | (p < 0) | (p > 1)
+    return jnp.select([invalid, k < 0, (k >= 0) & (k < 1), k >= 1],
+                      [jnp.full_like(k, np.nan), jnp.zeros_like(k), 1 - p, jnp.ones_like(k)])
+
+
+def ppf(q, p):
+    q, p = promote("bernoulli.ppf", q, p)
+    invalid = jnp.isnan(q) | jnp.isnan(p) | (p < 0) | (p > 1) | (q < 0) | (q > 1)
+    return jnp.where(invalid, np.nan, jnp.where(q <= 1 - p, 0.0, 1.0).astype(q.dtype))

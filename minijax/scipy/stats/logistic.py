@@ -1,0 +1,35 @@
+"""The logistic distribution."""
+
+from minijax import numpy as jnp
+from minijax.scipy.special import expit, logit
+from minijax.scipy.stats._common import promote, standardize
+
+
+def logpdf(x, loc=0, scale=1):
+    x, loc, scale = promote("logistic.logpdf", x, loc, scale)
+    half = standardize(x, loc, scale) / 2
+    return -2 * jnp.logaddexp(half, -half) - jnp.log(scale)
+
+
+def pdf(x, loc=0, scale=1):
+    return jnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    x, loc, scale = promote("logistic.cdf", x, loc, scale)
+    return expit(standardize(x, loc, scale))
+
+
+def sf(x, loc=0, scale=1):
+    x, loc, scale = promote("logistic.sf", x, loc, scale)
+    return expit(-standardize(x, loc, scale))
+
+
+def ppf(x, loc=0, scale=1):
+    x, loc, scale = promote("logistic.ppf", x, loc, scale)
+    return logit(x) * scale + loc
+
+
+def isf(x, loc=0, scale=1):
+    x, loc, scale = promote("logistic.isf", x, loc, scale)
+    return -logit(x) * scale + loc
