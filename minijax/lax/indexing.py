@@ -131,7 +131,9 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
     if len(slice_sizes) != operand.ndim:
         raise TypeError(f"{name} slice_sizes must have one entry per axis of the {desc}, got "
                         f"{slice_sizes}.")
-    if any(not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
+    # With no index vectors nothing is read, so JAX accepts any slice size (x[[]] of an empty x
+    # gathers a size-1 slice of a size-0 axis); the lowering then emits no gather.
+    if indices.size and any(not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
         raise TypeError(f"{name} slice_sizes must be in [0, operand dim], got {slice_sizes} for "
                         f"the {desc}.")
     if len(dn.start_index_map) != indices.shape[-1]:
@@ -197,6 +199,9 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
     dn = dimension_numbers
     op_aval, idx_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
+    if out_aval.size == 0:  # XLA rejects a gather whose slice exceeds an empty operand
+        return hlo.broadcast_in_dim(tensor_type(out_aval),
+                                    ir_constant(np.zeros((), out_aval.dtype)), dense_i64([]))
     attr = hlo.GatherDimensionNumbers.get(
         offset_dims=list(dn.offset_dims), collapsed_slice_dims=list(dn.collapsed_slice_dims),
         operand_batching_dims=list(dn.operand_batching_dims),

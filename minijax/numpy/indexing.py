@@ -300,10 +300,12 @@ def _wrap(v, n, dtype):
     return lax.select(lax.lt(v, zero), lax.add(v, nn), v)
 
 
-def getitem(x, index, mode=None, fill_value=None):
+def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
     ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds indices, 'fill'/'drop'
-    give ``fill_value`` (NaN, or the dtype's extreme, by default)."""
+    give ``fill_value`` (NaN, or the dtype's extreme, by default). ``_empty_fills`` (for
+    scatters only: JAX's gather refuses this case) makes an advanced index into an empty axis
+    give ``fill_value`` everywhere, every position being out of bounds."""
     x, index = _expand_bool_scalars(to_array(x), index)
     index = _expand_arrays(index)
     # A traced integer scalar is basic indexing (a clamping dynamic_slice) unless out-of-bounds
@@ -367,6 +369,10 @@ def getitem(x, index, mode=None, fill_value=None):
                                     start_index_map=tuple(adv_axes))
     sizes = tuple(1 if a in adv_axes else y.shape[a] for a in range(y.ndim))
     gmode = "clip" if mode is None else mode
+    if _empty_fills and y.size == 0:
+        windows, batches = iter(y.shape[a] for a in window), iter(batch)
+        shape = [next(windows) if i in offset else next(batches) for i in range(len(window) + nb)]
+        return lax.full(tuple(shape), fill_value, y.dtype)
     return lax.gather(y, indices, dn, sizes, mode=gmode, fill_value=fill_value)
 
 
@@ -381,8 +387,9 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     idx_dtype = np.int32 if size < 2**31 - 1 else np.int64
     iota = lax.reshape(lax.iota(idx_dtype, size), tuple(x.shape))
     smode = "drop" if mode is None else mode
-    if smode in ("drop", "fill"):
-        flat = getitem(iota, index, mode="fill", fill_value=size)
+    if smode in ("drop", "fill") or size == 0:
+        # every position of an empty x is out of bounds: all updates drop and x comes back
+        flat = getitem(iota, index, mode="fill", fill_value=size, _empty_fills=True)
     else:
         flat = getitem(iota, index, mode="clip")
     values = to_array(values)

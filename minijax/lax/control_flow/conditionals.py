@@ -246,19 +246,32 @@ def _index_of_pred(pred):
         raise common.user_error(f"cond: pred must be a scalar, got {aval.str_short()}")
     if aval.dtype == np.bool_:
         return lax.convert_element_type(pred, np.int32)
-    if aval.dtype.kind not in "iu":
+    if aval.dtype.kind not in "iuf":  # JAX takes any real number: pred != 0
         raise common.user_error(
-            f"cond: pred must be a boolean or integer scalar, got {aval.str_short()}")
+            f"cond: pred must be a boolean or real number scalar, got {aval.str_short()}")
     return lax.convert_element_type(lax.ne(pred, np.zeros((), aval.dtype)), np.int32)
 
 
-def cond(pred, true_fun, false_fun, *operands, operand=None):
+_no_operand = object()  # ``operand=None`` is a real operand (an empty pytree)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one staged
-    conditional (both branches are traced; only the chosen one runs)."""
-    if operand is not None:  # JAX's old single-operand form
-        operands = (*operands, operand)
+    conditional (both branches are traced; only the chosen one runs).
+
+    JAX's older forms are accepted as in JAX 0.10: ``operand=x`` (one operand, by keyword)
+    and ``cond(pred, x_true, f_true, x_false, f_false)``."""
     if not (callable(true_fun) and callable(false_fun)):
-        raise TypeError("cond: true_fun and false_fun must be callable")
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
+            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    if operand is not _no_operand:
+        if operands:
+            raise TypeError("if 'operand' keyword is passed then no positional "
+                            f"operands can be passed, got {operand=} "
+                            f"and positional operands {operands}")
+        operands = (operand,)
     index = _index_of_pred(pred)
     branches, consts, leaves, tree = _trace_branches(
         [true_fun, false_fun], ["true_fun", "false_fun"], operands)
