@@ -51,7 +51,7 @@ from minijax.distributed import (  # noqa: E402
     process_index,
     process_indices,
 )
-from minijax.lowering.array import Array
+from minijax.lowering.array import BaseArray as Array
 from minijax.callbacks import pure_callback  # noqa: E402
 
 __version__ = "0.1.0"

@@ -491,6 +491,12 @@ class Tracer:
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self.aval.weak_type)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+
+    def _is_traced_array(self):
+        """jaxlib's ``isinstance(x, minijax.Array)`` asks this of instances of this class."""
+        return isinstance(self.aval, ShapedArray)
 
     def __len__(self):
         if not self.aval.shape:
@@ -546,6 +552,87 @@ class Tracer:
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    def __hex__(self):
+        return hex(self.__index__())
+
+    def __oct__(self):
+        return oct(self.__index__())
+
+    def __reduce__(self):
+        raise self._concretization_error("__reduce__() (pickling)")
+
+    # The parts of the Array API that need a buffer: a ConcretizationTypeError naming the
+    # user's line, as in JAX. ``sharding``, ``device``, ``block_until_ready`` and
+    # ``copy_to_host_async`` raise AttributeError instead (as JAX's do), so that
+    # ``getattr(x, "sharding", None)`` and ``hasattr`` keep working on tracers.
+    def item(self, *args):
+        raise self._concretization_error("item()")
+
+    def tolist(self):
+        raise self._concretization_error("tolist()")
+
+    def tobytes(self, order="C"):
+        raise self._concretization_error("tobytes()")
+
+    def __dlpack__(self, *args, **kwargs):
+        raise self._concretization_error("__dlpack__()")
+
+    def addressable_data(self, index):
+        raise self._concretization_error("addressable_data()")
+
+    def delete(self):
+        raise self._concretization_error("delete()")
+
+    def devices(self):
+        raise self._concretization_error("devices()")
+
+    def is_deleted(self):
+        raise self._concretization_error("is_deleted()")
+
+    def on_device_size_in_bytes(self):
+        raise self._concretization_error("on_device_size_in_bytes()")
+
+    def unsafe_buffer_pointer(self):
+        raise self._concretization_error("unsafe_buffer_pointer()")
+
+    committed = property(lambda self: self._raise_concretization("the 'committed' attribute"))
+    addressable_shards = property(
+        lambda self: self._raise_concretization("the 'addressable_shards' attribute"))
+    global_shards = property(
+        lambda self: self._raise_concretization("the 'global_shards' attribute"))
+    is_fully_addressable = property(
+        lambda self: self._raise_concretization("the 'is_fully_addressable' attribute"))
+    is_fully_replicated = property(
+        lambda self: self._raise_concretization("the 'is_fully_replicated' attribute"))
+    traceback = property(lambda self: self._raise_concretization("the 'traceback' attribute"))
+
+    def _raise_concretization(self, what):
+        raise self._concretization_error(what)
+
+    @property
+    def sharding(self):
+        raise AttributeError(
+            f"The 'sharding' attribute is not available on traced array "
+            f"{self.aval.str_short()}. To query sharding information on tracers, use "
+            "x.aval.")
+
+    @property
+    def device(self):
+        raise AttributeError(
+            f"The 'device' attribute is not available on traced array {self.aval.str_short()}.")
+
+    @property
+    def block_until_ready(self):
+        raise AttributeError(
+            f"The 'block_until_ready' method is not available on traced array "
+            f"{self.aval.str_short()}.")
+
+    @property
+    def copy_to_host_async(self):
+        raise AttributeError(
+            f"The 'copy_to_host_async' method is not available on traced array "
+            f"{self.aval.str_short()}.")
 
 
 def concrete_or_error(fn, x, context=""):

@@ -1,10 +1,17 @@
 """``minijax.Array``: an immutable array living on one or more devices.
 
-``minijax.Array`` *is* jaxlib's C++ ``ArrayImpl`` (as ``jax.Array`` is in JAX): jaxlib's result
-handlers and device puts create these objects directly, so the dispatch hot path never wraps or
-unwraps anything, and the C++ jit fast path can consume them. Our Python behaviour (properties,
-host interop, repr; operators come from ``minijax.numpy``) is attached to the class once, at
-import, by ``_install``. Its ``aval`` is our ShapedArray, passed to jaxlib at creation.
+Every concrete array *is* jaxlib's C++ ``ArrayImpl`` (named ``Array`` inside minijax, as in
+JAX's ``ArrayImpl``): jaxlib's result handlers and device puts create these objects directly, so
+the dispatch hot path never wraps or unwraps anything, and the C++ jit fast path can consume
+them. Our Python behaviour (properties, host interop, repr; operators come from
+``minijax.numpy``) is attached to the class once, at import, by ``_install``. Its ``aval`` is our
+ShapedArray, passed to jaxlib at creation.
+
+The public ``minijax.Array`` is ``BaseArray``, jaxlib's base class of ``ArrayImpl`` (JAX's
+``jax.Array``): its metaclass also answers True for tracers of arrays (it asks the registered
+tracer class's ``_is_traced_array``), so ``isinstance(x, minijax.Array)`` holds inside ``jit``,
+``grad`` and ``vmap``. Code that needs a buffer tests ``Array`` (``ArrayImpl``), never
+``BaseArray``.
 
 Caveat: the attachment is process-global; importing the real ``jax`` into the same process
 would attach its own methods over ours.
@@ -12,6 +19,7 @@ would attach its own methods over ours.
 
 from __future__ import annotations
 
+import enum
 import sys
 import warnings
 
@@ -21,6 +29,18 @@ from minijax import core, dtypes
 from minijax.lowering import backends, jaxlib_ext
 
 Array = backends.ArrayImpl
+BaseArray = backends._jax.Array
+BaseArray.__module__, BaseArray.__qualname__ = "minijax", "Array"
+backends._jax.set_tracer_class(core.Tracer)
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device type codes (the first element of ``__dlpack_device__()``)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLROCM = 10
 
 
 class _ArrayMethods:
@@ -55,6 +75,19 @@ class _ArrayMethods:
     @property
     def is_fully_replicated(self):
         return self._sharding._hlo_sharding.is_replicated()
+
+    @property
+    def is_fully_addressable(self):
+        return self._sharding._internal_device_list.is_fully_addressable
+
+    @property
+    def format(self):
+        """The array's ``Format``: its on-device ``Layout`` and its ``sharding``."""
+        from minijax.layout import Format, Layout
+
+        if self.is_deleted():
+            return Format(None, self.sharding)
+        return Format(Layout.from_pjrt_layout(self._pjrt_layout), self.sharding)
 
     @property
     def committed(self):
@@ -112,6 +145,9 @@ class _ArrayMethods:
     def tolist(self):
         return self._value.tolist()
 
+    def tobytes(self, order="C"):
+        return self._value.tobytes(order)
+
     def item(self, *args):
         return self._value.item(*args)
 
@@ -126,6 +162,12 @@ class _ArrayMethods:
 
     def __complex__(self):
         return complex(self._value)
+
+    def __hex__(self):
+        return hex(self.__index__())
+
+    def __oct__(self):
+        return oct(self.__index__())
 
     def __index__(self):
         if not dtypes.is_int(self.dtype) and self.dtype != dtypes.bool_:
@@ -146,7 +188,8 @@ class _ArrayMethods:
         raise TypeError("unhashable type: 'minijax.Array'")
 
     def __format__(self, spec):
-        return format(self._value, spec) if self.ndim == 0 else format(str(self), spec)
+        # NumPy's: a 0-d array formats as its scalar, a non-empty spec refuses other shapes
+        return format(self._value[()] if self.ndim == 0 else self._value, spec)
 
     def __repr__(self):
         if self.is_deleted():
@@ -164,7 +207,38 @@ class _ArrayMethods:
         return (_reconstruct, (np.asarray(self._value), self.weak_type))
 
     def copy_to_host_async(self):
-        pass  # reading is synchronous; kept for API compatibility
+        """Starts the device-to-host copy that ``np.asarray(x)`` will then find done."""
+        self._check_alive()
+        if self._npy_value is None and len(backends.buffer_devices(self)) == 1:
+            self._copy_single_device_array_to_host_async()
+
+    # --- DLPack ------------------------------------------------------------------------------
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this (single-device) array's buffer; ``copy=True`` shares a
+        fresh copy instead. ``dl_device`` must be the array's own device."""
+        self._check_alive()
+        devs = backends.buffer_devices(self)
+        if len(devs) > 1:
+            raise BufferError(
+                "to_dlpack can only pack a dlpack tensor from an array on a singular device, but "
+                f"an array with a Sharding over {len(devs)} devices was provided.")
+        if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
+            raise BufferError(
+                f"__dlpack__: dl_device={dl_device} is not the array's device "
+                f"{self.__dlpack_device__()}; move it with x.to_device(...) first.")
+        arr = device_copy(self) if copy else self
+        return backends._jax.buffer_to_dlpack_managed_tensor(arr, stream=stream)
+
+    def __dlpack_device__(self):
+        devs = backends.buffer_devices(self)
+        if len(devs) != 1:
+            raise BufferError("__dlpack__ only supported for unsharded arrays.")
+        (dev,) = devs
+        if dev.platform == "cpu":
+            return DLDeviceType.kDLCPU, 0
+        if dev.platform in ("cuda", "gpu"):
+            return DLDeviceType.kDLCUDA, dev.local_hardware_id
+        raise BufferError(f"Unknown platform for __dlpack__: {dev.platform}")
 
 
 
@@ -234,6 +308,17 @@ def same_layout(a, b):
         a._hlo_sharding == b._hlo_sharding
         and list(a._internal_device_list) == list(b._internal_device_list)
     )
+
+
+def device_copy(x: Array) -> Array:
+    """A new buffer on ``x``'s devices holding its value: unlike ``x`` itself it survives
+    ``x``'s donation or deletion."""
+    x._check_alive()
+    sharding = x._sharding
+    (out,) = backends._jax.batched_copy_array_to_devices_with_sharding(
+        [x], [sharding._internal_device_list], [sharding],
+        [backends._jax.ArrayCopySemantics.ALWAYS_COPY])
+    return out
 
 
 def relabel(x: Array, jaxlib_sharding) -> Array:

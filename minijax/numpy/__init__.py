@@ -7,7 +7,7 @@ Importing it also gives ``minijax.Array`` and tracers their operators and method
 
 import numpy as _np
 
-from minijax.lowering.array import Array as ndarray
+from minijax.lowering.array import BaseArray as ndarray
 from minijax.numpy import array_methods as _array_methods
 from minijax.numpy import (
     fft,  # jnp.fft, on minijax.lax.fft

@@ -9,11 +9,23 @@ a string), so Python tries the other operand's reflected method or raises its us
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar
-from minijax.lowering.array import Array
-from minijax.numpy import arrayops, indexing, linalg_basic, manipulation, math, reductions
+from minijax.lowering.array import Array, BaseArray, device_copy
+from minijax.numpy import (
+    arrayops,
+    creation,
+    indexing,
+    linalg_basic,
+    manipulation,
+    math,
+    reductions,
+    sorting,
+)
 
 _ACCEPTED = (bool, int, float, complex, np.generic, np.ndarray, Array, Tracer, WeakScalar)
 
@@ -59,8 +71,14 @@ def _binary_ops():
 
 
 def _reshape(self, *args, order="C"):
-    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; ``order="F"`` fills column-major."""
     shape = args[0] if len(args) == 1 and not _is_int(args[0]) else args
+    if order == "F":
+        shape = (shape,) if _is_int(shape) else tuple(shape)
+        reversed_shape = manipulation.reshape(manipulation.transpose(self), shape[::-1])
+        return manipulation.transpose(reversed_shape)
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
     return manipulation.reshape(self, shape, order=order)
 
 
@@ -80,10 +98,130 @@ def _transpose(self, *args):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    return math.astype(self, dtype)
+    out = math.astype(self, dtype)
+    if copy and out is self:
+        out = _copy(self)
+    return out if device is None else _to_device(out, device)
+
+
+def _copy(self):
+    """A copy: for a concrete Array a new device buffer, which outlives ``self``'s donation."""
+    return device_copy(self) if isinstance(self, Array) else creation.copy(self)
+
+
+def _deepcopy(self, memo):
+    return _copy(self)
+
+
+def _to_device(self, device, *, stream=None):
+    """``self`` placed on ``device`` (a Device or a Sharding), as ``device_put`` does."""
+    if stream is not None:
+        raise NotImplementedError("stream argument of array.to_device()")
+    from minijax.api import device_put  # the api layer sits above jnp; placement lives there
+
+    return device_put(self, device)
+
+
+def _view(self, dtype=None, type=None):  # noqa: A002
+    """The array's bits reinterpreted as ``dtype``; a change of width rescales the last axis."""
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = dtypes.canonicalize_dtype(dtype)
+    nbits_in, nbits_out = 8 * self.dtype.itemsize, 8 * dtype.itemsize
+    if self.ndim == 0:
+        if nbits_in != nbits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+        return _view(lax.expand_dims(self, (0,)), dtype).squeeze()
+    if (self.shape[-1] * nbits_in) % nbits_out != 0:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the total "
+                         "size in bytes of the last axis of the array.")
+    if self.dtype == dtype:
+        return self
+    # bitcast_convert_type takes neither bool nor complex: go through uint8 / the real parts.
+    if self.dtype == dtypes.bool_:
+        return _view(self.astype(np.uint8), dtype)
+    if dtypes.is_complex(self.dtype):
+        parts = manipulation.stack([math.real(self), math.imag(self)], axis=-1)
+        return _view(parts.reshape(*self.shape[:-1], 2 * self.shape[-1]), dtype)
+    if dtype == dtypes.bool_:
+        return _view(self, np.uint8).astype(dtypes.bool_)
+    if dtypes.is_complex(dtype):
+        parts = _view(self, dtypes.finfo(dtype).dtype)
+        return lax.complex(parts[..., 0::2], parts[..., 1::2])
+    if nbits_in < nbits_out:
+        factor = nbits_out // nbits_in
+        out = self.reshape(*self.shape[:-1], self.shape[-1] // factor, factor)
+        return lax.bitcast_convert_type(out, dtype)
+    out = lax.bitcast_convert_type(self, dtype)
+    if nbits_in > nbits_out:
+        out = out.reshape(*out.shape[:-2], out.shape[-2] * out.shape[-1])
+    return out
+
+
+def _byteswap(self):
+    """The bytes of each element in reverse order (little- <-> big-endian)."""
+    if dtypes.is_complex(self.dtype):
+        return lax.complex(_byteswap(math.real(self)), _byteswap(math.imag(self)))
+    if self.dtype.itemsize == 1:
+        return _copy(self)
+    swapped = lax.rev(lax.bitcast_convert_type(self, np.uint8), (self.ndim,))
+    return lax.bitcast_convert_type(swapped, self.dtype)
+
+
+def _contains(self, other):
+    """``other in x`` for a 1-D ``x`` and a scalar ``other``: ``(x == other).any()``."""
+    if other is None or isinstance(other, str):
+        raise TypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
+    if self.ndim != 1:
+        raise ValueError("Array.__contains__: search array must be one-dimensional, "
+                         f"got arr.shape={self.shape}.")
+    query = creation.asarray(other)
+    if query.ndim != 0:
+        raise ValueError(f"Array.__contains__: query value must be a scalar, got "
+                         f"query.shape={query.shape}")
+    return reductions.any(self == query)
+
+
+def _setitem(self, index, value):
+    raise TypeError(
+        "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+        "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _flat(self):
+    raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
+                              "arr.flatten() instead.")
+
+
+_ARRAY_API_VERSION = "2024.12"
+
+
+def _array_namespace(self, *, api_version=None):
+    if api_version is not None and api_version != _ARRAY_API_VERSION:
+        raise ValueError(f"api_version={api_version!r} is not available; available versions "
+                         f"are: {[_ARRAY_API_VERSION]}")
+    return sys.modules["minijax.numpy"]
+
+
+def _sort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    return sorting.sort(self, axis, kind=kind, order=order, stable=stable, descending=descending)
+
+
+def _argsort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    return sorting.argsort(self, axis, kind=kind, order=order, stable=stable,
+                           descending=descending)
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    return arrayops.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
 def _flatten(self, order="C"):
+    if order == "F":
+        return _reshape(self, (self.size,), order="F")
     return manipulation.ravel(self, order)
 
 
@@ -124,6 +262,12 @@ _METHODS = {
     "__invert__": math.bitwise_not,
     "__round__": _python_round,
     "__getitem__": _getitem,
+    "__setitem__": _setitem,
+    "__contains__": _contains,
+    "__copy__": _copy,
+    "__deepcopy__": _deepcopy,
+    "__array_namespace__": _array_namespace,
+    "flat": property(_flat),
     "T": property(lambda self: manipulation.transpose(self)),
     "mT": property(manipulation.matrix_transpose),
     "real": property(math.real),
@@ -156,13 +300,26 @@ _METHODS = {
     "conj": math.conjugate,
     "conjugate": math.conjugate,
     "nonzero": arrayops.nonzero,
+    "copy": _copy,
+    "to_device": _to_device,
+    "view": _view,
+    "byteswap": _byteswap,
+    "sort": _sort,
+    "argsort": _argsort,
+    "argpartition": sorting.argpartition,
+    "searchsorted": sorting.searchsorted,
+    "take": sorting.take,
+    "compress": _compress,
+    "choose": arrayops.choose,
+    "diagonal": arrayops.diagonal,
+    "trace": arrayops.trace,
     "at": property(indexing._IndexUpdateHelper),
 }
 
 
 def install():
-    """Sets the operators and methods on Array and Tracer (idempotent)."""
-    for cls in (Array, Tracer):
+    """Sets the operators and methods on Array, its public base class and Tracer (idempotent)."""
+    for cls in (Array, BaseArray, Tracer):
         for name, value in _METHODS.items():
             setattr(cls, name, value)
 
