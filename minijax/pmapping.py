@@ -31,14 +31,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from minijax import lax
+from minijax import core, distributed, lax
 from minijax.core import Tracer, get_aval
 from minijax.interpreters.batching import extend_axis_env
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import jit
 from minijax.lowering import backends
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array, put_global
+from minijax.lowering.array import Array, device_put_value, put_global
 from minijax.shard_map import shard_map
 from minijax.sharding import Mesh, NamedSharding, PartitionSpec
 from minijax.source_info import with_user_line
@@ -88,8 +88,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if not devices:
             raise ValueError("'devices' argument to pmap must be non-empty, or None.")
         devices = tuple(devices)
-    if isinstance(in_axes, list):  # as in vmap: a list of per-argument axes reads as a tuple
-        in_axes = tuple(in_axes)
     _check_axes_tree("in_axes", in_axes)
     _check_axes_tree("out_axes", out_axes)
     static = _index_tuple(static_broadcasted_argnums)
@@ -124,8 +122,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         axes = tuple(_canonical_axis(x, a, i, dyn_args, kwargs)
                      for i, (x, a) in enumerate(zip(leaves, axes)))
         size = _mapped_size(leaves, axes, dyn_args, kwargs)
+        # a multi-process job called eagerly: each process passes its local slices (JAX's
+        # host-local arrays), and the pmap spans every process's devices
+        multi = distributed.process_count() > 1 and core.is_eval_trace_current()
         mesh_devices = _mesh_devices(size, devices, backend, axis_size, leaves, axes,
-                                     dyn_args, kwargs)
+                                     dyn_args, kwargs, multi)
         key = (in_tree, axes, static_vals, tuple(d.id for d in mesh_devices))
         fn = built.get(key)
         if fn is None:
@@ -133,28 +134,32 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 built.clear()
             fn = built[key] = _build(fun, dict(static_vals), in_tree, axes, out_axes,
                                      axis_name, mesh_devices, donate, len(dyn_args))
-        return fn, leaves, in_tree
+        if multi:
+            leaves = _local_to_global(leaves, axes, mesh_devices, axis_name)
+        return fn, leaves, in_tree, multi
 
     @functools.wraps(fun)
     def pmapped(*args, **kwargs):
-        fn, leaves, _ = prepare(args, kwargs)
-        return fn(*leaves)
+        fn, leaves, _, multi = prepare(args, kwargs)
+        out = fn(*leaves)
+        return _global_to_local(out, axis_name) if multi else out
 
     def lower(*args, **kwargs):
-        fn, leaves, in_tree = prepare(args, kwargs)
+        fn, leaves, in_tree, _ = prepare(args, kwargs)
         lowered = fn.lower(*leaves)
 
         def compile_():
             compiled = lowered.compile()
 
             def call(*cargs, **ckwargs):
-                cfn, cleaves, ctree = prepare(cargs, ckwargs)
+                cfn, cleaves, ctree, multi = prepare(cargs, ckwargs)
                 if ctree != in_tree or cfn is not fn:
                     raise TypeError(
                         f"Compiled pmap({getattr(fun, '__name__', 'fun')}) was compiled for "
                         f"arguments with structure {in_tree} on other settings than this call's "
                         f"(structure {ctree})")
-                return compiled(*cleaves)
+                out = compiled(*cleaves)
+                return _global_to_local(out, axis_name) if multi else out
 
             return _compile.Compiled(compiled._executable, call, lowered)
 
@@ -291,9 +296,11 @@ def _mapped_size(leaves, axes, args, kwargs):
     return sizes[0][1]
 
 
-def _mesh_devices(size, devices, backend, axis_size, leaves, axes, args, kwargs):
+def _mesh_devices(size, devices, backend, axis_size, leaves, axes, args, kwargs, multi):
     """The devices the pmap runs on: the first ``size`` of ``devices`` (default: all devices
-    of ``backend``); ``size`` must be ``len(devices)`` when they are given."""
+    of ``backend``); ``size`` must be ``len(devices)`` when they are given. In a multi-process
+    job (``multi``) ``size`` counts this process's devices and the pmap spans all processes'
+    (``devices``, or every device grouped by process, as JAX orders them)."""
 
     def error(msg):
         i = next(i for i, a in enumerate(axes) if a is not None)
@@ -301,10 +308,23 @@ def _mesh_devices(size, devices, backend, axis_size, leaves, axes, args, kwargs)
             f"{msg}: {_leaf_paths(args, kwargs)[i]} of type {get_aval(leaves[i]).str_short()} "
             f"(mapped along axis {axes[i]})."))
 
-    if axis_size is not None and axis_size != size:
-        raise error(f"Specified axis_size {axis_size} doesn't match received axis_size {size}")
     if size == 0:
         raise error("pmap got a mapped axis of size 0")
+    if multi:
+        everything = devices if devices is not None else tuple(sorted(
+            backends.devices(backend), key=lambda d: d.process_index))
+        local = [d for d in everything if d.process_index == distributed.process_index()]
+        total = size * distributed.process_count()
+        if axis_size is not None and axis_size != total:
+            raise error(f"Specified axis_size {axis_size} doesn't match the global axis size "
+                        f"{total} ({size} on each of {distributed.process_count()} processes)")
+        if size != len(local):
+            raise error(f"pmap in a multi-process job maps this process's data over its "
+                        f"{len(local)} devices, so the mapped axis must have size {len(local)}, "
+                        f"but it has size {size}")
+        return tuple(everything)
+    if axis_size is not None and axis_size != size:
+        raise error(f"Specified axis_size {axis_size} doesn't match received axis_size {size}")
     if devices is not None:
         if size != len(devices):
             raise error(f"pmap was given {len(devices)} devices, so the mapped axis must have "
@@ -315,6 +335,46 @@ def _mesh_devices(size, devices, backend, axis_size, leaves, axes, args, kwargs)
         raise error(f"pmap: the mapped axis has size {size}, but only {len(available)} devices "
                     f"are available (one per slice)")
     return tuple(available[:size])
+
+
+def _local_to_global(leaves, axes, mesh_devices, axis_name):
+    """Each process's slices (host-local arrays) as global Arrays over every process's devices:
+    the mapped axis grows by the number of processes."""
+    mesh = Mesh(np.array(mesh_devices, dtype=object), (axis_name,))
+    local = [d for d in mesh_devices if d.process_index == distributed.process_index()]
+    out = []
+    for x, a in zip(leaves, axes):
+        aval = get_aval(x)
+        shape = list(aval.shape)
+        if a is not None:
+            shape[a] *= distributed.process_count()
+        shape = tuple(shape)
+        value = np.asarray(x._value if type(x) is Array else x, dtype=aval.dtype)
+        sharding = NamedSharding(mesh, _spec(axis_name, a))
+        if a is None:  # replicated: every local device gets the whole value
+            out.append(distributed.make_array_from_single_device_arrays(
+                shape, sharding, [device_put_value(value, d) for d in local]))
+        else:
+            out.append(distributed.make_array_from_process_local_data(sharding, value, shape))
+    return out
+
+
+def _global_to_local(out, axis_name):
+    """Each global output as this process's part: an Array over its own devices whose mapped
+    axis has one slot per local device (a replicated output stays whole)."""
+    n = distributed.process_count()
+
+    def local(x):
+        spec = x.sharding.spec
+        mesh = x.sharding.mesh
+        devs = [d for d in mesh.devices.flat if d.process_index == distributed.process_index()]
+        local_mesh = Mesh(np.array(devs, dtype=object), (axis_name,))
+        shape = tuple(d // n if i < len(spec) and spec[i] == axis_name else d
+                      for i, d in enumerate(x.shape))
+        return distributed.make_array_from_single_device_arrays(
+            shape, NamedSharding(local_mesh, spec), [s.data for s in x.addressable_shards])
+
+    return tree_map(local, out)
 
 
 def _per_device_aval(aval, axis):

@@ -5,6 +5,8 @@ under jit/grad/vmap and grad/vmap under pmap, .lower(), the errors, and
 device_put_replicated/device_put_sharded. Where the semantics were in doubt they were checked
 against JAX 0.10.2 (XLA_FLAGS=--xla_force_host_platform_device_count=8); the tests say so."""
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -15,6 +17,7 @@ import minijax.numpy as jnp
 from minijax import lax
 from minijax.sharding import NamedSharding
 from minijax.sharding import PartitionSpec as P
+from tests.test_distributed import _env, _free_port, _run_processes
 
 pytestmark = pytest.mark.devices(8)
 
@@ -296,6 +299,18 @@ def test_errors():
         mj.pmap(lambda a: a, devices=[])
     with pytest.raises(NameError):
         mj.pmap(lambda a: lax.psum(a, "j"), "i")(x)
+
+
+def test_two_processes_each_pass_their_slices():
+    """A 2-process job (2 CPU devices each): each process maps its own 2 slices, collectives
+    span all 4 devices, results come back as each process's part (tests/
+    pmap_multiprocess_worker.py checks them against NumPy)."""
+    port = _free_port()
+    outs = _run_processes(
+        [[sys.executable, "-m", "tests.pmap_multiprocess_worker", str(port), str(rank)]
+         for rank in (0, 1)], _env(), timeout=120)
+    for rank, out in enumerate(outs):
+        assert f"OK {rank}" in out
 
 
 # ------------------------------------------------------------------------------------------------
