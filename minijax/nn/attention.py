@@ -10,6 +10,11 @@ Grouped-query attention (N query heads over K key/value heads, N a multiple of K
 query to (B, T, K, G, H) and contracts against the shared key/value heads; JAX does the same with
 a vmap over G, which is the same dot_general after batching. Masks and biases are (B, N, T, S)
 up to broadcasting (size-1 axes allowed).
+
+``implementation="cudnn"`` runs XLA's cuDNN fused attention kernels instead
+(``minijax.nn.cudnn_attention``): float16/bfloat16 on a CUDA GPU, causal and padding masks
+in the kernel, a boolean mask folded into the additive bias, a left window only. As in JAX,
+``implementation=None`` is the XLA computation.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import numpy as jnp
+from minijax.nn import cudnn_attention
 from minijax.nn.functions import softmax
 
 __all__ = ["dot_product_attention"]
@@ -104,6 +110,36 @@ def _attention_xla(query, key, value, bias, mask, is_causal, scale, q_seqlen, kv
     return jnp.reshape(encoded, (B, T, N, value.shape[-1]))
 
 
+def _attention_cudnn(query, key, value, bias, mask, is_causal, scale, q_seqlen, kv_seqlen,
+                     window):
+    capability, cudnn_version = cudnn_attention.gpu_capability()
+    B, T = query.shape[:2]
+    S = key.shape[1]
+    use_padding = q_seqlen is not None or kv_seqlen is not None
+    if use_padding:
+        if q_seqlen is None:
+            q_seqlen = jnp.full((B,), T, dtype=np.int32)
+        if kv_seqlen is None:
+            kv_seqlen = jnp.full((B,), S, dtype=np.int32)
+    if is_causal:
+        mask_type = "PADDING_CAUSAL" if use_padding else "CAUSAL"
+    else:
+        mask_type = "PADDING" if use_padding else "NO_MASK"
+    sliding_window = None
+    if window is not None:
+        left, right = window
+        # cuDNN's window is causal-style: keys t - left <= s <= t.
+        if right == 0 or mask_type == "CAUSAL":
+            sliding_window = left + 1
+        else:
+            raise ValueError(f"cuDNN doesn't support right window: {right} "
+                             "when causal mask is not used.")
+    return cudnn_attention.fused_attention(
+        query, key, value, bias, mask, q_seqlen, kv_seqlen, scale=scale, mask_type=mask_type,
+        sliding_window_length=sliding_window, capability=capability,
+        cudnn_version=cudnn_version)
+
+
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
                           is_causal=False, query_seq_lengths=None, key_value_seq_lengths=None,
                           local_window_size=None, implementation=None):
@@ -115,7 +151,10 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     ``is_causal`` keeps key positions ``s <= t``; ``query_seq_lengths`` /
     ``key_value_seq_lengths`` (int32 (B,)) mask padding (padded query rows give zeros);
     ``local_window_size`` (an int or ``(left, right)``) keeps ``t - left <= s <= t + right``.
-    ``implementation`` may be None or 'xla'; 'cudnn' (a fused GPU kernel) is unavailable.
+    ``implementation``: None or 'xla' (the XLA computation), or 'cudnn' (the cuDNN fused
+    kernel: float16/bfloat16, a CUDA GPU of compute capability 8.0+, head dim a multiple of 8
+    up to 256 (128 before Hopper), a ``local_window_size`` right part of 0 unless causal
+    without seq lengths; anything else raises a ValueError).
     """
     output_shape = jnp.asarray(query).shape
     query_arr, key_arr, value_arr = _ensure_4d(query), _ensure_4d(key), _ensure_4d(value)
@@ -143,9 +182,9 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     scale_val = float(1.0 / np.sqrt(H)) if scale is None else scale
 
     if implementation == "cudnn":
-        raise NotImplementedError(
-            "dot_product_attention: implementation='cudnn' (the fused cuDNN kernel) is not "
-            "available in minijax; use implementation=None or 'xla'")
+        out = _attention_cudnn(query_arr, key_arr, value_arr, bias, mask, is_causal, scale_val,
+                               query_seq_lengths, key_value_seq_lengths, local_window_size)
+        return jnp.reshape(out, output_shape)
     if implementation not in (None, "xla"):
         raise ValueError(f"Unsupported implementation option: {implementation}")
     out = _attention_xla(query_arr, key_arr, value_arr, bias, mask, is_causal, scale_val,
