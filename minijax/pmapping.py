@@ -17,6 +17,10 @@ trace (``jit(pmap(f))``, ``grad``) the jit is traced inline, so the pmap is one
 leaves; one is built per (argument structure, ``in_axes`` per leaf, static arguments,
 devices), and the jit caches the compiled program per shapes and dtypes as usual.
 
+In a multi-process job an eager call works as JAX's: each process passes its own slices (the
+mapped axis as long as it has devices), the mesh holds every process's devices grouped by
+process, the arguments become global Arrays and the results come back as each process's part.
+
 ``device_put_replicated`` and ``device_put_sharded`` build pmap's input layout directly: a
 new leading axis with one slot per device, ``NamedSharding(Mesh(devices, name), P(name))``.
 (JAX 0.10 removed them from the ``jax`` namespace in favour of ``device_put``; minijax keeps
@@ -97,7 +101,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     built = {}
 
     def prepare(args, kwargs):
-        """(jitted function of the flat leaves, the leaves, (args, kwargs) structure)."""
+        """(jitted function of the flat leaves, the leaves it takes, the (args, kwargs)
+        structure, whether the outputs go back to per-process slices)."""
         if static:
             if max(static) >= len(args):
                 raise ValueError(
