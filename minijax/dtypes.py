@@ -41,6 +41,23 @@ all_dtypes = (bool_, *int_types, *uint_types, *float_types, *complex_types)
 float0 = np.dtype([("float0", np.void, 0)])
 _dtype_set = frozenset(all_dtypes)
 
+
+class extended(np.generic):  # noqa: N801 - JAX's name
+    """Scalar class of the extended dtypes (PRNG keys): abstract, it exists for ``issubdtype``,
+    e.g. ``jnp.issubdtype(random.key(0).dtype, dtypes.extended)``."""
+
+
+class prng_key(extended):  # noqa: N801 - JAX's name
+    """Scalar class of PRNG key dtypes: ``jnp.issubdtype(random.key(0).dtype, dtypes.prng_key)``
+    holds for typed keys (not for raw ``uint32[2]`` keys)."""
+
+
+class ExtendedDType:
+    """Base class of dtypes that are not NumPy's (a typed key's ``key<fry>``); ``type`` is its
+    scalar class in the ``extended`` hierarchy."""
+
+    type = extended
+
 # The nodes of the lattice that stand for Python scalars (weak types).
 _weak_int, _weak_float, _weak_complex = "int*", "float*", "complex*"
 
@@ -133,8 +150,15 @@ _X64_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: compl
 _canonical_cache = {}
 
 
-def canonicalize_dtype(dtype):
-    """The dtype values of ``dtype`` really get: 64-bit narrowed to 32-bit unless x64 is on."""
+def canonicalize_dtype(dtype, allow_extended_dtype=False):
+    """The dtype values of ``dtype`` really get: 64-bit narrowed to 32-bit unless x64 is on.
+    An extended dtype is returned as it is when ``allow_extended_dtype``, else refused."""
+    if isinstance(dtype, ExtendedDType) or (isinstance(dtype, type)
+                                            and issubclass(dtype, extended)):
+        if not allow_extended_dtype:
+            raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {dtype} "
+                             "with allow_extended_dtype=False")
+        return dtype
     try:
         return _canonical_cache[dtype, config.jax_enable_x64]
     except (KeyError, TypeError):  # TypeError: an unhashable dtype-like, e.g. a list spec
@@ -251,9 +275,62 @@ def result_type(*args, return_weak_type_flag=False):
 
 
 def issubdtype(a, b):
-    if b in (np.floating, np.inexact) and np.dtype(a) in (bfloat16, *float8_types):
-        return True
-    return np.issubdtype(a, b)
+    """``np.issubdtype`` that also places bfloat16/float8 under ``np.floating`` (their scalar
+    types are not NumPy's subclasses) and extended dtypes under ``extended``/``prng_key``."""
+    if isinstance(b, type) and issubclass(b, extended):
+        if isinstance(a, ExtendedDType):
+            return issubclass(a.type, b)
+        if isinstance(a, type) and issubclass(a, np.generic):
+            return issubclass(a, b)
+        return issubclass(np.dtype(a).type, b)
+    if isinstance(b, ExtendedDType):
+        return isinstance(a, ExtendedDType) and a == b
+    if isinstance(a, ExtendedDType):
+        return issubclass(a.type, b if isinstance(b, type) else np.dtype(b).type)
+    a_type = _scalar_class(a)
+    if a_type in _custom_float_types:
+        return _scalar_class(b) in (a_type, np.floating, np.inexact, np.number, np.generic)
+    return bool(np.issubdtype(a_type, _scalar_class(b)))
+
+
+def _scalar_class(x):
+    return x if isinstance(x, type) and issubclass(x, np.generic) else np.dtype(x).type
+
+
+_custom_floats = frozenset((bfloat16, *float8_types))
+_custom_float_types = frozenset(t.type for t in _custom_floats)
+
+
+def scalar_type_of(x):
+    """The Python scalar type (bool, int, float, complex) of a value's dtype."""
+    dtype = dtype_of(x)[0] if not isinstance(x, (np.dtype, type, str)) else np.dtype(x)
+    if isinstance(dtype, ExtendedDType):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type")
+    if dtype in _custom_floats:
+        return float
+    for kind, scalar in ((np.bool_, bool), (np.integer, int), (np.floating, float),
+                         (np.complexfloating, complex)):
+        if np.issubdtype(dtype, kind):
+            return scalar
+    raise TypeError(f"Invalid scalar value {x}")
+
+
+def itemsize_bits(dtype):
+    """Bits per element of ``dtype`` (8 for bool, its physical layout)."""
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    if isinstance(dtype, ExtendedDType):
+        raise ValueError(f"unexpected input: dtype={dtype}")
+    dtype = np.dtype(dtype)
+    if dtype == bool_:
+        return 8
+    if issubdtype(dtype, np.integer):
+        return iinfo(dtype).bits
+    if issubdtype(dtype, np.floating):
+        return finfo(dtype).bits
+    if issubdtype(dtype, np.complexfloating):
+        return 2 * finfo(dtype).bits
+    raise ValueError(f"unexpected input: dtype={dtype!r}")
 
 
 def is_float(dtype):

@@ -34,6 +34,12 @@ BaseArray.__module__, BaseArray.__qualname__ = "minijax", "Array"
 backends._jax.set_tracer_class(core.Tracer)
 
 
+# jaxlib's own method, kept before ``_install`` wraps it: called straight from user code it
+# may import ``jax`` (seen under pytest), which would take over ArrayImpl's methods; called
+# from a minijax frame that import is refused (``backends._RefuseJaxImportFromMinijax``).
+_cpp_unsafe_buffer_pointer = Array.unsafe_buffer_pointer
+
+
 class DLDeviceType(enum.IntEnum):
     """DLPack's device type codes (the first element of ``__dlpack_device__()``)."""
 
@@ -115,6 +121,9 @@ class _ArrayMethods:
 
     def addressable_data(self, i):
         return self.addressable_shards[i].data
+
+    def unsafe_buffer_pointer(self):
+        return _cpp_unsafe_buffer_pointer(self)
 
     def _check_alive(self):
         if self.is_deleted():
@@ -346,6 +355,7 @@ def _install():
     for name, value in vars(_ArrayMethods).items():
         if name not in _SKIP:
             setattr(Array, name, value)
+            setattr(BaseArray, name, value)  # so the public class documents the whole API
 
 
 _install()

@@ -36,10 +36,12 @@ _UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32,
                 64: np.dtype(np.uint64)}
 
 
-class KeyDtype:
-    """Stands in for JAX's ``key<fry>`` dtype in reprs and ``dtype`` checks."""
+class KeyDtype(dtypes.ExtendedDType):
+    """JAX's ``key<fry>`` dtype: in reprs, ``dtype`` checks and
+    ``jnp.issubdtype(k.dtype, dtypes.prng_key)``."""
 
     name = "key<fry>"
+    type = dtypes.prng_key
 
     def __repr__(self):
         return self.name
