@@ -22,6 +22,10 @@ frameworks' device kernels.
 
 ``BENCH_WORKLOADS=gpt`` (or ``mlp``) runs one of the two.
 
+``BENCH_ATTENTION=cudnn`` (or ``xla``) computes the GPT step's attention with
+``jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation=...)`` instead of
+writing it out: ``cudnn`` is XLA's cuDNN fused (flash) attention kernel.
+
 ``BENCH_QUICK=1`` shrinks both models to a few hundred wide so the code runs on a CPU in
 seconds (smoke tests of the workload, not measurements).
 
@@ -50,6 +54,7 @@ import numpy as np
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 WORKLOADS = os.environ.get("BENCH_WORKLOADS", "mlp,gpt").split(",")
+ATTENTION = os.environ.get("BENCH_ATTENTION")  # None: attention written out
 PEAKS = json.loads(os.environ.get("BENCH_PEAK_TABLE", "{}"))
 tree_map = jax.tree_util.tree_map
 device = jax.devices()[0]
@@ -158,10 +163,14 @@ if "gpt" in WORKLOADS:
         h = layernorm(x, p["ln1"])
         q, k, v = jnp.split(h @ p["wqkv"], 3, axis=-1)
         q, k, v = (t.reshape(BATCH, S, HEADS, D // HEADS) for t in (q, k, v))
-        s = jnp.einsum("bqhd,bkhd->bhqk", q, k).astype(jnp.float32) / np.sqrt(D // HEADS)
-        s = jnp.where(causal, s, -1e9)
-        a = jax.nn.softmax(s, axis=-1).astype(BF)
-        o = jnp.einsum("bhqk,bkhd->bqhd", a, v).reshape(BATCH, S, D)
+        if ATTENTION:
+            o = jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation=ATTENTION)
+            o = o.reshape(BATCH, S, D)
+        else:
+            s = jnp.einsum("bqhd,bkhd->bhqk", q, k).astype(jnp.float32) / np.sqrt(D // HEADS)
+            s = jnp.where(causal, s, -1e9)
+            a = jax.nn.softmax(s, axis=-1).astype(BF)
+            o = jnp.einsum("bhqk,bkhd->bqhd", a, v).reshape(BATCH, S, D)
         x = x + o @ p["wo"]
         h = layernorm(x, p["ln2"])
         return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
