@@ -77,6 +77,12 @@ def test_custom_calls_match_jax(name, hopper):
         want = _custom_calls(json.load(f)["cases"][name])
     fn, args = build(minijax, CASES[name])
     got = _custom_calls(_cuda_text(fn, *args))
+    if name == "fwd_window_left":
+        # local_window_size=(16, 0) without is_causal: JAX passes NO_MASK and its kernel then
+        # attends to later keys too (t - 16 <= s only); minijax adds the causal mask that a
+        # right window of 0 means (tests/test_cudnn_attention.py::test_gpu_matches_xla).
+        assert want[0]["config"]["cudnn_fmha_backend_config"]["mask_type"] == "NO_MASK"
+        want[0]["config"]["cudnn_fmha_backend_config"]["mask_type"] = "CAUSAL"
     assert [c["target"] for c in got] == [c["target"] for c in want]
     for g, w in zip(got, want):
         assert g == w
@@ -122,12 +128,18 @@ def test_mask_type(hopper, causal, q_len, kv_len, expected):
     assert len(eqn.invars) == (5 if expected.startswith("PADDING") else 3)
 
 
-@pytest.mark.parametrize("window,causal,expected", [
-    ((3, 0), False, 4), ((3, 2), True, 4), (5, True, 6), (None, True, 0)])
-def test_sliding_window_is_left_plus_one(hopper, window, causal, expected):
+@pytest.mark.parametrize("window,causal,lens,expected,mask_type", [
+    ((3, 0), False, False, 4, "CAUSAL"), ((3, 2), True, False, 4, "CAUSAL"),
+    (5, True, False, 6, "CAUSAL"), (None, True, False, 0, "CAUSAL"),
+    ((3, 0), False, True, 4, "PADDING_CAUSAL"), (None, False, False, 0, "NO_MASK")])
+def test_sliding_window_is_left_plus_one(hopper, window, causal, lens, expected, mask_type):
+    lengths = jnp.asarray([3, 8], jnp.int32) if lens else None
     eqn = _fwd_eqn(lambda q, k, v: dpa(q, k, v, is_causal=causal, local_window_size=window,
-                                       implementation="cudnn"), *_qkv())
+                                       query_seq_lengths=lengths, implementation="cudnn"),
+                   *_qkv())
     assert eqn.params["sliding_window"] == expected
+    # a right window of 0 is the causal mask (the kernel's window has no right bound)
+    assert eqn.params["mask_type"] == mask_type
 
 
 def test_scale_default_and_given(hopper):
@@ -283,7 +295,8 @@ GPU_CASES = {
     "gqa": dict(kv_heads=2, is_causal=True),
     "mqa": dict(kv_heads=1),
     "window_causal": dict(is_causal=True, window=(8, 0)),
-    "window_left_only": dict(window=(8, 0)),
+    "window_left_only": dict(window=(8, 0)),  # causal by its right window of 0
+    "window_left_only_padding": dict(window=(8, 0), seqlens=True),
     "fp16": dict(dtype=jnp.float16, is_causal=True),
     "cross_lengths": dict(S=128),
 }

@@ -128,9 +128,13 @@ def _attention_cudnn(query, key, value, bias, mask, is_causal, scale, q_seqlen, 
     sliding_window = None
     if window is not None:
         left, right = window
-        # cuDNN's window is causal-style: keys t - left <= s <= t.
+        # cuDNN's window bounds the keys on the left only (t - left <= s), so a right window
+        # of 0 needs the causal mask too. JAX 0.11.2 leaves it out and its kernel then
+        # attends to every later key (measured on an H100): we keep the documented meaning.
         if right == 0 or mask_type == "CAUSAL":
             sliding_window = left + 1
+            if not is_causal:
+                mask_type = "PADDING_CAUSAL" if use_padding else "CAUSAL"
         else:
             raise ValueError(f"cuDNN doesn't support right window: {right} "
                              "when causal mask is not used.")
