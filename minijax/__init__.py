@@ -53,6 +53,22 @@ from minijax.distributed import (  # noqa: E402
 )
 from minijax.lowering.array import BaseArray as Array
 from minijax.callbacks import pure_callback  # noqa: E402
+from minijax import tree  # noqa: E402  (jax.tree: tree_util's functions, short names)
+from minijax.api import (  # noqa: E402
+    Device,
+    clear_caches,
+    closure_convert,
+    custom_gradient,
+    disable_jit,
+    effects_barrier,
+    ensure_compile_time_eval,
+    float0,
+    live_arrays,
+    named_call,
+    named_scope,
+    typeof,
+)
+from minijax.sharding import PartitionSpec as P  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -70,11 +86,15 @@ __all__ = [
     "pmap", "device_put_replicated", "device_put_sharded",
     "make_array_from_callback", "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
+    "Device", "P", "clear_caches", "closure_convert", "custom_gradient", "disable_jit",
+    "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
+    "named_scope", "tree", "typeof",
 ]
 
 
 def __getattr__(name):  # tools load on first use, so `import minijax` stays as fast
-    if name in ("checkpoint_io", "profiler", "tools", "transforms"):
+    if name in ("checkpoint_io", "profiler", "tools", "transforms",
+                "api_util", "flatten_util", "monitoring", "stages", "typing"):
         import importlib
 
         return importlib.import_module(f"minijax.{name}")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+
+import jaxlib._jax as _jaxlib
 import numpy as np
 
-from minijax import core
+from minijax import core, dtypes, source_info
 from minijax.autodiff import (
     grad,
     hessian,
@@ -17,14 +21,17 @@ from minijax.autodiff import (
     value_and_grad,
     vjp,
 )
+from minijax.config import config_context
 from minijax.core import ShapedArray, Tracer
 from minijax.custom_derivatives import custom_jvp, custom_vjp
+from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import jit
 from minijax.lowering import backends
+from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value
 from minijax.rematerialization import checkpoint, checkpoint_policies, remat
-from minijax.tree_util import _registry, tree_map
+from minijax.tree_util import _registry, register_pytree_node, tree_map
 from minijax.vmapping import vmap
 
 __all__ = [
@@ -36,6 +43,10 @@ __all__ = [
     "value_and_grad", "vjp",
     # custom rules and rematerialization (custom_derivatives.py, rematerialization.py)
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
+    # smaller names of the top-level API (below)
+    "Device", "clear_caches", "closure_convert", "custom_gradient", "disable_jit",
+    "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
+    "named_scope", "typeof",
 ]
 
 
@@ -190,3 +201,173 @@ def default_backend():
     return backends.default_backend()
 
 
+
+
+# ------------------------------------------------------------------------------------------------
+# Smaller top-level API names (jax.typeof, jax.disable_jit, jax.named_scope ...)
+
+Device = _jaxlib.Device  # the class of every device jaxlib returns (CpuDevice, CudaDevice ...)
+float0 = dtypes.float0  # the dtype of the tangent/cotangent of an integer or boolean value
+
+
+def typeof(x):
+    """The abstract value (ShapedArray: shape, dtype, weak type) of an array, tracer or
+    scalar."""
+    return core.get_aval(x)
+
+
+def disable_jit(disable=True):
+    """``with disable_jit():``: jitted functions run op by op in Python (config
+    ``jax_disable_jit``), so prints and breakpoints inside them see concrete values."""
+    return config_context("jax_disable_jit", disable)
+
+
+def named_scope(name):
+    """``with named_scope("layer1"):``: operations traced inside carry ``name`` (nested scopes
+    join with ``/``) in their source info, which the lowering writes into the location of each
+    op of the StableHLO/HLO (``jit_f/layer1/dot_general``) so profiles and dumps show it."""
+    return source_info.extend_name_stack(name)
+
+
+def named_call(fun, *, name=None):
+    """``fun`` run under ``named_scope(name or fun.__name__)`` each time it is called."""
+    scope = name if name is not None else getattr(fun, "__name__", "named_call")
+
+    @functools.wraps(fun)
+    def named(*args, **kwargs):
+        with named_scope(scope):
+            return fun(*args, **kwargs)
+
+    return named
+
+
+class _CompileTimeEvalTrace(core.Trace):
+    """Runs a primitive now when none of its operands is a tracer (a constant expression under
+    ``jit`` folds instead of being staged); otherwise hands it to the enclosing trace."""
+
+    def process_primitive(self, prim, args, params):
+        if not any(isinstance(x, Tracer) for x in args):
+            return core.eval_trace.process_primitive(prim, args, params)
+        with core.set_current_trace(self.parent):
+            return prim.bind(*args, **params)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """``with ensure_compile_time_eval():`` inside a traced function: operations on concrete
+    values (not tracers) run eagerly, so their results stay concrete (usable in Python control
+    flow, as static shapes) instead of becoming part of the staged program."""
+    parent = core.current_trace()
+    if parent is core.eval_trace:
+        yield  # already eager
+        return
+    with core.set_current_trace(_CompileTimeEvalTrace(parent)):
+        yield
+
+
+def clear_caches():
+    """Drops every compiled program minijax holds in memory (jit caches, the per-primitive eager
+    cache), so the next call of each function traces and compiles again."""
+    _compile.clear_caches()
+
+
+def live_arrays(platform=None):
+    """Every Array alive on the backend of ``platform`` (default: the default backend)."""
+    return backends.get_backend(platform).client.live_arrays()
+
+
+def effects_barrier():
+    """Waits until every computation dispatched so far has finished, so the host callbacks
+    (``debug.print``, ``pure_callback`` ...) they make have all run."""
+    for arr in live_arrays():
+        arr.block_until_ready()
+
+
+class _Residuals:
+    """What ``custom_gradient``'s backward pass needs: the gradient rule traced to a jaxpr
+    (static) and the values it closes over (the residual arrays)."""
+
+    def __init__(self, jaxpr, in_tree, out_tree, consts):
+        self.jaxpr, self.in_tree, self.out_tree, self.consts = jaxpr, in_tree, out_tree, consts
+
+
+register_pytree_node(
+    _Residuals,
+    lambda r: (r.consts, (r.jaxpr, r.in_tree, r.out_tree)),
+    lambda aux, consts: _Residuals(*aux[:3], list(consts)),
+)
+
+
+def custom_gradient(fun):
+    """``fun(*args) -> (out, vjp)``, where ``vjp(ct_out)`` returns the cotangents of ``args``,
+    becomes a function returning ``out`` whose VJP is ``vjp`` (as ``jax.custom_gradient``)."""
+
+    @custom_vjp
+    def wrapped(*args, **kwargs):
+        return fun(*args, **kwargs)[0]
+
+    def fwd(*args, **kwargs):
+        ans, rule = fun(*args, **kwargs)
+        ans_leaves, out_tree = _registry.flatten((ans,))
+        in_tree_box = []
+
+        def flat_rule(*cts):
+            cts_in = rule(*out_tree.unflatten(cts))
+            leaves, in_tree = _registry.flatten(cts_in)
+            in_tree_box.append(in_tree)
+            return leaves
+
+        ct_avals = [ad.tangent_aval(core.get_aval(x)) for x in ans_leaves]
+        closed = trace_to_jaxpr(flat_rule, ct_avals)
+        return ans, _Residuals(closed.jaxpr, in_tree_box[0], out_tree, list(closed.consts))
+
+    def bwd(res, cts):
+        cts_leaves, out_tree = _registry.flatten((cts,))
+        if out_tree != res.out_tree:
+            raise TypeError(f"{res.out_tree}\n!=\n{out_tree}")
+        cts_out = res.in_tree.unflatten(core.eval_jaxpr(res.jaxpr, res.consts, *cts_leaves))
+        return (cts_out,) if res.in_tree.num_nodes == 1 else cts_out
+
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
+
+
+def _maybe_perturbed(x):
+    """Whether ``x`` may carry a tangent of an enclosing differentiation: a tracer of an inexact
+    dtype (integer and boolean values only have float0 tangents)."""
+    return isinstance(x, Tracer) and dtypes.is_inexact(core.get_aval(x).dtype)
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, consts)``: ``converted(*args, *consts)`` computes ``fun(*args)``, with the
+    traced values ``fun`` closes over (those that may be differentiated) made explicit
+    arguments, so a ``custom_vjp``/``custom_jvp`` rule can receive them. ``example_args`` give
+    the argument types."""
+    leaves, in_tree = _registry.flatten(example_args)
+    out_tree_box = []
+
+    def flat_fun(*xs):
+        out_leaves, out_tree = _registry.flatten(fun(*in_tree.unflatten(xs)))
+        out_tree_box.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves])
+    out_tree = out_tree_box[0]
+    consts = list(closed.consts)
+    hoisted_at = [i for i, c in enumerate(consts) if _maybe_perturbed(c)]
+    hoisted = [consts[i] for i in hoisted_at]
+
+    def converted(*args_and_consts):
+        n = len(args_and_consts) - len(hoisted)
+        args, new_consts = args_and_consts[:n], args_and_consts[n:]
+        all_consts = list(consts)
+        for i, c in zip(hoisted_at, new_consts):
+            all_consts[i] = c
+        arg_leaves, tree = _registry.flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError("The inputs to the closure produced by closure_convert must have "
+                            "the same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {tree}")
+        return out_tree.unflatten(core.eval_jaxpr(closed.jaxpr, all_consts, *arg_leaves))
+
+    return converted, hoisted

@@ -540,17 +540,26 @@ class JitFunction:
                     )
                 return entry(leaves)
 
-            return _compile.Compiled(entry.exe, call, None)
+            return _compile.Compiled(entry.exe, call, lowered_stage)
 
-        return _compile.Lowered(module, closed, f"jit_{self._name}", compile_)
+        args_info, out_info = _stage_info(in_tree, in_avals, lowered[3], lowered[1],
+                                          closed.out_avals)
+        lowered_stage = _compile.Lowered(module, closed, f"jit_{self._name}", compile_,
+                                         args_info=args_info, out_info=out_info)
+        return lowered_stage
 
     def trace(self, *args, **kwargs):
+        full_args, full_kwargs = args, kwargs
         if self._static_argnums or self._static_argnames:
             args, kwargs, static_key = self._split_static(args, kwargs)
         else:
             static_key = ()
-        closed, _, _ = self._trace(args, kwargs, static_key)
-        return _Traced(closed, lambda: self.lower(*args, **kwargs))
+        closed, out_tree, in_avals = self._trace(args, kwargs, static_key)
+        in_tree = _registry.flatten((args, kwargs))[1]
+        args_info, out_info = _stage_info(in_tree, in_avals, self._donated_leaf_indices(args),
+                                          out_tree, closed.out_avals)
+        return Traced(closed, self._name, args_info, out_info,
+                      lambda: self.lower(*full_args, **full_kwargs))
 
     def eval_shape(self, *args, **kwargs):
         from minijax.api import eval_shape
@@ -569,13 +578,33 @@ class JitFunction:
         return f"<minijax.jit of {self._fun!r}>"
 
 
-class _Traced:
-    def __init__(self, jaxpr, lower):
+class Traced(_compile.Stage):
+    """``jit(f).trace(*args)``: the traced function's ClosedJaxpr, ready to lower."""
+
+    def __init__(self, jaxpr, fun_name, args_info, out_info, lower):
         self.jaxpr = jaxpr
+        self.fun_name = fun_name
+        self.args_info, self.out_info = args_info, out_info
         self._lower = lower
+
+    @property
+    def out_avals(self):
+        return self.out_tree.unflatten(self.jaxpr.out_avals)
 
     def lower(self):
         return self._lower()
+
+
+def _stage_info(in_tree, in_avals, donated, out_tree, out_avals):
+    """``args_info`` (ArgInfo leaves) and ``out_info`` (ShapeDtypeStruct leaves) of a stage."""
+    from minijax.api import ShapeDtypeStruct  # the public struct lives in the API layer
+
+    donated = set(donated)
+    args_info = in_tree.unflatten(
+        [_compile.ArgInfo(a, i in donated) for i, a in enumerate(in_avals)])
+    out_info = out_tree.unflatten(
+        [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in out_avals])
+    return args_info, out_info
 
 
 def _hashable(v):

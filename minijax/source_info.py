@@ -6,19 +6,43 @@ file is not part of minijax itself (nor a standard helper like functools/context
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import os
 import sys
+import threading
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _STDLIB_SKIP = ("functools.py", "contextlib.py")
 
 
+class _NameStack(threading.local):
+    names = ()  # the enclosing ``named_scope`` names, outermost first (per thread)
+
+
+_name_stack = _NameStack()
+
+
+@contextlib.contextmanager
+def extend_name_stack(name):
+    """``named_scope(name)``: equations traced inside carry ``name`` in their source info, and
+    the lowering puts it into each op's location (``jit_f/name/mul``)."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    outer = _name_stack.names
+    _name_stack.names = (*outer, name)
+    try:
+        yield
+    finally:
+        _name_stack.names = outer
+
+
 class SourceInfo:
-    __slots__ = ("file", "line", "function")
+    __slots__ = ("file", "line", "function", "name_stack")
 
     def __init__(self, file, line, function):
         self.file, self.line, self.function = file, line, function
+        self.name_stack = _name_stack.names
 
     def __str__(self):
         return f"{self.file}:{self.line} ({self.function})"

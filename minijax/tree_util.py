@@ -44,6 +44,7 @@ __all__ = [
     "register_pytree_with_keys_class",
     "register_static",
     "tree_all",
+    "tree_broadcast",
     "tree_flatten",
     "tree_flatten_with_path",
     "tree_leaves",
@@ -51,6 +52,7 @@ __all__ = [
     "tree_map",
     "tree_map_with_path",
     "tree_reduce",
+    "tree_reduce_associative",
     "tree_structure",
     "tree_transpose",
     "tree_unflatten",
@@ -163,6 +165,25 @@ def tree_reduce(function: Callable[[T, Any], T], tree: Any,
     return functools.reduce(function, leaves, initializer)
 
 
+def tree_reduce_associative(operation: Callable[[T, T], T], tree: Any, *,
+                            identity: Any = _NO_INITIALIZER,
+                            is_leaf: Callable[[Any], bool] | None = None) -> T:
+    """Reduce the leaves of ``tree`` pairwise as a balanced binary tree (``operation`` must be
+    associative); an empty tree gives ``identity``, or raises ``TypeError`` without one."""
+    def reduce(leaves):
+        if len(leaves) == 1:
+            return leaves[0]
+        half = len(leaves) // 2
+        return operation(reduce(leaves[:half]), reduce(leaves[half:]))
+
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_INITIALIZER:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+    return reduce(leaves)
+
+
 def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """``all()`` over the leaves of ``tree``."""
     return all(tree_leaves(tree, is_leaf))
@@ -186,6 +207,18 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
     rows = [flat[i * inner_size:(i + 1) * inner_size] for i in range(outer_size)]
     return inner_treedef.unflatten(
         outer_treedef.unflatten(col) for col in zip(*rows))
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any,
+                   is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """``full_tree``'s structure with each leaf of ``prefix_tree`` repeated over the leaves of
+    the subtree it stands for: ``tree_broadcast(1, {"a": 0, "b": (0, 0)})`` gives
+    ``{"a": 1, "b": (1, 1)}``."""
+    full_treedef = tree_structure(full_tree)
+    leaves = []
+    tree_map(lambda x, sub: leaves.extend([x] * tree_structure(sub).num_leaves),
+             prefix_tree, full_tree, is_leaf=is_leaf)
+    return full_treedef.unflatten(leaves)
 
 
 # ---------------------------------------------------------------- key paths

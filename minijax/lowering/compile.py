@@ -11,6 +11,7 @@ import logging
 import os
 import time
 
+from minijax import monitoring
 from minijax.config import config
 from minijax.errors import XlaRuntimeError
 from minijax.lowering import backends, dumps, jaxlib_ext, persistent_cache, stablehlo
@@ -207,16 +208,79 @@ def reset_cache_stats():
     persistent_cache.reset_stats()
 
 
-class Compiled:
+class ArgInfo:
+    """One argument leaf of a staged function: its abstract value and whether it is donated."""
+
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, aval, donated):
+        self._aval = aval
+        self.donated = donated
+
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+
+    def __repr__(self):
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+    def __eq__(self, other):
+        return (type(other) is ArgInfo and self._aval == other._aval
+                and self.donated == other.donated)
+
+    def __hash__(self):
+        return hash((self._aval, self.donated))
+
+
+class Stage:
+    """What the stages of ``jit(f)`` share: ``args_info``, a pytree of :class:`ArgInfo` shaped
+    as ``(args, kwargs)`` of the dynamic (non-static) arguments, and ``out_info``, the outputs as
+    a pytree of ShapeDtypeStructs. Either is None where the stage was built without them."""
+
+    args_info = None
+    out_info = None
+
+    @property
+    def in_tree(self):
+        """The pytree structure of ``(args, kwargs)``."""
+        from minijax.tree_util import tree_structure
+
+        return tree_structure(self.args_info)
+
+    @property
+    def in_avals(self):
+        from minijax.tree_util import tree_map
+
+        return tree_map(lambda info: info._aval, self.args_info)
+
+    @property
+    def out_tree(self):
+        from minijax.tree_util import tree_structure
+
+        return tree_structure(self.out_info)
+
+    @property
+    def donate_argnums(self):
+        """Positions of positional arguments that have a donated leaf."""
+        args = self.args_info[0] if self.args_info is not None else ()
+        from minijax.tree_util import tree_leaves
+
+        return tuple(i for i, a in enumerate(args) if any(x.donated for x in tree_leaves(a)))
+
+
+class Compiled(Stage):
     """``jit(f).lower(*args).compile()``: a compiled program callable with the same arguments."""
 
     def __init__(self, executable, call, lowered):
         self._executable = executable
         self._call = call
         self._lowered = lowered
+        if lowered is not None:
+            self.args_info, self.out_info = lowered.args_info, lowered.out_info
 
     def __call__(self, *args, **kwargs):
         return self._call(*args, **kwargs)
+
+    call = __call__
 
     def as_text(self):
         """XLA's optimized HLO for this program."""
@@ -228,37 +292,67 @@ class Compiled:
     def memory_analysis(self):
         return self._executable.xla.get_compiled_memory_stats()
 
+    def runtime_executable(self):
+        """jaxlib's loaded executable."""
+        return self._executable.xla
+
     @property
     def in_avals(self):
-        return self._executable.in_avals
+        if self.args_info is None:
+            return self._executable.in_avals
+        return super().in_avals
 
     @property
     def out_avals(self):
         return self._executable.out_avals
 
 
-class Lowered:
+class Lowered(Stage):
     """``jit(f).lower(*args)``: the StableHLO module of a traced function, not yet compiled."""
 
-    def __init__(self, module, closed_jaxpr, name, compile_fn):
+    def __init__(self, module, closed_jaxpr, name, compile_fn, *, args_info=None,
+                 out_info=None):
         self._module = module
         self.jaxpr = closed_jaxpr
         self.name = name
         self._compile_fn = compile_fn
+        self.args_info, self.out_info = args_info, out_info
 
-    def as_text(self, dialect="stablehlo", debug_info=False):
+    def as_text(self, dialect=None, *, debug_info=False):
         """The module as StableHLO text, or (``dialect="hlo"``) as XLA HLO before optimization."""
         if dialect == "hlo":
             return jaxlib_ext.stablehlo_to_hlo_text(stablehlo.module_to_text(self._module))
-        if dialect not in ("stablehlo", "mhlo"):
-            raise ValueError(f"unknown dialect {dialect!r}; use 'stablehlo' or 'hlo'")
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"unknown dialect: {dialect}")
         return stablehlo.module_to_text(self._module, debug_info=debug_info)
 
-    def compiler_ir(self, dialect="stablehlo"):
+    def compiler_ir(self, dialect=None):
+        """The MLIR module (``"stablehlo"``, the default), or XLA's ``XlaComputation``
+        (``"hlo"``: ``.as_hlo_text()``, ``.as_serialized_hlo_module_proto()`` ...)."""
+        if dialect == "hlo":
+            return jaxlib_ext.stablehlo_to_xla_computation(
+                stablehlo.module_to_text(self._module))
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"unknown dialect: {dialect}")
         return self._module
 
-    def compile(self):
+    def cost_analysis(self):
+        """XLA's cost estimate (flops, bytes accessed ...) of the compiled program."""
+        return self.compile().cost_analysis()
+
+    def compile(self, compiler_options=None):
+        if compiler_options:
+            raise TypeError("Lowered.compile: minijax takes XLA options from the environment "
+                            "(XLA_FLAGS), not compiler_options=")
         return self._compile_fn()
+
+
+# The monitoring events JAX records for the same phases (minijax.monitoring listeners get them).
+_PHASE_EVENTS = {
+    "trace": "/jax/core/compile/jaxpr_trace_duration",
+    "lower": "/jax/core/compile/jaxpr_to_mlir_module_duration",
+    "compile": "/jax/core/compile/backend_compile_duration",
+}
 
 
 class PhaseTimer:
@@ -272,6 +366,7 @@ class PhaseTimer:
         now = time.perf_counter()
         self.times[phase] = now - self._start
         self._start = now
+        monitoring.record_event_duration_secs(_PHASE_EVENTS[phase], self.times[phase])
 
     def summary(self):
         return ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.times.items())

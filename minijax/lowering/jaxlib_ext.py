@@ -71,12 +71,16 @@ def optimized_hlo_text(xla) -> str:
     return "\n\n".join(m.to_string() for m in xla.hlo_modules())
 
 
-def stablehlo_to_hlo_text(module_text: str) -> str:
-    """XLA HLO text of a StableHLO module, before XLA's optimizations."""
-    comp = _jax.mlir.mlir_module_to_xla_computation(
+def stablehlo_to_xla_computation(module_text: str):
+    """jaxlib's ``XlaComputation`` of a StableHLO module (HLO before XLA's optimizations)."""
+    return _jax.mlir.mlir_module_to_xla_computation(
         module_text, use_tuple_args=False, return_tuple=False
     )
-    return comp.as_hlo_text()
+
+
+def stablehlo_to_hlo_text(module_text: str) -> str:
+    """XLA HLO text of a StableHLO module, before XLA's optimizations."""
+    return stablehlo_to_xla_computation(module_text).as_hlo_text()
 
 
 # ------------------------------------------------------------------------------------------------

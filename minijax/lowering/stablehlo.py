@@ -175,7 +175,8 @@ _locations = {}  # (op name, file, line) -> ir.Location, uniqued in the one cont
 
 def _location(module_ctx, eqn):
     info = eqn.source_info
-    name = f"{module_ctx.name}/{eqn.primitive.name}"
+    scopes = "".join(f"{n}/" for n in info.name_stack) if info is not None else ""
+    name = f"{module_ctx.name}/{scopes}{eqn.primitive.name}"
     key = (name, info.file, info.line) if info is not None else (name, None, None)
     loc = _locations.get(key)
     if loc is None:
