@@ -32,7 +32,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 VERSIONS = {"jax": "0.10.2", "jaxlib": "0.10.2", "optax": "0.2.8", "chex": "0.1.92"}
 # The libraries' tests need these beyond the libraries themselves.
-TEST_DEPS = ["pytest", "pytest-xdist", "absl-py", "scipy", "cloudpickle", "dm-tree"]
+TEST_DEPS = ["pytest", "absl-py", "scipy", "cloudpickle", "scikit-learn", "flax==0.12.8"]
 LIBRARIES = ("optax", "chex")
 
 
@@ -179,6 +179,22 @@ def report(results, markdown=False):
     return text
 
 
+CI_DATA = ROOT / "tests" / "data" / "ecosystem_jax_passes.json"
+
+
+def record_ci(jax_json, files):
+    """The tests that pass under real JAX in ``files``: the CI subset's expectations
+    (tests/ecosystem/test_optax_chex_suites.py)."""
+    jax_results = json.loads(jax_json.read_text())["jax"]
+    passes = {f: sorted(n for n, (o, _) in jax_results[f]["cases"].items() if o == "passed")
+              for f in files}
+    CI_DATA.write_text(json.dumps({
+        "recorded_with": {**VERSIONS, "script": "benchmarks/ecosystem_suites.py --record-ci",
+                          "date": time.strftime("%Y-%m-%d")},
+        "files": passes}, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {CI_DATA}: {sum(map(len, passes.values()))} tests in {len(files)} files")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--venv", default=str(pathlib.Path.home() / ".cache/minijax-ecosystem"))
@@ -189,10 +205,15 @@ def main():
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per file")
     ap.add_argument("--load", nargs="*", help="merge saved JSON results instead of running")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--record-ci", metavar="JAX_JSON",
+                    help="write the JAX passes of --files from a saved JAX run to CI_DATA")
     args = ap.parse_args()
     venv = pathlib.Path(args.venv)
     if args.setup:
         setup(venv)
+        return
+    if args.record_ci:
+        record_ci(pathlib.Path(args.record_ci), args.files)
         return
     if args.load:
         results = {}
