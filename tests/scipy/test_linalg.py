@@ -13,6 +13,7 @@ import minijax.scipy.linalg as L
 from minijax.test_util import check_grads
 
 seeds = st.integers(0, 2 ** 31 - 1)
+REV = dict(order=1, modes=("rev",), jit=True)  # one jitted reverse-mode check
 N = 4
 
 
@@ -67,9 +68,9 @@ def test_cholesky_upper_default_and_grad():
     a = _spd(0, np.float64)
     _close(L.cholesky(a), sl.cholesky(a), 1e-12)  # SciPy's default is the upper factor
     spd = lambda m: m @ m.T + N * jnp.eye(N, dtype=m.dtype)
-    check_grads(lambda m: L.cholesky(spd(m)), (_rand(1, (N, N), np.float64),), order=1, modes=("rev",), jit=True)
+    check_grads(lambda m: L.cholesky(spd(m)), (_rand(1, (N, N), np.float64),), **REV)
     check_grads(lambda m, b: L.cho_solve(L.cho_factor(spd(m)), b),
-                (_rand(2, (N, N), np.float64), _rand(3, (N, 2), np.float64)), order=1, modes=("rev",), jit=True)
+                (_rand(2, (N, N), np.float64), _rand(3, (N, 2), np.float64)), **REV)
 
 
 @given(seeds, st.sampled_from([(N, N), (3, 5), (5, 3)]))
@@ -141,8 +142,8 @@ def test_integer_inputs():
 @pytest.mark.usefixtures("x64")
 def test_det_inv_grads():
     a = _rand(0, (3, 3), np.float64)
-    check_grads(L.det, (a,), order=1, modes=("rev",), jit=True)
-    check_grads(L.inv, (a,), order=1, modes=("rev",), jit=True)
+    check_grads(L.det, (a,), **REV)
+    check_grads(L.inv, (a,), **REV)
 
 
 @given(seeds, st.sampled_from(["gen", "sym", "pos"]), st.booleans())
@@ -161,7 +162,7 @@ def test_solve(seed, assume_a, lower):
 def test_solve_grad(assume_a):
     spd = lambda m: m @ m.T + N * jnp.eye(N, dtype=m.dtype)
     check_grads(lambda m, b: L.solve(spd(m), b, assume_a=assume_a),
-                (_rand(0, (N, N), np.float64), _rand(1, (N, 2), np.float64)), order=1, modes=("rev",), jit=True)
+                (_rand(0, (N, N), np.float64), _rand(1, (N, 2), np.float64)), **REV)
     with pytest.raises(ValueError, match="assume_a"):
         L.solve(np.eye(2), np.ones(2), assume_a="banded")
 
@@ -182,7 +183,7 @@ def test_solve_triangular(seed, trans, lower, unit_diagonal):
 def test_solve_triangular_grad():
     a = np.tril(_rand(0, (N, N), np.float64)) + 4 * np.eye(N)
     check_grads(lambda a, b: L.solve_triangular(a, b, lower=True, trans=1),
-                (a, _rand(1, (N, 2), np.float64)), order=1, modes=("rev",), jit=True)
+                (a, _rand(1, (N, 2), np.float64)), **REV)
     with pytest.raises(ValueError, match="trans"):
         L.solve_triangular(a, np.ones(N), trans=3)
 
@@ -205,7 +206,7 @@ def test_expm(seed, scale):
 @pytest.mark.usefixtures("x64")
 def test_expm_float64_grad_batch_nan():
     a = _rand(0, (2, 3, 3), np.float64)
-    check_grads(L.expm, (a[1] * 3.0,), order=1, modes=("rev",), jit=True)
+    check_grads(L.expm, (a[1] * 3.0,), **REV)
     # A batch whose second matrix needs more squarings than allowed: NaNs there only.
     out = L.expm(np.stack([a[0], a[1] * 1e3]), max_squarings=8)
     _close(out[0], sl.expm(a[0]), 1e-12)
