@@ -54,6 +54,15 @@ class ShapedArray:
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
 
+    @property
+    def sharding(self):
+        """The sharding type: ``NamedSharding(abstract mesh in context, P(None, ...))``, as JAX
+        0.10 types a value whose mesh axes are all Auto (XLA decides its layout)."""
+        # Function-level: the sharding classes live above core (they need the backends).
+        from minijax.sharding import NamedSharding, PartitionSpec, get_abstract_mesh
+
+        return NamedSharding(get_abstract_mesh(), PartitionSpec(*(None,) * self.ndim))
+
     def __eq__(self, other):
         return (
             type(other) is ShapedArray

@@ -15,6 +15,7 @@ ids and jaxlib's device lists agree.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import math
 import threading
@@ -30,8 +31,9 @@ from minijax.lowering import backends
 from minijax.source_info import with_user_line
 
 __all__ = [
-    "GSPMDSharding", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
-    "SingleDeviceSharding", "make_mesh", "with_sharding_constraint",
+    "AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "NamedSharding", "PartitionSpec",
+    "Sharding", "SingleDeviceSharding", "get_abstract_mesh", "make_mesh",
+    "with_sharding_constraint",
 ]
 
 
@@ -122,7 +124,74 @@ def _axes_of(entry):
 _mesh_context = threading.local()
 
 
-class Mesh:
+class AxisType(enum.Enum):
+    """How a mesh axis takes part in sharding types. minijax's meshes are all ``Auto``: XLA's
+    partitioner decides what is not pinned by a constraint (JAX's default)."""
+
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+
+class _MeshAxes:
+    """What a mesh says about its axes, shared by ``Mesh`` and ``AbstractMesh``."""
+
+    @property
+    def shape(self):
+        return dict(zip(self.axis_names, self.axis_sizes))
+
+    size = property(lambda self: math.prod(self.axis_sizes))
+    empty = property(lambda self: not self.axis_names)
+    are_all_axes_auto = property(lambda self: all(t == AxisType.Auto for t in self.axis_types))
+    are_all_axes_explicit = property(
+        lambda self: bool(self.axis_types) and all(t == AxisType.Explicit
+                                                   for t in self.axis_types))
+    are_all_axes_manual = property(
+        lambda self: bool(self.axis_types) and all(t == AxisType.Manual for t in self.axis_types))
+
+
+class AbstractMesh(_MeshAxes):
+    """A mesh's axis names, sizes and types without devices: the mesh part of a sharding
+    type (``minijax.typeof(x).sharding.mesh``)."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        self.axis_sizes = tuple(int(n) for n in axis_sizes)
+        self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if len(self.axis_sizes) != len(self.axis_names):
+            raise ValueError(f"AbstractMesh: {len(self.axis_sizes)} sizes {self.axis_sizes} "
+                             f"but {len(self.axis_names)} names {self.axis_names}")
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * len(self.axis_names)
+        elif isinstance(axis_types, AxisType):
+            axis_types = (axis_types,) * len(self.axis_names)
+        self.axis_types = tuple(axis_types)
+        self._key = (self.axis_sizes, self.axis_names, self.axis_types)
+
+    abstract_mesh = property(lambda self: self)
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):  # as JAX prints it
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        shape = ", ".join(f"'{n}': {s}" for n, s in self.shape.items())
+        return f"AbstractMesh({shape}, axis_types={self.axis_types!r})"
+
+    def _flat_devices_or_error(self):
+        raise ValueError("an AbstractMesh has no devices: use a Mesh (minijax.make_mesh) for "
+                         "a sharding that places data")
+
+
+class Mesh(_MeshAxes):
     """An n-d array of devices with a name per axis; also a context manager that lets bare
     ``PartitionSpec``s stand for ``NamedSharding(mesh, spec)`` (jit shardings, constraints)."""
 
@@ -149,12 +218,9 @@ class Mesh:
         self._key = (tuple(d.id for d in flat), devices.shape, axis_names)
         self._hash = hash(self._key)
 
-    @property
-    def shape(self):
-        return dict(zip(self.axis_names, self.devices.shape))
-
     axis_sizes = property(lambda self: tuple(self.devices.shape))
-    size = property(lambda self: self.devices.size)
+    axis_types = property(lambda self: (AxisType.Auto,) * len(self.axis_names))
+    abstract_mesh = property(lambda self: AbstractMesh(self.axis_sizes, self.axis_names))
     device_ids = property(lambda self: np.vectorize(lambda d: d.id, otypes=[int])(self.devices))
 
     def _flat_devices(self):
@@ -185,6 +251,15 @@ class Mesh:
 def current_mesh():
     stack = getattr(_mesh_context, "stack", None)
     return stack[-1] if stack else None
+
+
+_EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
+
+
+def get_abstract_mesh():
+    """The abstract form of the mesh in context (``with mesh:``), or the empty one."""
+    mesh = current_mesh()
+    return _EMPTY_ABSTRACT_MESH if mesh is None else mesh.abstract_mesh
 
 
 def make_mesh(axis_shapes, axis_names, devices=None):
@@ -283,8 +358,9 @@ class NamedSharding(Sharding):
     ``spec[i]``; mesh axes the spec does not name replicate."""
 
     def __init__(self, mesh, spec=None):
-        if not isinstance(mesh, Mesh):
-            raise TypeError(f"NamedSharding: mesh must be a minijax.sharding.Mesh, got {mesh!r}")
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise TypeError(
+                f"NamedSharding: mesh must be a minijax.sharding.Mesh or AbstractMesh, got {mesh!r}")
         if spec is None:
             spec = PartitionSpec()
         elif not isinstance(spec, PartitionSpec):
@@ -298,6 +374,8 @@ class NamedSharding(Sharding):
         self._hash = hash((mesh, spec))
 
     def _device_list(self):
+        if isinstance(self.mesh, AbstractMesh):
+            self.mesh._flat_devices_or_error()
         return list(self.mesh._flat)
 
     @property

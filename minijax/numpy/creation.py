@@ -16,7 +16,8 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
 from minijax.lowering.array import Array, device_put_value
-from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, is_array, shape
+from minijax.numpy._util import (
+    canonicalize_axis, check_arraylike, convert, is_array, is_arraylike, shape)
 
 __all__ = [
     "array", "asarray", "copy", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -159,10 +160,17 @@ def full(shape, fill_value, dtype=None, *, device=None):
 
 
 def _like(name, a, fill_value, dtype, shape_):
+    if _is_shape_dtype(a):  # a ShapeDtypeStruct or aval: only its type is used, as in JAX
+        return full(a.shape if shape_ is None else shape_, fill_value,
+                    a.dtype if dtype is None else dtype)
     check_arraylike(name, a)
     if shape_ is not None:
         shape_ = _canonical_shape(shape_)
     return lax.full_like(asarray(a), fill_value, dtype, shape_)
+
+
+def _is_shape_dtype(a):
+    return not is_arraylike(a) and hasattr(a, "shape") and hasattr(a, "dtype")
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
@@ -178,6 +186,9 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    if _is_shape_dtype(a):
+        return full(a.shape if shape is None else shape, fill_value,
+                    a.dtype if dtype is None else dtype)
     check_arraylike("full_like", a, fill_value)
     if _ndim(fill_value):
         from minijax.numpy.manipulation import broadcast_to

@@ -1,0 +1,57 @@
+"""Differences from JAX found by running optax's and chex's own test suites on minijax
+(benchmarks/ecosystem_suites.py), each pinned to what JAX 0.10.2 does."""
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec
+
+
+def test_typeof_sharding_is_a_named_sharding_over_the_abstract_mesh():
+    # optax's tree_vdot and chex's assert_is_replicated read typeof(x).sharding.
+    s = minijax.typeof(jnp.ones((2, 3))).sharding
+    assert isinstance(s, NamedSharding) and s.spec == PartitionSpec(None, None)
+    assert repr(s) .startswith("NamedSharding(mesh=AbstractMesh((), axis_types=())")
+    assert s.mesh.empty and not s.mesh.are_all_axes_explicit and s.is_fully_replicated
+    seen = []
+    minijax.jit(lambda x: seen.append(minijax.typeof(x).sharding) or x)(jnp.ones(2))
+    assert seen[0].spec == PartitionSpec(None)
+
+
+def test_abstract_mesh_as_jax_prints_and_compares_it():
+    m = AbstractMesh((2, 4), ("x", "y"))
+    assert repr(m) == "AbstractMesh('x': 2, 'y': 4, axis_types=(Auto, Auto))"
+    assert m.shape == {"x": 2, "y": 4} and m.size == 8 and not m.empty
+    assert m.are_all_axes_auto and not m.are_all_axes_explicit
+    e = AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    assert e.are_all_axes_explicit and e != AbstractMesh((2,), ("x",))
+    assert hash(m) == hash(AbstractMesh((2, 4), ("x", "y")))
+    with pytest.raises(ValueError, match="no devices"):
+        NamedSharding(m, PartitionSpec("x")).device_set
+    assert minijax.sharding.get_abstract_mesh().empty
+    mesh = minijax.make_mesh((1,), ("d",))
+    with mesh:
+        assert minijax.sharding.get_abstract_mesh() == AbstractMesh((1,), ("d",))
+
+
+@pytest.mark.parametrize("fn", ["zeros_like", "ones_like", "empty_like"])
+def test_like_functions_take_a_shape_dtype_struct(fn):
+    # optax's factorized optimizer calls jnp.zeros_like on ShapeDtypeStructs (JAX reads the
+    # type only); anything without shape and dtype is still refused.
+    s = minijax.ShapeDtypeStruct((2, 3), jnp.bfloat16)
+    out = getattr(jnp, fn)(s)
+    assert out.shape == (2, 3) and out.dtype == jnp.bfloat16
+    assert getattr(jnp, fn)(s, dtype=jnp.int32, shape=(4,)).dtype == jnp.int32
+    if fn != "empty_like":
+        np.testing.assert_array_equal(out, np.full((2, 3), fn == "ones_like"))
+    with pytest.raises(TypeError, match="requires ndarray or scalar"):
+        getattr(jnp, fn)([1, 2])
+
+
+def test_full_like_takes_a_shape_dtype_struct():
+    s = minijax.ShapeDtypeStruct((3,), jnp.float16)
+    out = jnp.full_like(s, jnp.arange(3.0))
+    assert out.dtype == jnp.float16
+    np.testing.assert_array_equal(out, [0, 1, 2])
