@@ -8,9 +8,13 @@ shape. Everything works eagerly, under ``jit`` and under ``vmap`` over keys.
 - ``_keys``: seeding, typed keys, split, fold_in, bits
 - ``_distributions``: samplers built from uniform bits
 - ``_gamma``: gamma/beta/dirichlet (rejection sampling in a while loop)
+- ``_compound``: transforms of uniform/normal/gamma samples (pareto, t, chisquare, f, ...)
+- ``_counts``: poisson, binomial, multinomial (rejection sampling over whole arrays)
 - ``_matrix``: multivariate_normal, orthogonal (through minijax.numpy.linalg)
 """
 
+from minijax.random._compound import *  # noqa: F401,F403
+from minijax.random._counts import *  # noqa: F401,F403
 from minijax.random._distributions import *  # noqa: F401,F403
 from minijax.random._gamma import *  # noqa: F401,F403
 from minijax.random._keys import *  # noqa: F401,F403

@@ -214,24 +214,33 @@ def randint(key, shape, minval, maxval, dtype=None):
     return _randint(data, minval, maxval, shape, dtype)
 
 
-_HALF = np.float32(0.5)  # JAX's default p: a float32, so x64 mode keeps float32
+@eager_jit(static_argnames=("shape", "mode"))
+def _bernoulli(data, p, shape, mode):
+    dtype = get_aval(p).dtype
+    if mode == "high":
+        # a second uniform refines the first below its resolution, 2**-nmant, so p < 1e-7
+        # still comes out right in float32
+        u1, u2 = _uniform(data, 0.0, 1.0, (2, *shape), dtype)
+        u2 = u2 * np.array(2.0 ** -jnp.finfo(dtype).nmant, dtype)
+        return jnp.less(u2, p - u1)
+    return jnp.less(_uniform(data, 0.0, 1.0, shape, dtype), p)
 
 
-def bernoulli(key, p=_HALF, shape=None, mode="low"):
-    """Booleans that are True with probability ``p``."""
+def bernoulli(key, p=0.5, shape=None, mode="low"):
+    """Booleans that are True with probability ``p``; ``mode='high'`` spends two uniforms per
+    sample, for probabilities below float resolution."""
+    if mode not in ("high", "low"):
+        raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     data, _ = _single("bernoulli", key)
     dtype = dtypes.canonicalize_dtype(get_aval(p).dtype)
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
-    if mode != "low":
-        raise NotImplementedError("bernoulli supports mode='low' only")
     if shape is None:
         shape = _shape(p)
     else:
         shape = _shape_tuple("bernoulli", shape)
         _check_shape("bernoulli", shape, _shape(p))
-    p = lax.convert_element_type(p, dtype)
-    return jnp.less(_uniform(data, 0.0, 1.0, shape, dtype), p)
+    return _bernoulli(data, lax.convert_element_type(p, dtype), tuple(shape), mode)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -307,7 +316,7 @@ def rademacher(key, shape=(), dtype=None):
     """Samples of -1 and +1 with equal probability."""
     data, _ = _single("rademacher", key)
     dtype = dtypes.default_int_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
-    b = bernoulli(data, np.float32(0.5), _shape_tuple("rademacher", shape))
+    b = bernoulli(data, 0.5, _shape_tuple("rademacher", shape))
     return (2 * lax.convert_element_type(b, dtype) - 1).astype(dtype)
 
 

@@ -28,8 +28,8 @@ from minijax.numpy._eager import eager_jit
 from minijax.random._threefry import iota_2x32_shape, threefry2x32_p, threefry_2x32
 from minijax.tree_util import register_pytree_node
 
-__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "split", "fold_in",
-           "bits", "clone", "PRNGKeyArray"]
+__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "split",
+           "fold_in", "bits", "clone", "PRNGKeyArray"]
 
 _U32 = np.dtype(np.uint32)
 _UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32,
@@ -211,6 +211,12 @@ def wrap_key_data(key_bits_array, *, impl=None):
 def key_impl(keys):
     _unwrap("key_impl", keys)
     return "threefry2x32"
+
+
+def key_dtype(impl_spec=None):
+    """The dtype of typed keys of ``impl_spec`` (threefry2x32, minijax's only one)."""
+    _check_impl(impl_spec)
+    return _KEY_DTYPE
 
 
 def clone(key):
