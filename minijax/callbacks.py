@@ -309,3 +309,93 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwar
     )
     return res_tree.unflatten(outs)
 
+
+
+# ------------------------------------------------------------------------------------------------
+# io_callback
+
+
+io_callback_p = Primitive("io_callback", multiple_results=True)
+io_callback_p.effectful = True  # a side effect: never removed, never deduplicated
+
+
+@io_callback_p.def_abstract_eval
+def _io_abstract_eval(*avals, callback, result_avals, ordered):
+    return list(result_avals)
+
+
+@io_callback_p.def_impl
+def _io_impl(*args, callback, result_avals, ordered):
+    from minijax.lowering.array import device_put_value
+
+    outs = _call_pure(callback, result_avals, _flat_numpy(args))
+    return [device_put_value(o) for o in outs]
+
+
+def _io_lowering(ctx, *operands, callback, result_avals, ordered):
+    def host(*arrays):
+        return _call_pure(callback, result_avals, arrays)
+
+    return _emit_callback(ctx, host, operands, result_avals, True, ordered)
+
+
+io_callback_p.def_lowering(_io_lowering)
+
+
+def _io_batching(vals, dims, *, callback, result_avals, ordered):
+    from minijax import lax
+    from minijax.interpreters import batching
+
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")
+    # one call per example, in order, as JAX's sequential vmap of an io_callback
+    size = batching.axis_size(vals, dims)
+    per = []
+    for i in range(size):
+        args = [v if d is batching.not_mapped else lax.index_in_dim(v, i, d, keepdims=False)
+                for v, d in zip(vals, dims)]
+        per.append(io_callback_p.bind(*args, callback=callback, result_avals=result_avals,
+                                      ordered=ordered))
+    outs = [lax.concatenate([lax.expand_dims(p[j], (0,)) for p in per], 0)
+            for j in range(len(result_avals))]
+    return outs, [0] * len(outs)
+
+
+def _io_jvp(primals, tangents, **params):
+    raise ValueError("IO callbacks do not support JVP.")
+
+
+io_callback_p.def_batching(_io_batching)
+io_callback_p.def_jvp_rule(_io_jvp)
+
+
+def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):
+    """``callback(*args, **kwargs)`` on the host for its side effects, with NumPy values;
+    returns arrays shaped like ``result_shape_dtypes``. Unlike ``pure_callback`` XLA never
+    drops or repeats it; ``ordered=True`` keeps program order among ordered callbacks.
+    ``sharding`` is accepted for JAX's signature: minijax runs the callback where XLA puts
+    it (one device's worth of data on a single device)."""
+    from minijax.tree_util import tree_flatten
+
+    del sharding
+    leaves, tree = tree_flatten((args, kwargs))
+    res_leaves, res_tree = tree_flatten(result_shape_dtypes)
+    result_avals = tuple(
+        ShapedArray(tuple(r.shape), dtypes.canonicalize_dtype(np.dtype(r.dtype)))
+        for r in res_leaves
+    )
+    name = getattr(callback, "__name__", "callback")
+
+    def flat_fn(*arrays):
+        a, k = tree.unflatten(list(arrays))
+        out_leaves, out_tree = tree_flatten(callback(*a, **k))
+        if out_tree != res_tree:
+            raise TypeError(
+                f"io_callback {name} returned a value with structure {out_tree}, but "
+                f"result_shape_dtypes has structure {res_tree}"
+            )
+        return out_leaves
+
+    outs = io_callback_p.bind(*leaves, callback=_HostFn(flat_fn, name),
+                              result_avals=result_avals, ordered=bool(ordered))
+    return res_tree.unflatten(outs)

@@ -32,6 +32,8 @@ __all__ = [
     "DictKey",
     "FlattenedIndexKey",
     "GetAttrKey",
+    "KeyEntry",
+    "KeyPath",
     "Partial",
     "PyTreeDef",
     "SequenceKey",
@@ -63,6 +65,8 @@ __all__ = [
 
 T = TypeVar("T")
 Typ = TypeVar("Typ", bound=type)
+KeyEntry = TypeVar("KeyEntry", bound=Any)  # SequenceKey, DictKey, GetAttrKey, ...
+KeyPath = tuple[KeyEntry, ...]  # what the *_with_path functions pair with each leaf
 
 PyTreeDef = pytree.PyTreeDef
 SequenceKey = pytree.SequenceKey

@@ -37,14 +37,18 @@ from minijax.source_info import with_user_line
 from minijax.tree_util import register_pytree_node, tree_flatten
 
 __all__ = [
-    "Error", "JaxRuntimeError", "all_checks", "automatic_checks", "check", "checkify",
-    "div_checks", "float_checks", "index_checks", "nan_checks", "user_checks",
+    "Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks", "check",
+    "check_error", "checkify", "debug_check", "div_checks", "float_checks", "index_checks",
+    "init_error", "nan_checks", "user_checks",
 ]
 
 
 class JaxRuntimeError(ValueError):
     """A failed ``check`` (raised eagerly, or by ``Error.throw()``)."""
 
+
+# What an error set holds (JAX's are exception classes; minijax's are these names).
+ErrorCategory = str
 
 # The error categories, as frozensets so they combine with ``|`` as in JAX.
 user_checks = frozenset({"user"})
@@ -144,6 +148,33 @@ def check(pred, msg, *fmt_args, **fmt_kwargs):
     check_p.bind(pred, *[to_array(x) for x in leaves], msg=msg, fmt_tree=tree)
 
 
+def debug_check(pred, msg, *fmt_args, **fmt_kwargs):
+    """``check`` while ``checkify`` functionalizes the function; anywhere else (eagerly,
+    under a plain ``jit``) nothing at all."""
+    if _depth() > 0:
+        check(pred, msg, *fmt_args, **fmt_kwargs)
+
+
+def check_error(error):
+    """Raises ``error``'s failure (as ``Error.throw``), in a way ``checkify`` can
+    functionalize again: under ``checkify(f)`` the failure becomes part of f's Error."""
+    if not isinstance(error, Error):
+        raise TypeError(f"check_error takes an Error, got {type(error).__name__}.")
+    if is_eval_trace_current():
+        error.throw()
+        return
+    from minijax import numpy as jnp
+
+    # one check per site the error can name: "the code is not this site's"
+    for k, (site, payload) in enumerate(zip(error._sites, error._payloads), start=1):
+        if site.fmt_tree is None:  # an automatic check: its message is not a template
+            msg = site.msg.replace("{", "{{").replace("}", "}}")
+            check(jnp.not_equal(error._code, k), msg)
+        else:
+            check_p.bind(jnp.not_equal(error._code, k), *payload, msg=site.msg,
+                         fmt_tree=site.fmt_tree)
+
+
 # ------------------------------------------------------------------------------------------------
 # Error: the value checkify returns
 
@@ -219,6 +250,8 @@ def _unflatten_error(aux, leaves):
 
 
 register_pytree_node(Error, _flatten_error, _unflatten_error)
+
+init_error = Error(np.int32(0), [], ())  # no site, no failure: the empty error
 
 
 # ------------------------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from minijax.tree_util import tree_flatten, tree_map, tree_unflatten
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
     "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
-    "pshuffle", "psum", "psum_p", "psum_scatter", "psum_scatter_p",
+    "pshuffle", "pswapaxes", "psum", "psum_p", "psum_scatter", "psum_scatter_p",
 ]
 
 
@@ -584,6 +584,12 @@ all_to_all_p.def_lowering(
 all_to_all_p.def_batching(_all_to_all_batching)
 ad.deflinear(all_to_all_p, _all_to_all_transpose)
 all_to_all_p.axis_names_of = _axis_name_param
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swaps the mapped axis ``axis_name`` with the unmapped axis ``axis`` of ``x`` (a
+    pytree): ``all_to_all`` splitting and concatenating at ``axis``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):

@@ -20,7 +20,7 @@ __all__ = [
     "relu", "relu6", "sigmoid", "log_sigmoid", "silu", "swish", "gelu", "softplus",
     "soft_sign", "tanh", "elu", "celu", "selu", "leaky_relu", "hard_tanh", "hard_sigmoid",
     "hard_silu", "hard_swish", "glu", "softmax", "log_softmax", "logsumexp", "one_hot",
-    "standardize",
+    "standardize", "identity", "sparse_plus", "sparse_sigmoid",
 ]
 
 tanh = jnp.tanh
@@ -145,6 +145,24 @@ def hard_silu(x):
 
 
 hard_swish = hard_silu
+
+
+def identity(x):
+    """``x`` unchanged (as an array): the identity activation."""
+    check_arraylike("identity", x)
+    return to_array(x)
+
+
+def sparse_plus(x):
+    """0 for x <= -1, (x + 1)**2 / 4 between, x for x >= 1: a softplus with exact zeros."""
+    check_arraylike("sparse_plus", x)
+    x = to_array(x)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+def sparse_sigmoid(x):
+    """(x + 1) / 2 clipped to [0, 1]: the derivative of ``sparse_plus``."""
+    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
 def glu(x, axis=-1):

@@ -26,6 +26,7 @@ from minijax.numpy.scalar_types import *
 from minijax.numpy.setops import *
 from minijax.numpy.sorting import *
 from minijax.numpy.statistics import *
+from minijax.numpy.io import *
 
 pi = _np.pi
 e = _np.e
@@ -33,6 +34,7 @@ inf = _np.inf
 nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
+bool = bool_  # noqa: A001 (JAX's jnp.bool is jnp.bool_)
 
 
 del _np

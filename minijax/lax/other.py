@@ -1,0 +1,101 @@
+"""lax functions built from other lax functions (JAX's ``jax._src.lax.other``) and
+``lax.dtype``: image patches as a convolution, locally connected (unshared) convolution.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minijax import dtypes
+from minijax.core import get_aval
+from minijax.lax.convolution import conv_dimension_numbers, conv_general_dilated
+from minijax.lax.dot import Precision, canonicalize_precision, dot_general
+from minijax.lax.structural import broadcast_in_dim, reshape, transpose
+
+__all__ = ["conv_general_dilated_local", "conv_general_dilated_patches", "dtype"]
+
+
+def dtype(x):
+    """The dtype of a value or type, as ``jax.lax.dtype``: Python scalars and types and NumPy
+    types canonicalized (x64), arrays' own dtypes as they are."""
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, type) and x in (bool, int, float, complex):
+        return dtypes.python_scalar_dtype(x(0))
+    if type(x) in (bool, int, float, complex):
+        return dtypes.python_scalar_dtype(x)
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval.dtype
+    if isinstance(x, np.ndarray) or (not isinstance(x, (str, type, np.dtype))
+                                     and hasattr(x, "dtype")):
+        return dtypes.canonicalize_dtype(x.dtype)
+    dt = np.dtype(x)
+    if dt.kind not in "biufc" and dt not in (dtypes.bfloat16, *dtypes.float8_types):
+        raise TypeError(f"Value '{x}' with dtype {dt} is not a valid JAX array type. Only "
+                        "arrays of numeric types are supported by JAX.")
+    return dtypes.canonicalize_dtype(dt)
+
+
+def _moveaxis(x, src, dst):
+    perm = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return transpose(x, tuple(perm))
+
+
+def _asarray(x):
+    from minijax.numpy import asarray
+
+    return x if hasattr(x, "aval") else asarray(x)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
+                                 rhs_dilation=None, dimension_numbers=None, precision=None,
+                                 preferred_element_type=None):
+    """The patches a convolution of window ``filter_shape`` reads, as channels: output
+    feature ``c * prod(filter_shape) + k`` is input channel ``c`` at window position ``k``."""
+    lhs = _asarray(lhs)
+    filter_shape = tuple(filter_shape)
+    dnums = conv_dimension_numbers(lhs.shape, (1, 1) + filter_shape, dimension_numbers)
+    lhs_spec, rhs_spec, _ = dnums
+    spatial_size = math.prod(filter_shape)
+    n_channels = lhs.shape[lhs_spec[1]]
+    # An identity kernel per channel moves each window position into its own output channel.
+    eye = np.eye(spatial_size, dtype=get_aval(lhs).dtype)
+    rhs = broadcast_in_dim(eye, (n_channels, spatial_size, spatial_size), (1, 2))
+    rhs = reshape(rhs, (n_channels * spatial_size, 1, *filter_shape))
+    rhs = _moveaxis(rhs, (0, 1), (rhs_spec[0], rhs_spec[1]))
+    return conv_general_dilated(
+        lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dnums,
+        precision=None if precision is None else (precision, Precision.DEFAULT),
+        feature_group_count=n_channels, preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+    """A locally connected convolution: like ``conv_general_dilated`` but with a separate
+    kernel at every output position (``rhs`` has the output's spatial axes, and an input
+    feature axis of size ``in_channels * prod(filter_shape)``)."""
+    lhs = _asarray(lhs)
+    c_precision = canonicalize_precision(precision)
+    lhs_precision = None if c_precision is None else c_precision[0]
+    patches = conv_general_dilated_patches(
+        lhs, filter_shape, window_strides, padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+        precision=lhs_precision)
+    _, rhs_spec, out_spec = conv_dimension_numbers(lhs.shape, (1, 1) + tuple(filter_shape),
+                                                   dimension_numbers)
+    lhs_c_dims, rhs_c_dims = [out_spec[1]], [rhs_spec[1]]
+    lhs_b_dims = out_spec[2:]
+    rhs_b_dims = rhs_spec[2:]
+    rhs_b_dims = [rhs_b_dims[i] for i in sorted(range(len(rhs_b_dims)),
+                                                key=lambda k: lhs_b_dims[k])]
+    lhs_b_dims = sorted(lhs_b_dims)
+    dn = ((lhs_c_dims, rhs_c_dims), (lhs_b_dims, rhs_b_dims))
+    out = dot_general(patches, rhs, dimension_numbers=dn, precision=precision)
+    return _moveaxis(out, (out.ndim - 2, out.ndim - 1), (out_spec[0], out_spec[1]))
