@@ -96,3 +96,100 @@ def test_gather_from_empty_array_with_indices_still_raises():
     # as in JAX: x[idx] reads an empty axis (the scatter above drops instead)
     with pytest.raises(TypeError, match="slice_sizes"):
         jnp.zeros((0, 3))[jnp.zeros(2, int)]
+
+
+# ------------------------------------------------------------------------- test_util.check_grads
+
+from unittest import mock  # noqa: E402
+
+from minijax import test_util  # noqa: E402
+
+
+def _chex_assert_numerical_grads(f, f_args, order, atol=0.01):
+    # chex.assert_numerical_grads, which calls jax.test_util.check_grads this way
+    atol *= f_args[0].size
+    with mock.patch("minijax.lax.stop_gradient",
+                    lambda t: minijax.tree_util.tree_map(jnp.ones_like, t)):
+        test_util.check_grads(f, f_args, order=order, atol=atol)
+
+
+def _chex_random_args(init_args, seed, n):
+    key = minijax.random.PRNGKey(seed)
+    for _ in range(n):
+        key, *keys = minijax.random.split(key, len(init_args) + 1)
+        yield [minijax.random.uniform(k, shape=x.shape) for k, x in zip(keys, init_args)]
+
+
+def _f_hard(stop_gradient):
+    def f(lr, x):
+        inner_loss = lambda y: jnp.sum((y - 1.0) ** 2)  # noqa: E731
+        g = minijax.grad(inner_loss)
+        sg = lax.stop_gradient if stop_gradient else (lambda v: v)
+        for _ in range(10):
+            x1 = x - lr * g(x) + 100 * sg(lr) ** 2
+            x2 = x - lr * g(x) - 100 * lr ** 2
+            x = lax.select((x > 3.0).any(), x1, x2 + sg(lr))
+        return jnp.sum(inner_loss(x))
+
+    return f
+
+
+@pytest.mark.parametrize("stop_gradient", [False, True])
+@pytest.mark.parametrize("shape,seed", [([1], 24), ([3, 5], 20)])
+def test_check_grads_passes_chex_numerical_grads_cases(stop_gradient, shape, seed):
+    # chex's NumericalGradsAssertTest.test_hard*: JAX passes them; float64 finite differences
+    # with size-independent tolerances failed them
+    init = (jnp.zeros([1] * len(shape)), jnp.zeros(shape))
+    for args in _chex_random_args(init, seed, n=2):
+        _chex_assert_numerical_grads(_f_hard(stop_gradient), args, order=1)
+
+
+def test_check_grads_tolerance_scales_with_size():
+    # JAX multiplies atol and rtol by the number of elements compared: an error of 5e-3 in one
+    # of 10 elements passes the float32 defaults (2e-3 * 10), but not for one element
+    @minijax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defjvp(lambda p, t: (jnp.sin(p[0]), (jnp.cos(p[0]) + 5e-3) * t[0]))
+    test_util.check_grads(f, (np.full(10, 0.3, np.float32),), order=1, modes=["fwd"])
+    with pytest.raises(AssertionError):
+        test_util.check_grads(f, (np.float32(0.3),), order=1, modes=["fwd"])
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev", "lin"])
+def test_check_grads_catches_a_wrong_derivative(mode):
+    @minijax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defjvp(lambda p, t: (jnp.sin(p[0]), 1.1 * jnp.cos(p[0]) * t[0]))
+    x = np.linspace(-1, 1, 4).astype(np.float32)
+    with pytest.raises(AssertionError):
+        test_util.check_grads(f, (x,), order=1, modes=[mode])
+    test_util.check_grads(jnp.sin, (x,), order=2, modes=[mode])
+
+
+def test_check_jvp_and_check_vjp_take_jax_signatures():
+    import functools
+
+    f = lambda x, y: jnp.sin(x) * y  # noqa: E731
+    args = (np.float32(0.5), np.arange(3, dtype=np.float32))
+    test_util.check_jvp(f, functools.partial(minijax.jvp, f), args)
+    test_util.check_vjp(f, functools.partial(minijax.vjp, f), args)
+
+
+def test_numerical_jvp_in_the_arguments_dtype():
+    # the step is taken in float32 (as JAX): the difference quotient of x**2 at 1 along 1 is
+    # computed from float32 values, not the exact 2
+    out = test_util.numerical_jvp(lambda x: x * x, (np.float32(1.0),), (np.float32(1.0),))
+    assert out.dtype == np.float32
+    xp, xm = np.float32(1) + np.float32(1e-4), np.float32(1) - np.float32(1e-4)
+    expected = (xp * xp - xm * xm) * np.float32(0.5 / 1e-4)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_check_grads_integer_argument_gets_float0_tangent():
+    f = lambda x, n: x * n  # noqa: E731
+    test_util.check_grads(f, (np.float32(2.0), np.int32(3)), order=2)
+    test_util.check_grads(f, (np.float32(2.0), np.int32(3)), order=1, jit=True)
