@@ -69,6 +69,7 @@ from minijax.api import (  # noqa: E402
     typeof,
 )
 from minijax.sharding import PartitionSpec as P  # noqa: E402
+from minijax.sharding import NamedSharding  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -88,7 +89,7 @@ __all__ = [
     "make_array_from_single_device_arrays",
     "Device", "P", "clear_caches", "closure_convert", "custom_gradient", "disable_jit",
     "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
-    "named_scope", "tree", "typeof",
+    "named_scope", "tree", "typeof", "NamedSharding",
 ]
 
 

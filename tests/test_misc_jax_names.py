@@ -205,3 +205,12 @@ def test_check_error_raises_and_refunctionalizes():
     with pytest.raises(TypeError):
         checkify.check_error("no")
     assert checkify.ErrorCategory is str and "user" in checkify.user_checks
+
+
+def test_top_level_named_sharding():
+    from minijax.sharding import NamedSharding
+
+    assert minijax.NamedSharding is NamedSharding
+    mesh = minijax.make_mesh((1,), ("x",))
+    x = minijax.device_put(jnp.ones(4), minijax.NamedSharding(mesh, minijax.P("x")))
+    np.testing.assert_array_equal(x, np.ones(4))
