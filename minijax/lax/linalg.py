@@ -896,3 +896,142 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
     return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
                       compute_right_eigenvectors=bool(compute_right_eigenvectors),
                       enable_eigvec_derivs=bool(enable_eigvec_derivs))
+
+
+# ------------------------------------------------------------------------------------------------
+# CPU-only LAPACK reductions: Hessenberg (gehrd), Householder products (orgqr / ungqr) and the
+# Schur decomposition (gees). JAX registers no GPU lowering for hessenberg and schur, so a GPU
+# compile of either is refused, with JAX's message for a missing platform rule.
+
+
+def _cpu_only(name, ctx):
+    if ffi.platform_of(ctx) != "cpu":
+        raise NotImplementedError(
+            f"MLIR translation rule for primitive '{name}' not found for platform "
+            f"{ctx.module_ctx.platform}")
+
+
+def _hessenberg_abstract(x):
+    _check_matrix("hessenberg", x, square=True)
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*x.shape[:-2], max(x.shape[-1] - 1, 0)),
+                                                       x.dtype)]
+
+
+def _hessenberg_lowering(ctx, x):
+    _cpu_only("hessenberg", ctx)
+    (aval,) = ctx.avals_in
+    a_aval, taus_aval = ctx.avals_out
+    batch, n = aval.shape[:-2], aval.shape[-1]
+    if n == 0:
+        return [x, ffi.full_like_aval(0, taus_aval)]
+    # ilo = 1, ihi = n: reduce the whole matrix (no prior balancing).
+    h, taus, info = ffi.ffi_call(ffi.lapack_target("gehrd", aval.dtype), [x], [aval],
+                                 [a_aval, taus_aval, ShapedArray(batch, ffi.INFO)],
+                                 {"low": np.int32(1), "high": np.int32(n)}, aliases={0: 0})
+    ok = ffi.info_ok(info, batch)
+    return [ffi.nan_where_not_ok(ok, h, a_aval), ffi.nan_where_not_ok(ok, taus, taus_aval)]
+
+
+hessenberg_p = Primitive("hessenberg", multiple_results=True)
+hessenberg_p.def_abstract_eval(_hessenberg_abstract)
+hessenberg_p.def_lowering(_hessenberg_lowering)
+hessenberg_p.def_batching(_leading_batcher(hessenberg_p))
+
+
+def hessenberg(a):
+    """``(a, taus)``: the upper Hessenberg form of square matrices in the upper triangle and
+    first subdiagonal of ``a``, the Householder reflectors below it, and their scalar factors
+    ``taus`` (..., n - 1). CPU only."""
+    return tuple(hessenberg_p.bind(a))
+
+
+def _householder_product_abstract(a, taus):
+    _check_matrix("householder_product", a)
+    m, n = a.shape[-2:]
+    if m < n or taus.shape[:-1] != a.shape[:-2] or taus.shape[-1] > n:
+        raise ValueError("householder_product needs a of shape (..., m, n) with m >= n and taus "
+                         f"of shape (..., k), k <= n; got {a.str_short()} and "
+                         f"{taus.str_short()}")
+    if taus.dtype != a.dtype:
+        raise TypeError(f"householder_product: a and taus must have one dtype, got {a.dtype} "
+                        f"and {taus.dtype}")
+    return ShapedArray(a.shape, a.dtype)
+
+
+def _householder_product_lowering(ctx, a, taus):
+    a_aval, taus_aval = ctx.avals_in
+    if a_aval.shape[-1] == 0:
+        return a
+    if ffi.platform_of(ctx) == "gpu":
+        target = "cusolver_orgqr_ffi"
+    else:
+        target = ffi.lapack_target("ungqr" if ffi.is_complex(a_aval.dtype) else "orgqr",
+                                   a_aval.dtype)
+    (q,) = ffi.ffi_call(target, [a, taus], [a_aval, taus_aval], [a_aval], aliases={0: 0})
+    return q
+
+
+def _householder_product_batching(args, dims):
+    size = batching.axis_size(args, dims)
+    a, taus = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+    return householder_product_p.bind(a, taus), 0
+
+
+householder_product_p = Primitive("householder_product")
+householder_product_p.def_abstract_eval(_householder_product_abstract)
+householder_product_p.def_lowering(_householder_product_lowering)
+householder_product_p.def_batching(_householder_product_batching)
+
+
+def householder_product(a, taus):
+    """The product H_1 ... H_k of the Householder reflectors stored below the diagonal of
+    ``a`` (..., m, n) with scalar factors ``taus`` (..., k): its first n columns, (..., m, n)."""
+    return householder_product_p.bind(a, taus)
+
+
+def _schur_abstract(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _check_matrix("schur", x, square=True)
+    out = ShapedArray(x.shape, x.dtype)
+    return [out, out] if compute_schur_vectors else [out]
+
+
+def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _cpu_only("schur", ctx)
+    if sort_eig_vals:
+        raise NotImplementedError(
+            "The sort feature of LAPACK's gees routine is not implemented.")
+    (aval,) = ctx.avals_in
+    batch = aval.shape[:-2]
+    if aval.shape[-1] == 0:
+        return [x] * len(ctx.avals_out)
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    info_aval = ShapedArray(batch, ffi.INFO)
+    # Eigenvalues (real and imaginary parts for real input), the count of selected
+    # eigenvalues, and info; the mode and sort options are LAPACK's characters.
+    w_parts = [w_aval] if ffi.is_complex(aval.dtype) else [w_aval, w_aval]
+    t, z, *_, info = ffi.ffi_call(
+        ffi.lapack_target("gees", aval.dtype), [x], [aval],
+        [aval, aval, *w_parts, info_aval, info_aval],
+        {"mode": ffi.char("V" if compute_schur_vectors else "N"), "sort": ffi.char("N")},
+        aliases={0: 0})
+    ok = ffi.info_ok(info, batch)
+    outs = [ffi.nan_where_not_ok(ok, t, aval)]
+    if compute_schur_vectors:
+        outs.append(ffi.nan_where_not_ok(ok, z, aval))
+    return outs
+
+
+schur_p = Primitive("schur", multiple_results=True)
+schur_p.def_abstract_eval(_schur_abstract)
+schur_p.def_lowering(_schur_lowering)
+schur_p.def_batching(_leading_batcher(schur_p))
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """``(T, Z)`` with x = Z T Z^H, Z unitary and T upper (quasi-)triangular (2x2 diagonal
+    blocks for complex-conjugate pairs of a real matrix); ``(T,)`` alone without
+    ``compute_schur_vectors``. Sorting is not implemented, as in JAX. CPU only."""
+    return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
+                              sort_eig_vals=bool(sort_eig_vals),
+                              select_callable=select_callable))

@@ -23,11 +23,30 @@ from minijax.lax import linalg as lax_linalg
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy._util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 from minijax.scipy._qdwh import qdwh
+from minijax.scipy._schur_based import funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm
+from minijax.scipy._special_matrices import (
+    circulant,
+    companion,
+    convolution_matrix,
+    dft,
+    fiedler,
+    fiedler_companion,
+    hadamard,
+    hankel,
+    helmert,
+    invhilbert,
+    invpascal,
+    leslie,
+    pascal,
+)
 
 __all__ = [
-    "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh",
-    "expm", "expm_frechet", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr",
-    "solve", "solve_triangular", "svd", "toeplitz",
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+    "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
+    "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
+    "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
+    "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester",
+    "solve_triangular", "sqrtm", "svd", "toeplitz",
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -280,6 +299,123 @@ def _pivoted_qr(a, full_matrices):
     q, r = lax_linalg.qr(jnp.take_along_axis(a, perm[..., None, :], axis=-1),
                          full_matrices=full_matrices)
     return q, r, perm
+
+
+@partial(jit, static_argnames=("mode", "pivoting", "conjugate", "overwrite_a", "overwrite_c"))
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """The economic QR of ``a`` (..., M, N) with Q applied to ``c``: ``(Q @ c, R)`` for
+    ``mode='left'`` (c (..., K, P), K = min(M, N)) or ``(c @ Q, R)`` for 'right' (c (..., P,
+    M)); conj(Q) with ``conjugate``; the column permutation third with ``pivoting``. A 1-D
+    ``c`` is a column (left) or row (right) vector and the product comes back 1-D."""
+    del overwrite_a, overwrite_c
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    a, c = _inexact(a, c)
+    q, r, *perm = _qr(a, "economic", pivoting)
+    m, k = q.shape[-2:]
+    if conjugate:
+        q = jnp.conj(q)
+    vector = c.ndim == 1
+    if mode == "left":
+        c = c[:, None] if vector else c
+        if c.shape[-2] != k:
+            raise ValueError(
+                "Array shapes are not compatible for Q @ c operation: a has shape "
+                f"{a.shape} so Q has {k} columns, but c has {c.shape[-2]} rows (expected {k}).")
+        out = _dot(q, c)
+    else:
+        c = c[None, :] if vector else c
+        if c.shape[-1] != m:
+            raise ValueError(
+                "Array shapes are not compatible for c @ Q operation: a has shape "
+                f"{a.shape} so Q has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
+        out = _dot(c, q)
+    if vector:
+        out = out.reshape(out.shape[:-2] + (-1,))
+    return (out, r, *perm)
+
+
+# ------------------------------------------------------------------------------------------------
+# Symmetric tridiagonal eigenproblem
+
+
+def _sturm_count(d, e_sq, x, pivmin):
+    """How many eigenvalues of the symmetric tridiagonal (d, e) lie below each of ``x``: the
+    count of negative pivots of the LDL^T factorization of T - x I (Sylvester's law of
+    inertia), with tiny pivots nudged to -pivmin so the recurrence never divides by zero."""
+    def step(carry, de):
+        q_prev, count = carry
+        d_i, e2 = de
+        q = d_i - x - e2 / q_prev
+        q = jnp.where(jnp.abs(q) < pivmin, -pivmin, q)
+        return (q, count + (q < 0)), None
+
+    q0 = d[0] - x
+    q0 = jnp.where(jnp.abs(q0) < pivmin, -pivmin, q0)
+    (_, count), _ = lax.scan(step, (q0, (q0 < 0).astype(np.int32)), (d[1:], e_sq))
+    return count
+
+
+@partial(jit, static_argnames=("eigvals_only", "select", "select_range"))
+def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
+                     select_range=None, tol=None, key=None):
+    """Eigenvalues (ascending) of the real symmetric (or Hermitian, for complex ``e``)
+    tridiagonal matrix with diagonal ``d`` and off-diagonal ``e``, all (``select='a'``) or
+    those of indices select_range[0]..select_range[1] ('i'), by bisection on Sturm counts to
+    absolute tolerance ``tol``; with ``eigvals_only=False`` also the eigenvectors (columns).
+    ``key`` is accepted for JAX's signature: the eigenvectors come from the dense
+    Hermitian eigensolver of the tridiagonal matrix, not from random starts."""
+    d, e = jnp.asarray(d), jnp.asarray(e)
+    for x in (d, e):
+        if x.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+            raise TypeError("Only float32 and float64 inputs are supported as inputs to "
+                            f"jax.scipy.linalg.eigh_tridiagonal, got {d.dtype} and {e.dtype}")
+    n = d.shape[0]
+    if select == "a":
+        lo, hi = 0, n - 1
+    elif select == "i":
+        lo, hi = (int(i) for i in select_range)
+    elif select == "v":
+        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
+    else:
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+    real_dtype = jnp.real(d).dtype
+    dr = jnp.real(d).astype(real_dtype)
+    e_abs = jnp.abs(e).astype(real_dtype)  # a Hermitian tridiagonal is similar to |e|'s
+    if n == 0:
+        w = jnp.zeros((0,), real_dtype)
+        return w if eigvals_only else (w, jnp.zeros((0, 0), d.dtype))
+    # Gershgorin bounds contain every eigenvalue.
+    radius = jnp.concatenate([e_abs, jnp.zeros(1, real_dtype)]) + jnp.concatenate(
+        [jnp.zeros(1, real_dtype), e_abs])
+    lower, upper = jnp.min(dr - radius), jnp.max(dr + radius)
+    finfo = np.finfo(real_dtype)
+    scale = jnp.maximum(jnp.abs(lower), jnp.abs(upper))
+    pivmin = finfo.tiny * jnp.maximum(1, jnp.max(e_abs ** 2, initial=0))
+    atol = 2 * finfo.eps * scale if tol is None else jnp.asarray(tol, real_dtype)
+    # Eigenvalue k is the x where the Sturm count passes k: bisect all wanted k together;
+    # the interval halves each step, so the step count needed is known up front.
+    ks = jnp.arange(lo, hi + 1)
+    width0 = jnp.maximum(upper - lower, finfo.tiny)
+    steps = jnp.ceil(jnp.log2(width0 / jnp.maximum(atol, finfo.tiny))).astype(np.int32) + 1
+    steps = jnp.clip(steps, 1, finfo.nmant + 4 + int(np.log2(finfo.max)) // 8)
+    e_sq = e_abs * e_abs
+
+    def body(_, bounds):
+        a, b = bounds
+        mid = a + (b - a) / 2
+        below = _sturm_count(dr, e_sq, mid, pivmin) > ks
+        return jnp.where(below, a, mid), jnp.where(below, mid, b)
+
+    start = (jnp.full(ks.shape, lower), jnp.full(ks.shape, upper))
+    a, b = lax.fori_loop(0, steps, body, start)
+    w = a + (b - a) / 2
+    if eigvals_only:
+        return w
+    t = jnp.diag(d) + jnp.diag(e, -1) + jnp.diag(jnp.conj(e), 1)
+    v, _ = lax_linalg.eigh(t)
+    return w, v[:, lo:hi + 1]
 
 
 # ------------------------------------------------------------------------------------------------
