@@ -20,7 +20,7 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.nn.functions import log_softmax as _nn_log_softmax
 from minijax.nn.functions import logsumexp
 from minijax.nn.functions import softmax as _nn_softmax
-from minijax.numpy._util import promote_args_inexact
+from minijax.numpy._util import promote_args_inexact, to_array
 
 __all__ = [
     "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr",
@@ -31,9 +31,14 @@ __all__ = [
 ]
 
 
+def _promote(name, *args):
+    """``args`` as arrays of one inexact dtype (weakly typed if all were Python scalars)."""
+    return [to_array(x) for x in promote_args_inexact(name, *args)]
+
+
 def _real(name, *args):
     """``args`` promoted to one inexact dtype; complex refused as JAX refuses it."""
-    args = promote_args_inexact(name, *args)
+    args = _promote(name, *args)
     if dtypes.is_complex(jnp.result_type(args[0])):
         raise ValueError(f"{name} does not support complex-valued inputs.")
     return args
@@ -268,7 +273,7 @@ _poch.defjvps(
 
 def poch(z, m):
     """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)``."""
-    z, m = promote_args_inexact("poch", z, m)
+    z, m = _promote("poch", z, m)
     if dtypes.is_complex(jnp.result_type(z)):
         raise ValueError("jnp.poch does not support complex-valued inputs.")
     return _poch(z, m)
@@ -292,7 +297,7 @@ def _xlogy_jvp(primals, tangents):
 
 def xlogy(x, y):
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = promote_args_inexact("xlogy", x, y)
+    x, y = _promote("xlogy", x, y)
     return _xlogy(x, y)
 
 
@@ -310,7 +315,7 @@ def _xlog1py_jvp(primals, tangents):
 
 def xlog1py(x, y):
     """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = promote_args_inexact("xlog1py", x, y)
+    x, y = _promote("xlog1py", x, y)
     return _xlog1py(x, y)
 
 
@@ -357,19 +362,19 @@ _logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
 
 def logit(x):
     """``log(x / (1 - x))``."""
-    (x,) = promote_args_inexact("logit", x)
+    (x,) = _promote("logit", x)
     return _logit(x)
 
 
 def expit(x):
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    (x,) = promote_args_inexact("expit", x)
+    (x,) = _promote("expit", x)
     return lax.logistic(x)
 
 
 def boxcox(x, lmbda):
     """``(x**lmbda - 1) / lmbda``, ``log(x)`` at ``lmbda == 0``."""
-    x, lmbda = promote_args_inexact("boxcox", x, lmbda)
+    x, lmbda = _promote("boxcox", x, lmbda)
     zero = lmbda == 0
     safe = jnp.where(zero, jnp.ones_like(lmbda), lmbda)
     log_x = jnp.log(x)
@@ -378,7 +383,7 @@ def boxcox(x, lmbda):
 
 def boxcox1p(x, lmbda):
     """``boxcox(1 + x, lmbda)``, accurate for small ``x``."""
-    x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
+    x, lmbda = _promote("boxcox1p", x, lmbda)
     zero = lmbda == 0
     safe = jnp.where(zero, jnp.ones_like(lmbda), lmbda)
     log1p_x = jnp.log1p(x)
