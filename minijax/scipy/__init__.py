@@ -2,7 +2,8 @@
 
 import importlib as _importlib
 
-_SUBMODULES = ("fft", "integrate", "linalg", "ndimage", "optimize", "signal", "sparse", "special", "stats")
+_SUBMODULES = ("fft", "integrate", "linalg", "ndimage", "optimize", "signal", "sparse",
+               "special", "stats")
 
 
 def __getattr__(name):  # submodules load on first use, as `import minijax` stays fast
