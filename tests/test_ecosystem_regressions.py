@@ -55,3 +55,15 @@ def test_full_like_takes_a_shape_dtype_struct():
     out = jnp.full_like(s, jnp.arange(3.0))
     assert out.dtype == jnp.float16
     np.testing.assert_array_equal(out, [0, 1, 2])
+
+
+@pytest.mark.skipif(minijax.default_backend() != "cpu", reason="a machine without a GPU")
+def test_asking_for_a_missing_platform_says_so_in_jax_words():
+    # chex's assert_devices tests match JAX's "Unknown backend" / "failed to initialize".
+    with pytest.raises(RuntimeError, match=r"Unknown backend: 'gpu' requested"):
+        minijax.devices("gpu")
+    with pytest.raises(RuntimeError, match=r"Backend 'tpu' failed to initialize"):
+        minijax.devices("tpu")
+    with pytest.raises(RuntimeError, match=r"Unknown backend foo\. Available backends"):
+        minijax.devices("foo")
+    assert minijax.devices("cpu")  # the process keeps working

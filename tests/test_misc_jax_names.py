@@ -175,7 +175,7 @@ def test_debug_check_only_under_checkify():
     assert _positive(-1.0) == -2.0  # dropped eagerly
     assert minijax.jit(_positive)(-1.0) == -2.0  # and under a plain jit
     err, out = checkify.checkify(_positive)(-1.0)
-    assert err.get() == "x must be positive, got -1.0" and out == -2.0
+    assert err.get() == "x must be positive, got -1.0 (`check` failed)" and out == -2.0
     assert minijax.jit(checkify.checkify(_positive))(1.0)[0].get() is None
 
 
@@ -191,7 +191,8 @@ def test_check_error_raises_and_refunctionalizes():
         checkify.check_error(e)
         return y + 1
 
-    assert minijax.jit(checkify.checkify(outer))(-4.0)[0].get() == "x must be positive, got -4.0"
+    assert (minijax.jit(checkify.checkify(outer))(-4.0)[0].get()
+            == "x must be positive, got -4.0 (`check` failed)")
     assert checkify.checkify(outer)(4.0)[0].get() is None
     with pytest.raises(ValueError, match="functionalized"):
         minijax.jit(outer)(1.0)

@@ -19,7 +19,7 @@ derivative rules do not survive the rewrite; checkify the differentiated functio
 ``checkify(grad(f))``).
 
 Error sets (``errors=``): ``user_checks`` (the ``check`` calls), ``nan_checks`` (a primitive
-producing a NaN from non-NaN inputs), ``div_checks`` (integer division or remainder by zero),
+producing a NaN from non-NaN inputs), ``div_checks`` (a ``div`` by zero, of any dtype, as JAX checks it),
 ``index_checks`` (an out-of-bounds ``gather`` index in clip/promise modes, or a
 ``dynamic_slice``/``dynamic_update_slice`` start XLA would clamp: jnp indexing, ``.at``);
 ``float_checks`` = nan | div, ``automatic_checks`` = float | index, ``all_checks`` = all.
@@ -33,6 +33,7 @@ import numpy as np
 
 from minijax import dtypes
 from minijax.core import ClosedJaxpr, Literal, Primitive, is_eval_trace_current
+from minijax.lowering.array import device_put_value
 from minijax.source_info import with_user_line
 from minijax.tree_util import register_pytree_node, tree_flatten
 
@@ -76,11 +77,13 @@ check_p.effectful = True  # no outputs: dead-code elimination must keep it
 
 
 def _format(msg, fmt_tree, leaves):
-    args, kwargs = fmt_tree.unflatten([np.asarray(x) for x in leaves])
+    # Device arrays, as JAX formats them ("Array(nan, dtype=float32)"): chex matches on it.
+    args, kwargs = fmt_tree.unflatten([device_put_value(np.asarray(x)) for x in leaves])
     try:
-        return msg.format(*args, **kwargs)
+        text = msg.format(*args, **kwargs)
     except (IndexError, KeyError, ValueError):  # a template that does not match its arguments
-        return f"{msg} (format arguments: {args}, {kwargs})"
+        text = f"{msg} (format arguments: {args}, {kwargs})"
+    return text + " (`check` failed)"  # JAX's wording for a user check
 
 
 @check_p.def_abstract_eval
@@ -215,7 +218,7 @@ class Error:
         site = int(code[where])
         payload = [np.asarray(p)[where] for p in self._payloads[site - 1]]
         index = where[0] if len(where) == 1 else where
-        return f"{self._sites[site - 1].message(payload)} (at mapped index {index})"
+        return f"at mapped index {index}: {self._sites[site - 1].message(payload)}"
 
     def get_exception(self):
         msg = self.get()
@@ -283,8 +286,7 @@ def _site_of(eqn, errors):
             return _Site(eqn.params["msg"], eqn.params["fmt_tree"],
                          [v.aval for v in eqn.invars[1:]])
         return None
-    if ("div" in errors and name in ("div", "rem")
-            and dtypes.is_int(eqn.invars[1].aval.dtype)):
+    if "div" in errors and name == "div":
         return _Site(f"division by zero{_where(eqn)}")
     if "index" in errors and name in ("dynamic_slice", "dynamic_update_slice"):
         return _Site(f"out-of-bounds indexing{_where(eqn)}: a {name} of an array of shape "
@@ -455,7 +457,7 @@ def _failed(eqn, ins, outs):
     import minijax.numpy as jnp
 
     name = eqn.primitive.name
-    if name in ("div", "rem"):
+    if name == "div":
         return jnp.any(ins[1] == 0)
     if name in ("dynamic_slice", "dynamic_update_slice"):
         # starts arrive wrapped (negative counts from the end); XLA would clamp the rest

@@ -185,8 +185,19 @@ def get_backend(platform: str | None = None) -> Backend:
     if platform is not None:
         platform = "gpu" if platform in ("cuda", "gpu") else platform
         if platform not in _clients:
+            available = ["cpu"] + (["gpu"] if _find_cuda_plugin()[0] is not None else [])
+            # JAX's wording, which libraries (chex) match on.
+            if platform == "gpu" and "gpu" not in available:
+                raise RuntimeError(
+                    "Unknown backend: 'gpu' requested, but no platforms that are instances of "
+                    f"gpu are present. Platforms present are: {','.join(available)} (no CUDA "
+                    "PJRT plugin, jax_plugins.xla_cuda*, is installed)")
+            if platform == "tpu":
+                raise RuntimeError("Backend 'tpu' failed to initialize: minijax does not run "
+                                   f"on TPUs. Available backends are {available}")
             if platform not in _FACTORIES:
-                raise RuntimeError(f"Unknown backend {platform!r}; minijax knows 'cpu' and 'gpu'")
+                raise RuntimeError(f"Unknown backend {platform}. Available backends are "
+                                   f"{available}")
             _clients[platform] = _FACTORIES[platform]()
         return _clients[platform]
     requested = _requested_platforms()
