@@ -19,7 +19,8 @@ from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy._util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from minijax.vmapping import vmap
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend",
+           "fftconvolve", "istft", "stft", "welch"]
 
 _MODES = ("full", "same", "valid")
 
@@ -181,3 +182,8 @@ def detrend(data, axis: int = -1, type: str = "linear", bp=0, overwrite_data=Non
         coef, *_ = jnp_linalg.lstsq(A, data_arr[sl])
         data_arr = data_arr.at[sl].add(-jnp.matmul(A, coef, precision=lax.Precision.HIGHEST))
     return jnp.moveaxis(data_arr.reshape(shape), 0, axis)
+
+
+# The spectral estimates detrend their segments with the function above, so they are
+# imported once it is defined.
+from minijax.scipy._spectral import csd, istft, stft, welch  # noqa: E402
