@@ -1,10 +1,25 @@
-"""QDWH polar decomposition (QR-based dynamically weighted Halley iteration), as JAX's.
+"""The polar decomposition by the QR-based dynamically weighted Halley iteration (QDWH).
 
-Nakatsukasa, Bai and Gygi, "Optimizing Halley's iteration for computing the matrix polar
-decomposition", SIAM J. Matrix Anal. Appl. 31(5), 2010. The iteration needs no matrix
-inverse: its first, badly conditioned steps use a QR factorization, the later ones a Cholesky
-factorization. The weights depend only on the (static) lower bound of the smallest singular
-value, so they are computed in Python and the loops are ``fori_loop``/``while_loop``.
+Y. Nakatsukasa, Z. Bai and F. Gygi, "Optimizing Halley's iteration for computing the matrix
+polar decomposition", SIAM J. Matrix Anal. Appl. 31(5), 2010.
+
+Scaled so that its singular values lie in [l, 1], X is driven to the unitary polar factor
+by the rational map
+
+    X <- X (a I + b X^H X) (I + c X^H X)^-1 = (b / c) X + (a - b / c) X (I + c X^H X)^-1,
+
+which sends each singular value s to s (a + b s^2) / (1 + c s^2). The weights (a, b, c) are
+chosen from the current lower bound l so that the worst-placed singular value moves as far
+towards 1 as possible, and l is then mapped with the singular values. l depends on nothing
+but its starting value, so the whole weight schedule is computed in Python before tracing;
+after at most six steps in double precision l is 1 to working accuracy and the weights are
+Halley's (3, 1, 3).
+
+The inverse is never formed. While c is large, I + c X^H X is ill-conditioned and the step
+uses the QR factorization of the stacked [sqrt(c) X; I] = [Q1; Q2] R, for which
+X (I + c X^H X)^-1 = Q1 Q2^H / sqrt(c); once c is moderate (the paper's threshold 100) the
+Cholesky factor W^H W = I + c X^H X is accurate enough and cheaper, giving
+X (I + c X^H X)^-1 = (X W^-1) W^-H by two triangular solves.
 """
 
 from __future__ import annotations
@@ -19,115 +34,90 @@ from minijax.jitting import jit
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import linalg as jnp_linalg
 
-_CHOLESKY_CUTOFF = 100  # weights c above this make the Cholesky step too ill-conditioned
+_QR_WHILE_C_ABOVE = 100.0
 
 
-def _H(x):
+def _adjoint(x):
     return jnp.conj(x.T)
 
 
-def _dot(a, b):
+def _matmul(a, b):
     return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
-def _use_qr(u, params):
-    a_minus_e_by_sqrt_c, sqrt_c, e = params
-    m, n = u.shape
-    y = jnp.concatenate([sqrt_c * u, jnp.eye(n, dtype=u.dtype)], axis=0)
-    q, _ = lax_linalg.qr(y, full_matrices=False)
-    q1, q2 = q[:m, :], _H(q[m:, :])
-    return e * u + a_minus_e_by_sqrt_c * _dot(q1, q2)
+def _weights(l):
+    """The optimal (a, b, c) for singular values in [l, 1] (the paper's eq. (3.14))."""
+    l2 = l * l
+    d = (4.0 * (1.0 - l2) / (l2 * l2)) ** (1.0 / 3.0)
+    root = np.sqrt(1.0 + d)
+    a = root + 0.5 * np.sqrt(8.0 - 4.0 * d + 8.0 * (2.0 - l2) / (l2 * root))
+    b = (a - 1.0) ** 2 / 4.0
+    return a, b, a + b - 1.0
 
 
-def _use_cholesky(u, params):
-    a_minus_e, c, e = params
-    n = u.shape[1]
-    x = c * _dot(_H(u), u) + jnp.eye(n, dtype=u.dtype)
-    y = lax_linalg.cholesky(x, symmetrize_input=False)  # lower triangular
-    z = jnp.conj(lax_linalg.triangular_solve(y, u.T, left_side=True, lower=True,
-                                             conjugate_a=True))
-    z = _H(lax_linalg.triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
-                                       conjugate_a=True))
-    return e * u + a_minus_e * z
+def _schedule(l, tol, max_steps):
+    """Weights (a, b, c) per step until the lower bound l reaches 1 - tol."""
+    steps = []
+    while 1.0 - l > tol and len(steps) < max_steps:
+        a, b, c = _weights(l)
+        steps.append((a, b, c))
+        l = min(1.0, l * (a + b * l * l) / (1.0 + c * l * l))
+    return steps
 
 
-def _qr_params(a, b, c):
-    e = b / c
-    sqrt_c = c ** 0.5
-    return ((a - e) / sqrt_c, sqrt_c, e)
+def _qr_step(x, a, b, c):
+    m, n = x.shape
+    stacked = jnp.concatenate([jnp.sqrt(c).astype(x.dtype) * x, jnp.eye(n, dtype=x.dtype)])
+    q, _ = lax_linalg.qr(stacked, full_matrices=False)
+    correction = _matmul(q[:m], _adjoint(q[m:])) / jnp.sqrt(c).astype(x.dtype)
+    return (b / c).astype(x.dtype) * x + (a - b / c).astype(x.dtype) * correction
 
 
-def _chol_params(a, b, c):
-    e = b / c
-    return (a - e, c, e)
+def _cholesky_step(x, a, b, c):
+    n = x.shape[1]
+    gram = c.astype(x.dtype) * _matmul(_adjoint(x), x) + jnp.eye(n, dtype=x.dtype)
+    w_h = lax_linalg.cholesky(gram, symmetrize_input=False)  # lower: gram = W^H W, W^H = w_h
+    # y = x W^-1, then y W^-H: right-side solves with the upper factor W = w_h^H and with W^H.
+    y = lax_linalg.triangular_solve(w_h, x, left_side=False, lower=True, transpose_a=True,
+                                    conjugate_a=True)
+    y = lax_linalg.triangular_solve(w_h, y, left_side=False, lower=True)
+    return (b / c).astype(x.dtype) * x + (a - b / c).astype(x.dtype) * y
 
 
-def _qdwh(x, max_iterations, eps):
-    if eps is None:
-        eps = float(np.finfo(x.dtype).eps)
-    one_norm = jnp_linalg.norm(x, ord=1)
-    inf_norm = jnp_linalg.norm(x, ord=np.inf)
-    # alpha >= ||x||_2, so u starts with singular values in (0, 1].
-    alpha_inverse = lax.rsqrt(one_norm) * lax.rsqrt(inf_norm)
-    alpha_inverse = jnp.where(one_norm == 0, 1, alpha_inverse)
-    u = x * alpha_inverse.astype(x.dtype)
+def _iterate(x, max_iterations, eps):
+    real = np.finfo(x.dtype).dtype
+    # sqrt(||x||_1 ||x||_inf) bounds ||x||_2 from above, so the scaled singular values are
+    # at most 1; eps stands in for the unknown lower bound of the smallest one.
+    scale = jnp.sqrt(jnp_linalg.norm(x, ord=1) * jnp_linalg.norm(x, ord=np.inf))
+    u = x / jnp.where(scale == 0, 1, scale).astype(x.dtype)
+    schedule = _schedule(eps, 5 * eps, max_iterations)
+    halley = (3.0, 1.0, 3.0)
+    table = jnp.asarray(schedule + [halley], dtype=real)  # the last row repeats forever
+    # Once l is 1 the map is Halley's, which converges cubically: stop when a step moves X by
+    # less than the cube root of the working accuracy.
+    step_tol = float(np.cbrt(5 * eps))
+    n_scheduled = len(schedule)
 
-    l = eps  # lower bound on the smallest singular value of u
-    tol_l = 10.0 * eps / 2.0
-    tol_norm = float(np.cbrt(tol_l))
+    def step(u, k):
+        a, b, c = table[jnp.minimum(k, n_scheduled)]
+        return lax.cond(c > _QR_WHILE_C_ABOVE, _qr_step, _cholesky_step, u, a, b, c)
 
-    qr_coefs, chol_coefs = [], []
-    k = 0
-    while l + tol_l < 1 and k < max_iterations:
-        k += 1
-        l2 = l * l
-        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
-        sqd = (1.0 + dd) ** 0.5
-        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** 0.5
-        b = (a - 1) ** 2 / 4
-        c = a + b - 1
-        l = l * (a + b * l2) / (1 + c * l2)
-        if c > _CHOLESKY_CUTOFF:
-            qr_coefs.append(_qr_params(a, b, c))
-        else:
-            chol_coefs.append(_chol_params(a, b, c))
+    def keep_going(state):
+        k, _, moved = state
+        return (k < max_iterations) & ((k < n_scheduled) | (moved > step_tol))
 
-    def iteration(k, u, update_fn, coefs):
-        if coefs is None:  # as l -> 1 the weights (a, b, c) -> (3, 1, 3): Halley's method
-            params = _chol_params(3, 1, 3)
-        else:
-            params = lax.dynamic_index_in_dim(coefs, k, keepdims=False)
-        u_new = update_fn(u, params)
-        return u_new, jnp_linalg.norm(u_new - u) > tol_norm
-
-    def iterate(u, coefs, update_fn):
-        if not coefs:
-            return u, jnp.array(True)
-        coefs = jnp.array(coefs).astype(x.dtype)
-        body = lambda k, state: iteration(k, state[0], update_fn, coefs)
-        return lax.fori_loop(0, len(coefs), body, (u, jnp.array(True)))
-
-    u, _ = iterate(u, qr_coefs, _use_qr)
-    u, is_not_converged = iterate(u, chol_coefs, _use_cholesky)
-
-    # If l has converged but u has not, go on with Halley's method until it does.
-    def cond_fun(state):
-        k, _, is_not_converged = state
-        return jnp.logical_and(is_not_converged, k < max_iterations)
-
-    def body_fun(state):
+    def body(state):
         k, u, _ = state
-        u, is_not_converged = iteration(k, u, _use_cholesky, None)
-        return k + 1, u, is_not_converged
+        new = step(u, k)
+        return k + 1, new, jnp_linalg.norm(new - u)
 
-    k = len(qr_coefs) + len(chol_coefs)
-    num_iters, u, is_not_converged = lax.while_loop(
-        cond_fun, body_fun, (jnp.array(k, dtype=np.int32), u, is_not_converged))
-
-    u = 1.5 * u - 0.5 * _dot(u, _dot(_H(u), u))  # a Newton-Schulz step refines u
-    h = _dot(_H(u), x)
-    h = (h + _H(h)) / 2
-    return u, h, num_iters, jnp.logical_not(is_not_converged)
+    k, u, moved = lax.while_loop(keep_going, body,
+                                 (jnp.array(0, np.int32), u, jnp.array(np.inf, real)))
+    # One Newton-Schulz step, u (3 I - u^H u) / 2, restores orthonormality to working
+    # accuracy at the cost of two products.
+    u = 1.5 * u - 0.5 * _matmul(u, _matmul(_adjoint(u), u))
+    h = _matmul(_adjoint(u), x)
+    return u, (h + _adjoint(h)) / 2, k, moved <= step_tol
 
 
 @partial(jit, static_argnames=("max_iterations", "eps"))
@@ -137,4 +127,5 @@ def qdwh(x, *, max_iterations: int | None = None, eps: float | None = None):
     m, n = x.shape
     if m < n:
         raise ValueError("The input matrix of shape M x N must have M >= N.")
-    return _qdwh(x, 10 if max_iterations is None else int(max_iterations), eps)
+    eps = float(np.finfo(x.dtype).eps) if eps is None else float(eps)
+    return _iterate(x, 10 if max_iterations is None else int(max_iterations), eps)
