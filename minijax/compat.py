@@ -34,6 +34,8 @@ _RENAMED = {
     # chex's restrict_backends wraps ``backend_compile_and_load`` here; minijax compiles
     # through the function of that name in lowering.backends, so the wrap takes effect.
     "jax._src.compiler": "minijax.lowering.backends",
+    # chex's set_n_cpu_devices reads xla_bridge._backends (the platforms already started).
+    "jax._src.xla_bridge": "minijax.lowering.backends",
 }
 
 _lock = threading.Lock()
@@ -80,9 +82,19 @@ def _is_package_prefix(name):
     return name not in _RENAMED and any(r.startswith(name + ".") for r in _RENAMED)
 
 
+def _renamed_child(parent, name):
+    """``parent.name`` when that is a renamed module (or a parent of one), imported now: real
+    JAX imports these with ``jax`` itself, and libraries reach them as attributes."""
+    full = f"{parent}.{name}"
+    if full in _RENAMED or _is_package_prefix(full):
+        return importlib.import_module(full)
+    raise AttributeError(f"module {parent!r} (minijax) has no attribute {name!r}")
+
+
 def _namespace_module(name):
     module = types.ModuleType(name, f"Parent of minijax's stand-ins under {name}.")
     module.__path__ = []
+    module.__getattr__ = lambda attr: _renamed_child(name, attr)
     return module
 
 
@@ -105,7 +117,7 @@ def _jax_module():
         try:
             return getattr(minijax, name)
         except AttributeError:
-            raise AttributeError(f"module 'jax' (minijax) has no attribute {name!r}") from None
+            return _renamed_child("jax", name)
 
     def __dir__():
         return sorted({*vars(module), *dir(minijax)})

@@ -27,11 +27,12 @@ def _parse(kind, text):
 
 
 class _Flag:
-    __slots__ = ("name", "kind", "value", "trace_affecting", "doc", "choices")
+    __slots__ = ("name", "kind", "value", "trace_affecting", "doc", "choices", "nullable")
 
     def __init__(self, name, default, kind, trace_affecting, doc, choices=None):
         self.name, self.kind, self.trace_affecting, self.doc = name, kind, trace_affecting, doc
         self.choices = choices
+        self.nullable = default is None  # an enum flag takes None only if None is its default
         short = name[len("jax_"):] if name.startswith("jax_") else name
         for env in (f"MINIJAX_{short.upper()}", name.upper()):
             if env in os.environ:
@@ -40,12 +41,15 @@ class _Flag:
         self.value = self.check(default)
 
     def check(self, value):
-        if self.choices is not None and value is not None and value not in self.choices:
+        if self.choices is None or value in self.choices or (value is None and self.nullable):
+            return value
+        if self.nullable:
             raise ValueError(
                 f"config option {self.name} must be None or one of {sorted(self.choices)}; "
                 f"got {value!r}"
             )
-        return value
+        raise ValueError(f"new enum value must be in {list(self.choices)}, got {value} of type "
+                         f"{type(value)}.")
 
 
 class Config:
@@ -105,6 +109,27 @@ def config_context(name, value):
         config.update(name, old)
 
 
+class State:
+    """A flag as JAX's top-level state objects (``jax.numpy_rank_promotion``,
+    ``jax.check_tracer_leaks``): calling it with a value gives a context manager (also a
+    decorator) that sets the flag inside; ``.value`` reads it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, value):
+        return config_context(self.name, value)
+
+    @property
+    def value(self):
+        return getattr(config, self.name)
+
+    def __repr__(self):
+        return f"State({self.name}={self.value!r})"
+
+
 def default_matmul_precision(precision):
     """``with minijax.default_matmul_precision("float32"):`` as ``jax.default_matmul_precision``:
     the precision of every matmul and convolution traced inside that does not name its own."""
@@ -124,8 +149,9 @@ config.define("jax_disable_jit", False, doc="Run jitted functions op by op (eage
 config.define("jax_explain_cache_misses", False,
               doc="Log why a jitted call retraced: which argument's shape/dtype/static changed.")
 config.define("jax_log_compiles", False, doc="Log each compilation with trace/lower/compile times.")
-config.define("jax_num_cpu_devices", 1, kind=int,
-              doc="Virtual CPU devices of the CPU client; read when the client is created.")
+config.define("jax_num_cpu_devices", -1, kind=int,
+              doc="Virtual CPU devices of the CPU client, read when the client is created; "
+                  "-1 (as JAX): XLA_FLAGS' --xla_force_host_platform_device_count, else 1.")
 config.define("jax_platforms", "", kind=str,
               doc="Comma-separated platforms in order of preference, e.g. 'cpu' or 'cuda,cpu'.")
 config.define("jax_debug_nans", False,
@@ -147,3 +173,21 @@ config.define("jax_persistent_cache_min_compile_time_secs", 1.0, kind=float,
               doc="Only executables that took at least this long to compile are written.")
 config.define("jax_persistent_cache_min_entry_size_bytes", 0, kind=int,
               doc="Only executables whose serialized size is at least this are written.")
+config.define("jax_check_tracer_leaks", False,
+              doc="Raise when a tracer outlives the trace (jit, vmap, scan body ...) that made it.")
+# Both change what a trace produces (an error, a warning), so both are part of the jit key.
+config.define("jax_numpy_dtype_promotion", "standard", kind=str, trace_affecting=True,
+              choices=("standard", "strict"),
+              doc="'strict' refuses implicit promotion between different dtypes in jnp.")
+config.define("jax_numpy_rank_promotion", "allow", kind=str, trace_affecting=True,
+              choices=("allow", "warn", "raise"),
+              doc="What jnp does when broadcasting promotes an operand's rank: allow, warn, raise.")
+
+check_tracer_leaks = State("jax_check_tracer_leaks")
+numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
+numpy_rank_promotion = State("jax_numpy_rank_promotion")
+
+
+def checking_leaks():
+    """``with minijax.checking_leaks():`` is ``with minijax.check_tracer_leaks(True):``."""
+    return config_context("jax_check_tracer_leaks", True)

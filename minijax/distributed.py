@@ -66,7 +66,7 @@ def initialize(coordinator_address, num_processes, process_id, local_device_ids=
                          "processes")
     platform = (platform or _requested_platform(backends)).lower()
     platform = "gpu" if platform == "cuda" else platform
-    if platform in backends._clients:
+    if platform in backends._backends:
         raise RuntimeError(
             "minijax.distributed.initialize must be called before any minijax computation: "
             f"the {platform} backend already exists as a single-process backend")
@@ -103,7 +103,7 @@ def initialize(coordinator_address, num_processes, process_id, local_device_ids=
     atexit.register(shutdown)
     _state.process_id, _state.num_processes = process_id, num_processes
     _state.coordinator_address = coordinator_address
-    backends._clients[platform] = _make_backend(platform, client, process_id, num_processes,
+    backends._backends[platform] = _make_backend(platform, client, process_id, num_processes,
                                                 local_device_ids)
 
 
@@ -134,7 +134,7 @@ def _make_backend(platform, client, process_id, num_processes, local_device_ids)
         cpu = xc.make_cpu_client(
             asynchronous=True, distributed_client=client, node_id=process_id,
             num_nodes=num_processes, collectives=collectives,
-            num_devices=max(1, int(config.jax_num_cpu_devices)))
+            num_devices=max(1, int(config.jax_num_cpu_devices)))  # -1 (the default): 1
         return backends.Backend("cpu", cpu)
     if platform == "gpu":  # NCCL does the collectives
         ids = [local_device_ids] if isinstance(local_device_ids, int) else local_device_ids

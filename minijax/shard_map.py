@@ -38,6 +38,7 @@ import math
 import typing
 
 from minijax import core
+from minijax.config import config_context
 from minijax.core import Jaxpr, Literal, Primitive, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
@@ -165,7 +166,10 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
                 from minijax.jitting import jit
 
                 eager.append(jit(wrapped))
-            return eager[0](*args)
+            # Even under disable_jit: the manual region exists only inside a program, and
+            # running jit(wrapped) op by op would come straight back here.
+            with config_context("jax_disable_jit", False):
+                return eager[0](*args)
         leaves, in_tree = _registry.flatten(args)
         in_leaf_specs = _specs_for(in_specs, args, "in_specs")
         for s in in_leaf_specs:
@@ -179,11 +183,12 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
         def flat_fun(*xs):
             out = f(*in_tree.unflatten(xs))
             out_leaves, out_tree = _registry.flatten(out)
-            out_trees.append((out_tree, out))
+            out_trees.append(out_tree)  # not ``out``: the body's tracers must not outlive it
             return out_leaves
 
         jaxpr, consts = _trace_body(manual, flat_fun, local)
-        out_tree, out_example = out_trees[0]
+        out_tree = out_trees[0]
+        out_example = out_tree.unflatten(range(out_tree.num_leaves))  # the structure only
         out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
         for s in out_leaf_specs:
             _check_spec_axes(mesh, s, "shard_map out_specs: ")
@@ -342,6 +347,14 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
             sdy_sharding_attr(NamedSharding(mesh, s), a.ndim, name, open_dims=bool(auto))
             for s, a in zip(specs, avals)])
 
+    if all(mesh.shape[a] == 1 for a in mesh.axis_names if a not in auto):
+        # Each device holds the whole value: the body is the program (as JAX lowers it; a
+        # ManualComputationOp here would reach XLA unpartitioned on one device).
+        mctx.manual_mesh = mesh
+        try:
+            return lower_jaxpr_body(mctx, jaxpr, [], list(args))
+        finally:
+            mctx.manual_mesh = None
     out_types = [tensor_type(a) for a in ctx.avals_out]
     manual = sdy.ManualAxesAttr.get(
         [ir.StringAttr.get(a) for a in mesh.axis_names if a not in auto])

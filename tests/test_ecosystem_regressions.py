@@ -67,3 +67,36 @@ def test_asking_for_a_missing_platform_says_so_in_jax_words():
     with pytest.raises(RuntimeError, match=r"Unknown backend foo\. Available backends"):
         minijax.devices("foo")
     assert minijax.devices("cpu")  # the process keeps working
+
+
+def test_shard_map_and_pmap_over_one_device_run_the_body_as_the_program():
+    # chex's fake_pmap tests pmap over the one CPU device: a one-device manual computation
+    # has nothing to partition, and XLA's CPU cannot run Shardy's manual-computation calls.
+    from minijax import lax
+
+    mesh = minijax.make_mesh((1,), ("i",))
+
+    def body(x):
+        return (lax.psum(x, "i"), lax.all_gather(x, "i"), lax.axis_index("i"),
+                lax.ppermute(x, "i", [(0, 0)]), lax.psum_scatter(x[None], "i"))
+
+    f = minijax.shard_map(body, mesh=mesh, in_specs=PartitionSpec("i"),
+                          out_specs=(PartitionSpec(),) * 5, check_rep=False)
+    x = jnp.arange(3.0)
+    s, g, i, p, r = minijax.jit(f)(x)
+    np.testing.assert_array_equal(s, [0, 1, 2])
+    assert g.shape == (1, 3) and int(i) == 0
+    np.testing.assert_array_equal(p, [0, 1, 2])
+    np.testing.assert_array_equal(r, [0, 1, 2])
+    grad = minijax.grad(lambda x: minijax.jit(f)(x)[0].sum())(x)
+    np.testing.assert_array_equal(grad, [1, 1, 1])
+    one = minijax.devices()[:1]
+    out = minijax.pmap(lambda x, y: x * 2 + y, devices=one)(jnp.ones((1, 2)), y=jnp.ones((1, 2)))
+    np.testing.assert_array_equal(out, [[3, 3]])
+
+
+def test_pmap_and_shard_map_run_under_disable_jit():
+    # chex's fake_jit is disable_jit: pmap (shard_map in a jit) must still run, not recurse.
+    with minijax.disable_jit():
+        out = minijax.pmap(lambda x: x * 2, devices=minijax.devices()[:1])(jnp.ones((1, 4)))
+    np.testing.assert_array_equal(out, np.full((1, 4), 2.0))

@@ -58,7 +58,7 @@ if not any(isinstance(f, _RefuseJaxImportFromMinijax) for f in sys.meta_path):
 XLA_CLIENT_VERSION = xc._version  # 467 for jaxlib 0.10.2, 495 for 0.11.2
 _HANDLER_NEEDS_SKIP_CHECKS = XLA_CLIENT_VERSION < 480
 
-_clients: dict[str, object] = {}
+_backends: dict[str, object] = {}
 _cuda_failure: str | None = None
 
 
@@ -100,8 +100,8 @@ def _register_lapack_custom_calls():
 
 def _make_cpu():
     _register_lapack_custom_calls()
-    n = config.jax_num_cpu_devices
-    client = xc.make_cpu_client(asynchronous=True, num_devices=max(1, int(n)))
+    n = int(config.jax_num_cpu_devices)  # None: XLA reads XLA_FLAGS (as JAX's default)
+    client = xc.make_cpu_client(asynchronous=True, num_devices=n if n > 0 else None)
     return Backend("cpu", client)
 
 
@@ -184,7 +184,7 @@ def get_backend(platform: str | None = None) -> Backend:
     global _cuda_failure
     if platform is not None:
         platform = "gpu" if platform in ("cuda", "gpu") else platform
-        if platform not in _clients:
+        if platform not in _backends:
             available = ["cpu"] + (["gpu"] if _find_cuda_plugin()[0] is not None else [])
             # JAX's wording, which libraries (chex) match on.
             if platform == "gpu" and "gpu" not in available:
@@ -198,15 +198,15 @@ def get_backend(platform: str | None = None) -> Backend:
             if platform not in _FACTORIES:
                 raise RuntimeError(f"Unknown backend {platform}. Available backends are "
                                    f"{available}")
-            _clients[platform] = _FACTORIES[platform]()
-        return _clients[platform]
+            _backends[platform] = _FACTORIES[platform]()
+        return _backends[platform]
     requested = _requested_platforms()
     order = requested or ["gpu", "cpu"]
     errors = []
     for name in order:
         name = "gpu" if name == "cuda" else name
-        if name in _clients:
-            return _clients[name]
+        if name in _backends:
+            return _backends[name]
         if name == "gpu" and requested is None:
             if _cuda_failure is not None or _find_cuda_plugin()[0] is None:
                 continue
@@ -223,9 +223,9 @@ def get_backend(platform: str | None = None) -> Backend:
 
 def _on_config_change(name, value):
     # The CPU client reads its device count once; a changed count needs a new client.
-    if name == "jax_num_cpu_devices" and "cpu" in _clients:
-        if len(_clients["cpu"].devices()) != value:
-            del _clients["cpu"]
+    if name == "jax_num_cpu_devices" and "cpu" in _backends:
+        if len(_backends["cpu"].devices()) != value:
+            del _backends["cpu"]
             from minijax.lowering import compile as _compile
 
             _compile.clear_caches()
@@ -247,7 +247,7 @@ def local_devices(backend: str | None = None):
 
 
 def backend_of_device(device) -> Backend:
-    for b in _clients.values():
+    for b in _backends.values():
         if device.client is b.client:
             return b
     return get_backend(device.platform)
