@@ -44,6 +44,8 @@ import numpy as np
 from minijax import core, dtypes
 from minijax.core import Literal, ShapedArray, Trace, Tracer, Var, escaped_tracer_error, get_aval
 from minijax.interpreters.partial_eval import PartialEvalTrace, dce_jaxpr
+from minijax.lowering.array import device_put_value
+from minijax.interpreters.rule_views import RuleView
 from minijax.source_info import user_frame, with_user_line
 
 
@@ -234,6 +236,12 @@ class JVPTrace(Trace):
         return JVPTracer(self, primal, tangent)
 
 
+def _as_primal(p):
+    # JVP rules apply lax ops to primals: a bare Python scalar primal would leave the rule's own
+    # constants (``ge(x, 0)``) nothing to take their dtype from, so it becomes a weak array.
+    return device_put_value(p) if dtypes.is_python_scalar(p) else p
+
+
 def jvp_flat(fun, primals, tangents):
     """``fun(*primals)`` and its tangent, for ``fun`` on flat lists of values.
 
@@ -241,7 +249,8 @@ def jvp_flat(fun, primals, tangents):
     current trace, so this works under any other transformation (and inside JVP rules).
     """
     trace = JVPTrace(core.current_trace())
-    tracers = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    tracers = [p if type(t) is Zero else JVPTracer(trace, _as_primal(p), t)
+               for p, t in zip(primals, tangents)]
     try:
         with core.set_current_trace(trace):
             outs = fun(*tracers)
@@ -321,6 +330,20 @@ def deflinear(prim, transpose_rule):
     prim.def_transpose(transpose_rule)
 
 
+# JAX's name for this form (a transpose rule that also sees the operands); JAX's own
+# ``deflinear`` takes ``transpose_rule(ct, **params)`` without them.
+deflinear2 = deflinear
+
+# JAX's registries, as views onto ``prim.jvp`` and ``prim.transpose`` (rule_views.py): the
+# rule signatures are the same in both.
+primitive_jvps = RuleView("jvp", name="ad.primitive_jvps")
+primitive_transposes = RuleView("transpose", name="ad.primitive_transposes")
+
+
+def get_primitive_transpose(prim):
+    return primitive_transposes[prim]
+
+
 # ------------------------------------------------------------------------------------------------
 # Linearize: the JVP with its tangent part staged into a linear jaxpr
 
@@ -366,7 +389,7 @@ def linearize_flat(fun, primals, has_aux=False):
     lin_in = [pe_trace.new_arg(a) for a, nz in zip(in_avals, in_nonzero) if nz]
     jvp_trace = JVPTrace(pe_trace)
     it = iter(lin_in)
-    tracers = [JVPTracer(jvp_trace, p, next(it)) if nz else p
+    tracers = [JVPTracer(jvp_trace, _as_primal(p), next(it)) if nz else p
                for p, nz in zip(primals, in_nonzero)]
     try:
         with core.set_current_trace(jvp_trace):

@@ -43,6 +43,7 @@ from typing import NamedTuple
 
 from minijax import core
 from minijax.core import Tracer, abstract_eval, escaped_tracer_error, get_aval
+from minijax.interpreters.rule_views import RuleView, adapt_axis_batcher, adapt_fancy_batcher
 from minijax.source_info import user_frame, with_user_line
 
 not_mapped = None
@@ -52,6 +53,15 @@ class AxisData(NamedTuple):
     name: object  # the vmap's axis_name (None when unnamed)
     size: int
     spmd_name: object  # spmd_axis_name, for the sharding issue
+
+
+# JAX's registries, as views onto ``prim.batching`` (rule_views.py). A rule is called only
+# when some operand is mapped; otherwise the primitive runs unbatched, as in JAX.
+primitive_batchers = RuleView("batching", name="batching.primitive_batchers")
+axis_primitive_batchers = RuleView("batching", adapt_axis_batcher,
+                                   name="batching.axis_primitive_batchers")
+fancy_primitive_batchers = RuleView("batching", adapt_fancy_batcher,
+                                    name="batching.fancy_primitive_batchers")
 
 
 def needs_axis_data(rule):

@@ -1,0 +1,81 @@
+"""``jax.interpreters.mlir``: registering lowering rules the way JAX libraries do.
+
+``register_lowering(prim, rule, platform=None)`` sets ``prim``'s lowering (a view, see
+``rule_views.py``); ``rule(ctx, *operands, **params)`` reads ``ctx.avals_in``,
+``ctx.avals_out`` and ``ctx.module_context`` and returns one ``ir.Value`` per result, in a
+list. ``lower_fun(fun)`` makes such a rule from ordinary ``lax``/``jnp`` code. The helpers
+below build ops with the jaxlib.mlir bindings in minijax's one MLIR context.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from minijax import dtypes
+from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.rule_views import LoweringRuleContext, register_lowering
+from minijax.lowering import stablehlo
+
+__all__ = ["LoweringRuleContext", "aval_to_ir_type", "aval_to_ir_types", "dense_int_array",
+           "dtype_to_ir_type", "i32_attr", "i64_attr", "ir", "ir_constant", "ir_constants",
+           "lower_fun", "make_ir_context", "module_to_string", "register_lowering"]
+
+
+def lower_fun(fun, multiple_results=True):
+    """A lowering rule that emits ``fun(*operands, **params)`` (traced with the operands'
+    types) in place; ``fun`` returns a sequence of results when ``multiple_results``."""
+
+    def rule(ctx, *values, **params):
+        def flat(*args):
+            out = fun(*args, **params)
+            return list(out) if multiple_results else [out]
+
+        closed = trace_to_jaxpr(flat, list(ctx.avals_in))
+        consts = [stablehlo.ir_constant(np.asarray(c)) for c in closed.consts]
+        return stablehlo.lower_jaxpr_body(ctx.module_context, closed.jaxpr, consts, list(values))
+
+    rule.__name__ = f"lower_fun({getattr(fun, '__name__', 'fun')})"
+    return rule
+
+
+def dtype_to_ir_type(dtype):
+    return stablehlo.element_type(dtypes.canonicalize_dtype(np.dtype(dtype)))
+
+
+def aval_to_ir_type(aval):
+    return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
+
+
+def aval_to_ir_types(aval):
+    return (aval_to_ir_type(aval),)
+
+
+def ir_constant(val):
+    """A ``stablehlo.constant`` op's result holding ``val`` (a NumPy value or scalar)."""
+    return stablehlo.ir_constant(val)
+
+
+def ir_constants(val):
+    return [ir_constant(val)]
+
+
+def dense_int_array(values):
+    return stablehlo.dense_i64(values)
+
+
+def i32_attr(i):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(i))
+
+
+def i64_attr(i):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(i))
+
+
+def make_ir_context():
+    """A fresh MLIR context with the dialects minijax lowers to registered."""
+    return stablehlo.make_context()
+
+
+def module_to_string(module, enable_debug_info=None):
+    return stablehlo.module_to_text(module, debug_info=bool(enable_debug_info))
