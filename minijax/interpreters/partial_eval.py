@@ -263,3 +263,63 @@ def dce_eqns(eqns, outvars, keep_effects=False):
         if type(v) is Var and v not in defined and v not in free:
             free.append(v)
     return kept, free
+
+
+# ------------------------------------------------------------------------------------------------
+# JAX's partial-evaluation entry point, for libraries (flax's lazy init, its scan's broadcasts)
+
+
+class PartialVal(tuple):
+    """A value that is known now, ``(None, value)``, or only by type, ``(aval, None)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, xs):
+        pv, const = xs
+        return tuple.__new__(cls, (pv, const))
+
+    @classmethod
+    def known(cls, const):
+        return PartialVal((None, const))
+
+    @classmethod
+    def unknown(cls, aval):
+        return PartialVal((aval, None))
+
+    def is_known(self):
+        return self[0] is None
+
+    def get_known(self):
+        return self[1] if self[0] is None else None
+
+    def get_aval(self):
+        return get_aval(self[1]) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
+    """Runs ``fun`` (a ``linear_util.WrappedFun`` or a callable of flat values returning a
+    sequence) with the known ``pvals`` now and stages what depends on the unknown ones.
+
+    Returns ``(jaxpr, out_pvals, residuals)``: the staged jaxpr takes the residuals as
+    constvars and the unknown inputs, and gives the unknown outputs; ``out_pvals`` has the
+    known outputs' values. ``instantiate`` (a bool, or one per output) stages known outputs
+    too.
+    """
+    trace = PartialEvalTrace(core.current_trace())
+    unknown = [trace.new_arg(pv[0]) for pv in pvals if not pv.is_known()]
+    next_unknown = iter(unknown)
+    args = [pv[1] if pv.is_known() else next(next_unknown) for pv in pvals]
+    call = getattr(fun, "call_wrapped", fun)
+    try:
+        with set_current_trace(trace):
+            outs = list(call(*args))
+        if isinstance(instantiate, bool):
+            instantiate = [instantiate] * len(outs)
+        staged = [inst or (type(o) is DynamicJaxprTracer and o._trace is trace)
+                  for o, inst in zip(outs, instantiate)]
+        closed = trace.finish(unknown, [o for o, s in zip(outs, staged) if s])
+    finally:
+        trace.invalidate()
+    out_pvals = [PartialVal.unknown(get_aval(o)) if s else PartialVal.known(o)
+                 for o, s in zip(outs, staged)]
+    return closed.jaxpr, out_pvals, closed.consts
