@@ -13,6 +13,7 @@ from minijax.extend import core as jex
 from minijax.extend import linear_util as lu
 from minijax.extend import source_info_util
 from minijax.interpreters import ad, batching, mlir
+from minijax.interpreters import partial_eval as pe
 from minijax.sharding import PartitionSpec as P
 
 # ------------------------------------------------------------------------------------------------
@@ -268,3 +269,21 @@ def test_source_info_points_at_this_file():
     info = source_info_util.current()
     assert info.file == __file__
     assert source_info_util.summarize(info).startswith(__file__)
+
+
+def test_trace_to_jaxpr_nounits_runs_the_known_part_now():
+    # flax's lazy init: parameters depend only on the known key, the output on the input.
+    w0 = np.arange(4, dtype=np.float32)
+    fun = lu.wrap_init(lambda w, x: [w * 2.0, jnp.sin(x) * (w * 2.0), jnp.cos(w)])
+    x_aval = jax.ShapedArray((4,), np.float32)
+    jaxpr, out_pvals, residuals = pe.trace_to_jaxpr_nounits(
+        fun, [pe.PartialVal.known(w0), pe.PartialVal.unknown(x_aval)])
+    (pv0, w), (pv1, none), (pv2, cw) = out_pvals
+    assert pv0 is None and pv2 is None and none is None and pv1 == x_aval
+    np.testing.assert_allclose(w, 2 * w0)
+    np.testing.assert_allclose(cw, np.cos(w0), rtol=1e-6)
+    (y,) = jax.core.eval_jaxpr(jaxpr, residuals, np.ones(4, np.float32))
+    np.testing.assert_allclose(y, np.sin(1.0) * 2 * w0, rtol=1e-6)
+    jaxpr, out_pvals, _ = pe.trace_to_jaxpr_nounits(
+        fun, [pe.PartialVal.known(w0), pe.PartialVal.unknown(x_aval)], instantiate=True)
+    assert all(not pv.is_known() for pv in out_pvals) and len(jaxpr.outvars) == 3
