@@ -299,7 +299,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     env = {}
 
     def read(v):
-        return v.val if type(v) is Literal else env[v]
+        if type(v) is Literal:
+            # A weak literal stays weak: re-staged or batched, ``max b 0:i32[]`` must keep the
+            # weak type the traced program had.
+            return WeakScalar(v.val, v.aval.dtype) if v.aval.weak_type else v.val
+        return env[v]
 
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x

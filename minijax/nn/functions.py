@@ -67,13 +67,16 @@ def relu6(x):
 
 
 def sigmoid(x):
-    """``1 / (1 + exp(-x))`` (``lax.logistic``)."""
-    return lax.logistic(_inexact("sigmoid", x))
+    """``1 / (1 + exp(-x))`` (``lax.logistic``: integer and bool inputs are refused, as in
+    JAX)."""
+    check_arraylike("sigmoid", x)
+    return lax.logistic(to_array(x))
 
 
 def silu(x):
     """``x * sigmoid(x)``."""
-    x = _inexact("silu", x)
+    check_arraylike("silu", x)
+    x = to_array(x)
     return lax.mul(x, lax.logistic(x))
 
 
@@ -86,9 +89,10 @@ def softplus(x):
 
 
 def log_sigmoid(x):
-    """``log(sigmoid(x)) = -softplus(-x)``."""
-    x = _inexact("log_sigmoid", x)
-    return lax.neg(softplus(lax.neg(x)))
+    """``log(sigmoid(x)) = -softplus(-x)`` (negated before promotion: bool is refused, as
+    in JAX)."""
+    check_arraylike("log_sigmoid", x)
+    return lax.neg(softplus(lax.neg(to_array(x))))
 
 
 def soft_sign(x):
@@ -131,8 +135,9 @@ def leaky_relu(x, negative_slope=1e-2):
 
 def hard_tanh(x):
     """``x`` clipped to [-1, 1], written with ``where`` as in JAX (derivative 1 at +-1)."""
-    x = _inexact("hard_tanh", x)
-    return jnp.where(lax.gt(x, 1.0), 1.0, jnp.where(lax.lt(x, -1.0), -1.0, x)).astype(x.dtype)
+    check_arraylike("hard_tanh", x)
+    x = to_array(x)  # not promoted: an integer input gives integers, as in JAX
+    return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
 def hard_sigmoid(x):
@@ -179,6 +184,15 @@ def glu(x, axis=-1):
 # Normalizing functions
 
 
+def _no_bool(name, x):
+    # JAX computes ``x - max(x)`` before any promotion, and subtracting bools is refused.
+    check_arraylike(name, x)
+    if dtypes.dtype_of(x)[0] == np.bool_:
+        raise TypeError("sub does not accept dtype bool at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of integer, floating, complexfloating.")
+    return x
+
+
 def _reduce_axes(x, axis):
     return canonicalize_axes(axis, x.ndim)
 
@@ -197,7 +211,7 @@ def _stable_shift(x, axes, where, initial=-np.inf):
 
 def softmax(x, axis=-1, where=None, initial=-np.inf):
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability."""
-    x = _inexact("softmax", x)
+    x = _inexact("softmax", _no_bool("softmax", x))
     axes = _reduce_axes(x, axis)
     unnormalized = jnp.exp(x - _stable_shift(x, axes, where, initial))
     if where is not None:
@@ -207,7 +221,7 @@ def softmax(x, axis=-1, where=None, initial=-np.inf):
 
 def log_softmax(x, axis=-1, where=None, initial=-np.inf):
     """``x - logsumexp(x)`` along ``axis``."""
-    x = _inexact("log_softmax", x)
+    x = _inexact("log_softmax", _no_bool("log_softmax", x))
     axes = _reduce_axes(x, axis)
     shifted = x - _stable_shift(x, axes, where, initial)
     shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axes, keepdims=True, where=where))

@@ -15,7 +15,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
-from minijax.lowering.array import Array, device_put_value
+from minijax.lowering.array import Array, device_copy, device_put_value
 from minijax.numpy._util import (
     canonicalize_axis, check_arraylike, convert, is_array, is_arraylike, shape)
 
@@ -61,6 +61,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - Nu
     elif is_array(object):
         weak = dtype is None and object.aval.weak_type
         out = convert(object, object.aval.dtype if dtype is None else dtype, weak)
+        if copy and out is object and isinstance(out, Array):
+            out = device_copy(out)  # a new buffer: donating ``object`` must not delete it
     elif type(object) in _SCALARS or isinstance(object, WeakScalar):
         value_dtype, weak = dtypes.dtype_of(object)
         weak = weak and dtype is None
