@@ -262,7 +262,8 @@ def result_type(*args, return_weak_type_flag=False):
     pairs = []
     for a in args:
         if isinstance(a, (np.dtype, type, str)) and not is_python_scalar(a):
-            if a in (int, float, complex):
+            # Identity, not ==: np.dtype('float64') == float is True in NumPy.
+            if any(a is t for t in (int, float, complex)):
                 pairs.append((python_scalar_dtype(a(0)), True))
             else:
                 pairs.append((np.dtype(a), False))
