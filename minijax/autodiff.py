@@ -113,13 +113,6 @@ def _check_input_dtype(name, holomorphic, allow_int, x):
                 f"{name} with holomorphic=True requires inputs with complex dtype, but got "
                 f"{dtype.name}."
             ))
-    elif dtypes.is_complex(dtype) and name in ("grad", "value_and_grad"):
-        raise TypeError(with_user_line(
-            f"{name} requires real-valued inputs (input dtype that is a sub-dtype of "
-            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
-            "holomorphic=True. For differentiation of non-holomorphic functions involving "
-            "complex inputs, use minijax.vjp directly."
-        ))
     elif not dtypes.is_inexact(dtype) and not allow_int:
         raise TypeError(with_user_line(
             f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype "

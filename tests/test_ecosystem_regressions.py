@@ -100,3 +100,17 @@ def test_pmap_and_shard_map_run_under_disable_jit():
     with minijax.disable_jit():
         out = minijax.pmap(lambda x: x * 2, devices=minijax.devices()[:1])(jnp.ones((1, 4)))
     np.testing.assert_array_equal(out, np.full((1, 4), 2.0))
+
+
+def test_grad_takes_complex_inputs_of_a_real_function():
+    # optax's complex-valued optimizer tests; JAX 0.10.2's values for this function.
+    z = jnp.array([1 + 2j, -0.5 + 0.25j], jnp.complex64)
+
+    def f(z):
+        return jnp.sum(jnp.abs(z) ** 2 + jnp.real(z * jnp.sin(z)))
+
+    expected = [13.302298 - 1.0268509j, -1.9773381 - 0.11257875j]  # JAX 0.10.2
+    np.testing.assert_allclose(minijax.grad(f)(z), expected, rtol=1e-6)
+    np.testing.assert_allclose(minijax.value_and_grad(f)(z)[1], expected, rtol=1e-6)
+    with pytest.raises(TypeError, match="real- or complex-valued inputs"):
+        minijax.grad(lambda i: i * 1.0)(1)
