@@ -15,6 +15,11 @@ hoisted into leading operands (``num_consts``); differentiating with respect to 
 the rules only describe the explicit arguments (JAX's rule; pass such values as arguments).
 Under ``vmap`` the jaxpr and the rules are batched with every output mapped at axis 0; a
 ``bwd`` cotangent for an unbatched input is summed over the batch.
+
+With ``symbolic_zeros=True`` the rules see which values take part in differentiation: a
+``custom_jvp`` rule gets a ``SymbolicZero`` for each tangent that is symbolically zero and may
+return one; a ``custom_vjp`` ``fwd`` gets each argument leaf as ``CustomVJPPrimal(value,
+perturbed)`` and ``bwd`` gets a ``SymbolicZero`` for each output cotangent that is zero.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp",
+           "custom_vjp_primal_tree_values", "zero_from_primal"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -96,6 +102,111 @@ def _check_leaves(what, leaves):
 
 
 # ------------------------------------------------------------------------------------------------
+# Symbolic zeros, as the rules see them
+
+
+class SymbolicZero:
+    """A tangent or cotangent known to be zero, of type ``aval``: what a rule defined with
+    ``symbolic_zeros=True`` is given for an input that is not differentiated (and may return).
+    Reads ``shape``, ``dtype`` ... through to its aval; it is not an array."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return type(self).__name__
+
+    def __getattr__(self, name):
+        if name == "aval":  # not set yet (copy/pickle): no recursion
+            raise AttributeError(name)
+        try:
+            return getattr(self.aval, name)
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name}") from None
+
+    @staticmethod
+    def from_primal_value(val):
+        return SymbolicZero(ad.tangent_aval(get_aval(val)))
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+    """Zero tangents for the pytree ``val``: SymbolicZeros, or arrays of zeros (float0 for
+    integer leaves)."""
+    from minijax.tree_util import tree_map
+
+    def zero(x):
+        aval = ad.tangent_aval(get_aval(x))
+        return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+
+    return tree_map(zero, val)
+
+
+class CustomVJPPrimal:
+    """An argument leaf of a ``custom_vjp`` ``fwd`` rule under ``symbolic_zeros=True``: the
+    primal ``value`` and whether it is ``perturbed`` (being differentiated)."""
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value, perturbed):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed!r})"
+
+    def __eq__(self, other):
+        return (type(other) is CustomVJPPrimal and self.value is other.value
+                and self.perturbed == other.perturbed)
+
+    __hash__ = None
+
+
+def custom_vjp_primal_tree_values(tree):
+    """``tree`` with each ``CustomVJPPrimal`` leaf replaced by its value."""
+    from minijax.tree_util import tree_map
+
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_map(value, tree)
+
+
+def _to_rule_zeros(ts, symbolic_zeros):
+    """Internal tangents/cotangents as a rule sees them: Zeros become SymbolicZeros, or
+    arrays of zeros without ``symbolic_zeros``."""
+    if symbolic_zeros:
+        return [SymbolicZero(t.aval) if type(t) is Zero else t for t in ts]
+    return [ad.instantiate_zeros(t) for t in ts]
+
+
+def _per_example_zero(t, axis):
+    """A zero tangent of a batched value as one example sees it (``axis``: its batch axis)."""
+    if axis is None:
+        return t
+    shape = t.aval.shape
+    return Zero(t.aval.update(shape=shape[:axis] + shape[axis + 1:]))
+
+
+def _vmap_with_zeros(fn, in_axes, args):
+    """``vmap(fn, in_axes, out_axes=0)(*args)`` where ``args`` may hold ``Zero``s: they are not
+    arrays, so each example gets its own Zero instead of a slice."""
+    from minijax.vmapping import vmap
+
+    zero = [type(a) is Zero for a in args]
+    per_example = [_per_example_zero(a, ax) if z else None
+                   for a, ax, z in zip(args, in_axes, zero)]
+
+    def one(*nonzero):
+        it = iter(nonzero)
+        return fn(*[p if z else next(it) for p, z in zip(per_example, zero)])
+
+    axes = tuple(ax for ax, z in zip(in_axes, zero) if not z)
+    return vmap(one, in_axes=axes, out_axes=0)(*[a for a, z in zip(args, zero) if not z])
+
+
+# ------------------------------------------------------------------------------------------------
 # custom_jvp
 
 
@@ -118,9 +229,11 @@ class custom_jvp:
         return self if obj is None else functools.partial(self, obj)
 
     def defjvp(self, jvp, symbolic_zeros=False):
-        if symbolic_zeros:
-            raise NotImplementedError("custom_jvp.defjvp(symbolic_zeros=True) is not supported")
+        """``jvp(primals, tangents) -> (primal_out, tangent_out)``; with ``symbolic_zeros``
+        the tangents of inputs not being differentiated are ``SymbolicZero``s (and the rule
+        may return SymbolicZeros) instead of arrays of zeros."""
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps):
@@ -163,16 +276,18 @@ class custom_jvp:
 
         jaxpr, consts = trace_open(flat_fun, [get_aval(x) for x in leaves])
         jvp = _flat_jvp(self.jvp, _name(self.fun), nums, static, in_tree, out_trees[0],
-                        jaxpr.out_avals)
+                        jaxpr.out_avals, self.symbolic_zeros)
         outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=jvp,
                                       num_consts=len(consts))
         return out_trees[0].unflatten(outs)
 
 
-def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals):
-    """The user's rule on flat lists, its output checked against the function's."""
+def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_zeros):
+    """The user's rule on flat lists, its output checked against the function's. Tangents in
+    and out may be ``Zero``s; the rule sees them as ``symbolic_zeros`` says."""
 
     def jvp(primals, tangents):
+        tangents = _to_rule_zeros(tangents, symbolic_zeros)
         p_args = in_tree.unflatten(primals)
         t_args = in_tree.unflatten(tangents)
         out = rule(*static, p_args, t_args) if nums else rule(p_args, t_args)
@@ -209,7 +324,7 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals):
             if expected.dtype == dtypes.float0:
                 tangents_out.append(Zero(expected))
                 continue
-            t_aval = get_aval(t)
+            t_aval = t.aval if type(t) is SymbolicZero else get_aval(t)
             if t_aval.shape != expected.shape or t_aval.dtype != expected.dtype:
                 raise TypeError(with_user_line(
                     f"Custom JVP rule {_name(rule)} for function {name} must produce primal and "
@@ -217,7 +332,7 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals):
                     f"primal {p_aval.str_short()}, so its tangent must be "
                     f"{expected.str_short()}, but got {t_aval.str_short()}."
                 ))
-            tangents_out.append(t)
+            tangents_out.append(Zero(expected) if type(t) is SymbolicZero else t)
         return p_leaves, tangents_out
 
     jvp.__name__ = _name(rule)
@@ -241,8 +356,7 @@ custom_jvp_call_p = _call_primitive("custom_jvp_call")
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error("custom_jvp")
-    tangents = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
-    return jvp(list(primals[num_consts:]), tangents)
+    return jvp(list(primals[num_consts:]), list(tangents[num_consts:]))
 
 
 @custom_jvp_call_p.def_transpose
@@ -254,8 +368,6 @@ def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts):
 
 @custom_jvp_call_p.def_batching
 def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp, num_consts):
-    from minijax.vmapping import vmap
-
     new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
     arg_axes = in_axes[num_consts:]
     n = len(arg_axes)
@@ -265,7 +377,7 @@ def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp, num_consts):
             ps, ts = jvp(list(pt[:n]), list(pt[n:]))
             return list(ps), [ad.instantiate_zeros(t) for t in ts]
 
-        return vmap(one, in_axes=arg_axes + arg_axes, out_axes=0)(*primals, *tangents)
+        return _vmap_with_zeros(one, arg_axes + arg_axes, [*primals, *tangents])
 
     batched_jvp.__name__ = _name(jvp)
     outs = custom_jvp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
@@ -292,15 +404,21 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = None
         self.bwd = None
+        self.symbolic_zeros = False
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
-        if symbolic_zeros:
-            raise NotImplementedError("custom_vjp.defvjp(symbolic_zeros=True) is not supported")
+        """With ``symbolic_zeros``, ``fwd`` gets each argument leaf as
+        ``CustomVJPPrimal(value, perturbed)`` and ``bwd`` gets ``SymbolicZero`` for output
+        cotangents that are zero (it may return SymbolicZeros, or None, for zero ones)."""
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros")
         self.fwd = fwd
         self.bwd = bwd
+        self.symbolic_zeros = symbolic_zeros
 
     def __call__(self, *args, **kwargs):
         name = _name(self.fun)
@@ -331,7 +449,7 @@ class custom_vjp:
 
         jaxpr, consts = trace_open(flat_fun, in_avals)
         rules = _VJPRules(self.fwd, self.bwd, name, nums, static, in_tree, out_trees[0],
-                          jaxpr.out_avals, in_avals)
+                          jaxpr.out_avals, in_avals, self.symbolic_zeros)
         outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rules.fwd,
                                       bwd=rules.bwd, num_consts=len(consts))
         return out_trees[0].unflatten(outs)
@@ -340,15 +458,20 @@ class custom_vjp:
 class _VJPRules:
     """The user's fwd/bwd on flat lists, their outputs checked (structure, shapes, dtypes)."""
 
-    def __init__(self, fwd, bwd, name, nums, static, in_tree, out_tree, out_avals, in_avals):
+    def __init__(self, fwd, bwd, name, nums, static, in_tree, out_tree, out_avals, in_avals,
+                 symbolic_zeros):
         self.user_fwd, self.user_bwd, self.name = fwd, bwd, name
+        self.symbolic_zeros = symbolic_zeros
         self.nums, self.static = nums, static
         self.in_tree, self.out_tree = in_tree, out_tree
         self.out_avals, self.in_avals = out_avals, in_avals
         self.res_tree = None
 
-    def fwd(self, *primals):
-        """Flat primals -> (flat outputs, flat residuals)."""
+    def fwd(self, primals, perturbed):
+        """Flat primals (and whether each is being differentiated) -> (flat outputs, flat
+        residuals)."""
+        if self.symbolic_zeros:
+            primals = [CustomVJPPrimal(p, z) for p, z in zip(primals, perturbed)]
         out = self.user_fwd(*_merge(self.nums, self.static, self.in_tree.unflatten(primals)))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError(with_user_line(
@@ -375,7 +498,9 @@ class _VJPRules:
         return out_leaves, res_leaves
 
     def bwd(self, res, cts):
-        """Flat residuals and output cotangents -> one cotangent (or None) per flat input."""
+        """Flat residuals and output cotangents (Zero where zero) -> one cotangent (or None)
+        per flat input."""
+        cts = _to_rule_zeros(cts, self.symbolic_zeros)
         args = [self.res_tree.unflatten(res), self.out_tree.unflatten(cts)]
         out = self.user_bwd(*self.static, *args)
         n_args = len(self.in_tree.unflatten(self.in_avals))
@@ -423,6 +548,16 @@ class _VJPRules:
         expected = ad.tangent_aval(aval)
         if expected.dtype == dtypes.float0:
             return None  # integer inputs take no cotangent, whatever was returned
+        if type(ct) is SymbolicZero:
+            if ct.aval.shape != expected.shape or ct.aval.dtype != expected.dtype:
+                raise ValueError(with_user_line(
+                    f"Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+                    f"not match the corresponding input tangent shape/dtype: at "
+                    f"output[{arg_i}]{path} the SymbolicZero had shape/dtype "
+                    f"{ct.aval.str_short()} while the corresponding input had shape/dtype "
+                    f"{aval.str_short()}. Consider just returning a None here instead of a "
+                    "SymbolicZero object."))
+            return None
         ct_aval = get_aval(ct)
         if ct_aval.shape != expected.shape or ct_aval.dtype != expected.dtype:
             raise ValueError(with_user_line(
@@ -442,7 +577,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error("custom_vjp")
     primals, tangents = primals[num_consts:], tangents[num_consts:]
-    outs, res = fwd(*primals)
+    outs, res = fwd(list(primals), [type(t) is not Zero for t in tangents])
     in_diff = [ad.is_differentiable_dtype(get_aval(p).dtype) for p in primals]
     out_diff = [ad.is_differentiable_dtype(a.dtype) for a in call_jaxpr.out_avals]
     lin_in = [ad.instantiate_zeros(t) for t, d in zip(tangents, in_diff) if d]
@@ -465,12 +600,13 @@ def _custom_vjp_call_batching(args, dims, *, call_jaxpr, fwd, bwd, num_consts):
     new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
     arg_axes = in_axes[num_consts:]
 
-    def batched_fwd(*primals):
-        return vmap(lambda *ps: tuple(map(list, fwd(*ps))), in_axes=arg_axes, out_axes=0)(
-            *primals)
+    def batched_fwd(primals, perturbed):
+        return vmap(lambda *ps: tuple(map(list, fwd(list(ps), perturbed))), in_axes=arg_axes,
+                    out_axes=0)(*primals)
 
     def batched_bwd(res, cts):
-        in_cts = vmap(bwd, in_axes=0, out_axes=0)(res, cts)
+        in_cts = _vmap_with_zeros(lambda *rc: bwd(list(rc[:len(res)]), list(rc[len(res):])),
+                                  (0,) * (len(res) + len(cts)), [*res, *cts])
         # an unbatched input's cotangent sums its per-example contributions
         return [ct if ct is None or a == 0 else lax.reduce_sum(ct, (0,))
                 for ct, a in zip(in_cts, arg_axes)]
@@ -504,8 +640,7 @@ custom_lin_p.def_batching(_forward_mode_error)
 def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_avals):
     res = list(args[:num_res])
     cts = iter(cts)
-    full = [ad.instantiate_zeros(next(cts)) if ad.is_differentiable_dtype(a.dtype)
-            else ad.zeros_like_aval(a) for a in all_out_avals]
+    full = [next(cts) if ad.is_differentiable_dtype(a.dtype) else Zero(a) for a in all_out_avals]
     in_cts = bwd(res, full)
     lin_cts = [ct for ct, d in zip(in_cts, in_diff) if d]
     return [None] * num_res + lin_cts

@@ -2,6 +2,9 @@
 JAX's rule registries (views onto the primitive's own rules), works under every
 transformation like a built-in one. Values are checked against NumPy."""
 
+import json
+import pathlib
+
 import numpy as np
 import pytest
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -15,6 +18,7 @@ from minijax.extend import source_info_util
 from minijax.interpreters import ad, batching, mlir
 from minijax.interpreters import partial_eval as pe
 from minijax.sharding import PartitionSpec as P
+from tests.symbolic_zeros_cases import CASES
 
 # ------------------------------------------------------------------------------------------------
 # The user's primitives, written as a JAX library writes them.
@@ -287,3 +291,40 @@ def test_trace_to_jaxpr_nounits_runs_the_known_part_now():
     jaxpr, out_pvals, _ = pe.trace_to_jaxpr_nounits(
         fun, [pe.PartialVal.known(w0), pe.PartialVal.unknown(x_aval)], instantiate=True)
     assert all(not pv.is_known() for pv in out_pvals) and len(jaxpr.outvars) == 3
+
+
+# ------------------------------------------------------------------------------------------------
+# symbolic_zeros=True in custom_jvp / custom_vjp, against outcomes recorded from JAX 0.10.2
+# (tests/data/record_symbolic_zeros.py)
+
+_RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "symbolic_zeros_jax.json")
+                       .read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_symbolic_zeros_as_jax(name):
+    assert _RECORDED["jax_version"] == "0.10.2"
+    got = json.loads(json.dumps(CASES[name](jax)))
+    for key, want in _RECORDED[name].items():
+        if key.startswith(("seen", "sym_", "repr")):  # what the rules saw, types, avals
+            assert got[key] == want, key
+        elif key == "dense":
+            np.testing.assert_allclose(got[key][0], want[0])
+            assert got[key][1] == want[1]
+        else:
+            np.testing.assert_allclose(np.array(got[key], float), np.array(want, float),
+                                       rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+def test_symbolic_zero_returned_with_the_wrong_shape_is_an_error():
+    cd = jax.custom_derivatives
+
+    @jax.custom_vjp
+    def f(x):
+        return x * 2.0
+
+    f.defvjp(lambda x: (f(x.value), None),
+             lambda _, ct: (cd.SymbolicZero(jax.ShapedArray((5,), np.float32)),),
+             symbolic_zeros=True)
+    with pytest.raises(ValueError, match="SymbolicZero with a shape/dtype"):
+        jax.grad(lambda x: f(x).sum())(np.ones(3, np.float32))
