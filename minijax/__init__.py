@@ -39,7 +39,7 @@ from minijax.api import (
 )
 from minijax.core import ShapedArray
 from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
-from minijax.sharding import make_mesh  # noqa: E402
+from minijax.sharding import make_mesh, reshard, set_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)
 from minijax.pmapping import device_put_replicated, device_put_sharded, pmap  # noqa: E402
 from minijax import distributed  # noqa: E402
@@ -82,7 +82,7 @@ __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
     "value_and_grad", "vjp",
     "checkpoint", "checkpoint_policies", "custom_jvp", "custom_vjp", "remat",
-    "debug", "make_mesh", "pure_callback", "sharding",
+    "debug", "make_mesh", "pure_callback", "sharding", "reshard", "set_mesh",
     "distributed", "process_count", "process_index", "process_indices", "shard_map",
     "pmap", "device_put_replicated", "device_put_sharded",
     "make_array_from_callback", "make_array_from_process_local_data",
