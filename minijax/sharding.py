@@ -32,7 +32,7 @@ from minijax.source_info import with_user_line
 
 __all__ = [
     "AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "NamedSharding", "PartitionSpec",
-    "Sharding", "SingleDeviceSharding", "get_abstract_mesh", "make_mesh",
+    "Sharding", "SingleDeviceSharding", "get_abstract_mesh", "make_mesh", "reshard", "set_mesh",
     "with_sharding_constraint",
 ]
 
@@ -744,6 +744,49 @@ def with_sharding_constraint(x, shardings):
         except ValueError as e:
             raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
     return tree.unflatten(outs)
+
+
+def reshard(xs, out_shardings):
+    """``xs`` (a pytree) laid out as ``out_shardings`` (a pytree prefix of Shardings or
+    PartitionSpecs; bare specs need a mesh in context). minijax's mesh axes are all Auto, so
+    this is ``with_sharding_constraint`` under a transformation and ``device_put`` outside."""
+    from minijax.tree_util import _registry
+
+    leaves, tree = _registry.flatten(xs)
+    outs = []
+    for leaf, s in zip(leaves, broadcast_prefix(out_shardings, xs, "reshard")):
+        if s is None:
+            raise ValueError("Reshard should only be used with out_shardings which are "
+                             f"non-None and have a non-empty mesh. Got sharding {s}.")
+        s = resolve(s, "reshard")
+        if isinstance(leaf, core.Tracer):
+            outs.append(with_sharding_constraint(leaf, s))
+        else:
+            outs.append(put(leaf, s, "reshard"))
+    return tree.unflatten(outs)
+
+
+class set_mesh:
+    """Puts ``mesh`` in context for this thread (None: no mesh), so bare PartitionSpecs name
+    its axes: as a global setter, ``set_mesh(mesh)``, or for a block, ``with set_mesh(mesh):``
+    (the previous meshes come back when the block ends)."""
+
+    __slots__ = ("prev",)
+
+    def __init__(self, mesh):
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
+        if not core.is_eval_trace_current():
+            raise ValueError("`set_mesh` can only be used outside of `jax.jit`.")
+        self.prev = getattr(_mesh_context, "stack", None)
+        _mesh_context.stack = [] if mesh is None else [mesh]
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _mesh_context.stack = self.prev
+        return False
 
 
 # ------------------------------------------------------------------------------------------------

@@ -328,3 +328,31 @@ def test_symbolic_zero_returned_with_the_wrong_shape_is_an_error():
              symbolic_zeros=True)
     with pytest.raises(ValueError, match="SymbolicZero with a shape/dtype"):
         jax.grad(lambda x: f(x).sum())(np.ones(3, np.float32))
+
+
+# ------------------------------------------------------------------------------------------------
+# jax.sharding: set_mesh and reshard (minijax's mesh axes are all Auto)
+
+
+@pytest.mark.devices(4)
+def test_set_mesh_and_reshard():
+    mesh = jax.make_mesh((4,), ("x",))
+    x = np.arange(8, dtype=np.float32)
+    with jax.set_mesh(mesh):
+        assert jax.sharding.get_abstract_mesh().axis_names == ("x",)
+        y = jax.reshard(x, P("x"))
+        assert y.sharding == jax.NamedSharding(mesh, P("x"))
+        z = jax.jit(lambda a: jax.reshard(a * 2.0, P("x")))(x)
+        np.testing.assert_array_equal(z, 2 * x)
+        assert z.sharding == jax.NamedSharding(mesh, P("x"))
+    assert jax.sharding.get_abstract_mesh().axis_names == ()
+    jax.set_mesh(mesh)  # the global-setter form
+    try:
+        assert jax.sharding.get_abstract_mesh().axis_names == ("x",)
+    finally:
+        jax.set_mesh(None)
+    assert jax.sharding.get_abstract_mesh().axis_names == ()
+    with pytest.raises(ValueError, match="non-None"):
+        jax.reshard(x, None)
+    with pytest.raises(ValueError, match="Expected mesh"):
+        jax.set_mesh("x")
