@@ -91,8 +91,9 @@ def custom_vjp_case(jax):
     out["grad_y_second"] = np.asarray(jax.grad(lambda y: g(x, y)[1].sum())(y)).tolist()
     out["jit_grad_both"] = [np.asarray(a).tolist() for a in jax.jit(jax.grad(
         lambda x, y: (g(x, y)[0] * g(x, y)[1]).sum(), argnums=(0, 1)))(x, y)]
-    out["vmap_grad_x_second"] = np.asarray(jax.vmap(jax.grad(lambda x, y: g(x, y)[1].sum()),
-                                                    in_axes=(0, None))(np.stack([x, -x]), y)).tolist()
+    grad_second = jax.grad(lambda x, y: g(x, y)[1].sum())
+    out["vmap_grad_x_second"] = np.asarray(
+        jax.vmap(grad_second, in_axes=(0, None))(np.stack([x, -x]), y)).tolist()
     out["seen_fwd"] = _sorted_unique(seen_fwd)
     out["seen_bwd"] = _sorted_unique(seen_bwd)
     return out
