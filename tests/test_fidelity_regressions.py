@@ -76,3 +76,61 @@ def test_grad_at_python_scalar_primals():
     _close(minijax.grad(jnp.abs)(0.0), 1.0)
     _close(minijax.grad(jnp.log1p)(0.5), 2 / 3, rtol=1e-6)
     _close(minijax.jvp(jnp.abs, (0.0,), (1.0,))[1], 1.0)
+
+
+# -- indexing and scatters -----------------------------------------------------------------------
+
+
+def test_static_out_of_bounds_index_updates_drop_reads_clamp():
+    x = jnp.arange(5.0)
+    # JAX 0.10.2: the update is dropped; reads clamp (or fill)
+    for out in (x.at[6].set(1.0), x.at[-6].set(1.0), x.at[6].add(1.0), x.at[6].mul(2.0),
+                x.at[6].set(1.0, mode="promise_in_bounds"),
+                minijax.jit(lambda a: a.at[6].set(1.0))(x)):
+        _close(out, [0.0, 1.0, 2.0, 3.0, 4.0])
+    _close(x.at[6].set(1.0, mode="clip"), [0.0, 1.0, 2.0, 3.0, 1.0])
+    _close(jnp.zeros((2, 3)).at[1, 6].set(1.0), np.zeros((2, 3)))
+    assert float(x[6]) == 4.0 and float(x[-6]) == 0.0
+    assert np.isnan(float(x.at[6].get(mode="fill")))
+
+
+def test_zero_size_axis_gathers():
+    z, z2 = jnp.zeros((0, 3)), jnp.zeros((3, 0))
+    with pytest.raises(IndexError, match="Cannot do a non-empty jnp.take"):
+        jnp.take(z, jnp.array([0, 1]), axis=0)
+    with pytest.raises(IndexError, match="with size 0"):
+        minijax.jit(lambda a, i: a[i])(z, 0)
+    # JAX 0.10.2: empty results, or zeros from take_along_axis
+    assert jnp.take(z, jnp.array([], jnp.int32), axis=0).shape == (0, 3)
+    assert jnp.take(z2, jnp.array([0, 1]), axis=0).shape == (2, 0)
+    _close(jnp.take_along_axis(z2, jnp.zeros((3, 2), jnp.int32), axis=1), np.zeros((3, 2)))
+    assert z.at[jnp.array([0, 1])].set(1.0).shape == (0, 3)
+    assert z2.at[jnp.array([0, 1])].add(1.0).shape == (3, 0)
+
+
+def test_bool_scatter_max_min():
+    b = jnp.array([True, False])
+    # JAX 0.10.2: [True, True] and [False, False]
+    _close(b.at[1].max(True), [True, True])
+    _close(b.at[0].min(False), [False, False])
+
+
+def test_integer_scatter_combines_in_promoted_dtype():
+    # JAX 0.10.2 (with its FutureWarning): [1, 3] and [2, 2, 3]
+    with pytest.warns(FutureWarning, match="scatter inputs have incompatible types"):
+        out = jnp.array([3, 3]).at[0].mul(0.5)
+    assert out.dtype == np.int32
+    _close(out, [1, 3])
+    with pytest.warns(FutureWarning):
+        out = jnp.array([1, 2, 3], jnp.int32).at[jnp.array([-3, 1, 0])].add(0.5)
+    _close(out, [2, 2, 3])
+    _close(jnp.array([1, 2, 3], jnp.int8).at[0].add(jnp.array(300)), [45, 2, 3])  # JAX 0.10.2
+
+
+def test_scatter_mul_differentiable_in_updates_at_a_scalar_index():
+    f = lambda y: jnp.arange(1.0, 4.0).at[1].mul(y)  # noqa: E731
+    _close(minijax.grad(lambda y: f(y).sum())(2.0), 2.0)  # JAX 0.10.2
+    _close(minijax.jvp(f, (2.0,), (1.0,))[1], [0.0, 2.0, 0.0])
+    # JAX 0.10.2: slices are unique too (5.0 and 6.0)
+    _close(minijax.grad(lambda y: jnp.arange(1.0, 4.0).at[1:].mul(y).sum())(2.0), 5.0)
+    _close(minijax.grad(lambda y: jnp.arange(1.0, 4.0).at[::-1].mul(y).sum())(2.0), 6.0)

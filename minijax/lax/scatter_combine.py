@@ -17,7 +17,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import get_aval
 from minijax.interpreters import ad
-from minijax.lax.families import NUMBER
+from minijax.lax.families import ANY, NUMBER
 from minijax.lax.indexing import (
     GatherScatterMode,
     _gather_of_scatter,
@@ -32,8 +32,8 @@ __all__ = ["scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scat
            "scatter_mul_p"]
 
 scatter_mul_p = _scatter_prim("scatter_mul", hlo.multiply, NUMBER)
-scatter_min_p = _scatter_prim("scatter_min", hlo.minimum, NUMBER)
-scatter_max_p = _scatter_prim("scatter_max", hlo.maximum, NUMBER)
+scatter_min_p = _scatter_prim("scatter_min", hlo.minimum, ANY)  # bool too, as lax.min
+scatter_max_p = _scatter_prim("scatter_max", hlo.maximum, ANY)
 
 
 def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,

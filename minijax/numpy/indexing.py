@@ -14,7 +14,7 @@ The gather's ``offset_dims`` put the broadcast dims where NumPy does: in place o
 advanced indices, else first. As in NumPy, integer scalars count as advanced indices when an
 array index is present. A boolean scalar (``x[True]``, ``x[False]``) is NumPy's 0-d mask: a new
 axis of size 1 indexed by a length-1 or length-0 index array. Out-of-bounds reads clamp by
-default (``mode='fill'`` gives ``fill_value``).
+default, static integers too (``mode='fill'`` gives ``fill_value``).
 
 ``x.at[idx]`` (``_IndexUpdateRef``) writes with ONE scatter into ``x`` flattened: the flat
 positions are ``getitem`` of an iota of ``x``'s shape (so every index form, and per-axis
@@ -24,13 +24,14 @@ clamping or dropping, is shared with reads); out-of-bounds updates are dropped b
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
 from minijax import dtypes, lax
 from minijax.core import Tracer
 from minijax.lowering.array import Array
-from minijax.numpy._util import to_array
+from minijax.numpy._util import convert, promote_dtypes, to_array
 
 __all__ = ["getitem", "_IndexUpdateRef", "_IndexUpdateHelper"]
 
@@ -173,14 +174,17 @@ def _basic_getitem(x, index):
                 reverse.append(dim)
             out_pos += 1
         elif _is_dynamic_int(i):
+            if n == 0:
+                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
             starts.append(0), limits.append(n), strides.append(1)
             dynamic[dim] = i
             squeeze.append(dim)
         else:
             k = operator.index(i)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
-            k = k + n if k < 0 else k
+            if n == 0:  # XLA cannot index an empty axis
+                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+            # Out of bounds clamps, as JAX does for static integers too.
+            k = min(max(k + n if k < 0 else k, 0), n - 1)
             starts.append(k), limits.append(k + 1), strides.append(1)
             squeeze.append(dim)
         dim += 1
@@ -300,6 +304,19 @@ def _wrap(v, n, dtype):
     return lax.select(lax.lt(v, zero), lax.add(v, nn), v)
 
 
+def _static_out_of_bounds(shape, index):
+    """Whether a static integer of ``index`` (expanded) is out of its axis's bounds."""
+    dim = 0
+    for i in _normalize(index, len(shape), allow_advanced=True):
+        if i is None:
+            continue
+        if not (_is_advanced(i) or _is_dynamic_int(i) or isinstance(i, slice)):
+            if not -shape[dim] <= operator.index(i) < shape[dim]:
+                return True
+        dim += 1
+    return False
+
+
 def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
     ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds indices, 'fill'/'drop'
@@ -310,7 +327,8 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     index = _expand_arrays(index)
     # A traced integer scalar is basic indexing (a clamping dynamic_slice) unless out-of-bounds
     # positions must fill or drop: then it is a 0-d advanced index, which the gather honours.
-    fills = mode in ("fill", "drop") and any(_is_dynamic_int(i) for i in index)
+    fills = mode in ("fill", "drop") and (any(_is_dynamic_int(i) for i in index)
+                                          or _static_out_of_bounds(x.shape, index))
     if not fills and not any(isinstance(i, _AdvIndex) for i in index):
         return _basic_getitem(x, index)
     index = _normalize(index, x.ndim, allow_advanced=True)
@@ -332,11 +350,8 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
                                      f"indexed array's axes {tuple(x.shape[dim:])}")
             elif _is_dynamic_int(i):
                 v = i
-            else:
-                k = operator.index(i)
-                if not -n <= k < n:
-                    raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
-                v = np.asarray(k)
+            else:  # out of bounds, the gather's mode clamps or fills it
+                v = np.asarray(operator.index(i))
             basic.append(slice(None))
             adv_axes.append(pos)
             adv_vals.append(v)
@@ -387,14 +402,26 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     idx_dtype = np.int32 if size < 2**31 - 1 else np.int64
     iota = lax.reshape(lax.iota(idx_dtype, size), tuple(x.shape))
     smode = "drop" if mode is None else mode
-    if smode in ("drop", "fill") or size == 0:
-        # every position of an empty x is out of bounds: all updates drop and x comes back
+    if smode in ("drop", "fill", "promise_in_bounds") or size == 0:
+        # every position of an empty x is out of bounds: all updates drop and x comes back;
+        # XLA skips an out-of-bounds update even when in-bounds was promised (JAX's result)
         flat = getitem(iota, index, mode="fill", fill_value=size, _empty_fills=True)
     else:
         flat = getitem(iota, index, mode="clip")
+    dtype, weak = x.aval.dtype, x.aval.weak_type
+    if type(values) is int and dtype.kind in "iu" and (
+            np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
+        values = to_array(np.asarray(values, dtype))
     values = to_array(values)
-    if values.aval.dtype != x.aval.dtype:
-        values = lax.convert_element_type(values, x.aval.dtype)
+    if values.aval.dtype != dtype:
+        # JAX combines in the promoted dtype and casts the result back, warning first.
+        if dtypes.result_type(values, dtype) != dtype:
+            warnings.warn(
+                "scatter inputs have incompatible types: cannot safely cast value from "
+                f"dtype={values.aval.dtype} to dtype={dtype} with "
+                "jax_numpy_dtype_promotion=standard. In future JAX releases this will result "
+                "in an error.", FutureWarning, stacklevel=4)
+        x, values = promote_dtypes(x, values)
     if tuple(values.shape) != tuple(flat.shape):
         try:
             np.broadcast_shapes(tuple(values.shape), tuple(flat.shape))
@@ -416,6 +443,9 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
                                      scatter_dims_to_operand_dims=(0,))
     smode = "clip" if smode == "clip" else (
         "promise_in_bounds" if smode == "promise_in_bounds" else "drop")
+    # Integers, slices and traced scalars reach each position once (JAX's rule: only an
+    # array index can repeat one), which makes the update differentiable for scatter_mul.
+    unique_indices = unique_indices or not any(_is_advanced(i) for i in _expand_arrays(index))
     if kind == "set":
         out = lax.scatter(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
                           unique_indices=unique_indices, mode=smode)
@@ -426,7 +456,7 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
         combine = {"mul": lax.scatter_mul, "min": lax.scatter_min, "max": lax.scatter_max}[kind]
         out = combine(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
                       unique_indices=unique_indices, mode=smode)
-    return lax.reshape(out, tuple(x.shape))
+    return convert(lax.reshape(out, tuple(x.shape)), dtype, weak)
 
 
 class _IndexUpdateHelper:

@@ -250,6 +250,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
         idx = _normalize_index(idx, n)
     mode = "fill" if mode is None else mode
+    if n == 0:  # XLA cannot gather from an empty axis
+        if idx.size:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return a
     nidx = idx.ndim
     offset_dims = tuple(range(axis)) + tuple(range(axis + nidx, a.ndim - 1 + nidx))
     dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
@@ -287,6 +291,8 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     """``arr`` picked at ``indices`` along ``axis`` (NumPy's rule), as ONE gather whose other
     axes are gather batching dimensions."""
     arr, idx, axis, batch = _along_axis_operands("take_along_axis", arr, indices, axis)
+    if arr.shape[axis] == 0:  # nothing to gather from: zeros, as JAX
+        return lax.full(idx.shape, 0, arr.dtype)
     dnums = lax.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=batch, start_indices_batching_dims=batch)
