@@ -47,7 +47,15 @@ from minijax.lax.elementwise import (
     sqrt,
     sub,
 )
-from minijax.lax.families import FLOAT, coerce_scalars, elementwise_prim, naryop
+from minijax.core import get_aval
+from minijax.lax.families import (
+    FLOAT,
+    broadcast_elementwise_shapes,
+    check_dtype_allowed,
+    coerce_scalars,
+    elementwise_prim,
+    naryop,
+)
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, full_like
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
@@ -55,7 +63,7 @@ from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
 __all__ = [
     "igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "betainc", "zeta",
     "bessel_i0e", "bessel_i1e",
-    "igamma_p", "igammac_p", "igamma_grad_a_p", "random_gamma_grad_p",
+    "igamma_p", "igammac_p", "igamma_grad_a_p",
     "regularized_incomplete_beta_p", "zeta_p", "bessel_i0e_p", "bessel_i1e_p",
 ]
 
@@ -373,8 +381,6 @@ igamma_p = elementwise_prim("igamma", FLOAT, _lower_with(_igamma_impl))
 igammac_p = elementwise_prim("igammac", FLOAT, _lower_with(_igammac_impl))
 igamma_grad_a_p = elementwise_prim("igamma_grad_a", FLOAT,
                                    _lower_with(_igamma_derivative_impl(_DERIVATIVE)))
-random_gamma_grad_p = elementwise_prim("random_gamma_grad", FLOAT,
-                                       _lower_with(_igamma_derivative_impl(_SAMPLE_DERIVATIVE)))
 regularized_incomplete_beta_p = elementwise_prim("regularized_incomplete_beta", FLOAT,
                                                  _lower_with(_betainc_impl))
 zeta_p = naryop("zeta", chlo.zeta, FLOAT)
@@ -404,8 +410,6 @@ igamma_p.def_jvp(lambda g, a, x: mul(g, igamma_grad_a(a, x)), _igamma_dx)
 igammac_p.def_jvp(lambda g, a, x: neg(mul(g, igamma_grad_a(a, x))),
                   lambda g, a, x: neg(_igamma_dx(g, a, x)))
 igamma_grad_a_p.def_jvp(_not_differentiable("igamma_grad_a", "a"), _gamma_density_da)
-random_gamma_grad_p.def_jvp(_not_differentiable("random_gamma_grad", "a"),
-                            _not_differentiable("random_gamma_grad", "x"))
 regularized_incomplete_beta_p.def_jvp(
     _not_differentiable("betainc", "a"), _not_differentiable("betainc", "b"),
     lambda g, a, b, x: mul(g, exp(sub(add(mul(sub(b, 1.0), log1p(neg(x))),
@@ -445,8 +449,22 @@ def igamma_grad_a(a, x):
 
 def random_gamma_grad(a, x):
     """d/da of a Gamma(a, 1) sample ``x`` held at a fixed quantile (implicit differentiation:
-    -(dP/da) / (dP/dx))."""
-    return random_gamma_grad_p.bind(*coerce_scalars(a, x))
+    -(dP/da) / (dP/dx)). Not a primitive (nor in JAX): the series and continued fraction are
+    staged as they are, so it differentiates (forward mode) through its while loops."""
+    a, x = coerce_scalars(a, x)
+    a_aval, x_aval = get_aval(a), get_aval(x)
+    if a_aval.dtype != x_aval.dtype:
+        raise TypeError(f"random_gamma_grad requires arguments to have the same dtypes, got "
+                        f"{a_aval.str_short()}, {x_aval.str_short()}")
+    check_dtype_allowed("random_gamma_grad", a_aval.dtype, FLOAT)
+    shape = broadcast_elementwise_shapes("random_gamma_grad", [a_aval, x_aval])
+    a, x = (broadcast_in_dim(v, shape, tuple(range(len(shape))) if v_aval.shape else ())
+            for v, v_aval in ((a, a_aval), (x, x_aval)))
+    dtype = np.dtype(a_aval.dtype)
+    wide = np.dtype(np.float32) if dtype.itemsize < 4 else dtype
+    out = _igamma_derivative_impl(_SAMPLE_DERIVATIVE)(convert_element_type(a, wide),
+                                                      convert_element_type(x, wide))
+    return convert_element_type(out, dtype)
 
 
 def betainc(a, b, x):
