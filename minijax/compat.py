@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import logging
 import sys
 import threading
 import types
@@ -150,3 +151,6 @@ def install():
 def is_installed():
     """Whether ``import jax`` resolves to minijax in this process."""
     return _finder is not None and _finder in sys.meta_path
+        # minijax's log records (jax_log_compiles ...) reach handlers attached to "jax", as
+        # JAX's own loggers (jax._src.*) do; they still propagate up to the root after it.
+        logging.getLogger("minijax").parent = logging.getLogger("jax")

@@ -482,13 +482,13 @@ class JitFunction:
         timer = _compile.PhaseTimer()
         lowered = self._lower(args, kwargs, static_key, timer)
         entry = self._compile(*lowered, timer)
-        if config.jax_log_compiles:
-            logger.warning(
-                "Compiled jit(%s) for %s: %s",
-                self._name,
-                ", ".join(a.str_short() for a in key[2]),
-                timer.summary(),
-            )
+        if config.jax_log_compiles:  # JAX's three lines (tools and tests match on them)
+            t = timer.times
+            logger.warning("Finished tracing %s for jit in %.6f sec", self._name, t["trace"])
+            logger.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.6f sec",
+                           self._name, t["lower"])
+            logger.warning("Finished XLA compilation of jit(%s) for %s in %.6f sec", self._name,
+                           ", ".join(a.str_short() for a in key[2]), t["compile"])
         self._cache[key] = entry
         if config.jax_explain_cache_misses:
             self._last_args_paths = (key, _arg_paths(args, kwargs))

@@ -144,3 +144,25 @@ def test_chex_restrict_backends_forbids_compiling_through_minijax():
     out = _python(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['cpu']"
+
+
+def test_compile_logs_reach_handlers_on_the_jax_logger():
+    # optax's test_utils.log_compilations: a handler on logging.getLogger("jax") and
+    # jax.log_compiles(), then it matches "Finished .* compilation".
+    code = """
+        import logging, re
+        import minijax.compat; minijax.compat.install()
+        import jax, jax.numpy as jnp
+        seen = []
+        class H(logging.Handler):
+            def emit(self, record):
+                seen.append(record.getMessage())
+        logging.getLogger("jax").addHandler(H())
+        jax.config.update("jax_log_compiles", True)
+        f = jax.jit(lambda x: x + 1)
+        f(jnp.ones(2)); f(jnp.ones(2))
+        print(sum(bool(re.search(r"Finished .* compilation", m)) for m in seen))
+    """
+    out = _python(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1"

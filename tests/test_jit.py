@@ -1,6 +1,7 @@
 """jit: caching keyed on structure/avals/statics, retracing, statics, donation, methods, logs."""
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -180,8 +181,10 @@ def test_log_compiles_reports_phase_times(caplog):
     try:
         with caplog.at_level(logging.WARNING, logger="minijax"):
             minijax.jit(lambda x: lax.neg(x))(arr(5))
-        assert "Compiled jit(<lambda>) for f32[5]" in caplog.text
-        assert "trace" in caplog.text and "lower" in caplog.text and "compile" in caplog.text
+        text = caplog.text  # JAX's wording, which tools and tests (optax's) match on
+        assert re.search(r"Finished tracing <lambda> for jit in [\d.]+ sec", text)
+        assert re.search(r"Finished jaxpr to MLIR module conversion jit\(<lambda>\) in", text)
+        assert re.search(r"Finished XLA compilation of jit\(<lambda>\) for f32\[5\] in", text)
     finally:
         minijax.config.update("jax_log_compiles", False)
 

@@ -368,9 +368,6 @@ class PhaseTimer:
         self._start = now
         monitoring.record_event_duration_secs(_PHASE_EVENTS[phase], self.times[phase])
 
-    def summary(self):
-        return ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.times.items())
-
 
 _caches = []
 
