@@ -5,6 +5,12 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # before jaxlib loads: no INFO lines
 
 from minijax.config import config, default_matmul_precision  # noqa: E402
+from minijax.config import (  # noqa: E402
+    check_tracer_leaks,
+    checking_leaks,
+    numpy_dtype_promotion,
+    numpy_rank_promotion,
+)
 from minijax import dtypes, errors, lax, nn, numpy, tree_util
 from minijax import random
 from minijax.api import (
@@ -70,6 +76,7 @@ from minijax.api import (  # noqa: E402
 )
 from minijax.sharding import PartitionSpec as P  # noqa: E402
 from minijax.sharding import NamedSharding  # noqa: E402
+from minijax.refs import Ref, freeze, new_ref  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -89,7 +96,8 @@ __all__ = [
     "make_array_from_single_device_arrays",
     "Device", "P", "clear_caches", "closure_convert", "custom_gradient", "disable_jit",
     "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
-    "named_scope", "tree", "typeof", "NamedSharding",
+    "named_scope", "tree", "typeof", "NamedSharding", "Ref", "freeze", "new_ref",
+    "check_tracer_leaks", "checking_leaks", "numpy_dtype_promotion", "numpy_rank_promotion",
 ]
 
 

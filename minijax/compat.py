@@ -37,6 +37,13 @@ _RENAMED = {
     "jax._src.compiler": "minijax.lowering.backends",
     # chex's set_n_cpu_devices reads xla_bridge._backends (the platforms already started).
     "jax._src.xla_bridge": "minijax.lowering.backends",
+    # flax.linen.fp8_ops imports it at the top (core.ShapedArray).
+    "jax._src.core": "minijax.core",
+    # equinox imports it and takes wait_for_tokens when there (minijax keeps no runtime
+    # tokens between executions, so there is none).
+    "jax._src.dispatch": "minijax.lowering.dispatch",
+    # flax.nnx.transforms: checkify_lib.checkify / Error / JaxException / user_checks.
+    "jax._src.checkify": "minijax.experimental.checkify",
 }
 
 _lock = threading.Lock()
@@ -92,10 +99,19 @@ def _renamed_child(parent, name):
     raise AttributeError(f"module {parent!r} (minijax) has no attribute {name!r}")
 
 
+def _namespace_child(parent, name):
+    """``parent.name`` of a namespace module such as ``jax._src``: any module this finder
+    can answer (``jax._src.dispatch`` read as an attribute after ``import jax._src.x``)."""
+    try:
+        return importlib.import_module(f"{parent}.{name}")
+    except ModuleNotFoundError:
+        raise AttributeError(f"module {parent!r} (minijax) has no attribute {name!r}") from None
+
+
 def _namespace_module(name):
     module = types.ModuleType(name, f"Parent of minijax's stand-ins under {name}.")
     module.__path__ = []
-    module.__getattr__ = lambda attr: _renamed_child(name, attr)
+    module.__getattr__ = lambda attr: _namespace_child(name, attr)
     return module
 
 
@@ -146,11 +162,11 @@ def install():
                 f"({', '.join(loaded[:3])}...); call install() before anything imports jax")
         _finder = _JaxFinder()
         sys.meta_path.insert(0, _finder)
+        # minijax's log records (jax_log_compiles ...) reach handlers attached to "jax", as
+        # JAX's own loggers (jax._src.*) do; they still propagate up to the root after it.
+        logging.getLogger("minijax").parent = logging.getLogger("jax")
 
 
 def is_installed():
     """Whether ``import jax`` resolves to minijax in this process."""
     return _finder is not None and _finder in sys.meta_path
-        # minijax's log records (jax_log_compiles ...) reach handlers attached to "jax", as
-        # JAX's own loggers (jax._src.*) do; they still propagate up to the root after it.
-        logging.getLogger("minijax").parent = logging.getLogger("jax")

@@ -30,7 +30,14 @@ from minijax.source_info import SourceInfo, with_user_line
 # Abstract values
 
 
-class ShapedArray:
+class AbstractValue:
+    """Base of every type a trace knows a value by (``ShapedArray``, a ref's ``AbstractRef``,
+    the types libraries define on top)."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The type of an array value: shape, dtype and whether the dtype is weak (a Python scalar)."""
 
     __slots__ = ("shape", "dtype", "weak_type", "_hash")
@@ -116,7 +123,14 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    typeof_fn = pytype_aval_mappings.get(type(x))
+    if typeof_fn is not None:
+        return typeof_fn(x)
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid minijax type")
+
+
+# Library types that know their own abstract value (``hijax.register_hitype``): type -> typeof.
+pytype_aval_mappings = {}
 
 
 def canonicalize_value(x):

@@ -56,11 +56,21 @@ class SourceInfo:
         return f"{self}\n    {code}" if code else str(self)
 
 
+_excluded = [_PKG_DIR]  # minijax, then the libraries that registered their files
+
+
 def _is_internal(filename):
-    return filename.startswith(_PKG_DIR) or filename.endswith(_STDLIB_SKIP)
+    return filename.startswith(tuple(_excluded)) or filename.endswith(_STDLIB_SKIP)
 
 
 _cache = {}
+
+
+def register_exclusion(path: str):
+    """Frames of files under ``path`` (a library built on minijax) are not the user's: source
+    lines and error messages name the library's caller instead."""
+    _excluded.append(path)
+    _cache.clear()
 
 
 def user_frame() -> SourceInfo | None:

@@ -79,6 +79,16 @@ _registry = pytree.PyTreeRegistry()
 _registry.__module__ = __name__
 _registry.__name__ = "_registry"
 
+# The node types of ``_registry`` (which C++ does not list): type -> (flatten, unflatten),
+# as ``(children, aux) = flatten(x)`` and ``unflatten(aux, children)``.
+node_types = {
+    tuple: (lambda x: (x, None), lambda _, xs: tuple(xs)),
+    list: (lambda x: (x, None), lambda _, xs: list(xs)),
+    dict: (lambda x: (tuple(x[k] for k in sorted(x)), tuple(sorted(x))),
+           lambda keys, xs: dict(zip(keys, xs))),
+    type(None): (lambda _: ((), None), lambda _, __: None),
+}
+
 
 # --------------------------------------------------------------- flattening
 
@@ -299,6 +309,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable,
     """
     _registry.register_node(nodetype, flatten_func, unflatten_func,
                             flatten_with_keys_func)
+    node_types[nodetype] = (flatten_func, unflatten_func)
 
 
 def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
@@ -379,6 +390,11 @@ def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
         raise ValueError("data_fields and meta_fields must not overlap. "
                          f"Overlapping fields: {overlap}.")
     _registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    node_types[nodetype] = (
+        lambda x: (tuple(getattr(x, f) for f in data_fields),
+                   tuple(getattr(x, f) for f in meta_fields)),
+        lambda meta, data: nodetype(**dict(zip(meta_fields, meta)),
+                                    **dict(zip(data_fields, data))))
     return nodetype
 
 

@@ -3,9 +3,9 @@ and the ``named_scope`` name stack."""
 
 from __future__ import annotations
 
-from minijax.source_info import SourceInfo, extend_name_stack, user_frame
+from minijax.source_info import SourceInfo, extend_name_stack, register_exclusion, user_frame
 
-__all__ = ["SourceInfo", "current", "extend_name_stack", "summarize"]
+__all__ = ["SourceInfo", "current", "extend_name_stack", "register_exclusion", "summarize"]
 
 
 def current():

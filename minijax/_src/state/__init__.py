@@ -1,0 +1,1 @@
+"""``jax._src.state``: the types of mutable refs (minijax.refs)."""

@@ -1,0 +1,108 @@
+"""``jax.Ref``, ``jax.new_ref``, ``jax.freeze``: a mutable array cell.
+
+A ``Ref`` holds one array; ``ref[idx]`` reads it and ``ref[idx] = v`` writes it, with
+JAX's checks (the value must have the ref's dtype and the indexed shape). Its type,
+``typeof(ref)``, is an ``AbstractRef`` over the array's ``ShapedArray``.
+
+minijax's refs are host-side cells: one created and used inside a traced function works like
+any local variable, but a ref cannot be an argument or output of ``jit`` nor be written
+under a transformation that its creation is outside of (JAX threads such effects through the
+program; minijax does not).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minijax import core
+from minijax.numpy import asarray
+
+__all__ = ["AbstractRef", "Ref", "freeze", "new_ref"]
+
+
+class AbstractRef(core.AbstractValue):
+    """The type of a ``Ref`` holding arrays of type ``inner_aval``."""
+
+    __slots__ = ("inner_aval", "memory_space", "kind")
+
+    def __init__(self, inner_aval, memory_space=None, kind=None):
+        self.inner_aval = inner_aval
+        self.memory_space = memory_space
+        self.kind = kind
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+    weak_type = property(lambda self: self.inner_aval.weak_type)
+
+    def __eq__(self, other):
+        return (type(other) is AbstractRef and self.inner_aval == other.inner_aval
+                and self.memory_space == other.memory_space and self.kind == other.kind)
+
+    def __hash__(self):
+        return hash((AbstractRef, self.inner_aval, self.memory_space, self.kind))
+
+    def str_short(self):
+        return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    __repr__ = __str__ = str_short
+
+
+class Ref:
+    """A mutable cell holding one array (``new_ref`` makes one)."""
+
+    __slots__ = ("_value", "_aval")
+
+    def __init__(self, value, memory_space=None, kind=None):
+        self._value = value
+        self._aval = AbstractRef(core.get_aval(value), memory_space, kind)
+
+    aval = property(lambda self: self._aval)
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: self._aval.ndim)
+    size = property(lambda self: self._aval.size)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __getitem__(self, idx):
+        return self._value if idx is Ellipsis or idx == () else self._value[idx]
+
+    def __setitem__(self, idx, value):
+        value = asarray(value)
+        target = core.get_aval(self[idx])
+        if value.dtype != self.dtype:
+            raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {self.dtype}. "
+                             f"Value dtype: {value.dtype}. ")
+        if value.shape != target.shape:
+            raise ValueError(f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected "
+                             f"shape: {target.shape}. Value shape: {value.shape}. Transforms: (). ")
+        if idx is Ellipsis or idx == ():
+            self._value = value
+        else:
+            self._value = self._value.at[idx].set(value)
+
+    def addupdate(self, value, idx=Ellipsis):
+        """``ref[idx] += value``."""
+        self[idx] = self[idx] + value
+
+    def __repr__(self):
+        body = repr(np.asarray(self._value)) if not isinstance(self._value, core.Tracer) \
+            else repr(self._value)
+        return "Ref" + body[body.index("("):] if body.startswith("array(") else f"Ref({body})"
+
+    __str__ = __repr__
+
+
+def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
+    """A new ``Ref`` holding ``init_val`` (an array, or anything ``jnp.asarray`` takes)."""
+    return Ref(asarray(init_val), memory_space, kind)
+
+
+def freeze(ref: Ref):
+    """The array ``ref`` holds."""
+    return ref[...]
