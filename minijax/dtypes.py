@@ -73,12 +73,22 @@ _LATTICE = {
 }
 
 
-def _upper_bounds():
+# jax_numpy_dtype_promotion='strict': a weak type (Python scalar) still adopts any dtype of its
+# kind or above, but two different dtypes never promote implicitly (not even bool and int).
+_STRICT_LATTICE = {
+    _weak_int: [_weak_float, *int_types, *uint_types],
+    _weak_float: [_weak_complex, *float_types],
+    _weak_complex: list(complex_types),
+    **{t: [] for t in all_dtypes},
+}
+
+
+def _upper_bounds(lattice):
     bounds = {}
-    for node in _LATTICE:
+    for node in lattice:
         seen, todo = {node}, [node]
         while todo:
-            for nxt in _LATTICE[todo.pop()]:
+            for nxt in lattice[todo.pop()]:
                 if nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
@@ -86,11 +96,12 @@ def _upper_bounds():
     return bounds
 
 
-_UPPER = _upper_bounds()
+_UPPER = {"standard": _upper_bounds(_LATTICE), "strict": _upper_bounds(_STRICT_LATTICE)}
 
 
-class TypePromotionError(TypeError):
-    pass
+class TypePromotionError(ValueError, TypeError):
+    """No implicit promotion between the dtypes. A ValueError as in JAX, and a TypeError too,
+    as the array API (and minijax before JAX's class was matched) raises for a bad promotion."""
 
 
 def _lattice_node(dtype, weak):
@@ -104,18 +115,32 @@ def _lattice_node(dtype, weak):
 
 
 @functools.lru_cache(maxsize=4096)
-def _join(a, b):
-    common = _UPPER[a] & _UPPER[b]
-    least = [n for n in common if common <= _UPPER[n]]
+def _join(mode, a, b):
+    """The least upper bound of two lattice nodes; ``mode`` is jax_numpy_dtype_promotion."""
+    upper = _UPPER[mode]
+    common = upper[a] & upper[b]
+    least = [n for n in common if common <= upper[n]]
     if not least:
-        raise TypePromotionError(
-            f"Input dtypes {_name(a)} and {_name(b)} have no available implicit dtype promotion "
-            "path. Convert one of them explicitly with .astype().")
+        raise TypePromotionError(_no_promotion_message(mode, (a, b)))
     return least[0]
 
 
-def _name(node):
-    return node if isinstance(node, str) else node.name
+_WEAK_NODE_NAMES = {_weak_int: str(int), _weak_float: str(float), _weak_complex: str(complex)}
+
+
+def _no_promotion_message(mode, nodes):
+    names = tuple(_WEAK_NODE_NAMES.get(n) or n.name for n in dict.fromkeys(nodes))
+    if mode == "strict":
+        return (f"Input dtypes {names} have no available implicit dtype promotion path when "
+                "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+                "output type, or set jax_numpy_dtype_promotion=standard.")
+    if any(n in float8_types for n in nodes):
+        return (f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+                "unintended promotion, 8-bit floats do not support implicit promotion. If you'd "
+                "like your inputs to be promoted to another type, you can do so explicitly using "
+                "e.g. x.astype('float32')")
+    return (f"Input dtypes {names} have no available implicit dtype promotion path. Try "
+            "explicitly casting inputs to the desired output type.")
 
 
 def is_weak_node(node):
@@ -187,18 +212,29 @@ def _canonicalize_dtype(dtype):
 def promote_types(a, b):
     """``jnp.promote_types``: the least upper bound of two (strong) dtypes, not canonicalized
     (as in JAX: ``promote_types(float32, float64)`` is float64 even with x64 off)."""
-    node = _join(np.dtype(a), np.dtype(b))
+    node = _join(config.jax_numpy_dtype_promotion, _promote_types_node(a), _promote_types_node(b))
     if is_weak_node(node):  # uint64 with int64 meets at the weak float: the widest float
         return {_weak_int: int64, _weak_float: float64, _weak_complex: complex128}[node]
     return node
 
 
+def _promote_types_node(x):
+    """The Python types ``int``, ``float``, ``complex`` stand for weak types, as in JAX
+    (``promote_types('uint8', int)`` is uint8)."""
+    return _PY_TYPE_NODES.get(x) or np.dtype(x)
+
+
 def promote_dtypes_weak(pairs):
     """Joins ``(dtype, weak_type)`` pairs; returns the ``(dtype, weak_type)`` of the result."""
+    mode = config.jax_numpy_dtype_promotion
     node = None
-    for dtype, weak in pairs:
-        n = _lattice_node(dtype, weak)
-        node = n if node is None else _join(node, n)
+    try:
+        for dtype, weak in pairs:
+            n = _lattice_node(dtype, weak)
+            node = n if node is None else _join(mode, node, n)
+    except TypePromotionError:  # name every input, not the partial join that failed
+        nodes = [_lattice_node(dtype, weak) for dtype, weak in pairs]
+        raise TypePromotionError(_no_promotion_message(mode, nodes)) from None
     if is_weak_node(node):
         # All inputs weak: keep the widest *actual* dtype of the same kind so weak bf16 stays bf16.
         widest = None
@@ -210,6 +246,7 @@ def promote_dtypes_weak(pairs):
 
 
 _PY_SCALAR = {bool: bool_, int: None, float: None, complex: None}
+_PY_TYPE_NODES = {int: _weak_int, float: _weak_float, complex: _weak_complex}
 
 
 def python_scalar_dtype(x):

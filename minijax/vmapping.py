@@ -20,6 +20,7 @@ from minijax import core, dtypes
 from minijax.core import get_aval, set_current_trace
 from minijax.interpreters import batching
 from minijax.interpreters.batching import BatchTrace, BatchTracer, not_mapped
+from minijax.interpreters.leaks import check_leaks
 from minijax.source_info import with_user_line
 from minijax.tree_util import (
     _registry,
@@ -85,6 +86,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                                                                               out_dims))]
         finally:
             trace.invalidate()  # a tracer that escaped now raises UnexpectedTracerError
+        del tracers, out, out_leaves  # the leak check counts every tracer still referenced
+        check_leaks(trace)
         return out_tree.unflatten(outs)
 
     return vmap_f

@@ -28,6 +28,7 @@ from minijax.core import (
     get_aval,
     set_current_trace,
 )
+from minijax.interpreters.leaks import check_leaks
 from minijax.source_info import user_frame
 
 
@@ -135,7 +136,8 @@ def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None) -> Clo
     """Stages ``flat_fun(*leaves) -> list of leaves`` into a ClosedJaxpr.
 
     The trace is invalidated when this returns, so a tracer that leaked out of ``flat_fun`` (a
-    global, an attribute) raises UnexpectedTracerError the next time it is used.
+    global, an attribute) raises UnexpectedTracerError the next time it is used, or at once
+    with jax_check_tracer_leaks on.
     """
     trace = DynamicJaxprTrace(core.current_trace())
     trace.arg_names = arg_names
@@ -143,9 +145,12 @@ def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None) -> Clo
     try:
         with set_current_trace(trace):
             outs = flat_fun(*in_tracers)
-            return trace.finish(in_tracers, outs)
+            closed = trace.finish(in_tracers, outs)
     finally:
         trace.invalidate()
+    del in_tracers, outs  # the leak check counts every tracer still referenced
+    check_leaks(trace)
+    return closed
 
 
 # ------------------------------------------------------------------------------------------------

@@ -20,10 +20,12 @@ even while the lax families are being filled in.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
 from minijax import dtypes, lax
+from minijax.config import config
 from minijax.core import Tracer, WeakScalar, get_aval
 from minijax.lowering.array import Array
 from minijax.source_info import with_user_line
@@ -201,42 +203,64 @@ def _host_broadcast_is_small(x, shape):
     return int(np.prod(shape)) <= max(x.size, _HOST_BROADCAST_MAX_ELEMENTS)
 
 
-def promote_ranks(*args):
+def check_rank_promotion(name, shapes, nonscalar):
+    """jax_numpy_rank_promotion: 'warn' or 'raise' when broadcasting would give non-scalar
+    operands of function ``name`` leading axes (scalars broadcast freely), as JAX."""
+    mode = config.jax_numpy_rank_promotion
+    if mode == "allow" or name is None or len({len(s) for s in nonscalar}) < 2:
+        return
+    shown = " ".join(map(str, shapes))
+    if mode == "warn":
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
+            "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
+            "information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    else:
+        raise ValueError(
+            f"Operands could not be broadcast together for {name} on shapes {shown} and with "
+            "the config option jax_numpy_rank_promotion='raise'. For more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+
+
+def promote_ranks(*args, name=None):
     """NumPy broadcasting left to lax: non-scalar arguments get the common rank (leading
     size-1 axes) and lax's elementwise ops broadcast size-1 axes (ValueError, as JAX, when the
-    shapes do not broadcast)."""
+    shapes do not broadcast). ``name`` is the jnp function, for jax_numpy_rank_promotion."""
     shapes = [shape(x) for x in args]
     nonscalar = [s for s in shapes if s]
     if not nonscalar or all(s == nonscalar[0] for s in nonscalar):
         return list(args)
+    check_rank_promotion(name, shapes, nonscalar)
     rank = len(broadcast_shapes(*shapes))
     return [x if not s or len(s) == rank else broadcast_to_shape(x, (1,) * (rank - len(s)) + s)
             for x, s in zip(args, shapes)]
 
 
-def promote_shapes(*args):
-    """NumPy broadcasting: every non-scalar argument gets the common shape."""
+def promote_shapes(*args, name=None):
+    """NumPy broadcasting: every non-scalar argument gets the common shape. ``name`` is the jnp
+    function, for jax_numpy_rank_promotion."""
     shapes = [shape(x) for x in args]
     nonscalar = [s for s in shapes if s]
     if not nonscalar or all(s == nonscalar[0] for s in nonscalar):
         return list(args)
+    check_rank_promotion(name, shapes, nonscalar)
     result = broadcast_shapes(*shapes)
     return [x if not s else broadcast_to_shape(x, result) for x, s in zip(args, shapes)]
 
 
 def promote_args(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes(*args))
+    return promote_shapes(*promote_dtypes(*args), name=name)
 
 
 def promote_args_inexact(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes_inexact(*args))
+    return promote_shapes(*promote_dtypes_inexact(*args), name=name)
 
 
 def promote_args_numeric(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes_numeric(*args))
+    return promote_shapes(*promote_dtypes_numeric(*args), name=name)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None):
 
     def fn(x1, x2, /):
         check_arraylike(name, x1, x2)
-        x1, x2 = promote_ranks(*promote(x1, x2))  # lax broadcasts the size-1 axes
+        x1, x2 = promote_ranks(*promote(x1, x2), name=name)  # lax broadcasts size-1 axes
         if bool_fn_name is not None and _dtype(x1) == dtypes.bool_:
             return getattr(lax, bool_fn_name)(x1, x2)
         return getattr(lax, lax_fn_name)(x1, x2)
@@ -564,7 +564,7 @@ greater_equal = _binary("greater_equal", "ge")
 
 def _to_bool(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*[convert(a, dtypes.bool_) for a in args])
+    return promote_shapes(*[convert(a, dtypes.bool_) for a in args], name=name)
 
 
 @eager_jit
