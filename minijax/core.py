@@ -475,7 +475,8 @@ def escaped_tracer_error(tracer):
             f"Encountered an unexpected tracer: {tracer.aval.str_short()} from a transformation "
             f"({type(tracer._trace).__name__}) that has already finished.{made} A traced value "
             "escaped the function being transformed, for example by being stored in a global "
-            "or an attribute. Return it as an output instead."
+            "or an attribute. Return it as an output instead. To catch the leak where it "
+            "happens, set JAX_CHECK_TRACER_LEAKS=1 or use `with minijax.checking_leaks():`."
         )
     )
 
