@@ -30,6 +30,7 @@ from minijax.jitting import jit
 from minijax.lowering import backends
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value
+from minijax.random._keys import PRNGKeyArray
 from minijax.rematerialization import checkpoint, checkpoint_policies, remat
 from minijax.tree_util import _registry, register_pytree_node, tree_map
 from minijax.vmapping import vmap
@@ -211,8 +212,10 @@ float0 = dtypes.float0  # the dtype of the tangent/cotangent of an integer or bo
 
 
 def typeof(x):
-    """The abstract value (ShapedArray: shape, dtype, weak type) of an array, tracer or
-    scalar."""
+    """The abstract value (ShapedArray: shape, dtype, weak type) of an array, tracer, scalar
+    or typed key array (dtype ``key<fry>``)."""
+    if isinstance(x, PRNGKeyArray):
+        return ShapedArray(x.shape, x.dtype)
     return core.get_aval(x)
 
 

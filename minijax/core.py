@@ -44,7 +44,8 @@ class ShapedArray(AbstractValue):
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # An extended dtype (a typed key's key<fry>) types a value but no operand of a primitive.
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = hash((self.shape, self.dtype, self.weak_type))
 
@@ -82,7 +83,9 @@ class ShapedArray(AbstractValue):
         return self._hash
 
     def str_short(self):
-        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+        dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
+                 else dtypes.short_name(self.dtype))
+        return f"{dtype}[{','.join(map(str, self.shape))}]"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

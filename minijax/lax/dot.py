@@ -25,6 +25,7 @@ from minijax.config import config
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lowering.stablehlo import tensor_type
+from minijax.sharding import reshard
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 
@@ -368,14 +369,17 @@ def _canonical_preferred(preferred_element_type):
     return dtypes.canonicalize_dtype(preferred_element_type)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
-    """General contraction: see the module docstring for ``dimension_numbers``."""
-    return dot_general_p.bind(
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
+    """General contraction: see the module docstring for ``dimension_numbers``. The result
+    is laid out as ``out_sharding`` when one is given (``reshard``)."""
+    out = dot_general_p.bind(
         lhs, rhs,
         dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
         precision=canonicalize_precision(precision),
         preferred_element_type=_canonical_preferred(preferred_element_type),
     )
+    return out if out_sharding is None else reshard(out, out_sharding)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

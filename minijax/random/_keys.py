@@ -24,6 +24,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.config import config
 from minijax.core import Tracer, get_aval
+from minijax.lowering.array import BaseArray
 from minijax.numpy._eager import eager_jit
 from minijax.random._threefry import iota_2x32_shape, threefry2x32_p, threefry_2x32
 from minijax.tree_util import register_pytree_node
@@ -56,8 +57,9 @@ class KeyDtype(dtypes.ExtendedDType):
 _KEY_DTYPE = KeyDtype()
 
 
-class PRNGKeyArray:
-    """A typed array of threefry keys: ``key_data(k)`` has shape ``k.shape + (2,)``."""
+class PRNGKeyArray(BaseArray):
+    """A typed array of threefry keys: ``key_data(k)`` has shape ``k.shape + (2,)``. Like JAX's,
+    it is a ``minijax.Array`` (``isinstance(k, jax.Array)``: flax.nnx checks its keys so)."""
 
     __slots__ = ("_data",)
 
