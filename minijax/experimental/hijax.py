@@ -130,8 +130,9 @@ class HiPrimitive(core.Primitive):
         for rule in ("impl", "jvp", "transpose"):
             if getattr(type(self), rule, None) is not None:
                 delattr(self, rule)
-        rule = type(self).abstract_eval
-        self.abstract_eval = lambda *avals, **params: rule(self, *avals, **params)[0]
+        rule = getattr(type(self), "abstract_eval", None)
+        if rule is not None:  # JAX's rule also returns the effects, which minijax does not track
+            self.abstract_eval = lambda *avals, **params: rule(self, *avals, **params)[0]
 
     def is_high(self, *avals, **params) -> bool:
         return True
