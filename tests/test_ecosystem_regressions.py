@@ -114,3 +114,40 @@ def test_grad_takes_complex_inputs_of_a_real_function():
     np.testing.assert_allclose(minijax.value_and_grad(f)(z)[1], expected, rtol=1e-6)
     with pytest.raises(TypeError, match="real- or complex-valued inputs"):
         minijax.grad(lambda i: i * 1.0)(1)
+
+
+_YS = np.array([[10.0, 1.0, -2.0], [1.0, 4.0, 0.2], [0.5, -1.0, 2.0]], np.float32)
+_MASK = np.array([[True, True, False], [False, False, False], [True, False, True]])
+_W = np.arange(1.0, 10.0, dtype=np.float32).reshape(3, 3)
+
+
+@pytest.mark.parametrize("fn, fill", [(minijax.nn.softmax, 0.0),
+                                      (minijax.nn.log_softmax, -np.inf)])
+def test_masked_softmax_rows_masked_entirely_are_fill_with_zero_gradient(fn, fill):
+    # optax's softmax_cross_entropy(where=...) test: JAX 0.10.2 gives finite gradients.
+    out = fn(_YS, where=_MASK)
+    np.testing.assert_array_equal(out[1], [fill] * 3)
+    loss = lambda y: jnp.sum(jnp.where(_MASK, fn(y, where=_MASK), 0) * _W)
+    g = minijax.grad(loss)(_YS)
+    np.testing.assert_array_equal(g[1], [0, 0, 0])
+    np.testing.assert_array_equal(g[~_MASK], 0)
+    expected_row2 = {"softmax": [-0.29829299, 0.0, 0.29829264],  # JAX 0.10.2
+                     "log_softmax": [4.0811915, 0.0, -4.081191]}[fn.__name__]
+    np.testing.assert_allclose(g[2], expected_row2, rtol=1e-5, atol=1e-6)
+
+
+def test_logsumexp_zero_weight_terms_have_finite_higher_derivatives():
+    # optax's sigmoid_focal_loss: logsumexp(b=[1 - y, y]) with y in {0, 1} and |logits| = 50.
+    logits = jnp.array([100.0, -100.0, 75.0, -75.0, 50.0, -50.0])
+    labels = jnp.array([0.9, 0.1, 0.8, 0.2, 1.0, 0.0])
+
+    def loss(x):
+        lp, lq = minijax.nn.log_sigmoid(x), minijax.nn.log_sigmoid(-x)
+        lse = minijax.nn.logsumexp(jnp.stack([lp, lq], -1), axis=-1,
+                                   b=jnp.stack([1 - labels, labels], -1))
+        return jnp.sum(jnp.exp(0.5 * lse))
+
+    h = minijax.hessian(loss)(logits)
+    assert np.isfinite(np.asarray(h)).all()
+    expected = [0.0, 0.0, 1.7968845e-33, 1.7968845e-33, 3.4719859e-12, 3.4719859e-12]  # JAX
+    np.testing.assert_allclose(np.diag(h), expected, rtol=1e-5)

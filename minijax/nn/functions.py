@@ -210,25 +210,27 @@ def _stable_shift(x, axes, where, initial=-np.inf):
 
 
 def softmax(x, axis=-1, where=None, initial=-np.inf):
-    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability."""
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability. Masked-out
+    elements (``where`` False) are 0, and get no gradient, even in a row masked entirely."""
     x = _inexact("softmax", _no_bool("softmax", x))
     axes = _reduce_axes(x, axis)
-    unnormalized = jnp.exp(x - _stable_shift(x, axes, where, initial))
-    if where is not None:
-        unnormalized = jnp.where(where, unnormalized, 0.0)
-    return unnormalized / jnp.sum(unnormalized, axes, keepdims=True, where=where)
+    # Masked elements enter as ``initial`` through a select, so whatever NaN an all-masked row
+    # makes below (-inf - -inf) never reaches x's gradient: the select sends them zero.
+    x_safe = x if where is None else jnp.where(where, x, initial)
+    unnormalized = jnp.exp(x_safe - _stable_shift(x, axes, where, initial))
+    out = unnormalized / jnp.sum(unnormalized, axes, keepdims=True, where=where)
+    return out if where is None else jnp.where(where, out, 0.0)
 
 
 def log_softmax(x, axis=-1, where=None, initial=-np.inf):
-    """``x - logsumexp(x)`` along ``axis``."""
+    """``x - logsumexp(x)`` along ``axis``; masked-out elements are ``-inf`` (see softmax)."""
     x = _inexact("log_softmax", _no_bool("log_softmax", x))
     axes = _reduce_axes(x, axis)
-    shifted = x - _stable_shift(x, axes, where, initial)
+    x_safe = x if where is None else jnp.where(where, x, initial)
+    shifted = x_safe - _stable_shift(x, axes, where, initial)
     shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axes, keepdims=True, where=where))
     out = shifted - shifted_logsumexp
-    if where is not None:
-        out = jnp.where(where, out, -np.inf)
-    return out
+    return out if where is None else jnp.where(where, out, -np.inf)
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
@@ -238,9 +240,14 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     ``-inf``, not NaN). With ``b``, a negative sum gives NaN unless ``return_sign``.
     """
     check_arraylike("logsumexp", a)
+    if where is not None:  # masked-out terms never reach the result or its derivatives
+        a = jnp.where(where, a, 0)
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
         a, b = to_array(a), to_array(b)
+        # A zero weight drops its term entirely: 0 * exp(a) would still let an overflowing
+        # a (or its higher derivatives) make NaN.
+        a = jnp.where(b != 0, a, -np.inf)
     else:
         a = _inexact("logsumexp", a)
     axes = _reduce_axes(a, axis)
