@@ -227,7 +227,7 @@ def test_backend_argument_places_the_program():
     assert out.devices() == {cpu}
     np.testing.assert_array_equal(np.asarray(out), [1.0, 3.0, 5.0])
     assert f.lower(np.ones(3, np.float32)).compile()(np.ones(3, np.float32)).devices() == {cpu}
-    with pytest.raises(RuntimeError, match="Unknown backend 'tpu'"):
+    with pytest.raises(RuntimeError, match="Backend 'tpu' failed to initialize"):  # JAX's
         minijax.jit(lambda x: x, backend="tpu")
 
 
