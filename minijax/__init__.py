@@ -7,6 +7,11 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # before jaxlib loads: no I
 from minijax.config import config, default_matmul_precision  # noqa: E402
 from minijax.config import (  # noqa: E402
     check_tracer_leaks,
+    debug_infs,
+    debug_nans,
+    enable_x64,
+    explain_cache_misses,
+    log_compiles,
     checking_leaks,
     numpy_dtype_promotion,
     numpy_rank_promotion,
@@ -98,6 +103,7 @@ __all__ = [
     "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
     "named_scope", "tree", "typeof", "NamedSharding", "Ref", "freeze", "new_ref",
     "check_tracer_leaks", "checking_leaks", "numpy_dtype_promotion", "numpy_rank_promotion",
+    "debug_infs", "debug_nans", "enable_x64", "explain_cache_misses", "log_compiles",
 ]
 
 

@@ -109,6 +109,9 @@ def config_context(name, value):
         config.update(name, old)
 
 
+_UNSET = object()
+
+
 class State:
     """A flag as JAX's top-level state objects (``jax.numpy_rank_promotion``,
     ``jax.check_tracer_leaks``): calling it with a value gives a context manager (also a
@@ -119,7 +122,13 @@ class State:
     def __init__(self, name):
         self.name = name
 
-    def __call__(self, value):
+    def __call__(self, value=_UNSET):
+        if value is _UNSET:  # JAX's boolean states default to turning the flag on
+            if config._flags[self.name].kind is not bool:
+                raise TypeError(f"Context manager for {self.name[len('jax_'):]} config option "
+                                "requires an argument representing the new value for the "
+                                "config option.")
+            value = True
         return config_context(self.name, value)
 
     @property
@@ -183,7 +192,13 @@ config.define("jax_numpy_rank_promotion", "allow", kind=str, trace_affecting=Tru
               choices=("allow", "warn", "raise"),
               doc="What jnp does when broadcasting promotes an operand's rank: allow, warn, raise.")
 
+# JAX's top-level state objects for the flags minijax has (``with jax.log_compiles():``).
 check_tracer_leaks = State("jax_check_tracer_leaks")
+debug_infs = State("jax_debug_infs")
+debug_nans = State("jax_debug_nans")
+enable_x64 = State("jax_enable_x64")
+explain_cache_misses = State("jax_explain_cache_misses")
+log_compiles = State("jax_log_compiles")
 numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
 

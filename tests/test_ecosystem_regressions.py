@@ -151,3 +151,18 @@ def test_logsumexp_zero_weight_terms_have_finite_higher_derivatives():
     assert np.isfinite(np.asarray(h)).all()
     expected = [0.0, 0.0, 1.7968845e-33, 1.7968845e-33, 3.4719859e-12, 3.4719859e-12]  # JAX
     np.testing.assert_allclose(np.diag(h), expected, rtol=1e-5)
+
+
+def test_config_states_at_the_top_level_as_context_managers():
+    # optax's test_utils: `with jax.log_compiles():` (a boolean state turns on without a value)
+    assert not minijax.config.jax_log_compiles
+    with minijax.log_compiles():
+        assert minijax.config.jax_log_compiles and minijax.log_compiles.value
+    assert not minijax.config.jax_log_compiles
+    with minijax.enable_x64(True):
+        assert jnp.ones(1).dtype == np.float64
+    with minijax.debug_nans(True), minijax.explain_cache_misses(True):
+        assert minijax.config.jax_debug_nans and minijax.config.jax_explain_cache_misses
+    assert not minijax.config.jax_debug_nans
+    with pytest.raises(TypeError, match="requires an argument"):
+        minijax.numpy_rank_promotion()
