@@ -2,8 +2,8 @@
 
 import importlib as _importlib
 
-_SUBMODULES = ("fft", "integrate", "linalg", "ndimage", "optimize", "signal", "sparse",
-               "special", "stats")
+_SUBMODULES = ("cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "optimize",
+               "signal", "sparse", "spatial", "special", "stats")
 
 
 def __getattr__(name):  # submodules load on first use, as `import minijax` stays fast

@@ -1,0 +1,3 @@
+"""``jax.scipy.cluster``."""
+
+from minijax.scipy.cluster import vq  # noqa: F401

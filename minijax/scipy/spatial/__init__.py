@@ -1,0 +1,3 @@
+"""``jax.scipy.spatial``."""
+
+from minijax.scipy.spatial import transform  # noqa: F401
