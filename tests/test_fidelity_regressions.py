@@ -134,3 +134,45 @@ def test_scatter_mul_differentiable_in_updates_at_a_scalar_index():
     # JAX 0.10.2: slices are unique too (5.0 and 6.0)
     _close(minijax.grad(lambda y: jnp.arange(1.0, 4.0).at[1:].mul(y).sum())(2.0), 5.0)
     _close(minijax.grad(lambda y: jnp.arange(1.0, 4.0).at[::-1].mul(y).sum())(2.0), 6.0)
+
+
+# -- gradients -----------------------------------------------------------------------------------
+
+
+def test_grad_of_out_of_bounds_gather_is_dropped():
+    x = jnp.arange(3.0)
+    # JAX 0.10.2: [0, 1, 0] (promise_in_bounds: the read clamps, the transpose drops);
+    # mode='clip' gives the clamped position the gradient: [0, 1, 1]
+    _close(minijax.grad(lambda a: a[jnp.array([1, 7])].sum())(x), [0.0, 1.0, 0.0])
+    _close(minijax.grad(lambda a: a.at[jnp.array([1, 7])].get(mode="clip").sum())(x),
+           [0.0, 1.0, 1.0])
+    _close(minijax.grad(lambda a: a[7])(x), [0.0, 0.0, 1.0])
+
+
+def test_grad_of_scatter_max_min_with_nan_operand():
+    x = jnp.array([np.nan, 2.0, 3.0, np.nan, 5.0])
+    idx = jnp.array([0, 1, 1, 4, 2])
+    u = jnp.array([1.0, 2.0, 2.0, 7.0, 1.0])
+    w = jnp.arange(1.0, 6.0)
+    gx, gu = minijax.grad(lambda x, u: (x.at[idx].max(u) * w).sum(), argnums=(0, 1))(x, u)
+    _close(gx, [0.0, 2 / 3, 3.0, 4.0, 0.0], rtol=1e-6)  # JAX 0.10.2
+    _close(gu, [0.0, 2 / 3, 2 / 3, 5.0, 0.0], rtol=1e-6)
+    gx, gu = minijax.grad(lambda x, u: (x.at[idx].min(u) * w).sum(), argnums=(0, 1))(x, u)
+    _close(gx, [0.0, 2 / 3, 0.0, 4.0, 5.0], rtol=1e-6)  # JAX 0.10.2
+    _close(gu, [0.0, 2 / 3, 2 / 3, 0.0, 3.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn,x,want", [  # JAX 0.10.2
+    (lax.cummax, [1.0, np.inf, 3.0, 2.0], [1.0, 9.0, 0.0, 0.0]),
+    (lax.cummin, [np.inf, np.inf, 1.0, 2.0], [2.0, 1.0, 7.0, 0.0]),
+    (lax.cummax, [-np.inf, -np.inf, 2.0], [2.0, 1.0, 3.0]),
+    (lax.cummax, [1.0, 1.0, 1.0], [2.75, 1.75, 1.5]),
+    (lax.cummin, [np.nan, 1.0, 2.0], [1.0, 0.0, 0.0]),
+    (lax.cumlogsumexp, [1.0, np.inf, 3.0, 2.0], [9.154845, 3.0, 40.171074, 7.389056]),
+    (lax.cumlogsumexp, [np.inf, -np.inf, np.inf], [3.0, 0.0, 1.0]),
+])
+def test_grad_of_cumulative_extremes_as_jax(fn, x, want):
+    x = jnp.array(x, jnp.float32)
+    w = jnp.arange(1.0, x.shape[0] + 1)
+    f = (lambda v: fn(v).sum()) if fn is lax.cumlogsumexp else (lambda v: (fn(v) * w).sum())
+    _close(minijax.grad(f)(x), want, rtol=1e-5)

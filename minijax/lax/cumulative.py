@@ -96,51 +96,52 @@ cummin_p = cumulative("cummin", lambda a, b, dt: hlo.minimum(a, b), highest, REA
 cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, FLOAT)
 
 # Differentiation. cumsum is linear: its transpose is the cumsum running the other way. The
-# others differentiate a prefix scan written with lax ops (log2(n) shifted combines, Hillis
-# and Steele), so each uses its combiner's JVP rule (mul's is exact where elements are zero,
-# max's splits ties evenly) instead of a formula that divides by the result.
+# others differentiate the parallel prefix scan ``associative_scan`` of their combiner, as JAX
+# does, so each uses its combiner's JVP rule (mul's is exact where elements are zero, max's
+# splits ties evenly) and ties and infinities split exactly as in JAX.
 ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis,
                                                                       reverse=not reverse)])
 
 
-def _prefix_scan(x, axis, reverse, combine, identity):
-    from minijax.lax.structural import pad, rev, slice_in_dim
-
-    if reverse:
-        x = rev(x, (axis,))
-    aval = get_aval(x)
-    n, shift = aval.shape[axis], 1
-    fill = np.array(identity(aval.dtype), aval.dtype)
-    while shift < n:
-        config = [(0, 0, 0)] * aval.ndim
-        config[axis] = (shift, 0, 0)
-        earlier = pad(slice_in_dim(x, 0, n - shift, axis=axis), fill, config)
-        x = combine(earlier, x)
-        shift *= 2
-    return rev(x, (axis,)) if reverse else x
-
-
-def _scan_jvp(prim, combine, identity):
+def _scan_jvp(prim, combine):
     def rule(primals, tangents, *, axis, reverse):
+        from minijax.lax.control_flow.associative_scan import associative_scan
+
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, axis=axis, reverse=reverse)
-        scan = lambda v: [_prefix_scan(v, axis, reverse, combine, identity)]
+        scan = lambda v: [associative_scan(combine, v, reverse=reverse, axis=axis)]
         _, (t,) = ad.jvp_flat(scan, [x], [g])
         return ans, t
 
     return rule
 
 
-def _lax_logaddexp(a, b):
-    """log(exp(a) + exp(b)) in lax ops, shifted by m = max(a, b) held constant, so the
-    derivative is exactly the softmax weights exp(a - out), exp(b - out) (0.5 each at a tie,
-    as JAX's logaddexp); m = 0 where it is infinite (both -inf) to keep a - m defined."""
+def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
+    """The scan of (value, tangent) pairs combined by JAX's logaddexp and its custom JVP,
+    ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with ``+inf`` read as 0 in the exponents (so
+    the weights are 1/2 at a tie and an infinite entry gets a finite derivative, as in JAX)."""
     from minijax.lax import elementwise as el
+    from minijax.lax.control_flow.associative_scan import associative_scan
     from minijax.lax.structural import full_like
 
-    m = el.stop_gradient(el.max(a, b))
-    m = el.select(el.is_finite(m), m, full_like(m, 0))
-    return el.add(m, el.log(el.add(el.exp(el.sub(a, m)), el.exp(el.sub(b, m)))))
+    def no_posinf(v):
+        return el.select(el.eq(v, np.inf), full_like(v, 0), v)
+
+    def combine(a, b):
+        (x1, t1), (x2, t2) = a, b
+        # log(exp(x1) + exp(x2)) shifted by m = max(x1, x2) held constant (0 where infinite):
+        # differentiated again (a Hessian), its derivative is the same weights, 1/2 at a tie
+        m = el.stop_gradient(el.max(x1, x2))
+        m = el.select(el.is_finite(m), m, full_like(m, 0))
+        out = el.add(m, el.log(el.add(el.exp(el.sub(x1, m)), el.exp(el.sub(x2, m)))))
+        t = el.add(el.mul(t1, el.exp(el.sub(no_posinf(x1), no_posinf(out)))),
+                   el.mul(t2, el.exp(el.sub(no_posinf(x2), no_posinf(out)))))
+        return out, t
+
+    (x,), (g,) = primals, tangents
+    ans = cumlogsumexp_p.bind(x, axis=axis, reverse=reverse)
+    _, t = associative_scan(combine, (x, ad.instantiate_zeros(g)), reverse=reverse, axis=axis)
+    return ans, t
 
 
 def _lax_op(name):
@@ -152,10 +153,10 @@ def _lax_op(name):
     return combine
 
 
-cumprod_p.def_jvp_rule(_scan_jvp(cumprod_p, _lax_op("mul"), lambda dt: 1))
-cummax_p.def_jvp_rule(_scan_jvp(cummax_p, _lax_op("max"), lowest))
-cummin_p.def_jvp_rule(_scan_jvp(cummin_p, _lax_op("min"), highest))
-cumlogsumexp_p.def_jvp_rule(_scan_jvp(cumlogsumexp_p, _lax_logaddexp, lowest))
+cumprod_p.def_jvp_rule(_scan_jvp(cumprod_p, _lax_op("mul")))
+cummax_p.def_jvp_rule(_scan_jvp(cummax_p, _lax_op("max")))
+cummin_p.def_jvp_rule(_scan_jvp(cummin_p, _lax_op("min")))
+cumlogsumexp_p.def_jvp_rule(_cumlogsumexp_jvp)
 
 
 def _params(axis, reverse):

@@ -97,12 +97,17 @@ def _minmax_jvp(prim):
         dn, dt = params["dimension_numbers"], get_aval(out).dtype
         upd_won = lax.convert_element_type(
             lax.eq(upd, _read_back(out, idx, upd, dn, params["mode"])), dt)
-        op_won = lax.convert_element_type(lax.eq(op, out), dt)
         kw = _index_kw(params)
+        # As JAX: a position no update reaches keeps the operand's tangent (NaN or not), and
+        # one where nothing equals the result (a NaN operand) gets a zero tangent.
+        ones = lax.full(tuple(get_aval(upd).shape), 1, dt)
+        touched = lax.ne(lax.scatter_add(_zeros(op), idx, ones, dn, **kw), 0)
+        op_won = lax.select(touched, lax.convert_element_type(lax.eq(op, out), dt),
+                            lax.full_like(out, 1))
         num = lax.add(lax.mul(op_won, t_op),
                       lax.scatter_add(_zeros(op), idx, lax.mul(upd_won, t_upd), dn, **kw))
         count = lax.add(op_won, lax.scatter_add(_zeros(op), idx, upd_won, dn, **kw))
-        return out, lax.div(num, count)
+        return out, lax.div(num, lax.select(lax.eq(count, 0), lax.full_like(count, 1), count))
 
     return jvp
 

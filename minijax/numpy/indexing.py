@@ -319,7 +319,8 @@ def _static_out_of_bounds(shape, index):
 
 def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
-    ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds indices, 'fill'/'drop'
+    ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds reads (only 'clip' also
+    gives their gradient to the clamped position), 'fill'/'drop'
     give ``fill_value`` (NaN, or the dtype's extreme, by default). ``_empty_fills`` (for
     scatters only: JAX's gather refuses this case) makes an advanced index into an empty axis
     give ``fill_value`` everywhere, every position being out of bounds."""
@@ -383,7 +384,9 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     dn = lax.GatherDimensionNumbers(offset_dims=offset, collapsed_slice_dims=tuple(adv_axes),
                                     start_index_map=tuple(adv_axes))
     sizes = tuple(1 if a in adv_axes else y.shape[a] for a in range(y.ndim))
-    gmode = "clip" if mode is None else mode
+    # JAX's default: XLA's gather clamps, and the transpose's scatter drops what is out of
+    # bounds (so an out-of-bounds read gets no gradient).
+    gmode = "promise_in_bounds" if mode is None else mode
     if _empty_fills and y.size == 0:
         windows, batches = iter(y.shape[a] for a in window), iter(batch)
         shape = [next(windows) if i in offset else next(batches) for i in range(len(window) + nb)]
