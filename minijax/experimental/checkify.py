@@ -27,15 +27,17 @@ producing a NaN from non-NaN inputs), ``div_checks`` (a ``div`` by zero, of any 
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
 
 from minijax import dtypes
-from minijax.core import ClosedJaxpr, Literal, Primitive, is_eval_trace_current
+from minijax.core import ClosedJaxpr, Literal, Primitive, get_aval, is_eval_trace_current
 from minijax.lowering.array import device_put_value
+from minijax.sharding import PartitionSpec as P
 from minijax.source_info import with_user_line
-from minijax.tree_util import register_pytree_node, tree_flatten
+from minijax.tree_util import _registry, register_pytree_node
 
 __all__ = [
     "Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks", "check",
@@ -147,7 +149,7 @@ def check(pred, msg, *fmt_args, **fmt_kwargs):
     if not isinstance(msg, str):
         raise TypeError(with_user_line(
             f"checkify.check needs a str message, got {type(msg).__name__}."))
-    leaves, tree = tree_flatten((fmt_args, fmt_kwargs))
+    leaves, tree = _registry.flatten((fmt_args, fmt_kwargs))
     check_p.bind(pred, *[to_array(x) for x in leaves], msg=msg, fmt_tree=tree)
 
 
@@ -168,6 +170,7 @@ def check_error(error):
         return
     from minijax import numpy as jnp
 
+    error = _reduce_slots(error, jnp)
     # one check per site the error can name: "the code is not this site's"
     for k, (site, payload) in enumerate(zip(error._sites, error._payloads), start=1):
         if site.fmt_tree is None:  # an automatic check: its message is not a template
@@ -184,12 +187,18 @@ def check_error(error):
 
 class _Site:
     """One place that can fail: a user check (with its format arguments' tree) or an
-    automatic check (a fixed message)."""
+    automatic check (a fixed message); ``kind`` is its error category."""
 
-    __slots__ = ("msg", "fmt_tree", "payload_avals")
+    __slots__ = ("msg", "kind", "fmt_tree", "payload_avals")
 
-    def __init__(self, msg, fmt_tree=None, payload_avals=()):
-        self.msg, self.fmt_tree, self.payload_avals = msg, fmt_tree, tuple(payload_avals)
+    def __init__(self, msg, kind, fmt_tree=None, payload_avals=()):
+        self.msg, self.kind = msg, kind
+        self.fmt_tree, self.payload_avals = fmt_tree, tuple(payload_avals)
+
+    def effect(self):
+        """JAX keeps one error state per error type and payload type (its error effects);
+        a batched error is reduced per effect (``_reduce_slots``)."""
+        return self.kind, tuple((a.shape, a.dtype) for a in self.payload_avals)
 
     def message(self, payload):
         if self.fmt_tree is None:
@@ -199,8 +208,10 @@ class _Site:
 
 class Error:
     """The outcome of a checkified call: ``get()`` -> the first failure's message or None;
-    ``throw()`` raises it as ``JaxRuntimeError``. Under ``vmap`` the error is batched and the
-    message names the first failing example (``at mapped index``)."""
+    ``throw()`` raises it as ``JaxRuntimeError``. Under ``vmap``, and after a ``shard_map`` or
+    ``pmap`` (one slot per device), the error is batched: ``get()`` names the first failing
+    slot (``at mapped index``); ``throw()`` raises one slot's failure as JAX does (per kind of
+    error the last failing slot, of those the earliest check)."""
 
     def __init__(self, code, payloads, sites):
         self._code = code
@@ -217,7 +228,7 @@ class Error:
         where = tuple(int(i) for i in np.argwhere(code != 0)[0])
         site = int(code[where])
         payload = [np.asarray(p)[where] for p in self._payloads[site - 1]]
-        index = where[0] if len(where) == 1 else where
+        index = ", ".join(map(str, where))
         return f"at mapped index {index}: {self._sites[site - 1].message(payload)}"
 
     def get_exception(self):
@@ -225,7 +236,8 @@ class Error:
         return None if msg is None else JaxRuntimeError(msg)
 
     def throw(self):
-        exc = self.get_exception()
+        # as JAX's: a batched error raises one slot's failure (see _reduce_slots), unprefixed
+        exc = _reduce_slots(self, np).get_exception()
         if exc is not None:
             raise exc
 
@@ -253,6 +265,30 @@ def _unflatten_error(aux, leaves):
 
 
 register_pytree_node(Error, _flatten_error, _unflatten_error)
+
+
+def _reduce_slots(error, xp):
+    """A batched ``error`` reduced to one slot with JAX's rule (its ``_reduce_any_error``):
+    for each error effect the last slot whose failure is of that effect, and of those the one
+    with the lowest site number. ``xp``: ``np`` for concrete values, ``jnp`` under a trace."""
+    batch = tuple(np.shape(error._code))
+    if not batch:
+        return error
+    n = math.prod(batch)
+    code = xp.reshape(error._code, (n,))
+    effects = {}
+    for k, site in enumerate(error._sites, start=1):
+        effects.setdefault(site.effect(), []).append(k)
+    best, at = xp.zeros((), np.int32), xp.zeros((), np.int32)
+    for site_nos in effects.values():
+        hit = xp.any(code[:, None] == xp.asarray(site_nos, np.int32)[None, :], axis=1)
+        last = (n - 1 - xp.argmax(hit[::-1])).astype(np.int32)
+        c = xp.where(xp.any(hit), code[last], 0).astype(np.int32)
+        take = (c != 0) & ((best == 0) | (c < best))
+        best, at = xp.where(take, c, best), xp.where(take, last, at)
+    payloads = [[xp.reshape(p, (n,) + tuple(np.shape(p)[len(batch):]))[at] for p in ps]
+                for ps in error._payloads]
+    return Error(best, payloads, error._sites)
 
 init_error = Error(np.int32(0), [], ())  # no site, no failure: the empty error
 
@@ -283,24 +319,24 @@ def _site_of(eqn, errors):
     name = eqn.primitive.name
     if name == "check":
         if "user" in errors:
-            return _Site(eqn.params["msg"], eqn.params["fmt_tree"],
+            return _Site(eqn.params["msg"], "user", eqn.params["fmt_tree"],
                          [v.aval for v in eqn.invars[1:]])
         return None
     if "div" in errors and name == "div":
-        return _Site(f"division by zero{_where(eqn)}")
+        return _Site(f"division by zero{_where(eqn)}", "div")
     if "index" in errors and name in ("dynamic_slice", "dynamic_update_slice"):
         return _Site(f"out-of-bounds indexing{_where(eqn)}: a {name} of an array of shape "
-                     f"{tuple(eqn.invars[0].aval.shape)} started outside it")
+                     f"{tuple(eqn.invars[0].aval.shape)} started outside it", "index")
     if "index" in errors and name == "gather":
         from minijax.lax.indexing import GatherScatterMode
 
         if eqn.params["mode"] != GatherScatterMode.FILL_OR_DROP:
             return _Site(f"out-of-bounds indexing{_where(eqn)}: a gather from an array of "
-                         f"shape {tuple(eqn.invars[0].aval.shape)} read outside it")
+                         f"shape {tuple(eqn.invars[0].aval.shape)} read outside it", "index")
         return None
     if ("nan" in errors and name not in _NAN_SKIP
             and any(dtypes.is_inexact(v.aval.dtype) for v in eqn.outvars)):
-        return _Site(f"nan generated by primitive: {name}{_where(eqn)}")
+        return _Site(f"nan generated by primitive: {name}{_where(eqn)}", "nan")
     return None
 
 
@@ -348,14 +384,17 @@ class _Checkifier:
         """The state after site ``site_no`` evaluated ``failed``: the first failure wins."""
         from minijax import lax
 
+        # After a shard_map the state is per device (a leading axis per mapping, see
+        # run_shard_map): a failure here is recorded in every slot still free of one.
         code = state[0]
-        first = lax.bitwise_and(lax.eq(code, lax.full_like(code, 0)), failed)
+        batch = tuple(code.shape)
+        first = lax.bitwise_and(lax.eq(code, lax.full_like(code, 0)), _lead(failed, batch))
         state = list(state)
         state[0] = lax.select(first, lax.full_like(code, site_no), code)
         at = self.offsets[site_no - 1]
         for i, new in enumerate(payload):
             old = state[at + i]
-            state[at + i] = lax.select(_bcast(first, old.shape), new, old)
+            state[at + i] = lax.select(_trail(first, old.shape), _lead(new, old.shape), old)
         return state
 
     def run(self, jaxpr, consts, args, state):
@@ -427,6 +466,8 @@ class _Checkifier:
             carry, state = lax.while_loop(cond_fun, body_fun, (list(init), state))
             _, state = self.run(cond_j, (), [*cconsts, *carry], state)  # the final, False test
             return list(carry), state
+        if name == "shard_map":
+            return self.run_shard_map(p, ins, state)
         subs = _nested(p)
         if name in ("custom_jvp_call", "custom_vjp_call", "checkpoint") and len(subs) >= 1:
             body = subs[0]
@@ -437,13 +478,54 @@ class _Checkifier:
             f"checkify cannot functionalize checks inside a '{name}' equation; move the check "
             f"out of it, or checkify the function it calls."))
 
+    def run_shard_map(self, params, ins, state):
+        """The body checkified inside a new shard_map whose extra outputs are each device's
+        error state, stacked along a new leading axis split over the manual mesh axes: the
+        state leaves it batched, one slot per device (``Error.get`` names the first failing
+        one, as JAX's does). The state enters replicated, so a failure before the shard_map
+        is every device's; a state already holding a slot per device enters split (one
+        slot each), so consecutive shard_maps over the same devices keep one slot each."""
+        from minijax import lax
+        from minijax.shard_map import _all_axes_spec, _bind_like, _manual, _trace_body
 
-def _bcast(x, shape):
+        manual = _manual(params)
+        slots_spec = _all_axes_spec(manual)
+        devices = math.prod(manual.shape.values())
+        split = state[0].ndim > 0 and state[0].shape[0] == devices
+        jaxpr, ns = params["jaxpr"], len(state)
+
+        def body(*xs):
+            st = [lax.squeeze(x, (0,)) if split else x for x in xs[:ns]]
+            outs, st = self.run(jaxpr, (), xs[ns:], st)
+            return [lax.expand_dims(x, (0,)) for x in st] + list(outs)
+
+        state_avals = [get_aval(x) for x in state]
+        if split:
+            state_avals = [a.update(shape=(1,) + a.shape[1:]) for a in state_avals]
+        body_jaxpr, consts = _trace_body(manual, body, state_avals
+                                         + [v.aval for v in jaxpr.invars])
+        outs = _bind_like(params, body_jaxpr, consts, [*state, *ins],
+                          [slots_spec if split else P()] * ns + list(params["in_specs"]),
+                          [slots_spec] * ns + list(params["out_specs"]))
+        return outs[ns:], outs[:ns]
+
+
+def _lead(x, shape):
+    """``x`` broadcast to ``shape`` by new leading axes (a value per error slot)."""
     from minijax import lax
 
     if tuple(x.shape) == tuple(shape):
         return x
     return lax.broadcast_in_dim(x, tuple(shape), tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def _trail(x, shape):
+    """``x`` broadcast to ``shape`` by new trailing axes (a slot's flag over its payload)."""
+    from minijax import lax
+
+    if tuple(x.shape) == tuple(shape):
+        return x
+    return lax.broadcast_in_dim(x, tuple(shape), tuple(range(x.ndim)))
 
 
 def _not_all(pred):
