@@ -31,7 +31,9 @@ from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_
 from minijax.interpreters.partial_eval import (
     DynamicJaxprTrace,
     DynamicJaxprTracer,
+    PartialEvalTrace,
     dce_eqns,
+    dce_jaxpr,
     split_known_staged,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
@@ -247,11 +249,27 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
 
         def transposed(*xs):
             it_res, it_ct = iter(xs[:len(res)]), iter(xs[len(res):])
-            full = [x if lin else next(it_res) for x, lin in zip(args, linear)]
             full_cts = [next(it_ct) if nz else Zero(v.aval)
                         for nz, v in zip(ct_nonzero, jaxpr.outvars)]
-            in_cts = ad.backward_pass(jaxpr, [], full, full_cts)
-            lin_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
+            # The body recomputes primal values (a loop's primal carry beside its tangent):
+            # partial evaluation runs that part forward here, leaving a linear jaxpr to
+            # transpose, as JAX's remat transpose does.
+            lin_avals = [x.aval for x in args if type(x) is UndefinedPrimal]
+            pe_trace = PartialEvalTrace(core.current_trace())
+            lin_in = [pe_trace.new_arg(a) for a in lin_avals]
+            it_lin = iter(lin_in)
+            full = [next(it_lin) if lin else next(it_res) for lin in linear]
+            try:
+                with core.set_current_trace(pe_trace):
+                    outs = eval_open(jaxpr, full)
+                staged = [type(o) is DynamicJaxprTracer and o._trace is pe_trace for o in outs]
+                lin_jaxpr = dce_jaxpr(pe_trace.finish(
+                    lin_in, [o for o, s in zip(outs, staged) if s]))
+            finally:
+                pe_trace.invalidate()
+            lin_cts = ad.backward_pass(
+                lin_jaxpr.jaxpr, lin_jaxpr.consts, [UndefinedPrimal(a) for a in lin_avals],
+                [ct for ct, s in zip(full_cts, staged) if s])
             in_nonzero.extend(type(ct) is not Zero for ct in lin_cts)
             return [ct for ct in lin_cts if type(ct) is not Zero]
 

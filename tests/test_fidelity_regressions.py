@@ -176,3 +176,16 @@ def test_grad_of_cumulative_extremes_as_jax(fn, x, want):
     w = jnp.arange(1.0, x.shape[0] + 1)
     f = (lambda v: fn(v).sum()) if fn is lax.cumlogsumexp else (lambda v: (fn(v) * w).sum())
     _close(minijax.grad(f)(x), want, rtol=1e-5)
+
+
+def test_grad_through_checkpoint_of_loops():
+    loop = lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, x)  # noqa: E731
+    scan = lambda x: lax.scan(lambda c, _: (c * x / 3.0, None), x, None, length=3)[0]  # noqa
+    # JAX 0.10.2: 32.0 and 1.1851853
+    _close(minijax.grad(minijax.checkpoint(loop))(2.0), 32.0)
+    _close(minijax.grad(minijax.checkpoint(scan))(2.0), 1.1851853, rtol=1e-6)
+    _close(minijax.jit(minijax.grad(minijax.checkpoint(loop)))(2.0), 32.0)
+    _close(minijax.vmap(minijax.grad(minijax.checkpoint(loop)))(jnp.arange(3.0)),
+           [0.0, 4.0, 32.0])
+    branches = [lambda y: y * y, lambda y: jnp.sort(jnp.stack([y, y * y]))[1] / y]
+    _close(minijax.grad(minijax.checkpoint(lambda x: lax.switch(1, branches, x)))(2.0), 1.0)
