@@ -189,3 +189,31 @@ def test_grad_through_checkpoint_of_loops():
            [0.0, 4.0, 32.0])
     branches = [lambda y: y * y, lambda y: jnp.sort(jnp.stack([y, y * y]))[1] / y]
     _close(minijax.grad(minijax.checkpoint(lambda x: lax.switch(1, branches, x)))(2.0), 1.0)
+
+
+# -- rounding, broadcasting, zero-size values ----------------------------------------------------
+
+
+def test_round_float16_does_not_overflow():
+    out = jnp.round(jnp.array([65504, 7000.5, 1.25], jnp.float16), 1)
+    assert out.dtype == np.float16
+    _close(out, np.array([65504, 7000, 1.2002], np.float16))  # JAX 0.10.2
+    _close(jnp.round(jnp.array([1.5, 2.25]), 40), [1.5, 2.25])  # no-op past the precision
+
+
+def test_vmap_broadcasts_zero_size_against_size_one():
+    # JAX 0.10.2: shapes (4, 0) and (3, 0)
+    out = minijax.vmap(lambda a, b: a + b, in_axes=(None, 0))(jnp.zeros((0,)), jnp.zeros((4, 1)))
+    assert out.shape == (4, 0)
+    out = minijax.vmap(lambda a, b: a * b, in_axes=(0, None))(jnp.ones((3, 1)), jnp.ones((0,)))
+    assert out.shape == (3, 0)
+
+
+def test_zero_size_values_under_autodiff_and_repr():
+    g = minijax.grad(lambda x, y: jnp.sin(x).sum() + y * jnp.zeros((0, 2)).sum(),
+                     argnums=(0, 1))(jnp.zeros((0, 3)), 1.0)
+    assert g[0].shape == (0, 3) and float(g[1]) == 0.0
+    p, t = minijax.jvp(lambda x: jnp.cumsum(jnp.exp(x), 0) @ jnp.ones((3, 2)),
+                       (jnp.zeros((0, 3)),), (jnp.zeros((0, 3)),))
+    assert p.shape == t.shape == (0, 2)
+    assert repr(jnp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32)"  # JAX 0.10.2

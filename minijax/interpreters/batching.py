@@ -379,7 +379,8 @@ def _per_example_shape(args, dims, ranks, rank):
         if r == rank:
             shape = get_aval(x).shape
             shapes.append(shape if d is not_mapped else shape[:d] + shape[d + 1 :])
-    return tuple(max(sizes) for sizes in zip(*shapes))
+    # A size-1 axis takes the other operands' size, 0 included (so not ``max``).
+    return tuple(next((n for n in sizes if n != 1), 1) for sizes in zip(*shapes))
 
 
 def reduction_rule(prim, param="axes"):

@@ -207,7 +207,8 @@ class _ArrayMethods:
         prefix = "Array("
         body = np.array2string(value, prefix=prefix, separator=", ", threshold=1000)
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"{prefix}{body}, dtype={self.dtype.name}{weak})"
+        shape = f", shape={self.shape}" if value.size == 0 else ""  # [] alone hides it
+        return f"{prefix}{body}{shape}, dtype={self.dtype.name}{weak})"
 
     def __str__(self):
         return str(self._value)

@@ -458,6 +458,8 @@ def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
             return to_array(a)
         # Integers with negative decimals: round in float, as JAX does, then back.
         return convert(_round_float(convert(a, dtypes.default_float_dtype()), decimals), dtype)
+    if decimals > np.log10(dtypes.finfo(dtype).max):
+        return to_array(a)  # beyond the dtype's precision: a no-op (10**decimals overflows)
     if dtype.kind == "c":
         return lax.complex(_round_float(lax.real(a), decimals), _round_float(lax.imag(a), decimals))
     return _round_float(a, decimals)
@@ -467,8 +469,13 @@ def _round_float(x, decimals):
     even = lax.RoundingMethod.TO_NEAREST_EVEN
     if decimals == 0:
         return lax.round(x, even)
+    # float16 is scaled in float32, as JAX does: 65504 * 10 would overflow to inf.
+    dtype = _dtype(x)
+    if dtype == np.float16:
+        x = convert(x, np.float32)
     factor = convert(10.0**decimals, _dtype(x), True)
-    return lax.div(lax.round(lax.mul(x, factor), even), factor)
+    out = lax.div(lax.round(lax.mul(x, factor), even), factor)
+    return convert(out, dtype) if dtype == np.float16 else out
 
 
 around = round
