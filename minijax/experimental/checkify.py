@@ -18,6 +18,11 @@ public ``lax.switch``/``lax.scan``/``lax.while_loop`` carrying the state; call-l
 derivative rules do not survive the rewrite; checkify the differentiated function instead:
 ``checkify(grad(f))``).
 
+``shard_map`` (so ``pmap``) bodies that hold sites are checkified inside a new ``shard_map``
+whose extra outputs are each device's error state, stacked along a new leading axis split
+over the manual mesh axes: from there on the Error is batched, one slot per device, and names
+the failing device (``at mapped index k``) as JAX's does.
+
 Error sets (``errors=``): ``user_checks`` (the ``check`` calls), ``nan_checks`` (a primitive
 producing a NaN from non-NaN inputs), ``div_checks`` (a ``div`` by zero, of any dtype, as JAX checks it),
 ``index_checks`` (an out-of-bounds ``gather`` index in clip/promise modes, or a
@@ -431,9 +436,19 @@ class _Checkifier:
         from minijax import lax
 
         name, p = eqn.primitive.name, eqn.params
+        if name in ("cond", "scan", "while"):
+            # a shard_map inside gives the state a slot axis: the branches' states, and a
+            # loop's state in and out, must agree, so they are widened to the shape they reach
+            batch = self.batch_after_eqn(eqn, tuple(state[0].shape))
+            if name != "cond":
+                state = _widen(state, batch)
         if name == "cond":
             def branch(b):
-                return lambda ops, st: self.run(b, (), ops, st)
+                def run(ops, st):
+                    outs, st = self.run(b, (), ops, st)
+                    return outs, _widen(st, batch)
+
+                return run
 
             return lax.switch(ins[0], [branch(b) for b in p["branches"]], list(ins[1:]), state)
         if name == "scan":
@@ -490,8 +505,7 @@ class _Checkifier:
 
         manual = _manual(params)
         slots_spec = _all_axes_spec(manual)
-        devices = math.prod(manual.shape.values())
-        split = state[0].ndim > 0 and state[0].shape[0] == devices
+        split = tuple(state[0].shape[:1]) == (_devices(params),)
         jaxpr, ns = params["jaxpr"], len(state)
 
         def body(*xs):
@@ -508,6 +522,59 @@ class _Checkifier:
                           [slots_spec if split else P()] * ns + list(params["in_specs"]),
                           [slots_spec] * ns + list(params["out_specs"]))
         return outs[ns:], outs[:ns]
+
+    def batch_after(self, jaxpr, batch):
+        """The error state's batch shape (``code.shape``) after ``jaxpr`` runs from ``batch``
+        (what ``run_shard_map`` makes of it, through any control flow)."""
+        for eqn in _eqns_of(jaxpr):
+            if any(_holds_site(s, self.index) for s in _nested(eqn.params)):
+                batch = self.batch_after_eqn(eqn, batch)
+        return batch
+
+    def batch_after_eqn(self, eqn, batch):
+        name, subs = eqn.primitive.name, _nested(eqn.params)
+        if name == "shard_map":
+            n = _devices(eqn.params)
+            return batch if batch[:1] == (n,) else (n,) + batch
+        if name == "cond":
+            return _widest([self.batch_after(b, batch) for b in subs], eqn)
+        if name in ("scan", "while"):
+            for _ in range(4):  # the shape one iteration maps the carry's state to, until fixed
+                new = batch
+                for sub in subs:
+                    new = self.batch_after(sub, new)
+                if new == batch:
+                    return batch
+                batch = _widest([batch, new], eqn)
+            raise ValueError(with_user_line(
+                "checkify: the error state of this loop gains a slot axis on every iteration "
+                "(shard_maps over meshes of different sizes in its body); checkify the "
+                "loop's body instead.", eqn.source_info))
+        return self.batch_after(subs[0], batch)  # a call-like body, inlined by run_nested
+
+
+def _devices(params):
+    """How many devices a shard_map's body runs on (the product of its manual axes)."""
+    from minijax.shard_map import _manual
+
+    return math.prod(_manual(params).shape.values())
+
+
+def _widest(batches, eqn):
+    """The longest of ``batches``, each of which must end like it (slot axes are leading)."""
+    wide = max(batches, key=len)
+    if any(wide[len(wide) - len(b):] != b for b in batches):
+        raise ValueError(with_user_line(
+            f"checkify: the branches of this '{eqn.primitive.name}' leave the error state with "
+            f"per-device slots of different meshes ({', '.join(map(str, batches))}); checkify "
+            "the branches instead.", eqn.source_info))
+    return wide
+
+
+def _widen(state, batch):
+    """The error state with new leading slot axes up to ``batch`` (each slot a copy)."""
+    have = state[0].ndim
+    return [_lead(x, tuple(batch) + tuple(x.shape[have:])) for x in state]
 
 
 def _lead(x, shape):
