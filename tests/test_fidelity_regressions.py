@@ -217,3 +217,17 @@ def test_zero_size_values_under_autodiff_and_repr():
                        (jnp.zeros((0, 3)),), (jnp.zeros((0, 3)),))
     assert p.shape == t.shape == (0, 2)
     assert repr(jnp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32)"  # JAX 0.10.2
+
+
+def test_gamma_family_samples_differentiate_in_their_shape_parameters():
+    from minijax import random
+
+    key = random.PRNGKey(0)
+    # JAX 0.10.2 (implicit reparameterization gradients)
+    _close(minijax.grad(lambda a: random.gamma(key, a))(2.0), 0.9656762, rtol=1e-5)
+    _close(minijax.grad(lambda a: random.loggamma(key, a))(2.0), 0.60742456, rtol=1e-5)
+    _close(minijax.grad(lambda a: random.beta(key, a, 3.0))(2.0), 0.11043036, rtol=1e-5)
+    _close(minijax.grad(lambda a: random.dirichlet(key, a)[0])(jnp.array([1.0, 2.0, 3.0])),
+           [0.17946114, -0.03331973, -0.02779958], rtol=1e-5, atol=1e-7)
+    _close(minijax.grad(lambda a: random.gamma(random.PRNGKey(1), a, (3,)).sum())(
+        jnp.float32(0.5)), 1.6857935, rtol=1e-5)

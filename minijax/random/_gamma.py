@@ -93,12 +93,19 @@ def _gamma_samples(data, a, log_space):
 
 @_gamma_samples.defjvp
 def _gamma_samples_jvp(log_space, primals, tangents):
-    raise NotImplementedError(
-        "differentiating random.gamma/loggamma/beta/dirichlet samples with respect to their "
-        "shape parameters needs the implicit reparameterization gradient (lax.igamma), which "
-        "minijax does not have yet; wrap the parameters in lax.stop_gradient to sample "
-        "without it."
-    )
+    """The implicit reparameterization gradient d sample / d a (JAX's rule):
+    ``random_gamma_grad(a, sample)``, divided by the sample in log space."""
+    data, a = primals
+    ans = _gamma_samples(data, a, log_space)
+    samples = ans
+    if log_space:
+        # d log(sample) = d sample / sample; exp(log_sample) may round to 0: use the tiniest
+        samples = lax.exp(ans)
+        samples = jnp.where(samples == 0, jnp.finfo(samples.dtype).tiny, samples)
+        grad = lax.div(lax.random_gamma_grad(a, samples), samples)
+    else:
+        grad = lax.random_gamma_grad(a, samples)
+    return ans, lax.mul(tangents[1], grad)
 
 
 @eager_jit(static_argnames=("log_space",))
