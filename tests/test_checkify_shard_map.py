@@ -120,7 +120,7 @@ def test_shard_map_inside_scan_cond_and_while():
 def test_branches_over_meshes_of_different_sizes_fail_clearly():
     two = shard_map(lambda v: (checkify.check(jnp.all(v > 0), "neg"), v)[1],
                     Mesh(np.array(minijax.devices()[:2]), ("y",)), P("y"), P("y"))
-    with pytest.raises(ValueError, match="per-device slots of different meshes"):
+    with pytest.raises(ValueError, match="with per-device slots of different meshes"):
         checkify.checkify(lambda x: lax.cond(x[0] > 0, _below(3), two, x))(X)
 
 

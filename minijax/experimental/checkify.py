@@ -496,8 +496,7 @@ class _Checkifier:
     def run_shard_map(self, params, ins, state):
         """The body checkified inside a new shard_map whose extra outputs are each device's
         error state, stacked along a new leading axis split over the manual mesh axes: the
-        state leaves it batched, one slot per device (``Error.get`` names the first failing
-        one, as JAX's does). The state enters replicated, so a failure before the shard_map
+        state leaves it batched, one slot per device, as in JAX. The state enters replicated, so a failure before the shard_map
         is every device's; a state already holding a slot per device enters split (one
         slot each), so consecutive shard_maps over the same devices keep one slot each."""
         from minijax import lax
@@ -561,12 +560,13 @@ def _devices(params):
 
 
 def _widest(batches, eqn):
-    """The longest of ``batches``, each of which must end like it (slot axes are leading)."""
+    """The longest of ``batches`` (error state shapes that paths through ``eqn`` reach),
+    each of which must end like it (slot axes are leading)."""
     wide = max(batches, key=len)
     if any(wide[len(wide) - len(b):] != b for b in batches):
         raise ValueError(with_user_line(
-            f"checkify: the branches of this '{eqn.primitive.name}' leave the error state with "
-            f"per-device slots of different meshes ({', '.join(map(str, batches))}); checkify "
+            f"checkify: the paths through this '{eqn.primitive.name}' leave the error state "
+            f"with per-device slots of different meshes ({', '.join(map(str, batches))}); checkify "
             "the branches instead.", eqn.source_info))
     return wide
 
