@@ -231,3 +231,11 @@ def test_gamma_family_samples_differentiate_in_their_shape_parameters():
            [0.17946114, -0.03331973, -0.02779958], rtol=1e-5, atol=1e-7)
     _close(minijax.grad(lambda a: random.gamma(random.PRNGKey(1), a, (3,)).sum())(
         jnp.float32(0.5)), 1.6857935, rtol=1e-5)
+
+
+def test_reshape_and_ravel_in_fortran_order():
+    x = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(jnp.reshape(x, (4, 6), order="F"), x.reshape(4, 6, order="F"))
+    np.testing.assert_array_equal(jnp.ravel(x, order="F"), x.ravel(order="F"))
+    with pytest.raises(NotImplementedError, match="order=A"):  # as JAX 0.10.2
+        jnp.reshape(x, (4, 6), order="A")

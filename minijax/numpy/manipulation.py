@@ -87,26 +87,34 @@ def _resolve_shape(old_shape, newshape):
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """``a`` with a new shape of the same size (one ``-1`` is inferred); C order only."""
+    """``a`` with a new shape of the same size (one ``-1`` is inferred), read and written in
+    C order, or in Fortran order (``order='F'``: reversed axes on both sides)."""
     if newshape is not None:
         if shape is not None:
             raise TypeError("jnp.reshape received both `shape` and `newshape` arguments.")
         shape = newshape
     if shape is None:
         raise TypeError("jnp.reshape requires a `shape` argument")
-    if order != "C":
-        raise NotImplementedError(f"jnp.reshape supports only order='C', got order={order!r}")
+    if order == "A":  # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    if order not in ("C", "F"):
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     check_arraylike("reshape", a)
     a = to_array(a)
     new = _resolve_shape(a.shape, _static_shape(shape))
+    if order == "F":
+        return lax.transpose(lax.reshape(lax.transpose(a, tuple(range(a.ndim))[::-1]),
+                                         new[::-1]), tuple(range(len(new)))[::-1])
     return a if new == a.shape else lax.reshape(a, new)
 
 
 def ravel(a, order="C"):
-    if order != "C":
-        raise NotImplementedError(f"jnp.ravel supports only order='C', got order={order!r}")
     check_arraylike("ravel", a)
     a = to_array(a)
+    if order == "K":  # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("Ravel not implemented for order='K'.")
+    if order != "C":
+        return reshape(a, (a.size,), order)
     return a if a.ndim == 1 else lax.reshape(a, (a.size,))
 
 
