@@ -50,6 +50,7 @@ from minijax.lax.families import (
     full_like_shape,
     hlo_compare,
     hlo_elementwise,
+    minmax_values,
     naryop,
 )
 from minijax.lowering.stablehlo import tensor_type
@@ -163,20 +164,8 @@ ad.defjvp_zero(nextafter_p)
 
 
 def _minmax_lowering(hlo_op, pick_x_direction):
-    """max/min; complex numbers compare lexicographically (real part, then imaginary), as JAX."""
-
     def lower(ctx, x, y):
-        dtype = ctx.avals_in[0].dtype
-        if dtype.kind != "c":
-            return hlo_op(x, y)
-        part = _real_dtype(dtype)
-        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
-        pick_x = hlo.select(
-            hlo_compare(rx, ry, "EQ", part),
-            hlo_compare(ix, iy, pick_x_direction, part),
-            hlo_compare(rx, ry, pick_x_direction, part),
-        )
-        return hlo.select(pick_x, x, y)
+        return minmax_values(hlo_op, pick_x_direction, x, y, ctx.avals_in[0].dtype)
 
     return lower
 
@@ -894,11 +883,11 @@ def stop_gradient(x):
     Only inexact leaves bind the primitive; integer and boolean ones have no derivative
     anyway, so they are returned unchanged (as in JAX).
     """
-    from minijax.tree_util import tree_map
+    from minijax.tree_util import tree_map_internal
 
     def stop(leaf):
         if dtypes.is_inexact(get_aval(leaf).dtype):
             return stop_gradient_p.bind(leaf)
         return leaf
 
-    return tree_map(stop, x)
+    return tree_map_internal(stop, x)

@@ -228,6 +228,22 @@ def hlo_compare(x, y, direction, dtype):
     )
 
 
+def minmax_values(hlo_op, pick_x_direction, x, y, dtype):
+    """``hlo_op(x, y)`` (maximum/minimum) of two values of ``dtype``; complex numbers compare
+    lexicographically (real part, then imaginary), as in JAX. ``pick_x_direction`` is "GT" for
+    max, "LT" for min."""
+    if np.dtype(dtype).kind != "c":
+        return hlo_op(x, y)
+    part = np.dtype(np.finfo(dtype).dtype)
+    rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+    pick_x = hlo.select(
+        hlo_compare(rx, ry, "EQ", part),
+        hlo_compare(ix, iy, pick_x_direction, part),
+        hlo_compare(rx, ry, pick_x_direction, part),
+    )
+    return hlo.select(pick_x, x, y)
+
+
 def full_like_shape(value, shape, dtype):
     """A constant tensor of ``shape`` and ``dtype`` filled with ``value``."""
     return full_like_aval(value, ShapedArray(shape, dtype))

@@ -13,6 +13,7 @@ the result is the *first* occurrence of the extremum, and any NaN beats every nu
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -23,11 +24,13 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.families import (
+    COMPLEX,
     INT_OR_BOOL,
     NUMBER,
     REAL,
     check_dtype_allowed,
     hlo_compare,
+    minmax_values,
 )
 from minijax.lowering.stablehlo import dense_i64, element_type, ir_constant, tensor_type
 
@@ -43,7 +46,7 @@ __all__ = [
 
 
 def _has_inf(dtype):
-    return bool(np.isinf(np.array(np.inf, dtype).astype(np.float32)))
+    return bool(np.isinf(np.array(np.inf, dtype).real.astype(np.float32)))
 
 
 def lowest(dtype):
@@ -137,14 +140,15 @@ def _reduce_lowering(combiner, identity):
         dtype = ctx.avals_in[0].dtype
         init = ir_constant(np.array(identity(dtype), dtype))
         op = hlo.ReduceOp([tensor_type(ctx.avals_out[0])], [x], [init], dense_i64(axes))
-        fill_region(op.body, [scalar_type(dtype)] * 2, combiner)
+        fill_region(op.body, [scalar_type(dtype)] * 2, lambda a, b: combiner(a, b, dtype))
         return op.results[0]
 
     return rule
 
 
 def reduction(name, combiner, identity, allowed):
-    """A ``reduce_*`` primitive: ``combiner(a, b)`` builds the scalar op, ``identity(dtype)``."""
+    """A ``reduce_*`` primitive: ``combiner(a, b, dtype)`` builds the scalar op,
+    ``identity(dtype)`` its starting value."""
     p = Primitive(name)
     p.def_abstract_eval(_reduce_rule(name, allowed))
     p.def_lowering(_reduce_lowering(combiner, identity))
@@ -152,13 +156,20 @@ def reduction(name, combiner, identity, allowed):
     return p
 
 
-reduce_sum_p = reduction("reduce_sum", hlo.add, lambda dt: 0, NUMBER)
-reduce_prod_p = reduction("reduce_prod", hlo.multiply, lambda dt: 1, NUMBER)
-reduce_max_p = reduction("reduce_max", hlo.maximum, lowest, REAL)
-reduce_min_p = reduction("reduce_min", hlo.minimum, highest, REAL)
-reduce_and_p = reduction("reduce_and", hlo.and_, _all_bits, INT_OR_BOOL)
-reduce_or_p = reduction("reduce_or", hlo.or_, lambda dt: 0, INT_OR_BOOL)
-reduce_xor_p = reduction("reduce_xor", hlo.xor, lambda dt: 0, INT_OR_BOOL)
+def _ignoring_dtype(hlo_op):
+    return lambda a, b, dtype: hlo_op(a, b)
+
+
+reduce_sum_p = reduction("reduce_sum", _ignoring_dtype(hlo.add), lambda dt: 0, NUMBER)
+reduce_prod_p = reduction("reduce_prod", _ignoring_dtype(hlo.multiply), lambda dt: 1, NUMBER)
+# complex values order lexicographically (real part, then imaginary), as in JAX
+reduce_max_p = reduction("reduce_max", functools.partial(minmax_values, hlo.maximum, "GT"),
+                         lowest, REAL | COMPLEX)
+reduce_min_p = reduction("reduce_min", functools.partial(minmax_values, hlo.minimum, "LT"),
+                         highest, REAL | COMPLEX)
+reduce_and_p = reduction("reduce_and", _ignoring_dtype(hlo.and_), _all_bits, INT_OR_BOOL)
+reduce_or_p = reduction("reduce_or", _ignoring_dtype(hlo.or_), lambda dt: 0, INT_OR_BOOL)
+reduce_xor_p = reduction("reduce_xor", _ignoring_dtype(hlo.xor), lambda dt: 0, INT_OR_BOOL)
 
 
 # Differentiation rules. structural.py imports this module, so its wrappers load lazily here.
