@@ -32,7 +32,7 @@ from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value
 from minijax.random._keys import PRNGKeyArray
 from minijax.rematerialization import checkpoint, checkpoint_policies, remat
-from minijax.tree_util import _registry, register_pytree_node, tree_map
+from minijax.tree_util import _registry, register_pytree_node, tree_map, tree_map_internal
 from minijax.vmapping import vmap
 
 __all__ = [
@@ -148,7 +148,7 @@ def device_put(x, device=None):
     device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
     under ``with mesh:``, or a pytree prefix of these matching ``x``."""
     if device is None or hasattr(device, "platform"):
-        return tree_map(lambda leaf: _put_leaf(leaf, device), x)
+        return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
     from minijax import sharding as shd
     from minijax.jitting import _arg_paths
 

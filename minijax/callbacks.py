@@ -159,9 +159,9 @@ debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
 def debug_callback(fn, *args, ordered=False, **kwargs):
     """Calls ``fn(*args, **kwargs)`` on the host with concrete NumPy values, also from inside
     ``jit``/``vmap``/``grad``; returns None (``ordered=True`` keeps program order)."""
-    from minijax.tree_util import tree_flatten
+    from minijax.tree_util import _registry
 
-    leaves, tree = tree_flatten((args, kwargs))
+    leaves, tree = _registry.flatten((args, kwargs))
 
     def flat_fn(*arrays):
         a, k = tree.unflatten(list(arrays))
@@ -282,10 +282,10 @@ pure_callback_p.def_jvp_rule(_pure_jvp)
 def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwargs):
     """``callback(*args, **kwargs)`` on the host with NumPy values; returns arrays shaped like
     ``result_shape_dtypes`` (a pytree of objects with ``.shape`` and ``.dtype``)."""
-    from minijax.tree_util import tree_flatten
+    from minijax.tree_util import _registry
 
-    leaves, tree = tree_flatten((args, kwargs))
-    res_leaves, res_tree = tree_flatten(result_shape_dtypes)
+    leaves, tree = _registry.flatten((args, kwargs))
+    res_leaves, res_tree = _registry.flatten(result_shape_dtypes)
     result_avals = tuple(
         ShapedArray(tuple(r.shape), dtypes.canonicalize_dtype(np.dtype(r.dtype)))
         for r in res_leaves
@@ -294,7 +294,7 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwar
     def flat_fn(*arrays):
         a, k = tree.unflatten(list(arrays))
         out = callback(*a, **k)
-        out_leaves, out_tree = tree_flatten(out)
+        out_leaves, out_tree = _registry.flatten(out)
         if out_tree != res_tree:
             raise TypeError(
                 f"pure_callback {name} returned a value with structure {out_tree}, but "
@@ -375,11 +375,11 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     drops or repeats it; ``ordered=True`` keeps program order among ordered callbacks.
     ``sharding`` is accepted for JAX's signature: minijax runs the callback where XLA puts
     it (one device's worth of data on a single device)."""
-    from minijax.tree_util import tree_flatten
+    from minijax.tree_util import _registry
 
     del sharding
-    leaves, tree = tree_flatten((args, kwargs))
-    res_leaves, res_tree = tree_flatten(result_shape_dtypes)
+    leaves, tree = _registry.flatten((args, kwargs))
+    res_leaves, res_tree = _registry.flatten(result_shape_dtypes)
     result_avals = tuple(
         ShapedArray(tuple(r.shape), dtypes.canonicalize_dtype(np.dtype(r.dtype)))
         for r in res_leaves
@@ -388,7 +388,7 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
 
     def flat_fn(*arrays):
         a, k = tree.unflatten(list(arrays))
-        out_leaves, out_tree = tree_flatten(callback(*a, **k))
+        out_leaves, out_tree = _registry.flatten(callback(*a, **k))
         if out_tree != res_tree:
             raise TypeError(
                 f"io_callback {name} returned a value with structure {out_tree}, but "

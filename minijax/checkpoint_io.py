@@ -249,7 +249,7 @@ def save(path, pytree):
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     _remove_stale_temps(directory, os.path.basename(path))
-    with_path, treedef = tree_util.tree_flatten_with_path(pytree)
+    with_path, treedef = tree_util.tree_flatten_with_path_internal(pytree)
     fd, tmp = tempfile.mkstemp(
         prefix=f".{os.path.basename(path)}.tmp-{os.getpid()}-", dir=directory
     )
@@ -367,7 +367,7 @@ def load(path, like=None):
                 for rec in records
             ]
             return _decode_structure(manifest["structure"], leaves)
-        targets, treedef = tree_util.tree_flatten_with_path(like)
+        targets, treedef = tree_util.tree_flatten_with_path_internal(like)
         by_path = {rec["path"]: rec for rec in records}
         want = [tree_util.keystr(keys) for keys, _ in targets]
         missing = [p for p in want if p not in by_path]

@@ -33,7 +33,7 @@ from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
 from minijax.source_info import with_user_line
-from minijax.tree_util import _registry, keystr, tree_flatten_with_path
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp",
            "custom_vjp_primal_tree_values", "zero_from_primal"]
@@ -132,13 +132,11 @@ class SymbolicZero:
 def zero_from_primal(val, symbolic_zeros=False):
     """Zero tangents for the pytree ``val``: SymbolicZeros, or arrays of zeros (float0 for
     integer leaves)."""
-    from minijax.tree_util import tree_map
-
     def zero(x):
         aval = ad.tangent_aval(get_aval(x))
         return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
 
-    return tree_map(zero, val)
+    return tree_map_internal(zero, val)
 
 
 class CustomVJPPrimal:
@@ -163,14 +161,12 @@ class CustomVJPPrimal:
 
 def custom_vjp_primal_tree_values(tree):
     """``tree`` with each ``CustomVJPPrimal`` leaf replaced by its value."""
-    from minijax.tree_util import tree_map
-
     def value(leaf):
         if type(leaf) is not CustomVJPPrimal:
             raise TypeError(f"unexpected leaf type {type(leaf)}")
         return leaf.value
 
-    return tree_map(value, tree)
+    return tree_map_internal(value, tree)
 
 
 def _to_rule_zeros(ts, symbolic_zeros):
@@ -243,16 +239,14 @@ class custom_jvp:
             raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
 
         def jvp(primals, tangents):
-            from minijax.tree_util import tree_map
-
             primal_out = self(*primals)
             parts = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents)
                      if rule is not None]
             if not parts:
-                return primal_out, tree_map(lambda p: ad.zeros_like_aval(
+                return primal_out, tree_map_internal(lambda p: ad.zeros_like_aval(
                     ad.tangent_aval(get_aval(p))), primal_out)
-            return primal_out, tree_map(lambda *ts: functools.reduce(lambda a, b: a + b, ts),
-                                        *parts)
+            return primal_out, tree_map_internal(
+                lambda *ts: functools.reduce(lambda a, b: a + b, ts), *parts)
 
         self.defjvp(jvp)
 
@@ -537,7 +531,7 @@ class _VJPRules:
                     f"args tuple of the primal function; for argument {arg_i} expected "
                     f"structure {want_tree}, got structure {got_tree}."
                 ))
-            paths = [keystr(p) for p, _ in tree_flatten_with_path(want)[0]]
+            paths = [keystr(p) for p, _ in tree_flatten_with_path_internal(want)[0]]
             for i, ct, path in zip(want_idx, got_leaves, paths):
                 flat[i] = self._check_ct(arg_i, path, ct, self.in_avals[i])
         return flat

@@ -54,9 +54,9 @@ def check_eager(prim, outs):
 
 def check_jit(name, entry, leaves, outs):
     """Called by jit's Python path when a flag is on: re-run op by op if an output is bad."""
-    from minijax.tree_util import tree_leaves
+    from minijax.tree_util import _registry
 
-    flat = tree_leaves(outs)
+    flat = _registry.flatten(outs)[0]
     kinds = [k for k in map(_bad_kind, flat) if k is not None]
     if not kinds:
         return

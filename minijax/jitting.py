@@ -39,7 +39,7 @@ from minijax.lowering.array import (
     same_layout,
 )
 from minijax.source_info import user_frame
-from minijax.tree_util import _registry, keystr, tree_flatten_with_path
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 logger = logging.getLogger("minijax")
 _check_numerics = False  # jax_debug_nans / jax_debug_infs (set by minijax.debug_numerics)
@@ -388,7 +388,7 @@ class JitFunction:
             full_args, full_kwargs = self._merge_static(dyn_args, dyn_kwargs, static_key)
             out = self._fun(*full_args, **full_kwargs)
             out_leaves, out_tree = _registry.flatten(out)
-            for path, leaf in tree_flatten_with_path(out)[0]:
+            for path, leaf in tree_flatten_with_path_internal(out)[0]:
                 _check_out_leaf(leaf, keystr(path))
             out_tree_box.append(out_tree)
             return out_leaves
@@ -618,7 +618,7 @@ def _hashable(v):
 def _arg_paths(args, kwargs):
     """Readable paths of the argument leaves: ``args[0]['w']``, ``kwargs['lr']``."""
     paths = []
-    for path, _ in tree_flatten_with_path((args, kwargs))[0]:
+    for path, _ in tree_flatten_with_path_internal((args, kwargs))[0]:
         head = "args" if path[0].idx == 0 else "kwargs"
         paths.append(head + keystr(path[1:]))
     return paths
@@ -777,7 +777,7 @@ def _sharding_plan(jit_fn, closed, out_tree, in_avals, args, kwargs):
     else:
         out_given = [None] * len(out_avals)
     out_paths = [
-        "output" + keystr(p) for p, _ in tree_flatten_with_path(out_tree.unflatten(out_avals))[0]
+        "output" + keystr(p) for p, _ in tree_flatten_with_path_internal(out_tree.unflatten(out_avals))[0]
     ]
     out_sh = []
     for g, path, aval in zip(out_given, out_paths, out_avals):

@@ -46,7 +46,14 @@ from minijax.lowering.array import Array, device_put_value, put_global
 from minijax.shard_map import shard_map
 from minijax.sharding import Mesh, NamedSharding, PartitionSpec
 from minijax.source_info import with_user_line
-from minijax.tree_util import _registry, keystr, tree_flatten_with_path, tree_leaves, tree_map
+from minijax.tree_util import (
+    _registry,
+    keystr,
+    tree_flatten_with_path_internal,
+    tree_leaves,
+    tree_map,
+    tree_map_internal,
+)
 from minijax.vmapping import flatten_axes
 
 __all__ = ["device_put_replicated", "device_put_sharded", "pmap"]
@@ -201,7 +208,7 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
         out_leaves, out_tree = _registry.flatten(out)
         axes = flatten_axes("pmap out_axes", out_tree, out_axes)
         res = []
-        for x, a, (path, _) in zip(out_leaves, axes, tree_flatten_with_path(out)[0]):
+        for x, a, (path, _) in zip(out_leaves, axes, tree_flatten_with_path_internal(out)[0]):
             if a is not None:
                 a = _canonical_out_axis(get_aval(x).ndim, a, "output" + keystr(path))
                 x = lax.expand_dims(x, (a,))
@@ -249,8 +256,8 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
 
 
 def _leaf_paths(args, kwargs):
-    paths = ["args" + keystr(p) for p, _ in tree_flatten_with_path(tuple(args))[0]]
-    return paths + ["kwargs" + keystr(p) for p, _ in tree_flatten_with_path(kwargs)[0]]
+    paths = ["args" + keystr(p) for p, _ in tree_flatten_with_path_internal(tuple(args))[0]]
+    return paths + ["kwargs" + keystr(p) for p, _ in tree_flatten_with_path_internal(kwargs)[0]]
 
 
 def _flat_in_axes(in_axes, args, kwargs, in_tree):
@@ -379,7 +386,7 @@ def _global_to_local(out, axis_name):
         return distributed.make_array_from_single_device_arrays(
             shape, NamedSharding(local_mesh, spec), [s.data for s in x.addressable_shards])
 
-    return tree_map(local, out)
+    return tree_map_internal(local, out)
 
 
 def _per_device_aval(aval, axis):
@@ -430,7 +437,7 @@ def device_put_replicated(x, devices):
                             aval.update(shape=(n,) + aval.shape), devices,
                             "_device_put_replicated")
 
-    return tree_map(put, x)
+    return tree_map_internal(put, x)
 
 
 def device_put_sharded(shards, devices):
@@ -454,4 +461,4 @@ def device_put_sharded(shards, devices):
         return _put_stacked(value, avals[0].update(shape=(len(xs),) + avals[0].shape), devices,
                             "_device_put_sharded")
 
-    return tree_map(put, shards[0], *shards[1:])
+    return tree_map_internal(put, shards[0], *shards[1:])

@@ -1,9 +1,19 @@
 """Pytree utilities: ``jax.tree_util``'s public API on jaxlib's C++ registry.
 
-Everything flattens through one private :class:`PyTreeRegistry` instance,
-``_registry`` (never jaxlib's process-global default registry, which a real
-``jax`` in the same process would share).  ``jit`` hands ``_registry`` to C++
-so that the fast dispatch path flattens arguments exactly as this module does.
+Two private :class:`PyTreeRegistry` instances (never jaxlib's process-global
+default registry, which a real ``jax`` in the same process would share), as JAX
+keeps a dispatch registry beside its default one:
+
+- ``_public_registry``, behind every ``tree_*`` function: what users see;
+- ``_registry``, the internal one, used by ``jit`` (its C++ fast path gets it)
+  and every transformation entry point.
+
+Every ``register_*`` call registers into both.  They differ in typed PRNG key
+arrays only: a leaf for users, as JAX's ``key<fry>`` arrays are, but a node over
+its uint32 data internally, so transformations trace keys as ordinary arrays and
+rebuild them when they unflatten.  ``tree_map_internal`` and
+``tree_flatten_with_path_internal`` are the internal twins that transformation
+code needs besides ``_registry.flatten``.
 
 Built in: ``None`` (an empty node), tuples, lists, dicts (keys sorted),
 namedtuples; registered below: ``OrderedDict`` (insertion order),
@@ -74,12 +84,20 @@ DictKey = pytree.DictKey
 GetAttrKey = pytree.GetAttrKey
 FlattenedIndexKey = pytree.FlattenedIndexKey
 
-_registry = pytree.PyTreeRegistry()
-# Treedefs pickle their registry by reference (module + name lookup).
-_registry.__module__ = __name__
-_registry.__name__ = "_registry"
 
-# The node types of ``_registry`` (which C++ does not list): type -> (flatten, unflatten),
+def _new_registry(name):
+    registry = pytree.PyTreeRegistry()
+    # Treedefs pickle their registry by reference (module + name lookup).
+    registry.__module__ = __name__
+    registry.__name__ = name
+    return registry
+
+
+_public_registry = _new_registry("_public_registry")
+_registry = _new_registry("_registry")
+_REGISTRIES = (_public_registry, _registry)
+
+# The node types of the public registry (which C++ does not list): type -> (flatten, unflatten),
 # as ``(children, aux) = flatten(x)`` and ``unflatten(aux, children)``.
 node_types = {
     tuple: (lambda x: (x, None), lambda _, xs: tuple(xs)),
@@ -100,7 +118,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     ``is_leaf(x)`` returning True stops the descent at ``x`` (which becomes a
     leaf).  ``None`` is an empty node and contributes no leaves.
     """
-    return _registry.flatten(tree, is_leaf)
+    return _public_registry.flatten(tree, is_leaf)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
@@ -111,18 +129,18 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                 ) -> list[Any]:
     """The leaves of ``tree``, in flattening order."""
-    return _registry.flatten(tree, is_leaf)[0]
+    return _public_registry.flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                    ) -> PyTreeDef:
     """The treedef of ``tree``."""
-    return _registry.flatten(tree, is_leaf)[1]
+    return _public_registry.flatten(tree, is_leaf)[1]
 
 
 def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
     """The treedef of a tuple whose children have structures ``treedefs``."""
-    return pytree.treedef_tuple(_registry, list(treedefs))
+    return pytree.treedef_tuple(_public_registry, list(treedefs))
 
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
@@ -139,7 +157,7 @@ def all_leaves(iterable: Iterable[Any],
                is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """True when every element of ``iterable`` is a leaf (``None`` is not)."""
     if is_leaf is None:
-        return pytree.all_leaves(_registry, iterable)
+        return pytree.all_leaves(_public_registry, iterable)
     items = list(iterable)
     leaves = tree_leaves(items, is_leaf)
     return len(leaves) == len(items) and all(
@@ -155,9 +173,17 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
 
     Mismatched structures raise ``ValueError`` from ``flatten_up_to``.
     """
-    leaves, treedef = _registry.flatten(tree, is_leaf)
+    leaves, treedef = _public_registry.flatten(tree, is_leaf)
     if not rest:
         return treedef.unflatten(map(f, leaves))
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten(map(f, leaves, *others))
+
+
+def tree_map_internal(f: Callable[..., Any], tree: Any, *rest: Any,
+                      is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """:func:`tree_map` on the internal registry: ``f`` sees a typed key's uint32 data."""
+    leaves, treedef = _registry.flatten(tree, is_leaf)
     others = [treedef.flatten_up_to(r) for r in rest]
     return treedef.unflatten(map(f, leaves, *others))
 
@@ -209,7 +235,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
 
     ``inner_treedef=None`` infers it from the first outer child.
     """
-    flat, treedef = _registry.flatten(pytree_to_transpose)
+    flat, treedef = _public_registry.flatten(pytree_to_transpose)
     if inner_treedef is None:
         inner_treedef = tree_structure(
             outer_treedef.flatten_up_to(pytree_to_transpose)[0])
@@ -249,15 +275,21 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
                            is_leaf_takes_path: bool = False
                            ) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
     """Like :func:`tree_flatten`, but leaves come as ``(key_path, leaf)`` pairs."""
-    return _registry.flatten_with_path(
+    return _public_registry.flatten_with_path(
         tree, _path_predicate(is_leaf, is_leaf_takes_path))
+
+
+def tree_flatten_with_path_internal(tree: Any) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
+    """:func:`tree_flatten_with_path` on the internal registry (paths of the leaves that
+    transformations see, for their error messages)."""
+    return _registry.flatten_with_path(tree)
 
 
 def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
                           is_leaf_takes_path: bool = False
                           ) -> list[tuple[tuple, Any]]:
     """``(key_path, leaf)`` pairs of ``tree``."""
-    return _registry.flatten_with_path(
+    return _public_registry.flatten_with_path(
         tree, _path_predicate(is_leaf, is_leaf_takes_path))[0]
 
 
@@ -265,7 +297,7 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
                        is_leaf: Callable[..., bool] | None = None,
                        is_leaf_takes_path: bool = False) -> Any:
     """Like :func:`tree_map`, but calls ``f(key_path, leaf, *other_leaves)``."""
-    pairs, treedef = _registry.flatten_with_path(
+    pairs, treedef = _public_registry.flatten_with_path(
         tree, _path_predicate(is_leaf, is_leaf_takes_path))
     others = [treedef.flatten_up_to(r) for r in rest]
     paths = [p for p, _ in pairs]
@@ -307,8 +339,9 @@ def register_pytree_node(nodetype: type, flatten_func: Callable,
     the latter, key paths use ``FlattenedIndexKey(i)``.  Registering a type
     twice raises ``ValueError``.
     """
-    _registry.register_node(nodetype, flatten_func, unflatten_func,
-                            flatten_with_keys_func)
+    for registry in _REGISTRIES:
+        registry.register_node(nodetype, flatten_func, unflatten_func,
+                               flatten_with_keys_func)
     node_types[nodetype] = (flatten_func, unflatten_func)
 
 
@@ -389,7 +422,8 @@ def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
     if overlap := set(data_fields) & set(meta_fields):
         raise ValueError("data_fields and meta_fields must not overlap. "
                          f"Overlapping fields: {overlap}.")
-    _registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    for registry in _REGISTRIES:
+        registry.register_dataclass_node(nodetype, data_fields, meta_fields)
     node_types[nodetype] = (
         lambda x: (tuple(getattr(x, f) for f in data_fields),
                    tuple(getattr(x, f) for f in meta_fields)),

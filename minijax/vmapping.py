@@ -25,10 +25,9 @@ from minijax.source_info import with_user_line
 from minijax.tree_util import (
     _registry,
     keystr,
-    tree_flatten_with_path,
-    tree_leaves,
+    tree_flatten_with_path_internal,
     tree_map,
-    tree_structure,
+    tree_map_internal,
 )
 
 __all__ = ["vmap"]
@@ -120,8 +119,9 @@ def flatten_axes(what, treedef, axes):
     """One axis (int or None) per leaf of ``treedef``, broadcasting the prefix tree ``axes``."""
     if axes is None or type(axes) is int:
         return [axes] * treedef.num_leaves
-    spec = tree_map(lambda a: _NONE if a is None else a, axes, is_leaf=lambda a: a is None)
-    spec_tree = tree_structure(spec)
+    spec = tree_map_internal(lambda a: _NONE if a is None else a, axes,
+                             is_leaf=lambda a: a is None)
+    spec_leaves, spec_tree = _registry.flatten(spec)
     dummy = treedef.unflatten([0] * treedef.num_leaves)
     try:
         subtrees = spec_tree.flatten_up_to(dummy)
@@ -132,15 +132,15 @@ def flatten_axes(what, treedef, axes):
             f"({e})"
         )) from None
     flat = []
-    for a, sub in zip(tree_leaves(spec), subtrees):
-        flat.extend([None if a is _NONE else a] * tree_structure(sub).num_leaves)
+    for a, sub in zip(spec_leaves, subtrees):
+        flat.extend([None if a is _NONE else a] * _registry.flatten(sub)[1].num_leaves)
     return flat
 
 
 def _leaf_paths(args, kwargs):
     """Readable names of every argument leaf (``args[0]['w']``, ``kwargs['x']``), for errors."""
-    paths = ["args" + keystr(p) for p, _ in tree_flatten_with_path(args)[0]]
-    return paths + ["kwargs" + keystr(p) for p, _ in tree_flatten_with_path(kwargs)[0]]
+    paths = ["args" + keystr(p) for p, _ in tree_flatten_with_path_internal(args)[0]]
+    return paths + ["kwargs" + keystr(p) for p, _ in tree_flatten_with_path_internal(kwargs)[0]]
 
 
 def _canonical_in_dim(x, d, i, args, kwargs):
@@ -190,7 +190,7 @@ def _output(trace, x, out_axis, i, out):
     val, bdim = trace.to_batch_info(x)
     if out_axis is None:
         if bdim is not not_mapped:
-            path = "output" + keystr(tree_flatten_with_path(out)[0][i][0])
+            path = "output" + keystr(tree_flatten_with_path_internal(out)[0][i][0])
             raise ValueError(with_user_line(
                 f"vmap has mapped output {path} (of per-example type {x.aval.str_short()}) but "
                 "out_axes is None for it: out_axes=None is only allowed for outputs that do not "
@@ -199,7 +199,7 @@ def _output(trace, x, out_axis, i, out):
         return val
     nd = get_aval(val).ndim + (bdim is not_mapped)
     if not -nd <= out_axis < nd:
-        path = "output" + keystr(tree_flatten_with_path(out)[0][i][0])
+        path = "output" + keystr(tree_flatten_with_path_internal(out)[0][i][0])
         raise ValueError(with_user_line(
             f"vmap out_axes={out_axis} is out of bounds for {path}, whose batched result has "
             f"rank {nd}."

@@ -370,10 +370,10 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     ``computation(acc, x)`` takes and returns such pytrees of scalars. ``padding`` is 'SAME',
     'VALID' or a sequence of (low, high) pairs.
     """
-    from minijax.tree_util import tree_flatten, tree_unflatten
+    from minijax.tree_util import _registry
 
-    flat_ops, tree = tree_flatten(operand)
-    flat_inits, init_tree = tree_flatten(init_value)
+    flat_ops, tree = _registry.flatten(operand)
+    flat_inits, init_tree = _registry.flatten(init_value)
     if tree != init_tree:
         raise TypeError(f"reduce_window: operand and init_value must have the same structure, "
                         f"got {tree} and {init_tree}")
@@ -392,8 +392,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     if len(flat_ops) == 1:
         monoid = _monoid_for(computation, flat_inits[0], avals[0].dtype)
         if monoid is not None:
-            return tree_unflatten(tree, [monoid.bind(flat_ops[0], **params)])
-    pair_tree = tree_flatten((operand, operand))[1]
+            return tree.unflatten([monoid.bind(flat_ops[0], **params)])
+    pair_tree = _registry.flatten((operand, operand))[1]
     closed, consts, out_tree = _computation_jaxpr(computation, pair_tree,
                                                   tuple(a.dtype for a in avals))
     if consts:
@@ -403,7 +403,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         raise TypeError(f"reduce_window: the computation must return the structure of the "
                         f"operand ({tree}), got {out_tree}")
     outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed, **params)
-    return tree_unflatten(tree, outs)
+    return tree.unflatten(outs)
 
 
 @functools.lru_cache(maxsize=256)

@@ -248,9 +248,9 @@ class Stage:
 
     @property
     def in_avals(self):
-        from minijax.tree_util import tree_map
+        from minijax.tree_util import tree_map_internal
 
-        return tree_map(lambda info: info._aval, self.args_info)
+        return tree_map_internal(lambda info: info._aval, self.args_info)
 
     @property
     def out_tree(self):
@@ -262,9 +262,10 @@ class Stage:
     def donate_argnums(self):
         """Positions of positional arguments that have a donated leaf."""
         args = self.args_info[0] if self.args_info is not None else ()
-        from minijax.tree_util import tree_leaves
+        from minijax.tree_util import _registry
 
-        return tuple(i for i, a in enumerate(args) if any(x.donated for x in tree_leaves(a)))
+        return tuple(i for i, a in enumerate(args)
+                     if any(x.donated for x in _registry.flatten(a)[0]))
 
 
 class Compiled(Stage):

@@ -410,6 +410,9 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def array_equal(a1, a2, equal_nan=False):
     """Same shape and elements (a Python-level shape check, as JAX)."""
+    if any(isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType) for a in (a1, a2)):
+        # typed PRNG keys compare with their own elementwise ==
+        return jnp.asarray(False) if a1.shape != a2.shape else jnp.all(a1 == a2)
     a1, a2 = to_array(a1), to_array(a2)
     if a1.shape != a2.shape:
         return jnp.asarray(False)

@@ -5,9 +5,10 @@ Two key forms are accepted everywhere, as in JAX:
 - *raw* keys, ``PRNGKey(seed)``: a ``uint32[..., 2]`` array (the legacy form);
 - *typed* keys, ``key(seed)``: a ``PRNGKeyArray`` whose ``shape`` excludes the trailing 2.
 
-``PRNGKeyArray`` is a pytree with the uint32 key data as its one leaf, so keys pass through
-``jit``, ``vmap``, ``grad`` and ``tree_map`` unchanged. It is not a new dtype of the core (JAX's
-``key<fry>`` extended dtype is): jnp functions do not accept it; unwrap with ``key_data``.
+``PRNGKeyArray`` is a pytree leaf for users (``tree.leaves``, ``tree.map``), as JAX's key arrays
+are, but a node over its uint32 key data in the internal pytree registry, so ``jit``, ``vmap``,
+``grad``, ``scan`` ... trace that data and hand keys back. It is not a new dtype of the core
+(JAX's ``key<fry>`` extended dtype is): jnp functions do not accept it; unwrap with ``key_data``.
 Functions return keys in the form they were given.
 
 Bits follow ``jax_threefry_partitionable=True`` (JAX's default): element ``i`` (row-major) of
@@ -27,7 +28,7 @@ from minijax.core import Tracer, get_aval
 from minijax.lowering.array import BaseArray
 from minijax.numpy._eager import eager_jit
 from minijax.random._threefry import iota_2x32_shape, threefry2x32_p, threefry_2x32
-from minijax.tree_util import register_pytree_node
+from minijax.tree_util import _registry
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "split",
            "fold_in", "bits", "clone", "PRNGKeyArray"]
@@ -92,18 +93,36 @@ class PRNGKeyArray(BaseArray):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return PRNGKeyArray(jnp.reshape(self._data, tuple(shape) + (2,)))
 
+    def __eq__(self, other):
+        return _keys_equal(self, other)
+
+    def __ne__(self, other):
+        return lax.bitwise_not(_keys_equal(self, other))
+
+    __hash__ = None  # an array: unhashable, as JAX's keys
+
     def __repr__(self):
         if isinstance(self._data, Tracer):
             return f"PRNGKeyArray(shape={self.shape}, dtype=key<fry>, traced)"
+        if isinstance(self._data, str):  # a type string: transformations' error messages
+            return f"PRNGKeyArray({self._data})"
         return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(self._data)}"
 
-    def __str__(self):
-        return f"key<fry>{list(self.shape)}"
+    # As JAX: str() is the repr, and format() takes no format spec.
+    __str__ = __repr__
+    __format__ = object.__format__
 
 
-register_pytree_node(
+_registry.register_node(
     PRNGKeyArray, lambda k: ((k._data,), None), lambda _, leaves: PRNGKeyArray(leaves[0])
 )
+
+
+def _keys_equal(a, b):
+    """Elementwise equality of two typed key arrays (broadcast by their key shapes)."""
+    if not isinstance(b, PRNGKeyArray):
+        raise TypeError(f"equal does not accept dtypes key<fry>, {get_aval(b).dtype}.")
+    return jnp.all(jnp.equal(a._data, b._data), axis=-1)
 
 
 def _is_raw_key_aval(aval):

@@ -14,7 +14,7 @@ from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.source_info import with_user_line
 from minijax.transforms.walk import map_sub_jaxprs
-from minijax.tree_util import tree_flatten
+from minijax.tree_util import _registry
 
 
 class _Builder:
@@ -61,7 +61,7 @@ class _Builder:
 def trace_replacement(fn, avals, what="replacement"):
     """``fn`` traced on operands of types ``avals``: a ClosedJaxpr with a flat output list."""
     def flat(*xs):
-        outs, _ = tree_flatten(fn(*xs))
+        outs, _ = _registry.flatten(fn(*xs))
         return outs
 
     return trace_to_jaxpr(flat, list(avals))
