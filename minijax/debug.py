@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import builtins
 
-__all__ = ["callback", "print", "visualize_array_sharding", "sharding_grid"]
+from minijax.debugger import breakpoint  # noqa: A004 - JAX's name
+
+__all__ = ["breakpoint", "callback", "print", "visualize_array_sharding", "sharding_grid"]
 
 
 def _label(devices):
