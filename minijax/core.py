@@ -254,6 +254,10 @@ class Literal:
         return f"Literal({self.val})"
 
 
+# An equation's operand: a variable or an inline constant.
+Atom = Var | Literal
+
+
 class JaxprEqn:
     __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
 

@@ -16,6 +16,7 @@ ids and jaxlib's device lists agree.
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 import math
 import threading
@@ -32,8 +33,8 @@ from minijax.source_info import with_user_line
 
 __all__ = [
     "AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "NamedSharding", "PartitionSpec",
-    "Sharding", "SingleDeviceSharding", "get_abstract_mesh", "make_mesh", "reshard", "set_mesh",
-    "with_sharding_constraint",
+    "Sharding", "SingleDeviceSharding", "auto_axes", "get_abstract_mesh", "make_mesh", "reshard",
+    "set_mesh", "with_sharding_constraint",
 ]
 
 
@@ -764,6 +765,26 @@ def reshard(xs, out_shardings):
         else:
             outs.append(put(leaf, s, "reshard"))
     return tree.unflatten(outs)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """``f`` run with mesh ``axes`` in Auto mode, its outputs resharded to ``out_sharding``
+    (given here or as the call's ``out_sharding=`` keyword). Every minijax mesh axis is
+    already Auto, so ``f`` runs as it is and only the outputs are resharded."""
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        if out_sharding is None:
+            if "out_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'out_sharding'")
+            out = kwargs.pop("out_sharding")
+        else:
+            out = out_sharding
+        return reshard(f(*args, **kwargs), out)
+
+    return wrapped
 
 
 class set_mesh:

@@ -12,7 +12,11 @@ from typing import Protocol, runtime_checkable
 from minijax.jitting import Traced
 from minijax.lowering.compile import ArgInfo, Compiled, Lowered
 
-__all__ = ["ArgInfo", "Compiled", "Lowered", "Traced", "Wrapped"]
+__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
+
+# XLA compiler options by name, as ``jit(f, compiler_options=...)`` and
+# ``Lowered.compile(compiler_options)`` take them.
+CompilerOptions = dict[str, str | bool]
 
 
 @runtime_checkable
