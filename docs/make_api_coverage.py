@@ -67,6 +67,12 @@ _MISSING = object()  # not None: `jnp.newaxis` is None
 
 def has(namespace, name, kind):
     """Whether minijax has JAX's ``namespace.name`` (``kind`` as recorded from JAX)."""
+    if namespace in ("jax", "jax.version") and name.startswith("__version"):
+        # Set by the opt-in (minijax.compat) on the `jax` and `jax.version` it builds: the
+        # JAX API level, not minijax's own version.
+        from minijax import compat
+
+        return hasattr(compat._version_module(), name)
     module = _module(minijax_name(namespace))
     if module is None:
         return False

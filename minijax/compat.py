@@ -46,6 +46,15 @@ _RENAMED = {
     "jax._src.checkify": "minijax.experimental.checkify",
 }
 
+# JAX modules minijax deliberately does not provide, and what to use instead. Importing one
+# raises ModuleNotFoundError (an ImportError, which libraries' optional imports expect).
+NOT_PROVIDED = {
+    "jax.experimental.jax2tf": "converting to TensorFlow is outside minijax; export the "
+                               "StableHLO of jit(f).lower(...).as_text() instead",
+    "jax.experimental.array_serialization": "save and restore (sharded) arrays with "
+                                            "minijax.checkpoint_io instead",
+}
+
 _lock = threading.Lock()
 _finder: _JaxFinder | None = None
 
@@ -63,6 +72,10 @@ class _JaxFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         name = spec.name
         if name == "jax":
             return _jax_module()
+        refused = next((m for m in NOT_PROVIDED if name == m or name.startswith(m + ".")), None)
+        if refused is not None:
+            raise ModuleNotFoundError(f"minijax does not provide {refused}: "
+                                      f"{NOT_PROVIDED[refused]}", name=name)
         target = _RENAMED.get(name, "minijax" + name[len("jax"):])
         if _is_package_prefix(name):
             return _namespace_module(name)

@@ -166,3 +166,17 @@ def test_compile_logs_reach_handlers_on_the_jax_logger():
     out = _python(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "1"
+
+
+def test_modules_minijax_does_not_provide_say_so_and_what_instead():
+    code = """
+        import minijax.compat; minijax.compat.install()
+        for name in ("jax.experimental.jax2tf", "jax.experimental.array_serialization.serialization"):
+            try:
+                __import__(name)
+            except ModuleNotFoundError as e:
+                print(isinstance(e, ImportError), "does not provide" in str(e), "instead" in str(e))
+    """
+    out = _python(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True"] * 6
