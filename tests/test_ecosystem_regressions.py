@@ -177,3 +177,22 @@ def test_max_and_min_of_complex_order_lexicographically():
     assert complex(minijax.jit(jnp.max)(x)) == 2 - 4j
     g = minijax.grad(lambda x: jnp.real(jnp.max(x * 2)))(x)
     np.testing.assert_array_equal(g, [[0, 0, 0], [0, 0, 2]])
+
+
+def test_a_python_scalar_carry_stays_weak_in_loops():
+    # optax's nnls (bfloat16 values, a Python-float carry): JAX 0.10.2 keeps the carry weak,
+    # so the bfloat16 values stay bfloat16.
+    from minijax import lax
+
+    x = jnp.ones(3, jnp.bfloat16)
+
+    def body(c, _):
+        a, b, k = c
+        return (a, b * (k + 1) / 2 + a, k + 1), None
+
+    (_, b, k), _ = lax.scan(body, (x, x, 0.0), length=2)
+    assert b.dtype == jnp.bfloat16 and k.dtype == np.float32 and k.weak_type
+    c, _ = lax.scan(lambda c, _: (c * jnp.float32(2), None), 1.0, length=3)
+    assert not c.weak_type and float(c) == 8.0  # the body makes it strong: strong, as JAX
+    assert lax.fori_loop(0, 3, lambda i, c: c + 1.0, 0.0).weak_type
+    assert lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0.0).weak_type

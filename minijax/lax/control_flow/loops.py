@@ -461,14 +461,15 @@ def _describe(tree, avals):
 
 
 def _promote_weak_init(init_leaves, init_avals, out_avals):
-    """A weakly typed initial carry (a Python scalar) takes the dtype the body gives it, as in
-    JAX; then it is traced again."""
+    """A weakly typed initial carry (a Python scalar) stays weak while the body keeps it weak;
+    where the body makes it strong, or of another dtype, it takes the body's type, as in JAX;
+    then the body is traced again."""
     from minijax import lax
 
     changed = False
     new = []
     for x, a, o in zip(init_leaves, init_avals, out_avals):
-        if get_aval(x).weak_type and a.shape == o.shape and a.dtype != o.dtype:
+        if a.weak_type and a.shape == o.shape and (a.dtype, True) != (o.dtype, o.weak_type):
             x = lax.convert_element_type(x, o.dtype)
             changed = True
         new.append(x)
@@ -476,7 +477,9 @@ def _promote_weak_init(init_leaves, init_avals, out_avals):
 
 
 def _carry_avals(leaves):
-    return [common.strong(get_aval(x)) for x in leaves]
+    # Weak types are kept: a Python-scalar carry must not promote bfloat16 values it meets
+    # in the body (JAX traces the body with the weak type too).
+    return [get_aval(x) for x in leaves]
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
