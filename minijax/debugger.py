@@ -4,8 +4,8 @@ At trace time the breakpoint captures the Python stack (the user's frames, by de
 the local variables of each frame. The locals that are tracers become operands of a debug
 callback, so when the compiled program reaches the breakpoint the host gets their concrete
 values and the debugger shows each frame with those values in place of the tracers. The
-default backend, ``"cli"``, is JAX's pdb-like ``jdb`` (``p``, ``pp``, ``u``, ``d``, ``l``,
-``w``, ``c``, ``q``); others can be added with ``register_debugger``.
+default backend, ``"cli"``, is ``jdb``, a pdb-like text session (``p``, ``pp``, ``u``,
+``d``, ``l``, ``w``, ``c``, ``q``); others can be added with ``register_debugger``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import inspect
 import pprint
 import sys
 import threading
-import traceback
 from typing import Any
 
 from minijax import core
@@ -168,140 +167,124 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noq
     return pure_callback(_breakpoint_callback_wrapper, token, token, *tracers)
 
 
-class CliDebugger(cmd.Cmd):
-    """A text debugger with pdb's commands for inspecting frames."""
+def _frame_line(frame) -> str:
+    """The stripped source line a frame is stopped at, or a marker when it has none."""
+    if frame.offset is None:
+        return "<source unavailable>"
+    return frame.source[frame.offset].strip()
+
+
+class JdbSession(cmd.Cmd):
+    """One interactive stop at a ``minijax.debug.breakpoint``: reads commands until the user
+    resumes the program. Frame 0 is the innermost frame (the breakpoint's caller); a
+    higher ``depth`` is further out in the stack."""
 
     prompt = "(jdb) "
+    intro = "Entering jdb:"
 
     def __init__(self, frames, thread_id, stdin=None, stdout=None, completekey="tab"):
-        super().__init__(stdin=stdin, stdout=stdout, completekey=completekey)
+        super().__init__(completekey=completekey, stdin=stdin, stdout=stdout)
+        # cmd reads through input() only when talking to the real terminal.
         self.use_rawinput = stdin is None
-        self.frames = frames
-        self.frame_index = 0
+        self.frames = list(frames)
         self.thread_id = thread_id
-        self.intro = "Entering jdb:"
+        self.depth = 0
 
-    def current_frame(self):
-        return self.frames[self.frame_index]
+    def _say(self, *lines: str) -> None:
+        self.stdout.write("".join(line + "\n" for line in lines))
 
-    def evaluate(self, expr):
-        frame = self.frames[self.frame_index]
-        env = {**frame.globals, **frame.locals}
-        return eval(expr, {}, env)
+    def _eval_in_frame(self, source: str):
+        frame = self.frames[self.depth]
+        # One namespace, so comprehensions and lambdas in the expression see the locals too.
+        return eval(source, {**frame.globals, **frame.locals})
+
+    def _show(self, source: str, formatter) -> None:
+        try:
+            value = self._eval_in_frame(source)
+        except Exception as err:  # a mistake in the typed expression must not end the session
+            self._say(f"*** {type(err).__name__}: {err}")
+            return
+        self._say(formatter(value))
+
+    def _show_source(self, radius: int) -> None:
+        frame = self.frames[self.depth]
+        self._say(f"> {frame.filename}({frame.lineno})")
+        if frame.offset is None:
+            return
+        first = max(frame.offset - radius - 1, 0)
+        for index in range(first, min(frame.offset + radius + 1, len(frame.source))):
+            marker = "->  " if index == frame.offset else "    "
+            self._say(marker + frame.source[index])
+
+    def _move(self, step: int) -> None:
+        target = self.depth + step
+        if 0 <= target < len(self.frames):
+            self.depth = target
+        else:
+            self._say("*** No outer frame." if step > 0 else "*** No inner frame.")
+        self._show_source(radius=2)
 
     def default(self, line):
-        """Evaluates an expression."""
-        self.do_p(line)
-
-    def print_backtrace(self):
-        backtrace = ["Traceback:"]
-        for frame in self.frames[::-1]:
-            backtrace.append(f'  File "{frame.filename}", line {frame.lineno}')
-            if frame.offset is None:
-                backtrace.append("    <no source>")
-            else:
-                backtrace.append(f"    {frame.source[frame.offset].strip()}")
-        print("\n".join(backtrace), file=self.stdout)
-
-    def print_context(self, num_lines=2):
-        frame = self.frames[self.frame_index]
-        context = [f"> {frame.filename}({frame.lineno})"]
-        if frame.offset is not None:
-            for i, line in enumerate(frame.source):
-                if frame.offset - 1 - num_lines <= i <= frame.offset + num_lines:
-                    context.append(f"->  {line}" if i == frame.offset else f"    {line}")
-        print("\n".join(context), file=self.stdout)
-
-    def _error_message(self):
-        msg = traceback.format_exception_only(*sys.exc_info()[:2])[-1].strip()
-        print("***", msg, file=self.stdout)
+        """A line that is no command is an expression to print."""
+        self._show(line, repr)
 
     def do_p(self, arg):
-        """p expression
-        Evaluates and prints the value of an expression
-        """
-        try:
-            print(repr(self.evaluate(arg)), file=self.stdout)
-        except Exception:  # the user's expression: report it as pdb does
-            self._error_message()
+        """p EXPR: print repr(EXPR), evaluated in the selected frame."""
+        self._show(arg, repr)
 
     def do_pp(self, arg):
-        """pp expression
-        Evaluates and pretty-prints the value of an expression
-        """
-        try:
-            print(pprint.pformat(self.evaluate(arg)), file=self.stdout)
-        except Exception:  # the user's expression: report it as pdb does
-            self._error_message()
+        """pp EXPR: like p, but pretty-printed with pprint."""
+        self._show(arg, pprint.pformat)
 
-    def do_up(self, arg, /):
-        """u(p)
-        Move up a stack frame.
-        """
-        if self.frame_index == len(self.frames) - 1:
-            print("At topmost frame.", file=self.stdout)
-        else:
-            self.frame_index += 1
-        self.print_context()
+    def do_up(self, arg):
+        """u | up: select the caller of the current frame and show its source."""
+        self._move(+1)
 
-    do_u = do_up
+    def do_down(self, arg):
+        """d | down: select the frame the current one called and show its source."""
+        self._move(-1)
 
-    def do_down(self, arg, /):
-        """d(own)
-        Move down a stack frame.
-        """
-        if self.frame_index == 0:
-            print("At bottommost frame.", file=self.stdout)
-        else:
-            self.frame_index -= 1
-        self.print_context()
+    def do_list(self, arg):
+        """l | list: show the source around the selected frame's current line."""
+        self._show_source(radius=5)
 
-    do_d = do_down
+    def do_where(self, arg):
+        """w | where | bt: show the captured stack, outermost frame first."""
+        lines = ["Traceback:"]
+        for frame in reversed(self.frames):
+            lines.append(f'  File "{frame.filename}", line {frame.lineno}')
+            lines.append("    " + _frame_line(frame))
+        self._say(*lines)
 
-    def do_list(self, _):
-        """l(ist)
-        List source code for the current file.
-        """
-        self.print_context(num_lines=5)
-
-    do_l = do_list
-
-    def do_continue(self, _):
-        """c(ont(inue))
-        Continue the program's execution.
-        """
+    def do_continue(self, arg):
+        """c | cont | continue: leave the debugger and let the program run on."""
         return True
 
-    do_c = do_cont = do_continue
-
-    def do_quit(self, _):
-        """q(uit)\n(exit)
-        Quit the debugger. The program is given an exit command.
-        """
+    def do_quit(self, arg):
+        """q | quit | exit (or end of input): stop the whole program."""
         sys.exit(0)
 
-    do_q = do_EOF = do_exit = do_quit
-
-    def do_where(self, _):
-        """w(here)
-        Prints a stack trace with the most recent frame on the bottom.
-        'bt' is an alias for this command.
-        """
-        self.print_backtrace()
-
-    do_w = do_bt = do_where
-
-    def run(self):
+    def run(self) -> None:
+        # Ctrl-C abandons the line being typed, not the session.
         while True:
             try:
                 self.cmdloop()
-                break
+                return
             except KeyboardInterrupt:
-                print("--KeyboardInterrupt--", file=sys.stdout)
+                self._say("--KeyboardInterrupt--")
+                self.intro = None
 
 
-def run_debugger(frames, thread_id, **kwargs):
-    CliDebugger(frames, thread_id, **kwargs).run()
+# Short and alternative spellings of the commands above.
+for _alias, _command in {"u": "up", "d": "down", "l": "list", "w": "where", "bt": "where",
+                         "c": "continue", "cont": "continue", "q": "quit", "exit": "quit",
+                         "EOF": "quit"}.items():
+    setattr(JdbSession, "do_" + _alias, getattr(JdbSession, "do_" + _command))
+del _alias, _command
 
 
-register_debugger("cli", run_debugger, -1)
+def _run_jdb(frames, thread_id, **kwargs):
+    JdbSession(frames, thread_id, **kwargs).run()
+
+
+register_debugger("cli", _run_jdb, -1)
