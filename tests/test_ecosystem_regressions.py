@@ -196,3 +196,15 @@ def test_a_python_scalar_carry_stays_weak_in_loops():
     assert not c.weak_type and float(c) == 8.0  # the body makes it strong: strong, as JAX
     assert lax.fori_loop(0, 3, lambda i, c: c + 1.0, 0.0).weak_type
     assert lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0.0).weak_type
+
+
+def test_jnp_orderings_of_complex_are_lexicographic_and_lax_refuses_them():
+    # optax's alias tests compare complex values with jnp.greater; values from JAX 0.10.2.
+    a = jnp.array([1 + 2j, 1 + 3j, 2 - 1j, 1 + 2j])
+    b = jnp.array([1 + 3j, 1 + 2j, 1 + 5j, 1 + 2j])
+    np.testing.assert_array_equal(a > b, [False, True, True, False])
+    np.testing.assert_array_equal(a >= b, [False, True, True, True])
+    np.testing.assert_array_equal(jnp.less(a, b), [True, False, False, False])
+    np.testing.assert_array_equal(minijax.jit(jnp.less_equal)(a, b), [True, False, False, True])
+    with pytest.raises(TypeError, match="lt does not accept dtype complex"):
+        minijax.lax.lt(a, b)

@@ -560,10 +560,29 @@ def _broadcast_all(*args):
 
 equal = _binary("equal", "eq")
 not_equal = _binary("not_equal", "ne")
-less = _binary("less", "lt")
-less_equal = _binary("less_equal", "le")
-greater = _binary("greater", "gt")
-greater_equal = _binary("greater_equal", "ge")
+def _ordering(name, lax_fn_name):
+    """``jnp.less`` & co.: complex numbers order lexicographically (real part, then imaginary)
+    here, as in JAX (``lax``'s comparisons refuse complex, as JAX's do)."""
+    compare = getattr(lax, lax_fn_name)
+
+    def fn(x1, x2, /):
+        check_arraylike(name, x1, x2)
+        x1, x2 = promote_ranks(*promote_dtypes(x1, x2), name=name)
+        if dtypes.is_complex(_dtype(x1)):
+            return lax.select(lax.eq(lax.real(x1), lax.real(x2)),
+                              compare(lax.imag(x1), lax.imag(x2)),
+                              compare(lax.real(x1), lax.real(x2)))
+        return compare(x1, x2)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _ordering.__doc__.replace("``jnp.less`` & co.", f"``jnp.{name}``")
+    return eager_jit(fn)
+
+
+less = _ordering("less", "lt")
+less_equal = _ordering("less_equal", "le")
+greater = _ordering("greater", "gt")
+greater_equal = _ordering("greater_equal", "ge")
 
 # ------------------------------------------------------------------------------------------------
 # Logical and bitwise
