@@ -9,6 +9,7 @@ the plain composition would differentiate badly (``xlogy``/``xlog1py``/``entr`` 
 
 from __future__ import annotations
 
+import importlib as _importlib
 import operator
 
 import numpy as np
@@ -28,6 +29,9 @@ __all__ = [
     "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma",
     "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr",
     "softmax", "xlog1py", "xlogy", "zeta",
+    # defined in the modules of _LAZY below
+    "bessel_jn", "dawsn", "erfcx", "exp1", "expi", "expn", "fresnel", "hyp1f1", "hyp2f1",
+    "owens_t", "sici", "spence", "sph_harm_y", "wofz",
 ]
 
 
@@ -482,3 +486,26 @@ def bernoulli(n):
     k = jnp.arange(2, 50, dtype=bn.dtype)
     q2 = jnp.sum(k[:, None] ** (-m[None, :]), axis=0)
     return bn.at[4::2].set(q1 * (1 + q2))
+
+
+# ------------------------------------------------------------------------------------------------
+# Functions in their own modules, which build on the ones above: loaded on first use (they
+# import this module, so importing them here would be circular).
+
+_LAZY = {
+    "bessel_jn": "_bessel_sph_harm", "sph_harm_y": "_bessel_sph_harm",
+    "dawsn": "_error_functions", "erfcx": "_error_functions", "owens_t": "_error_functions",
+    "wofz": "_error_functions", "fresnel": "_fresnel",
+    "exp1": "_expint", "expi": "_expint", "expn": "_expint", "sici": "_expint", "spence": "_expint",
+    "hyp1f1": "_hypergeometric", "hyp2f1": "_hypergeometric",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(_importlib.import_module(f"minijax.scipy.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_LAZY})

@@ -1,0 +1,242 @@
+"""Confluent (``hyp1f1``) and Gauss (``hyp2f1``) hypergeometric functions, as JAX computes them:
+power series summed in ``while_loop``s per element (``jnp.vectorize``), an asymptotic series
+for large |x| (1F1), and the transformations of 2F1 near and beyond x = 1. Derivatives in every
+parameter by the term-wise differentiated series (JAX's rules)."""
+
+import numpy as np
+
+from minijax import dtypes, lax
+from minijax import numpy as jnp
+from minijax.custom_derivatives import custom_jvp
+from minijax.numpy._util import promote_args_inexact, to_array
+from minijax.scipy.special import gamma
+
+_MAX_TERMS = 250
+
+
+def _real(name, *args):
+    args = [to_array(a) for a in promote_args_inexact(name, *args)]
+    if dtypes.is_complex(args[0].dtype):
+        raise ValueError(f"{name} does not support complex-valued inputs.")
+    return args
+
+
+def _sum_series(first, ratio, weight=None, start=None):
+    """sum_k t_k (weight(k) t_k if ``weight``) with t_1 = ``first``, t_(k+1) = t_k ratio(k),
+    from ``start`` (1 without weights, 0 with), until a term falls below eps relative."""
+    eps = float(np.finfo(first.dtype).eps)
+    one = jnp.ones_like(first)
+    init_sum = one if start is None else start
+
+    def body(state):
+        total, k, term = state
+        total = total + (term if weight is None else term * weight(k))
+        return total, k + 1, term * ratio(k)
+
+    def cond(state):
+        total, k, term = state
+        return (k < _MAX_TERMS) & (jnp.abs(term) / jnp.abs(total) > eps)
+
+    return lax.while_loop(cond, body, (init_sum, one, first))[0]
+
+
+# --- 1F1(a; b; x) ------------------------------------------------------------------------------
+
+
+def _hyp1f1_series(a, b, x):
+    return _sum_series(a / b * x, lambda k: (a + k) / (b + k) * x / (k + 1))
+
+
+def _hyp1f1_asymptotic(a, b, x):
+    series = _sum_series((b - a) * (1 - a) / x, lambda k: (b - a + k) * (1 - a + k) / (k + 1) / x)
+    return gamma(b) / gamma(a) * jnp.exp(x) * x ** (a - b) * series
+
+
+def _hyp1f1_scalar(a, b, x):
+    result = lax.cond(jnp.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
+    index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
+    return lax.select_n(index, result, jnp.ones_like(x), jnp.exp(x), jnp.full_like(x, np.inf))
+
+
+def _hyp1f1_d_scalar(which, a, b, x):
+    """d/da or d/db of the series: each term weighted by the derivative of its Pochhammer
+    ratio's log (the series is used for every x, as JAX)."""
+    if which == "a":
+        weight = lambda k: lax.digamma(a + k) - lax.digamma(a)  # noqa: E731
+    else:
+        weight = lambda k: lax.digamma(b) - lax.digamma(b + k)  # noqa: E731
+    return _sum_series(a / b * x, lambda k: (a + k) / (b + k) * x / (k + 1), weight,
+                       start=jnp.zeros_like(x))
+
+
+_hyp1f1_vec = jnp.vectorize(_hyp1f1_scalar)
+_hyp1f1_da = jnp.vectorize(lambda a, b, x: _hyp1f1_d_scalar("a", a, b, x))
+_hyp1f1_db = jnp.vectorize(lambda a, b, x: _hyp1f1_d_scalar("b", a, b, x))
+
+
+@custom_jvp
+def _hyp1f1(a, b, x):
+    return _hyp1f1_vec(a, b, x)
+
+
+_hyp1f1.defjvps(
+    lambda a_dot, ans, a, b, x: _hyp1f1_da(a, b, x) * a_dot,
+    lambda b_dot, ans, a, b, x: _hyp1f1_db(a, b, x) * b_dot,
+    lambda x_dot, ans, a, b, x: a / b * _hyp1f1(a + 1, b + 1, x) * x_dot,
+)
+
+
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k!"""
+    a, b, x = _real("hyp1f1", a, b, x)
+    return _hyp1f1(a, b, x)
+
+
+# --- 2F1(a, b; c; x) ---------------------------------------------------------------------------
+
+
+def _hyp2f1_terminal(a, b, c, x):
+    """The polynomial when a (or b, swapped in) is a non-positive integer: |a| + 1 terms."""
+    eps = float(np.finfo(x.dtype).eps) * 50
+    ib = jnp.round(b)
+    swap = (b < a) & (jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
+    a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
+    a = jnp.abs(a)
+
+    def body(i, state):
+        total, term = state
+        term = term * -(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x
+        return total + term, term
+
+    one = jnp.ones_like(x)
+    return lax.fori_loop(jnp.ones_like(a), a + 1, body, (one, one))[0]
+
+
+def _hyp2f1_series(a, b, c, x):
+    rtol = float(np.finfo(x.dtype).eps)
+
+    def body(state):
+        total, k, term = state
+        return total + term, k + 1, term * (a + k - 1) * (b + k - 1) / (c + k - 1) / k * x
+
+    def cond(state):
+        total, k, term = state
+        return (k < _MAX_TERMS) & (jnp.abs(term) > rtol * jnp.abs(total))
+
+    return lax.while_loop(cond, body, (jnp.zeros_like(x), jnp.ones_like(x), jnp.ones_like(x)))[0]
+
+
+def _hyp2f1_digamma_transform(a, b, c, x):
+    """Near x = 1 with c - a - b an integer: the limit of the 1 - x transformation, whose terms
+    carry digammas (Abramowitz and Stegun 15.3.10-12, as Cephes)."""
+    rtol = float(np.finfo(x.dtype).eps)
+    d = c - a - b
+    s = 1 - x
+    rd = jnp.round(d)
+    e = jnp.where(rd >= 0, d, -d)
+    d1 = jnp.where(rd >= 0, d, jnp.zeros_like(d))
+    d2 = jnp.where(rd >= 0, jnp.zeros_like(d), d)
+    ard = jnp.where(rd >= 0, rd, -rd).astype(np.int32)
+    ax = jnp.log(s)
+    dg = lax.digamma
+    y = dg(jnp.ones_like(x)) + dg(1.0 + e) - dg(a + d1) - dg(b + d1) - ax
+    y = y / gamma(e + 1.0)
+    p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
+
+    def cond(state):
+        p, q, t, y = state
+        return (t < _MAX_TERMS) & (jnp.abs(q) >= rtol * jnp.abs(y))
+
+    def body(state):
+        p, q, t, y = state
+        r = dg(1.0 + t) + dg(1.0 + t + e) - dg(a + t + d1) - dg(b + t + d1) - ax
+        q = p * r
+        p = p * s * (a + t + d1) / (t + 1.0) * (b + t + d1) / (t + 1.0 + e)
+        return p, q, t + 1.0, y + q
+
+    _, _, _, y = lax.while_loop(cond, body, (p, y, jnp.ones_like(x), y))
+
+    def with_finite_sum(y):
+        def for_body(i, state):
+            p, t, y1 = state
+            p = p * s * (a + t + d2) * (b + t + d2) / (1.0 - e + t)
+            t = t + 1.0
+            p = p / t
+            return p, t, y1 + p
+
+        one = jnp.ones_like(x)
+        y1 = lax.fori_loop(1, ard, for_body, (one, jnp.zeros_like(x), one))[-1]
+        gc = gamma(c)
+        y1 = y1 * gamma(e) * gc / (gamma(a + d1) * gamma(b + d1))
+        y = y * gc / (gamma(a + d2) * gamma(b + d2))
+        y = jnp.where(ard & 1 != 0, -y, y)
+        q = s**rd
+        return jnp.where(rd > 0, y * q + y1, y + y1 * q)
+
+    return jnp.where(rd == 0, y * gamma(c) / (gamma(a) * gamma(b)), with_finite_sum(y))
+
+
+def _hyp2f1_terminal_or_series(a, b, c, x):
+    eps = float(np.finfo(x.dtype).eps) * 50
+    d = c - a - b
+    neg_int_a = (a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)
+    neg_int_b = (b <= 0) & (jnp.abs(b - jnp.round(b)) < eps)
+    terminal = neg_int_a | neg_int_b
+    index = jnp.where((x > 0.9) & ~terminal,
+                      jnp.where(jnp.abs(d - jnp.round(d)) >= eps, 0, 1),
+                      jnp.where(terminal, 2, 0))
+    return lax.select_n(index, _hyp2f1_series(a, b, c, x), _hyp2f1_digamma_transform(a, b, c, x),
+                        _hyp2f1_terminal(a, b, c, x))
+
+
+def _hyp2f1_scalar(a, b, c, x):
+    eps = float(np.finfo(x.dtype).eps) * 50
+    d = c - a - b
+    s = 1 - x
+    ca, cb = c - a, c - b
+    id_ = jnp.round(d)
+    index = jnp.where(
+        (x == 0) | (((a == 0) | (b == 0)) & (c != 0)), 0,
+        jnp.where((c == 0) | ((c < 0) & (c % 1 == 0)), 1,
+        jnp.where((d <= -1) & ~((jnp.abs(d - id_) >= eps) & (s < 0)), 2,
+        jnp.where((d <= 0) & (x == 1), 1,
+        jnp.where((x < 1) & (b == c), 3,
+        jnp.where((x < 1) & (a == c), 4,
+        jnp.where(x > 1, 1, jnp.where(x == 1, 5, 6))))))))
+    return lax.select_n(index, jnp.ones_like(x), jnp.full_like(x, np.inf),
+                        s**d * _hyp2f1_terminal_or_series(ca, cb, c, x), s ** (-a), s ** (-b),
+                        gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
+                        _hyp2f1_terminal_or_series(a, b, c, x))
+
+
+def _hyp2f1_d_scalar(which, a, b, c, x):
+    dg = lax.digamma
+    weight = {"a": lambda k: dg(a + k) - dg(a), "b": lambda k: dg(b + k) - dg(b),
+              "c": lambda k: dg(c) - dg(c + k)}[which]
+    return _sum_series(a * b / c * x, lambda k: (a + k) * (b + k) / (c + k) / (k + 1) * x,
+                       weight, start=jnp.zeros_like(x))
+
+
+_hyp2f1_vec = jnp.vectorize(_hyp2f1_scalar)
+_hyp2f1_d = {w: jnp.vectorize(lambda a, b, c, x, w=w: _hyp2f1_d_scalar(w, a, b, c, x))
+             for w in "abc"}
+
+
+@custom_jvp
+def _hyp2f1(a, b, c, x):
+    return _hyp2f1_vec(a, b, c, x)
+
+
+_hyp2f1.defjvps(
+    lambda a_dot, ans, a, b, c, x: _hyp2f1_d["a"](a, b, c, x) * a_dot,
+    lambda b_dot, ans, a, b, c, x: _hyp2f1_d["b"](a, b, c, x) * b_dot,
+    lambda c_dot, ans, a, b, c, x: _hyp2f1_d["c"](a, b, c, x) * c_dot,
+    lambda x_dot, ans, a, b, c, x: a * b / c * _hyp2f1(a + 1, b + 1, c + 1, x) * x_dot,
+)
+
+
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and its continuation
+    values at x = 1 where it converges); inf for x > 1, as JAX."""
+    a, b, c, x = (to_array(v) for v in promote_args_inexact("hyp2f1", a, b, c, x))
+    return _hyp2f1(a, b, c, x)
