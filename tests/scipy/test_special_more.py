@@ -254,4 +254,4 @@ GRADS = {
 @pytest.mark.parametrize("name", sorted(GRADS))
 def test_grads(name):
     fn, args = GRADS[name]
-    check_grads(fn, args, 1, modes=("fwd", "rev"), atol=1e-5, rtol=1e-5)
+    check_grads(fn, args, 1, modes=("fwd", "rev"), atol=1e-5, rtol=1e-5, jit=True)
