@@ -102,8 +102,10 @@ def test_gpu_float32_matmul_is_tf32_by_default_and_float32_when_asked():
 
 
 def test_unknown_platform_is_a_clear_error():
-    with pytest.raises(RuntimeError, match="Unknown backend"):
+    with pytest.raises(RuntimeError, match="Backend 'tpu' failed to initialize"):  # JAX's words
         backends.get_backend("tpu")
+    with pytest.raises(RuntimeError, match="Unknown backend foo"):
+        backends.get_backend("foo")
 
 
 def test_jaxlib_never_imports_an_installed_jax_for_minijax(tmp_path):

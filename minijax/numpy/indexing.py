@@ -398,6 +398,17 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
 # x.at[idx]: scatter
 
 
+def _check_static_ints_on_empty_axes(shape, index):
+    """A Python integer indexing a size-0 axis names no element: JAX refuses it in updates too
+    (everything else into an empty array drops)."""
+    entries = index if isinstance(index, tuple) else (index,)
+    if any(e is Ellipsis or e is None for e in entries):
+        return
+    for dim, (n, e) in enumerate(zip(shape, entries)):
+        if n == 0 and isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)):
+            raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+
+
 def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
     """One scatter into ``x`` flattened, at the flat positions ``x[index]`` reads."""
     x = to_array(x)
@@ -405,6 +416,8 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     idx_dtype = np.int32 if size < 2**31 - 1 else np.int64
     iota = lax.reshape(lax.iota(idx_dtype, size), tuple(x.shape))
     smode = "drop" if mode is None else mode
+    if size == 0:
+        _check_static_ints_on_empty_axes(x.shape, index)
     if smode in ("drop", "fill", "promise_in_bounds") or size == 0:
         # every position of an empty x is out of bounds: all updates drop and x comes back;
         # XLA skips an out-of-bounds update even when in-bounds was promised (JAX's result)
