@@ -19,7 +19,7 @@ import minijax as jax
 import minijax.numpy as jnp
 from minijax import lax
 from minijax.test_util import check_grads
-from tests.op_db import array
+from tests.ops.op_db import array
 
 F32 = np.float32
 

@@ -7,8 +7,8 @@ import pytest
 
 import minijax
 from minijax import lax
-from tests.lax.op_entries_conv import conv_reference
-from tests.lax.op_entries_windows import window_reference
+from tests.ops.op_entries_conv import conv_reference
+from tests.ops.op_entries_windows import window_reference
 
 
 def _rand(*shape, seed=0):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import minijax
 import minijax.numpy as jnp
 from tests.numpy._helpers import check
-from tests.op_db import shapes
+from tests.ops.op_db import shapes
 
 
 @st.composite

@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 import minijax
 import minijax.numpy as jnp
 from tests.numpy._helpers import BF16, check
-from tests.op_db import shapes
+from tests.ops.op_db import shapes
 
 F32 = np.float32
 

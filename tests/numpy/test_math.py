@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 import minijax
 import minijax.numpy as jnp
 from tests.numpy._helpers import BF16, check
-from tests.op_db import array as _array
-from tests.op_db import shapes
+from tests.ops.op_db import array as _array
+from tests.ops.op_db import shapes
 
 F32 = np.float32
 

@@ -11,7 +11,7 @@ import minijax
 import minijax.numpy as jnp
 from minijax import nn
 from tests.numpy._helpers import check
-from tests.op_db import array, shapes
+from tests.ops.op_db import array, shapes
 
 F32 = np.float32
 _erf = np.vectorize(math.erf)

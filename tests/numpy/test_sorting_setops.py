@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import minijax
 import minijax.numpy as jnp
 from tests.numpy._helpers import both, check
-from tests.op_db import array, shapes
+from tests.ops.op_db import array, shapes
 
 
 @st.composite

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import minijax
 from minijax.interpreters import ad
 from minijax.test_util import check_grads
-from tests.op_db import array, load_all
+from tests.ops.op_db import array, load_all
 
 OPS = load_all()
 
@@ -354,7 +354,7 @@ def test_every_entry_is_classified():
 
 
 def test_every_primitive_has_a_jvp_rule_and_linear_ones_a_transpose():
-    from tests.test_completeness import PRIMS
+    from tests.ops.test_completeness import PRIMS
 
     missing = sorted(name for name, p in PRIMS.items() if p.jvp is None)
     assert not missing, f"primitives without a JVP rule (or defjvp_zero): {missing}"

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.op_db import array, register
+from tests.ops.op_db import array, register
 
 TOL = {"complex64": (1e-4, 1e-4), "float32": (1e-4, 1e-4)}
 

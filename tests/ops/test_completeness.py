@@ -12,7 +12,7 @@ from hypothesis.errors import NonInteractiveExampleWarning
 import minijax
 from minijax import lax
 from minijax.core import Primitive
-from tests.op_db import load_all
+from tests.ops.op_db import load_all
 
 
 def all_primitives():

@@ -13,8 +13,8 @@ import numpy as np
 import scipy.special as ss
 
 from minijax import lax
-from tests.lax.op_entries_elementwise import operands, wide
-from tests.op_db import register
+from tests.ops.op_db import register
+from tests.ops.op_entries_elementwise import operands, wide
 
 F32, F16 = np.float32, np.float16
 TOL = {"float32": (1e-4, 1e-5), "float16": (4e-3, 4e-3)}

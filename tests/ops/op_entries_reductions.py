@@ -17,8 +17,8 @@ from hypothesis.extra import numpy as hnp
 
 import minijax
 from minijax import lax
-from tests.lax.op_entries_elementwise import flush_subnormals
-from tests.op_db import array, assert_close, register, shapes
+from tests.ops.op_db import array, assert_close, register, shapes
+from tests.ops.op_entries_elementwise import flush_subnormals
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NUM_DTYPES = [np.float32, BF16, np.int32, np.uint8]

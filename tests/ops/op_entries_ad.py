@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.op_db import FLOAT_DTYPES, array, register, shapes
+from tests.ops.op_db import FLOAT_DTYPES, array, register, shapes
 
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import minijax.numpy as jnp
 from minijax import lax
-from tests.op_db import array, register
+from tests.ops.op_db import array, register
 
 TOL = {"float32": (2e-3, 2e-3)}
 

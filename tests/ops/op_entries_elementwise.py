@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.op_db import FLOAT_DTYPES, INT_DTYPES, array, register, shapes
+from tests.ops.op_db import FLOAT_DTYPES, INT_DTYPES, array, register, shapes
 
 F32, F16, BF16, C64 = np.float32, np.float16, ml_dtypes.bfloat16, np.complex64
 SIGNED_INTS = [np.int8, np.int16, np.int32]

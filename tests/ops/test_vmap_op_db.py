@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minijax
-from tests.op_db import assert_close, load_all
+from tests.ops.op_db import assert_close, load_all
 
 OPS = load_all()
 EXTRA_DRAWS = 3  # further draws of an entry's strategy to take per-example values from

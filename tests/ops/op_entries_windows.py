@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.op_db import array, register, shapes
+from tests.ops.op_db import array, register, shapes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.op_db import array, register
+from tests.ops.op_db import array, register
 
 # ------------------------------------------------------------------------------------------------
 # NumPy reference

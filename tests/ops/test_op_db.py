@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minijax
-from tests.op_db import assert_close, load_all
+from tests.ops.op_db import assert_close, load_all
 
 OPS = load_all()
 

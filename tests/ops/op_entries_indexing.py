@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from minijax import lax
 from minijax.lax import GatherDimensionNumbers as GDN
 from minijax.lax import ScatterDimensionNumbers as SDN
-from tests.op_db import array, register
+from tests.ops.op_db import array, register
 
 DTYPES = [np.float32, np.int32, np.uint8, np.bool_]
 NUM_DTYPES = [np.float32, np.int32, np.uint8]

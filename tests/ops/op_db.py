@@ -1,8 +1,8 @@
 """The op table: every primitive / jnp function with a NumPy reference and input strategies.
 
-Generic tests (``tests/test_op_db.py``) run each entry eagerly and under jit and compare with
+Generic tests (``tests/ops/test_op_db.py``) run each entry eagerly and under jit and compare with
 the reference; later issues add check_grads, vmap-vs-loop and sharded-vs-unsharded runs over
-the same table. Entries live in per-family modules (``tests/lax/op_entries_*.py``) that call
+the same table. Entries live in per-family modules (``tests/ops/op_entries_*.py``) that call
 ``register``; add an entry beside the family it tests.
 
 ``args`` is a hypothesis strategy producing a tuple of NumPy arrays (the operands; static
@@ -13,6 +13,9 @@ parameters are baked into ``fn``/``ref`` with a lambda); ``tol`` maps a dtype na
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import pathlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -126,13 +129,8 @@ def assert_close(result, expected, tol=None, nan_ok=True, err_msg=""):
 
 
 def load_all():
-    """Imports every entry module (each registers into OPS once)."""
-    import importlib
-    import pkgutil
-
-    import tests.lax as lax_tests
-
-    for mod in pkgutil.iter_modules(lax_tests.__path__):
+    """Imports every entry module of this folder (each registers into OPS once)."""
+    for mod in pkgutil.iter_modules([str(pathlib.Path(__file__).parent)]):
         if mod.name.startswith("op_entries_"):
-            importlib.import_module(f"tests.lax.{mod.name}")
+            importlib.import_module(f"{__package__}.{mod.name}")
     return OPS

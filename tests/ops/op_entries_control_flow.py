@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.op_db import array, register, shapes
+from tests.ops.op_db import array, register, shapes
 
 _F32 = st.sampled_from([np.float32])
 
