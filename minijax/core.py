@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import operator
 
 import numpy as np
 
@@ -66,10 +65,7 @@ class ShapedArray(AbstractValue):
     def sharding(self):
         """The sharding type: ``NamedSharding(abstract mesh in context, P(None, ...))``, as JAX
         0.10 types a value whose mesh axes are all Auto (XLA decides its layout)."""
-        # Function-level: the sharding classes live above core (they need the backends).
-        from minijax.sharding import NamedSharding, PartitionSpec, get_abstract_mesh
-
-        return NamedSharding(get_abstract_mesh(), PartitionSpec(*(None,) * self.ndim))
+        return unsharded_sharding(self.ndim)
 
     def __eq__(self, other):
         return (
@@ -135,11 +131,9 @@ def get_aval(x) -> ShapedArray:
 # Library types that know their own abstract value (``hijax.register_hitype``): type -> typeof.
 pytype_aval_mappings = {}
 
-
-def canonicalize_value(x):
-    """A NumPy array of the canonical dtype for a non-tracer value (Python scalar, numpy)."""
-    aval = get_aval(x)
-    return np.asarray(x, dtype=aval.dtype), aval
+# ndim -> the sharding type of a value no mesh axis splits (``ShapedArray.sharding``). The
+# sharding classes sit above core (they need the backends); sharding.py installs this.
+unsharded_sharding = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -675,7 +669,3 @@ def concrete_or_error(fn, x, context=""):
     if isinstance(x, Tracer):
         raise x._concretization_error(context or "a concrete value")
     return fn(x)
-
-
-def check_valid_index(x):
-    return operator.index(x)

@@ -159,16 +159,6 @@ def default_complex_dtype():
     return complex128 if config.jax_enable_x64 else complex64
 
 
-def _node_dtype(node):
-    if node == _weak_int:
-        return default_int_dtype()
-    if node == _weak_float:
-        return default_float_dtype()
-    if node == _weak_complex:
-        return default_complex_dtype()
-    return node
-
-
 _X64_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 

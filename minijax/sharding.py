@@ -423,6 +423,14 @@ class NamedSharding(Sharding):
         return f"NamedSharding(mesh={self.mesh!r}, spec={_spec_str(self.spec)})"
 
 
+def _unsharded(ndim):
+    """The sharding type of a value no mesh axis splits (``core.ShapedArray.sharding``)."""
+    return NamedSharding(get_abstract_mesh(), PartitionSpec(*(None,) * ndim))
+
+
+core.unsharded_sharding = _unsharded
+
+
 def _spec_str(spec):
     return "P(" + ", ".join(repr(e) for e in spec) + ")"
 

@@ -1,14 +1,18 @@
-"""Rule factories shared by families of primitives, so a new member is a few lines.
+"""Rule factories and helpers shared by families of primitives, so a new member is a few lines.
 
+- dtype categories (``FLOAT``, ``INT``, ``NUMBER`` ...) and the checks a shape rule makes with
+  them (``check_same_dtypes``, ``check_dtype_allowed``).
 - ``elementwise_shape(name, ...)``: operands of one dtype (weak types ignored) and one rank,
   whose sizes agree or are 1 (JAX's lax broadcasts size-1 axes: ``div f32[8,128] f32[8,1]``),
   where a rank-0 operand also broadcasts (JAX's lax lets ``mul x 2.0:f32[]`` through); the
   result is weak only if every operand is weak.
 - ``hlo_elementwise(build)``: broadcasts rank-0 and size-1 operands to the result shape, then
   ``build``.
-- ``unary`` / ``binary`` / ``naryop``: a primitive with both rules, plus the Python wrapper.
-- Every primitive ``naryop``/``elementwise_prim`` make also gets vmap's elementwise rule
-  (``batching.elementwise_rule``): one batching rule for the whole family.
+- ``naryop`` / ``elementwise_prim``: an elementwise primitive with its shape rule, lowering and
+  vmap's elementwise rule (``batching.elementwise_rule``): one batching rule for the family.
+- ``coerce_scalars``: Python scalars take the dtype of the array operands, weakly typed.
+- Lowering helpers for more than one StableHLO op: ``hlo_compare``, ``minmax_values``,
+  ``full_like_shape``.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, get_aval
+from minijax.core import Primitive, ShapedArray, WeakScalar, get_aval
 from minijax.interpreters import batching
-from minijax.lowering.stablehlo import dense_i64, full_like_aval, tensor_type
+from minijax.lowering.stablehlo import dense_i64, full_like_aval
 
 # dtype categories a primitive may accept
 BOOL = frozenset([dtypes.bool_])
@@ -146,10 +150,6 @@ def naryop(name, build, allowed=ANY, result_dtype=None):
 # Operand preparation for the lax wrappers
 
 
-def is_array_like(x):
-    return isinstance(x, Tracer) or hasattr(x, "aval") or isinstance(x, (np.ndarray, np.generic))
-
-
 def coerce_scalars(*args):
     """Python scalars become the dtype of the array operands (weakly typed), as JAX's lax does.
 
@@ -186,17 +186,8 @@ def _scalar_fits(x, dtype):
     return True
 
 
-def unary_lowering(hlo_fn):
-    return lambda ctx, x, **params: hlo_fn(x)
-
-
-def result_type_of(ctx):
-    return tensor_type(ctx.avals_out[0])
-
-
 # ------------------------------------------------------------------------------------------------
-# Helpers for lowering rules that need more than one StableHLO op (added with the elementwise
-# family; usable by any family).
+# Helpers for lowering rules that need more than one StableHLO op
 
 
 def elementwise_prim(name, allowed, lower, result_dtype=None):

@@ -137,7 +137,6 @@ class ModuleContext:
         self.module = module
         self.name = name
         self.platform = platform
-        self.symbol_counter = 0
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
         self.token = None  # the ordered-effects token of the region being emitted
@@ -164,10 +163,6 @@ class ModuleContext:
             sdy.MeshOp(name, sdy.MeshAttr.get(axes))
         self.meshes[mesh] = name
         return name
-
-    def fresh_symbol(self, base):
-        self.symbol_counter += 1
-        return f"{base}_{self.symbol_counter}"
 
 
 _locations = {}  # (op name, file, line) -> ir.Location, uniqued in the one context anyway
