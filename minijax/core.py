@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 
 import numpy as np
 
@@ -447,25 +448,37 @@ class Trace:
         self.valid = False
 
 
-class _TraceContext:
-    __slots__ = ("trace",)
+class _TraceContext(threading.local):
+    """The current trace, one slot per thread: each thread traces its own functions (JAX's
+    trace state is thread-local too). Written only by ``set_current_trace``; a new thread
+    starts at the eval trace."""
 
-
-_ctx = _TraceContext()
+    def __init__(self):
+        self.trace = eval_trace
 
 
 def current_trace():
     return _ctx.trace
 
 
+def swap_current_trace(trace):
+    """Makes ``trace`` current in this thread and returns the one it replaces: the only
+    write to the slot (interpreters' hot paths call it directly, around a rule, and put the
+    previous trace back in a ``finally``)."""
+    ctx = _ctx
+    prev = ctx.trace
+    ctx.trace = trace
+    return prev
+
+
 @contextlib.contextmanager
 def set_current_trace(trace):
-    prev = _ctx.trace
-    _ctx.trace = trace
+    """``trace`` is current inside the block."""
+    prev = swap_current_trace(trace)
     try:
         yield trace
     finally:
-        _ctx.trace = prev
+        swap_current_trace(prev)
 
 
 def escaped_tracer_error(tracer):
@@ -498,7 +511,7 @@ class EvalTrace(Trace):
 
 
 eval_trace = EvalTrace()
-_ctx.trace = eval_trace
+_ctx = _TraceContext()  # after eval_trace: each thread's slot starts there
 
 
 def is_eval_trace_current():

@@ -197,12 +197,8 @@ def _partial_eval(trace, args, params):
     if cached is None:
         cached = _partial_eval_cache.put(key, _split_known(jaxpr, unknown_in, params["policy"]))
     known_jaxpr, staged_jaxpr, out_known, n_residuals = cached
-    ctx = core._ctx
-    ctx.trace = trace.parent
-    try:
+    with core.set_current_trace(trace.parent):
         known_vals = eval_open(known_jaxpr, [x for x, u in zip(args, unknown_in) if not u])
-    finally:
-        ctx.trace = trace
     n_known_out = len(known_vals) - n_residuals
     res_vals = known_vals[n_known_out:]
     staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]

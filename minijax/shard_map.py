@@ -441,14 +441,10 @@ def _partial_eval(trace, args, params):
     all_spec = _all_axes_spec(mesh)
     k_jaxpr, k_consts = _trace_body(mesh, known_fun, [v.aval for v in known_invars])
     k_out_specs = [s for s, k in zip(out_specs, out_known) if k] + [all_spec] * len(res_new)
-    ctx = core._ctx
-    ctx.trace = trace.parent
-    try:
+    with core.set_current_trace(trace.parent):
         known_vals = _bind_like(params, k_jaxpr, k_consts,
                                 [x for x, u in zip(args, unknown_in) if not u],
                                 [s for s, u in zip(in_specs, unknown_in) if not u], k_out_specs)
-    finally:
-        ctx.trace = trace
     res_vals = known_vals[n_ko:]
 
     n_in, n_new = len(res_in), len(res_new)

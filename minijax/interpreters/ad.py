@@ -206,8 +206,7 @@ class JVPTrace(Trace):
             p, t = self.to_primal_tangent(x)
             primals.append(p)
             tangents.append(t)
-        ctx = core._ctx
-        ctx.trace = self.parent  # rules compute with lax ops one level down
+        prev = core.swap_current_trace(self.parent)  # rules compute with lax ops one level down
         try:
             if all(type(t) is Zero for t in tangents):
                 return prim.bind(*primals, **params)
@@ -216,7 +215,7 @@ class JVPTrace(Trace):
                 raise prim.missing_rule("JVP (differentiation)", "jvp/grad/vjp")
             primal_out, tangent_out = rule(primals, tangents, **params)
         finally:
-            ctx.trace = self
+            core.swap_current_trace(prev)
         if prim.multiple_results:
             return [self.wrap(prim, p, t) for p, t in zip(primal_out, tangent_out)]
         return self.wrap(prim, primal_out, tangent_out)

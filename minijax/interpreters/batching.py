@@ -174,8 +174,7 @@ class BatchTrace(core.Trace):
             v, d = self.to_batch_info(x)
             vals.append(v)
             dims.append(d)
-        ctx = core._ctx
-        prev, ctx.trace = ctx.trace, self.parent  # rules (and unbatched ops) bind underneath
+        prev = core.swap_current_trace(self.parent)  # rules (and unbatched ops) bind underneath
         try:
             rule = prim.batching
             if all(d is not_mapped for d in dims) and not getattr(rule, "always_batch", False):
@@ -200,7 +199,7 @@ class BatchTrace(core.Trace):
             else:
                 out, out_dim = rule(vals, dims, **params)
         finally:
-            ctx.trace = prev
+            core.swap_current_trace(prev)
         if prim.multiple_results:
             outs = [self.wrap(o, d) for o, d in zip(out, out_dim)]
             _check_rule_result(prim, outs, expected)

@@ -175,12 +175,11 @@ class PartialEvalTrace(DynamicJaxprTrace):
                 if prim.partial_eval is not None:  # e.g. scan: run the known part now
                     return prim.partial_eval(self, args, params)
                 return super().process_primitive(prim, args, params)
-        ctx = core._ctx
-        ctx.trace = self.parent
+        prev = core.swap_current_trace(self.parent)
         try:
             return prim.bind(*args, **params)
         finally:
-            ctx.trace = self
+            core.swap_current_trace(prev)
 
 
 def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:

@@ -12,9 +12,11 @@ import functools
 import glob
 import importlib
 import importlib.util
+import io
 import logging
 import os
 import sys
+import threading
 import typing
 
 import numpy as np
@@ -59,6 +61,7 @@ XLA_CLIENT_VERSION = xc._version  # 467 for jaxlib 0.10.2, 495 for 0.11.2
 _HANDLER_NEEDS_SKIP_CHECKS = XLA_CLIENT_VERSION < 480
 
 _backends: dict[str, object] = {}
+_creating = threading.RLock()
 _cuda_failure: str | None = None
 
 
@@ -181,25 +184,37 @@ def _requested_platforms():
 
 def get_backend(platform: str | None = None) -> Backend:
     """The backend for ``platform``; by default the first available of CUDA then CPU (as JAX)."""
-    global _cuda_failure
     if platform is not None:
         platform = "gpu" if platform in ("cuda", "gpu") else platform
-        if platform not in _backends:
-            available = ["cpu"] + (["gpu"] if _find_cuda_plugin()[0] is not None else [])
-            # JAX's wording, which libraries (chex) match on.
-            if platform == "gpu" and "gpu" not in available:
-                raise RuntimeError(
-                    "Unknown backend: 'gpu' requested, but no platforms that are instances of "
-                    f"gpu are present. Platforms present are: {','.join(available)} (no CUDA "
-                    "PJRT plugin, jax_plugins.xla_cuda*, is installed)")
-            if platform == "tpu":
-                raise RuntimeError("Backend 'tpu' failed to initialize: minijax does not run "
-                                   f"on TPUs. Available backends are {available}")
-            if platform not in _FACTORIES:
-                raise RuntimeError(f"Unknown backend {platform}. Available backends are "
-                                   f"{available}")
-            _backends[platform] = _FACTORIES[platform]()
-        return _backends[platform]
+        backend = _backends.get(platform)
+        if backend is not None:
+            return backend
+        with _creating:  # two threads' first calls must not make two clients of one platform
+            return _create_backend(platform)
+    return _default_backend()
+
+
+def _create_backend(platform):
+    if platform not in _backends:
+        available = ["cpu"] + (["gpu"] if _find_cuda_plugin()[0] is not None else [])
+        # JAX's wording, which libraries (chex) match on.
+        if platform == "gpu" and "gpu" not in available:
+            raise RuntimeError(
+                "Unknown backend: 'gpu' requested, but no platforms that are instances of "
+                f"gpu are present. Platforms present are: {','.join(available)} (no CUDA "
+                "PJRT plugin, jax_plugins.xla_cuda*, is installed)")
+        if platform == "tpu":
+            raise RuntimeError("Backend 'tpu' failed to initialize: minijax does not run "
+                               f"on TPUs. Available backends are {available}")
+        if platform not in _FACTORIES:
+            raise RuntimeError(f"Unknown backend {platform}. Available backends are "
+                               f"{available}")
+        _backends[platform] = _FACTORIES[platform]()
+    return _backends[platform]
+
+
+def _default_backend():
+    global _cuda_failure
     requested = _requested_platforms()
     order = requested or ["gpu", "cpu"]
     errors = []
@@ -330,10 +345,15 @@ def backend_compile_and_load(client, module, devices_, options, host_callbacks=N
     client with ``.platform``) because chex's ``restrict_backends`` wraps
     ``jax._src.compiler.backend_compile_and_load`` to forbid compiling for a platform; under
     minijax.compat that module is this one, and the call goes through the module attribute."""
+    # As bytecode, which XLA parses into a context of its own: handed an ir.Module, jaxlib
+    # reads it in the context it was built in while other threads build theirs (a crash).
+    buf = io.BytesIO()
+    module.operation.write_bytecode(buf)
+    code = buf.getvalue()
     if host_callbacks:  # Python functions the program calls (minijax/callbacks.py)
         return client.compile_and_load(
-            module, DeviceList(tuple(devices_)), options, host_callbacks=host_callbacks)
-    return client.compile_and_load(module, DeviceList(tuple(devices_)), options)
+            code, DeviceList(tuple(devices_)), options, host_callbacks=host_callbacks)
+    return client.compile_and_load(code, DeviceList(tuple(devices_)), options)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ messages point at the line that created it.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
@@ -21,7 +23,17 @@ from minijax.core import Literal
 # ------------------------------------------------------------------------------------------------
 # Context and types
 
-_context = None
+class _ThreadContext(threading.local):
+    """One thread's MLIR context and the IR objects cached in it (an ir.Type or ir.Location
+    belongs to the context that made it; another context's would corrupt the module)."""
+
+    def __init__(self):
+        self.ctx = None
+        self.locations = {}  # (op name, file, line) -> ir.Location
+        self.tensor_types = {}  # (shape, dtype) -> ir.RankedTensorType
+
+
+_contexts = _ThreadContext()
 
 
 def make_context():
@@ -38,10 +50,12 @@ def make_context():
 
 
 def context():
-    global _context
-    if _context is None:
-        _context = make_context()
-    return _context
+    """This thread's MLIR context: the bindings' contexts are not safe to build modules in
+    from two threads at once, so each thread lowers in its own (made once per thread)."""
+    ctx = _contexts.ctx
+    if ctx is None:
+        ctx = _contexts.ctx = make_context()
+    return ctx
 
 
 _ELEMENT_TYPES = {
@@ -72,14 +86,12 @@ def element_type(dtype):
     return _ELEMENT_TYPES[np.dtype(dtype)]()
 
 
-_tensor_types = {}  # (shape, dtype) -> ir type; valid as long as the one context lives
-
-
 def tensor_type(aval):
     key = (aval.shape, aval.dtype)
-    t = _tensor_types.get(key)
+    types = _contexts.tensor_types
+    t = types.get(key)
     if t is None:
-        t = _tensor_types[key] = ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
+        t = types[key] = ir.RankedTensorType.get(aval.shape, element_type(aval.dtype))
     return t
 
 
@@ -165,7 +177,6 @@ class ModuleContext:
         return name
 
 
-_locations = {}  # (op name, file, line) -> ir.Location, uniqued in the one context anyway
 
 
 def _location(module_ctx, eqn):
@@ -173,13 +184,14 @@ def _location(module_ctx, eqn):
     scopes = "".join(f"{n}/" for n in info.name_stack) if info is not None else ""
     name = f"{module_ctx.name}/{scopes}{eqn.primitive.name}"
     key = (name, info.file, info.line) if info is not None else (name, None, None)
-    loc = _locations.get(key)
+    locations = _contexts.locations
+    loc = locations.get(key)
     if loc is None:
         if info is None:
             loc = ir.Location.name(name)
         else:
             loc = ir.Location.name(name, childLoc=ir.Location.file(info.file, info.line, 0))
-        _locations[key] = loc
+        locations[key] = loc
     return loc
 
 

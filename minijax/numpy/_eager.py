@@ -27,12 +27,12 @@ def eager_jit(fn=None, *, static_argnames=()):
     from minijax.jitting import jit
 
     jitted = jit(fn, static_argnames=static_argnames or None)
-    ctx, eval_trace = core._ctx, core.eval_trace
+    is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if ctx.trace is eval_trace:
+        if is_eval_trace_current():
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
             return jitted(*args, **kwargs)

@@ -252,12 +252,8 @@ def stage_unknown(trace, prim, args, params):
 
 def run_known(trace, fn):
     """Runs ``fn()`` with the parent of ``trace`` current (known values compute there)."""
-    ctx = core._ctx
-    prev, ctx.trace = ctx.trace, trace.parent
-    try:
+    with core.set_current_trace(trace.parent):
         return fn()
-    finally:
-        ctx.trace = prev
 
 
 # ------------------------------------------------------------------------------------------------
