@@ -9,23 +9,16 @@ from hypothesis import strategies as st
 import minijax
 import minijax.scipy.fft as F
 from minijax.test_util import check_grads
-
-seeds = st.integers(0, 2 ** 31 - 1)
-norms = st.sampled_from([None, "ortho", "backward"])
-
-
-def _rand(seed, shape, dtype=np.float32):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+from tests.scipy._helpers import assert_close
+from tests.scipy._helpers import rand as _rand
 
 
 def _close(actual, expected, tol=1e-5):
-    actual = np.asarray(actual)
-    assert actual.shape == np.shape(expected), (actual.shape, np.shape(expected))
-    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol)
+    assert_close(actual, expected, tol)
+
+
+seeds = st.integers(0, 2 ** 31 - 1)
+norms = st.sampled_from([None, "ortho", "backward"])
 
 
 dct_j = minijax.jit(F.dct, static_argnames=("n", "axis", "norm"))

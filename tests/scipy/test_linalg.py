@@ -11,29 +11,22 @@ import minijax
 import minijax.numpy as jnp
 import minijax.scipy.linalg as L
 from minijax.test_util import check_grads
+from tests.scipy._helpers import assert_close
+from tests.scipy._helpers import rand as _rand
+
+
+def _close(actual, expected, tol=2e-5):
+    assert_close(actual, expected, tol)
+
 
 seeds = st.integers(0, 2 ** 31 - 1)
 REV = dict(order=1, modes=("rev",), jit=True)  # one jitted reverse-mode check
 N = 4
 
 
-def _rand(seed, shape, dtype=np.float32):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
 def _spd(seed, dtype=np.float32):
     m = _rand(seed, (N, N), dtype)
     return (m @ np.conj(m.T) + N * np.eye(N)).astype(dtype)
-
-
-def _close(actual, expected, tol=2e-5):
-    actual = np.asarray(actual)
-    assert actual.shape == np.shape(expected), (actual.shape, np.shape(expected))
-    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol)
 
 
 # Module-level jitted entry points, so each static combination compiles once and hypothesis

@@ -11,24 +11,17 @@ import minijax
 import minijax.numpy as jnp
 import minijax.scipy.linalg as L
 from minijax.test_util import check_grads
+from tests.scipy._helpers import assert_close
+from tests.scipy._helpers import rand as _rand
+
+
+def _close(actual, expected, tol=2e-5):
+    assert_close(actual, expected, tol)
+
 
 seeds = st.integers(0, 2 ** 31 - 1)
 N = 5
 REV = dict(order=1, modes=("rev",), jit=True)
-
-
-def _rand(seed, shape, dtype=np.float32):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _close(actual, expected, tol=2e-5):
-    actual = np.asarray(actual)
-    assert actual.shape == np.shape(expected), (actual.shape, np.shape(expected))
-    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -10,23 +10,17 @@ from hypothesis import strategies as st
 import minijax
 import minijax.scipy.signal as S
 from minijax.test_util import check_grads
+from tests.scipy._helpers import assert_close
+from tests.scipy._helpers import rand as _rand
+
+
+def _close(actual, expected, tol=1e-4):
+    assert_close(actual, expected, tol)
+
 
 MODES = ["full", "same", "valid"]
 SHAPES_1D = [((7,), (3,)), ((3,), (7,))]
 SHAPES_2D = [((5, 4), (2, 3)), ((2, 3), (5, 4)), ((4, 4), (4, 4))]
-
-
-def _rand(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _close(out, ref, tol=1e-4):
-    out = np.asarray(out)
-    assert out.shape == ref.shape, (out.shape, ref.shape)
-    np.testing.assert_allclose(out, ref, rtol=tol, atol=tol)
 
 
 @given(st.integers(0, 2 ** 31 - 1), st.sampled_from(SHAPES_1D + SHAPES_2D),

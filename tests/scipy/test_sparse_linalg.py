@@ -12,17 +12,10 @@ import minijax
 import minijax.numpy as jnp
 from minijax.scipy.sparse import linalg as SL
 from minijax.test_util import check_grads
+from tests.scipy._helpers import rand as _rand
 
 seeds = st.integers(0, 2 ** 31 - 1)
 N = 6
-
-
-def _rand(seed, shape, dtype=np.float32):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def _spd(seed, dtype=np.float32):
