@@ -174,6 +174,10 @@ config.define("minijax_dump_eager", False,
               doc="Also dump the one-primitive programs that eager (op-by-op) execution compiles.")
 config.define("minijax_dump_xla", False,
               doc="Also pass xla_dump_to=<minijax_dump_dir>/xla to XLA (all of XLA's own dumps).")
+# Part of the jit key: a program traced with it on may hold the fused kernel.
+config.define("minijax_fuse_attention", True, trace_affecting=True,
+              doc="jit on a GPU replaces attention written by hand (q·kᵀ, mask, softmax, ·v) "
+                  "by the fused cuDNN kernel (minijax/transforms/fuse_attention.py).")
 config.define("jax_compilation_cache_dir", "", kind=str,
               doc="Directory of the persistent compilation cache (serialized executables).")
 config.define("jax_enable_compilation_cache", True,

@@ -39,6 +39,7 @@ from minijax.interpreters import batching
 from minijax.lax.linalg_ffi import platform_of
 from minijax.lowering import backends
 from minijax.lowering.stablehlo import dense_i64, tensor_type
+from minijax.transforms import fuse_attention
 
 __all__ = ["fused_attention", "gpu_capability", "MASK_TYPES"]
 
@@ -428,3 +429,8 @@ def fused_attention(query, key, value, bias, mask, q_seqlen, kv_seqlen, *, scale
     _check_flash(query, capability, cudnn_version)
     cfg = _Config(float(scale), mask_type, int(sliding_window_length or 0))
     return _fmha(query, key, value, bias, q_seqlen, kv_seqlen, cfg)
+
+
+# jit's automatic attention fusion replaces attention written by hand by these kernels on a GPU.
+fuse_attention.register_kernel("gpu", fuse_attention.Kernel(
+    fmha_fwd_p, fmha_bwd_p, gpu_capability, _MASKED_BIAS, tuple(_DTYPES)))
