@@ -49,6 +49,7 @@ product) is logged with its source line and the reason.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import defaultdict
 from typing import Any, Callable, NamedTuple
@@ -432,9 +433,16 @@ def _is_causal(lv, pred, kept_when, logits_shape, layout):
     value = lv.concrete(pred)
     if value is None:
         return False
-    kept = np.broadcast_to(value if kept_when else ~value.astype(bool), logits_shape)
-    tril = np.tril(np.ones((layout.T, layout.S), bool))
-    return bool(np.all(kept == tril))
+    kept = np.broadcast_to(value, logits_shape)
+    # one batch entry stands for every entry the mask is broadcast over (stride 0)
+    kept = kept[tuple(slice(0, 1) if stride == 0 and i < kept.ndim - 2 else slice(None)
+                      for i, stride in enumerate(kept.strides))].astype(bool)
+    return bool(np.all((kept if kept_when else ~kept) == _causal(layout.T, layout.S)))
+
+
+@functools.lru_cache(maxsize=8)
+def _causal(T, S):
+    return np.tril(np.ones((T, S), bool))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -472,9 +480,9 @@ def _derive_backward(m, inputs):
 class _Unifier:
     """Maps the derived backward's values onto the program's, equation by equation."""
 
-    def __init__(self, lv, derived, inputs):
+    def __init__(self, lv, derived, dprod, inputs):
         self.lv = lv
-        self.dprod = {v: e for e in derived.eqns for v in e.outvars}
+        self.dprod = dprod
         self.roles = dict(zip(derived.invars[:-1], inputs))
         self.g_var = derived.invars[-1]
         self.g = None
@@ -548,12 +556,15 @@ def _same_params(a, b):
         return False
     for k, x in a.params.items():
         y = b.params[k]
+        if x is y:
+            continue
         try:
-            if not bool(np.all(x == y)) or type(x) is not type(y):
-                return False
-        except Exception:  # unorderable or nested jaxprs: equal only when identical
-            if x is not y:
-                return False
+            same = x == y
+            same = same if isinstance(same, bool) else bool(np.all(same))
+        except Exception:  # incomparable (nested jaxprs): equal only when identical
+            return False
+        if not same or type(x) is not type(y):
+            return False
     return True
 
 
@@ -575,10 +586,12 @@ def _match_backward(lv, m):
             if pe.primitive is not de.primitive or i not in lv.live:
                 continue
             p = pe.outvars[de.outvars.index(d)]
-            u = _Unifier(lv, derived, inputs)
+            if p.aval != d.aval:
+                continue
+            u = _Unifier(lv, derived, dprod, inputs)
             if found:
                 u.g = found[0][0]
-            if p.aval == d.aval and u.unify(d, p) and u.g is not None:
+            if u.unify(d, p) and u.g is not None:
                 hit = (u.g, p, u.eqns)
                 break
         if hit is None:
