@@ -1,0 +1,173 @@
+"""``python3 -m tools.difftest fuzz|record|minimize|show`` (see tools/difftest/__init__.py)."""
+
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+import time
+
+from tools.difftest.codegen import program_src, reproducer
+from tools.difftest.compare import compare
+from tools.difftest.grammar import gen_case
+from tools.difftest.minimize import minimize
+from tools.difftest.runner import Pair
+
+
+def mismatch_class(m):
+    """Group mismatches: kind + the detail with numbers, names and quotes blurred."""
+    d = re.sub(r"\[[0-9]+\]|-?[0-9][0-9.e+-]*|'[^']*'|t[0-9]+|x[0-9]+", "#", m["detail"])
+    return f"{m['kind']}: {d[:110]}"
+
+
+def cmd_fuzz(args):
+    pair = Pair(timeout=args.timeout)
+    out = open(args.out, "a") if args.out else None
+    counts, classes, t0 = collections.Counter(), collections.defaultdict(list), time.time()
+    try:
+        for i in range(args.start, args.start + args.n):
+            case = gen_case(args.seed, i)
+            rj, rm = pair.run(case)
+            m = compare(case, rj, rm)
+            counts["cases"] += 1
+            counts["jax_ok" if rj["status"] == "ok" else "jax_error"] += 1
+            if m is None:
+                counts["agree"] += 1
+                continue
+            counts[m["kind"]] += 1
+            classes[mismatch_class(m)].append(case["id"])
+            if out:
+                out.write(json.dumps({"case": case, "mismatch": m, "jax": rj, "minijax": rm})
+                          + "\n")
+                out.flush()
+            if args.verbose:
+                print(f"{case['id']}: {m['kind']}: {m['detail']}", flush=True)
+            if (i + 1) % 100 == 0:
+                print(f"... {i + 1 - args.start} cases, {time.time() - t0:.0f} s", flush=True)
+    finally:
+        pair.close()
+    summary = {"seed": args.seed, "start": args.start, "n": args.n, "seconds": round(time.time() - t0),
+               "counts": dict(counts),
+               "classes": {k: {"count": len(v), "examples": v[:5]}
+                           for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1]))}}
+    print(json.dumps(summary, indent=1))
+    if args.summary:
+        with open(args.summary, "w") as f:
+            json.dump(summary, f, indent=1)
+    return 0
+
+
+def _case_from(args):
+    if args.id:
+        seed, index = args.id[1:].split("-")
+        return gen_case(int(seed), int(index))
+    with open(args.file) as f:
+        for line in f:
+            rec = json.loads(line)
+            case = rec.get("case", rec)
+            if args.case_id is None or case["id"] == args.case_id:
+                return case
+    raise SystemExit("case not found")
+
+
+def cmd_minimize(args):
+    case = _case_from(args)
+    pair = Pair(timeout=args.timeout)
+    try:
+        small, m = minimize(case, pair, budget=args.budget,
+                            log=lambda s: print(s, file=sys.stderr))
+    finally:
+        pair.close()
+    print(f"# mismatch: {m}")
+    print(reproducer(small) if args.full else program_src_with_inputs(small))
+    if args.save:
+        with open(args.save, "a") as f:
+            f.write(json.dumps({"case": small, "mismatch": m}) + "\n")
+    return 0
+
+
+def program_src_with_inputs(case):
+    """The reproducer without the prelude (which `--full` adds), for a compact report."""
+    src = reproducer(case)
+    keep, skip = [], False
+    for line in src.splitlines():
+        if line.startswith("import numpy as np"):
+            skip = True
+        if skip and line.startswith("x0 = "):
+            skip = False
+        if not skip:
+            keep.append(line)
+    return "\n".join(keep)
+
+
+def cmd_show(args):
+    case = _case_from(args)
+    print(reproducer(case) if args.full else program_src(case))
+    return 0
+
+
+def cmd_record(args):
+    """Cases plus real JAX's results: the CI corpus (tests/difftest/ replays it on minijax)."""
+    pair = Pair(frameworks=("jax",), timeout=args.timeout)
+    import platform
+    cases = []
+    try:
+        for i in range(args.start, args.start + args.n):
+            case = gen_case(args.seed, i)
+            (rj,) = pair.run(case)
+            if rj["status"] == "harness":
+                continue
+            cases.append({"case": case, "jax": rj})
+    finally:
+        pair.close()
+    header = {"what": "difftest corpus: random programs with real JAX's results",
+              "jax_version": _jax_version(),
+              "command": "python3 -m tools.difftest record " + " ".join(sys.argv[2:]),
+              "seed": args.seed, "start": args.start, "n": args.n,
+              "python": platform.python_version()}
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"header": header, "cases": cases}, f, separators=(",", ":"))
+    print(f"wrote {len(cases)} cases to {args.out}")
+    return 0
+
+
+def _jax_version():
+    import subprocess
+    from tools.difftest.runner import PYTHONS
+    return subprocess.run([PYTHONS["jax"], "-c", "import jax, jaxlib; print(jax.__version__, "
+                           "jaxlib.__version__)"], capture_output=True, text=True).stdout.strip()
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python3 -m tools.difftest")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fuzz", help="generate cases, run both frameworks, compare")
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--start", type=int, default=0)
+    f.add_argument("--n", type=int, default=100)
+    f.add_argument("--out", help="append mismatches (JSON lines) here")
+    f.add_argument("--summary", help="write the counts and mismatch classes here")
+    f.add_argument("--timeout", type=float, default=60)
+    f.add_argument("-v", "--verbose", action="store_true")
+    r = sub.add_parser("record", help="cases + real JAX's results as a corpus")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--start", type=int, default=0)
+    r.add_argument("--n", type=int, default=400)
+    r.add_argument("--out", default="tests/data/difftest/corpus.json")
+    r.add_argument("--timeout", type=float, default=60)
+    for name, fn in (("minimize", cmd_minimize), ("show", cmd_show)):
+        m = sub.add_parser(name)
+        m.add_argument("--id", help="a generated case, sSEED-INDEX")
+        m.add_argument("--file", help="a JSON-lines file of cases or mismatch records")
+        m.add_argument("--case-id")
+        m.add_argument("--full", action="store_true", help="print the prelude too")
+        m.add_argument("--budget", type=int, default=200)
+        m.add_argument("--timeout", type=float, default=60)
+        m.add_argument("--save")
+        m.set_defaults(fn=fn)
+    f.set_defaults(fn=cmd_fuzz)
+    r.set_defaults(fn=cmd_record)
+    args = p.parse_args(argv)
+    return args.fn(args)
