@@ -1,9 +1,15 @@
 """The op table: every primitive / jnp function with a NumPy reference and input strategies.
 
-Generic tests (``tests/ops/test_op_db.py``) run each entry eagerly and under jit and compare with
-the reference; later issues add check_grads, vmap-vs-loop and sharded-vs-unsharded runs over
-the same table. Entries live in per-family modules (``tests/ops/op_entries_*.py``) that call
-``register``; add an entry beside the family it tests.
+Each entry is one ``register(...)`` call in a per-family module (``op_entries_*.py`` beside
+this file); add an entry beside the family it tests. Everything the generic tests need to know
+about an operation lives on its entry, so adding a primitive means editing that one place:
+
+- ``test_op_db.py`` runs each entry eagerly and under jit and compares with the reference
+  (and eager with jit, bit for bit, where ``exact_jit``);
+- ``test_vmap_op_db.py`` runs it under vmap against a loop of the reference;
+- ``test_op_grads.py`` checks its derivatives against finite differences as its ``grad``
+  (a ``GradSpec``) says, or, for ``grad=ZERO_DERIVATIVE``, that its tangents are symbolic zeros;
+- ``test_completeness.py`` checks every primitive has its rules and an entry exercising it.
 
 ``args`` is a hypothesis strategy producing a tuple of NumPy arrays (the operands; static
 parameters are baked into ``fn``/``ref`` with a lambda); ``tol`` maps a dtype name to
@@ -25,6 +31,31 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 
+@dataclasses.dataclass(frozen=True)
+class GradSpec:
+    """How ``test_op_grads.py`` checks an entry's derivatives: ``check_grads`` against central
+    differences on the entry's drawn operands, widened to float64 / complex128 (integer and
+    boolean operands held fixed). The fields move operands away from points where the op is
+    not differentiable or near a singularity, where a finite difference says nothing."""
+
+    domain: tuple | list | None = None  # redraw float operands in (lo, hi) (or one per operand)
+    post: Callable | None = None  # args -> args: move away from kinks (tests/ops/kinks.py)
+    eps: float | None = None
+    tol: float | None = None
+    order: int = 2
+    fixed: tuple = ()  # float operands held fixed (not differentiable in them)
+    modes: tuple = ("fwd", "rev")  # while_loop (no max_steps) is forward-differentiable only
+    # False: check_grads runs eagerly, each primitive's executable compiled once per shape and
+    # reused by every example (for ops whose lowering takes XLA seconds to compile)
+    jit: bool = True
+    # the derivative is zero wherever it exists (rounding, comparisons, integer ops, argmax):
+    # checked to produce symbolic zero tangents (no equations) instead of finite differences
+    zero: bool = False
+
+
+ZERO_DERIVATIVE = GradSpec(zero=True)
+
+
 @dataclasses.dataclass
 class OpInfo:
     name: str
@@ -35,6 +66,7 @@ class OpInfo:
     nan_ok: bool = True  # NaNs in the same places count as equal
     compare: Callable | None = None  # custom comparison(result, expected, args) instead of allclose
     exact_jit: bool = True  # a single primitive: jit and eager run the same program, bit for bit
+    grad: GradSpec = GradSpec()  # how test_op_grads.py checks the derivatives
 
 
 OPS: list[OpInfo] = []

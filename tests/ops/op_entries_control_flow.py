@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.ops.op_db import array, register, shapes
+from tests.ops.op_db import GradSpec, array, register, shapes
 
 _F32 = st.sampled_from([np.float32])
 
@@ -41,7 +41,7 @@ def _while_ref(x):
 
 register("while", _while, _while_ref,
          shapes(max_dims=2).flatmap(lambda s: st.tuples(array(s, np.float32, -2, 2))),
-         exact_jit=False)
+         exact_jit=False, grad=GradSpec(modes=("fwd",)))
 
 
 def _scan(xs):

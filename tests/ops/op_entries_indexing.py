@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from minijax import lax
 from minijax.lax import GatherDimensionNumbers as GDN
 from minijax.lax import ScatterDimensionNumbers as SDN
-from tests.ops.op_db import array, register
+from tests.ops.kinks import spread_together
+from tests.ops.op_db import GradSpec, array, register
 
 DTYPES = [np.float32, np.int32, np.uint8, np.bool_]
 NUM_DTYPES = [np.float32, np.int32, np.uint8]
@@ -206,6 +207,20 @@ _WINDOWS = GDN(offset_dims=(1, 2), collapsed_slice_dims=(), start_index_map=(0, 
 _BATCHED = GDN(offset_dims=(2,), collapsed_slice_dims=(1,), start_index_map=(1,),
                operand_batching_dims=(0,), start_indices_batching_dims=(0,))
 
+
+def _in_bounds(window):
+    """Gradient checks: indices moved in bounds (``window`` = the slice size along each indexed
+    axis). Out of bounds, "fill" returns NaN (whose finite difference says nothing) and
+    "promise_in_bounds" is undefined."""
+
+    def post(args):
+        x, idx = args
+        hi = np.asarray([x.shape[a] - w for a, w in enumerate(window)], idx.dtype)
+        return x, np.clip(idx, 0, hi[: idx.shape[-1]])
+
+    return post
+
+
 for _mode in ("clip", "fill", "promise_in_bounds"):
     _ref_mode = "clip" if _mode == "promise_in_bounds" else _mode  # XLA clamps: test it stays so
     register(
@@ -213,12 +228,14 @@ for _mode in ("clip", "fill", "promise_in_bounds"):
         lambda x, i, mode=_mode: lax.gather(x, i, _ROWS, (1, x.shape[1]), mode=mode),
         lambda x, i, mode=_ref_mode: np_gather(x, i, _ROWS, (1, x.shape[1]), mode),
         _gather_rows_args(),
+        grad=GradSpec() if _mode == "clip" else GradSpec(post=_in_bounds((1,))),
     )
 register(
     "gather_windows_fill",
     lambda x, i: lax.gather(x, i, _WINDOWS, (2, 2), mode="fill"),
     lambda x, i: np_gather(x, i, _WINDOWS, (2, 2), "fill"),
     _gather_windows_args(),
+    grad=GradSpec(post=_in_bounds((2, 2))),
 )
 register(
     "gather_batching_dims_clip",
@@ -279,12 +296,15 @@ register(
     lambda x, i, u: np_scatter(x, i, u, _S_BATCHED, "clip", combine=np.multiply),
     _scatter_batched_args(NUM_DTYPES),
 )
+# no update ties the operand or another update, where min/max are not differentiable
+_NO_TIES = GradSpec(post=spread_together((0, 2)))
 for _name, _np_fn in (("min", np.minimum), ("max", np.maximum)):
     register(
         f"scatter_{_name}_rows_drop",  # repeated rows: the extreme of all that land
         lambda x, i, u, name=_name: getattr(lax, f"scatter_{name}")(x, i, u, _S_ROWS),
         lambda x, i, u, fn=_np_fn: np_scatter(x, i, u, _S_ROWS, "drop", combine=fn),
         _scatter_add_rows_args(),
+        grad=_NO_TIES,
     )
     register(
         f"scatter_{_name}_window_clip",
@@ -292,4 +312,5 @@ for _name, _np_fn in (("min", np.minimum), ("max", np.maximum)):
                                                                      mode="clip"),
         lambda x, i, u, fn=_np_fn: np_scatter(x, i, u, _S_WINDOW, "clip", combine=fn),
         _scatter_window_args(NUM_DTYPES),
+        grad=_NO_TIES,
     )

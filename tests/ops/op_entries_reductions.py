@@ -17,13 +17,16 @@ from hypothesis.extra import numpy as hnp
 
 import minijax
 from minijax import lax
-from tests.ops.op_db import array, assert_close, register, shapes
+from tests.ops.kinks import away, spread
+from tests.ops.op_db import ZERO_DERIVATIVE, GradSpec, array, assert_close, register, shapes
 from tests.ops.op_entries_elementwise import flush_subnormals
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NUM_DTYPES = [np.float32, BF16, np.int32, np.uint8]
 FLOAT_DTYPES = [np.float32, BF16]
 INT_OR_BOOL_DTYPES = [np.int32, np.uint8, np.bool_]
+NO_TIES = GradSpec(post=spread())  # maxima and minima: no ties, where they are not differentiable
+LONG_PRODUCT = GradSpec(post=away(0.5), eps=1e-6)  # products of many factors: a smaller step
 
 # ------------------------------------------------------------------------------------------------
 # Strategies and comparison helpers
@@ -115,7 +118,7 @@ def _size(shape, axes):
 
 
 def _register_reduce(name, lax_fn, np_ufunc, dtypes, lo=-10.0, hi=10.0, compare=None,
-                     configs=("all", "axis0", "last", "outer")):
+                     configs=("all", "axis0", "last", "outer"), **entry):
     for cfg in configs:
         def axes_of(x, cfg=cfg):
             return _axes_configs(x.ndim)[cfg]
@@ -129,7 +132,7 @@ def _register_reduce(name, lax_fn, np_ufunc, dtypes, lo=-10.0, hi=10.0, compare=
 
         cmp = None if compare is None else (
             lambda r, e, args, axes_of=axes_of: compare(r, e, args[0], axes_of(args[0])))
-        register(f"{name}_{cfg}", fn, ref, _operands(dtypes, lo=lo, hi=hi), compare=cmp)
+        register(f"{name}_{cfg}", fn, ref, _operands(dtypes, lo=lo, hi=hi), compare=cmp, **entry)
 
 
 def _sum_compare(result, expected, x, axes):
@@ -144,16 +147,17 @@ def _prod_compare(result, expected, x, axes):
 _register_reduce("reduce_sum", lax.reduce_sum, np.add, NUM_DTYPES, compare=_sum_compare,
                  configs=("all", "axis0", "last", "none", "outer"))
 _register_reduce("reduce_prod", lax.reduce_prod, np.multiply, NUM_DTYPES, lo=-2, hi=2,
-                 compare=_prod_compare, configs=("all", "last"))
-_register_reduce("reduce_max", lax.reduce_max, np.maximum, [*NUM_DTYPES, np.bool_])
+                 compare=_prod_compare, configs=("all", "last"), grad=LONG_PRODUCT)
+_register_reduce("reduce_max", lax.reduce_max, np.maximum, [*NUM_DTYPES, np.bool_],
+                 grad=NO_TIES)
 _register_reduce("reduce_min", lax.reduce_min, np.minimum, [*NUM_DTYPES, np.bool_],
-                 configs=("all", "last"))
+                 configs=("all", "last"), grad=NO_TIES)
 _register_reduce("reduce_and", lax.reduce_and, np.bitwise_and, INT_OR_BOOL_DTYPES,
-                 lo=-128, hi=127, configs=("all", "last"))
+                 lo=-128, hi=127, configs=("all", "last"), grad=ZERO_DERIVATIVE)
 _register_reduce("reduce_or", lax.reduce_or, np.bitwise_or, INT_OR_BOOL_DTYPES,
-                 lo=-128, hi=127, configs=("all", "axis0"))
+                 lo=-128, hi=127, configs=("all", "axis0"), grad=ZERO_DERIVATIVE)
 _register_reduce("reduce_xor", lax.reduce_xor, np.bitwise_xor, INT_OR_BOOL_DTYPES,
-                 lo=-128, hi=127, configs=("all", "outer"))
+                 lo=-128, hi=127, configs=("all", "outer"), grad=ZERO_DERIVATIVE)
 
 # ------------------------------------------------------------------------------------------------
 # argmax / argmin: tie-rich inputs with NaNs; NumPy returns the first extremum (or first NaN)
@@ -168,7 +172,8 @@ def _register_argminmax(name, lax_fn, np_fn):
             wide = _f64(x) if x.dtype == BF16 else x
             return np_fn(wide, axis=axis_of(x.ndim)).astype(np.int32)
 
-        register(f"{name}_{cfg}", fn, ref, _tie_operands([*NUM_DTYPES, np.bool_]))
+        register(f"{name}_{cfg}", fn, ref, _tie_operands([*NUM_DTYPES, np.bool_]),
+                 grad=ZERO_DERIVATIVE)
 
 
 _register_argminmax("argmax", lax.argmax, np.argmax)
@@ -231,7 +236,7 @@ def _dot_compare(spec, lhs_dims):
     return compare
 
 
-def _register_dot(name, cfg, dtypes, preferred=None):
+def _register_dot(name, cfg, dtypes, preferred=None, **entry):
     lhs_dims, rhs_dims, dims, spec = _DOT_CONFIGS[cfg]
     register(
         name,
@@ -239,13 +244,17 @@ def _register_dot(name, cfg, dtypes, preferred=None):
         _dot_ref(spec, preferred),
         _dot_operands(lhs_dims, rhs_dims, dtypes),
         compare=_dot_compare(spec, lhs_dims),
+        **entry,
     )
 
 
 for _cfg in _DOT_CONFIGS:
     _register_dot(f"dot_general_{_cfg}", _cfg, NUM_DTYPES)
-_register_dot("dot_general_bf16_preferred_f32", "batched", [BF16], preferred=np.float32)
-_register_dot("dot_general_i8_preferred_i32", "matmul", [np.int8], preferred=np.int32)
+# bf16 operands and cotangents: a few bf16 ulps (2^-7 relative) on second-order checks
+_register_dot("dot_general_bf16_preferred_f32", "batched", [BF16], preferred=np.float32,
+              grad=GradSpec(eps=1e-2, tol=5e-2))
+_register_dot("dot_general_i8_preferred_i32", "matmul", [np.int8], preferred=np.int32,
+              grad=ZERO_DERIVATIVE)
 
 # ------------------------------------------------------------------------------------------------
 # cumulative ops (reverse = flip, accumulate, flip)
@@ -272,7 +281,7 @@ def _cum_magnitude(x, axis, reverse, kind):
 _TINY_ONLY = {d.name: (0, float(ml_dtypes.finfo(d).tiny)) for d in map(np.dtype, FLOAT_DTYPES)}
 
 
-def _register_cumulative(name, lax_fn, np_fn, dtypes, lo=-10.0, hi=10.0, kind="sum"):
+def _register_cumulative(name, lax_fn, np_fn, dtypes, lo=-10.0, hi=10.0, kind="sum", **entry):
     for cfg, axis_of, reverse in (("axis0", lambda nd: 0, False),
                                   ("last_reverse", lambda nd: nd - 1, True)):
         def fn(x, axis_of=axis_of, reverse=reverse):
@@ -291,14 +300,17 @@ def _register_cumulative(name, lax_fn, np_fn, dtypes, lo=-10.0, hi=10.0, kind="s
             _check_magnitude(result, expected, scale * _cum_magnitude(x, axis, reverse, kind),
                              x.shape[axis])
 
-        register(f"{name}_{cfg}", fn, ref, _operands(dtypes, lo=lo, hi=hi), compare=compare)
+        register(f"{name}_{cfg}", fn, ref, _operands(dtypes, lo=lo, hi=hi), compare=compare,
+                 **entry)
 
 
 _register_cumulative("cumsum", lax.cumsum, np.add.accumulate, NUM_DTYPES)
 _register_cumulative("cumprod", lax.cumprod, np.multiply.accumulate, NUM_DTYPES, lo=-2, hi=2,
-                     kind="prod")
-_register_cumulative("cummax", lax.cummax, np.maximum.accumulate, NUM_DTYPES, kind="exact")
-_register_cumulative("cummin", lax.cummin, np.minimum.accumulate, NUM_DTYPES, kind="exact")
+                     kind="prod", grad=LONG_PRODUCT)
+_register_cumulative("cummax", lax.cummax, np.maximum.accumulate, NUM_DTYPES, kind="exact",
+                     grad=NO_TIES)
+_register_cumulative("cummin", lax.cummin, np.minimum.accumulate, NUM_DTYPES, kind="exact",
+                     grad=NO_TIES)
 _register_cumulative("cumlogsumexp", lax.cumlogsumexp, np.logaddexp.accumulate, FLOAT_DTYPES,
                      kind="logsumexp")
 
@@ -309,6 +321,7 @@ _register_cumulative("cumlogsumexp", lax.cumlogsumexp, np.logaddexp.accumulate, 
 # np.testing.assert_array_equal calls two bfloat16 NaNs unequal, so the harness's bitwise
 # jit-vs-eager check cannot take sorted bf16 NaNs; these entries compare jit with NumPy instead.
 _NAN_SAFE = dict(exact_jit=False)
+_SORT_GRAD = GradSpec(domain=(-3, 3), post=spread())
 
 
 def _key(x):
@@ -324,7 +337,8 @@ def _register_sort(name, dimension_of):
         d = dimension_of(x.ndim)
         return np.take_along_axis(x, np.argsort(_key(x), axis=d, kind="stable"), axis=d)
 
-    register(name, fn, ref, _tie_operands([*NUM_DTYPES, np.bool_]), **_NAN_SAFE)
+    register(name, fn, ref, _tie_operands([*NUM_DTYPES, np.bool_]), **_NAN_SAFE,
+             grad=_SORT_GRAD)
 
 
 _register_sort("sort_last", lambda nd: nd - 1)
@@ -337,7 +351,7 @@ def _sort_key_val_ref(k, v):
 
 
 register("sort_key_val", lambda k, v: lax.sort_key_val(k, v), _sort_key_val_ref,
-         _tie_operands(NUM_DTYPES, value_dtype=np.int32), **_NAN_SAFE)
+         _tie_operands(NUM_DTYPES, value_dtype=np.int32), **_NAN_SAFE, grad=_SORT_GRAD)
 
 
 def _sort_two_keys_ref(k0, k1, v):
@@ -346,7 +360,8 @@ def _sort_two_keys_ref(k0, k1, v):
 
 
 register("sort_num_keys_2", lambda k0, k1, v: lax.sort((k0, k1, v), dimension=0, num_keys=2),
-         _sort_two_keys_ref, _tie_operands(NUM_DTYPES, n=2, value_dtype=np.float32), **_NAN_SAFE)
+         _sort_two_keys_ref, _tie_operands(NUM_DTYPES, n=2, value_dtype=np.float32), **_NAN_SAFE,
+         grad=_SORT_GRAD)
 
 
 def _top_k_ref(x, k, axis):
@@ -362,6 +377,8 @@ def _k_of(x, axis):
 
 
 register("top_k_last", lambda x: lax.top_k(x, _k_of(x, -1)),
-         lambda x: _top_k_ref(x, _k_of(x, -1), -1), _operands(NUM_DTYPES, lo=-3, hi=3))
+         lambda x: _top_k_ref(x, _k_of(x, -1), -1), _operands(NUM_DTYPES, lo=-3, hi=3),
+         grad=NO_TIES)
 register("top_k_axis0", lambda x: lax.top_k(x, _k_of(x, 0), axis=0),
-         lambda x: _top_k_ref(x, _k_of(x, 0), 0), _operands(NUM_DTYPES, lo=-3, hi=3))
+         lambda x: _top_k_ref(x, _k_of(x, 0), 0), _operands(NUM_DTYPES, lo=-3, hi=3),
+         grad=NO_TIES)

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.special as ss
 
 from minijax import lax
-from tests.ops.op_db import register
+from tests.ops.op_db import GradSpec, register
 from tests.ops.op_entries_elementwise import operands, wide
 
 F32, F16 = np.float32, np.float16
@@ -22,7 +22,7 @@ TOL = {"float32": (1e-4, 1e-5), "float16": (4e-3, 4e-3)}
 
 def _small(lo, hi):
     # vectors at most: each new shape compiles these slow-to-compile lowerings again (the
-    # gradient harness runs them eagerly, SPECS in test_op_grads.py, to reuse executables)
+    # gradient checks run them eagerly, GradSpec(jit=False) below, to reuse executables)
     return operands([F32, F16], (lo, hi), max_dims=1)
 
 
@@ -46,5 +46,6 @@ ENTRIES = [
 ]
 
 for _name, _fn, _ref, _args in ENTRIES:
-    # exact_jit off: under jit the fixed parameter is a constant XLA may fold into the loops
-    register(_name, _fn, _ref, _args, tol=TOL, exact_jit=False)
+    # exact_jit off: under jit the fixed parameter is a constant XLA may fold into the loops.
+    # The loops compile for seconds: every gradient example jitted afresh cost minutes.
+    register(_name, _fn, _ref, _args, tol=TOL, exact_jit=False, grad=GradSpec(jit=False))

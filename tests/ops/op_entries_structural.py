@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.ops.op_db import array, register, shapes
+from tests.ops.op_db import ZERO_DERIVATIVE, GradSpec, array, register, shapes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 ALL_DTYPES = [np.float32, BF16, np.int32, np.uint8, np.bool_]
@@ -452,12 +452,14 @@ register(
     lambda x: lax.iota(x.dtype, x.shape[0]),
     lambda x: np.arange(x.shape[0]).astype(x.dtype),
     _operand(min_dims=1, max_dims=1, dtypes=NUM_DTYPES),
+    grad=ZERO_DERIVATIVE,
 )
 register(
     "structural_broadcasted_iota",
     lambda x: lax.broadcasted_iota(x.dtype, x.shape, x.ndim - 1),
     lambda x: _np_broadcasted_iota(x.dtype, x.shape, x.ndim - 1),
     _operand(min_dims=1, dtypes=NUM_DTYPES),
+    grad=ZERO_DERIVATIVE,
 )
 register(
     "structural_full",  # the fill value is an operand: traced under jit, a literal eagerly
@@ -470,16 +472,20 @@ register(
     lambda x, v: lax.full(x.shape, v, np.float32),
     lambda x, v: np.full(x.shape, v.astype(np.float32), np.float32),
     _with_scalar(),
+    # a float32 round trip of the fill value: see convert_element_type[float32]'s step
+    grad=GradSpec(eps=1.0, tol=2e-3),
 )
 register(
     "structural_full_like",
     lambda x: lax.full_like(x, 3),
     lambda x: np.full(x.shape, np.asarray(3).astype(x.dtype), x.dtype),
     _operand(),
+    grad=ZERO_DERIVATIVE,
 )
 register(
     "structural_zeros_like_array",
     lambda x: lax.zeros_like_array(x),
     lambda x: np.zeros(x.shape, x.dtype),
     _operand(),
+    grad=ZERO_DERIVATIVE,
 )

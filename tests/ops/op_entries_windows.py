@@ -15,7 +15,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from minijax import lax
-from tests.ops.op_db import array, register, shapes
+from tests.ops.kinks import spread
+from tests.ops.op_db import GradSpec, array, register, shapes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -105,8 +106,11 @@ for _kind, (_init, _lax_fn, _np_fn, _dtypes) in _MONOIDS.items():
                                    args.pop("padding"), **args)[0]
             return out.astype(x.dtype)
 
+        # max/min: no ties in a window; second order on the valid windows only
+        _grad = (GradSpec() if _kind == "sum"
+                 else GradSpec(post=spread(), order=2 if _cfg_name == "valid" else 1))
         register(f"reduce_window_{_kind}_{_cfg_name}", _fn, _ref, _operand(_dtypes),
-                 tol={"bfloat16": (2e-2, 5e-2)})
+                 tol={"bfloat16": (2e-2, 5e-2)}, grad=_grad)
 
 
 # Generic computations, with the init values as operands (traced under jit, mapped under vmap).
@@ -131,7 +135,8 @@ def _generic_mul(x, init):
 register("reduce_window_generic_mul", _generic_mul,
          lambda x, init: window_reference([x], [init], lambda a, b: [a[0] * b[0]], (2, 2),
                                           (1, 2), ((1, 0), (0, 1)))[0],
-         _identities([1.0]), tol={"float32": (1e-5, 1e-5)})
+         _identities([1.0]), tol={"float32": (1e-5, 1e-5)},
+         grad=GradSpec(fixed=(1,)))  # the init values are identities (XLA requires it): fixed
 
 
 def _variadic(x, y, ix, iy):
@@ -145,4 +150,4 @@ def _variadic_ref(x, y, ix, iy):
 
 
 register("reduce_window_generic_variadic", _variadic, _variadic_ref, _identities([0.0, 1.0]),
-         tol={"float32": (1e-5, 1e-5)})
+         tol={"float32": (1e-5, 1e-5)}, grad=GradSpec(fixed=(2, 3)))
