@@ -9,6 +9,7 @@ import jaxlib._jax as _jaxlib
 import numpy as np
 
 from minijax import core, dtypes, source_info
+from minijax import sharding_types as shd
 from minijax.autodiff import (
     grad,
     hessian,
@@ -26,12 +27,15 @@ from minijax.core import ShapedArray, Tracer
 from minijax.custom_derivatives import custom_jvp, custom_vjp
 from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import trace_to_jaxpr
-from minijax.jitting import jit
+from minijax.jitting import is_jitted, jit
+from minijax.jitting.args import arg_paths
+from minijax.lax.sharding_constraint import with_sharding_constraint
 from minijax.lowering import backends
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value
 from minijax.random._keys import PRNGKeyArray
 from minijax.rematerialization import checkpoint, checkpoint_policies, remat
+from minijax.stages import ShapeDtypeStruct
 from minijax.tree_util import _registry, register_pytree_node, tree_map, tree_map_internal
 from minijax.vmapping import vmap
 
@@ -49,38 +53,6 @@ __all__ = [
     "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
     "named_scope", "typeof",
 ]
-
-
-class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (for ``eval_shape``, ``make_jaxpr``,
-    ``lower``)."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, weak_type=False, sharding=None):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-        self.sharding = sharding
-
-    @property
-    def aval(self):
-        from minijax.dtypes import canonicalize_dtype
-
-        return ShapedArray(self.shape, canonicalize_dtype(self.dtype), self.weak_type)
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape)))
-
-    def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
 
 
 def _static_positions(static_argnums, nargs):
@@ -117,20 +89,10 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
 
 
 def eval_shape(fun, *args, **kwargs):
-    """The output shapes/dtypes of ``fun(*args)`` as ShapeDtypeStructs, without running it."""
-    closed, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)
-    # A jit with out_shardings: as in JAX, the structs say where the outputs will be.
-    out_shardings = getattr(getattr(fun, "_jit", fun), "_out_shardings", None)
-    if out_shardings is not None:
-        from minijax import sharding as shd
-
-        per_leaf = shd.broadcast_prefix(out_shardings, shapes, "jit out_shardings")
-        leaves, tree = _registry.flatten(shapes)
-        shapes = tree.unflatten([
-            ShapeDtypeStruct(x.shape, x.dtype, x.weak_type,
-                             None if g is None else shd.resolve(g, "jit out_shardings"))
-            for x, g in zip(leaves, per_leaf)])
-    return shapes
+    """The output shapes/dtypes of ``fun(*args)`` as ShapeDtypeStructs, without running it
+    (as JAX: the shape evaluation of ``jit(fun)``; a jitted ``fun`` with ``out_shardings``
+    gives structs that say where the outputs will be)."""
+    return (fun if is_jitted(fun) else jit(fun)).eval_shape(*args, **kwargs)
 
 
 def _put_leaf(x, device):
@@ -149,12 +111,9 @@ def device_put(x, device=None):
     under ``with mesh:``, or a pytree prefix of these matching ``x``."""
     if device is None or hasattr(device, "platform"):
         return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
-    from minijax import sharding as shd
-    from minijax.jitting import _arg_paths
-
     per_leaf = shd.broadcast_prefix(device, x, "device_put")
     leaves, tree = _registry.flatten(x)
-    paths = [p[len("args[0]"):] for p in _arg_paths((x,), {})]
+    paths = [p[len("args[0]"):] for p in arg_paths((x,), {})]
     out = []
     for leaf, s, path in zip(leaves, per_leaf, paths):
         what = f"device_put of x{path}"
@@ -163,7 +122,7 @@ def device_put(x, device=None):
             continue
         s = shd.resolve(s, what)
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
-            out.append(shd.with_sharding_constraint(leaf, s)
+            out.append(with_sharding_constraint(leaf, s)
                        if isinstance(s, shd.NamedSharding) else leaf)
             continue
         out.append(shd.put(leaf, s, what))

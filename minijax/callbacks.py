@@ -1,8 +1,9 @@
 """Host callbacks: Python functions called from inside compiled programs.
 
 Two primitives, both lowered to an XLA custom call (``xla_ffi_python_{cpu,gpu}_callback``)
-whose ``index`` attribute names the function's position in the executable's
-``host_callbacks`` list (see JAXLIB_NOTES §6):
+whose ``index`` attribute names the function's position in the module's ``host_callbacks`` list
+(the lowering returns it with the module; compiling hands it to the executable; see
+JAXLIB_NOTES §6):
 
 - ``debug_callback`` (``minijax.debug.callback`` / ``minijax.debug.print``): no results, kept
   alive by ``has_side_effect``. ``ordered=True`` threads a token from one ordered callback to
@@ -19,22 +20,16 @@ saved); a deserialized one run without them crashes jaxlib.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import dtypes, lax
 from minijax.core import Primitive, ShapedArray
-
-# ir.Module -> [python functions]; read by compile when it builds the executable.
-_module_callbacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def callbacks_of(module):
-    try:
-        return _module_callbacks.get(module)
-    except TypeError:  # a module given as text
-        return None
+from minijax.interpreters import batching
+from minijax.lowering import stablehlo as shlo
+from minijax.lowering.array import device_put_value
+from minijax.tree_util import _registry
 
 
 class _HostFn:
@@ -55,11 +50,6 @@ class _HostFn:
 
 
 def _emit_callback(ctx, host_fn, operands, result_avals, side_effect, ordered):
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import stablehlo as hlo
-
-    from minijax.lowering import stablehlo as shlo
-
     mctx = ctx.module_ctx
     cbs = mctx.host_callbacks
     index = len(cbs)
@@ -139,9 +129,6 @@ debug_callback_p.def_jvp_rule(_debug_callback_jvp)
 
 
 def _debug_callback_batching(vals, dims, *, callback, ordered):
-    from minijax import lax
-    from minijax.interpreters import batching
-
     size = batching.axis_size(vals, dims)
     for i in range(size):
         args = [
@@ -159,8 +146,6 @@ debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
 def debug_callback(fn, *args, ordered=False, **kwargs):
     """Calls ``fn(*args, **kwargs)`` on the host with concrete NumPy values, also from inside
     ``jit``/``vmap``/``grad``; returns None (``ordered=True`` keeps program order)."""
-    from minijax.tree_util import _registry
-
     leaves, tree = _registry.flatten((args, kwargs))
 
     def flat_fn(*arrays):
@@ -207,8 +192,6 @@ def _call_pure(callback, result_avals, arrays):
 
 @pure_callback_p.def_impl
 def _pure_impl(*args, callback, result_avals, vmap_method):
-    from minijax.lowering.array import device_put_value
-
     outs = _call_pure(callback, result_avals, _flat_numpy(args))
     return [device_put_value(o) for o in outs]
 
@@ -224,9 +207,6 @@ pure_callback_p.def_lowering(_pure_lowering)
 
 
 def _pure_batching(vals, dims, *, callback, result_avals, vmap_method):
-    from minijax import lax
-    from minijax.interpreters import batching
-
     size = batching.axis_size(vals, dims)
     if vmap_method in ("expand_dims", "broadcast_all"):
         moved = []
@@ -282,8 +262,6 @@ pure_callback_p.def_jvp_rule(_pure_jvp)
 def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwargs):
     """``callback(*args, **kwargs)`` on the host with NumPy values; returns arrays shaped like
     ``result_shape_dtypes`` (a pytree of objects with ``.shape`` and ``.dtype``)."""
-    from minijax.tree_util import _registry
-
     leaves, tree = _registry.flatten((args, kwargs))
     res_leaves, res_tree = _registry.flatten(result_shape_dtypes)
     result_avals = tuple(
@@ -326,8 +304,6 @@ def _io_abstract_eval(*avals, callback, result_avals, ordered):
 
 @io_callback_p.def_impl
 def _io_impl(*args, callback, result_avals, ordered):
-    from minijax.lowering.array import device_put_value
-
     outs = _call_pure(callback, result_avals, _flat_numpy(args))
     return [device_put_value(o) for o in outs]
 
@@ -343,9 +319,6 @@ io_callback_p.def_lowering(_io_lowering)
 
 
 def _io_batching(vals, dims, *, callback, result_avals, ordered):
-    from minijax import lax
-    from minijax.interpreters import batching
-
     if ordered:
         raise ValueError("Cannot `vmap` ordered IO callback.")
     # one call per example, in order, as JAX's sequential vmap of an io_callback
@@ -375,8 +348,6 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     drops or repeats it; ``ordered=True`` keeps program order among ordered callbacks.
     ``sharding`` is accepted for JAX's signature: minijax runs the callback where XLA puts
     it (one device's worth of data on a single device)."""
-    from minijax.tree_util import _registry
-
     del sharding
     leaves, tree = _registry.flatten((args, kwargs))
     res_leaves, res_tree = _registry.flatten(result_shape_dtypes)

@@ -6,9 +6,10 @@ returns a NaN/Inf re-runs its jaxpr op by op (each equation as its own eager pro
 recorded on that equation. As in JAX, only the *outputs* of the jitted function are inspected
 before the re-run: a NaN that a ``where`` masks away inside the program goes unreported.
 
-Cost when both flags are off: one global check in eager dispatch (``dispatch._check_numerics``)
-and one in jit's Python path; the C++ jit fast path carries a ``minijax_debug_numerics`` config
-in its cache key, so turning a flag on misses that cache and the call is checked in Python.
+Cost when both flags are off: one hook test in eager dispatch (``dispatch.Hooks.check_outputs``,
+installed here while a flag is on) and one test of ``checking`` in jit's Python path; the C++
+jit fast path carries a ``minijax_debug_numerics`` config in its cache key, so turning a flag
+on misses that cache and the call is checked in Python.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ import numpy as np
 
 from minijax.config import config
 from minijax.core import Literal
+from minijax.lowering import backends, dispatch
+from minijax.source_info import user_frame, with_user_line
+from minijax.tree_util import _registry
 
 _suppress = [0]  # >0 while a jaxpr re-run does its own checking (with equation source info)
+checking = False  # jax_debug_nans or jax_debug_infs is on (jit's Python path reads it)
 
 
 def _bad_kind(x):
@@ -39,14 +44,12 @@ def _bad_kind(x):
 
 
 def check_eager(prim, outs):
-    """Called by eager dispatch when a flag is on, with the outputs of one primitive."""
+    """Called by eager dispatch when a flag is on, with the list of one primitive's outputs."""
     if _suppress[0]:
         return
-    for x in outs if prim.multiple_results else (outs,):
+    for x in outs:
         kind = _bad_kind(x)
         if kind is not None:
-            from minijax.source_info import user_frame, with_user_line
-
             raise FloatingPointError(
                 with_user_line(f"invalid value ({kind}) encountered in {prim.name}", user_frame())
             )
@@ -54,8 +57,6 @@ def check_eager(prim, outs):
 
 def check_jit(name, entry, leaves, outs):
     """Called by jit's Python path when a flag is on: re-run op by op if an output is bad."""
-    from minijax.tree_util import _registry
-
     flat = _registry.flatten(outs)[0]
     kinds = [k for k in map(_bad_kind, flat) if k is not None]
     if not kinds:
@@ -106,15 +107,12 @@ def rerun(closed, args, where):
 
 
 def _on_change(name, value):
+    global checking
     if name not in ("jax_debug_nans", "jax_debug_infs"):
         return
-    from minijax import jitting
-    from minijax.lowering import backends, dispatch
-
-    on = bool(config.jax_debug_nans or config.jax_debug_infs)
-    dispatch._check_numerics = on
-    jitting._check_numerics = on
-    backends._cpp_debug_numerics.set_global(on)
+    checking = bool(config.jax_debug_nans or config.jax_debug_infs)
+    dispatch.Hooks.check_outputs = check_eager if checking else None
+    backends._cpp_debug_numerics.set_global(checking)
 
 
 config.on_change(_on_change)

@@ -6,7 +6,7 @@ minijax reads layouts (``x.format``); it does not yet take them as ``jit`` argum
 
 from __future__ import annotations
 
-from minijax.sharding import Sharding
+from minijax.sharding_types import Sharding
 
 
 class AutoLayout:

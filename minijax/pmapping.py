@@ -175,7 +175,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
             return _compile.Compiled(compiled._executable, call, lowered)
 
-        return _compile.Lowered(lowered._module, lowered.jaxpr, lowered.name, compile_)
+        return _compile.Lowered(lowered._lowering, lowered.jaxpr, lowered.name, compile_)
 
     pmapped.lower = lower
     return pmapped

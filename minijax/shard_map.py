@@ -49,7 +49,7 @@ from minijax.interpreters.partial_eval import (
     dce_eqns,
     split_known_staged,
 )
-from minijax.sharding import Mesh, NamedSharding, PartitionSpec, _axes_of, _check_spec_axes
+from minijax.sharding_types import Mesh, NamedSharding, PartitionSpec, _axes_of, _check_spec_axes
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
@@ -333,7 +333,7 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
     from jaxlib.mlir.dialects import sdy
 
     from minijax.lowering.stablehlo import lower_jaxpr_body, tensor_type
-    from minijax.sharding import sdy_sharding_attr
+    from minijax.sharding_types import sdy_sharding_attr
 
     mctx = ctx.module_ctx
     if getattr(mctx, "manual_mesh", None) is not None:

@@ -9,10 +9,73 @@ These are the classes jit itself returns, not copies.
 
 from typing import Protocol, runtime_checkable
 
-from minijax.jitting import Traced
-from minijax.lowering.compile import ArgInfo, Compiled, Lowered
+import numpy as np
+
+from minijax.core import ShapedArray
+from minijax.dtypes import canonicalize_dtype
+from minijax.lowering.compile import ArgInfo, Compiled, Lowered, Stage
 
 __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (for ``eval_shape``, ``make_jaxpr``,
+    ``lower``)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, weak_type=False, sharding=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    @property
+    def aval(self):
+        return ShapedArray(self.shape, canonicalize_dtype(self.dtype), self.weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape)))
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+class Traced(Stage):
+    """``jit(f).trace(*args)``: the traced function's ClosedJaxpr, ready to lower."""
+
+    def __init__(self, jaxpr, fun_name, args_info, out_info, lower):
+        self.jaxpr = jaxpr
+        self.fun_name = fun_name
+        self.args_info, self.out_info = args_info, out_info
+        self._lower = lower
+
+    @property
+    def out_avals(self):
+        return self.out_tree.unflatten(self.jaxpr.out_avals)
+
+    def lower(self):
+        return self._lower()
+
+
+def stage_info(in_tree, in_avals, donated, out_tree, out_avals, out_shardings=None):
+    """``args_info`` (ArgInfo leaves) and ``out_info`` (ShapeDtypeStruct leaves, with each
+    output's sharding where ``out_shardings``, one per leaf, gives one) of a stage."""
+    donated = set(donated)
+    if out_shardings is None:
+        out_shardings = [None] * len(out_avals)
+    args_info = in_tree.unflatten([ArgInfo(a, i in donated) for i, a in enumerate(in_avals)])
+    out_info = out_tree.unflatten([
+        ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+        for a, s in zip(out_avals, out_shardings)])
+    return args_info, out_info
 
 # XLA compiler options by name, as ``jit(f, compiler_options=...)`` and
 # ``Lowered.compile(compiler_options)`` take them.

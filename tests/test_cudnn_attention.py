@@ -36,7 +36,7 @@ def hopper(monkeypatch):
 
 
 def _cuda_text(fn, *args):
-    return module_to_text(lower_jaxpr(minijax.make_jaxpr(fn)(*args), platform="cuda"))
+    return module_to_text(lower_jaxpr(minijax.make_jaxpr(fn)(*args), platform="cuda").module)
 
 
 def _custom_calls(text):

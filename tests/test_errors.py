@@ -95,19 +95,25 @@ def test_invalid_argument_type_names_the_argument():
 
 
 def test_xla_runtime_errors_become_python_exceptions_and_process_survives():
+    from jaxlib.mlir import ir
+
     from minijax.core import ShapedArray
     from minijax.errors import XlaRuntimeError
     from minijax.lowering import backends
     from minijax.lowering import compile as _compile
+    from minijax.lowering.stablehlo import LoweredModule, context
 
+    # A valid module XLA cannot compile: a custom call to a target nothing registered.
     bad = (
-        "module @bad { func.func public @main(%a: tensor<3xf32>) -> tensor<4xf32> "
-        "{ return %a : tensor<4xf32> } }"
+        "module @bad { func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> { "
+        "%0 = stablehlo.custom_call @minijax_no_such_target(%a) : (tensor<3xf32>) -> "
+        "tensor<3xf32>\n return %0 : tensor<3xf32> } }"
     )
+    with context():
+        module = ir.Module.parse(bad)
     dev = minijax.devices()[0]
+    aval = ShapedArray((3,), np.float32)
     with pytest.raises(XlaRuntimeError, match="failed to compile 'bad'"):
-        _compile.compile_module(
-            bad, "bad", dev, [ShapedArray((3,), np.float32)], [ShapedArray((4,), np.float32)]
-        )
+        _compile.compile_module(LoweredModule(module), "bad", [dev], [aval], [aval])
     assert backends.get_backend() is not None
     np.testing.assert_array_equal(np.asarray(lax.neg(np.float32([1]))), [-1])

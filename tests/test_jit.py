@@ -234,3 +234,112 @@ def test_backend_argument_places_the_program():
 def test_jit_rejects_non_array_outputs():
     with pytest.raises(TypeError, match="returned a value of type str"):
         minijax.jit(lambda x: "hello")(arr(1))
+
+
+# --- one jit path: one device is a one-device placement ------------------------------------------
+
+
+class _Counted:
+    """A pytree node that counts how often it is flattened."""
+
+    flattens = 0
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+def _flatten_counted(node):
+    _Counted.flattens += 1
+    return (node.a, node.b), None
+
+
+minijax.tree_util.register_pytree_node(_Counted, _flatten_counted,
+                                       lambda _, children: _Counted(*children))
+
+
+def test_a_miss_flattens_the_arguments_once_into_one_record():
+    f = minijax.jit(lambda p, x: p.a * x + p.b)
+    p = _Counted(arr(3), arr(3))
+    _Counted.flattens = 0
+    np.testing.assert_array_equal(np.asarray(f(p, 2.0)), np.arange(3.0) * 2 + np.arange(3.0))
+    # jaxlib's C++ key, the Python key (the record's leaves) and the leaves' paths
+    assert _Counted.flattens <= 3
+    _Counted.flattens = 0
+    f(p, 2.0)  # a hit: the C++ flatten only
+    assert _Counted.flattens == 1
+
+
+def test_single_device_and_sharded_programs_are_one_kind_of_entry():
+    from minijax.jitting.function import _Entry
+    from minijax.lowering.compile import Executable
+
+    f = minijax.jit(lambda x: x * 2.0)
+    f(arr(8))
+    (single,) = f._jit._cache.values()
+    assert type(single) is _Entry and type(single.exe) is Executable
+    assert len(single.exe.devices) == 1 and single.exe.in_shardings == [arr(8)._sharding]
+    if len(minijax.devices()) < 2:
+        return
+    mesh = minijax.make_mesh((2,), ("x",))
+    sharding = minijax.sharding.NamedSharding(mesh, minijax.P("x"))
+    g = minijax.jit(lambda x: x * 2.0, in_shardings=sharding)
+    np.testing.assert_array_equal(np.asarray(g(arr(8))), np.arange(8.0) * 2)
+    (sharded,) = g._jit._cache.values()
+    assert type(sharded) is _Entry and type(sharded.exe) is Executable
+    assert sharded.exe.devices == tuple(mesh.devices.flat)
+    assert minijax.device_put(arr(8), sharding)._sharding is sharded.in_shardings[0]
+
+
+def test_host_callbacks_travel_with_their_lowered_module():
+    seen = []
+
+    def f(x):
+        minijax.debug.callback(lambda v: seen.append(("first", float(v))), x)
+        return x + 1.0
+
+    def g(x):
+        minijax.debug.callback(lambda v: seen.append(("second", float(v))), x)
+        minijax.debug.callback(lambda v: seen.append(("third", float(v))), x)
+        return x * 2.0
+
+    low_f = minijax.jit(f).lower(np.float32(1.0))
+    low_g = minijax.jit(g).lower(np.float32(1.0))
+    assert len(low_f._lowering.host_callbacks) == 1
+    assert len(low_g._lowering.host_callbacks) == 2
+    assert float(low_g.compile()(np.float32(3.0))) == 6.0
+    assert float(low_f.compile()(np.float32(5.0))) == 6.0
+    minijax.effects_barrier()
+    assert seen == [("second", 3.0), ("third", 3.0), ("first", 5.0)]
+
+
+def test_eval_shape_is_the_jit_paths_shape_evaluation():
+    f = minijax.jit(lambda x, n: x[:n] * 2, static_argnums=1)
+    out = minijax.eval_shape(f, minijax.ShapeDtypeStruct((5, 2), np.float32), 3)
+    assert out == minijax.ShapeDtypeStruct((3, 2), np.float32)
+    assert f._trace_count == 1 and f._cache_size() == 0  # traced, never compiled
+    # inside a trace eval_shape takes the tracers' avals (as JAX)
+    shapes = []
+    minijax.jit(lambda x: shapes.append(minijax.eval_shape(lambda y: y.sum(0), x)) or x)(arr(4, 3))
+    assert shapes == [minijax.ShapeDtypeStruct((3,), np.float32)]
+
+
+@pytest.mark.devices(2)
+def test_eval_shape_of_a_jit_with_out_shardings_says_where_outputs_go():
+    mesh = minijax.make_mesh((2,), ("x",))
+    sharding = minijax.sharding.NamedSharding(mesh, minijax.P("x"))
+    f = minijax.jit(lambda x: (x + 1, x.sum()), out_shardings=(sharding, None))
+    a, s = minijax.eval_shape(f, arr(4))
+    assert a.sharding == sharding and s.sharding is None
+
+
+def test_debug_nans_installs_and_removes_the_dispatch_check():
+    from minijax.config import config_context
+    from minijax.lowering import dispatch
+
+    assert dispatch.Hooks.check_outputs is None
+    with config_context("jax_debug_nans", True):
+        assert dispatch.Hooks.check_outputs is not None
+        with pytest.raises(FloatingPointError, match="invalid value"):
+            lax.log(np.float32(-1.0))
+    assert dispatch.Hooks.check_outputs is None
+    assert np.isnan(float(lax.log(np.float32(-1.0))))

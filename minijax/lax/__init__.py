@@ -23,4 +23,4 @@ from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.special import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
 from minijax.lax.windowed_reductions import *  # noqa: F401,F403
-from minijax.sharding import with_sharding_constraint  # noqa: F401,E402
+from minijax.lax.sharding_constraint import with_sharding_constraint  # noqa: F401,E402

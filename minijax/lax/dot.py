@@ -25,7 +25,7 @@ from minijax.config import config
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lowering.stablehlo import tensor_type
-from minijax.sharding import reshard
+from minijax.lax.sharding_constraint import reshard
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 

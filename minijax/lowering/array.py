@@ -64,9 +64,7 @@ class _ArrayMethods:
     @property
     def sharding(self):
         """The user-facing sharding (NamedSharding, SingleDeviceSharding, ...)."""
-        from minijax.sharding import from_jaxlib
-
-        return from_jaxlib(self._sharding, len(self.aval.shape))
+        return user_sharding_of(self._sharding, len(self.aval.shape))
 
     def devices(self):
         return set(backends.buffer_devices(self))
@@ -89,7 +87,7 @@ class _ArrayMethods:
     @property
     def format(self):
         """The array's ``Format``: its on-device ``Layout`` and its ``sharding``."""
-        from minijax.layout import Format, Layout
+        from minijax.layout import Format, Layout  # why: layout -> sharding_types -> this module
 
         if self.is_deleted():
             return Format(None, self.sharding)
@@ -277,6 +275,10 @@ def _as_single_device(piece, aval, index):
 # ------------------------------------------------------------------------------------------------
 # Interned multi-device jaxlib shardings (jaxlib compares GSPMDShardings by identity) and the
 # user-facing sharding each stands for.
+
+# The user-facing sharding of a jaxlib sharding, ``user_sharding_of(jaxlib_sharding, ndim)``:
+# ``sharding_types.from_jaxlib``, installed by that module (it builds on this one).
+user_sharding_of = None
 
 _interned = {}  # (device ids, HloSharding, mesh) -> GSPMDSharding
 _multi_device = set()  # every interned sharding over more than one device

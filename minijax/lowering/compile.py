@@ -1,8 +1,8 @@
 """Compiling StableHLO with PJRT, running executables, and the Lowered/Compiled stage objects.
 
-``Executable`` is the hot path of every call: it takes device buffers, runs the XLA program and
-wraps the outputs through jaxlib's C++ result handlers (a few µs), never by splitting results
-into per-device arrays in Python.
+``Executable`` (one class for a program on one device or over many) is the hot path of every
+call: it takes device buffers, runs the XLA program and wraps the outputs through jaxlib's C++
+result handlers (a few µs), never by splitting results into per-device arrays in Python.
 """
 
 from __future__ import annotations
@@ -15,38 +15,65 @@ from minijax import monitoring
 from minijax.config import config
 from minijax.errors import XlaRuntimeError
 from minijax.lowering import backends, dumps, jaxlib_ext, persistent_cache, stablehlo
+from minijax.lowering.array import interned_sharding
+from minijax.tree_util import _registry, tree_map_internal, tree_structure
 
 logger = logging.getLogger("minijax")
 
 
 class Executable:
-    """A loaded XLA program for one device, with the avals of its arguments and results."""
+    """A loaded XLA program over ``devices`` (partition i on ``devices[i]``; one device is a
+    one-partition program), with the avals of its arguments and results.
+
+    ``in_shardings`` are the jaxlib shardings the program expects (arguments must carry exactly
+    these: ``execute_sharded`` does not check, and a different tile order would silently give
+    wrong numbers); ``out_shardings`` are the ones XLA chose, read back from the executable.
+    """
 
     __slots__ = (
-        "xla",
-        "name",
-        "device",
-        "sharding",
-        "in_avals",
-        "out_avals",
-        "handlers",
-        "donated",
+        "xla", "name", "devices", "in_shardings", "out_shardings", "in_avals", "out_avals",
+        "handlers", "synchronous",
     )
 
-    def __init__(self, xla, name, device, in_avals, out_avals, donated=()):
+    def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None):
         self.xla = xla
         self.name = name
-        self.device = device
-        self.sharding = backends.single_device_sharding(device)
+        self.devices = tuple(devices)
         self.in_avals = in_avals
         self.out_avals = out_avals
-        self.handlers = [backends.result_handler(a, self.sharding) for a in out_avals]
-        self.donated = donated
+        if len(self.devices) == 1:
+            whole = backends.single_device_sharding(self.devices[0])
+            self.in_shardings = [whole] * len(in_avals)
+            self.out_shardings = [whole] * len(out_avals)
+        else:
+            self.in_shardings = self._shardings(xla.get_parameter_shardings(), in_avals, mesh)
+            self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
+        self.handlers = [
+            backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
+        ]
+        # XLA:CPU runs the collectives of a multi-device program as in-process rendezvous on
+        # a shared thread pool; with hundreds of such executions queued asynchronously the
+        # participants of one collective can starve and the process aborts after 40 s
+        # ("Termination timeout ... only 7 of them arrived"; JAX 0.10 does the same, e.g. 300
+        # steps of a 64-layer data-parallel MLP on 8 virtual devices, 2 cores). So on the CPU
+        # such a program runs synchronously: each call waits for its results (and takes jit's
+        # Python path). GPUs (NCCL) keep asynchronous dispatch.
+        self.synchronous = (self.devices[0].platform == "cpu" and len(self.devices) > 1
+                            and _has_collectives(xla))
+
+    def _shardings(self, protos, avals, mesh):
+        """The interned sharding of each value from XLA's HloSharding protos. A program over
+        several devices may come back without any (the CUDA client does this; the CPU one
+        does not): each value is then whole on every device."""
+        hlo = backends.xc.HloSharding
+        if protos is None:
+            return [interned_sharding(self.devices, hlo.replicate(), mesh) for _ in avals]
+        return [interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in protos]
 
     def execute(self, bufs):
         """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached)."""
         try:
-            return self.xla.execute_sharded(bufs).consume_with_handlers(self.handlers)
+            outs = self.xla.execute_sharded(bufs).consume_with_handlers(self.handlers)
         except (backends.JaxRuntimeError, ValueError) as e:
             for i, b in enumerate(bufs):
                 if b.is_deleted():
@@ -57,66 +84,13 @@ class Executable:
                         "call returned, or do not donate an array you still need."
                     ) from None
             raise XlaRuntimeError(f"XLA failed while running '{self.name}': {e}") from None
-
-    def as_text(self):
-        return self.xla.hlo_modules()[0].to_string()
-
-
-class ShardedExecutable:
-    """A loaded SPMD program over several devices (partition i on ``devices[i]``).
-
-    ``in_shardings`` are the jaxlib shardings the program expects (arguments must carry exactly
-    these: ``execute_sharded`` does not check, and a different tile order would silently give
-    wrong numbers); ``out_shardings`` are the ones XLA chose, read back from the executable.
-    """
-
-    __slots__ = (
-        "xla", "name", "devices", "device", "in_shardings", "out_shardings", "in_avals",
-        "out_avals", "handlers", "donated", "synchronous",
-    )
-
-    def __init__(self, xla, name, devices, in_avals, out_avals, donated=(), mesh=None):
-        self.xla = xla
-        self.name = name
-        self.devices = tuple(devices)
-        self.device = devices[0]
-        self.in_avals = in_avals
-        self.out_avals = out_avals
-        self.donated = donated
-        self.in_shardings = self._shardings(xla.get_parameter_shardings(), in_avals, mesh)
-        self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
-        self.handlers = [
-            backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
-        ]
-        # XLA:CPU runs the collectives of a multi-device program as in-process rendezvous on
-        # a shared thread pool; with hundreds of such executions queued asynchronously the
-        # participants of one collective can starve and the process aborts after 40 s
-        # ("Termination timeout ... only 7 of them arrived"; JAX 0.10 does the same, e.g. 300
-        # steps of a 64-layer data-parallel MLP on 8 virtual devices, 2 cores). So on the CPU
-        # such a program runs synchronously: each call waits for its results (and takes the
-        # Python path, see _ShardedEntry.fastpath). GPUs (NCCL) keep asynchronous dispatch.
-        self.synchronous = (self.device.platform == "cpu" and len(self.devices) > 1
-                            and _has_collectives(xla))
-
-    def _shardings(self, protos, avals, mesh):
-        """The interned sharding of each value from XLA's HloSharding protos. A program over
-        one device may come back without any (the CUDA client does this; the CPU one does
-        not): each value is then whole on that device."""
-        from minijax.lowering.array import interned_sharding
-
-        hlo = backends.xc.HloSharding
-        if protos is None:
-            return [interned_sharding(self.devices, hlo.replicate(), mesh) for _ in avals]
-        return [interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in protos]
-
-    def execute(self, bufs):
-        outs = Executable.execute(self, bufs)
         if self.synchronous:
             for out in outs:
                 out.block_until_ready()
         return outs
 
-    as_text = Executable.as_text
+    def as_text(self):
+        return self.xla.hlo_modules()[0].to_string()
 
 
 _COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
@@ -128,46 +102,32 @@ def _has_collectives(xla):
     return any(f" {name}(" in text or f" {name}-start(" in text for name in _COLLECTIVES)
 
 
-def compile_sharded(module, name, mesh, in_avals, out_avals, donated=(), jaxpr=None):
-    """Compiles an SPMD ``module`` (Shardy annotations) for ``mesh``'s devices in flat order."""
-    devices = mesh._flat
-    start = time.perf_counter()
-    xla, loaded, key = _compile_or_load(module, name, list(devices), spmd=True)
-    seconds = time.perf_counter() - start
-    exe = ShardedExecutable(xla, name, list(devices), in_avals, out_avals, donated, mesh)
-    dump_dir = config.minijax_dump_dir
-    if dump_dir:
-        dumps.dump_compilation(
-            dump_dir, name, module, jaxpr, xla, in_avals, out_avals, seconds, "jit", loaded, key
-        )
-    return exe
+def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, jaxpr=None,
+                   kind="jit"):
+    """Compiles (or loads from the persistent cache) ``lowered`` (a LoweredModule) for
+    ``devices``, partition i on ``devices[i]``.
 
-
-def compile_module(
-    module, name, device, in_avals, out_avals, donated=(), jaxpr=None, kind="jit"
-):
-    """Compiles (or loads from the persistent cache) ``module`` for ``device``.
-
-    ``jaxpr`` (what was lowered) and ``kind`` ("jit" or "eager") only feed the dumps. Never on a
-    dispatch hot path: jit and eager dispatch keep their own in-memory caches of the result.
+    ``mesh``: the module carries Shardy annotations over this mesh, so XLA's SPMD partitioner
+    runs (even for one device), and the executable's shardings are named on it. ``jaxpr`` (what
+    was lowered) and ``kind`` ("jit" or "eager") only feed the dumps. Never on a dispatch hot
+    path: jit and eager dispatch keep their own in-memory caches of the result.
     """
-    devices = [device]
+    devices = list(devices)
     start = time.perf_counter()
-    xla, loaded, key = _compile_or_load(module, name, devices)
+    xla, loaded, key = _compile_or_load(lowered, name, devices, spmd=mesh is not None)
     seconds = time.perf_counter() - start
-    exe = Executable(xla, name, device, in_avals, out_avals, donated)
+    exe = Executable(xla, name, devices, in_avals, out_avals, mesh)
     dump_dir = config.minijax_dump_dir
     if dump_dir and (kind != "eager" or config.minijax_dump_eager):
-        dumps.dump_compilation(
-            dump_dir, name, module, jaxpr, xla, in_avals, out_avals, seconds, kind, loaded, key
-        )
+        dumps.dump_compilation(dump_dir, name, lowered.module, jaxpr, xla, in_avals, out_avals,
+                               seconds, kind, loaded, key)
     return exe
 
 
 _counts = {"xla_compiles": 0}
 
 
-def _compile_or_load(module, name, devices, spmd=False):
+def _compile_or_load(lowered, name, devices, spmd=False):
     options = backends.compile_options(devices)
     if spmd:  # Shardy annotations need the SPMD partitioner even on one device
         build = options.executable_build_options
@@ -176,9 +136,7 @@ def _compile_or_load(module, name, devices, spmd=False):
     if config.minijax_dump_xla and config.minijax_dump_dir:
         jaxlib_ext.set_xla_dump_to(options, os.path.join(config.minijax_dump_dir, "xla"))
 
-    from minijax.callbacks import callbacks_of
-
-    host_callbacks = callbacks_of(module)
+    module, host_callbacks = lowered.module, lowered.host_callbacks
 
     def compile_():
         _counts["xla_compiles"] += 1
@@ -242,28 +200,20 @@ class Stage:
     @property
     def in_tree(self):
         """The pytree structure of ``(args, kwargs)``."""
-        from minijax.tree_util import tree_structure
-
         return tree_structure(self.args_info)
 
     @property
     def in_avals(self):
-        from minijax.tree_util import tree_map_internal
-
         return tree_map_internal(lambda info: info._aval, self.args_info)
 
     @property
     def out_tree(self):
-        from minijax.tree_util import tree_structure
-
         return tree_structure(self.out_info)
 
     @property
     def donate_argnums(self):
         """Positions of positional arguments that have a donated leaf."""
         args = self.args_info[0] if self.args_info is not None else ()
-        from minijax.tree_util import _registry
-
         return tuple(i for i, a in enumerate(args)
                      if any(x.donated for x in _registry.flatten(a)[0]))
 
@@ -311,9 +261,9 @@ class Compiled(Stage):
 class Lowered(Stage):
     """``jit(f).lower(*args)``: the StableHLO module of a traced function, not yet compiled."""
 
-    def __init__(self, module, closed_jaxpr, name, compile_fn, *, args_info=None,
+    def __init__(self, lowering, closed_jaxpr, name, compile_fn, *, args_info=None,
                  out_info=None):
-        self._module = module
+        self._lowering = lowering  # a stablehlo.LoweredModule
         self.jaxpr = closed_jaxpr
         self.name = name
         self._compile_fn = compile_fn
@@ -322,20 +272,20 @@ class Lowered(Stage):
     def as_text(self, dialect=None, *, debug_info=False):
         """The module as StableHLO text, or (``dialect="hlo"``) as XLA HLO before optimization."""
         if dialect == "hlo":
-            return jaxlib_ext.stablehlo_to_hlo_text(stablehlo.module_to_text(self._module))
+            return jaxlib_ext.stablehlo_to_hlo_text(stablehlo.module_to_text(self._lowering.module))
         if dialect not in (None, "stablehlo"):
             raise ValueError(f"unknown dialect: {dialect}")
-        return stablehlo.module_to_text(self._module, debug_info=debug_info)
+        return stablehlo.module_to_text(self._lowering.module, debug_info=debug_info)
 
     def compiler_ir(self, dialect=None):
         """The MLIR module (``"stablehlo"``, the default), or XLA's ``XlaComputation``
         (``"hlo"``: ``.as_hlo_text()``, ``.as_serialized_hlo_module_proto()`` ...)."""
         if dialect == "hlo":
             return jaxlib_ext.stablehlo_to_xla_computation(
-                stablehlo.module_to_text(self._module))
+                stablehlo.module_to_text(self._lowering.module))
         if dialect not in (None, "stablehlo"):
             raise ValueError(f"unknown dialect: {dialect}")
-        return self._module
+        return self._lowering.module
 
     def cost_analysis(self):
         """XLA's cost estimate (flops, bytes accessed ...) of the compiled program."""

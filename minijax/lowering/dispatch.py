@@ -14,7 +14,19 @@ from minijax.lowering.array import Array, _multi_device, default_device, device_
 from minijax.source_info import user_frame
 
 _eager_cache = _compile.register_cache({})
-_check_numerics = False  # jax_debug_nans / jax_debug_infs (set by minijax.debug_numerics)
+
+
+class Hooks:
+    """What eager dispatch needs from the layers above, installed by them at import (these
+    modules sit above dispatch, which therefore never imports them).
+
+    ``apply_sharded(prim, args, params)``: a primitive on operands laid out over several devices
+    (``minijax.jitting``: the jit of the op, as JAX). ``check_outputs(prim, outs)``: called with
+    each primitive's outputs while ``jax_debug_nans``/``jax_debug_infs`` is on, else None
+    (``minijax.debug_numerics``)."""
+
+    apply_sharded = None
+    check_outputs = None
 
 
 def _params_key(params):
@@ -32,9 +44,7 @@ def apply_primitive(prim, args, params):
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
     elif sharding in _multi_device:  # a sharded operand: run as the jit of the op (as JAX)
-        from minijax.jitting import apply_sharded
-
-        return apply_sharded(prim, args, params)
+        return Hooks.apply_sharded(prim, args, params)
     arrays = [
         x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args
     ]
@@ -45,15 +55,12 @@ def apply_primitive(prim, args, params):
     except TypeError:  # an unhashable param: compile without caching
         key, exe = None, None
     if exe is None:
-        device = backends.sharding_devices(sharding)[0]
-        exe = _compile_primitive(prim, avals, params, device)
+        exe = _compile_primitive(prim, avals, params, backends.sharding_devices(sharding))
         if key is not None:
             _eager_cache[key] = exe
     outs = exe.execute(arrays)
-    if _check_numerics:
-        from minijax.debug_numerics import check_eager
-
-        check_eager(prim, outs if prim.multiple_results else outs[0])
+    if Hooks.check_outputs is not None:
+        Hooks.check_outputs(prim, outs)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -66,14 +73,14 @@ def _put(x, sharding):
     return device_put_value(x, device)
 
 
-def _compile_primitive(prim, avals, params, device):
+def _compile_primitive(prim, avals, params, devices):
     out = core.abstract_eval(prim, list(avals), params)
     out_avals = list(out) if prim.multiple_results else [out]
     invars = [Var(a) for a in avals]
     outvars = [Var(a) for a in out_avals]
     eqn = JaxprEqn(prim, invars, outvars, params, user_frame())
     closed = ClosedJaxpr(Jaxpr([], invars, outvars, [eqn]), [])
-    module = stablehlo.lower_jaxpr(closed, name=prim.name, platform=device.platform)
+    lowered = stablehlo.lower_jaxpr(closed, name=prim.name, platform=devices[0].platform)
     return _compile.compile_module(
-        module, prim.name, device, list(avals), out_avals, jaxpr=closed, kind="eager"
+        lowered, prim.name, devices, list(avals), out_avals, jaxpr=closed, kind="eager"
     )

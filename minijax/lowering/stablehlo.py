@@ -19,6 +19,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Literal
+from minijax.sharding_types import sdy_sharding_attr
 
 # ------------------------------------------------------------------------------------------------
 # Context and types
@@ -227,10 +228,22 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
     return [read(v) for v in jaxpr.outvars]
 
 
+class LoweredModule:
+    """A lowered program: the MLIR ``module`` (or its text) and the Python functions its
+    host-callback custom calls name by position (``host_callbacks``); compiling needs both."""
+
+    __slots__ = ("module", "host_callbacks")
+
+    def __init__(self, module, host_callbacks=()):
+        self.module = module
+        self.host_callbacks = list(host_callbacks)
+
+
 def lower_jaxpr(
     closed, name="main", platform="cpu", donated=(), arg_shardings=None, result_shardings=None
 ):
-    """A StableHLO module whose ``main`` takes (consts..., args...) and returns the outputs.
+    """A :class:`LoweredModule` whose ``main`` takes (consts..., args...) and returns the
+    outputs.
 
     Closed-over constants are *arguments* of ``main``, never baked into the module.
     ``arg_shardings`` (one per argument, consts included) and ``result_shardings`` are minijax
@@ -273,16 +286,10 @@ def lower_jaxpr(
             n_consts = len(jaxpr.constvars)
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             func.ReturnOp(outs)
-    if mctx.host_callbacks:
-        from minijax.callbacks import _module_callbacks
-
-        _module_callbacks[module] = mctx.host_callbacks
-    return module
+    return LoweredModule(module, mctx.host_callbacks)
 
 
 def _sdy_attr(mctx, sharding, aval):
-    from minijax.sharding import sdy_sharding_attr
-
     return sdy_sharding_attr(sharding, len(aval.shape), mctx.mesh_symbol(sharding.mesh))
 
 
@@ -302,6 +309,7 @@ __all__ = [
     "element_type",
     "full_like_aval",
     "ir_constant",
+    "LoweredModule",
     "lower_jaxpr",
     "lower_jaxpr_body",
     "module_to_text",

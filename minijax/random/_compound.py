@@ -72,9 +72,7 @@ def _check_safe_to_cast(name, dtype, *args):
 def _constrain(x, out_sharding):
     if out_sharding is None:
         return x
-    from minijax.sharding import with_sharding_constraint
-
-    return with_sharding_constraint(x, out_sharding)
+    return lax.with_sharding_constraint(x, out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------

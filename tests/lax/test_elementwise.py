@@ -29,7 +29,7 @@ def jaxpr_of(fn, *args):
 
 
 def stablehlo_of(fn, *args):
-    return module_to_text(lower_jaxpr(minijax.make_jaxpr(fn)(*args)))
+    return module_to_text(lower_jaxpr(minijax.make_jaxpr(fn)(*args)).module)
 
 
 def aval_of(x):

@@ -1,0 +1,257 @@
+"""The arguments of a ``jit`` call: how they split into static and dynamic ones, and
+:class:`ArgRecord`, the dynamic ones flattened once on a cache miss for tracing, lowering,
+compiling and explaining the miss.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from minijax.core import Tracer, escaped_tracer_error, get_aval
+from minijax.lowering.array import Array
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
+
+
+def leaf_aval(x):
+    """The aval of one dynamic argument leaf (an escaped tracer or a non-array raises)."""
+    if isinstance(x, Tracer):
+        raise escaped_tracer_error(x)
+    try:
+        return get_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"Argument {x!r} of type {type(x).__name__} is not a valid jit argument: jit "
+            "arguments must be arrays, scalars, or pytrees of them. Mark configuration values "
+            "static with static_argnums= / static_argnames=."
+        ) from None
+
+
+def with_leaf_path(err, args, kwargs):
+    """``err`` (an invalid argument leaf) with the pytree path of the first such leaf."""
+    for path, leaf in zip(arg_paths(args, kwargs), _registry.flatten((args, kwargs))[0]):
+        if not isinstance(leaf, Tracer):
+            try:
+                get_aval(leaf)
+            except TypeError:
+                return TypeError(
+                    f"Argument {path} of type {type(leaf).__name__} ({leaf!r:.60}) is not a "
+                    "valid jit argument: jit arguments must be arrays, scalars, or pytrees of "
+                    "them. Mark configuration values static with static_argnums= / "
+                    "static_argnames=."
+                )
+    return err
+
+
+def check_out_leaf(x, path):
+    if isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex)):
+        return
+    raise TypeError(
+        f"The jitted function returned a value of type {type(x).__name__} at output{path}; "
+        "outputs of a jitted function must be arrays, scalars, or pytrees of them."
+    )
+
+
+def arg_paths(args, kwargs):
+    """Readable paths of the argument leaves: ``args[0]['w']``, ``kwargs['lr']``."""
+    paths = []
+    for path, _ in tree_flatten_with_path_internal((args, kwargs))[0]:
+        head = "args" if path[0].idx == 0 else "kwargs"
+        paths.append(head + keystr(path[1:]))
+    return paths
+
+
+def normalize_argnums(argnums):
+    if argnums is None:
+        return ()
+    if isinstance(argnums, int):
+        argnums = (argnums,)
+    return tuple(argnums)
+
+
+def normalize_argnames(names):
+    if names is None:
+        return ()
+    if isinstance(names, str):
+        return (names,)
+    return tuple(names)
+
+
+class Signature:
+    """How positional/keyword arguments map to parameter names, for static_argnames."""
+
+    def __init__(self, fun):
+        try:
+            self.params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            self.params = None
+
+    def names_to_nums(self, names):
+        if not self.params:
+            return ()
+        return tuple(
+            i
+            for i, p in enumerate(self.params)
+            if p.name in names and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+
+    def nums_to_names(self, nums):
+        if not self.params:
+            return ()
+        return tuple(
+            p.name
+            for i, p in enumerate(self.params)
+            if i in nums and p.kind == p.POSITIONAL_OR_KEYWORD
+        )
+
+
+def split_static(args, kwargs, static_argnums, static_argnames):
+    """``(dynamic args, dynamic kwargs, static_key)``; the key holds ``(position or name,
+    value)`` of each static argument and must hash (it is part of the cache key)."""
+    nums = static_argnums
+    if any(i < 0 for i in nums):
+        nums = {i % len(args) if i < 0 else i for i in nums}
+    static, dyn_args = [], []
+    for i, x in enumerate(args):
+        if i in nums:
+            static.append((i, x))
+        else:
+            dyn_args.append(x)
+    dyn_kwargs = {}
+    for k, v in kwargs.items():
+        if k in static_argnames:
+            static.append((k, v))
+        else:
+            dyn_kwargs[k] = v
+    static_key = tuple(static)
+    try:
+        hash(static_key)
+    except TypeError:
+        bad = [f"{k}={v!r}" for k, v in static if not _hashable(v)]
+        raise ValueError(
+            "Non-hashable static arguments are not supported; static arguments must be "
+            f"hashable (they are part of the cache key). Got: {', '.join(bad)}. Use a tuple "
+            "instead of a list, or pass arrays as dynamic arguments."
+        ) from None
+    return tuple(dyn_args), dyn_kwargs, static_key
+
+
+def merge_static(dyn_args, dyn_kwargs, static_key):
+    """The full ``(args, kwargs)`` of a call from its dynamic part and its static key."""
+    args = list(dyn_args)
+    kwargs = dict(dyn_kwargs)
+    for k, v in static_key:
+        if isinstance(k, int):
+            args.insert(k, v)
+        else:
+            kwargs[k] = v
+    return args, kwargs
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
+
+
+class ArgRecord:
+    """The dynamic arguments of one call, flattened once: ``leaves`` and ``in_tree`` (of
+    ``(args, kwargs)``), each leaf's ``aval``, the ``static_key``, the donated leaf indices,
+    and (computed on first use) each leaf's readable ``paths``."""
+
+    __slots__ = ("args", "kwargs", "static_key", "leaves", "in_tree", "avals", "donated",
+                 "_paths")
+
+    def __init__(self, args, kwargs, static_key, leaves, in_tree, avals, donate_argnums):
+        self.args, self.kwargs, self.static_key = args, kwargs, static_key
+        self.leaves, self.in_tree, self.avals = leaves, in_tree, avals
+        self.donated = _donated_leaves(in_tree, donate_argnums)
+        self._paths = None
+
+    @classmethod
+    def of_call(cls, args, kwargs, static_key, donate_argnums, aval_of=leaf_aval):
+        """``aval_of``: how a leaf's aval is found (``get_aval`` also takes tracers)."""
+        leaves, in_tree = _registry.flatten((args, kwargs))
+        try:
+            avals = tuple([aval_of(x) for x in leaves])
+        except TypeError as e:
+            raise with_leaf_path(e, args, kwargs) from None
+        return cls(args, kwargs, static_key, leaves, in_tree, avals, donate_argnums)
+
+    @property
+    def paths(self):
+        if self._paths is None:
+            self._paths = arg_paths(self.args, self.kwargs)
+        return self._paths
+
+    @property
+    def num_kwarg_leaves(self):
+        return self.in_tree.children()[1].num_leaves
+
+    def names(self, params, has_static_argnums):
+        """Readable names of the leaves (``x``, ``params['w']``) for trace-time errors:
+        the paths with positions replaced by ``params``' names where they are known."""
+        if not params or has_static_argnums:
+            return self.paths
+        names = [p.name for p in params]
+        out = []
+        for p in self.paths:
+            if p.startswith("args["):
+                i = int(p[5:p.index("]")])
+                if i < len(names):
+                    p = names[i] + p[p.index("]") + 1:]
+            elif p.startswith("kwargs['"):
+                p = p[8:p.index("']")] + p[p.index("']") + 2:]
+            out.append(p)
+        return out
+
+
+def _donated_leaves(in_tree, donate_argnums):
+    if not donate_argnums:
+        return ()
+    indices, start = [], 0
+    for i, arg_tree in enumerate(in_tree.children()[0].children()):
+        n = arg_tree.num_leaves
+        if i in donate_argnums:
+            indices.extend(range(start, start + n))
+        start += n
+    return tuple(indices)
+
+
+def explain_difference(old_key, old_paths, new_key, new_paths):
+    """Why the cache key ``new_key`` missed the last one, ``old_key``: a list of sentences."""
+    old_tree, old_static, old_avals, old_cfg = old_key[:4]
+    new_tree, new_static, new_avals, new_cfg = new_key[:4]
+    reasons = []
+    if old_key[4:] != new_key[4:]:
+        reasons.append("the shardings of committed (multi-device) arguments changed")
+    if old_cfg != new_cfg:
+        reasons.append(f"trace-affecting config changed (x64 and friends): {old_cfg} -> {new_cfg}")
+    if old_static != new_static:
+        olds, news = dict(old_static), dict(new_static)
+        for k in sorted(set(olds) | set(news), key=str):
+            if olds.get(k, "<absent>") != news.get(k, "<absent>"):
+                name = f"argument {k}" if isinstance(k, int) else f"argument '{k}'"
+                reasons.append(
+                    f"static {name} changed from {olds.get(k, '<absent>')!r} to "
+                    f"{news.get(k, '<absent>')!r}"
+                )
+    if old_tree != new_tree:
+        reasons.append(
+            f"the pytree structure of the arguments changed from {old_tree} to {new_tree}"
+        )
+    else:
+        for path, a, b in zip(new_paths, old_avals, new_avals):
+            if a == b:
+                continue
+            if a.shape != b.shape:
+                what = f"shape changed from {a.str_short()} to {b.str_short()}"
+            elif a.dtype != b.dtype:
+                what = f"dtype changed from {a.dtype.name} to {b.dtype.name}"
+            else:
+                what = f"weak_type changed from {a.weak_type} to {b.weak_type}"
+            reasons.append(f"{path}: {what}")
+    return reasons or ["an argument's signature differs from every cached one"]

@@ -1,0 +1,512 @@
+"""``JitFunction``: stage a function once per signature, compile it with XLA, and call it fast.
+
+The cache key is exactly what changes the program: the pytree structure of the dynamic
+arguments, each leaf's aval (shape, dtype, weak type), the static arguments' values, the
+trace-affecting config (x64), and the layouts of committed multi-device arguments. A hit costs
+one C++ flatten, one tuple of avals, one dict lookup and one XLA execute with C++ result
+handlers (jaxlib's C++ ``PjitFunction`` does all of it without entering Python).
+
+A miss flattens the arguments once into an :class:`~minijax.jitting.args.ArgRecord`, traces,
+plans where the program runs (:mod:`minijax.jitting.placement`: one device, or a mesh's devices
+with Shardy annotations), lowers and compiles one :class:`Executable`, and caches an
+:class:`_Entry`. Single-device and SPMD programs take this one path.
+
+Under another transformation (``jit`` inside ``jit``, or inside ``make_jaxpr``) a jitted
+function is simply traced inline: the outer jaxpr is one program, compiled once.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import weakref
+
+import numpy as np
+
+from minijax import core, debug_numerics
+from minijax import sharding_types as shd
+from minijax.config import config
+from minijax.core import get_aval
+from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.jitting import placement
+from minijax.jitting.args import (
+    ArgRecord,
+    Signature,
+    check_out_leaf,
+    explain_difference,
+    leaf_aval,
+    merge_static,
+    normalize_argnames,
+    normalize_argnums,
+    split_static,
+    with_leaf_path,
+)
+from minijax.lowering import backends, dispatch, stablehlo
+from minijax.transforms import fuse_attention
+from minijax.lowering import compile as _compile
+from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
+from minijax.source_info import user_frame
+from minijax.stages import ShapeDtypeStruct, Traced, stage_info
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
+
+logger = logging.getLogger("minijax")
+
+
+class _NotAnArray(Exception):
+    pass
+
+
+def _put_numpy(x):
+    if type(x) is not np.ndarray:
+        return x
+    try:
+        return device_put_value(x)
+    except TypeError:  # a dtype minijax does not support (strings, objects)
+        raise _NotAnArray from None
+
+
+def _put_arg(x, target, aval):
+    """``x`` (an Array laid out otherwise, NumPy or a Python scalar) as an Array with jaxlib
+    sharding ``target``: the same pieces relabelled where the layout is the same, else
+    through the host."""
+    if type(x) is Array:
+        if x._sharding is target:
+            return x
+        if x.is_deleted():
+            raise RuntimeError("an argument Array has been deleted or donated")
+        if same_layout(x._sharding, target):  # the same layout named on another mesh
+            return relabel(x, target)
+        value = x._value
+    else:
+        value = np.asarray(x, dtype=aval.dtype)
+    return put_global(value, aval, target)
+
+
+def _shard_arg(x, sharding, layout):
+    """Called by the C++ fast path for an argument that is not already laid out as needed."""
+    return _put_arg(x, sharding, x.aval if type(x) is Array else get_aval(x))
+
+
+class _Entry:
+    """One compiled signature: the executable, hoisted constants, and the output pytree.
+
+    Every argument must carry exactly the sharding the program was compiled for
+    (``execute_sharded`` does not check: a different tile order would give wrong numbers
+    silently), so any other layout is put there before the call."""
+
+    __slots__ = ("exe", "const_bufs", "out_tree", "in_shardings", "donated_leaves", "jaxpr")
+
+    def __init__(self, exe, const_bufs, out_tree, donated_leaves, jaxpr):
+        self.exe = exe
+        self.const_bufs = const_bufs  # a list; copied per call, then the arguments appended
+        self.out_tree = out_tree
+        self.in_shardings = exe.in_shardings
+        self.donated_leaves = donated_leaves
+        self.jaxpr = jaxpr
+
+    def __call__(self, leaves):
+        targets = self.in_shardings
+        bufs = self.const_bufs.copy()
+        for x in leaves:
+            i = len(bufs)
+            if type(x) is Array and x._sharding is targets[i]:
+                bufs.append(x)
+            else:  # numpy / Python scalar / Array laid out otherwise: the slow path
+                bufs.append(_put_arg(x, targets[i], self.exe.in_avals[i]))
+        return self.out_tree.unflatten(self.exe.execute(bufs))
+
+    def fastpath(self, leaves):
+        """The data the C++ fast path needs to run this entry without Python, or None when a
+        leaf is laid out otherwise (that signature then always takes the Python path) or the
+        program runs synchronously (see Executable.synchronous)."""
+        if self.exe.synchronous:
+            return None
+        n0 = len(self.const_bufs)
+        targets = self.in_shardings
+        for i, x in enumerate(leaves):
+            if type(x) is Array and x._sharding is not targets[n0 + i]:
+                return None
+        n = n0 + len(leaves)
+        out_avals = self.exe.out_avals
+        return backends.FastpathData(
+            self.exe.xla,
+            self.out_tree,
+            list(targets),
+            list(self.exe.out_shardings),
+            out_avals,
+            [True] * len(out_avals),
+            [True] * n,
+            [None] * n,
+            list(self.const_bufs),
+        )
+
+
+class _Program:
+    """A traced and lowered signature, ready to compile: what ``lower`` and a miss share."""
+
+    __slots__ = ("closed", "out_tree", "record", "placement", "lowered")
+
+    def __init__(self, closed, out_tree, record, placement, lowered):
+        self.closed, self.out_tree, self.record = closed, out_tree, record
+        self.placement, self.lowered = placement, lowered
+
+
+class JitFunction:
+    """The callable ``jit(f)`` returns. ``lower`` / ``trace`` expose the stages."""
+
+    def __init__(
+        self,
+        fun,
+        static_argnums=None,
+        static_argnames=None,
+        donate_argnums=None,
+        donate_argnames=None,
+        keep_unused=False,
+        device=None,
+        backend=None,
+        inline=False,
+        in_shardings=None,
+        out_shardings=None,
+        **unsupported,
+    ):
+        if unsupported:
+            raise TypeError(f"jit got unexpected keyword arguments: {sorted(unsupported)}")
+        if not callable(fun):
+            raise TypeError(f"jit expects a callable, got {fun!r}")
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        sig = self._signature = Signature(fun)
+        nums = normalize_argnums(static_argnums)
+        names = normalize_argnames(static_argnames)
+        self._static_argnums = frozenset(nums + sig.names_to_nums(names))
+        self._static_argnames = frozenset(names + sig.nums_to_names(nums))
+        dnums = normalize_argnums(donate_argnums)
+        dnames = normalize_argnames(donate_argnames)
+        self._donate_argnums = frozenset(dnums + sig.names_to_nums(dnames))
+        if backend is not None and device is None:  # JAX's (deprecated) platform choice
+            device = backends.get_backend(backend).local_devices()[0]
+        self._device = device
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._sharded = in_shardings is not None or out_shardings is not None
+        self._committed_in_key = placement.in_shardings_in_key(in_shardings)
+        self._cache = {}
+        self._trace_count = 0
+        self._name = getattr(fun, "__name__", "fun")
+        self.cpp = self._make_cpp(sig)
+        _all_jit_functions.add(self)
+
+    def _make_cpp(self, sig):
+        """The C++ PjitFunction users get back from ``jit``, or None to stay in Python."""
+        if not backends.HAS_CPP_JIT or self._device is not None:
+            return None
+        nums = set(self._static_argnums)
+        if any(i < 0 for i in nums):
+            if sig.params is None or any(p.kind == p.VAR_POSITIONAL for p in sig.params):
+                return None  # negative static_argnums need the call's length: Python resolves them
+            nums = {i % len(sig.params) if i < 0 else i for i in nums}
+        cpp = backends.make_cpp_jit(
+            self._name,
+            self._fun,
+            self._cpp_cache_miss,
+            sorted(nums),
+            sorted(self._static_argnames),
+            _registry,
+            _shard_arg,
+        )
+        functools.update_wrapper(cpp, self._fun)
+        cpp._jit = self
+        cpp._fun = self._fun
+        cpp._trace_count = 0
+        cpp.lower = self.lower
+        cpp.trace = self.trace
+        cpp.eval_shape = self.eval_shape
+        cpp._cache_size = self._cache_size
+        cpp._clear_cache = self._clear_cache
+        return cpp
+
+    def public(self):
+        return self if self.cpp is None else self.cpp
+
+    # --- calling ------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)[0]
+
+    def _call(self, args, kwargs, flat=None):
+        """The Python dispatch path: returns (outputs, entry or None, flat argument leaves).
+        ``flat``: ``(leaves, treedef)`` of ``(args, kwargs)`` when the caller has them (only
+        without static arguments, which are not leaves)."""
+        if config.jax_disable_jit or not core.is_eval_trace_current():
+            return self._fun(*args, **kwargs), None, None  # inside a trace: inline
+        if self._static_argnums or self._static_argnames:
+            args, kwargs, static_key = split_static(
+                args, kwargs, self._static_argnums, self._static_argnames)
+            flat = None
+        else:
+            static_key = ()
+        leaves, in_tree = _registry.flatten((args, kwargs)) if flat is None else flat
+        try:
+            avals = tuple([x.aval if type(x) is Array else leaf_aval(x) for x in leaves])
+        except TypeError as e:
+            raise with_leaf_path(e, args, kwargs) from None
+        key = (in_tree, static_key, avals, config.trace_state)
+        if self._committed_in_key and (self._sharded or placement.any_multi_device(leaves)):
+            key += (placement.committed_key(leaves),)  # committed shardings shape the program
+        entry = self._cache.get(key)
+        if entry is None:
+            record = ArgRecord(args, kwargs, static_key, leaves, in_tree, avals,
+                               self._donate_argnums)
+            entry = self._cache_miss(key, record)
+        outs = entry(leaves)
+        if debug_numerics.checking:
+            debug_numerics.check_jit(self._name, entry, leaves, outs)
+        return outs, entry, leaves
+
+    def _cpp_cache_miss(self, *args, **kwargs):
+        # jaxlib's C++ path copies a NumPy argument's raw bytes with a signature that ignores
+        # byte order: once cached, a big-endian array of the same shape and dtype would be read
+        # as little-endian garbage (JAX 0.10 has this bug). So no fast-path entry ever has a
+        # NumPy leaf: a call with one lands here every time, its NumPy leaves are put on the
+        # default device here (converted), and the call goes back to the C++ path with device
+        # Arrays only (which falls back to Python where the placement does not fit).
+        flat = None
+        checking = debug_numerics.checking
+        if (not checking and not config.jax_disable_jit
+                and core.is_eval_trace_current()):
+            try:
+                if any(type(x) is np.ndarray for x in args) or any(
+                        type(x) is np.ndarray for x in kwargs.values()):
+                    # the common case, a batch passed as a top-level argument: no flattening
+                    # (a NumPy array nested deeper comes back here, to the branch below)
+                    put_args = [_put_numpy(x) for x in args]
+                    put_kwargs = {k: _put_numpy(x) for k, x in kwargs.items()}
+                    return self.cpp(*put_args, **put_kwargs), None, False
+                flat = _registry.flatten((args, kwargs))
+                if any(type(x) is np.ndarray for x in flat[0]):
+                    put_args, put_kwargs = flat[1].unflatten([_put_numpy(x) for x in flat[0]])
+                    return self.cpp(*put_args, **put_kwargs), None, False
+            except _NotAnArray:
+                pass  # a NumPy array minijax has no dtype for: _call names its argument path
+        outs, entry, leaves = self._call(args, kwargs, flat)  # flattened once
+        if entry is None or checking:  # checked calls never take the C++ fast path
+            return outs, None, False
+        return outs, entry.fastpath(leaves), False
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _record(self, args, kwargs, aval_of=leaf_aval):
+        """The ArgRecord of a call made through ``lower``/``trace``/``eval_shape``."""
+        if self._static_argnums or self._static_argnames:
+            args, kwargs, static_key = split_static(
+                args, kwargs, self._static_argnums, self._static_argnames)
+        else:
+            static_key = ()
+        return ArgRecord.of_call(args, kwargs, static_key, self._donate_argnums, aval_of)
+
+    # --- staging ------------------------------------------------------------------------------
+    def _trace(self, record):
+        """``(ClosedJaxpr, output pytree)`` of the function at ``record``'s signature."""
+        in_tree, static_key = record.in_tree, record.static_key
+        out_tree_box = []
+
+        def flat_fun(*tracers):
+            dyn_args, dyn_kwargs = in_tree.unflatten(tracers)
+            full_args, full_kwargs = merge_static(dyn_args, dyn_kwargs, static_key)
+            out = self._fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = _registry.flatten(out)
+            for path, leaf in tree_flatten_with_path_internal(out)[0]:
+                check_out_leaf(leaf, keystr(path))
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        self._trace_count += 1
+        if self.cpp is not None:
+            self.cpp._trace_count = self._trace_count
+        names = record.names(self._signature.params, bool(self._static_argnums))
+        closed = trace_to_jaxpr(flat_fun, list(record.avals), names)
+        return closed, out_tree_box[0]
+
+    def _lower(self, record, timer):
+        closed, out_tree = self._trace(record)
+        timer.mark("trace")
+        place = placement.plan(self._name, record, closed, out_tree, self._in_shardings,
+                               self._out_shardings, self._device)
+        closed = fuse_attention.fuse_for_jit(closed, place.devices[0].platform)
+        arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
+        lowered = stablehlo.lower_jaxpr(
+            closed, name=f"jit_{self._name}", platform=place.devices[0].platform,
+            donated=set(record.donated), arg_shardings=arg_shardings,
+            result_shardings=result_shardings,
+        )
+        timer.mark("lower")
+        return _Program(closed, out_tree, record, place, lowered)
+
+    def _compile(self, program, timer):
+        closed, place = program.closed, program.placement
+        const_avals = [v.aval for v in closed.jaxpr.constvars]
+        all_in = const_avals + list(program.record.avals)
+        exe = _compile.compile_module(
+            program.lowered, f"jit_{self._name}", place.devices, all_in,
+            closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
+        )
+        timer.mark("compile")
+        if place.mesh is not None:  # Array.sharding names the layouts on this mesh
+            for s, a in zip(exe.in_shardings, all_in):
+                shd.from_jaxlib(s, len(a.shape), place.mesh)
+            for s, a in zip(exe.out_shardings, exe.out_avals):
+                shd.from_jaxlib(s, len(a.shape), place.mesh)
+        const_bufs = [_put_arg(c, exe.in_shardings[i], get_aval(c))
+                      for i, c in enumerate(closed.consts)]
+        return _Entry(exe, const_bufs, program.out_tree, program.record.donated, closed)
+
+    def _cache_miss(self, key, record):
+        if config.jax_explain_cache_misses:
+            self._explain_miss(key, record)
+        timer = _compile.PhaseTimer()
+        entry = self._compile(self._lower(record, timer), timer)
+        if config.jax_log_compiles:  # JAX's three lines (tools and tests match on them)
+            t = timer.times
+            logger.warning("Finished tracing %s for jit in %.6f sec", self._name, t["trace"])
+            logger.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.6f sec",
+                           self._name, t["lower"])
+            logger.warning("Finished XLA compilation of jit(%s) for %s in %.6f sec", self._name,
+                           ", ".join(a.str_short() for a in key[2]), t["compile"])
+        self._cache[key] = entry
+        if config.jax_explain_cache_misses:
+            self._last_args_paths = (key, record.paths)
+        return entry
+
+    def _explain_miss(self, key, record):
+        where = user_frame()
+        if not self._cache or not hasattr(self, "_last_args_paths"):
+            logger.warning(
+                "TRACING CACHE MISS at %s: jit(%s) is called for the first time.", where, self._name
+            )
+            return
+        old_key, old_paths = self._last_args_paths
+        reasons = explain_difference(old_key, old_paths, key, record.paths)
+        logger.warning(
+            "TRACING CACHE MISS at %s: jit(%s) retraces because:\n  %s",
+            where,
+            self._name,
+            "\n  ".join(reasons),
+        )
+
+    # --- stages ---------------------------------------------------------------------------------
+    def lower(self, *args, **kwargs):
+        record = self._record(args, kwargs)
+        program = self._lower(record, _compile.PhaseTimer())
+        in_tree, in_avals = record.in_tree, record.avals
+
+        def compile_():
+            entry = self._compile(program, _compile.PhaseTimer())
+
+            def call(*cargs, **ckwargs):
+                if self._static_argnums or self._static_argnames:
+                    cargs, ckwargs, _ = split_static(
+                        cargs, ckwargs, self._static_argnums, self._static_argnames)
+                leaves, tree = _registry.flatten((cargs, ckwargs))
+                got = [leaf_aval(x) for x in leaves]
+                if tree != in_tree or [a.strip_weak_type() for a in got] != [
+                    a.strip_weak_type() for a in in_avals
+                ]:
+                    raise TypeError(
+                        f"Compiled jit({self._name}) was compiled for arguments "
+                        f"{[a.str_short() for a in in_avals]} with structure {in_tree}, but was "
+                        f"called with {[a.str_short() for a in got]} and structure {tree}."
+                    )
+                return entry(leaves)
+
+            return _compile.Compiled(entry.exe, call, lowered_stage)
+
+        args_info, out_info = stage_info(in_tree, in_avals, record.donated, program.out_tree,
+                                         program.closed.out_avals)
+        lowered_stage = _compile.Lowered(program.lowered, program.closed, f"jit_{self._name}",
+                                         compile_, args_info=args_info, out_info=out_info)
+        return lowered_stage
+
+    def trace(self, *args, **kwargs):
+        record = self._record(args, kwargs)
+        closed, out_tree = self._trace(record)
+        args_info, out_info = stage_info(record.in_tree, record.avals, record.donated,
+                                         out_tree, closed.out_avals)
+        return Traced(closed, self._name, args_info, out_info,
+                      lambda: self.lower(*args, **kwargs))
+
+    def eval_shape(self, *args, **kwargs):
+        """The outputs as ShapeDtypeStructs, without running anything; with ``out_shardings``
+        (as in JAX) each says where that output will be."""
+        record = self._record(args, kwargs, get_aval)  # also under a trace, on its tracers
+        closed, out_tree = self._trace(record)
+        out_avals = closed.out_avals
+        shardings = [None] * len(out_avals)
+        if self._out_shardings is not None:
+            shardings = [
+                None if g is None else shd.resolve(g, "jit out_shardings")
+                for g in placement.result_sharding_leaves(self._out_shardings, out_tree,
+                                                          len(out_avals))]
+        return out_tree.unflatten([ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+                                   for a, s in zip(out_avals, shardings)])
+
+    def _cache_size(self):
+        return len(self._cache)
+
+    def _clear_cache(self):
+        self._cache.clear()
+        if self.cpp is not None:
+            type(self.cpp)._clear_cache(self.cpp)
+
+    def __repr__(self):
+        return f"<minijax.jit of {self._fun!r}>"
+
+
+_all_jit_functions = weakref.WeakSet()
+
+
+def _clear_all():
+    for f in list(_all_jit_functions):
+        f._clear_cache()
+
+
+_compile.register_cache(type("_JitCaches", (), {"clear": staticmethod(_clear_all)})())
+
+
+def jit(fun=None, **kwargs):
+    """``jit(f, static_argnums=..., static_argnames=..., donate_argnums=...)``; also a decorator
+    factory when called without ``fun`` (``@jit(static_argnums=0)``)."""
+    if fun is None:
+        return lambda f: JitFunction(f, **kwargs).public()
+    return JitFunction(fun, **kwargs).public()
+
+
+def is_jitted(fun):
+    """Whether ``fun`` is what ``jit`` returned (a JitFunction or its C++ PjitFunction)."""
+    return isinstance(fun, JitFunction) or isinstance(getattr(fun, "_jit", None), JitFunction)
+
+
+_eager_sharded = {}
+
+
+def apply_sharded(prim, args, params):
+    """An eager primitive on sharded Arrays: the jit of the op, with the inputs' shardings
+    (the output shardings are XLA's choice), as in JAX."""
+    try:
+        key = (prim, tuple(sorted(params.items())))
+        fn = _eager_sharded.get(key)
+    except TypeError:
+        key, fn = None, None
+    if fn is None:
+        def op(*xs):
+            return prim.bind(*xs, **params)
+
+        op.__name__ = prim.name
+        fn = jit(op)
+        if key is not None:
+            _eager_sharded[key] = fn
+    return fn(*args)
+
+
+dispatch.Hooks.apply_sharded = apply_sharded

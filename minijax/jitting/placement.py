@@ -1,0 +1,160 @@
+"""Where a jitted program runs: :class:`Placement` and :func:`plan`, which derives it.
+
+One device is a one-device placement: the program is unannotated and its arguments and
+results are whole on that device. A sharded program (``in_shardings``/``out_shardings``,
+committed multi-device Arrays, or ``with_sharding_constraint``/``shard_map`` inside) runs over
+the devices of one mesh: its arguments and results carry Shardy annotations and XLA's SPMD
+partitioner splits it.
+"""
+
+from __future__ import annotations
+
+from minijax import core
+from minijax import sharding_types as shd
+from minijax.lax.sharding_constraint import with_sharding_constraint_p
+from minijax.lowering.array import Array, _multi_device, default_device
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
+
+
+class Placement:
+    """``devices`` (partition i on ``devices[i]``), the ``mesh`` the program's annotations name
+    (None: one device, no annotations), and per argument / result leaf its NamedSharding or
+    None (replicated for an argument, left to Shardy's propagation for a result)."""
+
+    __slots__ = ("devices", "mesh", "in_shardings", "out_shardings")
+
+    def __init__(self, devices, mesh, in_shardings, out_shardings):
+        self.devices = tuple(devices)
+        self.mesh = mesh
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+
+    def module_shardings(self, n_consts):
+        """``(arg_shardings, result_shardings)`` for the lowering (constants first, replicated),
+        or ``(None, None)`` for an unannotated program."""
+        if self.mesh is None:
+            return None, None
+        replicated = shd.NamedSharding(self.mesh, shd.PartitionSpec())
+        args = [replicated] * n_consts + [s or replicated for s in self.in_shardings]
+        return args, self.out_shardings
+
+
+def is_spec_leaf(x):
+    return shd._is_sharding_leaf(x)
+
+
+def any_multi_device(leaves):
+    for x in leaves:
+        if type(x) is Array and (
+            x._sharding in _multi_device or len(x._sharding._internal_device_list) > 1
+        ):
+            return True
+    return False
+
+
+def committed_key(leaves):
+    """The part of the cache key that committed multi-device arguments add: their layouts."""
+    return tuple([
+        x._sharding if type(x) is Array and len(x._sharding._internal_device_list) > 1 else None
+        for x in leaves
+    ])
+
+
+def _constraint_meshes(jaxpr, out):
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is with_sharding_constraint_p:
+            out.append(eqn.params["sharding"].mesh)
+        elif eqn.primitive.name == "shard_map":  # its program runs on the mesh's devices
+            out.append(eqn.params["mesh"])
+        for v in eqn.params.values():
+            for sub in v if isinstance(v, (list, tuple)) else (v,):
+                if isinstance(sub, core.ClosedJaxpr):
+                    _constraint_meshes(sub.jaxpr, out)
+                elif isinstance(sub, core.Jaxpr):
+                    _constraint_meshes(sub, out)
+    return out
+
+
+def plan(name, record, closed, out_tree, in_shardings, out_shardings, device):
+    """The Placement of the program ``closed`` traced from ``record`` (an ArgRecord).
+
+    An argument's sharding comes from ``in_shardings``, else from the committed multi-device
+    Array passed (if a NamedSharding), else it is replicated. Outputs without ``out_shardings``
+    are left to Shardy's propagation; the executable says what it chose. Without any sharding
+    the program runs on ``device`` (default: the default device).
+    """
+    in_sh = _argument_shardings(record, in_shardings)
+    out_sh = _result_shardings(closed, out_tree, out_shardings)
+    meshes = [s.mesh for s in in_sh + out_sh if s is not None]
+    meshes += _constraint_meshes(closed.jaxpr, [])
+    if not meshes:
+        return Placement((device or default_device(),), None, in_sh, out_sh)
+    mesh = meshes[0]
+    for m in meshes[1:]:
+        if m._flat != mesh._flat:
+            raise ValueError(
+                f"jit({name}): all shardings must use the same devices in the same "
+                f"order; got {mesh!r} (device ids {[d.id for d in mesh._flat]}) and {m!r} "
+                f"(device ids {[d.id for d in m._flat]})"
+            )
+    return Placement(mesh._flat, mesh, in_sh, out_sh)
+
+
+def _argument_shardings(record, in_shardings):
+    n = len(record.leaves)
+    if in_shardings is not None:
+        given = shd.broadcast_prefix(in_shardings, tuple(record.args), "jit in_shardings")
+        given += [None] * record.num_kwarg_leaves
+    else:
+        given = [None] * n
+    out = []
+    for x, g, path, aval in zip(record.leaves, given, record.paths, record.avals):
+        if g is not None:
+            g = shd.resolve(g, f"jit in_shardings for {path}")
+        elif type(x) is Array and len(x._sharding._internal_device_list) > 1:
+            g = shd.from_jaxlib(x._sharding, len(aval.shape))
+        elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):
+            g = x.sharding  # a ShapeDtypeStruct(..., sharding=...) given to lower()
+        if not isinstance(g, shd.NamedSharding):
+            g = None  # SingleDeviceSharding or an opaque layout: replicated, resharded at call
+        else:
+            shd.check_divisible(g, aval.shape, f"jit in_shardings for {path} of {aval.str_short()}")
+        out.append(g)
+    return out
+
+
+def _result_shardings(closed, out_tree, out_shardings):
+    out_avals = closed.jaxpr.out_avals
+    if out_shardings is None:
+        return [None] * len(out_avals)
+    given = result_sharding_leaves(out_shardings, out_tree, len(out_avals))
+    out_paths = [
+        "output" + keystr(p)
+        for p, _ in tree_flatten_with_path_internal(out_tree.unflatten(out_avals))[0]
+    ]
+    out = []
+    for g, path, aval in zip(given, out_paths, out_avals):
+        if g is not None:
+            g = shd.resolve(g, f"jit out_shardings for {path}")
+            if isinstance(g, shd.NamedSharding):
+                shd.check_divisible(
+                    g, aval.shape, f"jit out_shardings for {path} of {aval.str_short()}"
+                )
+            else:
+                g = None
+        out.append(g)
+    return out
+
+
+def result_sharding_leaves(out_shardings, out_tree, n_out):
+    """``out_shardings`` (a pytree prefix of the outputs) broadcast to one entry per leaf."""
+    out_struct = out_tree.unflatten([0] * n_out)
+    return shd.broadcast_prefix(out_shardings, out_struct, "jit out_shardings")
+
+
+def in_shardings_in_key(in_shardings):
+    """Whether committed layouts belong in the cache key: with every argument's sharding given
+    they do not change the program (other layouts are resharded at the call)."""
+    return in_shardings is None or any(
+        s is None for s in _registry.flatten(in_shardings, leaf_predicate=is_spec_leaf)[0]
+    )

@@ -1,0 +1,107 @@
+"""``with_sharding_constraint`` (the ``sharding_constraint`` primitive) and ``reshard``: ask
+XLA to lay out a value as a sharding at this point of the program; outside a transformation,
+a placement."""
+
+from __future__ import annotations
+
+from jaxlib.mlir.dialects import sdy
+
+from minijax import core
+from minijax.core import Primitive
+from minijax.interpreters import ad
+from minijax.sharding_types import (
+    UNCONSTRAINED,
+    NamedSharding,
+    P,
+    broadcast_prefix,
+    check_divisible,
+    put,
+    resolve,
+    sdy_sharding_attr,
+)
+from minijax.source_info import with_user_line
+from minijax.tree_util import _registry
+
+__all__ = ["reshard", "with_sharding_constraint", "with_sharding_constraint_p"]
+
+
+def _wsc_abstract_eval(x, *, sharding):
+    check_divisible(sharding, x.shape, f"with_sharding_constraint on {x.str_short()}")
+    return x
+
+
+def _wsc_lowering(ctx, x, *, sharding):
+    mesh_name = ctx.module_ctx.mesh_symbol(sharding.mesh)
+    attr = sdy_sharding_attr(sharding, len(ctx.avals_in[0].shape), mesh_name)
+    return sdy.ShardingConstraintOp(x, attr).result
+
+
+def _wsc_impl(x, *, sharding):
+    # Outside jit the constraint is a placement (as in JAX).
+    if any(e is UNCONSTRAINED for e in sharding.spec):
+        return x
+    return put(x, sharding, "with_sharding_constraint")
+
+
+def _wsc_batching(args, dims, *, sharding):
+    (x,), (d,) = args, dims
+    spec = list(sharding.spec)
+    if len(spec) >= d:
+        spec.insert(d, None)
+    return with_sharding_constraint_p.bind(
+        x, sharding=NamedSharding(sharding.mesh, P(*spec))
+    ), d
+
+
+def _wsc_transpose(ct, x, *, sharding):
+    if type(ct) is ad.Zero:
+        return [ct]
+    return [with_sharding_constraint_p.bind(ct, sharding=sharding)]
+
+
+with_sharding_constraint_p = Primitive("sharding_constraint")
+with_sharding_constraint_p.def_abstract_eval(_wsc_abstract_eval)
+with_sharding_constraint_p.def_lowering(_wsc_lowering)
+with_sharding_constraint_p.def_impl(_wsc_impl)
+with_sharding_constraint_p.def_batching(_wsc_batching)
+ad.deflinear(with_sharding_constraint_p, _wsc_transpose)
+
+
+def with_sharding_constraint(x, shardings):
+    """Asks XLA to lay out ``x`` (a pytree) as ``shardings`` (a pytree prefix of Shardings or
+    PartitionSpecs; bare specs need ``with mesh:``) at this point of the program."""
+    leaves, tree = _registry.flatten(x)
+    per_leaf = broadcast_prefix(shardings, x, "with_sharding_constraint")
+    outs = []
+    for leaf, s in zip(leaves, per_leaf):
+        if s is None:
+            outs.append(leaf)
+            continue
+        s = resolve(s, "with_sharding_constraint")
+        if not isinstance(s, NamedSharding):
+            raise TypeError(
+                f"with_sharding_constraint needs a NamedSharding or PartitionSpec, got {s!r}"
+            )
+        try:
+            outs.append(with_sharding_constraint_p.bind(leaf, sharding=s))
+        except ValueError as e:
+            raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
+    return tree.unflatten(outs)
+
+
+def reshard(xs, out_shardings):
+    """``xs`` (a pytree) laid out as ``out_shardings`` (a pytree prefix of Shardings or
+    PartitionSpecs; bare specs need a mesh in context). minijax's mesh axes are all Auto, so
+    this is ``with_sharding_constraint`` under a transformation and ``device_put`` outside."""
+    leaves, tree = _registry.flatten(xs)
+    outs = []
+    for leaf, s in zip(leaves, broadcast_prefix(out_shardings, xs, "reshard")):
+        if s is None:
+            raise ValueError("Reshard should only be used with out_shardings which are "
+                             f"non-None and have a non-empty mesh. Got sharding {s}.")
+        s = resolve(s, "reshard")
+        if isinstance(leaf, core.Tracer):
+            outs.append(with_sharding_constraint(leaf, s))
+        else:
+            outs.append(put(leaf, s, "reshard"))
+    return tree.unflatten(outs)
