@@ -1,4 +1,4 @@
-"""Op-table entries for the primitives that arrived with autodiff: ``stop_gradient`` (the
+"""Op-table entries for the primitives autodiff itself uses: ``stop_gradient`` (the
 identity, with a zero derivative) and ``polygamma`` (digamma's derivatives, which digamma's JVP
 rule needs).
 

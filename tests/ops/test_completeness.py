@@ -3,10 +3,11 @@
 Each primitive minijax defines (in any module, found by reading the package's source) must have
 an abstract-eval rule, a lowering, a batching rule (else vmap rejects it) and a JVP rule, where
 a primitive whose outputs do not change with its inputs has the explicit not-differentiable
-mark (``ad.defjvp_zero``: a JVP with symbolic zero tangents, and no transpose rule). A linear
-primitive (``Primitive.linear``), and one that its own JVP applies to tangents, has a transpose
-rule, so reverse mode can run through it. The few exceptions are in ``MISSING_RULES``, each with
-its reason. The gradients themselves are checked numerically in ``test_op_grads.py``.
+mark (``Primitive.not_differentiable``, with a JVP rule giving symbolic zero tangents, and no
+transpose rule). A linear primitive (``Primitive.linear``), and one that its own JVP applies to
+tangents, has a transpose rule, so reverse mode can run through it. The few exceptions are in
+``MISSING_RULES``, each with its reason. The gradients themselves are checked numerically in
+``test_op_grads.py``; ``NOT_IN_OP_TABLE`` names the lax primitives tested outside the table.
 """
 
 import importlib
@@ -96,7 +97,7 @@ def test_primitive_has_a_batching_rule(name):
 @pytest.mark.parametrize("name", sorted(ALL_PRIMS))
 def test_primitive_has_a_jvp_rule_and_linear_ones_a_transpose(name):
     prim = ALL_PRIMS[name]
-    _check(name, "jvp", "JVP rule (nor the not-differentiable mark, ad.defjvp_zero)")
+    _check(name, "jvp", "JVP rule (nor the not-differentiable mark's zero-tangent rule)")
     if _is_linear(prim):
         _check(name, "transpose", "transpose rule, though linear")
     if prim.not_differentiable:
