@@ -195,6 +195,16 @@ def test_refusals_name_the_reason(caplog):
     assert "read" in _refusal(caplog, learned_bias, q, k, v, bias)
 
 
+def test_not_a_softmax_is_left_alone(caplog):
+    def wrong_normalizer(q, k, v):  # each row divided by the sums of the other rows
+        e = jnp.exp(jnp.einsum("btnh,bsnh->bnts", q, k))
+        return jnp.einsum("bnts,bsnh->btnh", e / jnp.sum(e, axis=-1)[..., None, :], v)
+
+    with config_context("jax_log_compiles", True), caplog.at_level(logging.WARNING, "minijax"):
+        assert not _calls(_fused(wrong_normalizer, *_qkv()))
+    assert not [r for r in caplog.records if "fuse_attention" in r.getMessage()]
+
+
 def test_log_names_the_rewrite(caplog):
     with config_context("jax_log_compiles", True), caplog.at_level(logging.WARNING, "minijax"):
         _fused(einsum_btnh, *_qkv())

@@ -334,7 +334,7 @@ class JitFunction:
         timer.mark("trace")
         place = placement.plan(self._name, record, closed, out_tree, self._in_shardings,
                                self._out_shardings, self._device)
-        closed = fuse_attention.fuse_for_jit(closed, place.devices[0].platform)
+        closed = fuse_attention.fuse_for_jit(closed, place.devices)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
         lowered = stablehlo.lower_jaxpr(
             closed, name=f"jit_{self._name}", platform=place.devices[0].platform,

@@ -233,9 +233,11 @@ def _softmax(lv, p, seen):
         return None
     num, den = div.invars
     exp = lv.eqn(num, ("exp",))
-    red = lv.eqn(lv.through(den, _SUM_CHAIN, []), ("reduce_sum",))
+    chain = []
+    red = lv.eqn(lv.through(den, _SUM_CHAIN, chain), ("reduce_sum",))
     if exp is None or red is None or len(red.params["axes"]) != 1 or \
-            lv.through(red.invars[0], ("convert_element_type",), []) is not num:
+            lv.through(red.invars[0], ("convert_element_type",), []) is not num or \
+            not _broadcasts_back(chain, red.params["axes"][0], num.aval.shape):
         return None
     seen += [div, exp]
     lv.through(den, _SUM_CHAIN, seen)
@@ -247,15 +249,43 @@ def _softmax(lv, p, seen):
     sub = lv.eqn(x, ("sub",))
     if sub is not None:
         y, m = sub.invars
-        rmax = lv.eqn(lv.through(m, _SOFTMAX_CHAIN, []), ("reduce_max",))
+        chain = []
+        rmax = lv.eqn(lv.through(m, _SOFTMAX_CHAIN, chain), ("reduce_max",))
         if rmax is not None and rmax.params["axes"] == (axis,) and \
-                lv.through(rmax.invars[0], ("stop_gradient",), []) is y:
+                lv.through(rmax.invars[0], ("stop_gradient",), []) is y and \
+                _broadcasts_back(chain, axis, y.aval.shape):
             seen.append(sub)
             lv.through(m, _SOFTMAX_CHAIN, seen)
             seen.append(rmax)
             lv.through(rmax.invars[0], ("stop_gradient",), seen)
             x = y
     return x, axis, seen_softmax
+
+
+def _broadcasts_back(chain, axis, shape):
+    """Whether ``chain`` (equations from the last back to the first) takes a reduction over
+    ``axis`` of an array of ``shape`` to an array that broadcasts against it, every kept axis
+    in its place: the value is constant along ``axis`` only."""
+    labels = [i for i in range(len(shape)) if i != axis]  # the logits axis of each dim
+    for e in reversed(chain):
+        name, (a,), (out,) = e.primitive.name, e.invars, e.outvars
+        if name == "reshape":
+            kept = [lab for lab, n in zip(labels, a.aval.shape) if n != 1]
+            if [n for n in a.aval.shape if n != 1] != [n for n in out.aval.shape if n != 1]:
+                return False
+            it = iter(kept)
+            labels = [next(it) if n != 1 else None for n in out.aval.shape]
+        elif name == "broadcast_in_dim":
+            new = [None] * out.aval.ndim
+            for j, d in enumerate(e.params["broadcast_dimensions"]):
+                if a.aval.shape[j] == out.aval.shape[d]:
+                    new[d] = labels[j]
+            labels = new
+    final = chain[0].outvars[0].aval.shape if chain else ()
+    if len(final) != len(shape):
+        return False
+    return all(labels[i] == i or final[i] == 1 == shape[i] for i in range(len(shape))
+               if i != axis) and final[axis] in (1, shape[axis])
 
 
 def _logit_ops(lv, x, seen):
@@ -738,8 +768,8 @@ def _check_kernel(m, kernel, capability, training):
 
 
 def _plan(lv, dot2, kernel, capability, tried):
-    """The rewrite of one candidate: ``(match, drop, {index: [(fn, operands, results)]},
-    what)``."""
+    """The rewrite of one candidate: ``(match, drop, {index: [(replacement, operands,
+    results, source)]}, what)``, the replacements traced (so that any failure refuses)."""
     m = _match(lv, dot2, tried)
     if m is None:
         return None
@@ -748,7 +778,8 @@ def _plan(lv, dot2, kernel, capability, tried):
     inputs = [m.q, m.k, m.v] + mask_operands
     if _check_closed(lv, m, {m.out}, fwd_idx):
         _check_kernel(m, kernel, capability, training=False)
-        emit = {lv.index(m.eqns[-1]): [(_forward_fn(m, kernel, False), inputs, [m.out])]}
+        fwd = trace_replacement(_forward_fn(m, kernel, False), [a.aval for a in inputs])
+        emit = {lv.index(m.eqns[-1]): [(fwd, inputs, [m.out], dot2.source_info)]}
         return m, fwd_idx, emit, "forward"
     g, grads, bwd_idx = _match_backward(lv, m)
     drop = fwd_idx | bwd_idx
@@ -759,10 +790,11 @@ def _plan(lv, dot2, kernel, capability, tried):
     last_fwd = lv.index(m.eqns[-1])
     if g_at <= last_fwd:
         raise _Refused("the output's cotangent is computed before the attention")
-    n_res = 3 + (1 if (m.bias_terms or m.masks) else 0) + 2
-    res = [Var(None) for _ in range(n_res)]  # avals filled when the forward is traced
-    emit = {last_fwd: [(_forward_fn(m, kernel, True), inputs, [m.out] + res)],
-            g_at: [(_backward_fn(m, kernel), res + [g], grads)]}
+    fwd = trace_replacement(_forward_fn(m, kernel, True), [a.aval for a in inputs])
+    res = [Var(a) for a in fwd.out_avals[1:]]  # what the backward kernel reads
+    bwd = trace_replacement(_backward_fn(m, kernel), [v.aval for v in res] + [g.aval])
+    emit = {last_fwd: [(fwd, inputs, [m.out] + res, dot2.source_info)],
+            g_at: [(bwd, res + [g], grads, dot2.source_info)]}
     return m, drop, emit, "forward and backward"
 
 
@@ -783,6 +815,10 @@ def _rewrite_level(closed, kernel, capability, known=None):
         except _Refused as err:
             _log(f"attention{_where(e)} not fused: {err}")
             continue
+        except Exception as err:  # noqa: BLE001 - an optimization must not break the program
+            _log(f"attention{_where(e)} not fused: the pass failed ({type(err).__name__}: "
+                 f"{err})")
+            continue
         if plan is None:
             continue
         m, dropped, emitted, what = plan
@@ -802,13 +838,24 @@ def _rewrite_level(closed, kernel, capability, known=None):
         if i not in drop and i in lv.live:
             b.eqns.append(JaxprEqn(e.primitive, [b.read(a) for a in e.invars], e.outvars,
                                    e.params, e.source_info))
-        for fn, operands, results in emit.get(i, ()):
-            atoms = [b.read(a) for a in operands]
-            replacement = trace_replacement(fn, [a.aval for a in atoms])
-            outs = b.inline(replacement, atoms, e.source_info)
+        for replacement, operands, results, source in emit.get(i, ()):
+            outs = b.inline(replacement, [b.read(a) for a in operands], source)
             for r, o in zip(results, outs):
                 b.env[r] = o
-    return b.finish(jaxpr)
+    return _pruned(b.finish(jaxpr))
+
+
+def _pruned(closed):
+    """``closed`` without what only the replaced equations read: the equations that fed them
+    alone (a mask's broadcast), then the constants (the mask)."""
+    jaxpr = closed.jaxpr
+    live = _live(jaxpr)
+    eqns = [e for i, e in enumerate(jaxpr.eqns) if i in live]
+    used = {a for e in eqns for a in e.invars if type(a) is Var}
+    used.update(v for v in jaxpr.outvars if type(v) is Var)
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in used]
+    return ClosedJaxpr(Jaxpr([v for v, _ in kept], jaxpr.invars, jaxpr.outvars, eqns),
+                       [c for _, c in kept])
 
 
 def _rewrite_nested(closed, kernel, capability, consts):
@@ -849,10 +896,11 @@ def fuse_attention_pass(kernel):
     return fuse_attention
 
 
-def fuse_for_jit(closed, platform):
-    """jit's hook: ``closed`` with its attention fused when ``minijax_fuse_attention`` is on
-    and a kernel is registered for ``platform``."""
-    kernel = _KERNELS.get(platform)
-    if kernel is None or not config.minijax_fuse_attention:
+def fuse_for_jit(closed, devices):
+    """jit's hook: ``closed`` with its attention fused when ``minijax_fuse_attention`` is on,
+    the program runs on one device (XLA's partitioner has no rule for the kernels' custom
+    calls) and a kernel is registered for its platform."""
+    kernel = _KERNELS.get(devices[0].platform)
+    if kernel is None or len(devices) != 1 or not config.minijax_fuse_attention:
         return closed
     return fuse_attention_pass(kernel)(closed)
