@@ -355,8 +355,8 @@ class NamedSharding(Sharding):
 
     def __init__(self, mesh, spec=None):
         if not isinstance(mesh, (Mesh, AbstractMesh)):
-            raise TypeError(
-                f"NamedSharding: mesh must be a minijax.sharding.Mesh or AbstractMesh, got {mesh!r}")
+            raise TypeError("NamedSharding: mesh must be a minijax.sharding.Mesh or AbstractMesh, "
+                            f"got {mesh!r}")
         if spec is None:
             spec = PartitionSpec()
         elif not isinstance(spec, PartitionSpec):
@@ -703,15 +703,15 @@ class set_mesh:
 # Pytree prefixes of shardings
 
 
-def _is_sharding_leaf(x):
+def is_sharding_leaf(x):
     return x is None or isinstance(x, (Sharding, PartitionSpec)) or hasattr(x, "platform")
 
 
 def broadcast_prefix(prefix, tree, what):
     """One entry of ``prefix`` (a pytree prefix of shardings/specs/None) per leaf of ``tree``."""
-    if _is_sharding_leaf(prefix):
+    if is_sharding_leaf(prefix):
         return [prefix] * len(_registry.flatten(tree)[0])
-    pleaves, ptree = _registry.flatten(prefix, leaf_predicate=_is_sharding_leaf)
+    pleaves, ptree = _registry.flatten(prefix, leaf_predicate=is_sharding_leaf)
     try:
         subtrees = ptree.flatten_up_to(tree)
     except (ValueError, TypeError) as e:

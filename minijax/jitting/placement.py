@@ -39,10 +39,6 @@ class Placement:
         return args, self.out_shardings
 
 
-def is_spec_leaf(x):
-    return shd._is_sharding_leaf(x)
-
-
 def any_multi_device(leaves):
     for x in leaves:
         if type(x) is Array and (
@@ -156,5 +152,5 @@ def in_shardings_in_key(in_shardings):
     """Whether committed layouts belong in the cache key: with every argument's sharding given
     they do not change the program (other layouts are resharded at the call)."""
     return in_shardings is None or any(
-        s is None for s in _registry.flatten(in_shardings, leaf_predicate=is_spec_leaf)[0]
+        s is None for s in _registry.flatten(in_shardings, leaf_predicate=shd.is_sharding_leaf)[0]
     )
