@@ -174,7 +174,7 @@ def test_refusals_name_the_reason(caplog):
         p = minijax.nn.softmax(s, axis=-1)
         return jnp.einsum("bnts,bsnh->btnh", p, v), p
 
-    assert "read" in _refusal(caplog, returns_probabilities, q, k, v)
+    assert "outputs of this jaxpr" in _refusal(caplog, returns_probabilities, q, k, v)
 
     def zero_fill(q, k, v):
         s = jnp.where(CAUSAL, jnp.einsum("btnh,bsnh->bnts", q, k), 0.0)
@@ -193,6 +193,13 @@ def test_refusals_name_the_reason(caplog):
 
     bias = jnp.zeros((B, 1, T, T), BF)
     assert "read" in _refusal(caplog, learned_bias, q, k, v, bias)
+
+    def grad_of_scan(q, k, v):  # the scan body's probabilities cross to the reverse scan
+        def body(x, _):
+            return einsum_btnh(x, k, v), None
+        return minijax.grad(lambda q: jnp.sum(lax.scan(body, q, None, length=2)[0]))(q)
+
+    assert "outputs of this jaxpr" in _refusal(caplog, grad_of_scan, q, k, v)
 
 
 def test_not_a_softmax_is_left_alone(caplog):

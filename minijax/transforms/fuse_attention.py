@@ -388,7 +388,9 @@ def _match(lv, dot2, tried):
     if p_pos == 1:
         (vc, pc), (vb, pb) = (pc, vc), (pb, vb)
     v = dot2.invars[1 - p_pos]
-    if tuple(pc) != (nb + 1,) or sorted(pb) != list(range(nb)) or v.aval.ndim != nb + 2:
+    if tuple(pc) != (nb + 1,):  # not ·v: the backward's product of the probabilities and dO
+        return None
+    if sorted(pb) != list(range(nb)) or v.aval.ndim != nb + 2:
         raise _Refused("the product with v does not contract the keys' axis over the logits' "
                        "batch axes")
     v_s, v_h = vc[0], free(nb + 2, vc, vb)
@@ -781,6 +783,9 @@ def _plan(lv, dot2, kernel, capability, tried):
         fwd = trace_replacement(_forward_fn(m, kernel, False), [a.aval for a in inputs])
         emit = {lv.index(m.eqns[-1]): [(fwd, inputs, [m.out], dot2.source_info)]}
         return m, fwd_idx, emit, "forward"
+    if any(v in lv.outvars for e in m.eqns for v in e.outvars if v is not m.out):
+        raise _Refused("its intermediates are outputs of this jaxpr (returned, or residuals of "
+                       "a loop body whose backward is another jaxpr)")
     g, grads, bwd_idx = _match_backward(lv, m)
     drop = fwd_idx | bwd_idx
     if not _check_closed(lv, m, {m.out, *grads}, drop):
