@@ -8,7 +8,7 @@ import re
 import sys
 import time
 
-from tools.difftest.codegen import program_src, reproducer
+from tools.difftest.codegen import reproducer
 from tools.difftest.compare import compare
 from tools.difftest.grammar import gen_case
 from tools.difftest.minimize import minimize
@@ -63,11 +63,15 @@ def _case_from(args):
         seed, index = args.id[1:].split("-")
         return gen_case(int(seed), int(index))
     with open(args.file) as f:
-        for line in f:
-            rec = json.loads(line)
-            case = rec.get("case", rec)
-            if args.case_id is None or case["id"] == args.case_id:
-                return case
+        text = f.read()
+    if text.startswith('{"header"'):  # a recorded corpus
+        recs = json.loads(text)["cases"]
+    else:  # JSON lines: cases or mismatch records
+        recs = [json.loads(line) for line in text.splitlines() if line.strip()]
+    for rec in recs:
+        case = rec.get("case", rec)
+        if args.case_id is None or case["id"] == args.case_id:
+            return case
     raise SystemExit("case not found")
 
 
@@ -80,30 +84,16 @@ def cmd_minimize(args):
     finally:
         pair.close()
     print(f"# mismatch: {m}")
-    print(reproducer(small) if args.full else program_src_with_inputs(small))
+    print(reproducer(small, prelude=args.full))
     if args.save:
         with open(args.save, "a") as f:
             f.write(json.dumps({"case": small, "mismatch": m}) + "\n")
     return 0
 
 
-def program_src_with_inputs(case):
-    """The reproducer without the prelude (which `--full` adds), for a compact report."""
-    src = reproducer(case)
-    keep, skip = [], False
-    for line in src.splitlines():
-        if line.startswith("import numpy as np"):
-            skip = True
-        if skip and line.startswith("x0 = "):
-            skip = False
-        if not skip:
-            keep.append(line)
-    return "\n".join(keep)
-
-
 def cmd_show(args):
     case = _case_from(args)
-    print(reproducer(case) if args.full else program_src(case))
+    print(reproducer(case, prelude=args.full))
     return 0
 
 
@@ -118,7 +108,10 @@ def cmd_record(args):
             (rj,) = pair.run(case)
             if rj["status"] == "harness":
                 continue
+            rj.pop("seconds", None)
             cases.append({"case": case, "jax": rj})
+            if (i + 1) % 50 == 0:
+                print(f"... {i + 1 - args.start} cases", flush=True)
     finally:
         pair.close()
     header = {"what": "difftest corpus: random programs with real JAX's results",

@@ -120,13 +120,15 @@ def _array_literal(a):
     return f"jnp.asarray(np.array({body}, dtype=jnp.{a.dtype.name}).reshape({tuple(a.shape)}))"
 
 
-def reproducer(case):
-    """A standalone script: `python repro.py` under real JAX; swap the import for minijax."""
+def reproducer(case, prelude=True):
+    """A standalone script: `python repro.py` under real JAX; swap the import for minijax.
+    Without the prelude it is the compact form for reports (its helpers: ops.PRELUDE)."""
     lines = [
         "# difftest reproducer for case " + case["id"],
         "import jax",
         f"jax.config.update('jax_enable_x64', {bool(case.get('x64'))})",
-        PRELUDE,
+        PRELUDE if prelude else "import numpy as np\njnp, lax, nn, random = "
+                                "jax.numpy, jax.lax, jax.nn, jax.random",
     ]
     for name, spec in zip(case["prog"]["params"], case["inputs"]):
         lines.append(f"{name} = {_array_literal(decode_array(spec))}")

@@ -360,7 +360,9 @@ class Gen:
                               fill=("index", hi), pool=pool)
 
     def s_index(self, pool, body=False):
-        name = self.choice(list(O.INDEX), [2, 2, 0.5, 1, 1, 1, 3, 2, 1])
+        name = self.choice(["getitem_int", "getitem_arr", "getitem_bool", "take",
+                            "take_along_axis", "at_get_arr", "at_static", "at_arr", "at_slice"],
+                           [2, 2, 0.5, 1, 1, 1, 3, 2, 1])
         x, t = self.pick(pool, lambda t: t.ndim > 0, lambda: self.float_ty((3,)))
         n0 = t.shape[0]
         if name == "getitem_int":
@@ -393,16 +395,18 @@ class Gen:
         if name == "at_static":
             idx = self.choice([0, -1, n0, n0 + 3, -n0 - 1, 1])
             if method == "get":
-                return name, [x], {"idx": idx, "method": "get", }, [], Ty(t.shape[1:], t.dtype)
+                return "at_static_get", [x], {"idx": idx}, [], Ty(t.shape[1:], t.dtype)
             v, tv = self.upd_value(pool, t.shape[1:], body)
-            return name, [x, v], {"idx": idx, "method": method}, [], Ty(t.shape, t.dtype, t.weak)
+            return name, [x, v], {"idx": idx, "method": {"code": method}}, [], \
+                Ty(t.shape, t.dtype, t.weak)
         if name == "at_slice":
             v, tv = self.upd_value(pool, (), body)
-            return name, [x, v], {"method": method}, [], Ty(t.shape, t.dtype, t.weak)
+            return name, [x, v], {"method": {"code": method}}, [], Ty(t.shape, t.dtype, t.weak)
         i, ti = self.index_input(pool, self.choice([(), (2,), (3,)]), n0)
         v, tv = self.upd_value(pool, ti.shape + t.shape[1:] if self.coin(0.5) else (), body)
         mode = self.choice([None, "drop", "clip", "promise_in_bounds"], [3, 2, 2, 0.3])
-        return name, [x, v, i], {"method": method, "mode": mode}, [], Ty(t.shape, t.dtype, t.weak)
+        return name, [x, v, i], {"method": {"code": method}, "mode": mode}, [], \
+            Ty(t.shape, t.dtype, t.weak)
 
     def upd_value(self, pool, shape, body):
         if self.coin(0.35):

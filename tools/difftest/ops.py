@@ -136,6 +136,7 @@ INDEX = {
     "take_along_axis": "jnp.take_along_axis({a0}, {a1}, axis={axis})",
     "at_get_arr": "{a0}.at[{a1}].get(mode={mode})",
     "at_static": "{a0}.at[{idx}].{method}({a1})",
+    "at_static_get": "{a0}.at[{idx}].get()",
     "at_arr": "{a0}.at[{a2}].{method}({a1}, mode={mode})",
     "at_slice": "{a0}.at[1:].{method}({a1})",
 }
@@ -207,8 +208,7 @@ RANDOM = {
     "rnd_truncated_normal": "random.truncated_normal(KEY({seed}, {typed}), -1.0, {a0})",
 }
 MISC = {
-    "id": "{a0}",
-    "tuple_out": "({a0}, {a1})",
+    "id": "{a0}",  # the minimizer's replacement of a statement by one operand
 }
 
 OPS = {}

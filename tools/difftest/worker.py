@@ -5,6 +5,7 @@ line on stdin and answers one result per line. Run it with /work/venv_jax/bin/py
 import json
 import os
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -77,6 +78,12 @@ class Runner:
         self.x64 = False
 
     def run(self, case):
+        t0 = time.perf_counter()
+        res = self._run(case)
+        res["seconds"] = round(time.perf_counter() - t0, 3)
+        return res
+
+    def _run(self, case):
         jax = self.jax
         try:
             if bool(case.get("x64")) != self.x64:
