@@ -67,7 +67,7 @@ def padded(q, k, v, valid):
     """A where-style padding mask from a (B, S) bool input, -inf fill, causal too."""
     s = jnp.einsum("btnh,bsnh->bnts", q, k) / 4.0
     s = jnp.where(valid[:, None, None, :], s, -jnp.inf)
-    s = jnp.where(CAUSAL, s, jnp.finfo(s.dtype).min)
+    s = jnp.where(np.tril(np.ones(s.shape[-2:], bool)), s, jnp.finfo(s.dtype).min)
     return jnp.einsum("bnts,bsnh->btnh", minijax.nn.softmax(s, axis=-1), v)
 
 
@@ -331,15 +331,18 @@ def test_switched_off(reference_kernel):
 
 
 @gpu
-@pytest.mark.parametrize("fn", [einsum_btnh, matmul_bnth])
+@pytest.mark.parametrize("fn", [einsum_btnh, matmul_bnth, padded])
 def test_cudnn_matches_unfused(fn):
     q, k, v = _qkv(shape=(2, 128, 4, 64))
+    args = (q, k, v)
     if fn is matmul_bnth:
-        q, k, v = _bnth(q), _bnth(k), _bnth(v)
-    text = minijax.jit(_grads(fn)).lower(q, k, v).compile().as_text()
+        args = (_bnth(q), _bnth(k), _bnth(v))
+    elif fn is padded:  # the bias path: the second sequence has 100 valid keys
+        args = (q, k, v, jnp.asarray(np.arange(128)[None, :] < np.array([[128], [100]])))
+    text = minijax.jit(_grads(fn)).lower(*args).compile().as_text()
     assert "__cudnn$fmha" in text
-    for got, want in [(minijax.jit(fn)(q, k, v), _unfused(fn, (q, k, v))),
-                      *zip(minijax.jit(_grads(fn))(q, k, v), _unfused(_grads(fn), (q, k, v)))]:
+    for got, want in [(minijax.jit(fn)(*args), _unfused(fn, args)),
+                      *zip(minijax.jit(_grads(fn))(*args), _unfused(_grads(fn), args))]:
         got, want = np.asarray(got, np.float32), np.asarray(want, np.float32)
         np.testing.assert_allclose(got, want, atol=2e-2 * max(1.0, np.abs(want).max()),
                                    rtol=2e-2)
