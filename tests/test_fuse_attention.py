@@ -311,6 +311,14 @@ def test_masks_and_bias_through_jit(reference_kernel):
 
 
 @cpu_only
+def test_v_computed_just_before(reference_kernel):
+    # p·v traced as dot_general(v, p): v's own convert stays, only the pattern is replaced
+    q, k, v = _qkv(np.float32)
+    _compare(lambda q, k, v: einsum_btnh(q, k, v.astype(jnp.float32)),
+             (q, k, v.astype(np.float16)), reference_kernel, 1, atol=1e-3)
+
+
+@cpu_only
 def test_vmap_of_grad_through_jit(reference_kernel):
     q, k, v = (jnp.stack([x, 2 * x]) for x in _qkv(np.float32))
     _compare(minijax.vmap(_grads(einsum_btnh)), (q, k, v), reference_kernel, 1, 1)

@@ -42,7 +42,6 @@ from minijax.jitting.args import (
     with_leaf_path,
 )
 from minijax.lowering import backends, dispatch, stablehlo
-from minijax.transforms import fuse_attention
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
 from minijax.source_info import user_frame
@@ -50,6 +49,9 @@ from minijax.stages import ShapeDtypeStruct, Traced, stage_info
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 logger = logging.getLogger("minijax")
+# Passes ``(closed_jaxpr, devices) -> closed_jaxpr`` run on each traced program before it is
+# lowered; higher layers register theirs (transforms/fuse_attention.py: cuDNN attention).
+PROGRAM_PASSES = []
 
 
 class _NotAnArray(Exception):
@@ -334,7 +336,8 @@ class JitFunction:
         timer.mark("trace")
         place = placement.plan(self._name, record, closed, out_tree, self._in_shardings,
                                self._out_shardings, self._device)
-        closed = fuse_attention.fuse_for_jit(closed, place.devices)
+        for program_pass in PROGRAM_PASSES:
+            closed = program_pass(closed, place.devices)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
         lowered = stablehlo.lower_jaxpr(
             closed, name=f"jit_{self._name}", platform=place.devices[0].platform,

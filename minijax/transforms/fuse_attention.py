@@ -59,10 +59,10 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.autodiff import vjp
 from minijax.config import config
-from minijax.core import ClosedJaxpr, JaxprEqn, Literal, Var, eval_jaxpr
-from minijax.core import Jaxpr
+from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.interpreters.walk import map_sub_jaxprs
+from minijax.jitting import function as jit_function
 from minijax.transforms.rewrite import _Builder, trace_replacement
 from minijax.transforms.simplify import has_side_effects
 
@@ -217,16 +217,17 @@ class _Layout(NamedTuple):
     S: int
     H: int
     out_perm: list      # kernel output, unflattened, -> p·v's output order
-    logits_rank: int
 
-    def kernel_shape(self, group_b, group_n, *tail):
-        b = int(np.prod([self.sizes[i] for i in group_b]))
-        n = int(np.prod([self.sizes[i] for i in group_n]))
-        return (b, tail[0], n, tail[1])
+    def kernel_shape(self, length):
+        """(B', length, N', H)."""
+        b = int(np.prod([self.sizes[i] for i in self.b_group]))
+        n = int(np.prod([self.sizes[i] for i in self.n_group]))
+        return (b, length, n, self.H)
 
 
 def _softmax(lv, p, seen):
-    """``(x, axis)`` when ``p`` is ``softmax(x, axis)`` as traced code writes it, else None."""
+    """``(x, axis, the division)`` when ``p`` is ``softmax(x, axis)`` as traced code writes it,
+    else None."""
     p = lv.through(p, ("convert_element_type",), seen)
     div = lv.eqn(p, ("div",))
     if div is None:
@@ -365,8 +366,10 @@ def _match(lv, dot2, tried):
     raises ``_Refused`` for a candidate that cannot be fused."""
     seen = [dot2]
     for p_pos in (0, 1):
-        found = _softmax(lv, dot2.invars[p_pos], seen)
+        attempt = []
+        found = _softmax(lv, dot2.invars[p_pos], attempt)
         if found is not None:
+            seen += attempt
             break
     else:
         return None
@@ -409,7 +412,7 @@ def _match(lv, dot2, tried):
         perm_v=[v_batch[i] for i in b_group] + [v_s] + [v_batch[i] for i in n_group] + [v_h],
         b_group=b_group, n_group=n_group, sizes=sizes, T=lhs.aval.shape[q_t],
         S=rhs.aval.shape[k_s], H=lhs.aval.shape[lc[0]],
-        out_perm=[src.index(t) for t in tgt], logits_rank=nb + 2)
+        out_perm=[src.index(t) for t in tgt])
 
     scale, causal, bias_terms, masks = q_scale * k_scale, False, [], []
     for op in ops:
@@ -678,7 +681,7 @@ def _bias_and_masks(m, kernel, operands):
         return None
     order = lay.b_group + lay.n_group + [len(lay.sizes), len(lay.sizes) + 1]
     bias = lax.transpose(lax.convert_element_type(bias, m.dtype), order)
-    B, _, N, _ = lay.kernel_shape(lay.b_group, lay.n_group, lay.T, lay.H)
+    B, _, N, _ = lay.kernel_shape(lay.T)
     return lax.reshape(bias, (B, N, lay.T, lay.S))
 
 
@@ -688,7 +691,7 @@ def _trailing_dims(ndim, rank):
 
 def _to_kernel(x, perm, lay, length):
     x = lax.transpose(x, perm)
-    return lax.reshape(x, lay.kernel_shape(lay.b_group, lay.n_group, length, lay.H))
+    return lax.reshape(x, lay.kernel_shape(length))
 
 
 def _from_kernel(x, perm, lay, length):
@@ -729,7 +732,7 @@ def _backward_fn(m, kernel):
 
     def bwd(qk, kk, vk, *rest):
         *bias, stats, out, g = rest
-        shape = lay.kernel_shape(lay.b_group, lay.n_group, lay.T, lay.H)
+        shape = lay.kernel_shape(lay.T)
         gk = lax.reshape(lax.transpose(g, inverse_out), shape)
         operands = [qk, kk, vk, stats, gk] + list(bias) + [out]
         params = _kernel_params(m)
@@ -909,3 +912,6 @@ def fuse_for_jit(closed, devices):
     if kernel is None or len(devices) != 1 or not config.minijax_fuse_attention:
         return closed
     return fuse_attention_pass(kernel)(closed)
+
+
+jit_function.PROGRAM_PASSES.append(fuse_for_jit)
