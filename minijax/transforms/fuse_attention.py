@@ -1,7 +1,8 @@
 """Automatic attention fusion: attention written by hand becomes the fused (cuDNN) kernel.
 
-jit runs ``fuse_for_jit`` on the program it traced, before lowering it, when a fused kernel is
-registered for the target platform (``nn/cudnn_attention.py`` registers cuDNN's for "gpu") and
+jit runs ``fuse_for_jit`` (registered in ``jitting.function.PROGRAM_PASSES``) on the program
+it traced, before lowering it, when the program runs on one device, a fused kernel is
+registered for its platform (``nn/cudnn_attention.py`` registers cuDNN's for "gpu") and
 ``minijax_fuse_attention`` is on (the default). Each level of the program is searched, nested
 jaxprs (``scan``/``while``/``cond`` bodies, custom-derivative and remat calls) included, for
 
@@ -32,16 +33,19 @@ same operand types) and unifies the derived backward with the program, equation 
 from the derived gradients of q, k and v down to q, k, v and one program value ``g``. Both come
 from the same rules, so a program that differentiates the attention matches exactly, in any
 layout and under vmap; a program that does anything else with an intermediate (returns the
-probabilities, differentiates a learned bias, keeps a dead use) fails the check that every
+probabilities, differentiates a learned bias) fails the check that every
 intermediate is used only inside the matched forward and backward, and is left as written. The
 forward then becomes the training kernel (output and softmax statistics) where the forward
 ended, the backward the backward kernel right after ``g`` is computed; the unmatched program
 values in between are untouched.
 
-Not covered: a backward split from its forward across jaxprs (``grad`` of a ``scan`` whose body
-holds attention: the probabilities cross the loop as residuals; the scan body's forward alone
-is fused when nothing else reads its intermediates, as under ``jit`` without ``grad``), keys
-with fewer heads than queries (GQA written with repeat), logits laid out (..., S, T).
+Not covered: a ``checkpoint`` (remat) body under grad (it recomputes the probabilities without
+the product with v, so there is no forward to match); a backward split from its forward across
+jaxprs (``grad`` of a ``scan`` whose body holds attention: the probabilities cross the loop as
+residuals; the scan body's forward alone is fused when nothing else reads its intermediates,
+as under ``jit`` without ``grad``); keys with fewer heads than queries (GQA written with
+repeat); logits laid out (..., S, T). A row whose every key is masked with ``-inf`` gives NaN
+as written and the mean of v fused (the kernel's masked bias is finite).
 
 With ``jax_log_compiles`` on, each rewrite and each refused candidate (a softmax feeding a
 product) is logged with its source line and the reason.
