@@ -13,13 +13,14 @@ import functools
 
 import numpy as np
 
-from minijax import core, dtypes
+from minijax import core, dtypes, lax
 from minijax.core import Tracer, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.lowering.array import Array, device_put_value
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
+from minijax.vmapping import vmap
 
 __all__ = [
     "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jvp", "linear_transpose", "linearize",
@@ -384,8 +385,6 @@ def _std_basis(leaves):
 
 def _split_last(x, in_avals, out_shape):
     """A Jacobian block ``x`` of shape (*out_shape, N) split per input leaf."""
-    from minijax import lax
-
     pieces, start = [], 0
     for a in in_avals:
         piece = lax.slice_in_dim(x, start, start + a.size, axis=len(out_shape))
@@ -401,8 +400,6 @@ def _jac_checks(name, fun, argnums):
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode: one vmapped JVP over the input basis."""
-    from minijax.vmapping import vmap
-
     argnums = _jac_checks("jacfwd", fun, argnums)
 
     def jacfun(*args, **kwargs):
@@ -431,8 +428,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun`` by reverse mode: one VJP, vmapped over the output basis."""
-    from minijax.vmapping import vmap
-
     argnums = _jac_checks("jacrev", fun, argnums)
 
     def jacfun(*args, **kwargs):
@@ -450,8 +445,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         rows = vmap(lambda *ct: _registry.flatten(pullback(y_tree.unflatten(ct))[0])[0])(
             *_std_basis(y_leaves))
         blocks, start = [], 0
-        from minijax import lax
-
         for ya in y_avals:
             per_input = [
                 lax.reshape(lax.slice_in_dim(r, start, start + ya.size, axis=0),

@@ -27,13 +27,16 @@ from __future__ import annotations
 import functools
 import inspect
 
-from minijax import core, dtypes
+from minijax import core, dtypes, lax
 from minijax.core import Primitive, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
-from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
+from minijax.interpreters.batching import batch_open
+from minijax.interpreters.calls import eval_open, lower_open
+from minijax.interpreters.partial_eval import trace_open
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
+from minijax.vmapping import vmap
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp",
            "custom_vjp_primal_tree_values", "zero_from_primal"]
@@ -188,8 +191,6 @@ def _per_example_zero(t, axis):
 def _vmap_with_zeros(fn, in_axes, args):
     """``vmap(fn, in_axes, out_axes=0)(*args)`` where ``args`` may hold ``Zero``s: they are not
     arrays, so each example gets its own Zero instead of a slice."""
-    from minijax.vmapping import vmap
-
     zero = [type(a) is Zero for a in args]
     per_example = [_per_example_zero(a, ax) if z else None
                    for a, ax, z in zip(args, in_axes, zero)]
@@ -346,18 +347,22 @@ def _call_primitive(name):
 custom_jvp_call_p = _call_primitive("custom_jvp_call")
 
 
-@custom_jvp_call_p.def_jvp_rule
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error("custom_jvp")
     return jvp(list(primals[num_consts:]), list(tangents[num_consts:]))
 
 
-@custom_jvp_call_p.def_transpose
+ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
 def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts):
     # Reached only when the function is applied to values being transposed (linear_transpose
     # of it): the function itself is then linear, and its jaxpr transposes.
     return ad.backward_pass(call_jaxpr, [], list(args), cts)
+
+
+ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
 
 
 @custom_jvp_call_p.def_batching
@@ -566,7 +571,6 @@ class _VJPRules:
 custom_vjp_call_p = _call_primitive("custom_vjp_call")
 
 
-@custom_vjp_call_p.def_jvp_rule
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error("custom_vjp")
@@ -586,11 +590,11 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
     return outs, t_out
 
 
+ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
+
+
 @custom_vjp_call_p.def_batching
 def _custom_vjp_call_batching(args, dims, *, call_jaxpr, fwd, bwd, num_consts):
-    from minijax import lax
-    from minijax.vmapping import vmap
-
     new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
     arg_axes = in_axes[num_consts:]
 
@@ -626,11 +630,10 @@ custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_impl(_forward_mode_error)
 custom_lin_p.def_lowering(_forward_mode_error)
-custom_lin_p.def_jvp_rule(_forward_mode_error)
+ad.primitive_jvps[custom_lin_p] = _forward_mode_error
 custom_lin_p.def_batching(_forward_mode_error)
 
 
-@custom_lin_p.def_transpose
 def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_avals):
     res = list(args[:num_res])
     cts = iter(cts)
@@ -638,6 +641,9 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_
     in_cts = bwd(res, full)
     lin_cts = [ct for ct, d in zip(in_cts, in_diff) if d]
     return [None] * num_res + lin_cts
+
+
+ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 
 custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items() if k not in ("all_out_avals",)}

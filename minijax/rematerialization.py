@@ -23,18 +23,20 @@ from __future__ import annotations
 import functools
 import types
 
+from jaxlib.mlir.dialects import stablehlo as hlo
+
 from minijax import core
-from minijax.core import Jaxpr, Primitive, get_aval
+from minijax.core import ClosedJaxpr, Primitive, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
-from minijax.interpreters.calls import batch_open, eval_open, lower_open, trace_open
+from minijax.interpreters.batching import batch_open
+from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import (
-    DynamicJaxprTrace,
-    DynamicJaxprTracer,
     PartialEvalTrace,
-    dce_eqns,
     dce_jaxpr,
+    hoist_consts,
     split_known_staged,
+    trace_open,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.tree_util import _registry
@@ -134,8 +136,6 @@ checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
 @checkpoint_p.def_lowering
 def _checkpoint_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
     if prevent_cse and differentiated and args:
-        from jaxlib.mlir.dialects import stablehlo as hlo
-
         args = hlo.OptimizationBarrierOp(list(args)).results
     return lower_open(ctx, jaxpr, args)
 
@@ -156,27 +156,17 @@ def _unless_tracers(key, consts):
     return None if any(isinstance(c, core.Tracer) for c in consts) else key
 
 
-@checkpoint_p.def_jvp_rule
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzero = [type(t) is not Zero for t in tangents]
-    n = len(primals)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     avals = [get_aval(x) for x in (*primals, *nz_tangents)]
     body = structure_key(jaxpr)
     key = None if body is None else (body, tuple(nonzero), tuple(avals))
     cached = _jvp_cache.get(key)
     if cached is None:
-        out_nonzero = []
-
-        def jvp_fun(*args):
-            it = iter(args[n:])
-            ts = [next(it) if nz else Zero(ad.tangent_aval(get_aval(p)))
-                  for p, nz in zip(args[:n], nonzero)]
-            outs, t_outs = ad.jvp_flat(lambda *xs: eval_open(jaxpr, xs), list(args[:n]), ts)
-            out_nonzero.extend(type(t) is not Zero for t in t_outs)
-            return outs + [t for t in t_outs if type(t) is not Zero]
-
-        jvp_jaxpr, consts = trace_open(jvp_fun, avals)
+        jvp_closed, out_nonzero = ad.jvp_jaxpr(ClosedJaxpr(jaxpr, []), nonzero,
+                                               [False] * len(jaxpr.outvars))
+        jvp_jaxpr, consts = hoist_consts(jvp_closed)
         cached = _jvp_cache.put(_unless_tracers(key, consts), (jvp_jaxpr, consts, out_nonzero))
     jvp_jaxpr, consts, out_nonzero = cached
     outs = checkpoint_p.bind(*consts, *primals, *nz_tangents, jaxpr=jvp_jaxpr,
@@ -188,10 +178,13 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
     return outs[:n_out], t_outs
 
 
+ad.primitive_jvps[checkpoint_p] = _checkpoint_jvp
+
+
 def _partial_eval(trace, args, params):
     """Known equations run now; the rest is staged with recomputation (see module doc)."""
     jaxpr = params["jaxpr"]
-    unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
+    unknown_in = [trace.is_unknown(x) for x in args]
     key = (jaxpr, tuple(unknown_in), params["policy"])
     cached = _partial_eval_cache.get(key)
     if cached is None:
@@ -202,8 +195,8 @@ def _partial_eval(trace, args, params):
     n_known_out = len(known_vals) - n_residuals
     res_vals = known_vals[n_known_out:]
     staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]
-    staged = DynamicJaxprTrace.process_primitive(
-        trace, checkpoint_p, staged_args, dict(params, jaxpr=staged_jaxpr, differentiated=True))
+    staged = trace.stage(checkpoint_p, staged_args,
+                         dict(params, jaxpr=staged_jaxpr, differentiated=True))
     known_it, staged_it = iter(known_vals[:n_known_out]), iter(staged)
     return [next(known_it) if k else next(staged_it) for k in out_known]
 
@@ -218,19 +211,14 @@ def _split_known(jaxpr, unknown_in, policy):
         recompute=lambda e: not policy(e.primitive, *[v.aval for v in e.invars], **e.params))
     residuals = split.residuals
     # The known part: its outputs and the saved residuals, computed on the parent trace.
-    known_outs = [v for v, k in zip(jaxpr.outvars, split.out_known) if k] + residuals
-    known_eqns, _ = dce_eqns(split.known_eqns, known_outs, keep_effects=True)  # prints once
-    known_jaxpr = Jaxpr([], split.known_invars, known_outs, known_eqns)
-    staged_jaxpr = Jaxpr([], residuals + split.unknown_invars, split.staged_outs,
-                         split.staged_eqns)
-    out_known = split.out_known
-    return known_jaxpr, staged_jaxpr, out_known, len(residuals)
+    known_outs = [v for v, k in zip(jaxpr.outvars, split.out_known) if k]
+    known_jaxpr = split.known_jaxpr(known_outs, residuals)
+    return known_jaxpr, split.staged_jaxpr(residuals), split.out_known, len(residuals)
 
 
 checkpoint_p.partial_eval = _partial_eval
 
 
-@checkpoint_p.def_transpose
 def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     linear = [type(x) is UndefinedPrimal for x in args]
     res = [x for x in args if type(x) is not UndefinedPrimal]
@@ -258,7 +246,7 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
             try:
                 with core.set_current_trace(pe_trace):
                     outs = eval_open(jaxpr, full)
-                staged = [type(o) is DynamicJaxprTracer and o._trace is pe_trace for o in outs]
+                staged = [pe_trace.is_unknown(o) for o in outs]
                 lin_jaxpr = dce_jaxpr(pe_trace.finish(
                     lin_in, [o for o, s in zip(outs, staged) if s]))
             finally:
@@ -276,6 +264,9 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
                                   prevent_cse=prevent_cse, differentiated=True, policy=policy))
     nz = iter(in_nonzero)
     return [(next(outs) if next(nz) else None) if lin else None for lin in linear]
+
+
+ad.primitive_transposes[checkpoint_p] = _checkpoint_transpose
 
 
 @checkpoint_p.def_batching

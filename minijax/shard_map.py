@@ -37,19 +37,27 @@ import functools
 import math
 import typing
 
-from minijax import core
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy
+
+from minijax import core, lax
 from minijax.config import config_context
-from minijax.core import Jaxpr, Literal, Primitive, get_aval
+from minijax.core import ClosedJaxpr, Jaxpr, Literal, Primitive, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
-from minijax.interpreters.calls import eval_open, trace_open
-from minijax.interpreters.partial_eval import (
-    DynamicJaxprTrace,
-    DynamicJaxprTracer,
-    dce_eqns,
-    split_known_staged,
+from minijax.interpreters.batching import batch_open
+from minijax.interpreters.calls import eval_open
+from minijax.interpreters.partial_eval import hoist_consts, split_known_staged, trace_open
+from minijax.jitting import jit
+from minijax.lowering.stablehlo import lower_jaxpr_body, tensor_type
+from minijax.sharding_types import (
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    _axes_of,
+    _check_spec_axes,
+    sdy_sharding_attr,
 )
-from minijax.sharding_types import Mesh, NamedSharding, PartitionSpec, _axes_of, _check_spec_axes
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
@@ -163,8 +171,6 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
             # Eagerly: one jit per shard_map'd function, so repeated calls trace and compile
             # once per signature (a manual region only exists inside a program anyway).
             if not eager:
-                from minijax.jitting import jit
-
                 eager.append(jit(wrapped))
             # Even under disable_jit: the manual region exists only inside a program, and
             # running jit(wrapped) op by op would come straight back here.
@@ -258,7 +264,7 @@ def _rep_of_jaxpr(mesh, jaxpr, in_reps):
     for eqn in jaxpr.eqns:
         ins = [read(v) for v in eqn.invars]
         rep = frozenset.intersection(full, *ins)
-        names_of = getattr(eqn.primitive, "axis_names_of", None)
+        names_of = eqn.primitive.axis_names_of
         sub = eqn.params.get("jaxpr")
         if names_of is not None:
             names = set(names_of(eqn.params))
@@ -314,8 +320,6 @@ _eager_cache = {}
 @shard_map_p.def_impl
 def _impl(*args, **params):
     # A manual region only exists inside a program: eagerly, run the jit of the primitive.
-    from minijax.jitting import jit
-
     key = (params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"],
            params["auto"])
     fn = _eager_cache.get(key)
@@ -329,12 +333,6 @@ def _impl(*args, **params):
 
 @shard_map_p.def_lowering
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import sdy
-
-    from minijax.lowering.stablehlo import lower_jaxpr_body, tensor_type
-    from minijax.sharding_types import sdy_sharding_attr
-
     mctx = ctx.module_ctx
     if getattr(mctx, "manual_mesh", None) is not None:
         raise NotImplementedError(with_user_line(
@@ -381,24 +379,13 @@ def _bind_like(params, jaxpr, consts, args, in_specs, out_specs):
                                                    out_specs=tuple(out_specs)))
 
 
-@shard_map_p.def_jvp_rule
 def _jvp(primals, tangents, **params):
     jaxpr, mesh, in_specs = params["jaxpr"], _manual(params), params["in_specs"]
     nonzero = [type(t) is not Zero for t in tangents]
-    n = len(primals)
-    out_nonzero = []
-
-    def jvp_fun(*args):
-        it = iter(args[n:])
-        ts = [next(it) if nz else Zero(ad.tangent_aval(v.aval))
-              for v, nz in zip(jaxpr.invars, nonzero)]
-        outs, t_outs = ad.jvp_flat(lambda *xs: eval_open(jaxpr, xs), list(args[:n]), ts)
-        out_nonzero.extend(type(t) is not Zero for t in t_outs)
-        return outs + [t for t in t_outs if type(t) is not Zero]
-
-    local = [v.aval for v in jaxpr.invars]
-    local += [ad.tangent_aval(v.aval) for v, nz in zip(jaxpr.invars, nonzero) if nz]
-    jvp_jaxpr, consts = _trace_body(mesh, jvp_fun, local)
+    with _axis_env(mesh):  # the body's collectives name the mesh axes
+        jvp_closed, out_nonzero = ad.jvp_jaxpr(ClosedJaxpr(jaxpr, []), nonzero,
+                                               [False] * len(jaxpr.outvars))
+    jvp_jaxpr, consts = hoist_consts(jvp_closed)
     nz_t = [t for t in tangents if type(t) is not Zero]
     specs_in = list(in_specs) + [s for s, nz in zip(in_specs, nonzero) if nz]
     out_specs = params["out_specs"]
@@ -411,16 +398,17 @@ def _jvp(primals, tangents, **params):
     return outs[:n_out], t_outs
 
 
+ad.primitive_jvps[shard_map_p] = _jvp
+
+
 def _partial_eval(trace, args, params):
     """Known equations of the body run now as one shard_map; the rest is staged as another
     (see the module doc for how residuals cross between them)."""
     jaxpr, mesh = params["jaxpr"], _manual(params)
     in_specs, out_specs = params["in_specs"], params["out_specs"]
-    unknown_in = [type(x) is DynamicJaxprTracer and x._trace is trace for x in args]
+    unknown_in = [trace.is_unknown(x) for x in args]
     split = split_known_staged(jaxpr, unknown_in)
-    known_eqns, staged_eqns, out_known = split.known_eqns, split.staged_eqns, split.out_known
-    staged_outs, residuals = split.staged_outs, split.residuals
-    unknown_invars = split.unknown_invars
+    out_known, residuals, unknown_invars = split.out_known, split.residuals, split.unknown_invars
     spec_of_invar = {v: s for v, s in zip(jaxpr.invars, in_specs)}
     arg_of_invar = {v: x for v, x in zip(jaxpr.invars, args)}
     # Residuals that are known inputs pass straight through with their own spec; others are
@@ -430,8 +418,7 @@ def _partial_eval(trace, args, params):
 
     known_invars = split.known_invars
     known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k]
-    known_jaxpr = Jaxpr([], known_invars, known_outs + res_new,
-                        dce_eqns(known_eqns, known_outs + res_new, keep_effects=True)[0])
+    known_jaxpr = split.known_jaxpr(known_outs, res_new)
     n_ko = len(known_outs)
 
     def known_fun(*xs):
@@ -448,7 +435,7 @@ def _partial_eval(trace, args, params):
     res_vals = known_vals[n_ko:]
 
     n_in, n_new = len(res_in), len(res_new)
-    staged_jaxpr = Jaxpr([], res_in + res_new + unknown_invars, staged_outs, staged_eqns)
+    staged_jaxpr = split.staged_jaxpr(res_in + res_new)
 
     def staged_fun(*xs):
         new = [r.reshape(r.shape[1:]) for r in xs[n_in:n_in + n_new]]
@@ -463,9 +450,9 @@ def _partial_eval(trace, args, params):
               + [x for x, u in zip(args, unknown_in) if u])
     s_out_specs = [s for s, k in zip(out_specs, out_known) if not k]
     in_all = tuple([P()] * len(s_consts) + s_in_specs)
-    staged = DynamicJaxprTrace.process_primitive(
-        trace, shard_map_p, [*s_consts, *s_args],
-        dict(params, jaxpr=s_jaxpr, in_specs=in_all, out_specs=tuple(s_out_specs)))
+    staged = trace.stage(shard_map_p, [*s_consts, *s_args],
+                         dict(params, jaxpr=s_jaxpr, in_specs=in_all,
+                              out_specs=tuple(s_out_specs)))
     known_it, staged_it = iter(known_vals[:n_ko]), iter(staged)
     return [next(known_it) if k else next(staged_it) for k in out_known]
 
@@ -473,10 +460,7 @@ def _partial_eval(trace, args, params):
 shard_map_p.partial_eval = _partial_eval
 
 
-@shard_map_p.def_transpose
 def _transpose(cts, *args, **params):
-    from minijax import lax
-
     jaxpr, mesh = params["jaxpr"], _manual(params)
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     linear = [type(x) is UndefinedPrimal for x in args]
@@ -524,24 +508,17 @@ def _transpose(cts, *args, **params):
     return [(next(outs) if next(nz) else None) if lin else None for lin in linear]
 
 
+ad.primitive_transposes[shard_map_p] = _transpose
+
+
 # ------------------------------------------------------------------------------------------------
 # Batching (vmap of a shard_map)
 
 
 @shard_map_p.def_batching
 def _batching(args, dims, **params):
-    from minijax.interpreters.batching import moveaxis, not_mapped
-    from minijax.vmapping import vmap
-
-    jaxpr, mesh = params["jaxpr"], _manual(params)
-    args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
-    in_axes = tuple(None if d is not_mapped else 0 for d in dims)
-    batched = vmap(lambda *xs: eval_open(jaxpr, xs), in_axes=in_axes, out_axes=0)
-    local = []
-    for x, d, s in zip(args, in_axes, params["in_specs"]):
-        lv = _local_aval(mesh, P(None, *s) if d == 0 else s, get_aval(x), "vmapped argument")
-        local.append(lv)
-    new_jaxpr, consts = _trace_body(mesh, lambda *xs: list(batched(*xs)), local)
+    with _axis_env(_manual(params)):  # the body's collectives name the mesh axes
+        new_jaxpr, consts, args, in_axes = batch_open(params["jaxpr"], args, dims)
     in_specs = [P(None, *s) if d == 0 else s for s, d in zip(params["in_specs"], in_axes)]
     out_specs = [P(None, *s) for s in params["out_specs"]]
     outs = _bind_like(params, new_jaxpr, consts, args, in_specs, out_specs)

@@ -17,6 +17,7 @@ import subprocess
 
 from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, Literal
+from minijax.interpreters.walk import sub_jaxprs
 
 __all__ = ["jaxpr_to_dot", "jaxpr_to_svg"]
 
@@ -48,22 +49,9 @@ def _as_jaxpr(x):
     raise TypeError(f"jaxpr_to_dot expects a Jaxpr or ClosedJaxpr, got {type(x).__name__}")
 
 
-def _nested_jaxprs(params):
-    """``[(label, jaxpr)]`` for parameters that hold jaxprs (directly or in a list/tuple)."""
-    found = []
-    for name, value in sorted(params.items()):
-        if isinstance(value, (ClosedJaxpr, Jaxpr)):
-            found.append((name, value))
-        elif isinstance(value, (list, tuple)):
-            for i, v in enumerate(value):
-                if isinstance(v, (ClosedJaxpr, Jaxpr)):
-                    found.append((f"{name}[{i}]", v))
-    return found
-
-
 def _short_params(eqn):
     shown = eqn.params
-    hook = getattr(eqn.primitive, "pp_params", None)
+    hook = eqn.primitive.pp_params
     if hook is not None:
         shown = hook(shown)
     lines = []
@@ -141,7 +129,7 @@ class _Writer:
             for v in eqn.outvars:
                 where[v] = ident
                 namer(v)  # name outputs in order, as the printer does
-            for label, inner in _nested_jaxprs(eqn.params):
+            for label, inner in sub_jaxprs(dict(sorted(eqn.params.items()))):
                 cluster = self.scopes
                 self.lines.append(f"{indent}subgraph cluster_{cluster} {{")
                 self.lines.append(f"{indent}  label={_quote(f'{eqn.primitive.name} {label}')};")

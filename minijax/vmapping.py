@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from minijax import core, dtypes
+from minijax import core
 from minijax.core import get_aval, set_current_trace
 from minijax.interpreters import batching
 from minijax.interpreters.batching import BatchTrace, BatchTracer, not_mapped
@@ -205,11 +205,4 @@ def _output(trace, x, out_axis, i, out):
             f"rank {nd}."
         ))
     out_axis %= nd
-    if bdim is not_mapped:
-        aval = get_aval(val)
-        if aval.dtype == dtypes.float0:  # a symbolic-zero cotangent: no device array to broadcast
-            shape = list(aval.shape)
-            shape.insert(out_axis, trace.axis_size)
-            return np.zeros(shape, dtypes.float0)
-        return batching.broadcast_batched(val, trace.axis_size, out_axis)
-    return batching.moveaxis(val, bdim, out_axis)
+    return batching.bdim_to(val, bdim, out_axis, trace.axis_size)

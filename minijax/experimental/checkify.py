@@ -37,11 +37,19 @@ import threading
 
 import numpy as np
 
-from minijax import dtypes
+from minijax import dtypes, lax
+from minijax import numpy as jnp
 from minijax.core import ClosedJaxpr, Literal, Primitive, get_aval, is_eval_trace_current
+from minijax.interpreters import ad, batching
+from minijax.interpreters.walk import sub_jaxprs
+from minijax.jitting import jit
+from minijax.lax.indexing import GatherScatterMode
 from minijax.lowering.array import device_put_value
+from minijax.numpy._util import to_array
+from minijax.shard_map import _all_axes_spec, _bind_like, _manual, _trace_body
 from minijax.sharding import PartitionSpec as P
 from minijax.source_info import with_user_line
+from minijax.transforms.api import trace
 from minijax.tree_util import _registry, register_pytree_node
 
 __all__ = [
@@ -124,13 +132,11 @@ def _check_jvp(primals, tangents, *, msg, fmt_tree):
     return [], []
 
 
-check_p.def_jvp_rule(_check_jvp)
-check_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
+ad.primitive_jvps[check_p] = _check_jvp
+ad.primitive_transposes[check_p] = lambda cts, *args, **params: [None] * len(args)
 
 
 def _check_batching(vals, dims, *, msg, fmt_tree):
-    from minijax.interpreters import batching
-
     # the predicate must hold for every example: any batch axis position will do for `all`;
     # format arguments carry the batch axis in front so a message can show each example's
     size = batching.axis_size(vals, dims)
@@ -145,8 +151,6 @@ check_p.def_batching(_check_batching)
 def check(pred, msg, *fmt_args, **fmt_kwargs):
     """Asserts that the boolean array ``pred`` is True everywhere; ``msg`` is formatted with
     ``fmt_args``/``fmt_kwargs`` (``str.format``) when it is not. See the module docstring."""
-    from minijax.numpy._util import to_array
-
     pred = to_array(pred)
     if pred.dtype != np.bool_:
         raise TypeError(with_user_line(
@@ -173,7 +177,6 @@ def check_error(error):
     if is_eval_trace_current():
         error.throw()
         return
-    from minijax import numpy as jnp
 
     error = _reduce_slots(error, jnp)
     # one check per site the error can name: "the code is not this site's"
@@ -303,8 +306,6 @@ init_error = Error(np.int32(0), [], ())  # no site, no failure: the empty error
 
 
 def _nested(params):
-    from minijax.transforms.walk import sub_jaxprs
-
     return [j for _, j in sub_jaxprs(params)]
 
 
@@ -333,8 +334,6 @@ def _site_of(eqn, errors):
         return _Site(f"out-of-bounds indexing{_where(eqn)}: a {name} of an array of shape "
                      f"{tuple(eqn.invars[0].aval.shape)} started outside it", "index")
     if "index" in errors and name == "gather":
-        from minijax.lax.indexing import GatherScatterMode
-
         if eqn.params["mode"] != GatherScatterMode.FILL_OR_DROP:
             return _Site(f"out-of-bounds indexing{_where(eqn)}: a gather from an array of "
                          f"shape {tuple(eqn.invars[0].aval.shape)} read outside it", "index")
@@ -378,8 +377,6 @@ class _Checkifier:
         self.size = at
 
     def initial_state(self):
-        from minijax import lax
-
         state = [lax.full((), 0, np.int32)]
         for s in self.sites:
             state += [lax.full(a.shape, 0, a.dtype) for a in s.payload_avals]
@@ -387,8 +384,6 @@ class _Checkifier:
 
     def record(self, state, site_no, failed, payload=()):
         """The state after site ``site_no`` evaluated ``failed``: the first failure wins."""
-        from minijax import lax
-
         # After a shard_map the state is per device (a leading axis per mapping, see
         # run_shard_map): a failure here is recorded in every slot still free of one.
         code = state[0]
@@ -433,8 +428,6 @@ class _Checkifier:
         return [read(v) for v in closed.jaxpr.outvars], state
 
     def run_nested(self, eqn, ins, state):
-        from minijax import lax
-
         name, p = eqn.primitive.name, eqn.params
         if name in ("cond", "scan", "while"):
             # a shard_map inside gives the state a slot axis: the branches' states, and a
@@ -499,9 +492,6 @@ class _Checkifier:
         state leaves it batched, one slot per device, as in JAX. The state enters replicated, so a failure before the shard_map
         is every device's; a state already holding a slot per device enters split (one
         slot each), so consecutive shard_maps over the same devices keep one slot each."""
-        from minijax import lax
-        from minijax.shard_map import _all_axes_spec, _bind_like, _manual, _trace_body
-
         manual = _manual(params)
         slots_spec = _all_axes_spec(manual)
         split = tuple(state[0].shape[:1]) == (_devices(params),)
@@ -554,8 +544,6 @@ class _Checkifier:
 
 def _devices(params):
     """How many devices a shard_map's body runs on (the product of its manual axes)."""
-    from minijax.shard_map import _manual
-
     return math.prod(_manual(params).shape.values())
 
 
@@ -579,8 +567,6 @@ def _widen(state, batch):
 
 def _lead(x, shape):
     """``x`` broadcast to ``shape`` by new leading axes (a value per error slot)."""
-    from minijax import lax
-
     if tuple(x.shape) == tuple(shape):
         return x
     return lax.broadcast_in_dim(x, tuple(shape), tuple(range(len(shape) - x.ndim, len(shape))))
@@ -588,23 +574,17 @@ def _lead(x, shape):
 
 def _trail(x, shape):
     """``x`` broadcast to ``shape`` by new trailing axes (a slot's flag over its payload)."""
-    from minijax import lax
-
     if tuple(x.shape) == tuple(shape):
         return x
     return lax.broadcast_in_dim(x, tuple(shape), tuple(range(x.ndim)))
 
 
 def _not_all(pred):
-    from minijax import lax
-
     return lax.bitwise_not(lax.reduce_and(pred, tuple(range(pred.ndim))))
 
 
 def _failed(eqn, ins, outs):
     """Whether the automatic check at ``eqn`` fails (a scalar bool)."""
-    import minijax.numpy as jnp
-
     name = eqn.primitive.name
     if name == "div":
         return jnp.any(ins[1] == 0)
@@ -652,8 +632,6 @@ def checkify(f, errors=user_checks):
                          "user_checks, nan_checks, div_checks, index_checks or their unions.")
 
     def staged(*args, **kwargs):
-        from minijax.transforms.api import trace
-
         _functionalizing.depth = _depth() + 1
         try:
             closed, leaves, out_tree = trace(f, args, kwargs)
@@ -670,7 +648,6 @@ def checkify(f, errors=user_checks):
     def checked(*args, **kwargs):
         if is_eval_trace_current():
             # eagerly: one compiled program per signature instead of op-by-op dispatch
-            from minijax.jitting import jit
 
             return jit(staged)(*args, **kwargs)
         return staged(*args, **kwargs)

@@ -6,6 +6,9 @@ so rules are ordinary ``lax`` code. Reverse mode is not a second set of rules: `
 runs the same JVP with the tangents staged into a *linear* jaxpr by partial evaluation (primal
 work runs right away on the parent trace; see ``PartialEvalTrace``), and ``backward_pass``
 transposes that jaxpr equation by equation with each linear primitive's transpose rule.
+``jvp_jaxpr`` and ``transpose_jaxpr`` do the same to a whole jaxpr, for the rules of the
+primitives that hold one (control flow, ``checkpoint``, ``shard_map``); they follow the
+convention for jaxprs written in ``partial_eval``'s docstring.
 
 Tangents may be *symbolic zeros* (``Zero(aval)``): an input that is not differentiated, a
 constant, a ``stop_gradient``, or the output of a non-differentiable primitive. No equation is
@@ -13,24 +16,26 @@ ever emitted for a symbolic zero, and a primitive whose tangents are all zero ju
 parent trace. Integer and boolean values always have symbolic-zero tangents, of dtype
 ``float0`` (``tangent_aval``), as in JAX.
 
-Rule API (rules are attributes of the primitive, set beside it in ``minijax/lax/*.py``)::
+Rule API, JAX's (the rules are the primitive's ``jvp`` and ``transpose`` attributes, attached
+beside the primitive in ``minijax/lax/*.py`` with these)::
 
-    prim.def_jvp(*rules)          # per-operand rules (JAX's ad.defjvp): rules[i](g, *primals,
-                                  #   **params) is the output tangent's part due to operand i,
-                                  #   given that operand's tangent g (never a Zero: zero
-                                  #   tangents are skipped); None where not differentiable.
-                                  #   The parts are summed; a rank-0 part broadcasts.
+    defjvp(prim, *rules)          # per-operand rules: rules[i](g, *primals, **params) is the
+                                  #   output tangent's part due to operand i, given that
+                                  #   operand's tangent g (never a Zero: zero tangents are
+                                  #   skipped); None where not differentiable. The parts are
+                                  #   summed; a rank-0 part broadcasts.
     defjvp2(prim, *rules)         # the same, rules[i](g, ans, *primals, **params) also sees the
                                   #   primal output ans (exp: g * ans).
-    prim.def_jvp_rule(rule)       # general: rule(primals, tangents, **params) -> (primal_out,
-                                  #   tangent_out); tangents may be Zero; lists for primitives
-                                  #   with multiple results; tangent_out may be Zero.
+    primitive_jvps[prim] = rule   # a whole rule: rule(primals, tangents, **params) ->
+                                  #   (primal_out, tangent_out); tangents may be Zero; lists for
+                                  #   primitives with multiple results; tangent_out may be Zero.
     defjvp_zero(prim)             # outputs have zero tangents (comparisons, integer ops ...);
                                   #   also marks prim.not_differentiable.
     deflinear(prim, transpose)    # prim is linear in its inexact operands jointly (integer and
                                   #   boolean operands, e.g. indices or a predicate, are fixed):
-                                  #   the JVP applies prim to the tangents.
-    prim.def_transpose(rule)      # rule(ct, *args, **params) -> one cotangent (or None) per
+                                  #   the JVP applies prim to the tangents; marks prim.linear.
+    primitive_transposes[prim] = rule
+                                  # rule(ct, *args, **params) -> one cotangent (or None) per
                                   #   operand. The operands the cotangent flows to are
                                   #   UndefinedPrimal(aval); the others are values. ct is never
                                   #   a Zero for single-result primitives; for multiple results
@@ -42,18 +47,21 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes
-from minijax.core import Literal, ShapedArray, Trace, Tracer, Var, escaped_tracer_error, get_aval
-from minijax.interpreters.partial_eval import PartialEvalTrace, dce_jaxpr
-from minijax.lowering.array import device_put_value
+from minijax.core import (
+    Literal,
+    ShapedArray,
+    Trace,
+    Tracer,
+    Var,
+    escaped_tracer_error,
+    get_aval,
+    jaxpr_as_fun,
+)
+from minijax.interpreters import lax_ops
+from minijax.interpreters.partial_eval import PartialEvalTrace, dce_jaxpr, trace_to_jaxpr
 from minijax.interpreters.rule_views import RuleView
+from minijax.lowering.array import device_put_value
 from minijax.source_info import user_frame, with_user_line
-
-
-def _lax():
-    from minijax import lax  # lax modules import this one to attach their rules
-
-    return lax
-
 
 # ------------------------------------------------------------------------------------------------
 # Symbolic zeros and undefined primals
@@ -108,7 +116,7 @@ def zeros_like_aval(aval):
         return np.zeros(aval.shape, dtypes.float0)
     if not aval.shape:
         return np.zeros((), aval.dtype)  # stages as a literal
-    return _lax().full(aval.shape, 0, aval.dtype)
+    return lax_ops.full(aval.shape, 0, aval.dtype)
 
 
 def instantiate_zeros(t):
@@ -120,7 +128,7 @@ def add_tangents(a, b):
         return b
     if type(b) is Zero:
         return a
-    return _lax().add(a, b)
+    return lax_ops.add(a, b)
 
 
 # Helpers for rules ------------------------------------------------------------------------------
@@ -129,7 +137,7 @@ def add_tangents(a, b):
 def full_like(x, value):
     """An array of ``x``'s shape and dtype filled with ``value`` (a literal broadcast)."""
     aval = get_aval(x)
-    return _lax().full(aval.shape, value, aval.dtype)
+    return lax_ops.full(aval.shape, value, aval.dtype)
 
 
 def broadcast_to_shape(x, shape):
@@ -138,7 +146,7 @@ def broadcast_to_shape(x, shape):
     x_shape = get_aval(x).shape
     if x_shape == tuple(shape):
         return x
-    return _lax().broadcast_in_dim(x, shape, tuple(range(len(x_shape))))
+    return lax_ops.broadcast_in_dim(x, shape, tuple(range(len(x_shape))))
 
 
 def unbroadcast(aval, ct):
@@ -149,9 +157,9 @@ def unbroadcast(aval, ct):
     if ct_shape == aval.shape:
         return ct
     if not aval.shape:
-        return _lax().reduce_sum(ct, tuple(range(len(ct_shape))))
+        return lax_ops.reduce_sum(ct, tuple(range(len(ct_shape))))
     axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c)
-    return _lax().reshape(_lax().reduce_sum(ct, axes), aval.shape)
+    return lax_ops.reshape(lax_ops.reduce_sum(ct, axes), aval.shape)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -259,6 +267,29 @@ def jvp_flat(fun, primals, tangents):
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
+def jvp_jaxpr(closed, nonzeros, instantiate):
+    """The JVP of ``closed``: inputs (primals..., nonzero tangents...), outputs (primals...,
+    nonzero tangents...). Returns ``(jvp_closed, out_nonzeros)``. ``instantiate[i]`` forces
+    output i's tangent to be materialized (zeros) when differentiable."""
+    in_avals = closed.in_avals
+    n = len(in_avals)
+    t_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros) if nz]
+    found = []
+
+    def fn(*args):
+        it = iter(args[n:])
+        tangents = [next(it) if nz else Zero(tangent_aval(a))
+                    for a, nz in zip(in_avals, nonzeros)]
+        outs, touts = jvp_flat(jaxpr_as_fun(closed), list(args[:n]), tangents)
+        out_nz = [type(t) is not Zero
+                  or (inst and is_differentiable_dtype(get_aval(o).dtype))
+                  for o, t, inst in zip(outs, touts, instantiate)]
+        found[:] = out_nz
+        return outs + [instantiate_zeros(t) for t, nz in zip(touts, out_nz) if nz]
+
+    return trace_to_jaxpr(fn, list(in_avals) + t_avals), list(found)
+
+
 # ------------------------------------------------------------------------------------------------
 # Rule factories
 
@@ -271,32 +302,29 @@ def _sum_parts(ans, parts):
         return Zero(tangent_aval(aval))
     total = parts[0]
     for p in parts[1:]:
-        total = _lax().add(total, p)
+        total = lax_ops.add(total, p)
     return broadcast_to_shape(total, aval.shape)
+
+
+def _per_operand_jvp(prim, rules, sees_output):
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        before = (ans,) if sees_output else ()
+        parts = [rule(t, *before, *primals, **params) for rule, t in zip(rules, tangents)
+                 if rule is not None and type(t) is not Zero]
+        return ans, _sum_parts(ans, parts)
+
+    return jvp
 
 
 def defjvp(prim, *rules):
     """Per-operand tangent rules; see the module docstring."""
-
-    def jvp(primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        parts = [rule(t, *primals, **params) for rule, t in zip(rules, tangents)
-                 if rule is not None and type(t) is not Zero]
-        return ans, _sum_parts(ans, parts)
-
-    prim.def_jvp_rule(jvp)
+    prim.jvp = _per_operand_jvp(prim, rules, sees_output=False)
 
 
 def defjvp2(prim, *rules):
     """Per-operand tangent rules that also see the primal output: ``rule(g, ans, *primals)``."""
-
-    def jvp(primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        parts = [rule(t, ans, *primals, **params) for rule, t in zip(rules, tangents)
-                 if rule is not None and type(t) is not Zero]
-        return ans, _sum_parts(ans, parts)
-
-    prim.def_jvp_rule(jvp)
+    prim.jvp = _per_operand_jvp(prim, rules, sees_output=True)
 
 
 def defjvp_zero(prim):
@@ -309,7 +337,7 @@ def defjvp_zero(prim):
             return ans, [Zero.from_primal_value(a) for a in ans]
         return ans, Zero.from_primal_value(ans)
 
-    prim.def_jvp_rule(jvp)
+    prim.jvp = jvp
 
 
 def deflinear(prim, transpose_rule):
@@ -325,8 +353,9 @@ def deflinear(prim, transpose_rule):
         args = [instantiate_zeros(t) if lin else p for p, t, lin in zip(primals, tangents, linear)]
         return ans, prim.bind(*args, **params)
 
-    prim.def_jvp_rule(jvp)
-    prim.def_transpose(transpose_rule)
+    prim.jvp = jvp
+    prim.transpose = transpose_rule
+    prim.linear = True
 
 
 # JAX's name for this form (a transpose rule that also sees the operands); JAX's own
@@ -486,3 +515,26 @@ def backward_pass(jaxpr, consts, args, cts_out):
             write(v, ct_in)
     return [cts.get(v, Zero(v.aval)) if type(a) is UndefinedPrimal else None
             for v, a in zip(jaxpr.invars, args)]
+
+
+def transpose_jaxpr(closed, linear, ct_present):
+    """The transpose of ``closed`` (linear in the inputs marked ``linear``): inputs are
+    (non-linear inputs..., cotangents of the outputs marked ``ct_present``...), outputs the
+    cotangents of the linear inputs (zeros materialized)."""
+    in_avals = closed.in_avals
+    res_avals = [a for a, lin in zip(in_avals, linear) if not lin]
+    ct_avals = [a for a, p in zip(closed.out_avals, ct_present) if p]
+    n_res = len(res_avals)
+
+    def fn(*args):
+        it = iter(args[:n_res])
+        operands = [UndefinedPrimal(a) if lin else next(it) for a, lin in zip(in_avals, linear)]
+        ict = iter(args[n_res:])
+        cts = [next(ict) if p else Zero(tangent_aval(a))
+               for a, p in zip(closed.out_avals, ct_present)]
+        in_cts = backward_pass(closed.jaxpr, closed.consts, operands, cts)
+        return [instantiate_zeros(ct) if ct is not None and type(ct) is not Zero
+                else zeros_like_aval(tangent_aval(a))
+                for ct, a, lin in zip(in_cts, in_avals, linear) if lin]
+
+    return trace_to_jaxpr(fn, res_avals + [tangent_aval(a) for a in ct_avals])

@@ -32,6 +32,10 @@ the axes it binds in ``bound_axes`` (a vmap with an ``axis_name`` binds one) —
 naming the unbound axis and the bound ones. A transformation that binds names without being a
 trace (shard_map's manual region) can register them with ``extend_axis_env``.
 
+``batch_jaxpr`` batches a whole jaxpr (the bodies of control flow), ``batch_open`` the open
+jaxpr of a call-like primitive under an anonymous vmap (see ``partial_eval``'s docstring for
+the convention on jaxprs).
+
 Rules never loop over the batch: the batch axis becomes an axis of the primitive's operands
 (a batch dimension of ``dot_general``, one more reduced-over or carried-along axis, ...).
 """
@@ -41,9 +45,14 @@ from __future__ import annotations
 import contextlib
 from typing import NamedTuple
 
-from minijax import core
-from minijax.core import Tracer, abstract_eval, escaped_tracer_error, get_aval
+import numpy as np
+
+from minijax import core, dtypes
+from minijax.core import ClosedJaxpr, Tracer, abstract_eval, escaped_tracer_error, get_aval
+from minijax.interpreters import lax_ops
+from minijax.interpreters.partial_eval import hoist_consts, trace_to_jaxpr
 from minijax.interpreters.rule_views import RuleView, adapt_axis_batcher, adapt_fancy_batcher
+from minijax.interpreters.walk import iter_eqns, sub_jaxprs
 from minijax.source_info import user_frame, with_user_line
 
 not_mapped = None
@@ -215,22 +224,11 @@ class BatchTrace(core.Trace):
 def _uses_axis(params, name):
     """Whether a jaxpr among ``params`` (nested ones too) has a collective over ``name``;
     collective primitives say which names they use with ``prim.axis_names_of(params)``."""
-    return any(_jaxpr_uses_axis(v, name) for v in params.values())
-
-
-def _jaxpr_uses_axis(v, name):
-    if isinstance(v, core.ClosedJaxpr):
-        v = v.jaxpr
-    if isinstance(v, core.Jaxpr):
-        for eqn in v.eqns:
-            names_of = getattr(eqn.primitive, "axis_names_of", None)
+    for _, sub in sub_jaxprs(params):
+        for eqn in iter_eqns(sub):
+            names_of = eqn.primitive.axis_names_of
             if names_of is not None and name in names_of(eqn.params):
                 return True
-            if _uses_axis(eqn.params, name):
-                return True
-        return False
-    if isinstance(v, (tuple, list)):
-        return any(_jaxpr_uses_axis(x, name) for x in v)
     return False
 
 
@@ -261,13 +259,64 @@ def _check_rule_result(prim, outs, expected):
 
 
 # ------------------------------------------------------------------------------------------------
-# Helpers for rules. lax is imported lazily: lax modules import this one to attach their rules.
+# Batching a function of flat values, and a whole jaxpr
 
 
-def _lax():
-    from minijax import lax
+def batch_flat(fun, args, dims, axis_data):
+    """``fun`` (on flat lists of values) applied to a batch: ``args`` are mapped along ``dims``
+    (``not_mapped`` for an unbatched one). Returns ``(outs, out_dims)`` at the level of the
+    current trace, each output with its batch axis or ``not_mapped``. The interpreter's entry
+    for code below the public ``vmap`` (which adds pytrees, ``in_axes``/``out_axes`` and its
+    error messages)."""
+    trace = BatchTrace(core.current_trace(), axis_data.size, axis_data.name,
+                       axis_data.spmd_name)
+    tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, dims)]
+    try:
+        with core.set_current_trace(trace):
+            outs = fun(*tracers)
+        infos = [trace.to_batch_info(o) for o in outs]
+    finally:
+        trace.invalidate()  # a tracer that escaped now raises UnexpectedTracerError
+    return [v for v, _ in infos], [d for _, d in infos]
 
-    return lax
+
+
+def batch_jaxpr(closed, axis_data, in_batched, force_out):
+    """``closed`` on batched values: inputs marked in ``in_batched`` have the batch at axis 0,
+    and outputs come out with the batch at axis 0 where batched (or forced by ``force_out``).
+    Returns ``(batched_closed, out_batched)``; see ``partial_eval``'s docstring for the
+    convention on consts."""
+    size = axis_data.size
+    in_avals = [a.update(shape=(size, *a.shape)) if b else a
+                for a, b in zip(closed.in_avals, in_batched)]
+    in_dims = [0 if b else not_mapped for b in in_batched]
+    found = []
+
+    def fn(*args):
+        vals, dims = batch_flat(core.jaxpr_as_fun(closed), args, in_dims, axis_data)
+        out_b = [d is not not_mapped or f for d, f in zip(dims, force_out)]
+        found[:] = out_b
+        return [bdim_to(v, d, 0, size) if b else v for v, d, b in zip(vals, dims, out_b)]
+
+    return trace_to_jaxpr(fn, in_avals), list(found)
+
+
+def batch_open(jaxpr, args, dims):
+    """For the batching rule of a primitive holding the open ``jaxpr``, by an anonymous vmap:
+    ``(batched_jaxpr, consts, args, in_axes)``, the batched jaxpr open (its consts are leading
+    operands), the mapped ``args`` moved to axis 0 (``in_axes``: 0 or None per operand), every
+    output mapped at axis 0 (a broadcast where it did not depend on the batch)."""
+    size = axis_size(args, dims)
+    args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
+    in_batched = [d is not not_mapped for d in dims]
+    batched, _ = batch_jaxpr(ClosedJaxpr(jaxpr, []), AxisData(None, size, None), in_batched,
+                             [True] * len(jaxpr.outvars))
+    new_jaxpr, consts = hoist_consts(batched)
+    return new_jaxpr, consts, args, tuple(0 if b else None for b in in_batched)
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers for rules (lax's operations come through ``lax_ops``: lax imports this module).
 
 
 def axis_size(args, dims):
@@ -288,7 +337,7 @@ def moveaxis(x, src, dst):
         return x
     perm = [i for i in range(ndim(x)) if i != src]
     perm.insert(dst, src)
-    return _lax().transpose(x, perm)
+    return lax_ops.transpose(x, perm)
 
 
 def broadcast_batched(x, size, dim):
@@ -296,8 +345,10 @@ def broadcast_batched(x, size, dim):
     aval = get_aval(x)
     shape = list(aval.shape)
     shape.insert(dim, size)
+    if aval.dtype == dtypes.float0:  # a symbolic-zero cotangent: no device array to broadcast
+        return np.zeros(shape, dtypes.float0)
     kept = [i for i in range(len(shape)) if i != dim]
-    return _lax().broadcast_in_dim(x, shape, kept)
+    return lax_ops.broadcast_in_dim(x, shape, kept)
 
 
 def bdim_to(x, bdim, dst, size):
@@ -356,11 +407,11 @@ def elementwise_rule(prim, scalar_ok=None):
                     new.append(x)
                 else:
                     kept = () if r == 0 else unbatched_axes(out_dim, rank + 1)
-                    new.append(_lax().broadcast_in_dim(x, out_shape, kept))
+                    new.append(lax_ops.broadcast_in_dim(x, out_shape, kept))
             elif r == rank:
                 new.append(moveaxis(x, d, out_dim))
             else:  # a per-example scalar beside full-rank operands
-                new.append(_lax().broadcast_in_dim(x, out_shape, (out_dim,)))
+                new.append(lax_ops.broadcast_in_dim(x, out_shape, (out_dim,)))
         return prim.bind(*new, **params), out_dim
 
     return rule

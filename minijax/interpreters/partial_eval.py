@@ -1,9 +1,25 @@
-"""Staging: trace a Python function into a jaxpr (for jit and make_jaxpr).
+"""Staging: trace a Python function into a jaxpr (for jit and make_jaxpr), and partial
+evaluation (the known part of a computation now, the rest staged).
 
 ``DynamicJaxprTrace`` records one equation per primitive bound while it is current. Values it
 does not own become inputs of the jaxpr: Python and NumPy scalars become inline ``Literal``s,
 arrays (closed-over ``Array``s, NumPy arrays, tracers of outer transformations) become
 *constvars*, which jit passes to the executable as arguments instead of baking them in.
+
+The convention for jaxprs held by primitives and made by transformations:
+
+- A primitive that holds a body keeps it *open*: a jaxpr without constvars whose leading
+  invars stand for what the traced function closed over; those values are passed as the
+  equation's leading operands (``trace_open`` and ``hoist_consts`` give ``(jaxpr, consts)``).
+  So every trace sees them as ordinary operands, and a staged body never captures a tracer of
+  another trace. Call-like primitives (``checkpoint``, ``custom_jvp_call``, ``shard_map`` ...)
+  hold the ``Jaxpr`` itself, control flow wraps it as ``ClosedJaxpr(jaxpr, [])``.
+- The jaxpr-level transformations (``ad.jvp_jaxpr``, ``ad.transpose_jaxpr``,
+  ``batching.batch_jaxpr``, ``partial_eval_jaxpr``) take a ``ClosedJaxpr`` (an open ``Jaxpr``
+  as ``ClosedJaxpr(jaxpr, [])``) and return ``ClosedJaxpr``s whose consts are what the
+  transformation itself created (constants of rules, or a tracer a rule closed over). Control
+  flow keeps those consts (the lowering emits them as constants); a caller that holds open
+  jaxprs opens the result with ``hoist_consts``.
 """
 
 from __future__ import annotations
@@ -26,6 +42,7 @@ from minijax.core import (
     abstract_eval,
     escaped_tracer_error,
     get_aval,
+    jaxpr_as_fun,
     set_current_trace,
 )
 from minijax.interpreters.leaks import check_leaks
@@ -153,6 +170,20 @@ def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None) -> Clo
     return closed
 
 
+def hoist_consts(closed):
+    """``(jaxpr, consts)``: ``closed`` opened, its constvars turned into leading invars."""
+    jaxpr = closed.jaxpr
+    if not jaxpr.constvars:
+        return jaxpr, []
+    return Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns), list(closed.consts)
+
+
+def trace_open(flat_fun, in_avals):
+    """``(jaxpr, consts)``: ``flat_fun`` staged as an open jaxpr, its closed-over values as
+    leading invars."""
+    return hoist_consts(trace_to_jaxpr(flat_fun, in_avals))
+
+
 # ------------------------------------------------------------------------------------------------
 # Partial evaluation on the fly, and dead-code elimination
 
@@ -168,6 +199,16 @@ class PartialEvalTrace(DynamicJaxprTrace):
     ``linearize`` uses it for the tangents: primal computations run for real, the tangent
     computation becomes a linear jaxpr (JAX's "direct linearize").
     """
+
+    def is_unknown(self, x):
+        """Whether ``x`` is one of this trace's staged (unknown) values."""
+        return type(x) is DynamicJaxprTracer and x._trace is self
+
+    def stage(self, prim, args, params):
+        """Records ``prim(*args)`` as an equation, known ``args`` becoming residuals: for the
+        partial-evaluation rules of primitives, which decide what to run now and what to
+        stage."""
+        return DynamicJaxprTrace.process_primitive(self, prim, args, params)
 
     def process_primitive(self, prim, args, params):
         for x in args:
@@ -192,7 +233,7 @@ def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     live = {v for v in jaxpr.outvars if type(v) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars) or getattr(eqn.primitive, "effectful", False):
+        if any(v in live for v in eqn.outvars) or eqn.primitive.effectful:
             kept.append(eqn)
             live.update(v for v in eqn.invars if type(v) is Var)
     kept.reverse()
@@ -201,6 +242,50 @@ def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     new = Jaxpr([v for v, _ in consts], jaxpr.invars, jaxpr.outvars, kept)
     return ClosedJaxpr(new, [c for _, c in consts])
+
+
+# ------------------------------------------------------------------------------------------------
+# Partial evaluation of a jaxpr: by tracing, or by splitting its equations
+
+
+def partial_eval_jaxpr(closed, unknowns, instantiate):
+    """Splits ``closed`` given which inputs are unknown, by running it under a
+    ``PartialEvalTrace`` (so nested primitives split too, by their own partial-eval rules).
+
+    Returns ``(known, unknown, out_unknowns, res_avals, res_forwarded)``:
+    ``known`` maps the known inputs to (known outputs..., residuals...); ``unknown`` maps
+    (residuals..., unknown inputs...) to the unknown outputs. ``instantiate[i]`` forces output i
+    to be unknown. ``res_forwarded[k]`` is the index (among the known inputs) of the input
+    that residual k simply is, or None: callers pass such residuals along without copying.
+    """
+    in_avals = closed.in_avals
+    known_avals = [a for a, u in zip(in_avals, unknowns) if not u]
+    found = {}
+
+    def known_fun(*known_args):
+        pe = PartialEvalTrace(core.current_trace())
+        unk_in = [pe.new_arg(a) for a, u in zip(in_avals, unknowns) if u]
+        ik, iu = iter(known_args), iter(unk_in)
+        args = [next(iu) if u else next(ik) for u in unknowns]
+        try:
+            with set_current_trace(pe):
+                outs = jaxpr_as_fun(closed)(*args)
+            out_unk = [pe.is_unknown(o) or bool(inst) for o, inst in zip(outs, instantiate)]
+            staged = pe.finish(unk_in, [o for o, u in zip(outs, out_unk) if u])
+        finally:
+            pe.invalidate()
+        residuals = staged.consts
+        ids = {id(x): i for i, x in enumerate(known_args)}
+        found["fwd"] = [ids.get(id(r)) for r in residuals]
+        sj = staged.jaxpr
+        found["unknown"] = dce_jaxpr(ClosedJaxpr(
+            Jaxpr([], sj.constvars + sj.invars, sj.outvars, sj.eqns), []))
+        found["res_avals"] = [v.aval for v in sj.constvars]
+        found["out_unk"] = out_unk
+        return [o for o, u in zip(outs, out_unk) if not u] + list(residuals)
+
+    known = dce_jaxpr(trace_to_jaxpr(known_fun, known_avals))
+    return (known, found["unknown"], found["out_unk"], found["res_avals"], found["fwd"])
 
 
 class KnownStagedSplit(typing.NamedTuple):
@@ -214,13 +299,26 @@ class KnownStagedSplit(typing.NamedTuple):
     staged_outs: list       # the unknown outputs
     residuals: list         # variables the staged part reads from the known side
 
+    def known_jaxpr(self, outvars, residuals):
+        """The known part as an open jaxpr on the known operands: the known ``outvars``, then
+        ``residuals`` (host callbacks kept, so a print runs once)."""
+        outs = list(outvars) + list(residuals)
+        return Jaxpr([], self.known_invars, outs,
+                     dce_eqns(self.known_eqns, outs, keep_effects=True)[0])
+
+    def staged_jaxpr(self, residuals):
+        """The staged part as an open jaxpr on (``residuals``..., unknown operands...)."""
+        return Jaxpr([], list(residuals) + self.unknown_invars, self.staged_outs,
+                     self.staged_eqns)
+
 
 def split_known_staged(jaxpr, unknown_in, recompute=None):
-    """Splits the equations of an open ``jaxpr`` whose operands ``unknown_in`` are unknown:
-    an equation reading only known values is known; ``recompute(eqn)`` (checkpoint's policy:
-    "not saveable") puts a copy of a known one in the staged part too, to be recomputed there
-    instead of saved. For the partial-evaluation rules of call-like primitives (checkpoint,
-    shard_map)."""
+    """Splits the equations of an open ``jaxpr`` whose operands ``unknown_in`` are unknown,
+    without tracing it: an equation reading only known values is known, any other is staged
+    whole; ``recompute(eqn)`` (checkpoint's policy: "not saveable") puts a copy of a known one
+    in the staged part too, to be recomputed there instead of saved. For the partial-evaluation
+    rules of call-like primitives (checkpoint, shard_map), whose bodies become one known and
+    one staged equation (``partial_eval_jaxpr`` instead traces, for control flow)."""
     known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
     known_eqns, staged_eqns = [], []
     for eqn in jaxpr.eqns:
@@ -251,7 +349,7 @@ def dce_eqns(eqns, outvars, keep_effects=False):
     kept = []
     for eqn in reversed(eqns):
         if any(v in live for v in eqn.outvars) or (
-            keep_effects and getattr(eqn.primitive, "effectful", False)
+            keep_effects and eqn.primitive.effectful
         ):
             kept.append(eqn)
             live.difference_update(eqn.outvars)

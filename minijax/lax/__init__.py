@@ -24,3 +24,8 @@ from minijax.lax.special import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
 from minijax.lax.windowed_reductions import *  # noqa: F401,F403
 from minijax.lax.sharding_constraint import with_sharding_constraint  # noqa: F401,E402
+from minijax.interpreters import lax_ops as _lax_ops  # noqa: E402
+
+# The interpreters apply these themselves but cannot import lax (lax's rules import them).
+_lax_ops.install(add=add, broadcast_in_dim=broadcast_in_dim, full=full,  # noqa: F405
+                 reduce_sum=reduce_sum, reshape=reshape, transpose=transpose)  # noqa: F405

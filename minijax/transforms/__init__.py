@@ -5,11 +5,7 @@ A pass is a function ``ClosedJaxpr -> ClosedJaxpr``; ``apply(pass_, f)`` runs it
 jaxpr at each trace (composing with jit/grad/vmap), type-checking every result.
 """
 
-from minijax.transforms.api import Transformed, apply, pass_name, replace, run_pass, run_passes
-from minijax.transforms.api import trace as trace_to_jaxpr
-from minijax.transforms.rewrite import replace_eqn, replace_pass, rewrite, trace_replacement
-from minijax.transforms.typecheck import JaxprTypeError, check_jaxpr
-from minijax.transforms.walk import (
+from minijax.interpreters.walk import (
     count_eqns,
     find_eqns,
     iter_eqns,
@@ -18,6 +14,10 @@ from minijax.transforms.walk import (
     producers,
     sub_jaxprs,
 )
+from minijax.transforms.api import Transformed, apply, pass_name, replace, run_pass, run_passes
+from minijax.transforms.api import trace as trace_to_jaxpr
+from minijax.transforms.rewrite import replace_eqn, replace_pass, rewrite, trace_replacement
+from minijax.transforms.typecheck import JaxprTypeError, check_jaxpr
 
 __all__ = [
     "JaxprTypeError", "Transformed", "apply", "check_jaxpr", "count_eqns", "find_eqns",

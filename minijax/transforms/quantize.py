@@ -57,11 +57,22 @@ import hashlib
 
 import numpy as np
 
-from minijax import dtypes
-from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Tracer, Var, get_aval
+from minijax import dtypes, lax
+from minijax.core import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    ShapedArray,
+    Tracer,
+    Var,
+    eval_jaxpr,
+    get_aval,
+)
+from minijax.interpreters.partial_eval import dce_jaxpr
+from minijax.interpreters.walk import iter_eqns
+from minijax.jitting import jit
 from minijax.transforms.api import Transformed, run_pass, trace
 from minijax.transforms.rewrite import _Builder, replace_eqn, trace_replacement
-from minijax.transforms.walk import iter_eqns
 
 MODES = {"int8_weight_only": (np.dtype(np.int8), 127.0),
          "fp8": (dtypes.float8_e4m3fn, 448.0),
@@ -105,8 +116,6 @@ def _out_dims(eqn, wi):
 
 
 def _scale_output(y, s, dims):
-    from minijax import lax
-
     s = s.astype(y.dtype)
     if any(n == 1 for n in s.shape):  # size 1 along the axes a weight broadcast added
         dims = [d for d, n in zip(dims, s.shape) if n != 1]
@@ -115,8 +124,6 @@ def _scale_output(y, s, dims):
 
 
 def _view(w, view):
-    from minijax import lax
-
     return w if view is None else lax.broadcast_in_dim(w, view[0], view[1])
 
 
@@ -245,7 +252,6 @@ class Quantized:
             j = out.jaxpr
             out = ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.outvars + lv.extra, j.eqns),
                               out.consts)
-        from minijax.interpreters.partial_eval import dce_jaxpr
 
         return dce_jaxpr(out), lv  # the float weights are no longer used
 
@@ -291,10 +297,9 @@ class Quantized:
         if instrument:
             b.eqns.append(eqn)
             if act:
-                import minijax.numpy as jnp
-
-                amax = trace_replacement(lambda x: jnp.max(jnp.abs(x)).astype(np.float32),
-                                         [x.aval])
+                amax = trace_replacement(
+                    lambda x: lax.convert_element_type(_max_all(lax.abs(x)), np.float32),
+                    [x.aval])
                 lv.extra += b.inline(amax, [x], eqn.source_info)
                 lv.changed = True
             return
@@ -342,10 +347,8 @@ class Quantized:
         return known
 
     def _stacked_max(self, lv, extra_ys, eqn):
-        import minijax.numpy as jnp
-
         for m in extra_ys:
-            amax = trace_replacement(lambda m: jnp.max(m), [m.aval])
+            amax = trace_replacement(_max_all, [m.aval])
             lv.extra += lv.b.inline(amax, [m], eqn.source_info)
 
     def _scan(self, lv, eqn, act, instrument):
@@ -504,8 +507,6 @@ def _inline_custom_calls_with_matmuls(closed):
 
 
 def _weight_only_matmul(eqn, wi, dims, view=None):
-    from minijax import lax
-
     params = eqn.params
     out_dtype = eqn.outvars[0].aval.dtype
 
@@ -518,17 +519,27 @@ def _weight_only_matmul(eqn, wi, dims, view=None):
     return dequantized_matmul
 
 
-def _int8_matmul(eqn, wi, dims, act_max, view=None):
-    import minijax.numpy as jnp
-    from minijax import lax
+def _max_all(x):
+    return lax.reduce_max(x, tuple(range(x.ndim)))
 
+
+def _to_int8(x, scale):
+    """``round(x / scale)`` (half to even) clipped to [-127, 127], as int8; ``x`` meets the
+    float32 ``scale`` with NumPy's promotion (a narrower float is widened first)."""
+    dtype = dtypes.promote_types(x.dtype, np.float32)
+    y = lax.div(lax.convert_element_type(x, dtype), np.asarray(scale, dtype))
+    y = lax.round(y, lax.RoundingMethod.TO_NEAREST_EVEN)
+    return lax.convert_element_type(lax.min(lax.max(y, -127.0), 127.0), np.int8)
+
+
+def _int8_matmul(eqn, wi, dims, act_max, view=None):
     params = dict(eqn.params, preferred_element_type=np.dtype(np.int32))
     out_dtype = eqn.outvars[0].aval.dtype
     s_x = np.float32(act_max / 127.0 if act_max > 0 else 1.0)
 
     def int8_matmul(x, q, s):
         ops = [_view(q, view)] * 2
-        ops[1 - wi] = jnp.clip(jnp.round(x / s_x), -127, 127).astype(jnp.int8)
+        ops[1 - wi] = _to_int8(x, s_x)
         acc = eqn.primitive.bind(*ops, **params)
         y = lax.convert_element_type(acc, np.float32)
         return _scale_output(y, s * s_x, dims).astype(out_dtype)
@@ -553,9 +564,6 @@ def instrument_pass(closed):
 def calibrate(f, params, sample_batches):
     """An int8 (activations and weights) version of ``f(params, *args)``; activation ranges
     come from running ``f`` on ``sample_batches`` (each a tuple of args, or one array)."""
-    from minijax.core import eval_jaxpr
-    from minijax.jitting import jit
-
     quant = Quantized(f, params, "int8")
     ranges, n_out = None, None
     for batch in sample_batches:

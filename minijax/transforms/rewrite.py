@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.walk import map_sub_jaxprs
 from minijax.source_info import with_user_line
-from minijax.transforms.walk import map_sub_jaxprs
 from minijax.tree_util import _registry
 
 

@@ -20,13 +20,13 @@ from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var
 from minijax.interpreters.partial_eval import dce_jaxpr
 from minijax.interpreters.structure import param_key
-from minijax.transforms.walk import map_sub_jaxprs, sub_jaxprs
+from minijax.interpreters.walk import map_sub_jaxprs, sub_jaxprs
 
 
 def has_side_effects(prim):
-    """Primitives that must run even when unused (none in core minijax; debug callbacks may
-    mark themselves with ``has_side_effects = True`` or an ``effects`` attribute)."""
-    return bool(getattr(prim, "has_side_effects", False) or getattr(prim, "effects", None))
+    """Primitives that must run even when unused, and are never merged: the effectful ones
+    (debug and io callbacks, checkify's checks), as ``dce_jaxpr`` keeps them."""
+    return prim.effectful
 
 
 # ------------------------------------------------------------------------------------------------

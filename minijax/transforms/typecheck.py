@@ -9,8 +9,8 @@ primitives). Errors name the equation and where the user wrote it.
 
 from __future__ import annotations
 
-from minijax.core import ClosedJaxpr, Literal, Var, _Namer, get_aval, pp_eqn
-from minijax.transforms.walk import sub_jaxprs
+from minijax.core import ClosedJaxpr, Literal, Var, _Namer, abstract_eval, get_aval, pp_eqn
+from minijax.interpreters.walk import sub_jaxprs
 
 
 class JaxprTypeError(TypeError):
@@ -77,8 +77,6 @@ def check_jaxpr(jaxpr, consts=None, _path=""):
                 check_jaxpr(sub, None if isinstance(sub, ClosedJaxpr) else [], inner)
             except JaxprTypeError as e:
                 raise JaxprTypeError(str(e), e.eqn or eqn) from None
-        from minijax.core import abstract_eval
-
         try:
             out = abstract_eval(eqn.primitive, [a.aval for a in eqn.invars], eqn.params)
         except (TypeError, ValueError) as e:

@@ -10,12 +10,17 @@ index every branch runs and ``select_n`` picks per example, as in JAX.
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax.core import Primitive, get_aval, jaxpr_as_fun
+from minijax.core import Primitive, get_aval, jaxpr_as_fun, set_current_trace
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
+from minijax.interpreters.partial_eval import partial_eval_jaxpr, trace_to_jaxpr
 from minijax.lax.control_flow import common
+from minijax.lax.convert import convert_element_type
+from minijax.lax.elementwise import clamp, ne, select_n
+from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.tree_util import _registry
 
@@ -54,8 +59,6 @@ def _cond_lowering(ctx, index, *ops, branches):
         return _lower_closed(mctx, branches[0], ops)
     case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index,
                       num_branches=len(branches))
-    from jaxlib.mlir import ir
-
     for region, branch in zip(case.branches, branches):
         block = region.blocks.append()
         with ir.InsertionPoint(block):
@@ -72,7 +75,6 @@ def _lower_closed(mctx, closed, args):
 # Differentiation
 
 
-@cond_p.def_jvp_rule
 def _cond_jvp(primals, tangents, *, branches):
     index, ops = primals[0], primals[1:]
     op_tangents = tangents[1:]
@@ -81,9 +83,9 @@ def _cond_jvp(primals, tangents, *, branches):
     # the union over branches of which outputs have nonzero tangents, then instantiate it
     out_nz = [False] * len(branches[0].out_avals)
     for b in branches:
-        _, nz = common.jvp_jaxpr(b, nonzeros, [False] * len(out_nz))
+        _, nz = ad.jvp_jaxpr(b, nonzeros, [False] * len(out_nz))
         out_nz = [x or y for x, y in zip(out_nz, nz)]
-    jvps = [common.jvp_jaxpr(b, nonzeros, out_nz)[0] for b in branches]
+    jvps = [ad.jvp_jaxpr(b, nonzeros, out_nz)[0] for b in branches]
     dots = [t for t, nz in zip(op_tangents, nonzeros) if nz]
     outs = cond_p.bind(index, *ops, *dots, branches=tuple(jvps))
     n = len(out_nz)
@@ -93,18 +95,21 @@ def _cond_jvp(primals, tangents, *, branches):
     return primal_out, tangent_out
 
 
+ad.primitive_jvps[cond_p] = _cond_jvp
+
+
 def _cond_partial_eval(trace, args, params):
     branches = params["branches"]
     index, ops = args[0], args[1:]
-    if common.is_unknown(trace, index):  # not reached by linearize: stage everything
-        return common.stage_unknown(trace, cond_p, args, params)
-    unknowns = [common.is_unknown(trace, x) for x in ops]
+    if trace.is_unknown(index):  # not reached by linearize: stage everything
+        return trace.stage(cond_p, args, params)
+    unknowns = [trace.is_unknown(x) for x in ops]
     n_out = len(branches[0].out_avals)
     out_uk = [False] * n_out
     for b in branches:
-        out_uk = [x or y for x, y in zip(out_uk, common.partial_eval_jaxpr(
+        out_uk = [x or y for x, y in zip(out_uk, partial_eval_jaxpr(
             b, unknowns, out_uk)[2])]
-    splits = [common.partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
+    splits = [partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
     # Each branch has its own residuals; the known cond returns all of them (zeros for the
     # branches not taken), and each unknown branch reads its own.
     res_avals = [a for s in splits for a in s[3]]
@@ -116,25 +121,25 @@ def _cond_partial_eval(trace, args, params):
             outs = jaxpr_as_fun(known)(*xs)
             n_known = len(outs) - len(res_avals[offsets[i]:offsets[i + 1]])
             mine = outs[n_known:]
-            all_res = [common.zeros(a) for a in res_avals[:offsets[i]]] + list(mine) + [
-                common.zeros(a) for a in res_avals[offsets[i + 1]:]]
+            all_res = [ad.zeros_like_aval(a) for a in res_avals[:offsets[i]]] + list(mine) + [
+                ad.zeros_like_aval(a) for a in res_avals[offsets[i + 1]:]]
             return list(outs[:n_known]) + all_res
 
-        known_branches.append(common.trace_flat(kfun, known_avals))
+        known_branches.append(trace_to_jaxpr(kfun, known_avals))
         unk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
 
         def ufun(*xs, unknown=unknown, i=i):
             all_res, rest = xs[:len(res_avals)], xs[len(res_avals):]
             return jaxpr_as_fun(unknown)(*all_res[offsets[i]:offsets[i + 1]], *rest)
 
-        unknown_branches.append(common.trace_flat(ufun, res_avals + unk_avals))
+        unknown_branches.append(trace_to_jaxpr(ufun, res_avals + unk_avals))
     known_ops = [x for x, u in zip(ops, unknowns) if not u]
-    kouts = common.run_known(trace, lambda: cond_p.bind(index, *known_ops,
-                                                        branches=tuple(known_branches)))
+    with set_current_trace(trace.parent):  # the known cond runs now
+        kouts = cond_p.bind(index, *known_ops, branches=tuple(known_branches))
     n_known = n_out - sum(out_uk)
     residuals = kouts[n_known:]
     unk_ops = [x for x, u in zip(ops, unknowns) if u]
-    uouts = common.stage_unknown(trace, cond_p, [index, *residuals, *unk_ops],
+    uouts = trace.stage(cond_p, [index, *residuals, *unk_ops],
                                  dict(branches=tuple(unknown_branches)))
     ik, iu = iter(kouts[:n_known]), iter(uouts)
     return [next(iu) if u else next(ik) for u in out_uk]
@@ -143,17 +148,19 @@ def _cond_partial_eval(trace, args, params):
 cond_p.partial_eval = _cond_partial_eval
 
 
-@cond_p.def_transpose
 def _cond_transpose(cts, index, *ops, branches):
     assert not ad.is_undefined_primal(index)
     linear = [ad.is_undefined_primal(x) for x in ops]
     present = [type(ct) is not ad.Zero for ct in cts]
-    transposed = tuple(common.transpose_jaxpr(b, linear, present) for b in branches)
+    transposed = tuple(ad.transpose_jaxpr(b, linear, present) for b in branches)
     res = [x for x, lin in zip(ops, linear) if not lin]
     ct_in = cond_p.bind(index, *res, *[ct for ct, p in zip(cts, present) if p],
                         branches=transposed)
     it = iter(ct_in)
     return [None] + [next(it) if lin else None for lin in linear]
+
+
+ad.primitive_transposes[cond_p] = _cond_transpose
 
 
 # ------------------------------------------------------------------------------------------------
@@ -162,8 +169,6 @@ def _cond_transpose(cts, index, *ops, branches):
 
 @batching.needs_axis_data
 def _cond_batching(axis_data, args, dims, *, branches):
-    from minijax import lax
-
     size = axis_data.size
     index, ops = args[0], args[1:]
     idx_dim, op_dims = dims[0], dims[1:]
@@ -172,22 +177,22 @@ def _cond_batching(axis_data, args, dims, *, branches):
     if idx_dim is not_mapped:
         out_b = [False] * len(branches[0].out_avals)
         for b in branches:
-            out_b = [x or y for x, y in zip(out_b, common.batch_jaxpr(b, axis_data, in_b,
+            out_b = [x or y for x, y in zip(out_b, batching.batch_jaxpr(b, axis_data, in_b,
                                                                       out_b)[1])]
-        batched = tuple(common.batch_jaxpr(b, axis_data, in_b, out_b)[0] for b in branches)
+        batched = tuple(batching.batch_jaxpr(b, axis_data, in_b, out_b)[0] for b in branches)
         outs = cond_p.bind(index, *ops, branches=batched)
         return outs, [0 if b else not_mapped for b in out_b]
     # A batched index: every branch runs, and each example selects its branch's outputs.
     n_out = len(branches[0].out_avals)
-    batched = [common.batch_jaxpr(b, axis_data, in_b, [True] * n_out)[0] for b in branches]
+    batched = [batching.batch_jaxpr(b, axis_data, in_b, [True] * n_out)[0] for b in branches]
     results = [jaxpr_as_fun(b)(*ops) for b in batched]
     index = batching.moveaxis(index, idx_dim, 0)
     outs = []
     for k in range(n_out):
         cases = [r[k] for r in results]
         shape = get_aval(cases[0]).shape
-        which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-        outs.append(lax.select_n(which, *cases))
+        which = broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+        outs.append(select_n(which, *cases))
     return outs, [0] * n_out
 
 
@@ -216,7 +221,7 @@ def _trace_branches(funs, names, operands):
     for closed, consts, _ in traced:
         n = len(consts)
         order_fn = _taking_all(closed, at, n, len(all_consts))
-        branches.append(common.trace_flat(order_fn, const_avals + avals))
+        branches.append(trace_to_jaxpr(order_fn, const_avals + avals))
         at += n
     return branches, all_consts, leaves, first_tree
 
@@ -239,17 +244,15 @@ def _bind(index, branches, consts, leaves, out_tree):
 
 
 def _index_of_pred(pred):
-    from minijax import lax
-
     aval = get_aval(pred)
     if aval.shape != ():
         raise common.user_error(f"cond: pred must be a scalar, got {aval.str_short()}")
     if aval.dtype == np.bool_:
-        return lax.convert_element_type(pred, np.int32)
+        return convert_element_type(pred, np.int32)
     if aval.dtype.kind not in "iuf":  # JAX takes any real number: pred != 0
         raise common.user_error(
             f"cond: pred must be a boolean or real number scalar, got {aval.str_short()}")
-    return lax.convert_element_type(lax.ne(pred, np.zeros((), aval.dtype)), np.int32)
+    return convert_element_type(ne(pred, np.zeros((), aval.dtype)), np.int32)
 
 
 _no_operand = object()  # ``operand=None`` is a real operand (an empty pytree)
@@ -280,8 +283,6 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
 
 def switch(index, branches, *operands):
     """``branches[index](*operands)``, with ``index`` clamped into range (as in JAX)."""
-    from minijax import lax
-
     branches = list(branches)
     if not branches:
         raise ValueError("switch: branches must be a non-empty sequence")
@@ -289,8 +290,8 @@ def switch(index, branches, *operands):
     if aval.shape != () or aval.dtype.kind not in "iu":
         raise common.user_error(f"switch: index must be an integer scalar, got "
                                 f"{aval.str_short()}")
-    index = lax.convert_element_type(index, np.int32)
-    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    index = convert_element_type(index, np.int32)
+    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
     names = [f"branch {i}" for i in range(len(branches))]
     closed, consts, leaves, tree = _trace_branches(branches, names, operands)
     return _bind(index, closed, consts, leaves, tree)

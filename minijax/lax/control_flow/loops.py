@@ -25,11 +25,16 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax.core import Primitive, Tracer, get_aval, jaxpr_as_fun
+from minijax.core import Primitive, ShapedArray, Tracer, get_aval, jaxpr_as_fun, set_current_trace
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
+from minijax.interpreters.partial_eval import partial_eval_jaxpr, trace_to_jaxpr
 from minijax.lax.control_flow import common
 from minijax.lax.control_flow.conditionals import _lower_closed, cond
+from minijax.lax.convert import convert_element_type
+from minijax.lax.elementwise import add, lt, select_n
+from minijax.lax.reductions import reduce_or
+from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
@@ -79,7 +84,6 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     return list(loop.results)[nc + nb:]
 
 
-@while_p.def_jvp_rule
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     nc, nb = cond_nconsts, body_nconsts
     n_carry = len(primals) - nc - nb
@@ -89,7 +93,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     b_nz = common.differentiable(avals[nc:nc + nb], [type(t) is not ad.Zero for t in bdots])
     c_nz = common.differentiable(avals[nc + nb:], [type(t) is not ad.Zero for t in idots])
     while True:  # the carries with nonzero tangents: a fixed point
-        jvp, out_nz = common.jvp_jaxpr(body_jaxpr, b_nz + c_nz, c_nz)
+        jvp, out_nz = ad.jvp_jaxpr(body_jaxpr, b_nz + c_nz, c_nz)
         if out_nz == c_nz:
             break
         c_nz = [a or b for a, b in zip(c_nz, out_nz)]
@@ -98,7 +102,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     body = common.permute_invars(jvp, common.interleave_order([(nb, nbt), (n_carry, nct)]))
     cj = cond_jaxpr.jaxpr
     dot_avals = [ad.tangent_aval(a) for a, nz in zip(avals[nc + nb:], c_nz) if nz]
-    cond_aug = common.trace_flat(
+    cond_aug = trace_to_jaxpr(
         lambda *a: jaxpr_as_fun(cond_jaxpr)(*a[:len(cj.invars)]),
         cond_jaxpr.in_avals + dot_avals)
     bd = [t for t, nz in zip(bdots, b_nz) if nz]
@@ -111,6 +115,9 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     return primal_out, tangent_out
 
 
+ad.primitive_jvps[while_p] = _while_jvp
+
+
 def _while_transpose(cts, *args, **params):
     raise NotImplementedError(with_user_line(
         "Reverse-mode differentiation (grad/vjp) does not work through lax.while_loop: its trip "
@@ -120,30 +127,28 @@ def _while_transpose(cts, *args, **params):
         "mode (jvp, jacfwd) works."))
 
 
-while_p.def_transpose(_while_transpose)
+ad.primitive_transposes[while_p] = _while_transpose
 
 
 @batching.needs_axis_data
 def _while_batching(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                     body_nconsts):
-    from minijax import lax
-
     size = axis_data.size
     nc, nb = cond_nconsts, body_nconsts
     n_carry = len(args) - nc - nb
     b = [d is not not_mapped for d in dims]
     cb, bb, carry_b = common.split(b, [nc, nb, n_carry])
     while True:
-        _, pred_b = common.batch_jaxpr(cond_jaxpr, axis_data, cb + carry_b, [False])
+        _, pred_b = batching.batch_jaxpr(cond_jaxpr, axis_data, cb + carry_b, [False])
         if pred_b[0]:
             carry_b = [True] * n_carry  # each example stops at its own time: all carry batched
-        _, out_b = common.batch_jaxpr(body_jaxpr, axis_data, bb + carry_b, carry_b)
+        _, out_b = batching.batch_jaxpr(body_jaxpr, axis_data, bb + carry_b, carry_b)
         if out_b == carry_b:
             break
         carry_b = [x or y for x, y in zip(carry_b, out_b)]
     args = [common.to_batched(x, d, w, size) for x, d, w in zip(args, dims, cb + bb + carry_b)]
-    cond_b, _ = common.batch_jaxpr(cond_jaxpr, axis_data, cb + carry_b, [pred_b[0]])
-    body_b, _ = common.batch_jaxpr(body_jaxpr, axis_data, bb + carry_b, carry_b)
+    cond_b, _ = batching.batch_jaxpr(cond_jaxpr, axis_data, cb + carry_b, [pred_b[0]])
+    body_b, _ = batching.batch_jaxpr(body_jaxpr, axis_data, bb + carry_b, carry_b)
     if not pred_b[0]:
         outs = while_p.bind(*args, cond_jaxpr=cond_b, body_jaxpr=body_b, cond_nconsts=nc,
                             body_nconsts=nb)
@@ -155,7 +160,7 @@ def _while_batching(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
     carry_avals = [get_aval(x) for x in init]
 
     def any_cond(*a):
-        return [lax.reduce_or(jaxpr_as_fun(cond_b)(*a)[0], (0,))]
+        return [reduce_or(jaxpr_as_fun(cond_b)(*a)[0], (0,))]
 
     def masked_body(*a):
         cc, bc, carry = common.split(a, [nc, nb, n_carry])
@@ -164,12 +169,12 @@ def _while_batching(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
         out = []
         for n, o in zip(new, carry):
             shape = get_aval(o).shape
-            which = lax.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
-            out.append(lax.select_n(which, o, n))
+            which = broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
+            out.append(select_n(which, o, n))
         return out
 
-    cond_any = common.trace_flat(any_cond, cavals + carry_avals)
-    body_m = common.trace_flat(masked_body, cavals + bavals + carry_avals)
+    cond_any = trace_to_jaxpr(any_cond, cavals + carry_avals)
+    body_m = trace_to_jaxpr(masked_body, cavals + bavals + carry_avals)
     outs = while_p.bind(*cconsts, *cconsts, *bconsts, *init, cond_jaxpr=cond_any,
                         body_jaxpr=body_m, cond_nconsts=nc, body_nconsts=nc + nb)
     return outs, [0] * n_carry
@@ -209,7 +214,7 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
     nc, nk = num_consts, num_carry
     n_xs = len(args) - nc - nk
     y_avals = ctx.avals_out[nk:]
-    i32 = tensor_type(common.ShapedArray((), np.int32))
+    i32 = tensor_type(ShapedArray((), np.int32))
     ys_init = [full_like_aval(0, a) for a in y_avals]
     state = [ir_constant(np.int32(0))] + list(args) + ys_init
     types = [i32] + [tensor_type(a) for a in ctx.avals_in] + [tensor_type(a) for a in y_avals]
@@ -259,7 +264,6 @@ def _scan_split(args, num_consts, num_carry):
     return common.split(args, [num_consts, num_carry, len(args) - num_consts - num_carry])
 
 
-@scan_p.def_jvp_rule
 def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse, unroll):
     nc, nk = num_consts, num_carry
     n_xs = len(primals) - nc - nk
@@ -268,7 +272,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     const_nz, carry_nz, xs_nz = _scan_split(nz, nc, nk)
     n_ys = len(jaxpr.out_avals) - nk
     while True:
-        jvp, out_nz = common.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+        jvp, out_nz = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
                                        carry_nz + [False] * n_ys)
         if out_nz[:nk] == carry_nz:
             break
@@ -294,13 +298,16 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     return primal_out, tangent_out
 
 
+ad.primitive_jvps[scan_p] = _scan_jvp
+
+
 def _scan_partial_eval(trace, args, params):
     jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
     n_ys = len(jaxpr.out_avals) - nk
-    unknowns = [common.is_unknown(trace, x) for x in args]
+    unknowns = [trace.is_unknown(x) for x in args]
     const_uk, carry_uk, xs_uk = _scan_split(unknowns, nc, nk)
     while True:
-        split = common.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
+        split = partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
                                           carry_uk + [False] * n_ys)
         out_uk = split[2]
         if out_uk[:nk] == carry_uk:
@@ -327,7 +334,8 @@ def _scan_partial_eval(trace, args, params):
     keep = list(range(n_known_out)) + [n_known_out + i for i in stacked]
     known_body = common.permute_outvars(known, keep)
     kparams = dict(params, jaxpr=known_body, num_consts=n_kc, num_carry=n_kk)
-    kouts = common.run_known(trace, lambda: scan_p.bind(*k_consts, *k_init, *k_xs, **kparams))
+    with set_current_trace(trace.parent):  # the known scan runs now
+        kouts = scan_p.bind(*k_consts, *k_init, *k_xs, **kparams)
     n_k_carry = n_kk
     k_carry, k_ys, stacked_res = common.split(
         kouts, [n_k_carry, n_known_out - n_k_carry, len(stacked)])
@@ -352,7 +360,7 @@ def _scan_partial_eval(trace, args, params):
               + xs_res_vals + [x for x, u in zip(xs, xs_uk) if u])
     uparams = dict(params, jaxpr=unknown_body, num_consts=len(const_res) + u_const,
                    num_carry=u_carry)
-    uouts = common.stage_unknown(trace, scan_p, u_args, uparams)
+    uouts = trace.stage(scan_p, u_args, uparams)
     ik, iu = iter(k_carry + k_ys), iter(uouts)
     return [next(iu) if u else next(ik) for u in out_uk]
 
@@ -360,10 +368,7 @@ def _scan_partial_eval(trace, args, params):
 scan_p.partial_eval = _scan_partial_eval
 
 
-@scan_p.def_transpose
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
-    from minijax import lax
-
     nc, nk = num_consts, num_carry
     consts, init, xs = _scan_split(args, nc, nk)
     c_lin = [ad.is_undefined_primal(x) for x in consts]
@@ -380,7 +385,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     carry_avals = [x.aval for x in init]
     lin_x_avals = [x.aval.update(shape=x.aval.shape[1:]) for x in xs
                    if ad.is_undefined_primal(x)]
-    body_t = common.transpose_jaxpr(jaxpr, c_lin + [True] * nk + x_lin,
+    body_t = ad.transpose_jaxpr(jaxpr, c_lin + [True] * nk + x_lin,
                                     [True] * nk + ys_present)
     n_rc, n_rx = len(res_c), len(res_x)
     y_avals = [a for a, p in zip(jaxpr.out_avals[nk:], ys_present) if p]
@@ -393,13 +398,13 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
         outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
         d_c, d_carry, d_x = common.split(outs, [len(lin_c_avals), nk, len(lin_x_avals)])
-        return [lax.add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
+        return [add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
 
     rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
-    tj = common.trace_flat(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
+    tj = trace_to_jaxpr(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
                            + rx_avals + y_avals)
     ct_carry = [ad.instantiate_zeros(ct) for ct in ct_carry]
-    acc0 = [common.zeros(a) for a in lin_c_avals]
+    acc0 = [ad.zeros_like_aval(a) for a in lin_c_avals]
     outs = scan_p.bind(*res_c, *acc0, *ct_carry, *res_x,
                        *[ct for ct, p in zip(ct_ys, ys_present) if p],
                        jaxpr=tj, num_consts=n_rc, num_carry=len(lin_c_avals) + nk,
@@ -411,6 +416,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
             + [next(ix) if lin else None for lin in x_lin])
 
 
+ad.primitive_transposes[scan_p] = _scan_transpose
+
+
 @batching.needs_axis_data
 def _scan_batching(axis_data, args, dims, *, jaxpr, num_consts, num_carry, length, reverse,
                    unroll):
@@ -420,12 +428,12 @@ def _scan_batching(axis_data, args, dims, *, jaxpr, num_consts, num_carry, lengt
     cb, carry_b, xb = _scan_split(b, nc, nk)
     n_ys = len(jaxpr.out_avals) - nk
     while True:
-        _, out_b = common.batch_jaxpr(jaxpr, axis_data, cb + carry_b + xb,
+        _, out_b = batching.batch_jaxpr(jaxpr, axis_data, cb + carry_b + xb,
                                       carry_b + [False] * n_ys)
         if out_b[:nk] == carry_b:
             break
         carry_b = [x or y for x, y in zip(carry_b, out_b[:nk])]
-    body, out_b = common.batch_jaxpr(jaxpr, axis_data, cb + carry_b + xb,
+    body, out_b = batching.batch_jaxpr(jaxpr, axis_data, cb + carry_b + xb,
                                      carry_b + [False] * n_ys)
     consts, init, xs = _scan_split(args, nc, nk)
     cd, kd, xd = _scan_split(dims, nc, nk)
@@ -464,13 +472,11 @@ def _promote_weak_init(init_leaves, init_avals, out_avals):
     """A weakly typed initial carry (a Python scalar) stays weak while the body keeps it weak;
     where the body makes it strong, or of another dtype, it takes the body's type, as in JAX;
     then the body is traced again."""
-    from minijax import lax
-
     changed = False
     new = []
     for x, a, o in zip(init_leaves, init_avals, out_avals):
         if a.weak_type and a.shape == o.shape and (a.dtype, True) != (o.dtype, o.weak_type):
-            x = lax.convert_element_type(x, o.dtype)
+            x = convert_element_type(x, o.dtype)
             changed = True
         new.append(x)
     return new, changed
@@ -581,37 +587,48 @@ def _is_static(x):
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``for i in range(lower, upper): val = body_fun(i, val)``. With static bounds it is a
     scan (reverse-differentiable); with traced bounds a while loop."""
-    from minijax import lax
-
     if _is_static(lower) and _is_static(upper):
         lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
 
         def step(carry, _):
             i, val = carry
-            return (lax.add(i, np.int32(1)), body_fun(i, val)), None
+            return (add(i, np.int32(1)), body_fun(i, val)), None
 
         (_, val), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
         return val
-    lower = lax.convert_element_type(lower, np.int32)
-    upper = lax.convert_element_type(upper, np.int32)
+    lower = convert_element_type(lower, np.int32)
+    upper = convert_element_type(upper, np.int32)
 
     def wcond(c):
-        return lax.lt(c[0], c[2])
+        return lt(c[0], c[2])
 
     def wbody(c):
         i, val, hi = c
-        return lax.add(i, np.int32(1)), body_fun(i, val), hi
+        return add(i, np.int32(1)), body_fun(i, val), hi
 
     return while_loop(wcond, wbody, (lower, init_val, upper))[1]
+
+
+def _vmap(f, xs):
+    """``_vmap(f, xs)``: ``f`` on each slice of the pytree ``xs`` along axis 0, batched."""
+    leaves, tree = _registry.flatten(xs)
+    size = get_aval(leaves[0]).shape[0]
+    out_trees = []
+
+    def flat(*slices):
+        out_leaves, out_tree = _registry.flatten(f(tree.unflatten(slices)))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    outs, dims = batching.batch_flat(flat, leaves, [0] * len(leaves),
+                                     batching.AxisData(None, size, None))
+    return out_trees[0].unflatten([batching.bdim_to(v, d, 0, size) for v, d in zip(outs, dims)])
 
 
 def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
     """``f`` applied to each slice of ``xs`` along the leading axis (a scan); with
     ``batch_size``, ``batch_size`` slices at a time under vmap."""
-    from minijax import lax
-    from minijax.vmapping import vmap
-
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     leaves, tree = _registry.flatten(xs)
@@ -619,20 +636,20 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
     n_main = n - n % batch_size
     outs = []
     if n_main:
-        grouped = [lax.reshape(lax.slice_in_dim(x, 0, n_main), (n_main // batch_size,
+        grouped = [reshape(slice_in_dim(x, 0, n_main), (n_main // batch_size,
                                                                 batch_size,
                                                                 *get_aval(x).shape[1:]))
                    for x in leaves]
-        ys = scan(lambda _, x: ((), vmap(f)(x)), (), tree.unflatten(grouped))[1]
-        outs.append(_tree_map(lambda y: lax.reshape(y, (n_main, *get_aval(y).shape[2:])), ys))
+        ys = scan(lambda _, x: ((), _vmap(f, x)), (), tree.unflatten(grouped))[1]
+        outs.append(_tree_map(lambda y: reshape(y, (n_main, *get_aval(y).shape[2:])), ys))
     if n_main < n:
-        rest = [lax.slice_in_dim(x, n_main, n) for x in leaves]
-        outs.append(vmap(f)(tree.unflatten(rest)))
+        rest = [slice_in_dim(x, n_main, n) for x in leaves]
+        outs.append(_vmap(f, tree.unflatten(rest)))
     if len(outs) == 1:
         return outs[0]
     a, a_tree = _registry.flatten(outs[0])
     b, _ = _registry.flatten(outs[1])
-    return a_tree.unflatten([lax.concatenate([p, q], 0) for p, q in zip(a, b)])
+    return a_tree.unflatten([concatenate([p, q], 0) for p, q in zip(a, b)])
 
 
 def _tree_map(fn, tree):

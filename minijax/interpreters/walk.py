@@ -3,9 +3,11 @@
 Jaxprs nest in two forms: control flow holds ``ClosedJaxpr``s (``cond``'s ``branches``, a
 tuple; ``while``'s ``cond_jaxpr``/``body_jaxpr``; ``scan``'s ``jaxpr``), call-like primitives
 hold *open* ``Jaxpr``s with no constvars (``custom_jvp_call``/``custom_vjp_call``'s
-``call_jaxpr``, ``checkpoint``'s ``jaxpr``). ``jit`` under a trace is inlined, so there is no
-call primitive for it. The helpers below find nested jaxprs by type, so a new primitive that
-holds one is walked without being listed here.
+``call_jaxpr``, ``checkpoint``'s and ``shard_map``'s ``jaxpr``). ``jit`` under a trace is
+inlined, so there is no call primitive for it. The helpers below find nested jaxprs by type, so
+a new primitive that holds one is walked without being listed here. This is the one walker of
+the package: the interpreters (vmap's search for collectives), the program transforms
+(``minijax.transforms``) and the tools use it.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ def _is_jaxpr(v):
 
 
 def sub_jaxprs(params):
-    """``(name, jaxpr)`` for each Jaxpr/ClosedJaxpr in ``params`` (tuples of them included)."""
+    """``(name, jaxpr)`` for each Jaxpr/ClosedJaxpr in ``params``, those in a tuple or list
+    included (named ``name[i]``)."""
     for k, v in params.items():
         if _is_jaxpr(v):
             yield k, v
-        elif isinstance(v, (tuple, list)) and v and all(_is_jaxpr(b) for b in v):
+        elif isinstance(v, (tuple, list)):
             for i, b in enumerate(v):
-                yield f"{k}[{i}]", b
+                if _is_jaxpr(b):
+                    yield f"{k}[{i}]", b
 
 
 def map_sub_jaxprs(params, fn):
@@ -47,8 +51,8 @@ def map_sub_jaxprs(params, fn):
     for k, v in params.items():
         if _is_jaxpr(v):
             out[k] = one(k, v)
-        elif isinstance(v, (tuple, list)) and v and all(_is_jaxpr(b) for b in v):
-            out[k] = type(v)(one(k, b) for b in v)
+        elif isinstance(v, (tuple, list)) and any(_is_jaxpr(b) for b in v):
+            out[k] = type(v)(one(k, b) if _is_jaxpr(b) else b for b in v)
         else:
             out[k] = v
             continue
