@@ -12,7 +12,6 @@ import functools
 import glob
 import importlib
 import importlib.util
-import io
 import logging
 import os
 import sys
@@ -345,15 +344,12 @@ def backend_compile_and_load(client, module, devices_, options, host_callbacks=N
     client with ``.platform``) because chex's ``restrict_backends`` wraps
     ``jax._src.compiler.backend_compile_and_load`` to forbid compiling for a platform; under
     minijax.compat that module is this one, and the call goes through the module attribute."""
-    # As bytecode, which XLA parses into a context of its own: handed an ir.Module, jaxlib
-    # reads it in the context it was built in while other threads build theirs (a crash).
-    buf = io.BytesIO()
-    module.operation.write_bytecode(buf)
-    code = buf.getvalue()
+    # The ir.Module itself, as JAX hands it: it lives in the lowering thread's own MLIR
+    # context (stablehlo.context), so no other thread builds in that context meanwhile.
     if host_callbacks:  # Python functions the program calls (minijax/callbacks.py)
         return client.compile_and_load(
-            code, DeviceList(tuple(devices_)), options, host_callbacks=host_callbacks)
-    return client.compile_and_load(code, DeviceList(tuple(devices_)), options)
+            module, DeviceList(tuple(devices_)), options, host_callbacks=host_callbacks)
+    return client.compile_and_load(module, DeviceList(tuple(devices_)), options)
 
 
 # ------------------------------------------------------------------------------------------------
