@@ -5,6 +5,7 @@ import collections
 import json
 import os
 import re
+import signal
 import sys
 import time
 
@@ -101,10 +102,14 @@ def cmd_record(args):
     """Cases plus real JAX's results: the CI corpus (tests/difftest/ replays it on minijax)."""
     pair = Pair(frameworks=("jax",), timeout=args.timeout)
     import platform
+    if args.file:  # e.g. minimized cases (`minimize --save`)
+        with open(args.file) as f:
+            todo = [json.loads(line).get("case") or json.loads(line) for line in f if line.strip()]
+    else:
+        todo = (gen_case(args.seed, i) for i in range(args.start, args.start + args.n))
     cases = []
     try:
-        for i in range(args.start, args.start + args.n):
-            case = gen_case(args.seed, i)
+        for i, case in enumerate(todo, args.start):
             (rj,) = pair.run(case)
             if rj["status"] == "harness":
                 continue
@@ -134,6 +139,8 @@ def _jax_version():
 
 
 def main(argv=None):
+    # a terminated driver still stops its workers (the finally clauses close them)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     p = argparse.ArgumentParser(prog="python3 -m tools.difftest")
     sub = p.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fuzz", help="generate cases, run both frameworks, compare")
@@ -150,6 +157,7 @@ def main(argv=None):
     r.add_argument("--n", type=int, default=400)
     r.add_argument("--out", default="tests/data/difftest/corpus.json")
     r.add_argument("--timeout", type=float, default=60)
+    r.add_argument("--file", help="record these cases (JSON lines) instead of generating")
     for name, fn in (("minimize", cmd_minimize), ("show", cmd_show)):
         m = sub.add_parser(name)
         m.add_argument("--id", help="a generated case, sSEED-INDEX")

@@ -26,7 +26,7 @@ DERIV = {"grad", "vag", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian"
 # JAX refuses these on purpose and minijax goes beyond them (docs/sharp_bits.md says so).
 INTENDED = ["Reverse-mode differentiation does not work for lax.while_loop"]
 SEVERITY = {"crash": 3, "accepts": 3, "value": 3, "nan": 3, "inf": 3, "dtype": 2, "shape": 2,
-            "structure": 2, "weak_type": 1, "error_type": 1, "harness": 1, "intended": 0}
+            "structure": 2, "sharding": 2, "weak_type": 1, "error_type": 1, "harness": 1, "intended": 0}
 
 
 def ops_of(body):
@@ -83,6 +83,8 @@ def compare_leaf(e, a, scale):
         return None if e["repr"] == a["repr"] else mismatch("value", f"{e['repr']} vs {a['repr']}")
     if e["dtype"] == "float0":
         return None
+    if e.get("spec") != a.get("spec"):
+        return mismatch("sharding", f"PartitionSpec {e.get('spec')} vs {a.get('spec')}")
     if e.get("weak") is not None and a.get("weak") is not None and e["weak"] != a["weak"]:
         return mismatch("weak_type", f"weak_type {e['weak']} vs {a['weak']}")
     dt = e["dtype"][4:-1] if e["dtype"].startswith("key<") else e["dtype"]
@@ -90,7 +92,7 @@ def compare_leaf(e, a, scale):
                        "shape": [-1], "hex": e["hex"]})
     aa = decode_array({"dtype": "uint32" if e["dtype"].startswith("key<") else dt,
                        "shape": [-1], "hex": a["hex"]})
-    if ea.dtype.kind in "biuV" or e["dtype"].startswith("key<"):
+    if dt not in RTOL:  # bools, integers, PRNG key data
         bad = np.flatnonzero(ea != aa)
         if bad.size:
             i = bad[0]

@@ -656,7 +656,7 @@ class Gen:
         return {"params": [n for n, _, _ in self.inputs], "stmts": self.stmts, "out": out}
 
 
-PRESET_STACKS = [["grad", "grad"], ["jit", "vmap", "grad"], ["grad", "remat"],
+PRESET_STACKS = [["shmap", "grad"], ["shard", "vmap"], ["grad", "grad"], ["jit", "vmap", "grad"], ["grad", "remat"],
                  ["jit", "grad", "remat"], ["vmap", "jvp"], ["jit", "vjp"], ["hessian"],
                  ["jacfwd", "jit"], ["jacrev"], ["vmap", "vmap"], ["jit", "vag"]]
 LAYERS = {"jit": 3, "vmap": 3, "grad": 2.5, "vag": 1, "jvp": 1.5, "vjp": 1.5, "linearize": 0.5,
@@ -676,6 +676,8 @@ def gen_stack(g):
                  for _ in range(g.choice([1, 2, 3], [0.45, 0.4, 0.15]))]
         if sum(k in ("jacfwd", "jacrev", "hessian") for k in kinds) > 1:
             kinds = [k for k in kinds if k not in ("jacfwd", "jacrev", "hessian")] + ["jacrev"]
+    if g.coin(0.06):  # sharded execution on virtual CPU devices, outermost
+        kinds = [g.choice(["shard", "shmap"])] + [k for k in kinds if k not in ("jit",)]
     return kinds
 
 

@@ -23,7 +23,7 @@ class Worker:
     def start(self):
         env = dict(os.environ, PYTHONPATH=REPO, PYTHONHASHSEED="0",
                    # one XLA thread each: the comparison needs no speed and the cores are shared
-                   XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+                   XLA_FLAGS="--xla_cpu_multi_thread_eigen=false")
         cmd = ["nice", "-n", str(self.nice), PYTHONS[self.framework], "-m",
                "tools.difftest.worker", self.framework]
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdin=subprocess.PIPE,

@@ -50,7 +50,18 @@ def leaves(out):
     return [] if out is None else [out]
 
 
-def encode_leaf(jax, leaf):
+def sharding_spec(leaf):
+    """The output's PartitionSpec on the mesh, trailing Nones dropped (P('d') == P('d', None))."""
+    spec = getattr(getattr(leaf, "sharding", None), "spec", None)
+    if spec is None:
+        return None
+    spec = [None if s is None else str(s) for s in spec]
+    while spec and spec[-1] is None:
+        spec.pop()
+    return spec
+
+
+def encode_leaf(jax, leaf, sharded=False):
     if not hasattr(leaf, "dtype"):
         return {"pytype": type(leaf).__name__, "dtype": "python", "repr": repr(leaf)}
     dtype = str(leaf.dtype)
@@ -61,8 +72,11 @@ def encode_leaf(jax, leaf):
     else:
         arr = np.asarray(leaf)
         dtype = arr.dtype.name
-    return {"dtype": dtype, "shape": list(np.shape(leaf)), "hex": arr.tobytes().hex(),
-            "weak": getattr(leaf, "weak_type", None)}
+    enc = {"dtype": dtype, "shape": list(np.shape(leaf)), "hex": arr.tobytes().hex(),
+           "weak": getattr(leaf, "weak_type", None)}
+    if sharded:
+        enc["spec"] = sharding_spec(leaf)
+    return enc
 
 
 def first_line(e):
@@ -96,7 +110,8 @@ class Runner:
                 warnings.simplefilter("ignore")
                 exec(compile(program_src(case), f"<case {case['id']}>", "exec"), ns)
                 out = ns["result"]
-                enc = [encode_leaf(jax, leaf) for leaf in leaves(out)]
+                sharded = any(layer[0] in ("shard", "shmap") for layer in case["stack"])
+                enc = [encode_leaf(jax, leaf, sharded) for leaf in leaves(out)]
             return {"id": case["id"], "status": "ok", "structure": structure(out),
                     "outputs": enc}
         except Exception as e:  # the comparison is about which errors each side raises
