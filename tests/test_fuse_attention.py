@@ -202,6 +202,33 @@ def test_refusals_name_the_reason(caplog):
     assert "outputs of this jaxpr" in _refusal(caplog, grad_of_scan, q, k, v)
 
 
+def test_explicit_xla_implementation_is_not_fused(caplog):
+    q, k, v = _qkv()
+
+    def in_xla_scope(q, k, v):  # how nn.dot_product_attention(implementation="xla") traces
+        with minijax.named_scope(fa.XLA_SCOPE):
+            return einsum_btnh(q, k, v)
+
+    assert "implementation='xla'" in _refusal(caplog, in_xla_scope, q, k, v)
+    grad_in_scope = minijax.grad(lambda q: jnp.sum(in_xla_scope(q, k, v).astype(jnp.float32)))
+    assert not _calls(_fused(grad_in_scope, q), {"cudnn_fmha_fwd", "cudnn_fmha_bwd"})
+
+    def nn_xla(q, k, v):
+        return minijax.nn.dot_product_attention(q, k, v, is_causal=True, implementation="xla")
+
+    closed = minijax.make_jaxpr(nn_xla)(q, k, v)
+    assert all(fa.XLA_SCOPE in e.source_info.name_stack
+               for e in find_eqns(closed, {"dot_general", "exp"}))
+    assert not _calls(_fused(nn_xla, q, k, v))
+
+    def user_scope(q, k, v):  # hand-written attention in a user's own scope stays fusable
+        with minijax.named_scope("attention"):
+            return einsum_btnh(q, k, v)
+
+    (call,) = _calls(_fused(user_scope, q, k, v))
+    assert call.params["mask_type"] == "CAUSAL"
+
+
 def test_not_a_softmax_is_left_alone(caplog):
     def wrong_normalizer(q, k, v):  # each row divided by the sums of the other rows
         e = jnp.exp(jnp.einsum("btnh,bsnh->bnts", q, k))

@@ -19,11 +19,15 @@ in the kernel, a boolean mask folded into the additive bias, a left window only.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from minijax import numpy as jnp
 from minijax.nn import cudnn_attention
 from minijax.nn.functions import softmax
+from minijax.source_info import extend_name_stack
+from minijax.transforms import fuse_attention
 
 __all__ = ["dot_product_attention"]
 
@@ -191,6 +195,10 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         return jnp.reshape(out, output_shape)
     if implementation not in (None, "xla"):
         raise ValueError(f"Unsupported implementation option: {implementation}")
-    out = _attention_xla(query_arr, key_arr, value_arr, bias, mask, is_causal, scale_val,
-                         query_seq_lengths, key_value_seq_lengths, local_window_size)
+    # an explicit "xla" is kept out of jit's attention fusion (fuse_attention.XLA_SCOPE)
+    scope = (extend_name_stack(fuse_attention.XLA_SCOPE) if implementation == "xla"
+             else contextlib.nullcontext())
+    with scope:
+        out = _attention_xla(query_arr, key_arr, value_arr, bias, mask, is_causal, scale_val,
+                             query_seq_lengths, key_value_seq_lengths, local_window_size)
     return jnp.reshape(out, output_shape)

@@ -47,6 +47,10 @@ as under ``jit`` without ``grad``); keys with fewer heads than queries (GQA writ
 repeat); logits laid out (..., S, T). A row whose every key is masked with ``-inf`` gives NaN
 as written and the mean of v fused (the kernel's masked bias is finite).
 
+``nn.dot_product_attention(..., implementation="xla")`` is never fused: it traces inside the
+name scope ``XLA_SCOPE``, and a match with an equation in that scope is refused (the default
+``implementation=None`` stays fusable).
+
 With ``jax_log_compiles`` on, each rewrite and each refused candidate (a softmax feeding a
 product) is logged with its source line and the reason.
 """
@@ -70,7 +74,7 @@ from minijax.jitting import function as jit_function
 from minijax.transforms.rewrite import _Builder, trace_replacement
 from minijax.transforms.simplify import has_side_effects
 
-__all__ = ["Kernel", "fuse_attention_pass", "fuse_for_jit", "register_kernel"]
+__all__ = ["Kernel", "XLA_SCOPE", "fuse_attention_pass", "fuse_for_jit", "register_kernel"]
 
 logger = logging.getLogger("minijax")
 
@@ -93,6 +97,11 @@ _KERNELS: dict[str, Kernel] = {}
 def register_kernel(platform, kernel):
     """Makes jit fuse attention into ``kernel`` for programs compiled for ``platform``."""
     _KERNELS[platform] = kernel
+
+
+# ``nn.dot_product_attention(..., implementation="xla")`` traces its computation inside this
+# name scope: the user asked for XLA's attention, so candidates in it are refused
+XLA_SCOPE = "dot_product_attention_xla"
 
 
 class _Refused(Exception):
@@ -782,6 +791,8 @@ def _plan(lv, dot2, kernel, capability, tried):
     m = _match(lv, dot2, tried)
     if m is None:
         return None
+    if any(XLA_SCOPE in (e.source_info.name_stack if e.source_info else ()) for e in m.eqns):
+        raise _Refused("nn.dot_product_attention(..., implementation='xla') asked for XLA")
     fwd_idx = {lv.index(e) for e in m.eqns}
     mask_operands = [b for b, _ in m.bias_terms] + [p for p, _ in m.masks]
     inputs = [m.q, m.k, m.v] + mask_operands
