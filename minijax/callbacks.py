@@ -26,7 +26,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes, lax
 from minijax.core import Primitive, ShapedArray
-from minijax.interpreters import batching
+from minijax.interpreters import ad, batching
 from minijax.lowering import stablehlo as shlo
 from minijax.lowering.array import device_put_value
 from minijax.tree_util import _registry
@@ -125,7 +125,7 @@ def _debug_callback_jvp(primals, tangents, *, callback, ordered):
     return [], []
 
 
-debug_callback_p.def_jvp_rule(_debug_callback_jvp)
+ad.primitive_jvps[debug_callback_p] = _debug_callback_jvp
 
 
 def _debug_callback_batching(vals, dims, *, callback, ordered):
@@ -140,7 +140,7 @@ def _debug_callback_batching(vals, dims, *, callback, ordered):
 
 
 debug_callback_p.def_batching(_debug_callback_batching)
-debug_callback_p.def_transpose(lambda cts, *args, **params: [None] * len(args))
+ad.primitive_transposes[debug_callback_p] = lambda cts, *args, **params: [None] * len(args)
 
 
 def debug_callback(fn, *args, ordered=False, **kwargs):
@@ -256,7 +256,7 @@ def _pure_jvp(primals, tangents, **params):
     )
 
 
-pure_callback_p.def_jvp_rule(_pure_jvp)
+ad.primitive_jvps[pure_callback_p] = _pure_jvp
 
 
 def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwargs):
@@ -339,7 +339,7 @@ def _io_jvp(primals, tangents, **params):
 
 
 io_callback_p.def_batching(_io_batching)
-io_callback_p.def_jvp_rule(_io_jvp)
+ad.primitive_jvps[io_callback_p] = _io_jvp
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):

@@ -6,7 +6,9 @@ tracer it does not own treats it as a constant from outside; a tracer whose trac
 is detected and reported as ``UnexpectedTracerError``.
 
 Rules live on the primitive objects (``prim.abstract_eval``, ``prim.lowering``, ``prim.jvp``,
-``prim.transpose``, ``prim.batching``); interpreters only hold the machinery.
+``prim.transpose``, ``prim.batching``); interpreters only hold the machinery. The derivative
+rules are attached with ``interpreters/ad.py``'s functions (``ad.defjvp``, ``ad.deflinear`` ...),
+as in JAX.
 """
 
 from __future__ import annotations
@@ -151,11 +153,17 @@ class Primitive:
         self.multiple_results = multiple_results
         self.abstract_eval = None  # (*avals, **params) -> aval | list of avals
         self.lowering = None  # (ctx, *ir values, **params) -> ir value | list of values
-        self.jvp = None  # (primals, tangents, **params) -> (primal_out, tangent_out); ad.py
-        self.transpose = None  # (ct, *args, **params) -> cts; linear primitives only; ad.py
+        # The derivative rules, attached with interpreters/ad.py's functions and registries:
+        self.jvp = None  # (primals, tangents, **params) -> (primal_out, tangent_out)
+        self.transpose = None  # (ct, *args, **params) -> cts; primitives linear in some operand
+        self.linear = False  # linear in its inexact operands (ad.deflinear): has a transpose
+        self.not_differentiable = False  # every output's tangent is zero (ad.defjvp_zero)
         self.batching = None  # filled by vmap
-        self.not_differentiable = False
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them
+        # A side effect: dead-code elimination keeps the equation, CSE never merges two.
+        self.effectful = False
+        # Collectives: params -> the named axes it uses (vmap and shard_map look for them).
+        self.axis_names_of = None
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
         # are partly known (control flow stages only its unknown part); default: stage it all
@@ -170,23 +178,6 @@ class Primitive:
 
     def def_lowering(self, rule):
         self.lowering = rule
-        return rule
-
-    def def_jvp(self, *rules):
-        """Per-operand tangent rules, ``sin_p.def_jvp(lambda g, x: mul(g, cos(x)))``: see
-        ``interpreters/ad.py`` (``def_jvp_rule`` sets the general form instead)."""
-        from minijax.interpreters import ad
-
-        ad.defjvp(self, *rules)
-        return rules[0] if len(rules) == 1 else rules
-
-    def def_jvp_rule(self, rule):
-        """``rule(primals, tangents, **params) -> (primal_out, tangent_out)``."""
-        self.jvp = rule
-        return rule
-
-    def def_transpose(self, rule):
-        self.transpose = rule
         return rule
 
     def def_batching(self, rule):
@@ -403,7 +394,7 @@ def pp_param(value):
 def pp_eqn(eqn, namer):
     lhs = " ".join(namer.binder(v) for v in eqn.outvars) if eqn.outvars else "_"
     shown = eqn.params
-    hook = getattr(eqn.primitive, "pp_params", None)  # a primitive may print params as JAX does
+    hook = eqn.primitive.pp_params  # a primitive may print params as JAX does
     if hook is not None:
         shown = hook(shown)
     params = ""

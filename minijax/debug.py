@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 
+from minijax.callbacks import debug_callback
 from minijax.debugger import breakpoint  # noqa: A004 - JAX's name
 
 __all__ = ["breakpoint", "callback", "print", "visualize_array_sharding", "sharding_grid"]
@@ -66,8 +67,6 @@ def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_
 def callback(fn, *args, ordered=False, **kwargs):
     """Calls ``fn(*args, **kwargs)`` with concrete NumPy values, eagerly or from inside
     ``jit``/``vmap``/``grad``. Returns None. ``ordered=True`` keeps the calls in program order."""
-    from minijax.callbacks import debug_callback
-
     return debug_callback(fn, *args, ordered=ordered, **kwargs)
 
 

@@ -23,6 +23,8 @@ import numpy as np
 
 from minijax import core
 from minijax.config import config
+from minijax.lowering import backends
+from minijax.lowering.array import Array, device_put_value
 
 __all__ = [
     "initialize", "is_initialized", "make_array_from_callback",
@@ -55,8 +57,6 @@ def initialize(coordinator_address, num_processes, process_id, local_device_ids=
     ``TimeoutError`` if the coordinator is not reachable within ``initialization_timeout``
     seconds."""
     from jaxlib import _jax
-
-    from minijax.lowering import backends
 
     if is_initialized():
         raise RuntimeError("minijax.distributed.initialize should only be called once")
@@ -125,8 +125,6 @@ def _make_backend(platform, client, process_id, num_processes, local_device_ids)
     from jaxlib import _jax
     from jaxlib import xla_client as xc
 
-    from minijax.lowering import backends
-
     if platform == "cpu":
         backends._register_lapack_custom_calls()
         # gloo over TCP for cross-process collectives; each process has num_cpu_devices.
@@ -190,9 +188,6 @@ def _is_local(device):
 def make_array_from_single_device_arrays(shape, sharding, arrays):
     """A global Array of ``shape`` laid out by ``sharding`` from this process's per-device
     pieces (``arrays[i]`` on a local device, holding that device's slice)."""
-    from minijax.lowering import backends
-    from minijax.lowering.array import Array
-
     shape = tuple(int(s) for s in shape)
     arrays = list(arrays)
     if not arrays:
@@ -220,8 +215,6 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
     """A global Array from this process's part of it. ``local_data`` is the block of the
     global array that this process's devices hold (the bounding box of their shards); the
     global shape is inferred from the sharding when not given."""
-    from minijax.lowering.array import device_put_value
-
     local_data = np.asarray(local_data)
     ndim = local_data.ndim
     devices = list(sharding._to_jaxlib(ndim)._internal_device_list)
@@ -255,8 +248,6 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     """A global Array of ``shape`` laid out by ``sharding``, each of this process's devices
     filled with ``data_callback(index)``: its slice of the global array, ``index`` a tuple of
     slices (e.g. read from a checkpoint), so the whole array never exists on one host."""
-    from minijax.lowering.array import device_put_value
-
     shape = tuple(int(s) for s in shape)
     pieces = []
     for d, index in sharding.devices_indices_map(shape).items():

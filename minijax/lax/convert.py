@@ -78,8 +78,8 @@ def _convert_transpose(ct, operand, *, new_dtype, weak_type):
     return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type)]
 
 
-convert_element_type_p.def_jvp_rule(_convert_jvp)
-convert_element_type_p.def_transpose(_convert_transpose)
+ad.primitive_jvps[convert_element_type_p] = _convert_jvp
+ad.primitive_transposes[convert_element_type_p] = _convert_transpose
 
 
 def convert_element_type(operand, new_dtype):

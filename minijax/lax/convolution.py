@@ -29,8 +29,10 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad
+from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import _precision_config, canonicalize_precision
 from minijax.lax.families import NUMBER, check_dtype_allowed
+from minijax.lax.structural import reshape, rev
 from minijax.lowering.stablehlo import tensor_type
 
 __all__ = [
@@ -264,8 +266,6 @@ def _shape(x):
 def _reshape_axis_into(src, dst, x):
     """Merges axis ``src`` into axis ``dst`` (numbered after ``src`` is removed), ``src`` as
     the major part."""
-    from minijax.lax.structural import reshape
-
     shape = _shape(x)
     perm = [i for i in range(len(shape)) if i != src]
     perm.insert(dst, src)
@@ -276,8 +276,6 @@ def _reshape_axis_into(src, dst, x):
 
 def _reshape_axis_out_of(src, size1, x):
     """Splits axis ``src`` into (size1, rest)."""
-    from minijax.lax.structural import reshape
-
     shape = list(_shape(x))
     size2, ragged = divmod(shape[src], size1)
     assert not ragged, (shape, src, size1)
@@ -312,8 +310,6 @@ def _vjp_rhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs
 
 
 def _as_dtype(x, aval):
-    from minijax.lax.convert import convert_element_type
-
     if get_aval(x).dtype != aval.dtype:
         x = convert_element_type(x, aval.dtype)
     return x
@@ -322,8 +318,6 @@ def _as_dtype(x, aval):
 def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
                    preferred_element_type):
-    from minijax.lax.structural import rev
-
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     t_rhs_spec = _spec_transpose(rhs_spec)
     if feature_group_count > 1:
@@ -384,9 +378,10 @@ def _conv_transpose_rule(ct, lhs, rhs, **params):
     return [None, _transpose_rhs(ct, lhs, rhs.aval, **params)]
 
 
-conv_general_dilated_p.def_jvp(lambda g, lhs, rhs, **params: _bind(g, rhs, **params),
-                               lambda g, lhs, rhs, **params: _bind(lhs, g, **params))
-conv_general_dilated_p.def_transpose(_conv_transpose_rule)
+ad.defjvp(conv_general_dilated_p,
+          lambda g, lhs, rhs, **params: _bind(g, rhs, **params),
+          lambda g, lhs, rhs, **params: _bind(lhs, g, **params))
+ad.primitive_transposes[conv_general_dilated_p] = _conv_transpose_rule
 
 
 # ------------------------------------------------------------------------------------------------
@@ -499,8 +494,6 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     ``transpose_kernel=True`` flips the kernel spatially and swaps its feature axes, giving
     the gradient of ``conv_general_dilated`` (as TensorFlow's conv2d_transpose).
     """
-    from minijax.lax.structural import rev
-
     lhs_shape, rhs_shape = _shape(lhs), _shape(rhs)
     ndims = len(lhs_shape)
     if ndims < 2:

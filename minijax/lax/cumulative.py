@@ -16,10 +16,22 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.lax.families import FLOAT, NUMBER, REAL_NUMBER, check_dtype_allowed
-from minijax.lax.reductions import fill_region, highest, is_nan, lowest, scalar_type
+from minijax.lax import elementwise as el
+from minijax.lax.control_flow.associative_scan import associative_scan
+from minijax.lax.families import (
+    FLOAT,
+    NUMBER,
+    REAL_NUMBER,
+    check_dtype_allowed,
+    fill_region,
+    highest,
+    is_nan,
+    lowest,
+    scalar_type,
+)
+from minijax.lax.structural import full_like
 from minijax.lowering.stablehlo import dense_i64, ir_constant
 
 __all__ = [
@@ -105,8 +117,6 @@ ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=a
 
 def _scan_jvp(prim, combine):
     def rule(primals, tangents, *, axis, reverse):
-        from minijax.lax.control_flow.associative_scan import associative_scan
-
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, axis=axis, reverse=reverse)
         scan = lambda v: [associative_scan(combine, v, reverse=reverse, axis=axis)]
@@ -120,9 +130,6 @@ def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
     """The scan of (value, tangent) pairs combined by JAX's logaddexp and its custom JVP,
     ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with ``+inf`` read as 0 in the exponents (so
     the weights are 1/2 at a tie and an infinite entry gets a finite derivative, as in JAX)."""
-    from minijax.lax import elementwise as el
-    from minijax.lax.control_flow.associative_scan import associative_scan
-    from minijax.lax.structural import full_like
 
     def no_posinf(v):
         return el.select(el.eq(v, np.inf), full_like(v, 0), v)
@@ -146,17 +153,15 @@ def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
 
 def _lax_op(name):
     def combine(a, b):
-        from minijax.lax import elementwise
-
-        return getattr(elementwise, name)(a, b)
+        return getattr(el, name)(a, b)
 
     return combine
 
 
-cumprod_p.def_jvp_rule(_scan_jvp(cumprod_p, _lax_op("mul")))
-cummax_p.def_jvp_rule(_scan_jvp(cummax_p, _lax_op("max")))
-cummin_p.def_jvp_rule(_scan_jvp(cummin_p, _lax_op("min")))
-cumlogsumexp_p.def_jvp_rule(_cumlogsumexp_jvp)
+ad.primitive_jvps[cumprod_p] = _scan_jvp(cumprod_p, _lax_op("mul"))
+ad.primitive_jvps[cummax_p] = _scan_jvp(cummax_p, _lax_op("max"))
+ad.primitive_jvps[cummin_p] = _scan_jvp(cummin_p, _lax_op("min"))
+ad.primitive_jvps[cumlogsumexp_p] = _cumlogsumexp_jvp
 
 
 def _params(axis, reverse):

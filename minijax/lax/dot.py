@@ -24,8 +24,10 @@ from minijax import dtypes
 from minijax.config import config
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
+from minijax.lax.convert import _convert_element_type
+from minijax.lax.structural import transpose
 from minijax.lowering.stablehlo import tensor_type
-from minijax.lax.sharding_constraint import reshard
+from minijax.sharding import reshard
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 
@@ -316,9 +318,6 @@ def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_el
     out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
     x_bar = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
                                preferred_element_type=preferred_element_type)
-    from minijax.lax.convert import _convert_element_type
-    from minijax.lax.structural import transpose
-
     x_bar = transpose(x_bar, out_axes)
     if get_aval(x_bar).dtype != x_aval.dtype:  # preferred_element_type or mixed operands
         x_bar = _convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
@@ -337,9 +336,10 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_
                                      swap_ans=True)]
 
 
-dot_general_p.def_jvp(lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
-                      lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
-dot_general_p.def_transpose(_dot_general_transpose)
+ad.defjvp(dot_general_p,
+          lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
+          lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
+ad.primitive_transposes[dot_general_p] = _dot_general_transpose
 
 
 # ------------------------------------------------------------------------------------------------

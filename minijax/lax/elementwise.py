@@ -30,6 +30,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, concrete_or_error, get_aval
 from minijax.interpreters import ad, batching
+from minijax.lax.convert import convert_element_type
 from minijax.lax.families import (
     ANY,
     BOOL,
@@ -54,6 +55,7 @@ from minijax.lax.families import (
     naryop,
 )
 from minijax.lowering.stablehlo import tensor_type
+from minijax.tree_util import tree_map_internal
 
 # fmt: off
 __all__ = [
@@ -145,21 +147,21 @@ def _hypot2(x, y):
     return add(square(x), square(y))
 
 
-add_p.def_jvp(lambda g, x, y: g, lambda g, x, y: g)
-add_p.def_transpose(lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)])
-sub_p.def_jvp(lambda g, x, y: g, lambda g, x, y: neg(g))
-sub_p.def_transpose(lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, neg(ct))])
-mul_p.def_jvp(lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
-mul_p.def_transpose(_mul_transpose)
+ad.defjvp(add_p, lambda g, x, y: g, lambda g, x, y: g)
+ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
+ad.defjvp(sub_p, lambda g, x, y: g, lambda g, x, y: neg(g))
+ad.primitive_transposes[sub_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, neg(ct))]
+ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+ad.primitive_transposes[mul_p] = _mul_transpose
 # d/dy as JAX writes it: the primal-only factor y**-2 has y's shape (a softmax's row sums,
 # not the whole matrix), so that is what a linearized program keeps from the forward pass.
-div_p.def_jvp(lambda g, x, y: div(g, y), lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
-div_p.def_transpose(_div_transpose)
+ad.defjvp(div_p, lambda g, x, y: div(g, y), lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+ad.primitive_transposes[div_p] = _div_transpose
 # rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y)
-rem_p.def_jvp(lambda g, x, y: g, lambda g, x, y: mul(neg(g), _trunc(div(x, y))))
+ad.defjvp(rem_p, lambda g, x, y: g, lambda g, x, y: mul(neg(g), _trunc(div(x, y))))
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
-atan2_p.def_jvp(lambda g, x, y: mul(g, div(y, _hypot2(x, y))),
-                lambda g, x, y: mul(g, div(neg(x), _hypot2(x, y))))
+ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, _hypot2(x, y))),
+          lambda g, x, y: mul(g, div(neg(x), _hypot2(x, y))))
 ad.defjvp_zero(nextafter_p)
 
 
@@ -177,8 +179,6 @@ min_p = elementwise_prim("min", ANY, _minmax_lowering(hlo.minimum, "LT"))
 def _balanced_eq(x, ans, y):
     """1 where x is the result, 0 where it is not, 1/2 at ties: max/min split the tangent
     evenly between equal operands, as JAX does."""
-    from minijax.lax.convert import convert_element_type
-
     dtype = get_aval(ans).dtype
     x_won = convert_element_type(eq(x, ans), dtype)
     y_won = convert_element_type(eq(y, ans), dtype)
@@ -200,7 +200,6 @@ abs_p = elementwise_prim("abs", SIGNED | INEXACT, _abs_lowering, result_dtype=_r
 def _abs_jvp(g, ans, x):
     if get_aval(x).dtype.kind != "c":
         return select(ge(x, 0), g, neg(g))
-    from minijax.lax.convert import convert_element_type
 
     ans_c = convert_element_type(ans, get_aval(x).dtype)
     return real(mul(g, div(conj(x), _replace_zero(ans_c))))  # Re(conj(x) dx) / |x|
@@ -232,7 +231,7 @@ def _square_lowering(ctx, x):
 
 
 square_p = elementwise_prim("square", NUMBER, _square_lowering)
-square_p.def_jvp(lambda g, x: mul(g, mul(2, x)))
+ad.defjvp(square_p, lambda g, x: mul(g, mul(2, x)))
 
 
 def _pow_abstract_eval(x, y):
@@ -266,7 +265,6 @@ def _pow_jvp_x(g, ans, x, y):
     y_dtype = get_aval(y).dtype
     if not dtypes.is_int(y_dtype):
         return mul(g, mul(y, pow(x, sub(y, 1))))
-    from minijax.lax.convert import convert_element_type
 
     shape = get_aval(ans).shape
     x, y = ad.broadcast_to_shape(x, shape), ad.broadcast_to_shape(y, shape)
@@ -317,7 +315,7 @@ def _integer_pow_jvp(g, x, *, y):
     return mul(g, mul(y, integer_pow(x, y - 1)))
 
 
-integer_pow_p.def_jvp(_integer_pow_jvp)
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 # ------------------------------------------------------------------------------------------------
 # Transcendental and special functions (floating or complex unless noted)
@@ -350,30 +348,30 @@ polygamma_p = naryop("polygamma", chlo.polygamma, FLOAT)  # (m, x): the m-th der
 
 _SQRT_PI = float(np.sqrt(np.pi))
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-log_p.def_jvp(lambda g, x: div(g, x))
+ad.defjvp(log_p, lambda g, x: div(g, x))
 ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1)))
-log1p_p.def_jvp(lambda g, x: div(g, add(x, 1)))
-sin_p.def_jvp(lambda g, x: mul(g, cos(x)))
-cos_p.def_jvp(lambda g, x: neg(mul(g, sin(x))))
+ad.defjvp(log1p_p, lambda g, x: div(g, add(x, 1)))
+ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
+ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(square(ans), 1)))
-asin_p.def_jvp(lambda g, x: mul(g, rsqrt(sub(1, square(x)))))
-acos_p.def_jvp(lambda g, x: neg(mul(g, rsqrt(sub(1, square(x))))))
-atan_p.def_jvp(lambda g, x: div(g, add(square(x), 1)))
-sinh_p.def_jvp(lambda g, x: mul(g, cosh(x)))
-cosh_p.def_jvp(lambda g, x: mul(g, sinh(x)))
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(1, square(x)))))
+ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(1, square(x))))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(square(x), 1)))
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(1, square(ans))))
-asinh_p.def_jvp(lambda g, x: mul(g, rsqrt(add(square(x), 1))))
-acosh_p.def_jvp(lambda g, x: mul(g, rsqrt(mul(sub(x, 1), add(x, 1)))))
-atanh_p.def_jvp(lambda g, x: div(g, mul(add(x, 1), sub(1, x))))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), 1))))
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, 1), add(x, 1)))))
+ad.defjvp(atanh_p, lambda g, x: div(g, mul(add(x, 1), sub(1, x))))
 ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(0.5, ans)))
 ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
 ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(1 / 3, integer_pow(ans, -2))))
-erf_p.def_jvp(lambda g, x: mul(g, mul(2 / _SQRT_PI, exp(neg(square(x))))))
-erfc_p.def_jvp(lambda g, x: mul(g, mul(-2 / _SQRT_PI, exp(neg(square(x))))))
+ad.defjvp(erf_p, lambda g, x: mul(g, mul(2 / _SQRT_PI, exp(neg(square(x))))))
+ad.defjvp(erfc_p, lambda g, x: mul(g, mul(-2 / _SQRT_PI, exp(neg(square(x))))))
 ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(_SQRT_PI / 2, exp(square(ans)))))
-lgamma_p.def_jvp(lambda g, x: mul(g, digamma(x)))
-digamma_p.def_jvp(lambda g, x: mul(g, polygamma(1, x)))
-polygamma_p.def_jvp(None, lambda g, m, x: mul(g, polygamma(add(m, 1), x)))
+ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
+ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(1, x)))
+ad.defjvp(polygamma_p, None, lambda g, m, x: mul(g, polygamma(add(m, 1), x)))
 
 
 def _exp2_lowering(ctx, x):
@@ -578,7 +576,7 @@ def _clamp_part(pred, g, x):
     return select(pred, g, ad.full_like(g, 0))
 
 
-clamp_p.def_jvp(
+ad.defjvp(clamp_p,
     lambda g, lo, x, hi: _clamp_part(bitwise_and(gt(lo, x), lt(lo, hi)), g, x),
     lambda g, lo, x, hi: _clamp_part(bitwise_and(gt(x, lo), lt(x, hi)), g, x),
     lambda g, lo, x, hi: _clamp_part(lt(hi, x), g, x),
@@ -883,8 +881,6 @@ def stop_gradient(x):
     Only inexact leaves bind the primitive; integer and boolean ones have no derivative
     anyway, so they are returned unchanged (as in JAX).
     """
-    from minijax.tree_util import tree_map_internal
-
     def stop(leaf):
         if dtypes.is_inexact(get_aval(leaf).dtype):
             return stop_gradient_p.bind(leaf)

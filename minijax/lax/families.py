@@ -24,7 +24,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, WeakScalar, get_aval
 from minijax.interpreters import batching
-from minijax.lowering.stablehlo import dense_i64, full_like_aval
+from minijax.lowering.stablehlo import dense_i64, element_type, full_like_aval
 
 # dtype categories a primitive may accept
 BOOL = frozenset([dtypes.bool_])
@@ -238,3 +238,51 @@ def minmax_values(hlo_op, pick_x_direction, x, y, dtype):
 def full_like_shape(value, shape, dtype):
     """A constant tensor of ``shape`` and ``dtype`` filled with ``value``."""
     return full_like_aval(value, ShapedArray(shape, dtype))
+
+
+# ------------------------------------------------------------------------------------------------
+# Identities of max/min (reductions, cumulative and windowed reductions)
+
+
+def _has_inf(dtype):
+    return bool(np.isinf(np.array(np.inf, dtype).real.astype(np.float32)))
+
+
+def lowest(dtype):
+    """The identity of ``max``: -inf, or the smallest finite/integer value, or False."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return False
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    return -np.inf if _has_inf(dtype) else dtypes.finfo(dtype).min
+
+
+def highest(dtype):
+    """The identity of ``min``: +inf, or the largest finite/integer value, or True."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return True
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).max
+    return np.inf if _has_inf(dtype) else dtypes.finfo(dtype).max
+
+
+# ------------------------------------------------------------------------------------------------
+# Region helpers for ops that carry a combining region (reduce, sort, scatter, windows)
+
+
+def scalar_type(dtype):
+    return ir.RankedTensorType.get([], element_type(dtype))
+
+
+def fill_region(region, arg_types, body):
+    """Gives ``region`` its block of ``arg_types`` arguments: ``body(*args)``, then return."""
+    block = region.blocks.append(*arg_types)
+    with ir.InsertionPoint(block):
+        outs = body(*block.arguments)
+        hlo.return_(list(outs) if isinstance(outs, (list, tuple)) else [outs])
+
+
+def is_nan(x, dtype):
+    return hlo_compare(x, x, "NE", dtype)

@@ -26,6 +26,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
+from minijax.lax.convert import convert_element_type
+from minijax.lax.elementwise import conj, mul, real
+from minijax.lax.structural import broadcast_in_dim, pad
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 
 __all__ = ["FftType", "fft", "fft_p"]
@@ -105,9 +108,6 @@ fft_p.def_batching(_fft_batching)
 
 def _rfft_transpose(ct, fft_lengths):
     """Transpose of x -> FFT(complex(x))[..., :n // 2 + 1]."""
-    from minijax.lax.elementwise import real
-    from minijax.lax.structural import pad
-
     aval = get_aval(ct)
     n = fft_lengths[-1]
     config = [(0, 0, 0)] * (aval.ndim - 1) + [(0, n - aval.shape[-1], 0)]
@@ -116,9 +116,6 @@ def _rfft_transpose(ct, fft_lengths):
 
 
 def _irfft_transpose(ct, fft_lengths):
-    from minijax.lax.elementwise import conj, mul
-    from minijax.lax.structural import broadcast_in_dim
-
     x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
     aval = get_aval(x)
     m = aval.shape[-1]
@@ -158,8 +155,6 @@ def fft(x, fft_type, fft_lengths):
 
     FFT/IFFT convert real operands to complex first, as JAX does.
     """
-    from minijax.lax.convert import convert_element_type
-
     fft_type = _canonical_fft_type(fft_type)
     if isinstance(fft_lengths, (int, np.integer)):
         fft_lengths = (fft_lengths,)

@@ -1,8 +1,12 @@
-"""``gather`` and ``scatter``: XLA's general indexed reads and writes, with JAX's signatures.
+"""Indexed reads and writes: ``gather`` / ``scatter`` (XLA's general forms, with JAX's
+signatures and dimension numbers) and ``dynamic_slice`` / ``dynamic_update_slice``.
 
-They arrived with vmap, which needs them for ``dynamic_slice`` / ``dynamic_update_slice`` with
-per-example start indices (one gather or scatter, with the batch as a gather/scatter *batching
-dimension*, instead of a loop). They are complete primitives with JAX's dimension numbers:
+- ``dynamic_slice`` / ``dynamic_update_slice`` take their start indices as scalar *operands*
+  of one integer dtype (the wrappers promote mixed index dtypes). As in current JAX, the
+  wrappers wrap negative indices (``i + dim`` when ``i < 0``: on the host for Python ints,
+  with ``select_n`` for traced ones) and XLA clamps each start to ``[0, dim - size]`` so the
+  slice stays in bounds. Under vmap, per-example start indices become one gather or scatter
+  with the batch as a gather/scatter *batching dimension*, instead of a loop.
 
 - As in JAX, the last axis of ``indices`` is the index vector (StableHLO's
   ``index_vector_dim``); ``operand_batching_dims`` / ``start_indices_batching_dims`` (and the
@@ -28,16 +32,43 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.core import Primitive, ShapedArray, Tracer, get_aval
 from minijax.interpreters import ad, batching
-from minijax.lax.families import ANY, NUMBER, check_dtype_allowed, hlo_compare
-from minijax.lax.reductions import fill_region, scalar_type
+from minijax.interpreters.batching import not_mapped, to_val_axis
+from minijax.lax.convert import _convert_element_type
+from minijax.lax.elementwise import add, eq, lt, select, select_n
+from minijax.lax.families import (
+    ANY,
+    NUMBER,
+    check_dtype_allowed,
+    check_same_dtypes,
+    fill_region,
+    hlo_compare,
+    scalar_type,
+)
+from minijax.lax.structural import (
+    _canonicalize_axis,
+    _shapes,
+    _static_int,
+    _static_ints,
+    broadcast_in_dim,
+    concatenate,
+    expand_dims,
+    full,
+    full_like,
+    iota,
+    reshape,
+    squeeze,
+)
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 from minijax.source_info import with_user_line
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
     "gather_p", "scatter", "scatter_add", "scatter_add_p", "scatter_p",
+    "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
+    "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_slice_p",
+    "dynamic_update_slice_p",
 ]
 
 
@@ -501,8 +532,6 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, un
     result is a *scatter_add* (transposable) of masked operands: every update window gets an id,
     the ids are scattered (the same winner as the values), read back with a gather, and only
     the updates whose id survived contribute; the operand survives where no id landed."""
-    from minijax import lax  # the lax namespace imports this module
-
     operand, indices, updates = primals
     t_operand, _, t_updates = tangents
     params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
@@ -518,19 +547,19 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, un
     ids_shape = [upd_aval.shape[a] if a in scatter_axes else 1 for a in range(upd_aval.ndim)]
     num_ids = int(np.prod([upd_aval.shape[a] for a in scatter_axes], dtype=np.int64))
     id_dtype = np.uint32 if num_ids + 1 < 2**32 else np.uint64
-    update_ids = lax.add(lax.reshape(lax.iota(id_dtype, num_ids), ids_shape),
+    update_ids = add(reshape(iota(id_dtype, num_ids), ids_shape),
                          np.asarray(1, id_dtype))
-    update_ids = lax.broadcast_in_dim(update_ids, upd_aval.shape, tuple(range(upd_aval.ndim)))
-    scattered_ids = scatter_p.bind(lax.full(op_aval.shape, 0, id_dtype), indices, update_ids,
+    update_ids = broadcast_in_dim(update_ids, upd_aval.shape, tuple(range(upd_aval.ndim)))
+    scattered_ids = scatter_p.bind(full(op_aval.shape, 0, id_dtype), indices, update_ids,
                                    **params)
     gathered_ids = _read_back(scattered_ids, indices, dn, op_aval.shape, upd_aval.shape, mode,
                               indices_are_sorted, unique_indices)
-    operand_kept = lax.eq(scattered_ids, lax.full(op_aval.shape, 0, id_dtype))
-    update_won = lax.eq(update_ids, gathered_ids)
+    operand_kept = eq(scattered_ids, full(op_aval.shape, 0, id_dtype))
+    update_won = eq(update_ids, gathered_ids)
 
     def masked_sum(op, upd):
-        op = lax.select(operand_kept, op, lax.full_like(op, 0))
-        upd = lax.select(update_won, upd, lax.full_like(upd, 0))
+        op = select(operand_kept, op, full_like(op, 0))
+        upd = select(update_won, upd, full_like(upd, 0))
         return scatter_add_p.bind(op, indices, upd, **params)
 
     out = masked_sum(operand, updates)
@@ -549,5 +578,286 @@ def _linear_jvp(prim, primals, tangents, params):
 
 ad.deflinear(gather_p, _gather_transpose)
 ad.deflinear(scatter_p, _scatter_transpose)
-scatter_p.def_jvp_rule(_scatter_jvp)
+ad.primitive_jvps[scatter_p] = _scatter_jvp
 ad.deflinear(scatter_add_p, _scatter_add_transpose)
+
+
+# ------------------------------------------------------------------------------------------------
+# dynamic_slice[slice_sizes] and dynamic_update_slice: start indices are scalar operands
+
+
+def _check_start_indices(name, operand, indices):
+    if len(indices) != operand.ndim:
+        raise TypeError(
+            f"{name} start_indices must have length equal to the number of dimensions of the "
+            f"operand, got {len(indices)} indices for operand {operand.str_short()}."
+        )
+    if any(i.ndim != 0 for i in indices):
+        raise TypeError(
+            f"{name} start_indices must be scalars, got indices {_shapes(*indices)} for operand "
+            f"{operand.str_short()}."
+        )
+    if any(i.dtype != indices[0].dtype or not dtypes.is_int(i.dtype) for i in indices):
+        raise TypeError(
+            f"index arguments to {name} must be integers of the same type, got "
+            f"{_shapes(*indices)}."
+        )
+
+
+def _dynamic_slice_rule(operand, *start_indices, slice_sizes):
+    name = "dynamic_slice"
+    _check_start_indices(name, operand, start_indices)
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(
+            f"{name} slice_sizes must have the same length as start_indices, got slice_sizes "
+            f"{slice_sizes} for operand {operand.str_short()}."
+        )
+    if any(s < 0 for s in slice_sizes):
+        raise TypeError(
+            f"{name} slice_sizes must be greater than or equal to zero, got slice_sizes "
+            f"{slice_sizes} for operand {operand.str_short()}."
+        )
+    if any(s > d for s, d in zip(slice_sizes, operand.shape)):
+        raise TypeError(
+            f"{name} slice_sizes must be less than or equal to operand shape, got slice_sizes "
+            f"{slice_sizes} for operand {operand.str_short()}."
+        )
+    return operand.update(shape=slice_sizes)
+
+
+dynamic_slice_p = Primitive("dynamic_slice")
+dynamic_slice_p.def_abstract_eval(_dynamic_slice_rule)
+dynamic_slice_p.def_lowering(
+    lambda ctx, x, *starts, slice_sizes: hlo.dynamic_slice(x, list(starts), dense_i64(slice_sizes))
+)
+
+
+def _dynamic_slice_batching(args, dims, *, slice_sizes):
+    """Starts shared by every example: the batch axis is sliced whole, from 0. Per-example
+    starts: one gather of the (size, n) start vectors, the batch a gather batching axis when
+    the operand is mapped too. Both clamp starts into bounds, as dynamic_slice does."""
+    (x, *starts), (xd, *sds) = args, dims
+    size = batching.axis_size(args, dims)
+    if all(d is not_mapped for d in sds):
+        zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)
+        starts = starts[:xd] + [zero] + starts[xd:]
+        sizes = slice_sizes[:xd] + (size,) + slice_sizes[xd:]
+        return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), xd
+    n = len(starts)
+    if xd is not_mapped:
+        dnums = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(n)))
+    else:
+        dnums = GatherDimensionNumbers(
+            tuple(range(1, n + 1)), (), tuple(to_val_axis(a, xd) for a in range(n)), (xd,), (0,)
+        )
+        slice_sizes = slice_sizes[:xd] + (1,) + slice_sizes[xd:]
+    out = gather_p.bind(
+        x, _start_vectors(starts, sds, size), dimension_numbers=dnums, slice_sizes=slice_sizes,
+        indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
+        fill_value=None,
+    )
+    return out, 0
+
+
+def _start_vectors(starts, dims, size):
+    """Scalar start indices, some per-example, as one (size, n) array of index vectors."""
+    return concatenate(
+        [broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,))
+         for i, d in zip(starts, dims)], 1
+    )
+
+
+dynamic_slice_p.def_batching(_dynamic_slice_batching)
+
+
+def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
+    zeros = full(operand.aval.shape, 0, operand.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+ad.deflinear(dynamic_slice_p, _dynamic_slice_transpose)  # linear in the operand
+
+
+def _dynamic_update_slice_rule(operand, update, *start_indices):
+    name = "dynamic_update_slice"
+    check_same_dtypes(name, [operand, update])
+    if update.ndim != operand.ndim:
+        raise TypeError(
+            f"{name} update must have the same rank as operand, got update "
+            f"{update.str_short()} for operand {operand.str_short()}."
+        )
+    _check_start_indices(name, operand, start_indices)
+    if any(u > d for u, d in zip(update.shape, operand.shape)):
+        raise TypeError(
+            f"{name} update shape must be smaller than operand shape, got update "
+            f"{update.str_short()} for operand {operand.str_short()}."
+        )
+    return operand.update(weak_type=operand.weak_type and update.weak_type)
+
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+dynamic_update_slice_p.def_abstract_eval(_dynamic_update_slice_rule)
+dynamic_update_slice_p.def_lowering(
+    lambda ctx, x, update, *starts: hlo.dynamic_update_slice(x, update, list(starts))
+)
+
+
+def _dynamic_update_slice_batching(args, dims):
+    """Starts shared by every example: operand and update share a batch axis, written whole
+    from 0. Per-example starts: one scatter (mode CLIP clamps starts, as dynamic_update_slice
+    does), operand, update and starts paired as scatter batching axes."""
+    (x, update, *starts), (xd, ud, *sds) = args, dims
+    size = batching.axis_size(args, dims)
+    if all(d is not_mapped for d in sds):
+        bdim = xd if xd is not not_mapped else ud
+        x, update = batching.bdim_to(x, xd, bdim, size), batching.bdim_to(update, ud, bdim, size)
+        zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)
+        starts = starts[:bdim] + [zero] + starts[bdim:]
+        return dynamic_update_slice_p.bind(x, update, *starts), bdim
+    x, update = batching.bdim_at_front(x, xd, size), batching.bdim_at_front(update, ud, size)
+    axes = tuple(range(1, len(starts) + 1))
+    dnums = ScatterDimensionNumbers(axes, (), axes, (0,), (0,))
+    out = scatter_p.bind(
+        x, _start_vectors(starts, sds, size), update, dimension_numbers=dnums,
+        indices_are_sorted=True, unique_indices=True, mode=GatherScatterMode.CLIP,
+    )
+    return out, 0
+
+
+dynamic_update_slice_p.def_batching(_dynamic_update_slice_batching)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+    u_aval = update.aval if ad.is_undefined_primal(update) else get_aval(update)
+    ct_operand = ct_update = None
+    if ad.is_undefined_primal(operand):
+        zeros = full(u_aval.shape, 0, u_aval.dtype)
+        ct_operand = dynamic_update_slice_p.bind(ct, zeros, *starts)
+    if ad.is_undefined_primal(update):
+        ct_update = dynamic_slice_p.bind(ct, *starts, slice_sizes=u_aval.shape)
+    return [ct_operand, ct_update] + [None] * len(starts)
+
+
+# linear in (operand, update) jointly; the start indices are fixed
+ad.deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose)
+
+
+def _is_static_index(i):
+    return type(i) is int or isinstance(i, np.integer) or (
+        isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype.kind in "iu"
+    )
+
+
+def _dynamic_slice_indices(name, operand, start_indices):
+    """Start indices as scalars of one integer dtype, negative ones wrapped (``i + dim``).
+
+    Python/NumPy ints are wrapped on the host and become literals; traced or device indices
+    are wrapped with ``select_n(i < 0, i, i + dim)``, as JAX stages it. XLA then clamps.
+    """
+    shape = get_aval(operand).shape
+    if isinstance(start_indices, (np.ndarray, Tracer)) or hasattr(start_indices, "aval"):
+        raise TypeError(with_user_line(
+            f"{name} start_indices must be a sequence of scalars, got an array of shape "
+            f"{get_aval(start_indices).shape}; pass them as a tuple."
+        ))
+    indices = list(start_indices)
+    if len(indices) != len(shape):
+        raise TypeError(with_user_line(
+            f"{name}: length of start_indices must match the number of operand dimensions, "
+            f"got {len(indices)} indices for operand {get_aval(operand).str_short()}."
+        ))
+    if not indices:
+        return []
+    index_avals = [get_aval(i) for i in indices]
+    if any(not dtypes.is_int(a.dtype) for a in index_avals):
+        raise TypeError(with_user_line(
+            f"index arguments to {name} must be integers, got {_shapes(*index_avals)}."
+        ))
+    dtype = _index_dtype(indices, index_avals, shape)
+    return [_wrap_negative(i, d, dtype) for i, d in zip(indices, shape)]
+
+
+def _index_dtype(indices, index_avals, shape):
+    """One dtype that holds every index and every ``i + dim``.
+
+    Traced (and device) indices decide, by promotion with weak types counted as strong (a
+    weakly typed ``-1`` beside a uint8 index needs int32, not uint8); static ints are wrapped
+    and range-checked on the host, so they only decide when no index is traced. Widened with
+    int32 if a dimension does not fit (an int8 index on 300 rows).
+    """
+    voters = [a for i, a in zip(indices, index_avals) if not _is_static_index(i)] or index_avals
+    dtype, _ = dtypes.promote_dtypes_weak([(a.dtype, False) for a in voters])
+    if shape and max(shape) > np.iinfo(dtype).max:
+        dtype, _ = dtypes.promote_dtypes_weak([(dtype, False), (dtypes.default_int_dtype(), False)])
+    return dtype
+
+
+def _wrap_negative(i, dim, dtype):
+    if _is_static_index(i):
+        i = int(i)
+        i = i + dim if i < 0 else i
+        info = np.iinfo(dtype)
+        if not info.min <= i <= info.max:  # e.g. -100 for a uint8 index: clamp now, not wrap
+            i = min(max(i, 0), dim)
+        return np.asarray(i, dtype)
+    i = _convert_element_type(i, dtype)
+    if dtype.kind == "u":  # unsigned indices cannot be negative
+        return i
+    return select_n(lt(i, 0), i, add(i, dim))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """The ``slice_sizes`` block of ``operand`` starting at the (traceable) ``start_indices``.
+
+    Negative starts count from the end; starts are then clamped so the block is in bounds.
+    """
+    sizes = _static_ints(slice_sizes, "dynamic_slice", "slice_sizes")
+    starts = _dynamic_slice_indices("dynamic_slice", operand, start_indices)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """``operand`` with the block at ``start_indices`` (wrapped, then clamped) set to ``update``."""
+    starts = _dynamic_slice_indices("dynamic_update_slice", operand, start_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def _zero_index_like(i):
+    """A zero start index of ``i``'s dtype (Python 0 for a Python int), for the other axes."""
+    return 0 if type(i) is int else np.zeros((), get_aval(i).dtype)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    """``dynamic_slice`` along one ``axis``, keeping the other axes whole."""
+    shape = get_aval(operand).shape
+    axis = _canonicalize_axis(axis, len(shape), "dynamic_slice_in_dim")
+    starts = [_zero_index_like(start_index)] * len(shape)
+    sizes = list(shape)
+    starts[axis] = start_index
+    sizes[axis] = _static_int(slice_size, "the slice_size argument of dynamic_slice_in_dim")
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """Element ``index`` (traceable) along ``axis``, keeping the axis or not."""
+    axis = _canonicalize_axis(axis, get_aval(operand).ndim, "dynamic_index_in_dim")
+    result = dynamic_slice_in_dim(operand, index, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
+    ndim = get_aval(operand).ndim
+    axis = _canonicalize_axis(axis, ndim, "dynamic_update_slice_in_dim")
+    starts = [_zero_index_like(start_index)] * ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    """Sets element ``index`` along ``axis``; ``update`` may lack that axis."""
+    ndim = get_aval(operand).ndim
+    axis = _canonicalize_axis(axis, ndim, "dynamic_update_index_in_dim")
+    if get_aval(update).ndim + 1 == ndim:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)

@@ -22,13 +22,16 @@ from minijax.interpreters import ad, batching
 from minijax.lax import linalg_ffi as ffi
 from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import Precision, dot_general
+from minijax.lax.elementwise import abs as lax_abs
 from minijax.lax.elementwise import (
     add,
     conj,
     div,
     eq,
+    ge,
     imag,
     integer_pow,
+    le,
     mul,
     neg,
     real,
@@ -36,13 +39,14 @@ from minijax.lax.elementwise import (
     sub,
 )
 from minijax.lax.elementwise import complex as make_complex
-from minijax.lax.reductions import reduce_sum
+from minijax.lax.reductions import argmax, reduce_sum
 from minijax.lax.structural import (
     broadcast_in_dim,
     broadcasted_iota,
     full,
     pad,
     slice,
+    squeeze,
     transpose,
 )
 from minijax.lowering.stablehlo import tensor_type
@@ -78,7 +82,6 @@ def _mask(shape, lower, k=0):
     rows = broadcasted_iota(np.int32, shape, len(shape) - 2)
     cols = broadcasted_iota(np.int32, shape, len(shape) - 1)
     diff = sub(cols, rows)
-    from minijax.lax.elementwise import ge, le
 
     return le(diff, np.int32(k)) if lower else ge(diff, np.int32(k))
 
@@ -190,7 +193,7 @@ def _cholesky_jvp(primals, tangents):
 cholesky_p = Primitive("cholesky")
 cholesky_p.def_abstract_eval(_cholesky_abstract)
 cholesky_p.def_lowering(_cholesky_lowering)
-cholesky_p.def_jvp_rule(_cholesky_jvp)
+ad.primitive_jvps[cholesky_p] = _cholesky_jvp
 cholesky_p.def_batching(_leading_batcher(cholesky_p))
 
 
@@ -282,7 +285,7 @@ triangular_solve_p.def_abstract_eval(_triangular_solve_abstract)
 triangular_solve_p.def_lowering(_triangular_solve_lowering)
 ad.defjvp2(triangular_solve_p, _triangular_solve_jvp_a,
            lambda g_b, ans, a, b, **params: triangular_solve_p.bind(a, g_b, **params))
-triangular_solve_p.def_transpose(_triangular_solve_transpose)
+ad.primitive_transposes[triangular_solve_p] = _triangular_solve_transpose
 triangular_solve_p.def_batching(_triangular_solve_batching)
 
 
@@ -301,8 +304,6 @@ def triangular_solve(a, b, left_side: bool = False, lower: bool = False,
                                   transpose_a=bool(transpose_a), conjugate_a=conjugate_a,
                                   unit_diagonal=bool(unit_diagonal))
     if singleton:
-        from minijax.lax.structural import squeeze
-
         out = squeeze(out, (out.ndim - 1,) if left_side else (out.ndim - 2,))
     return out
 
@@ -375,15 +376,13 @@ def _lu_jvp(primals, tangents):
 
 
 def _ge_rows(shape, k):
-    from minijax.lax.elementwise import ge
-
     return ge(broadcasted_iota(np.int32, shape, len(shape) - 2), np.int32(k))
 
 
 lu_p = Primitive("lu", multiple_results=True)
 lu_p.def_abstract_eval(_lu_abstract)
 lu_p.def_lowering(_lu_lowering)
-lu_p.def_jvp_rule(_lu_jvp)
+ad.primitive_jvps[lu_p] = _lu_jvp
 lu_p.def_batching(_leading_batcher(lu_p))
 
 
@@ -419,8 +418,6 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 def reshape_last(x, j):
     """x[..., j:j+1] sliced from x[..., :j+1], without its last axis."""
-    from minijax.lax.structural import squeeze
-
     nb = x.ndim - 1
     return squeeze(slice(x, (0,) * nb + (j,), x.shape), (nb,))
 
@@ -503,7 +500,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
 qr_p = Primitive("qr", multiple_results=True)
 qr_p.def_abstract_eval(_qr_abstract)
 qr_p.def_lowering(_qr_lowering)
-qr_p.def_jvp_rule(_qr_jvp)
+ad.primitive_jvps[qr_p] = _qr_jvp
 qr_p.def_batching(_leading_batcher(qr_p))
 
 
@@ -561,7 +558,7 @@ def _eigh_jvp(primals, tangents, *, lower):
 eigh_p = Primitive("eigh", multiple_results=True)
 eigh_p.def_abstract_eval(_eigh_abstract)
 eigh_p.def_lowering(_eigh_lowering)
-eigh_p.def_jvp_rule(_eigh_jvp)
+ad.primitive_jvps[eigh_p] = _eigh_jvp
 eigh_p.def_batching(_leading_batcher(eigh_p))
 
 
@@ -674,7 +671,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
 svd_p = Primitive("svd", multiple_results=True)
 svd_p.def_abstract_eval(_svd_abstract)
 svd_p.def_lowering(_svd_lowering)
-svd_p.def_jvp_rule(_svd_jvp)
+ad.primitive_jvps[svd_p] = _svd_jvp
 svd_p.def_batching(_leading_batcher(svd_p))
 
 
@@ -828,7 +825,6 @@ def _eig_vec_jvp(w, v, da):
     # Nondegenerate perturbation theory (JAX's rule; Giles, NA-08-01, Sec. 3.1):
     # P = V^-1 dA V, dw = diag(P), dV = V (F * P) + V diag(c), F_ij = 1 / (w_j - w_i), with c
     # fixing LAPACK's normalization (unit 2-norm, real largest-magnitude component).
-    from minijax.lax.reductions import argmax
 
     n = w.shape[-1]
     eye = _eye(v.shape, v.dtype)
@@ -836,7 +832,6 @@ def _eig_vec_jvp(w, v, da):
     p = _matmul(_lu_solve_lax(v, da), v)
     dw = _diag(p)
     u = _matmul(v, mul(f, p))
-    from minijax.lax.elementwise import abs as lax_abs
 
     k = argmax(lax_abs(v), v.ndim - 2, np.int32)
     k_rows = broadcast_in_dim(k, v.shape, (*range(v.ndim - 2), v.ndim - 1))
@@ -882,7 +877,7 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
 eig_p = Primitive("eig", multiple_results=True)
 eig_p.def_abstract_eval(_eig_abstract)
 eig_p.def_lowering(_eig_lowering)
-eig_p.def_jvp_rule(_eig_jvp)
+ad.primitive_jvps[eig_p] = _eig_jvp
 eig_p.def_batching(_leading_batcher(eig_p))
 
 

@@ -13,6 +13,7 @@ from minijax.core import get_aval
 from minijax.lax.convolution import conv_dimension_numbers, conv_general_dilated
 from minijax.lax.dot import Precision, canonicalize_precision, dot_general
 from minijax.lax.structural import broadcast_in_dim, reshape, transpose
+from minijax.lowering.array import device_put_value
 
 __all__ = ["conv_general_dilated_local", "conv_general_dilated_patches", "dtype"]
 
@@ -47,9 +48,7 @@ def _moveaxis(x, src, dst):
 
 
 def _asarray(x):
-    from minijax.numpy import asarray
-
-    return x if hasattr(x, "aval") else asarray(x)
+    return x if hasattr(x, "aval") else device_put_value(np.asarray(x))
 
 
 def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,

@@ -43,6 +43,12 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import axis_size_of, not_mapped
+from minijax.lax.convert import convert_element_type
+from minijax.lax.elementwise import add, div, eq, mul
+from minijax.lax.indexing import GatherDimensionNumbers, gather
+from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
+from minijax.lax.structural import expand_dims, iota, reshape, squeeze, transpose
+from minijax.lowering import collectives
 from minijax.source_info import with_user_line
 from minijax.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -51,12 +57,6 @@ __all__ = [
     "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
     "pshuffle", "pswapaxes", "psum", "psum_p", "psum_scatter", "psum_scatter_p",
 ]
-
-
-def _lax():
-    from minijax import lax
-
-    return lax
 
 
 # ------------------------------------------------------------------------------------------------
@@ -119,9 +119,7 @@ def _unbound_lowering(api, param, real=None):
         names = params[param]
         names = names if isinstance(names, tuple) else (names,)
         if real is not None:
-            from minijax.lowering.collectives import manual_mesh_for
-
-            mesh = manual_mesh_for(ctx, names)
+            mesh = collectives.manual_mesh_for(ctx, names)
             if mesh is not None:
                 return real(ctx, *args, mesh, **params)
         raise NameError(with_user_line(
@@ -134,12 +132,9 @@ def _unbound_lowering(api, param, real=None):
 
 
 def _real(name):
-    """The real lowering ``name`` of ``minijax/lowering/collectives.py``, imported on use (the
-    lowering modules import jaxlib.mlir, which lax does not need)."""
+    """The real lowering ``name`` of ``minijax/lowering/collectives.py``."""
 
     def rule(ctx, *args, **params):
-        from minijax.lowering import collectives
-
         return getattr(collectives, name)(ctx, *args, **params)
 
     return rule
@@ -147,8 +142,6 @@ def _real(name):
 
 def _real_all_reduce(kind):
     def rule(ctx, x, mesh, *, axes, axis_index_groups):
-        from minijax.lowering import collectives
-
         return collectives.lower_all_reduce(ctx, x, mesh, kind, axes, axis_index_groups)
 
     return rule
@@ -198,9 +191,9 @@ def _allreduce(name, if_unmapped, reduce):
     return p
 
 
-psum_p = _allreduce("psum", lambda x, n: _lax().mul(x, n), lambda: _lax().reduce_sum)
-pmax_p = _allreduce("pmax", lambda x, n: x, lambda: _lax().reduce_max)
-pmin_p = _allreduce("pmin", lambda x, n: x, lambda: _lax().reduce_min)
+psum_p = _allreduce("psum", lambda x, n: mul(x, n), lambda: reduce_sum)
+pmax_p = _allreduce("pmax", lambda x, n: x, lambda: reduce_max)
+pmin_p = _allreduce("pmin", lambda x, n: x, lambda: reduce_min)
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
@@ -214,21 +207,20 @@ ad.deflinear(psum_p, _psum_transpose)
 
 def _chooser_jvp(prim):
     def jvp(primals, tangents, *, axes, axis_index_groups):
-        lax = _lax()
         (x,), (t,) = primals, tangents
         ans = prim.bind(x, axes=axes, axis_index_groups=axis_index_groups)
         if type(t) is ad.Zero:
             return ans, ad.Zero.from_primal_value(ans)
-        chosen = lax.convert_element_type(lax.eq(x, ans), get_aval(t).dtype)
+        chosen = convert_element_type(eq(x, ans), get_aval(t).dtype)
         params = dict(axes=axes, axis_index_groups=axis_index_groups)
-        num = psum_p.bind(lax.mul(t, chosen), **params)
-        return ans, lax.div(num, psum_p.bind(chosen, **params))
+        num = psum_p.bind(mul(t, chosen), **params)
+        return ans, div(num, psum_p.bind(chosen, **params))
 
     return jvp
 
 
-pmax_p.def_jvp_rule(_chooser_jvp(pmax_p))
-pmin_p.def_jvp_rule(_chooser_jvp(pmin_p))
+ad.primitive_jvps[pmax_p] = _chooser_jvp(pmax_p)
+ad.primitive_jvps[pmin_p] = _chooser_jvp(pmin_p)
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
@@ -240,12 +232,12 @@ def psum(x, axis_name, *, axis_index_groups=None):
     groups = _canonical_groups(axis_index_groups)
     size = _group_size(names, groups, "psum")
     leaves, tree = tree_flatten(x)
-    leaves = [_lax().convert_element_type(v, np.int32) if get_aval(v).dtype == np.bool_ else v
+    leaves = [convert_element_type(v, np.int32) if get_aval(v).dtype == np.bool_ else v
               for v in leaves]
     if not any(isinstance(v, Tracer) for v in leaves):
         # A constant is the same on every member of the axis: the sum is size * x (JAX's
         # constant case; so axis_size stays a Python int).
-        outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else _lax().mul(v, size)
+        outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, size)
                 for v in leaves]
     else:
         outs = [psum_p.bind(v, axes=names, axis_index_groups=groups) for v in leaves]
@@ -326,7 +318,7 @@ def _all_gather_batching(axis_data, args, dims, *, all_gather_dimension, axis_na
     y = batching.bdim_to(x, d, dim, n)  # the batch axis is the gathered axis
     if tiled:
         shape = get_aval(y).shape
-        y = _lax().reshape(y, shape[:dim] + (n * shape[dim + 1],) + shape[dim + 2:])
+        y = reshape(y, shape[:dim] + (n * shape[dim + 1],) + shape[dim + 2:])
     return y, not_mapped
 
 
@@ -409,11 +401,10 @@ def _psum_scatter_batching(axis_data, args, dims, *, scatter_dimension, axis_nam
     _no_groups(axis_index_groups, "psum_scatter")
     _single_own_name(axis_data, axis_name, "psum_scatter")
     n = axis_data.size
-    lax = _lax()
-    y = lax.mul(x, n) if d is not_mapped else lax.reduce_sum(x, (d,))
+    y = mul(x, n) if d is not_mapped else reduce_sum(x, (d,))
     if tiled:  # example k keeps chunk k of the scattered axis
         shape = get_aval(y).shape
-        y = lax.reshape(y, shape[:dim] + (n, shape[dim] // n) + shape[dim + 1:])
+        y = reshape(y, shape[:dim] + (n, shape[dim] // n) + shape[dim + 1:])
     return y, dim  # ... and untiled, element k: the scattered axis becomes the batch axis
 
 
@@ -474,11 +465,11 @@ def _ppermute_batching(axis_data, args, dims, *, axis_name, perm):
     x = batching.bdim_to(x, d, 0, n) if d is not_mapped else x
     d = 0 if d is not_mapped else d
     shape = get_aval(x).shape
-    dnums = _lax().GatherDimensionNumbers(
+    dnums = GatherDimensionNumbers(
         offset_dims=tuple(i for i in range(len(shape)) if i != d),
         collapsed_slice_dims=(d,), start_index_map=(d,))
     sizes = shape[:d] + (1,) + shape[d + 1:]
-    out = _lax().gather(x, src_of[:, None], dnums, sizes, mode="fill", fill_value=0)
+    out = gather(x, src_of[:, None], dnums, sizes, mode="fill", fill_value=0)
     return out, d
 
 
@@ -556,18 +547,17 @@ def _all_to_all_batching(axis_data, args, dims, *, axis_name, split_axis, concat
     _no_groups(axis_index_groups, "all_to_all")
     _single_own_name(axis_data, axis_name, "all_to_all")
     n = axis_data.size
-    lax = _lax()
     x = batching.bdim_at_front(x, d, n)  # axis 0: the sending member p
     pe = get_aval(x).shape[1:]
     r, s, c = len(pe), split_axis, concat_axis
     chunk = pe[s] // n
-    x = lax.reshape(x, (n,) + pe[:s] + (n, chunk) + pe[s + 1:])  # split axis -> (k, chunk)
+    x = reshape(x, (n,) + pe[:s] + (n, chunk) + pe[s + 1:])  # split axis -> (k, chunk)
     labels = ["P"] + [lab for i in range(r) for lab in (["K", i] if i == s else [i])]
     target = ["K"] + [lab for i in range(r) for lab in (["P", i] if i == c else [i])]
-    x = lax.transpose(x, [labels.index(lab) for lab in target])
+    x = transpose(x, [labels.index(lab) for lab in target])
     sizes = [chunk if i == s else pe[i] for i in range(r)]
     out_shape = (n,) + tuple(n * sizes[i] if i == c else sizes[i] for i in range(r))
-    return lax.reshape(x, out_shape), 0  # axis 0: the receiving member k
+    return reshape(x, out_shape), 0  # axis 0: the receiving member k
 
 
 def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
@@ -604,7 +594,6 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         ndim = get_aval(v).ndim
         s = _canonical_axis(split_axis, ndim, "all_to_all")
         c = _canonical_axis(concat_axis, ndim, "all_to_all")
-        lax = _lax()
         shape = get_aval(v).shape
         if tiled:
             if shape[s] % size:
@@ -618,14 +607,14 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                     f"x.shape[split_axis], but they are {size} and {shape[s]} respectively."))
             if s < c:
                 c += 1  # concat_axis is a position after split_axis is removed
-                v = lax.expand_dims(v, (c,))
+                v = expand_dims(v, (c,))
             elif s > c:
-                v = lax.expand_dims(v, (c,))
+                v = expand_dims(v, (c,))
                 s += 1
         out = all_to_all_p.bind(v, axis_name=names, split_axis=s, concat_axis=c,
                                 axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
         if not tiled and s != c:
-            out = lax.squeeze(out, (s,))
+            out = squeeze(out, (s,))
         return out
 
     return _bind_leaves(bind, x)
@@ -644,7 +633,7 @@ def _axis_index_batching(axis_data, args, dims, *, axis_name):
     if axis_data.name != axis_name:
         batching.check_outer_axes((axis_name,), "axis_index")
         return axis_index_p.bind(axis_name=axis_name), not_mapped
-    return _lax().iota(np.int32, axis_data.size), 0
+    return iota(np.int32, axis_data.size), 0
 
 
 axis_index_p = Primitive("axis_index")
@@ -665,7 +654,7 @@ def axis_index(axis_name):
         return axis_index_p.bind(axis_name=axis_name)
     index, inner = np.int32(0), 1
     for name in reversed(names):
-        index = _lax().add(index, _lax().mul(axis_index(name), np.int32(inner)))
+        index = add(index, mul(axis_index(name), np.int32(inner)))
         inner *= axis_size_of(name, "axis_index")
     return index
 

@@ -17,7 +17,6 @@ import functools
 import operator
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
@@ -29,10 +28,28 @@ from minijax.lax.families import (
     NUMBER,
     REAL,
     check_dtype_allowed,
+    fill_region,
+    highest,
     hlo_compare,
+    is_nan,
+    lowest,
     minmax_values,
+    scalar_type,
 )
-from minijax.lowering.stablehlo import dense_i64, element_type, ir_constant, tensor_type
+from minijax.lax.convert import convert_element_type
+from minijax.lax.elementwise import div, eq, mul, sub
+from minijax.lax.structural import (
+    _reshape_to,
+    broadcast_in_dim,
+    broadcast_in_dim_p,
+    pad,
+    pad_p,
+    reshape,
+    slice,
+    slice_in_dim,
+    squeeze,
+)
+from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 
 __all__ = [
     "argmax", "argmax_p", "argmin", "argmin_p",
@@ -45,54 +62,10 @@ __all__ = [
 # Identities: the init value of each reduction, per dtype
 
 
-def _has_inf(dtype):
-    return bool(np.isinf(np.array(np.inf, dtype).real.astype(np.float32)))
-
-
-def lowest(dtype):
-    """The identity of ``max``: -inf, or the smallest finite/integer value, or False."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return False
-    if dtype.kind in "iu":
-        return np.iinfo(dtype).min
-    return -np.inf if _has_inf(dtype) else dtypes.finfo(dtype).min
-
-
-def highest(dtype):
-    """The identity of ``min``: +inf, or the largest finite/integer value, or True."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return True
-    if dtype.kind in "iu":
-        return np.iinfo(dtype).max
-    return np.inf if _has_inf(dtype) else dtypes.finfo(dtype).max
-
-
 def _all_bits(dtype):
     """The identity of bitwise ``and``: every bit set (True for bool)."""
     dtype = np.dtype(dtype)
     return True if dtype == np.bool_ else np.array(-1).astype(dtype)
-
-
-# ------------------------------------------------------------------------------------------------
-# Region helpers, shared with cumulative.py and sorting.py
-
-
-def scalar_type(dtype):
-    return ir.RankedTensorType.get([], element_type(dtype))
-
-
-def fill_region(region, arg_types, body):
-    """Gives ``region`` its block of ``arg_types`` arguments: ``body(*args)``, then return."""
-    block = region.blocks.append(*arg_types)
-    with ir.InsertionPoint(block):
-        outs = body(*block.arguments)
-        hlo.return_(list(outs) if isinstance(outs, (list, tuple)) else [outs])
-
-
-def is_nan(x, dtype):
-    return hlo_compare(x, x, "NE", dtype)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -172,24 +145,18 @@ reduce_or_p = reduction("reduce_or", _ignoring_dtype(hlo.or_), lambda dt: 0, INT
 reduce_xor_p = reduction("reduce_xor", _ignoring_dtype(hlo.xor), lambda dt: 0, INT_OR_BOOL)
 
 
-# Differentiation rules. structural.py imports this module, so its wrappers load lazily here.
+# Differentiation rules
 def _kept_axes(ndim, axes):
     return tuple(i for i in range(ndim) if i not in axes)
 
 
 def _reduce_sum_transpose(ct, operand, *, axes):
-    from minijax.lax.structural import broadcast_in_dim
-
     shape = operand.aval.shape
     return [broadcast_in_dim(ct, shape, _kept_axes(len(shape), axes))]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
     """The tangent of the chosen element; ties share it evenly (as JAX does)."""
-    from minijax.lax.convert import convert_element_type
-    from minijax.lax.elementwise import div, eq, mul
-    from minijax.lax.structural import broadcast_in_dim
-
     shape = get_aval(operand).shape
     chosen = eq(operand, broadcast_in_dim(ans, shape, _kept_axes(len(shape), axes)))
     chosen = convert_element_type(chosen, get_aval(g).dtype)
@@ -199,8 +166,6 @@ def _reduce_chooser_jvp(g, ans, operand, *, axes):
 def _reduce_prod_jvp(primals, tangents, *, axes):
     """Correct where elements are zero: the tangent is the JVP of a pairwise product tree
     (mul's rule throughout), never a division by the product."""
-    from minijax.lax.structural import reshape
-
     (x,), (g,) = primals, tangents
     ans = reduce_prod_p.bind(x, axes=axes)
     shape = get_aval(x).shape
@@ -216,9 +181,6 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 
 def _product_tree(x):
     """The product over axis 0 as a balanced tree of elementwise multiplications."""
-    from minijax.lax.elementwise import mul
-    from minijax.lax.structural import pad, slice_in_dim, squeeze
-
     rest = [(0, 0, 0)] * (get_aval(x).ndim - 1)
     while (n := get_aval(x).shape[0]) > 1:
         half = (n + 1) // 2
@@ -230,7 +192,7 @@ def _product_tree(x):
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
-reduce_prod_p.def_jvp_rule(_reduce_prod_jvp)
+ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
 ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
 ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
 for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
@@ -353,3 +315,39 @@ def argmin(operand, axis, index_dtype):
     """Index of the first minimum along ``axis`` (a NaN counts as the minimum)."""
     return argmin_p.bind(operand, **_argminmax_params(operand, axis, index_dtype))
 
+
+# ------------------------------------------------------------------------------------------------
+# The transposes of broadcast_in_dim and pad are sums: attached here, where reductions and the
+# structural primitives (structural.py, imported above) are both defined.
+
+
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
+    """Sums over the axes the broadcast created or stretched from size 1."""
+    in_shape = operand.aval.shape
+    kept = {d for d, n in zip(broadcast_dimensions, in_shape) if n == shape[d]}
+    summed = _sum_over(ct, tuple(a for a in range(len(shape)) if a not in kept))
+    return [_reshape_to(summed, in_shape)]
+
+
+def _sum_over(x, axes):
+    return reduce_sum(x, axes) if axes else x
+
+
+ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    """The operand's cotangent is ct with the padding cut off (and interior padding strided
+    over); the padding value's is the sum of everything else."""
+    ndim = len(padding_config)
+    unpadded = pad(ct, 0, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    ct_operand = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape,
+                       tuple(interior + 1 for _, _, interior in padding_config))
+    ct_value = None
+    if ad.is_undefined_primal(padding_value):
+        every = tuple(range(ndim))
+        ct_value = sub(_sum_over(ct, every), _sum_over(ct_operand, every))
+    return [ct_operand if ad.is_undefined_primal(operand) else None, ct_value]
+
+
+ad.deflinear(pad_p, _pad_transpose)

@@ -26,6 +26,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
+from minijax.lax.control_flow import map as lax_map
+from minijax.lowering.array import device_put_value
 from minijax.lowering.stablehlo import element_type, tensor_type
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
@@ -88,7 +90,6 @@ def _batching(args, dims, *, shape, dtype, algorithm):
     params = dict(shape=shape, dtype=dtype, algorithm=algorithm)
     if d is batching.not_mapped:
         return rng_bit_generator_p.bind(keys, **params), [batching.not_mapped] * 2
-    from minijax.lax.control_flow import map as lax_map
 
     keys = batching.moveaxis(keys, d, 0)
     new_keys, bits = lax_map(lambda k: tuple(rng_bit_generator_p.bind(k, **params)), keys)
@@ -107,9 +108,7 @@ ad.defjvp_zero(rng_bit_generator_p)  # integer bits: no tangent
 def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT):
     """Returns ``(new_key, bits)``: ``bits`` of ``shape`` and unsigned ``dtype`` from XLA's
     generator ``algorithm`` seeded with ``key`` (uint32[4]), and the key to use next."""
-    from minijax.numpy._util import to_array
-
-    key = to_array(key)
+    key = key if hasattr(key, "aval") else device_put_value(np.asarray(key))
     shape = tuple(int(d) for d in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),)
     dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
     new_key, bits = rng_bit_generator_p.bind(key, shape=shape, dtype=dtype,

@@ -17,6 +17,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import get_aval
 from minijax.interpreters import ad
+from minijax.lax.convert import convert_element_type
+from minijax.lax.elementwise import add, div, eq, mul, ne, select
 from minijax.lax.families import ANY, NUMBER
 from minijax.lax.indexing import (
     GatherScatterMode,
@@ -24,8 +26,10 @@ from minijax.lax.indexing import (
     _scatter_args,
     _scatter_prim,
     gather,
+    scatter_add,
     scatter_add_p,
 )
+from minijax.lax.structural import full, full_like
 from minijax.source_info import with_user_line
 
 __all__ = ["scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul",
@@ -58,14 +62,11 @@ def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
 
 
 # ------------------------------------------------------------------------------------------------
-# Derivatives (written with lax ops; the lax namespace imports this module, so it is imported
-# where the rules run)
+# Derivatives
 
 
 def _zeros(x):
-    from minijax import lax
-
-    return lax.full(tuple(get_aval(x).shape), 0, get_aval(x).dtype)
+    return full(tuple(get_aval(x).shape), 0, get_aval(x).dtype)
 
 
 def _read_back(x, idx, upd, dn, mode, fill_value=None):
@@ -86,8 +87,6 @@ def _index_kw(params, **overrides):
 
 def _minmax_jvp(prim):
     def jvp(primals, tangents, **params):
-        from minijax import lax
-
         op, idx, upd = primals
         out = prim.bind(op, idx, upd, **params)
         t_op, _, t_upd = tangents
@@ -95,35 +94,33 @@ def _minmax_jvp(prim):
             return out, ad.Zero.from_primal_value(out)
         t_op, t_upd = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_upd)
         dn, dt = params["dimension_numbers"], get_aval(out).dtype
-        upd_won = lax.convert_element_type(
-            lax.eq(upd, _read_back(out, idx, upd, dn, params["mode"])), dt)
+        upd_won = convert_element_type(
+            eq(upd, _read_back(out, idx, upd, dn, params["mode"])), dt)
         kw = _index_kw(params)
         # As JAX: a position no update reaches keeps the operand's tangent (NaN or not), and
         # one where nothing equals the result (a NaN operand) gets a zero tangent.
-        ones = lax.full(tuple(get_aval(upd).shape), 1, dt)
-        touched = lax.ne(lax.scatter_add(_zeros(op), idx, ones, dn, **kw), 0)
-        op_won = lax.select(touched, lax.convert_element_type(lax.eq(op, out), dt),
-                            lax.full_like(out, 1))
-        num = lax.add(lax.mul(op_won, t_op),
-                      lax.scatter_add(_zeros(op), idx, lax.mul(upd_won, t_upd), dn, **kw))
-        count = lax.add(op_won, lax.scatter_add(_zeros(op), idx, upd_won, dn, **kw))
-        return out, lax.div(num, lax.select(lax.eq(count, 0), lax.full_like(count, 1), count))
+        ones = full(tuple(get_aval(upd).shape), 1, dt)
+        touched = ne(scatter_add(_zeros(op), idx, ones, dn, **kw), 0)
+        op_won = select(touched, convert_element_type(eq(op, out), dt),
+                            full_like(out, 1))
+        num = add(mul(op_won, t_op),
+                      scatter_add(_zeros(op), idx, mul(upd_won, t_upd), dn, **kw))
+        count = add(op_won, scatter_add(_zeros(op), idx, upd_won, dn, **kw))
+        return out, div(num, select(eq(count, 0), full_like(count, 1), count))
 
     return jvp
 
 
 def _mul_jvp(primals, tangents, **params):
-    from minijax import lax
-
     op, idx, upd = primals
     out = scatter_mul_p.bind(op, idx, upd, **params)
     t_op, _, t_upd = tangents
     if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
         return out, ad.Zero.from_primal_value(out)
     dn = params["dimension_numbers"]
-    ones = lax.full(tuple(get_aval(op).shape), 1, get_aval(op).dtype)
+    ones = full(tuple(get_aval(op).shape), 1, get_aval(op).dtype)
     factor = scatter_mul_p.bind(ones, idx, upd, **params)  # the product landing on each element
-    t_out = lax.mul(factor, ad.instantiate_zeros(t_op))
+    t_out = mul(factor, ad.instantiate_zeros(t_op))
     if type(t_upd) is not ad.Zero:
         if not params["unique_indices"]:
             raise NotImplementedError(with_user_line(
@@ -133,12 +130,12 @@ def _mul_jvp(primals, tangents, **params):
         # 0 where an update is dropped: its tangent then contributes nothing, and nor does
         # its cotangent in the transpose (a NaN fill would leak through the gather there)
         at = _read_back(op, idx, upd, dn, params["mode"], fill_value=0)
-        t_out = lax.add(t_out, scatter_add_p.bind(
-            _zeros(op), idx, lax.mul(at, t_upd), dimension_numbers=dn,
+        t_out = add(t_out, scatter_add_p.bind(
+            _zeros(op), idx, mul(at, t_upd), dimension_numbers=dn,
             **_index_kw(params, unique_indices=True)))
     return out, t_out
 
 
-scatter_mul_p.def_jvp_rule(_mul_jvp)
-scatter_min_p.def_jvp_rule(_minmax_jvp(scatter_min_p))
-scatter_max_p.def_jvp_rule(_minmax_jvp(scatter_max_p))
+ad.primitive_jvps[scatter_mul_p] = _mul_jvp
+ad.primitive_jvps[scatter_min_p] = _minmax_jvp(scatter_min_p)
+ad.primitive_jvps[scatter_max_p] = _minmax_jvp(scatter_max_p)

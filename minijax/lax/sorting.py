@@ -20,8 +20,19 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
-from minijax.lax.families import ANY, REAL, check_dtype_allowed, hlo_compare
-from minijax.lax.reductions import fill_region, is_nan, scalar_type
+from minijax.lax.convert import convert_element_type
+from minijax.lax.dot import dot_general
+from minijax.lax.elementwise import eq
+from minijax.lax.families import (
+    ANY,
+    REAL,
+    check_dtype_allowed,
+    fill_region,
+    hlo_compare,
+    is_nan,
+    scalar_type,
+)
+from minijax.lax.structural import broadcast_in_dim, broadcasted_iota, transpose
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 
 __all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
@@ -132,8 +143,6 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
-    from minijax.lax.structural import broadcasted_iota
-
     keys = operands[:num_keys]
     if any(ad.is_undefined_primal(k) for k in keys):
         raise TypeError("sort is not linear in its keys, so it cannot be transposed in them")
@@ -151,8 +160,8 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
     return result
 
 
-sort_p.def_jvp_rule(_sort_jvp)
-sort_p.def_transpose(_sort_transpose)
+ad.primitive_jvps[sort_p] = _sort_jvp
+ad.primitive_transposes[sort_p] = _sort_transpose
 
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
@@ -243,11 +252,6 @@ def _top_k_jvp(primals, tangents, *, k, axis):
 def _take_along_axis(x, indices, axis):
     """``x``'s elements at ``indices`` along ``axis``, as a contraction with a one-hot matrix
     built from the (fixed) indices: linear in ``x``, so dot_general's rules transpose it."""
-    from minijax.lax.convert import convert_element_type
-    from minijax.lax.dot import dot_general
-    from minijax.lax.elementwise import eq
-    from minijax.lax.structural import broadcast_in_dim, broadcasted_iota, transpose
-
     ndim = get_aval(x).ndim
     perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
     x_t, idx_t = transpose(x, perm), transpose(indices, perm)
@@ -263,7 +267,7 @@ def _take_along_axis(x, indices, axis):
     return transpose(out, tuple(int(i) for i in np.argsort(perm)))
 
 
-top_k_p.def_jvp_rule(_top_k_jvp)
+ad.primitive_jvps[top_k_p] = _top_k_jvp
 
 
 def top_k(operand, k, *, axis=-1):

@@ -406,17 +406,17 @@ def _gamma_density_da(g, a, x):
     return mul(_igamma_dx(g, a, x), sub(log(x), digamma(a)))
 
 
-igamma_p.def_jvp(lambda g, a, x: mul(g, igamma_grad_a(a, x)), _igamma_dx)
-igammac_p.def_jvp(lambda g, a, x: neg(mul(g, igamma_grad_a(a, x))),
-                  lambda g, a, x: neg(_igamma_dx(g, a, x)))
-igamma_grad_a_p.def_jvp(_not_differentiable("igamma_grad_a", "a"), _gamma_density_da)
-regularized_incomplete_beta_p.def_jvp(
+ad.defjvp(igamma_p, lambda g, a, x: mul(g, igamma_grad_a(a, x)), _igamma_dx)
+ad.defjvp(igammac_p, lambda g, a, x: neg(mul(g, igamma_grad_a(a, x))),
+          lambda g, a, x: neg(_igamma_dx(g, a, x)))
+ad.defjvp(igamma_grad_a_p, _not_differentiable("igamma_grad_a", "a"), _gamma_density_da)
+ad.defjvp(regularized_incomplete_beta_p,
     _not_differentiable("betainc", "a"), _not_differentiable("betainc", "b"),
     lambda g, a, b, x: mul(g, exp(sub(add(mul(sub(b, 1.0), log1p(neg(x))),
                                           mul(sub(a, 1.0), log(x))),
                                       sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))))))
-zeta_p.def_jvp(_not_differentiable("zeta", "x"),
-               lambda g, s, q: mul(g, neg(mul(s, zeta(add(s, 1.0), q)))))
+ad.defjvp(zeta_p, _not_differentiable("zeta", "x"),
+          lambda g, s, q: mul(g, neg(mul(s, zeta(add(s, 1.0), q)))))
 ad.defjvp2(bessel_i0e_p, lambda g, y, x: mul(g, sub(bessel_i1e(x), mul(sign(x), y))))
 
 

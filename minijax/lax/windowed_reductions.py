@@ -35,10 +35,22 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
+from minijax.lax import elementwise
+from minijax.lax.control_flow.common import trace_user_fun
 from minijax.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
-from minijax.lax.families import NUMBER, REAL_NUMBER, check_dtype_allowed
-from minijax.lax.reductions import fill_region, highest, lowest, scalar_type
+from minijax.lax.families import (
+    NUMBER,
+    REAL_NUMBER,
+    check_dtype_allowed,
+    fill_region,
+    highest,
+    lowest,
+    scalar_type,
+)
+from minijax.lax.structural import broadcast_in_dim, pad
+from minijax.lax.structural import slice as lax_slice
 from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
+from minijax.tree_util import _registry
 
 __all__ = [
     "reduce_window", "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
@@ -170,8 +182,6 @@ reduce_window_min_p = _monoid_primitive("reduce_window_min", hlo.minimum, highes
 
 
 def _reduce_window_sum_transpose(ct, operand, **params):
-    from minijax.lax.structural import pad
-
     shape = operand.aval.shape
     ones = (1,) * len(shape)
     pads = _vjp_lhs_padding(shape, params["window_dimensions"], params["window_strides"],
@@ -193,9 +203,6 @@ ad.deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
 def _window_slices(x, init, *, window_dimensions, window_strides, padding, base_dilation,
                    window_dilation):
     """Every window offset's strided slice of ``x`` padded and dilated with ``init``."""
-    from minijax.lax.structural import pad
-    from minijax.lax.structural import slice as lax_slice
-
     config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
     padded = pad(x, init, config)
     out_shape = reduce_window_shape_tuple(get_aval(x).shape, window_dimensions, window_strides,
@@ -212,8 +219,6 @@ def _window_slices(x, init, *, window_dimensions, window_strides, padding, base_
 def _fold_windows(combine, xs, inits, params):
     """The windowed reduction of operands ``xs`` as a fold of ``combine`` over window offsets,
     started (as XLA's reduce_window is) from the init values."""
-    from minijax.lax.structural import broadcast_in_dim
-
     per_operand = [_window_slices(x, i, **params) for x, i in zip(xs, inits)]
     shape = reduce_window_shape_tuple(get_aval(xs[0]).shape, **params)
     acc = [broadcast_in_dim(i, shape, ()) for i in inits]
@@ -224,8 +229,6 @@ def _fold_windows(combine, xs, inits, params):
 
 def _chooser_jvp(prim, lax_name, identity):
     def rule(primals, tangents, **params):
-        from minijax.lax import elementwise
-
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, **params)
         dtype = get_aval(x).dtype
@@ -241,8 +244,8 @@ def _chooser_jvp(prim, lax_name, identity):
     return rule
 
 
-reduce_window_max_p.def_jvp_rule(_chooser_jvp(reduce_window_max_p, "max", lowest))
-reduce_window_min_p.def_jvp_rule(_chooser_jvp(reduce_window_min_p, "min", highest))
+ad.primitive_jvps[reduce_window_max_p] = _chooser_jvp(reduce_window_max_p, "max", lowest)
+ad.primitive_jvps[reduce_window_min_p] = _chooser_jvp(reduce_window_min_p, "min", highest)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -306,12 +309,11 @@ def _generic_batching(args, dims, *, jaxpr, **params):
     if any(d is not None for d in dims[n:]):
         # per-example init values (they fill the padding too): vmap the fold over the window
         # offsets instead, which is all lax ops
-        from minijax.vmapping import vmap
-
         combine = _apply_computation(jaxpr)
-        fold = vmap(lambda *a: _fold_windows(combine, list(a[:n]), list(a[n:]), params),
-                    in_axes=tuple(dims), axis_size=size)
-        return fold(*args), [0] * n
+        outs, out_dims = batching.batch_flat(
+            lambda *a: _fold_windows(combine, list(a[:n]), list(a[n:]), params), list(args),
+            list(dims), batching.AxisData(None, size, None))
+        return [batching.bdim_at_front(o, d, size) for o, d in zip(outs, out_dims)], [0] * n
     xs = [batching.bdim_at_front(x, d, size) for x, d in zip(args[:n], dims[:n])]
     outs = reduce_window_p.bind(*xs, *args[n:], jaxpr=jaxpr, **_batched_params(params, 0))
     return outs, [0] * n
@@ -320,7 +322,7 @@ def _generic_batching(args, dims, *, jaxpr, **params):
 reduce_window_p = Primitive("reduce_window", multiple_results=True)
 reduce_window_p.def_abstract_eval(_generic_rule)
 reduce_window_p.def_lowering(_generic_lowering)
-reduce_window_p.def_jvp_rule(_generic_jvp)
+ad.primitive_jvps[reduce_window_p] = _generic_jvp
 reduce_window_p.def_batching(_generic_batching)
 
 
@@ -348,8 +350,6 @@ def _concrete_scalar(x):
 
 
 def _monoid_for(computation, init, dtype):
-    from minijax.lax import elementwise
-
     value = _concrete_scalar(init)
     if value is None:
         return None
@@ -370,8 +370,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     ``computation(acc, x)`` takes and returns such pytrees of scalars. ``padding`` is 'SAME',
     'VALID' or a sequence of (low, high) pairs.
     """
-    from minijax.tree_util import _registry
-
     flat_ops, tree = _registry.flatten(operand)
     flat_inits, init_tree = _registry.flatten(init_value)
     if tree != init_tree:
@@ -410,8 +408,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
 def _computation_jaxpr(computation, pair_tree, operand_dtypes):
     """The computation traced on scalars, cached per function so that eager calls reuse one
     jaxpr (and so one compiled executable), as JAX caches it."""
-    from minijax.lax.control_flow.common import trace_user_fun
-
     scalars = [ShapedArray((), d) for d in operand_dtypes]
     return trace_user_fun(lambda acc, x: computation(acc, x), pair_tree, scalars + scalars)
 

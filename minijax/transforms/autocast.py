@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import dtypes
+from minijax.lax.convert import convert_element_type
 from minijax.transforms.api import apply
 from minijax.transforms.rewrite import rewrite
 
@@ -39,7 +40,6 @@ def autocast_pass(compute_dtype=dtypes.bfloat16, primitives=MATMUL_PRIMITIVES):
             return None
         if out.dtype.itemsize <= compute_dtype.itemsize:
             return None
-        from minijax.lax.convert import convert_element_type
 
         params = dict(eqn.params, preferred_element_type=out.dtype)
 
