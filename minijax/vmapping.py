@@ -2,8 +2,8 @@
 
 This module holds the user-facing part: matching ``in_axes``/``out_axes`` (pytree prefixes, as
 in JAX) against the arguments and results, finding the batch size, and the error messages.
-The interpreter itself (``BatchTrace``) and the batching rules' helpers live in
-``minijax.interpreters.batching``.
+The interpreter itself (``BatchTrace``, run on flat values by ``batch_flat``) and the batching
+rules' helpers live in ``minijax.interpreters.batching``.
 
 As in JAX, keyword arguments are always mapped over their axis 0 (``in_axes`` covers only the
 positional arguments), and an ``in_axes`` given as a list is read as a tuple.
@@ -17,10 +17,9 @@ import operator
 import numpy as np
 
 from minijax import core
-from minijax.core import get_aval, set_current_trace
+from minijax.core import get_aval
 from minijax.interpreters import batching
-from minijax.interpreters.batching import BatchTrace, BatchTracer, not_mapped
-from minijax.interpreters.leaks import check_leaks
+from minijax.interpreters.batching import not_mapped
 from minijax.source_info import with_user_line
 from minijax.tree_util import (
     _registry,
@@ -72,22 +71,20 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         dims = [_canonical_in_dim(x, d, i, args, kwargs) for i, (x, d) in enumerate(zip(leaves,
                                                                                       dims))]
         size = _batch_size(leaves, dims, axis_size, args, kwargs)
-        trace = BatchTrace(core.current_trace(), size, axis_name, spmd_axis_name)
-        tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(leaves,
-                                                                                     dims)]
-        try:
-            with set_current_trace(trace):
-                out = fun(*arg_tree.unflatten(tracers[: len(arg_leaves)]),
-                          **kw_tree.unflatten(tracers[len(arg_leaves):]))
+        n_args, out_trees = len(arg_leaves), []
+
+        def flat_fun(*xs):
+            out = fun(*arg_tree.unflatten(xs[:n_args]), **kw_tree.unflatten(xs[n_args:]))
             out_leaves, out_tree = _registry.flatten(out)
-            out_dims = flatten_axes("vmap out_axes", out_tree, out_axes)
-            outs = [_output(trace, x, d, i, out) for i, (x, d) in enumerate(zip(out_leaves,
-                                                                              out_dims))]
-        finally:
-            trace.invalidate()  # a tracer that escaped now raises UnexpectedTracerError
-        del tracers, out, out_leaves  # the leak check counts every tracer still referenced
-        check_leaks(trace)
-        return out_tree.unflatten(outs)
+            out_trees.append(out_tree)  # not ``out``: the leak check counts held tracers
+            return out_leaves
+
+        vals, bdims = batching.batch_flat(flat_fun, leaves, dims,
+                                          batching.AxisData(axis_name, size, spmd_axis_name))
+        out_tree = out_trees[0]
+        out_dims = flatten_axes("vmap out_axes", out_tree, out_axes)
+        return out_tree.unflatten([_output(v, bd, d, i, out_tree, size) for i, (v, bd, d)
+                                   in enumerate(zip(vals, bdims, out_dims))])
 
     return vmap_f
 
@@ -185,24 +182,31 @@ def _batch_size(leaves, dims, axis_size, args, kwargs):
     return sizes[0][1]
 
 
-def _output(trace, x, out_axis, i, out):
-    """One output leaf at the parent level, with its batch axis at ``out_axis``."""
-    val, bdim = trace.to_batch_info(x)
+def _output_path(out_tree, i):
+    placeholder = out_tree.unflatten([0] * out_tree.num_leaves)
+    return "output" + keystr(tree_flatten_with_path_internal(placeholder)[0][i][0])
+
+
+def _output(val, bdim, out_axis, i, out_tree, size):
+    """One output leaf (``val`` at the parent level, batch axis ``bdim``) with its batch axis
+    at ``out_axis``."""
     if out_axis is None:
         if bdim is not not_mapped:
-            path = "output" + keystr(tree_flatten_with_path_internal(out)[0][i][0])
+            aval = get_aval(val)
+            aval = aval.update(shape=aval.shape[:bdim] + aval.shape[bdim + 1:])
+            path = _output_path(out_tree, i)
             raise ValueError(with_user_line(
-                f"vmap has mapped output {path} (of per-example type {x.aval.str_short()}) but "
+                f"vmap has mapped output {path} (of per-example type {aval.str_short()}) but "
                 "out_axes is None for it: out_axes=None is only allowed for outputs that do not "
                 "depend on the mapped axis. Give an integer out_axes to return it batched."
             ))
         return val
     nd = get_aval(val).ndim + (bdim is not_mapped)
     if not -nd <= out_axis < nd:
-        path = "output" + keystr(tree_flatten_with_path_internal(out)[0][i][0])
+        path = _output_path(out_tree, i)
         raise ValueError(with_user_line(
             f"vmap out_axes={out_axis} is out of bounds for {path}, whose batched result has "
             f"rank {nd}."
         ))
     out_axis %= nd
-    return batching.bdim_to(val, bdim, out_axis, trace.axis_size)
+    return batching.bdim_to(val, bdim, out_axis, size)

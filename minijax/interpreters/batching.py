@@ -50,6 +50,7 @@ import numpy as np
 from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Tracer, abstract_eval, escaped_tracer_error, get_aval
 from minijax.interpreters import lax_ops
+from minijax.interpreters.leaks import check_leaks
 from minijax.interpreters.partial_eval import hoist_consts, trace_to_jaxpr
 from minijax.interpreters.rule_views import RuleView, adapt_axis_batcher, adapt_fancy_batcher
 from minijax.interpreters.walk import iter_eqns, sub_jaxprs
@@ -277,6 +278,8 @@ def batch_flat(fun, args, dims, axis_data):
         infos = [trace.to_batch_info(o) for o in outs]
     finally:
         trace.invalidate()  # a tracer that escaped now raises UnexpectedTracerError
+    del tracers, outs  # the leak check counts every tracer still referenced
+    check_leaks(trace)
     return [v for v, _ in infos], [d for _, d in infos]
 
 
