@@ -28,17 +28,17 @@ import functools
 import inspect
 
 from minijax import core, dtypes, lax
-from minijax.core import Primitive, get_aval
+from minijax.core import Primitive, Tracer, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.interpreters.batching import batch_open
 from minijax.interpreters.calls import eval_open, lower_open
-from minijax.interpreters.partial_eval import trace_open
+from minijax.interpreters.partial_eval import trace_open, trace_to_jaxpr
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
 from minijax.vmapping import vmap
 
-__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp",
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_jvp", "custom_vjp",
            "custom_vjp_primal_tree_values", "zero_from_primal"]
 
 
@@ -647,3 +647,48 @@ ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 
 custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items() if k not in ("all_out_avals",)}
+
+
+# ------------------------------------------------------------------------------------------------
+# closure_convert: closed-over values made explicit arguments, for custom rules
+
+
+def _maybe_perturbed(x):
+    """Whether ``x`` may carry a tangent of an enclosing differentiation: a tracer of an inexact
+    dtype (integer and boolean values only have float0 tangents)."""
+    return isinstance(x, Tracer) and dtypes.is_inexact(core.get_aval(x).dtype)
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, consts)``: ``converted(*args, *consts)`` computes ``fun(*args)``, with the
+    traced values ``fun`` closes over (those that may be differentiated) made explicit
+    arguments, so a ``custom_vjp``/``custom_jvp`` rule can receive them. ``example_args`` give
+    the argument types."""
+    leaves, in_tree = _registry.flatten(example_args)
+    out_tree_box = []
+
+    def flat_fun(*xs):
+        out_leaves, out_tree = _registry.flatten(fun(*in_tree.unflatten(xs)))
+        out_tree_box.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves])
+    out_tree = out_tree_box[0]
+    consts = list(closed.consts)
+    hoisted_at = [i for i, c in enumerate(consts) if _maybe_perturbed(c)]
+    hoisted = [consts[i] for i in hoisted_at]
+
+    def converted(*args_and_consts):
+        n = len(args_and_consts) - len(hoisted)
+        args, new_consts = args_and_consts[:n], args_and_consts[n:]
+        all_consts = list(consts)
+        for i, c in zip(hoisted_at, new_consts):
+            all_consts[i] = c
+        arg_leaves, tree = _registry.flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError("The inputs to the closure produced by closure_convert must have "
+                            "the same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got {tree}")
+        return out_tree.unflatten(core.eval_jaxpr(closed.jaxpr, all_consts, *arg_leaves))
+
+    return converted, hoisted

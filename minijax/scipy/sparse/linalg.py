@@ -19,9 +19,8 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as jnp
-from minijax.api import closure_convert
 from minijax.autodiff import linear_transpose, vjp
-from minijax.custom_derivatives import custom_vjp
+from minijax.custom_derivatives import closure_convert, custom_vjp
 from minijax.tree_util import tree_flatten, tree_leaves, tree_map
 
 __all__ = ["bicgstab", "cg", "gmres"]
