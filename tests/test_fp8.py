@@ -1,0 +1,173 @@
+"""FP8 matmuls with delayed scaling (``minijax/transforms/fp8.py``).
+
+On the CPU (XLA emulates the FP8 converts): which matmuls become FP8 and the shape of what
+they become in the jaxpr; the forward and both gradients against the same quantization done in
+NumPy with ml_dtypes; the amax-history and scale update against its definition; a small MLP's
+loss and gradients within FP8 tolerance of f32 once the scales have warmed up. The test marked
+``gpu`` (``MINIJAX_TEST_GPU=1``) checks that XLA makes cuBLASLt FP8 GEMMs of the program.
+"""
+
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax.transforms import find_eqns, fp8
+
+ON_GPU = os.environ.get("MINIJAX_TEST_GPU") == "1"
+H = 4  # amax history length
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(8, 16)).astype(np.float32)
+W = (RNG.normal(size=(16, 32)) / 4).astype(np.float32)
+C = RNG.normal(size=(8, 32)).astype(np.float32)  # the output's cotangent: loss = sum(y * C)
+E4M3, E5M2 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2
+
+
+def one_matmul(x, w):
+    return jnp.sum((x @ w) * C)
+
+
+def _qdq(a, scale, fmt):
+    fmax = float(ml_dtypes.finfo(fmt).max)
+    return np.clip(a / scale, -fmax, fmax).astype(fmt).astype(np.float32) * scale
+
+
+def _state(sx, sw, sg):
+    return [{k: {"amax_history": np.zeros(H, np.float32), "scale": np.float32(s)}
+             for k, s in (("x", sx), ("w", sw), ("g", sg))}]
+
+
+def test_sites_are_weight_matmuls():
+    def attention_like(x, w):
+        h = x @ w  # a site: w is an input
+        s = h @ h.T  # two computed values: stays as written
+        return jnp.sum(s @ h) + jnp.sum(x.T @ x)  # x.T is an input through a transpose
+
+    closed = minijax.make_jaxpr(attention_like)(X, W)
+    dots = [i for i, e in enumerate(closed.jaxpr.eqns) if e.primitive.name == "dot_general"]
+    assert len(dots) == 4
+    assert fp8.find_sites(closed) == [dots[0], dots[3]]
+    assert len(fp8.autocast(attention_like, history_length=H).init(X, W)) == 2
+
+
+def test_jaxpr_structure_forward_and_backward():
+    f = fp8.autocast(one_matmul, history_length=H)
+    state = f.init(X, W)
+    fwd = minijax.make_jaxpr(f)(X, state, W)
+    (call,) = find_eqns(fwd, "custom_vjp_call")
+    body = call.params["call_jaxpr"]
+    converts = [e.params["new_dtype"] for e in find_eqns(body, "convert_element_type")]
+    assert converts.count(np.dtype(E4M3)) == 2 and np.dtype(E5M2) not in converts
+    (dot,) = find_eqns(body, "dot_general")
+    # both operands dequantized in f32 and contracted on their minor axis ("NT")
+    assert dot.params["dimension_numbers"] == (((1,), (1,)), ((), ()))
+    assert dot.params["preferred_element_type"] == np.float32
+    assert [a.aval.dtype for a in dot.invars] == [np.float32, np.float32]
+    (tr,) = find_eqns(body, "transpose")
+    assert tr.invars[0].aval.dtype == E4M3  # the weight is transposed in FP8
+    assert not find_eqns(fwd, "dot_general") or all(
+        e in find_eqns(body, "dot_general") for e in find_eqns(fwd, "dot_general"))
+
+    grad = minijax.make_jaxpr(minijax.grad(f, argnums=(0, 1, 2)))(X, state, W)
+    converts = [e.params["new_dtype"] for e in find_eqns(grad, "convert_element_type")]
+    assert np.dtype(E5M2) in converts
+    # every backward product reads operands dequantized in f32
+    for e in find_eqns(grad, "dot_general"):
+        assert [a.aval.dtype for a in e.invars] == [np.float32, np.float32]
+
+
+def test_forward_and_gradients_match_numpy_quantization():
+    sx, sw, sg = 0.01, 0.004, 0.02
+    f = fp8.autocast(one_matmul, history_length=H)
+    state = _state(sx, sw, sg)
+    xd, wd, gd = _qdq(X, sx, E4M3), _qdq(W, sw, E4M3), _qdq(C, sg, E5M2)
+    out, (dx, new_state, dw) = minijax.jit(minijax.value_and_grad(f, argnums=(0, 1, 2)))(
+        X, state, W)
+    np.testing.assert_allclose(out, np.sum((xd @ wd) * C), rtol=1e-5)
+    np.testing.assert_allclose(dx, gd @ wd.T, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dw, xd.T @ gd, rtol=1e-5, atol=1e-6)
+    # inference: the forward alone, at the state's scales
+    np.testing.assert_allclose(f(X, state, W), np.sum((xd @ wd) * C), rtol=1e-5)
+    # the quantization is real: f32 differs by more than rounding
+    assert abs(float(out) - np.sum((X @ W) * C)) > 1e-4 * abs(np.sum((X @ W) * C))
+
+
+def test_amax_history_and_scale_update():
+    f = minijax.jit(minijax.grad(fp8.autocast(one_matmul, history_length=H), argnums=1))
+    state = _state(1.0, 1.0, 1.0)
+    seen = {"x": [], "w": [], "g": []}
+    fmax = {"x": 448.0, "w": 448.0, "g": 57344.0}
+    for k in (1.0, 3.0, 0.5, 2.0, 0.25, 1.0):
+        state = f(X * k, state, W * k)
+        for name, a in (("x", X * k), ("w", W * k), ("g", C)):
+            seen[name].insert(0, np.abs(a).max())
+            hist = np.array((seen[name] + [0.0] * H)[:H], np.float32)
+            np.testing.assert_allclose(state[0][name]["amax_history"], hist, rtol=1e-6)
+            np.testing.assert_allclose(state[0][name]["scale"], hist.max() / fmax[name],
+                                       rtol=1e-6)
+    # the 3.0 step has left the history (length 4): the scale follows the newer maxima
+    assert float(state[0]["x"]["scale"]) == pytest.approx(2.0 * np.abs(X).max() / 448.0)
+
+
+def test_update_keeps_scale_on_empty_or_nonfinite_history():
+    meta = {"amax_history": np.zeros(H, np.float32), "scale": np.float32(0.5)}
+    new = minijax.jit(fp8.update_meta, static_argnums=2)(meta, np.float32(0.0), fp8.E4M3)
+    assert float(new["scale"]) == 0.5
+    new = minijax.jit(fp8.update_meta, static_argnums=2)(meta, np.float32(np.inf), fp8.E4M3)
+    assert float(new["scale"]) == 0.5
+
+
+def _mlp_loss(params, x, y):
+    h = x
+    for w, b in params[:-1]:
+        h = minijax.nn.relu(h @ w + b)
+    w, b = params[-1]
+    return jnp.mean((h @ w + b - y) ** 2)
+
+
+def test_mlp_loss_and_grads_within_fp8_tolerance_of_f32():
+    widths = [16, 32, 32, 8]
+    params = [(jnp.asarray(RNG.normal(size=(m, n)) / np.sqrt(m), jnp.float32),
+               jnp.zeros(n, jnp.float32)) for m, n in zip(widths[:-1], widths[1:])]
+    x, y = X, RNG.normal(size=(8, 8)).astype(np.float32)
+    f = fp8.autocast(_mlp_loss, history_length=H)
+    state = f.init(params, x, y)
+    assert len(state) == 3
+    step = minijax.jit(minijax.value_and_grad(f, argnums=(0, 1)))
+    for _ in range(2):  # the first step runs at scale 1; it sets the scales for the next
+        loss, (grads, state) = step(params, state, x, y)
+    ref_loss, ref_grads = minijax.value_and_grad(_mlp_loss)(params, x, y)
+    np.testing.assert_allclose(loss, ref_loss, rtol=0.05)
+    for (gw, gb), (rw, rb) in zip(grads, ref_grads):
+        for g, r in ((gw, rw), (gb, rb)):
+            g, r = np.ravel(g), np.ravel(r)
+            cos = g @ r / (np.linalg.norm(g) * np.linalg.norm(r))
+            assert cos > 0.99, cos
+            np.testing.assert_allclose(np.linalg.norm(g), np.linalg.norm(r), rtol=0.1)
+
+
+def test_bf16_model_keeps_its_dtypes():
+    x, w = jnp.asarray(X, jnp.bfloat16), jnp.asarray(W, jnp.bfloat16)
+    f = fp8.autocast(lambda x, w: jnp.sum((x @ w).astype(jnp.float32)), history_length=H)
+    state = f.init(x, w)
+    dx, st, dw = minijax.grad(f, argnums=(0, 1, 2))(x, state, w)
+    assert dx.dtype == dw.dtype == jnp.bfloat16
+    assert st[0]["g"]["amax_history"].dtype == np.float32
+
+
+def test_wrong_state_is_an_error():
+    f = fp8.autocast(one_matmul, history_length=H)
+    with pytest.raises(ValueError, match="1 FP8 matmuls"):
+        f(X, [], W)
+
+
+@pytest.mark.skipif(not ON_GPU, reason="XLA's GEMM rewriter: MINIJAX_TEST_GPU=1 on a Hopper GPU")
+def test_xla_emits_cublaslt_fp8_gemms():
+    x, w = (jnp.asarray(RNG.normal(size=(256, 256)), jnp.bfloat16) for _ in range(2))
+    f = fp8.autocast(lambda x, w: jnp.sum((x @ w).astype(jnp.float32)), history_length=H)
+    step = minijax.jit(minijax.grad(f, argnums=(0, 1, 2)))
+    hlo = step.lower(x, f.init(x, w), w).compile().as_text()
+    assert hlo.count('custom_call_target="__cublas$lt$matmul$f8"') == 3  # forward, dx, dw
