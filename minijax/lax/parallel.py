@@ -1,10 +1,10 @@
 """Collectives over named axes: ``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
 ``psum_scatter``, ``ppermute``, ``pshuffle``, ``all_to_all``, ``axis_index``, ``axis_size``.
 
-A named axis is bound by an enclosing ``vmap(..., axis_name=...)`` (and, with issue 7, by
-``shard_map``'s mesh axes). ``batching.axis_size_of`` finds its size by walking the traces
-around the current one; a name nothing binds is a ``NameError`` at trace time, raised by the
-public functions below, naming the unbound axis, the bound ones and the user's line.
+A named axis is bound by an enclosing ``vmap(..., axis_name=...)`` or by ``shard_map``'s mesh
+axes. ``batching.axis_size_of`` finds its size by walking the traces around the current one;
+a name nothing binds is a ``NameError`` at trace time, raised by the public functions below,
+naming the unbound axis, the bound ones and the user's line.
 
 The size of every axis a collective ranges over is resolved when the user calls it and kept in
 the equation's params (``axis_size``), as JAX does for ``all_gather``: abstract evaluation then
