@@ -17,7 +17,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "minijax"
 # Lowest first. A module's layer is that of the longest prefix listed here.
 LAYERS = {
     0: ["core", "dtypes", "errors", "config", "source_info", "tree_util", "monitoring"],
-    1: ["lowering", "layout", "sharding_types"],
+    # distributed: the multi-process runtime (PJRT clients); it imports only core and lowering.
+    1: ["lowering", "layout", "sharding_types", "distributed"],
     2: ["interpreters"],
     3: ["lax"],
     4: ["transforms", "jitting", "autodiff", "vmapping", "custom_derivatives",
@@ -25,12 +26,18 @@ LAYERS = {
         "refs", "pmapping", "sharding"],
     5: ["numpy", "nn", "random", "scipy", "experimental", "flatten_util"],
     6: ["", "api", "compat", "run_as_jax", "tools", "test_util", "checkpoint_io", "profiler",
-        "distributed", "debugger", "typing", "api_util", "tree", "_src", "extend"],
+        "debugger", "typing", "api_util", "tree", "_src", "extend"],
 }
 _LAYER_OF = {prefix: n for n, prefixes in LAYERS.items() for prefix in prefixes}
 
 # (importing module, imported module) -> why the import must sit inside a function.
 FUNCTION_LEVEL = {
+    ("minijax.lowering.array", "minijax.layout"):
+        "Array.format: layout imports sharding_types, which imports lowering.array",
+    ("minijax.lowering.backends", "minijax.lowering.compile"):
+        "a changed CPU device count clears compile's caches; compile imports backends",
+    ("minijax.numpy.array_methods", "minijax.api"):
+        "Array.to_device is api.device_put (placement lives in the api layer, above jnp)",
 }
 
 MAX_FUNCTION_LEVEL = 40
