@@ -26,6 +26,7 @@ from minijax.core import (
     set_current_trace,
 )
 from minijax.core import concrete_or_error as _concrete_or_error
+from minijax.interpreters import walk
 from minijax.lowering.array import BaseArray
 from minijax.source_info import user_frame
 
@@ -105,18 +106,8 @@ def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source
 
 def jaxprs_in_params(params):
     """The jaxprs held in an equation's params (closed ones opened), in order."""
-    for value in params.values():
-        yield from _jaxprs_in(value)
-
-
-def _jaxprs_in(value):
-    if isinstance(value, ClosedJaxpr):
-        yield value.jaxpr
-    elif isinstance(value, Jaxpr):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            yield from _jaxprs_in(v)
+    for _, jaxpr in walk.sub_jaxprs(params):
+        yield jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
 
 
 def subjaxprs(jaxpr):
