@@ -30,7 +30,7 @@ import ml_dtypes
 import numpy as np
 
 from minijax import dtypes, tree_util
-from minijax.lowering import jaxlib_ext
+from minijax.lowering import backends, jaxlib_ext
 from minijax.lowering.array import Array, device_put_value
 
 FORMAT = "minijax.checkpoint"
@@ -234,8 +234,6 @@ def _aval(sds):
 
 
 def _devices_of(sharding):
-    from minijax.lowering import backends
-
     return backends.sharding_devices(sharding)
 
 

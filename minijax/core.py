@@ -138,6 +138,10 @@ pytype_aval_mappings = {}
 # sharding classes sit above core (they need the backends); sharding.py installs this.
 unsharded_sharding = None
 
+# (prim, args, params) -> outputs: how the eval trace runs a primitive that has no ``impl``
+# (compile its lowering, execute it). lowering/dispatch.py, above core, installs this.
+apply_primitive = None
+
 
 # ------------------------------------------------------------------------------------------------
 # Primitives

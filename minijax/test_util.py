@@ -24,6 +24,7 @@ import numpy as np
 from minijax import dtypes
 from minijax.autodiff import jvp, linearize, vjp
 from minijax.config import config
+from minijax.jitting import jit
 from minijax.tree_util import _registry, tree_map, tree_reduce
 
 __all__ = ["check_close", "check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
@@ -315,7 +316,6 @@ def _maybe_jit(f, use_jit):
     they hold no data, so they cross the jit boundary as booleans and are restored after."""
     if not use_jit:
         return f
-    from minijax.jitting import jit
 
     out_float0 = []
     arg_float0 = []

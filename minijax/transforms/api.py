@@ -15,6 +15,7 @@ import functools
 from minijax import core
 from minijax.core import ClosedJaxpr, Tracer, get_aval
 from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.jitting import jit
 from minijax.transforms.rewrite import replace_pass
 from minijax.transforms.typecheck import JaxprTypeError, check_jaxpr, check_signature
 from minijax.tree_util import _registry
@@ -101,7 +102,6 @@ class Transformed:
         entry = self._cache.get(key)
         if entry is None:
             closed, _, out_tree = self._transform(args, kwargs)
-            from minijax.jitting import jit
 
             jaxpr = closed.jaxpr
             run = jit(lambda consts, xs: core.eval_jaxpr(jaxpr, consts, *xs))
