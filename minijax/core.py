@@ -148,7 +148,8 @@ apply_primitive = None
 
 
 class Primitive:
-    """An operation of the IR. Its rules are attributes, set with the ``def_*`` methods."""
+    """An operation of the IR. Its rules are attributes, set with the ``def_*`` methods (the
+    derivative rules with ``interpreters/ad.py``'s functions, as in JAX)."""
 
     multiple_results = False
 
