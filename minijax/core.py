@@ -500,9 +500,7 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(x)
         impl = prim.impl
         if impl is None:
-            from minijax.lowering.dispatch import apply_primitive
-
-            return apply_primitive(prim, args, params)
+            return apply_primitive(prim, args, params)  # the slot lowering/dispatch.py fills
         return impl(*args, **params)
 
 
