@@ -135,7 +135,7 @@ def get_aval(x) -> ShapedArray:
 pytype_aval_mappings = {}
 
 # ndim -> the sharding type of a value no mesh axis splits (``ShapedArray.sharding``). The
-# sharding classes sit above core (they need the backends); sharding.py installs this.
+# sharding classes sit above core (they need the backends); sharding_types.py installs this.
 unsharded_sharding = None
 
 # (prim, args, params) -> outputs: how the eval trace runs a primitive that has no ``impl``
