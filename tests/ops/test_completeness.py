@@ -73,7 +73,7 @@ LINEAR_IN_AN_OPERAND = ("add", "sub", "mul", "div", "dot_general", "conv_general
 
 
 def _is_linear(prim):
-    return getattr(prim, "linear", False) or prim.name in LINEAR_IN_AN_OPERAND
+    return prim.linear or prim.name in LINEAR_IN_AN_OPERAND
 
 
 def _check(name, rule, what):
