@@ -196,6 +196,11 @@ class Primitive:
     def bind(self, *args, **params):
         return _ctx.trace.process_primitive(self, args, params)
 
+    def get_bind_params(self, params):
+        """The keyword arguments that re-bind an equation with ``params``: its params
+        themselves (minijax's equations keep their sub-jaxprs as params)."""
+        return dict(params)
+
     def missing_rule(self, what, transformation):
         return NotImplementedError(
             with_user_line(
@@ -258,6 +263,10 @@ class JaxprEqn:
         self.outvars = outvars
         self.params = params
         self.source_info: SourceInfo | None = source_info
+
+    # minijax's equations record no effects: a primitive with one is marked on the primitive
+    # (Primitive.effectful), which is what dead-code elimination and CSE read.
+    effects = frozenset()
 
     def __repr__(self):
         return pp_eqn(self, _Namer()).strip()

@@ -243,6 +243,27 @@ def test_core_helpers():
     assert issubclass(type("MyEffect", (jex.Effect,), {}), jex.Effect)
 
 
+def test_rebinding_equations_with_get_bind_params():
+    """An interpreter re-binds each equation with ``primitive.get_bind_params(eqn.params)`` (as
+    equinox's finalise_jaxpr does), sub-jaxprs included."""
+    def f(x):
+        y = lax.cond(x[0] > 0, jnp.sin, jnp.cos, x)
+        return lax.scan(lambda c, a: (c + a, c * a), 0.0, y)
+
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    closed = jax.make_jaxpr(f)(x)
+    env = dict(zip(closed.jaxpr.invars, [x]))
+    for eqn in closed.jaxpr.eqns:
+        assert eqn.effects == set()
+        ins = [v.val if isinstance(v, jex.Literal) else env[v] for v in eqn.invars]
+        outs = eqn.primitive.bind(*ins, **eqn.primitive.get_bind_params(eqn.params))
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    carry, ys = (env[v] for v in closed.jaxpr.outvars)
+    y = np.sin(x)
+    np.testing.assert_allclose(carry, y.sum(), rtol=1e-6)
+    np.testing.assert_allclose(ys, (np.cumsum(y) - y) * y, rtol=1e-6)
+
+
 def test_opaque_trace_state_tells_traces_apart():
     outer = jex.get_opaque_trace_state(convention="flax")
     assert outer == jex.get_opaque_trace_state()
