@@ -92,6 +92,19 @@ def cmd_minimize(args):
     return 0
 
 
+def cmd_classes(args):
+    """Mismatch classes over saved mismatch files (`fuzz --out`), most frequent first."""
+    classes = collections.defaultdict(list)
+    for path in args.files:
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                classes[mismatch_class(rec["mismatch"])].append(rec["case"]["id"])
+    for k, ids in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+        print(f"{len(ids):5d}  {k}  [{', '.join(ids[:4])}]")
+    return 0
+
+
 def cmd_show(args):
     case = _case_from(args)
     print(reproducer(case, prelude=args.full))
@@ -168,6 +181,9 @@ def main(argv=None):
         m.add_argument("--timeout", type=float, default=60)
         m.add_argument("--save")
         m.set_defaults(fn=fn)
+    c = sub.add_parser("classes", help="group saved mismatches into classes")
+    c.add_argument("files", nargs="+")
+    c.set_defaults(fn=cmd_classes)
     f.set_defaults(fn=cmd_fuzz)
     r.set_defaults(fn=cmd_record)
     args = p.parse_args(argv)

@@ -337,9 +337,10 @@ _MESH = []
 
 
 def MESH():
-    """Two of the four virtual CPU devices, one axis 'd' (made once: meshes are cached)."""
+    """Two of the four virtual CPU devices, one Auto axis 'd' (JAX 0.10's make_mesh would make
+    it Explicit, which minijax does not model: FINDINGS.md). Made once: meshes are cached."""
     if not _MESH:
-        _MESH.append(jax.make_mesh((2,), ("d",), devices=jax.devices()[:2]))
+        _MESH.append(jax.sharding.Mesh(np.array(jax.devices()[:2]), ("d",)))
     return _MESH[0]
 
 
