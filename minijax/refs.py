@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core
-from minijax.numpy import asarray
+from minijax.lowering.array import Array, device_put_value
 
 __all__ = ["AbstractRef", "Ref", "freeze", "new_ref"]
 
@@ -73,7 +73,7 @@ class Ref:
         return self._value if idx is Ellipsis or idx == () else self._value[idx]
 
     def __setitem__(self, idx, value):
-        value = asarray(value)
+        value = _as_value(value)
         target = core.get_aval(self[idx])
         if value.dtype != self.dtype:
             raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {self.dtype}. "
@@ -99,8 +99,14 @@ class Ref:
 
 
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
-    """A new ``Ref`` holding ``init_val`` (an array, or anything ``jnp.asarray`` takes)."""
-    return Ref(asarray(init_val), memory_space, kind)
+    """A new ``Ref`` holding ``init_val`` (an array, a scalar or a NumPy value)."""
+    return Ref(_as_value(init_val), memory_space, kind)
+
+
+def _as_value(x):
+    """``x`` as an Array or tracer: Python scalars (weakly typed) and NumPy values go to the
+    device, as ``jnp.asarray`` puts them; a list is refused, as JAX's refs refuse it."""
+    return x if isinstance(x, (core.Tracer, Array)) else device_put_value(x)
 
 
 def freeze(ref: Ref):

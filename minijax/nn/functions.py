@@ -14,7 +14,9 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax import numpy as jnp
-from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args_inexact, to_array
+from minijax.custom_derivatives import custom_jvp
+from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args_inexact
+from minijax.numpy.creation import to_array
 
 __all__ = [
     "relu", "relu6", "sigmoid", "log_sigmoid", "silu", "swish", "gelu", "softplus",
@@ -42,8 +44,6 @@ def _relu6_primal(x):
 def _make_relus():
     """``relu``/``relu6`` with custom JVPs, as in JAX: their derivative at the kinks (0, and 6
     for relu6) is 0, not the 1/2 that ``max``'s tie-splitting rule would give."""
-    from minijax.custom_derivatives import custom_jvp
-
     relu_fn = custom_jvp(_relu_primal)
     relu_fn.defjvps(lambda g, ans, x: jnp.where(x > 0, g, jnp.zeros_like(g)))
     relu6_fn = custom_jvp(_relu6_primal)

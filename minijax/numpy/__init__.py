@@ -13,11 +13,14 @@ from minijax.numpy import (
     fft,  # jnp.fft, on minijax.lax.fft
     linalg,  # jnp.linalg, on minijax.lax.linalg
 )
-from minijax.numpy.arrayops import *
+from minijax.numpy.bitwise import *
 from minijax.numpy.creation import *
 from minijax.numpy.einsum import *
-from minijax.numpy.functions import *
-from minijax.numpy.linalg_basic import *
+from minijax.numpy.functional import *
+from minijax.numpy.indexing_routines import *
+from minijax.numpy.io import *
+from minijax.numpy.linear_algebra import *
+from minijax.numpy.logic import *
 from minijax.numpy.manipulation import *
 from minijax.numpy.math import *
 from minijax.numpy.polynomial import *
@@ -26,7 +29,7 @@ from minijax.numpy.scalar_types import *
 from minijax.numpy.setops import *
 from minijax.numpy.sorting import *
 from minijax.numpy.statistics import *
-from minijax.numpy.io import *
+from minijax.numpy.window_functions import *
 
 pi = _np.pi
 e = _np.e

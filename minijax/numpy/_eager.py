@@ -18,14 +18,13 @@ import functools
 import inspect
 
 from minijax import core
+from minijax.jitting import jit
 
 
 def eager_jit(fn=None, *, static_argnames=()):
     """Decorator: ``fn`` runs jitted when called eagerly, plainly when called under a trace."""
     if fn is None:
         return functools.partial(eager_jit, static_argnames=static_argnames)
-    from minijax.jitting import jit
-
     jitted = jit(fn, static_argnames=static_argnames or None)
     is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)

@@ -27,6 +27,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.config import config
 from minijax.core import Tracer, WeakScalar, get_aval
+from minijax.lax.convert import _convert_element_type
 from minijax.lowering.array import Array
 from minijax.source_info import with_user_line
 
@@ -85,9 +86,7 @@ def convert(x, dtype, weak_type=False):
         return WeakScalar(x.val, dtype) if weak_type else x.val.astype(dtype)[()]
     if isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x).astype(dtype, copy=False)
-    from minijax.lax import convert as lax_convert
-
-    return lax_convert._convert_element_type(x, dtype, weak_type=weak_type)
+    return _convert_element_type(x, dtype, weak_type=weak_type)
 
 
 def _shared_dtype(args):
@@ -290,17 +289,9 @@ def canonicalize_axes(axis, num_dims):
     return axes
 
 
-def static_int(x, what):
-    """A concrete Python int (a tracer here is an error naming ``what``)."""
-    from minijax.core import concrete_or_error
-
-    return concrete_or_error(operator.index, x, what)
-
-
-def to_array(x):
-    """Any arraylike as an Array or Tracer (scalars and NumPy values are put on the device)."""
-    if is_array(x):
-        return x
-    from minijax.numpy.creation import asarray
-
-    return asarray(x)
+def concrete_value(x, what):
+    """``x``'s value as a NumPy array, for functions whose output shape depends on it (a tracer
+    here is an error naming ``what``)."""
+    if isinstance(x, Tracer):
+        raise x._concretization_error(what)
+    return np.asarray(x)

@@ -17,10 +17,12 @@ from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar
 from minijax.lowering.array import Array, BaseArray, device_copy
 from minijax.numpy import (
-    arrayops,
+    bitwise,
     creation,
     indexing,
-    linalg_basic,
+    indexing_routines,
+    linear_algebra,
+    logic,
     manipulation,
     math,
     reductions,
@@ -52,16 +54,17 @@ def _binary_ops():
     table = {
         "add": math.add, "sub": math.subtract, "mul": math.multiply,
         "truediv": math.true_divide, "floordiv": math.floor_divide, "mod": math.remainder,
-        "pow": math.power, "matmul": linalg_basic.matmul, "and": math.bitwise_and,
-        "or": math.bitwise_or, "xor": math.bitwise_xor, "lshift": math.left_shift,
-        "rshift": math.right_shift, "divmod": math.divmod,
+        "pow": math.power, "matmul": linear_algebra.matmul, "and": bitwise.bitwise_and,
+        "or": bitwise.bitwise_or, "xor": bitwise.bitwise_xor, "lshift": bitwise.left_shift,
+        "rshift": bitwise.right_shift, "divmod": math.divmod,
     }
     ops = {}
     for name, fn in table.items():
         ops[f"__{name}__"] = _defer(fn)
         ops[f"__r{name}__"] = _defer(fn, swap=True)
-    for name, fn in {"eq": math.equal, "ne": math.not_equal, "lt": math.less,
-                     "le": math.less_equal, "gt": math.greater, "ge": math.greater_equal}.items():
+    comparisons = {"eq": logic.equal, "ne": logic.not_equal, "lt": logic.less,
+                   "le": logic.less_equal, "gt": logic.greater, "ge": logic.greater_equal}
+    for name, fn in comparisons.items():
         ops[f"__{name}__"] = _defer(fn)
     return ops
 
@@ -98,7 +101,7 @@ def _transpose(self, *args):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    out = math.astype(self, dtype)
+    out = creation.astype(self, dtype)
     if copy and out is self:
         out = _copy(self)
     return out if device is None else _to_device(out, device)
@@ -216,7 +219,8 @@ def _argsort(self, axis=-1, *, kind=None, order=None, stable=True, descending=Fa
 
 
 def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
-    return arrayops.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+    return indexing_routines.compress(condition, self, axis, size=size, fill_value=fill_value,
+                                      out=out)
 
 
 def _flatten(self, order="C"):
@@ -238,7 +242,7 @@ def _clip(self, min=None, max=None):  # noqa: A002
 
 
 def _dot(self, b, *, precision=None, preferred_element_type=None):
-    return linalg_basic.dot(self, b, precision=precision,
+    return linear_algebra.dot(self, b, precision=precision,
                             preferred_element_type=preferred_element_type)
 
 
@@ -259,7 +263,7 @@ _METHODS = {
     "__neg__": math.negative,
     "__pos__": math.positive,
     "__abs__": math.abs,
-    "__invert__": math.bitwise_not,
+    "__invert__": bitwise.bitwise_not,
     "__round__": _python_round,
     "__getitem__": _getitem,
     "__setitem__": _setitem,
@@ -299,7 +303,7 @@ _METHODS = {
     "round": _round,
     "conj": math.conjugate,
     "conjugate": math.conjugate,
-    "nonzero": arrayops.nonzero,
+    "nonzero": sorting.nonzero,
     "copy": _copy,
     "to_device": _to_device,
     "view": _view,
@@ -308,11 +312,11 @@ _METHODS = {
     "argsort": _argsort,
     "argpartition": sorting.argpartition,
     "searchsorted": sorting.searchsorted,
-    "take": sorting.take,
+    "take": indexing_routines.take,
     "compress": _compress,
-    "choose": arrayops.choose,
-    "diagonal": arrayops.diagonal,
-    "trace": arrayops.trace,
+    "choose": indexing_routines.choose,
+    "diagonal": indexing_routines.diagonal,
+    "trace": linear_algebra.trace,
     "at": property(indexing._IndexUpdateHelper),
 }
 

@@ -1,5 +1,8 @@
-"""Array creation: ``array``/``asarray``, ``zeros``/``ones``/``full``/``empty`` and their
-``*_like`` forms, ``arange``, ``linspace``, ``eye``/``identity``.
+"""NumPy's array creation routines: from existing data (``array``, ``asarray``, ``copy``,
+``astype``, ``fromfunction`` ...), filled arrays (``zeros``/``ones``/``full``/``empty`` and their
+``*_like`` forms), numerical ranges (``arange``, ``linspace``, ``logspace``, ``geomspace``,
+``meshgrid``) and building matrices (``eye``, ``identity``, ``diag``, ``diagflat``, ``tri``,
+``tril``, ``triu``, ``vander``).
 
 Dtype rules are JAX's: 64-bit inputs are canonicalized (float64 → float32 with x64 off); a
 Python scalar stays weakly typed (``jnp.array(1.0)`` is ``Array(1., dtype=float32,
@@ -13,15 +16,25 @@ import operator
 
 import numpy as np
 
+import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
 from minijax.lowering.array import Array, device_copy, device_put_value
 from minijax.numpy._util import (
-    canonicalize_axis, check_arraylike, convert, is_array, is_arraylike, shape)
+    canonicalize_axis,
+    check_arraylike,
+    concrete_value,
+    convert,
+    is_array,
+    is_arraylike,
+    shape,
+)
 
 __all__ = [
     "array", "asarray", "copy", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
     "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril", "triu",
+    "logspace", "geomspace", "meshgrid", "vander", "diag", "diagflat", "fromfunction",
+    "asarray_chkfinite", "ascontiguousarray", "asanyarray", "astype",
 ]
 
 _SCALARS = (bool, int, float, complex)
@@ -99,9 +112,7 @@ def _array_from_sequence(seq, dtype):
         dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
     if any(isinstance(leaf, Tracer) for leaf in leaves):
         # Traced elements: stack them with lax ops (NumPy cannot see inside a tracer).
-        from minijax.numpy.manipulation import stack
-
-        return stack([array(x, dtype) for x in seq])
+        return jnp.stack([array(x, dtype) for x in seq])
     value = np.array(_host_tree(seq), dtype=dtype)
     return device_put_value(value)
 
@@ -119,6 +130,11 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     if is_array(a) and (dtype is None or dtypes.canonicalize_dtype(dtype) == a.aval.dtype):
         return a
     return array(a, dtype=dtype, copy=False, order=order or "K")
+
+
+def to_array(x):
+    """Any arraylike as an Array or Tracer (scalars and NumPy values are put on the device)."""
+    return x if is_array(x) else asarray(x)
 
 
 def copy(a, order=None):
@@ -156,9 +172,7 @@ def full(shape, fill_value, dtype=None, *, device=None):
                                  dtype is None and fill_value.aval.weak_type)
             return lax.broadcast_in_dim(fill_value, shape_, ())
         return lax.full(shape_, fill_value, dtype)
-    from minijax.numpy.manipulation import broadcast_to
-
-    return broadcast_to(asarray(fill_value, dtype=dtype), shape_)
+    return jnp.broadcast_to(asarray(fill_value, dtype=dtype), shape_)
 
 
 def _like(name, a, fill_value, dtype, shape_):
@@ -193,11 +207,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
                     a.dtype if dtype is None else dtype)
     check_arraylike("full_like", a, fill_value)
     if _ndim(fill_value):
-        from minijax.numpy.manipulation import broadcast_to
-
         out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
         out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
-        return broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
+        return jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
     return _like("full_like", a, fill_value, dtype, shape)
 
 
@@ -216,7 +228,7 @@ def _shape_of(a):
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)``; all arguments must be concrete (static)."""
     for name, v in (("start", start), ("stop", stop), ("step", step)):
-        concrete_or_error(lambda x: x, v, f"jnp.arange (its {name} argument must be static)")
+        concrete_or_error(lambda x: x, v, f"arange (its {name} argument must be static)")
     given = [x for x in (start, stop, step) if x is not None]
     if dtype is None:
         dtype = dtypes.result_type(*[np.asarray(x) if isinstance(x, Array) else x for x in given])
@@ -244,9 +256,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     start = asarray(start, dtype=compute)
     stop = asarray(stop, dtype=compute)
     bounds_shape = tuple(np.broadcast_shapes(start.shape, stop.shape))
-    from minijax.numpy.manipulation import broadcast_to
-
-    start, stop = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
+    start, stop = jnp.broadcast_to(start, bounds_shape), jnp.broadcast_to(stop, bounds_shape)
     axis = canonicalize_axis(axis, len(bounds_shape) + 1)
     out_shape = bounds_shape[:axis] + (num,) + bounds_shape[axis:]
     div = (num - 1) if endpoint else num
@@ -321,3 +331,115 @@ def tril(m, k=0):
 def triu(m, k=0):
     return _tri_mask(m, operator.index(k), False)
 
+
+# ------------------------------------------------------------------------------------------------
+# Building matrices and grids, more ranges, conversions from existing data
+
+
+def diag(v, k=0):
+    check_arraylike("diag", v)
+    v = to_array(v)
+    if v.ndim == 1:
+        n = v.shape[0] + abs(k)
+        if v.shape[0] == 0:  # nothing to place (and nothing a gather could read)
+            return zeros((n, n), v.dtype)
+        rows = lax.broadcasted_iota(dtypes.default_int_dtype(), (n, n), 0)
+        cols = lax.broadcasted_iota(dtypes.default_int_dtype(), (n, n), 1)
+        src = jnp.take(v, rows if k >= 0 else cols, mode="clip")
+        return jnp.where(cols - rows == k, src, zeros((), v.dtype))
+    if v.ndim == 2:
+        return jnp.diagonal(v, k)
+    raise ValueError("diag input must be 1d or 2d")
+
+
+def diagflat(v, k=0):
+    return diag(jnp.ravel(to_array(v)), k)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    xi = [jnp.ravel(to_array(x)) for x in xi]
+    n = len(xi)
+    shapes = [x.shape[0] for x in xi]
+    if indexing == "xy" and n >= 2:
+        shapes[0], shapes[1] = shapes[1], shapes[0]
+    out = []
+    for i, x in enumerate(xi):
+        pos = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            pos = 1 - i
+        shape = [1] * n
+        shape[pos] = x.shape[0]
+        r = jnp.reshape(x, tuple(shape))
+        out.append(r if sparse else jnp.broadcast_to(r, tuple(shapes)))
+    return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    y = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    out = jnp.power(convert(base, y.dtype), y)
+    return out if dtype is None else out.astype(dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    start, stop = to_array(start), to_array(stop)
+    dt = np.result_type(start.dtype, stop.dtype, np.float32)
+    start, stop = convert(start, dt), convert(stop, dt)
+    sign = jnp.sign(start)
+    out = sign * logspace(jnp.log10(jnp.abs(start)), jnp.log10(jnp.abs(stop)), num,
+                          endpoint=endpoint, base=10.0, axis=axis)
+    # exact end points, as NumPy
+    n = out.shape[axis]
+    if n:
+        first = jnp.expand_dims(start, axis) if start.ndim else start
+        out = jnp.concatenate([jnp.broadcast_to(first, lax.slice_in_dim(out, 0, 1, axis=axis)
+                                                .shape),
+                               lax.slice_in_dim(out, 1, n, axis=axis)], axis=axis)
+        if endpoint and n > 1:
+            last = jnp.expand_dims(stop, axis) if stop.ndim else stop
+            out = jnp.concatenate([lax.slice_in_dim(out, 0, n - 1, axis=axis),
+                                   jnp.broadcast_to(last, lax.slice_in_dim(out, 0, 1, axis=axis)
+                                                    .shape)], axis=axis)
+    return out if dtype is None else out.astype(dtype)
+
+
+def vander(x, N=None, increasing=False):
+    x = to_array(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
+    n = x.shape[0] if N is None else operator.index(N)
+    if n < 0:
+        raise ValueError("N must be nonnegative")
+    powers = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    cols = [ones_like(x) if p == 0 else x ** int(p) for p in powers]
+    return jnp.stack(cols, axis=1) if cols else zeros((x.shape[0], 0), x.dtype)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    shape = tuple(operator.index(d) for d in shape)
+    dt = dtypes.canonicalize_dtype(dtype)
+    coords = [lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))]
+    return function(*coords, **kwargs)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    a = asarray(a, dtype=dtype)
+    h = concrete_value(a, "asarray_chkfinite")
+    if h.dtype.kind in "fc" and not np.isfinite(h).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return a
+
+
+def ascontiguousarray(a, dtype=None):
+    return asarray(a, dtype=dtype)
+
+
+def asanyarray(a, dtype=None, order=None):
+    return asarray(a, dtype=dtype)
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    """``x`` converted to ``dtype`` (canonicalized: float64 is float32 unless x64 is on)."""
+    check_arraylike("astype", x)
+    return to_array(convert(to_array(x), dtype))

@@ -28,7 +28,8 @@ import operator
 import numpy as np
 
 from minijax import dtypes, lax
-from minijax.numpy._util import check_arraylike, convert, to_array
+from minijax.numpy._util import check_arraylike, convert
+from minijax.numpy.creation import to_array
 
 __all__ = ["einsum", "einsum_path"]
 

@@ -18,7 +18,8 @@ import operator
 
 import numpy as np
 
-from minijax import dtypes
+import minijax.numpy as jnp
+from minijax import dtypes, lax
 from minijax.lax import fft as lax_fft
 from minijax.lax.fft import FftType
 
@@ -26,12 +27,6 @@ __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift",
     "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
 ]
-
-
-def _jnp():
-    import minijax.numpy as jnp
-
-    return jnp
 
 
 _NORMS = (None, "backward", "ortho", "forward")
@@ -53,7 +48,6 @@ def _scale(norm, n, inverse):
 
 
 def _as_inexact(a, real):
-    jnp = _jnp()
     a = jnp.asarray(a)
     dtype = a.dtype
     if real:
@@ -71,7 +65,6 @@ def _as_inexact(a, real):
 
 def _resize(a, axis, n):
     """``a`` cropped or zero-padded to length ``n`` along ``axis``."""
-    jnp = _jnp()
     size = a.shape[axis]
     if n == size:
         return a
@@ -83,8 +76,6 @@ def _resize(a, axis, n):
 
 
 def _crop(a, axis, n):
-    from minijax import lax
-
     return lax.slice_in_dim(a, 0, n, axis=axis)
 
 
@@ -110,7 +101,6 @@ def _canonical_axes(ndim, s, axes, name):
 def _transform_last(a, fft_type, lengths):
     """``lax.fft`` over the trailing ``len(lengths)`` axes (at most three at a time; XLA's
     limit). Only complex transforms are ever split."""
-    jnp = _jnp()
     k = len(lengths)
     if k <= 3:
         return lax_fft(a, fft_type, lengths)
@@ -125,7 +115,6 @@ def _transform_last(a, fft_type, lengths):
 
 def _fftn_core(a, s, axes, norm, fft_type, name):
     """The n-dimensional transform of ``fft_type`` over ``axes`` with sizes ``s``."""
-    jnp = _jnp()
     _check_norm(norm)
     real_in = fft_type == FftType.RFFT
     a = _as_inexact(a, real_in)
@@ -213,13 +202,13 @@ _SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho",
 def hfft(a, n=None, axis=-1, norm=None):
     """The FFT of a Hermitian-symmetric signal given by its first half: a real spectrum."""
     _check_norm(norm)
-    return irfft(_jnp().conj(_as_inexact(a, real=False)), n, axis, _SWAPPED_NORM[norm])
+    return irfft(jnp.conj(_as_inexact(a, real=False)), n, axis, _SWAPPED_NORM[norm])
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
     """The inverse of ``hfft``: the first half of the spectrum of a real signal."""
     _check_norm(norm)
-    return _jnp().conj(rfft(a, n, axis, _SWAPPED_NORM[norm]))
+    return jnp.conj(rfft(a, n, axis, _SWAPPED_NORM[norm]))
 
 
 def _freq_dtype(dtype):
@@ -228,7 +217,6 @@ def _freq_dtype(dtype):
 
 def fftfreq(n, d=1.0, *, dtype=None):
     """Sample frequencies of an ``n``-point FFT with sample spacing ``d``."""
-    jnp = _jnp()
     n = operator.index(n)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return jnp.asarray(k, _freq_dtype(dtype)) / (n * d)
@@ -236,14 +224,12 @@ def fftfreq(n, d=1.0, *, dtype=None):
 
 def rfftfreq(n, d=1.0, *, dtype=None):
     """Sample frequencies of an ``n``-point real FFT (the non-negative ones)."""
-    jnp = _jnp()
     n = operator.index(n)
     k = np.arange(0, n // 2 + 1)
     return jnp.asarray(k, _freq_dtype(dtype)) / (n * d)
 
 
 def _shift(x, axes, sign):
-    jnp = _jnp()
     x = jnp.asarray(x)
     if axes is None:
         axes = tuple(range(x.ndim))

@@ -31,7 +31,9 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax.core import Tracer
 from minijax.lowering.array import Array
-from minijax.numpy._util import convert, promote_dtypes, to_array
+from minijax.numpy import creation, math
+from minijax.numpy._util import convert, promote_dtypes
+from minijax.numpy.creation import to_array
 
 __all__ = ["getitem", "_IndexUpdateRef", "_IndexUpdateHelper"]
 
@@ -522,14 +524,10 @@ class _IndexUpdateRef:
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        from minijax.numpy import math
-
         return self._elementwise_with_product(math.divide, values, indices_are_sorted,
                                               unique_indices, mode)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        from minijax.numpy import math
-
         return self._elementwise_with_product(math.power, values, indices_are_sorted,
                                               unique_indices, mode)
 
@@ -537,8 +535,6 @@ class _IndexUpdateRef:
                                   mode):
         """``binary(x, f)`` where ``f`` is 1 but at the indexed positions, which hold the
         product of the values landing there (x / u, x ** u without a scatter per op)."""
-        from minijax.numpy import creation
-
         x = to_array(self.array)
         factor = _scatter_update(creation.ones_like(x), self.index, values, "mul", mode,
                                  indices_are_sorted, unique_indices)

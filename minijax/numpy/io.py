@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import dtypes
+from minijax.numpy.creation import asarray
 
 __all__ = ["load", "save"]
 
@@ -15,8 +16,6 @@ def load(file, *args, **kwargs):
     """``np.load``, returning a minijax array for a ``.npy`` file. NumPy writes bfloat16 as
     2-byte void (``V2``): such data is read back as bfloat16. Other results (``.npz``
     archives, object arrays) come back as NumPy gives them."""
-    from minijax.numpy import asarray
-
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
         if out.dtype == "V2":

@@ -14,9 +14,10 @@ from typing import NamedTuple
 import numpy as np
 
 from minijax.lax import linalg as lax_linalg
-from minijax.numpy import creation, math, reductions
-from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact, to_array
-from minijax.numpy.linalg_basic import matmul, outer, tensordot, vecdot
+from minijax.numpy import creation, math, reductions, sorting
+from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact
+from minijax.numpy.creation import to_array
+from minijax.numpy.linear_algebra import matmul, outer, tensordot, vecdot
 from minijax.numpy.manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis
 
 __all__ = [
@@ -165,10 +166,10 @@ def slogdet(a, *, method=None):
     diag, parity = _lu_parts(a)
     mag = math.abs(diag)
     logabsdet = reductions.sum(math.log(mag), axis=-1)
-    unit = diag / math.where(mag == 0, 1, mag).astype(diag.dtype)
+    unit = diag / sorting.where(mag == 0, 1, mag).astype(diag.dtype)
     sign = parity * reductions.prod(unit, axis=-1)
     singular = reductions.any(mag == 0, axis=-1)
-    sign = math.where(singular, 0, sign).astype(a.dtype)
+    sign = sorting.where(singular, 0, sign).astype(a.dtype)
     return SlogdetResult(sign, logabsdet)
 
 
@@ -245,7 +246,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     rtol = _default_rtol(a) if rtol is None else rtol
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     cutoff = rtol * reductions.max(s, axis=-1, keepdims=True)
-    s_inv = math.where(s > cutoff, 1 / math.where(s > cutoff, s, 1), 0).astype(a.dtype)
+    s_inv = sorting.where(s > cutoff, 1 / sorting.where(s > cutoff, s, 1), 0).astype(a.dtype)
     return matmul(_H(vh) * expand_dims(s_inv, -2), _H(u))
 
 
@@ -264,7 +265,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     keep = s > rcond * (reductions.max(s) if s.size else 0)
     rank = reductions.sum(keep).astype(np.int32)
-    s_inv = math.where(keep, 1 / math.where(keep, s, 1), 0).astype(a.dtype)
+    s_inv = sorting.where(keep, 1 / sorting.where(keep, s, 1), 0).astype(a.dtype)
     x = matmul(_H(vh), expand_dims(s_inv, -1) * matmul(_H(u), b))
     if m > n:
         resid = reductions.sum(math.abs(b - matmul(a, x)) ** 2, axis=0)

@@ -1,6 +1,8 @@
-"""Shape manipulation of ``minijax.numpy``: reshape, transpose, squeeze, broadcast, join,
-split, flip, roll, pad, tile, repeat ... All shapes, axes, shifts and repeats are static
-(Python ints), as XLA needs them at compile time; the values themselves may be traced.
+"""NumPy's array manipulation routines: reshape, transpose, squeeze, broadcast, join, split,
+flip, roll, rot90, pad, tile, repeat, resize, insert, delete, append ... All shapes, axes, shifts,
+repeats and inserted/deleted indices are static (Python ints), as XLA needs them at compile
+time; the values themselves may be traced. (NumPy's one-function padding section, ``pad``, is
+here too: it and ``repeat`` call each other.)
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import operator
 
 import numpy as np
 
+import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer, concrete_or_error
 from minijax.numpy._util import (
@@ -19,19 +22,21 @@ from minijax.numpy._util import (
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
+    concrete_value,
     convert,
     promote_dtypes,
-    to_array,
 )
 from minijax.numpy._util import shape as _shape
+from minijax.numpy.creation import to_array
 
 __all__ = [
-    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
-    "swapaxes", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays",
-    "broadcast_shapes", "concatenate", "concat", "stack", "vstack", "hstack", "dstack",
-    "column_stack", "split", "array_split", "hsplit", "vsplit", "flip", "fliplr", "flipud",
-    "roll", "pad", "tile", "repeat", "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim",
-    "size",
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis", "swapaxes",
+    "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays", "broadcast_shapes",
+    "concatenate", "concat", "stack", "vstack", "hstack", "dstack", "column_stack", "split",
+    "array_split", "hsplit", "vsplit", "flip", "fliplr", "flipud", "roll", "pad", "tile", "repeat",
+    "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size", "rot90", "block",
+    "row_stack", "dsplit", "unstack", "rollaxis", "resize", "trim_zeros", "delete", "insert",
+    "append",
 ]
 
 
@@ -59,7 +64,7 @@ def _static_shape(newshape):
     if isinstance(newshape, (int, np.integer)) or hasattr(newshape, "__index__"):
         newshape = (newshape,)
     return tuple(
-        concrete_or_error(operator.index, d, "jnp.reshape (shapes must be static)")
+        concrete_or_error(operator.index, d, "reshape (shapes must be static)")
         for d in newshape
     )
 
@@ -91,10 +96,10 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     C order, or in Fortran order (``order='F'``: reversed axes on both sides)."""
     if newshape is not None:
         if shape is not None:
-            raise TypeError("jnp.reshape received both `shape` and `newshape` arguments.")
+            raise TypeError("reshape received both `shape` and `newshape` arguments.")
         shape = newshape
     if shape is None:
-        raise TypeError("jnp.reshape requires a `shape` argument")
+        raise TypeError("reshape requires a `shape` argument")
     if order == "A":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("np.reshape order=A is not implemented.")
     if order not in ("C", "F"):
@@ -387,7 +392,7 @@ def roll(a, shift, axis=None):
         return reshape(roll(ravel(a), shift, 0), a.shape)
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = [concrete_or_error(operator.index, s, "jnp.roll (shift must be static here)")
+    shifts = [concrete_or_error(operator.index, s, "roll (shift must be static here)")
               for s in shifts]
     shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
     for s, ax in zip(shifts.tolist(), axes.tolist()):
@@ -407,7 +412,7 @@ def _pad_widths(pad_width, ndim):
     try:
         widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
     except ValueError:
-        raise ValueError(f"jnp.pad: pad_width {pad_width!r} does not fit an array of rank "
+        raise ValueError(f"pad: pad_width {pad_width!r} does not fit an array of rank "
                          f"{ndim}") from None
     if (widths < 0).any():
         raise ValueError(f"index can't contain negative values, got pad_width={pad_width}")
@@ -449,7 +454,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 parts.append(repeat(lax.slice_in_dim(a, n - 1, n, axis=ax), hi, axis=ax))
             a = lax.concatenate(parts, ax) if len(parts) > 1 else a
         return a
-    raise NotImplementedError(f"jnp.pad mode {mode!r} is not implemented yet ('constant' and "
+    raise NotImplementedError(f"pad mode {mode!r} is not implemented yet ('constant' and "
                               "'edge' are)")
 
 
@@ -477,7 +482,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
         axis = 0
     axis = canonicalize_axis(axis, a.ndim)
     if isinstance(repeats, Tracer):
-        raise concrete_or_error(None, repeats, "jnp.repeat (repeats must be static)")
+        raise concrete_or_error(None, repeats, "repeat (repeats must be static)")
     counts = np.asarray(repeats)
     if counts.ndim == 0:
         r = operator.index(counts.item())
@@ -514,21 +519,163 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
 
 
 # ------------------------------------------------------------------------------------------------
-# Data-dependent shapes: concrete inputs only (under jit the output shape would be unknown)
+# Rotating, block assembly, resizing, inserting and deleting (static indices: an output shape
+# cannot depend on traced values)
 
 
-def _nonzero_concrete(a):
-    """NumPy's ``nonzero`` of a concrete ``a``: the output's length depends on the values, so
-    under jit this raises (the traceable form with ``size=`` is ``arrayops.nonzero``)."""
-    check_arraylike("nonzero", a)
-    if isinstance(a, Tracer):
-        raise a._concretization_error(
-            "jnp.nonzero (the size of its result depends on the values; pass size= for a "
-            "static size, which works under jit)")
-    host = np.asarray(a)
-    if host.ndim == 0:
-        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d.")
-    int_dtype = dtypes.default_int_dtype()
-    from minijax.numpy.creation import asarray
+def rot90(m, k=1, axes=(0, 1)):
+    check_arraylike("rot90", m)
+    m = to_array(m)
+    ax1, ax2 = (canonicalize_axis(a, m.ndim) for a in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(m.ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    if k == 1:
+        return transpose(flip(m, ax2), perm)
+    return flip(transpose(m, perm), ax2)
 
-    return tuple(asarray(i.astype(int_dtype)) for i in np.nonzero(host))
+
+def block(arrays):
+    """NumPy's ``block``: nested lists, the innermost concatenated along the last axis."""
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+
+    if isinstance(arrays, tuple):
+        raise TypeError("block does not allow tuples; use lists")
+    d = depth(arrays)
+
+    def leaves(x):
+        return [leaf for y in x for leaf in leaves(y)] if isinstance(x, list) else [to_array(x)]
+
+    ndim = max([d] + [leaf.ndim for leaf in leaves(arrays)])
+
+    def rec(x, level):
+        if not isinstance(x, list):
+            x = to_array(x)
+            return reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+        parts = [rec(y, level + 1) for y in x]
+        return concatenate(parts, axis=ndim - d + level)
+
+    return rec(arrays, 0)
+
+
+def row_stack(tup, dtype=None):
+    return vstack(tup, dtype=dtype)
+
+
+def dsplit(ary, indices_or_sections):
+    if to_array(ary).ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)
+
+
+def unstack(x, /, *, axis=0):
+    x = to_array(x)
+    axis = canonicalize_axis(axis, x.ndim)
+    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
+
+
+def rollaxis(a, axis, start=0):
+    a = to_array(a)
+    n = a.ndim
+    axis = canonicalize_axis(axis, n)
+    if not -n <= start <= n:
+        raise ValueError(f"start={start} must satisfy {-n} <= start <= {n}")
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def trim_zeros(filt, trim="fb"):
+    f = concrete_value(to_array(filt), "trim_zeros (its output length depends on the values)")
+    nz = np.nonzero(f)[0]
+    if nz.size == 0:
+        return to_array(filt)[:0]
+    lo = nz[0] if "f" in trim.lower() else 0
+    hi = nz[-1] + 1 if "b" in trim.lower() else f.shape[0]
+    return to_array(filt)[int(lo):int(hi)]
+
+
+def resize(a, new_shape):
+    a = ravel(to_array(a))
+    new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(
+        operator.index(d) for d in new_shape)
+    total = int(np.prod(new_shape, dtype=np.int64))
+    n = a.shape[0]
+    if n == 0 or total == 0:
+        return jnp.zeros(new_shape, a.dtype)
+    reps = -(-total // n)
+    return reshape(tile(a, reps)[:total], new_shape)
+
+
+def _static_indices(obj, n, what):
+    if isinstance(obj, slice):
+        return np.arange(n)[obj]
+    return concrete_value(to_array(obj) if not isinstance(obj, (int, np.integer)) else
+                     np.asarray(obj), what)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    arr = to_array(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = canonicalize_axis(axis, arr.ndim)
+    n = arr.shape[axis]
+    idx = _static_indices(obj, n, "delete (indices must be static)")
+    if idx.dtype == np.bool_:
+        keep = ~idx
+    else:
+        idx = np.asarray(idx).astype(np.int64).ravel()
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+        keep = np.ones(n, bool)
+        keep[idx % n if n else idx] = False
+    keep = np.nonzero(keep)[0].astype(dtypes.default_int_dtype())
+    return jnp.take(arr, jnp.asarray(keep), axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """NumPy's insert with static indices: the result is a gather from ``arr`` and the values."""
+    arr = to_array(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = canonicalize_axis(axis, arr.ndim)
+    n = arr.shape[axis]
+    idx = _static_indices(obj, n + 1, "insert (indices must be static)")
+    idx = np.atleast_1d(np.asarray(idx)).astype(np.int64).ravel()
+    idx = np.where(idx < 0, idx + n, idx)
+    if idx.size and (idx.min() < 0 or idx.max() > n):
+        raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+    values = convert(to_array(values), arr.dtype)
+    values = reshape(values, (1,) * (arr.ndim - values.ndim) + values.shape)
+    if idx.size == 1:  # NumPy: the values' first axis becomes the inserted axis
+        values = moveaxis(values, 0, axis)
+        k = values.shape[axis]
+        idx = np.full(k, idx[0])
+    else:
+        k = idx.size
+    vshape = list(arr.shape)
+    vshape[axis] = k
+    v = broadcast_to(values, tuple(vshape))
+    # the output order: old element j goes to j + #(idx <= j); new element i to idx_sorted[i] + i
+    order = np.argsort(idx, kind="stable")
+    new_pos = idx[order] + np.arange(k)
+    old_pos = np.arange(n) + np.searchsorted(np.sort(idx), np.arange(n), side="right")
+    src = np.empty(n + k, np.int64)
+    src[old_pos] = np.arange(n)
+    src[new_pos] = n + order
+    both = concatenate([arr, v], axis=axis)
+    return jnp.take(both, jnp.asarray(src.astype(dtypes.default_int_dtype())), axis=axis)
+
+
+def append(arr, values, axis=None):
+    if axis is None:
+        return concatenate([ravel(to_array(arr)), ravel(to_array(values))])
+    return concatenate([arr, values], axis=axis)

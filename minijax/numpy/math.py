@@ -1,6 +1,10 @@
-"""Elementwise functions of ``minijax.numpy`` (NumPy's ufuncs), on top of lax.
+"""NumPy's mathematical functions: the arithmetic, exponential, trigonometric, rounding and
+complex-number ufuncs, and the other mathematical functions (``diff``, ``gradient``, ``cross``,
+``trapezoid``, ``interp``, ``gcd``, ``frexp``, ``copysign``, ``nextafter``, ``fmax``, ``sinc``,
+``i0``, ``nan_to_num`` ...). Sums and products are reductions (reductions.py); comparisons and
+logical ufuncs are in logic.py, bitwise ones in bitwise.py.
 
-Every function checks its arguments, promotes dtypes (JAX's lattice, weak types included) and
+Every ufunc checks its arguments, promotes dtypes (JAX's lattice, weak types included) and
 broadcasts shapes (NumPy's rules) before binding lax primitives. Functions that only make sense
 on inexact values (``sin``, ``true_divide``) turn integers and bools into the default float.
 
@@ -15,89 +19,44 @@ import operator
 
 import numpy as np
 
+import minijax.numpy as jnp
 from minijax import dtypes, lax
+from minijax.core import Tracer
+from minijax.custom_derivatives import custom_jvp
 from minijax.numpy._eager import eager_jit
+from minijax.numpy._ufuncs import _binary, _dtype, _unary, _zero_like, _zeros_like_bool
 from minijax.numpy._util import (
+    canonicalize_axis,
     check_arraylike,
     convert,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
     promote_dtypes,
-    promote_dtypes_inexact,
     promote_dtypes_numeric,
-    promote_ranks,
     promote_shapes,
-    to_array,
+    to_inexact_dtype,
 )
+from minijax.numpy.creation import to_array
 
 # fmt: off
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
     "fmod", "divmod", "power", "pow", "float_power", "negative", "positive", "abs", "absolute",
     "fabs", "sign", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "logaddexp",
-    "logaddexp2", "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin",
-    "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
-    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "hypot", "deg2rad", "rad2deg",
-    "degrees", "radians", "floor", "ceil", "round", "around", "trunc", "fix", "rint", "maximum",
-    "minimum", "clip", "where", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert", "left_shift",
-    "right_shift", "bitwise_left_shift", "bitwise_right_shift", "isfinite", "isnan", "isinf",
-    "signbit", "real", "imag", "conj", "conjugate", "angle", "iscomplexobj", "isrealobj",
-    "astype",
+    "logaddexp2", "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asin", "acos",
+    "atan", "atan2", "asinh", "acosh", "atanh", "hypot", "deg2rad", "rad2deg", "degrees",
+    "radians", "floor", "ceil", "round", "around", "trunc", "fix", "rint", "maximum", "minimum",
+    "clip", "signbit", "real", "imag", "conj", "conjugate", "angle", "diff", "ediff1d", "gradient",
+    "cross", "trapezoid", "interp", "gcd", "lcm", "frexp", "ldexp", "modf", "heaviside", "sinc",
+    "i0", "nan_to_num", "copysign", "nextafter", "fmax", "fmin", "real_if_close", "spacing",
+    "unwrap",
 ]
 # fmt: on
 
-_builtin_abs = abs
-_builtin_round = round
-
-
-def _dtype(x):
-    return dtypes.dtype_of(x)[0]
-
-
-def _zeros_like_bool(x, value):
-    """A boolean array of ``x``'s shape filled with ``value`` (classifiers on integers)."""
-    x = to_array(x)
-    return lax.full_like(x, value, dtypes.bool_)
-
-
 # ------------------------------------------------------------------------------------------------
-# Factories: each ufunc is one line below
-
-
-def _unary(name, lax_fn_name, inexact=False):
-    promote = promote_args_inexact if inexact else promote_args
-
-    def fn(x, /):
-        (x,) = promote(name, x)
-        return getattr(lax, lax_fn_name)(x)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``jnp.{name}``: elementwise ``lax.{lax_fn_name}``" + (
-        " (integers become the default float)." if inexact else "."
-    )
-    return eager_jit(fn)
-
-
-def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None):
-    promote = promote_dtypes_inexact if inexact else promote_dtypes
-
-    def fn(x1, x2, /):
-        check_arraylike(name, x1, x2)
-        x1, x2 = promote_ranks(*promote(x1, x2), name=name)  # lax broadcasts size-1 axes
-        if bool_fn_name is not None and _dtype(x1) == dtypes.bool_:
-            return getattr(lax, bool_fn_name)(x1, x2)
-        return getattr(lax, lax_fn_name)(x1, x2)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``jnp.{name}``: ``lax.{lax_fn_name}`` after NumPy broadcasting and promotion."
-    return eager_jit(fn)
-
-
-# ------------------------------------------------------------------------------------------------
-# Arithmetic
+# Arithmetic (the factories of _ufuncs.py make most ufuncs in one line)
 
 add = _binary("add", "add", bool_fn_name="bitwise_or")  # True + True is True, as NumPy
 subtract = _binary("subtract", "sub")
@@ -126,11 +85,6 @@ def floor_divide(x1, x2, /):
     if dtype.kind == "c":
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
-
-
-def _zero_like(x):
-    """A weakly typed scalar 0 of ``x``'s dtype: lax broadcasts rank-0 operands itself."""
-    return convert(0, _dtype(x), True)
 
 
 def _float_divmod(x1, x2):
@@ -367,8 +321,6 @@ def _logaddexp_jvp(primals, tangents):
 
 
 def _make_logaddexp():
-    from minijax.custom_derivatives import custom_jvp
-
     fn = custom_jvp(_logaddexp_primal)
     fn.defjvp(_logaddexp_jvp)
     return fn
@@ -448,7 +400,7 @@ fix = trunc
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """Round half to even (NumPy's rule), to ``decimals`` places (negative: tens, hundreds)."""
     if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+        raise NotImplementedError("The 'out' argument to round is not supported.")
     check_arraylike("round", a)
     decimals = operator.index(decimals)
     (a,) = promote_args("round", a)
@@ -517,154 +469,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
 
 
 # ------------------------------------------------------------------------------------------------
-# Selection and comparison
-
-
-def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """``x`` where ``condition`` else ``y``, broadcast together. The one-argument form is
-    ``nonzero``."""
-    if x is None and y is None:
-        from minijax.numpy.arrayops import nonzero
-
-        return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         "to jnp.where, got one.")
-    if size is not None or fill_value is not None:
-        raise ValueError("size and fill_value are only allowed in the one-argument form of where")
-    return _where(condition, x, y)
-
-
-@eager_jit
-def _where(condition, x, y):
-    check_arraylike("where", condition, x, y)
-    condition = convert(condition, dtypes.bool_)
-    x, y = _promote_dtypes2(x, y)
-    condition, x, y = _broadcast_all(condition, x, y)
-    return lax.select(condition, x, y)
-
-
-def _promote_dtypes2(x, y):
-    from minijax.numpy._util import promote_dtypes
-
-    return promote_dtypes(x, y)
-
-
-def _broadcast_all(*args):
-    """Broadcast to the common shape; select_n wants its cases (not its predicate) full-size."""
-    from minijax.numpy._util import broadcast_shapes, broadcast_to_shape, shape
-
-    out_shape = broadcast_shapes(*[shape(a) for a in args])
-    return [broadcast_to_shape(a, out_shape) if i or shape(a) else a for i, a in enumerate(args)]
-
-
-equal = _binary("equal", "eq")
-not_equal = _binary("not_equal", "ne")
-def _ordering(name, lax_fn_name):
-    """``jnp.less`` & co.: complex numbers order lexicographically (real part, then imaginary)
-    here, as in JAX (``lax``'s comparisons refuse complex, as JAX's do)."""
-    compare = getattr(lax, lax_fn_name)
-
-    def fn(x1, x2, /):
-        check_arraylike(name, x1, x2)
-        x1, x2 = promote_ranks(*promote_dtypes(x1, x2), name=name)
-        if dtypes.is_complex(_dtype(x1)):
-            return lax.select(lax.eq(lax.real(x1), lax.real(x2)),
-                              compare(lax.imag(x1), lax.imag(x2)),
-                              compare(lax.real(x1), lax.real(x2)))
-        return compare(x1, x2)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = _ordering.__doc__.replace("``jnp.less`` & co.", f"``jnp.{name}``")
-    return eager_jit(fn)
-
-
-less = _ordering("less", "lt")
-less_equal = _ordering("less_equal", "le")
-greater = _ordering("greater", "gt")
-greater_equal = _ordering("greater_equal", "ge")
-
-# ------------------------------------------------------------------------------------------------
-# Logical and bitwise
-
-
-def _to_bool(name, *args):
-    check_arraylike(name, *args)
-    return promote_shapes(*[convert(a, dtypes.bool_) for a in args], name=name)
-
-
-@eager_jit
-def logical_and(x1, x2, /):
-    return lax.bitwise_and(*_to_bool("logical_and", x1, x2))
-
-
-@eager_jit
-def logical_or(x1, x2, /):
-    return lax.bitwise_or(*_to_bool("logical_or", x1, x2))
-
-
-@eager_jit
-def logical_xor(x1, x2, /):
-    return lax.bitwise_xor(*_to_bool("logical_xor", x1, x2))
-
-
-@eager_jit
-def logical_not(x, /):
-    return lax.bitwise_not(*_to_bool("logical_not", x))
-
-
-bitwise_and = _binary("bitwise_and", "bitwise_and")
-bitwise_or = _binary("bitwise_or", "bitwise_or")
-bitwise_xor = _binary("bitwise_xor", "bitwise_xor")
-bitwise_not = _unary("bitwise_not", "bitwise_not")
-invert = bitwise_invert = bitwise_not
-left_shift = _binary("left_shift", "shift_left")
-bitwise_left_shift = left_shift
-
-
-@eager_jit
-def right_shift(x1, x2, /):
-    """Arithmetic shift for signed integers (sign fill), logical for unsigned ones."""
-    x1, x2 = promote_args("right_shift", x1, x2)
-    if _dtype(x1).kind == "u":
-        return lax.shift_right_logical(x1, x2)
-    return lax.shift_right_arithmetic(x1, x2)
-
-
-bitwise_right_shift = right_shift
-
-# ------------------------------------------------------------------------------------------------
-# Classification
-
-
-@eager_jit
-def isfinite(x, /):
-    (x,) = promote_args("isfinite", x)
-    dtype = _dtype(x)
-    if dtype.kind == "c":
-        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
-    if dtypes.is_float(dtype):
-        return lax.is_finite(x)
-    return _zeros_like_bool(x, True)
-
-
-@eager_jit
-def isinf(x, /):
-    (x,) = promote_args("isinf", x)
-    dtype = _dtype(x)
-    if dtype.kind == "c":
-        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
-    if dtypes.is_float(dtype):
-        return lax.eq(lax.abs(x), convert(np.inf, dtype, True))
-    return _zeros_like_bool(x, False)
-
-
-@eager_jit
-def isnan(x, /):
-    (x,) = promote_args("isnan", x)
-    if dtypes.is_inexact(_dtype(x)):
-        return lax.ne(x, x)
-    return _zeros_like_bool(x, False)
+# Floating-point classification
 
 
 @eager_jit
@@ -719,15 +524,396 @@ def angle(z, deg=False):
     return rad2deg(out) if deg else out
 
 
-def iscomplexobj(x):
-    return _dtype(x).kind == "c"
+# ------------------------------------------------------------------------------------------------
+# Sums, products, differences; interpolation
 
 
-def isrealobj(x):
-    return not iscomplexobj(x)
+def _inexact(x):
+    x = to_array(x)
+    return convert(x, to_inexact_dtype(x.dtype))
 
 
-def astype(x, dtype, /, *, copy=False, device=None):
-    """``x`` converted to ``dtype`` (canonicalized: float64 is float32 unless x64 is on)."""
-    check_arraylike("astype", x)
-    return to_array(convert(to_array(x), dtype))
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """``n``-th discrete difference along ``axis`` (bool: ``!=``, as NumPy)."""
+    check_arraylike("diff", a)
+    a = to_array(a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if n == 0:
+        return a
+    axis = canonicalize_axis(axis, a.ndim)
+    if prepend is not None or append is not None:
+        parts = []
+        for extra in (prepend, a, append):
+            if extra is None:
+                continue
+            e = to_array(extra)
+            if e.ndim == 0:
+                shape = list(a.shape)
+                shape[axis] = 1
+                e = jnp.broadcast_to(e, tuple(shape))
+            parts.append(e)
+        a = jnp.concatenate(parts, axis=axis)
+    for _ in range(n):
+        m = a.shape[axis]
+        if m == 0:
+            break
+        hi = lax.slice_in_dim(a, 1, m, axis=axis)
+        lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
+        a = jnp.not_equal(hi, lo) if a.dtype == np.bool_ else subtract(hi, lo)
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    check_arraylike("ediff1d", ary)
+    a = jnp.ravel(to_array(ary))
+    out = a[1:] - a[:-1]
+    parts = []
+    if to_begin is not None:
+        parts.append(jnp.ravel(convert(to_array(to_begin), out.dtype)))
+    parts.append(out)
+    if to_end is not None:
+        parts.append(jnp.ravel(convert(to_array(to_end), out.dtype)))
+    return jnp.concatenate(parts) if len(parts) > 1 else out
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """Second-order central differences inside, first-order one-sided at the edges."""
+    check_arraylike("gradient", f)
+    f = _inexact(f)
+    if edge_order not in (None, 1):
+        raise NotImplementedError("gradient only supports edge_order=1")
+    axes = tuple(range(f.ndim)) if axis is None else (
+        (canonicalize_axis(axis, f.ndim),) if isinstance(axis, int)
+        else tuple(canonicalize_axis(ax, f.ndim) for ax in axis))
+    if not varargs:
+        spacings = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        spacings = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = list(varargs)
+    else:
+        raise TypeError("invalid number of arguments")
+    outs = []
+    for ax, h in zip(axes, spacings):
+        n = f.shape[ax]
+        if n < 2:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                             "least (edge_order + 1) elements are required.")
+
+        def sl(a, b, _ax=ax):
+            return lax.slice_in_dim(f, a, b, axis=_ax)
+
+        if np.ndim(h) == 0:
+            inner = (sl(2, n) - sl(0, n - 2)) / (2.0 * h) if n > 2 else None
+            first = (sl(1, 2) - sl(0, 1)) / h
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+        else:  # coordinates: NumPy's non-uniform second-order formula
+            x = _inexact(h)
+            dx = diff(x)
+            shape = [1] * f.ndim
+            shape[ax] = n - 2
+
+            def col(v, _shape=tuple(shape)):
+                return jnp.reshape(v, _shape)
+
+            if n > 2:
+                h1, h2 = col(dx[:-1]), col(dx[1:])
+                inner = (-h2 / (h1 * (h1 + h2)) * sl(0, n - 2)
+                         + (h2 - h1) / (h1 * h2) * sl(1, n - 1)
+                         + h1 / (h2 * (h1 + h2)) * sl(2, n))
+            else:
+                inner = None
+            first = (sl(1, 2) - sl(0, 1)) / dx[0]
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / dx[-1]
+        parts = [first] + ([inner] if inner is not None else []) + [last]
+        outs.append(jnp.concatenate(parts, axis=ax))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    check_arraylike("cross", a, b)
+    a, b = (to_array(x) for x in promote_dtypes(a, b))
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = jnp.moveaxis(a, axisa, -1)
+    b = jnp.moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("Dimension must be either 2 or 3 for cross product")
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a0, a1 = a[..., 0], a[..., 1]
+    a2 = a[..., 2] if a.shape[-1] == 3 else jnp.zeros_like(a0)
+    b0, b1 = b[..., 0], b[..., 1]
+    b2 = b[..., 2] if b.shape[-1] == 3 else jnp.zeros_like(b0)
+    c = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return jnp.moveaxis(c, -1, axisc)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    check_arraylike("trapezoid", y)
+    y = _inexact(y)
+    axis = canonicalize_axis(axis, y.ndim)
+    n = y.shape[axis]
+    avg = (lax.slice_in_dim(y, 1, n, axis=axis) + lax.slice_in_dim(y, 0, max(n - 1, 0),
+                                                                     axis=axis)) * 0.5
+    if x is None:
+        return jnp.sum(avg, axis=axis) * dx
+    x = _inexact(x)
+    if x.ndim == 1:
+        d = diff(x)
+        shape = [1] * y.ndim
+        shape[axis] = d.shape[0]
+        d = jnp.reshape(d, tuple(shape))
+    else:
+        d = diff(x, axis=axis)
+    return jnp.sum(avg * d, axis=axis)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of (``xp``, ``fp``) at ``x`` (``xp`` increasing)."""
+    check_arraylike("interp", x, xp, fp)
+    x, xp, fp = _inexact(x), _inexact(xp), to_array(fp)
+    if not dtypes.is_inexact(np.dtype(fp.dtype)):
+        fp = convert(fp, to_inexact_dtype(fp.dtype))
+    if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    if period is not None:
+        period = abs(convert(period, x.dtype))
+        x = mod(x, period)
+        xp = mod(xp, period)
+        order = jnp.argsort(xp)
+        xp, fp = jnp.take(xp, order), jnp.take(fp, order)
+        xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
+    n = xp.shape[0]
+    i = clip(jnp.searchsorted(xp, x, side="right"), 1, n - 1)
+    x0, x1 = jnp.take(xp, i - 1), jnp.take(xp, i)
+    f0, f1 = jnp.take(fp, i - 1), jnp.take(fp, i)
+    dx = x1 - x0
+    t = jnp.where(dx == 0, 0.0, (x - x0) / jnp.where(dx == 0, 1.0, dx))
+    f = f0 + t * (f1 - f0)
+    f = jnp.where(dx == 0, f1, f)
+    if period is None:
+        lv = fp[0] if left is None else convert(left, fp.dtype)
+        rv = fp[-1] if right is None else convert(right, fp.dtype)
+        f = jnp.where(x < xp[0], lv, f)
+        f = jnp.where(x > xp[-1], rv, f)
+    return f
+
+
+# ------------------------------------------------------------------------------------------------
+# Rational and floating-point routines, special functions
+
+
+def gcd(x1, x2):
+    """Euclid's algorithm in a ``while_loop`` over the whole (broadcast) array."""
+    x1, x2 = promote_args("gcd", x1, x2)
+    x1, x2 = jnp.broadcast_arrays(to_array(x1), to_array(x2))
+    if not dtypes.is_int(np.dtype(x1.dtype)):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    a, b = abs(x1), abs(x2)
+
+    def cond(state):
+        return jnp.any(state[1] != 0)
+
+    def body(state):
+        a, b = state
+        safe = jnp.where(b == 0, 1, b)
+        return jnp.where(b == 0, a, b), jnp.where(b == 0, 0, remainder(a, safe))
+
+    return lax.while_loop(cond, body, (a, b))[0]
+
+
+def lcm(x1, x2):
+    x1, x2 = promote_args("lcm", x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)
+    g = gcd(x1, x2)
+    safe = jnp.where(g == 0, 1, g)
+    return jnp.where(g == 0, 0, abs(multiply(x1 // safe, x2)))
+
+
+def frexp(x):
+    """Mantissa in [0.5, 1) and integer exponent, from the bits. Subnormals are scaled into the
+    normal range first (XLA on CPU flushes subnormal *arithmetic* to zero, so results for them
+    follow the backend)."""
+    check_arraylike("frexp", x)
+    x = _inexact(x)
+    if dtypes.is_complex(np.dtype(x.dtype)):
+        raise TypeError("frexp does not support complex-valued inputs")
+    info = np.finfo(x.dtype)
+    nmant, bits = info.nmant, info.bits
+    int_t = {16: np.int16, 32: np.int32, 64: np.int64}[bits]
+    big = abs(x) < info.smallest_normal
+    scale = convert(2.0 ** nmant, x.dtype)
+    xs = jnp.where(big, x * scale, x)
+    ib = lax.bitcast_convert_type(xs, int_t)
+    exp_mask = (1 << (bits - 1 - nmant)) - 1
+    e = lax.bitwise_and(lax.shift_right_logical(ib, convert(nmant, int_t)),
+                        convert(exp_mask, int_t))
+    bias = exp_mask // 2
+    exponent = convert(e, np.int32) - (bias - 1) - jnp.where(big, nmant, 0)
+    mant_bits = lax.bitwise_or(
+        lax.bitwise_and(ib, convert(~(exp_mask << nmant), int_t)),
+        convert((bias - 1) << nmant, int_t))
+    mantissa = lax.bitcast_convert_type(mant_bits, np.dtype(x.dtype))
+    special = (x == 0) | jnp.isinf(x) | jnp.isnan(x)
+    return (jnp.where(special, x, mantissa),
+            jnp.where(special, 0, exponent).astype(dtypes.default_int_dtype()))
+
+
+def ldexp(x1, x2):
+    check_arraylike("ldexp", x1, x2)
+    x1 = _inexact(x1)
+    x2 = to_array(x2)
+    if not dtypes.is_int(np.dtype(x2.dtype)):
+        raise ValueError(f"ldexp exponent must be an integer, got {x2.dtype}")
+    # two steps keep 2**e finite for exponents near the range ends
+    e = convert(x2, x1.dtype)
+    half = floor(e / 2)
+    return x1 * exp2(half) * exp2(e - half)
+
+
+def modf(x, /, out=None):
+    x = _inexact(x)
+    whole = trunc(x)
+    return x - whole, whole
+
+
+def heaviside(x1, x2):
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    zero = jnp.zeros_like(x1)
+    return jnp.where(x1 < 0, zero, jnp.where(x1 > 0, jnp.ones_like(x1), x2))
+
+
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0, with the right derivatives at 0 (a safe denominator)."""
+    x = _inexact(x)
+    eq0 = x == 0
+    safe = jnp.where(eq0, jnp.ones_like(x), x)
+    pix = jnp.pi * safe
+    return jnp.where(eq0, jnp.ones_like(x) - (jnp.pi * x) ** 2 / 6, sin(pix) / pix)
+
+
+def i0(x):
+    """Modified Bessel function of order 0: Cephes' Chebyshev expansions, as NumPy."""
+    x = _inexact(x)
+    a_coef = [-4.41534164647933937950e-18, 3.33079451882223809783e-17,
+              -2.43127984654795469359e-16, 1.71539128555513303061e-15,
+              -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+              -4.85644678311192946090e-13, 2.95505266312963983461e-12,
+              -1.72682629144155570723e-11, 9.67580903537323691224e-11,
+              -5.18979560163526290666e-10, 2.65982372468238665035e-9,
+              -1.30002500998624804212e-8, 6.04699502254191894932e-8,
+              -2.67079385394061173391e-7, 1.11738753912010371815e-6,
+              -4.41673835845875056359e-6, 1.64484480707288970893e-5,
+              -5.75419501008210370398e-5, 1.88502885095841655729e-4,
+              -5.76375574538582365885e-4, 1.63947561694133579842e-3,
+              -4.32430999505057594430e-3, 1.05464603945949983183e-2,
+              -2.37374148058994688156e-2, 4.93052842396707084878e-2,
+              -9.49010970480476444210e-2, 1.71620901522208775349e-1,
+              -3.04682672343198398683e-1, 6.76795274409476084995e-1]
+    b_coef = [-7.23318048787475395456e-18, -4.83050448594418207126e-18,
+              4.46562142029675999901e-17, 3.46122286769746109310e-17,
+              -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+              1.77256013305652638360e-15, 3.81168066935262242075e-15,
+              -9.55484669882830764870e-15, -4.15056934728722208663e-14,
+              1.54008621752140982691e-14, 3.85277838274214270114e-13,
+              7.18012445138366623367e-13, -1.79417853150680611778e-12,
+              -1.32158118404477131188e-11, -3.14991652796324136454e-11,
+              1.18891471078464383424e-11, 4.94060238822496958910e-10,
+              3.39623202570838634515e-9, 2.26666899049817806459e-8,
+              2.04891858946906374183e-7, 2.89137052083475648297e-6,
+              6.88975834691682398426e-5, 3.36911647825569408990e-3,
+              8.04490411014108831608e-1]
+
+    def chbevl(t, coef):
+        b0, b1, b2 = jnp.zeros_like(t), jnp.zeros_like(t), jnp.zeros_like(t)
+        for c in coef:
+            b2, b1 = b1, b0
+            b0 = t * b1 - b2 + c
+        return 0.5 * (b0 - b2)
+
+    ax = abs(x)
+    small = chbevl(ax / 2.0 - 2.0, a_coef)
+    safe = jnp.where(ax <= 8.0, 8.0, ax)
+    large = chbevl(32.0 / safe - 2.0, b_coef) / sqrt(safe)
+    return exp(ax) * jnp.where(ax <= 8.0, small, large)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    check_arraylike("nan_to_num", x)
+    x = to_array(x)
+    dt = np.dtype(x.dtype)
+    if not dtypes.is_inexact(dt):
+        return x
+    if dtypes.is_complex(dt):
+        re = nan_to_num(real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(re, im)
+    info = dtypes.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = jnp.where(jnp.isnan(x), convert(nan, dt), x)
+    out = jnp.where(jnp.isposinf(out), convert(posinf, dt), out)
+    return jnp.where(jnp.isneginf(out), convert(neginf, dt), out)
+
+
+def copysign(x1, x2):
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if dtypes.is_complex(np.dtype(to_array(x1).dtype)):
+        raise TypeError("copysign does not support complex-valued inputs")
+    return jnp.where(signbit(x2), -abs(x1), abs(x1))
+
+
+def nextafter(x1, x2):
+    x1, x2 = promote_args_inexact("nextafter", x1, x2)
+    return lax.nextafter(x1, x2)
+
+
+def fmax(x1, x2):
+    """Maximum that ignores a NaN (NaN only when both are)."""
+    x1, x2 = promote_args("fmax", x1, x2)
+    return jnp.where((x1 > x2) | jnp.isnan(x2), x1, x2)
+
+
+def fmin(x1, x2):
+    x1, x2 = promote_args("fmin", x1, x2)
+    return jnp.where((x1 < x2) | jnp.isnan(x2), x1, x2)
+
+
+def real_if_close(a, tol=100):
+    """Real part when every imaginary part is within ``tol`` machine epsilons of 0 (a concrete
+    decision: the output dtype depends on it)."""
+    a = to_array(a)
+    if not dtypes.is_complex(np.dtype(a.dtype)):
+        return a
+    if isinstance(a, Tracer):
+        raise a._concretization_error("real_if_close (its output dtype depends on values)")
+    eps = np.finfo(np.asarray(a).real.dtype).eps
+    tol = tol * eps if tol > 1 else tol
+    return real(a) if bool(np.all(np.abs(np.asarray(a).imag) < tol)) else a
+
+
+def spacing(x, /):
+    x = _inexact(x)
+    inf = convert(np.inf, x.dtype)
+    return jnp.where(signbit(x), lax.nextafter(x, -inf) - x, lax.nextafter(x, inf) - x)
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    p = _inexact(p)
+    axis = canonicalize_axis(axis, p.ndim)
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    interval = period / 2
+    dd = diff(p, axis=axis)
+    ddmod = mod(dd + interval, period) - interval
+    ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correct = jnp.where(abs(dd) < discont, 0, ddmod - dd)
+    first = lax.slice_in_dim(p, 0, 1, axis=axis)
+    return jnp.concatenate([first, lax.slice_in_dim(p, 1, p.shape[axis], axis=axis)
+                            + jnp.cumsum(correct, axis=axis)], axis=axis)

@@ -16,7 +16,8 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import core, dtypes, lax
-from minijax.numpy._util import check_arraylike, convert, promote_dtypes, to_array
+from minijax.numpy._util import check_arraylike, convert, promote_dtypes
+from minijax.numpy.creation import to_array
 
 __all__ = [
     "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit",

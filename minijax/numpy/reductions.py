@@ -21,9 +21,12 @@ from minijax.numpy._util import (
     canonicalize_axis,
     check_arraylike,
     convert,
-    to_array,
     to_inexact_dtype,
 )
+from minijax.numpy.creation import to_array
+from minijax.numpy.logic import isnan
+from minijax.numpy.manipulation import broadcast_to
+from minijax.numpy.math import multiply, subtract, true_divide
 
 __all__ = [
     "sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "std",
@@ -96,8 +99,6 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
 
 
 def _broadcast_mask(where, shape):
-    from minijax.numpy.manipulation import broadcast_to
-
     return broadcast_to(convert(to_array(where), dtypes.bool_), shape)
 
 
@@ -208,8 +209,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     axes = canonicalize_axes(axis, a.ndim)
     computation_dtype, result_dtype = _var_dtypes(a.dtype, dtype)
     a = convert(a, computation_dtype)
-    from minijax.numpy.math import subtract
-
     centered = subtract(a, mean(a, axes, keepdims=True, where=where))
     if dtypes.is_complex(computation_dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
@@ -246,8 +245,6 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 @eager_jit(static_argnames=('axis', 'dtype', 'keepdims'))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    from minijax.numpy.math import isnan
-
     _no_out(out, "nansum")
     a = to_array(a)
     if dtypes.is_inexact(a.dtype):
@@ -275,8 +272,6 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         count = lax.full_like(avg, np.prod([to_array(a).shape[ax] for ax in
                                             canonicalize_axes(axis, to_array(a).ndim)]))
         return (avg, count) if returned else avg
-    from minijax.numpy.math import multiply, true_divide
-
     a, weights = to_array(a), to_array(weights)
     if weights.shape != a.shape:
         if axis is None or weights.ndim != 1:

@@ -1,4 +1,6 @@
-"""The dtype names of ``minijax.numpy``: ``jnp.float32``, ``jnp.bfloat16``, ``jnp.int_`` ...
+"""The dtype names of ``minijax.numpy`` (``jnp.float32``, ``jnp.bfloat16``, ``jnp.int_`` ...)
+and NumPy's data type routines (``finfo``, ``iinfo``, ``promote_types``, ``result_type``,
+``can_cast``, ``issubdtype``, ``isdtype``).
 
 As in JAX, ``jnp.float32`` is not NumPy's scalar type but a class whose call builds an Array
 (``jnp.float32(3)`` is ``Array(3., dtype=float32)``) and which still works everywhere a dtype
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import dtypes
+from minijax.numpy import creation
 
 
 class _ScalarMeta(type):
@@ -24,9 +27,7 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x):
-        from minijax.numpy.creation import asarray
-
-        return asarray(x, dtype=cls.dtype)
+        return creation.asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance):
         return isinstance(instance, cls.dtype.type)
@@ -102,4 +103,26 @@ __all__ = [
     "float_", "complex_", "single", "double", "csingle", "cdouble", "generic", "number",
     "inexact", "floating", "complexfloating", "integer", "signedinteger", "unsignedinteger",
     "dtype", "finfo", "iinfo", "promote_types", "issubdtype", "result_type", "can_cast",
+    "isdtype",
 ]
+
+
+def isdtype(dtype, kind):
+    """The array API's dtype-kind test (``'real floating'``, ``'integral'``, a dtype, a tuple)."""
+    dtype = np.dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if not isinstance(kind, str):
+        return dtype == np.dtype(kind)
+    kinds = {
+        "bool": dtype == np.bool_,
+        "signed integer": dtype.kind == "i",
+        "unsigned integer": dtype.kind == "u",
+        "integral": dtype.kind in "iu",
+        "real floating": dtypes.is_float(dtype),
+        "complex floating": dtype.kind == "c",
+    }
+    kinds["numeric"] = kinds["integral"] or kinds["real floating"] or kinds["complex floating"]
+    if kind not in kinds:
+        raise ValueError(f"Unrecognized kind {kind!r}; expected one of {sorted(kinds)}")
+    return kinds[kind]

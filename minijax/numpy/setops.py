@@ -17,7 +17,8 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
-from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, to_array
+from minijax.numpy._util import canonicalize_axis, check_arraylike, convert
+from minijax.numpy.creation import to_array
 
 __all__ = [
     "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin", "in1d",

@@ -1,10 +1,10 @@
-"""Sorting, searching and gathering along an axis: sort, argsort, lexsort, partition,
-argpartition, searchsorted, digitize, take, take_along_axis, put_along_axis.
+"""NumPy's sorting, searching and counting routines: sort, argsort, lexsort, partition,
+argpartition, sort_complex, searchsorted, digitize, nonzero, flatnonzero, argwhere, extract and
+``where`` (``argmax``/``argmin``/``count_nonzero`` are reductions, reductions.py).
 
-Everything is ``lax.sort`` (one ``stablehlo.sort``, several operands riding along) and
-``lax.gather``/``lax.scatter`` with batching dimensions (one gather for ``take_along_axis``, not
-a one-hot product), so each function is one or two XLA ops whatever the rank, and grad and vmap
-come from those primitives' own rules.
+Sorting is ``lax.sort`` (one ``stablehlo.sort``, several operands riding along), so each
+function is one or two XLA ops whatever the rank, and grad and vmap come from the primitives'
+own rules. ``nonzero`` and its relatives need concrete values unless given a static ``size=``.
 """
 
 from __future__ import annotations
@@ -16,29 +16,34 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
+    broadcast_shapes,
+    broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
     convert,
     promote_dtypes,
-    to_array,
 )
+from minijax.numpy._util import shape as _shape
+from minijax.numpy.creation import asarray, to_array
+from minijax.numpy.indexing_routines import (
+    _flat_or_axis,
+    compress,
+    put_along_axis,
+    take,
+    unravel_index,
+)
+from minijax.numpy.setops import _compact
 
 __all__ = [
     "sort", "argsort", "lexsort", "partition", "argpartition", "sort_complex", "msort",
-    "searchsorted", "digitize", "take", "take_along_axis", "put_along_axis",
+    "searchsorted", "digitize", "nonzero", "flatnonzero", "argwhere", "extract", "where",
 ]
 
 
 def _int():
     return dtypes.default_int_dtype()
-
-
-def _flat_or_axis(a, axis):
-    a = to_array(a)
-    if axis is None:
-        return jnp.ravel(a), 0
-    return a, canonicalize_axis(axis, a.ndim)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -214,105 +219,92 @@ def digitize(x, bins, right=False, *, method="scan"):
     side = "left" if right else "right"
     inc = searchsorted(bins, x, side=side, method=method)
     dec = bins.shape[0] - searchsorted(lax.rev(bins, (0,)), x, side=side, method=method)
-    return jnp.where(bins[-1] >= bins[0], inc, dec)
+    return where(bins[-1] >= bins[0], inc, dec)
 
 
 # ------------------------------------------------------------------------------------------------
-# Gathering
+# Searching for non-zero elements: the output length depends on the values unless ``size=``
+# is given
 
 
-def _normalize_index(idx, n):
-    idx = to_array(idx)
-    if not dtypes.is_int(np.dtype(idx.dtype)):
-        raise TypeError(f"indices must be integers, got {idx.dtype}")
-    if np.dtype(idx.dtype).kind == "u":
-        return idx
-    return lax.select(lax.lt(idx, convert(0, idx.dtype)), lax.add(idx, convert(n, idx.dtype)),
-                      idx)
+def extract(condition, arr, *, size=None, fill_value=0):
+    return compress(jnp.ravel(to_array(condition)), jnp.ravel(to_array(arr)), size=size,
+                    fill_value=fill_value)
 
 
-def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
-         indices_are_sorted=False, fill_value=None):
-    """``a``'s elements at ``indices`` along ``axis`` (flattened when None): one gather.
-    ``mode``: ``'fill'`` (default: out-of-bounds give NaN / the int minimum / ``fill_value``),
-    ``'clip'``, or ``'wrap'``."""
-    check_arraylike("take", a, indices)
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    a, axis = _flat_or_axis(a, axis)
-    n = a.shape[axis]
-    idx = to_array(indices)
-    if mode == "wrap":
-        idx = jnp.mod(idx, n)
-        mode = "clip"
-    elif mode == "raise":
-        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-    if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
-        idx = _normalize_index(idx, n)
-    mode = "fill" if mode is None else mode
-    if n == 0:  # XLA cannot gather from an empty axis
-        if idx.size:
-            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
-        return a
-    nidx = idx.ndim
-    offset_dims = tuple(range(axis)) + tuple(range(axis + nidx, a.ndim - 1 + nidx))
-    dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
-                                       start_index_map=(axis,))
-    sizes = a.shape[:axis] + (1,) + a.shape[axis + 1:]
-    return lax.gather(a, lax.expand_dims(idx, (nidx,)), dnums, sizes, mode=mode,
-                      fill_value=fill_value, unique_indices=unique_indices,
-                      indices_are_sorted=indices_are_sorted)
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements, one array per axis. With ``size=`` the result has that
+    static length (padded with ``fill_value``, default 0) and works under jit: a cumsum of the
+    mask and one scatter. Without it ``a`` must be concrete."""
+    if size is None:
+        if fill_value is not None:
+            raise ValueError("fill_value is only used together with size=")
+        return _nonzero_concrete(a)
+    check_arraylike("nonzero", a)
+    a = to_array(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d.")
+    size = operator.index(size)
+    mask = jnp.ravel(a != 0) if a.dtype != np.bool_ else jnp.ravel(a)
+    flat = _compact(lax.iota(_int(), mask.shape[0]), mask, size, 0)
+    coords = unravel_index(flat, a.shape) if a.size else tuple(
+        jnp.zeros((size,), _int()) for _ in a.shape)
+    count = jnp.sum(mask, dtype=_int())
+    valid = lax.iota(_int(), size) < count
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else (
+        [0 if fill_value is None else fill_value] * a.ndim)
+    return tuple(where(valid, c, convert(f, _int())) for c, f in zip(coords, fills))
 
 
-def _along_axis_operands(name, arr, indices, axis):
-    check_arraylike(name, arr, indices)
-    arr, indices = to_array(arr), to_array(indices)
-    if axis is None:
-        arr, indices, axis = jnp.ravel(arr), jnp.ravel(indices), 0
-    axis = canonicalize_axis(axis, arr.ndim)
-    if indices.ndim != arr.ndim:
-        raise ValueError(f"{name}: indices and arr must have the same number of dimensions; "
-                         f"{indices.ndim} vs. {arr.ndim}")
-    # broadcast every axis but ``axis`` between the two
-    shape = []
-    for i, (da, di) in enumerate(zip(arr.shape, indices.shape)):
-        shape.append(None if i == axis else max(da, di) if 1 in (da, di) else da)
-        if i != axis and da != di and 1 not in (da, di):
-            raise ValueError(f"{name}: shapes {arr.shape} and {indices.shape} do not broadcast")
-    arr = jnp.broadcast_to(arr, tuple(s if s is not None else arr.shape[axis] for s in shape))
-    indices = jnp.broadcast_to(indices, tuple(s if s is not None else indices.shape[axis]
-                                              for s in shape))
-    idx = _normalize_index(indices, arr.shape[axis])
-    batch = tuple(i for i in range(arr.ndim) if i != axis)
-    return arr, idx, axis, batch
+def flatnonzero(a, *, size=None, fill_value=None):
+    return nonzero(jnp.ravel(to_array(a)), size=size, fill_value=fill_value)[0]
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
-    """``arr`` picked at ``indices`` along ``axis`` (NumPy's rule), as ONE gather whose other
-    axes are gather batching dimensions."""
-    arr, idx, axis, batch = _along_axis_operands("take_along_axis", arr, indices, axis)
-    if arr.shape[axis] == 0:  # nothing to gather from: zeros, as JAX
-        return lax.full(idx.shape, 0, arr.dtype)
-    dnums = lax.GatherDimensionNumbers(
-        offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
-        operand_batching_dims=batch, start_indices_batching_dims=batch)
-    return lax.gather(arr, lax.expand_dims(idx, (idx.ndim,)), dnums, (1,) * arr.ndim,
-                      mode="fill" if mode is None else mode, fill_value=fill_value)
+def argwhere(a, *, size=None, fill_value=None):
+    a = to_array(a)
+    idx = nonzero(jnp.atleast_1d(a) if a.ndim == 0 else a, size=size, fill_value=fill_value)
+    return jnp.stack(idx, axis=1)
 
 
-def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
-    """``arr`` with ``values`` written at ``indices`` along ``axis`` (a functional update, so
-    ``inplace=False`` is required, as in JAX)."""
-    if inplace:
-        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
-                         "arrays are immutable. Pass inplace=False to instead return an updated "
-                         "array.")
-    arr, idx, axis, batch = _along_axis_operands("put_along_axis", arr, indices, axis)
-    values = jnp.broadcast_to(convert(values, arr.dtype), idx.shape)
-    dnums = lax.ScatterDimensionNumbers(
-        update_window_dims=(), inserted_window_dims=(axis,),
-        scatter_dims_to_operand_dims=(axis,), operand_batching_dims=batch,
-        scatter_indices_batching_dims=batch)
-    return lax.scatter(arr, lax.expand_dims(idx, (idx.ndim,)), values, dnums,
-                       mode="drop" if mode in (None, "fill") else mode)
+def _nonzero_concrete(a):
+    """NumPy's ``nonzero`` of a concrete ``a``: the output's length depends on the values, so
+    under jit this raises (the traceable form with ``size=`` is ``arrayops.nonzero``)."""
+    check_arraylike("nonzero", a)
+    if isinstance(a, Tracer):
+        raise a._concretization_error(
+            "nonzero (the size of its result depends on the values; pass size= for a "
+            "static size, which works under jit)")
+    host = np.asarray(a)
+    if host.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d.")
+    int_dtype = dtypes.default_int_dtype()
+    return tuple(asarray(i.astype(int_dtype)) for i in np.nonzero(host))
 
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where ``condition`` else ``y``, broadcast together. The one-argument form is
+    ``nonzero``."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         "to where, got one.")
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value are only allowed in the one-argument form of where")
+    return _where(condition, x, y)
+
+
+@eager_jit
+def _where(condition, x, y):
+    check_arraylike("where", condition, x, y)
+    condition = convert(condition, dtypes.bool_)
+    x, y = promote_dtypes(x, y)
+    condition, x, y = _broadcast_all(condition, x, y)
+    return lax.select(condition, x, y)
+
+
+
+def _broadcast_all(*args):
+    """Broadcast to the common shape; select_n wants its cases (not its predicate) full-size."""
+    out_shape = broadcast_shapes(*[_shape(a) for a in args])
+    return [broadcast_to_shape(a, out_shape) if i or _shape(a) else a for i, a in enumerate(args)]

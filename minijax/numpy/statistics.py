@@ -18,13 +18,8 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
-from minijax.numpy._util import (
-    canonicalize_axes,
-    check_arraylike,
-    convert,
-    to_array,
-    to_inexact_dtype,
-)
+from minijax.numpy._util import canonicalize_axes, check_arraylike, convert, to_inexact_dtype
+from minijax.numpy.creation import to_array
 
 __all__ = [
     "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
@@ -416,7 +411,7 @@ def corrcoef(x, y=None, rowvar=True):
     c = cov(x, y, rowvar)
     if c.ndim == 0:
         return c / c
-    d = jnp.diagonal(c) if hasattr(jnp, "diagonal") else c[np.arange(c.shape[0])]
+    d = jnp.diagonal(c)
     stddev = jnp.sqrt(jnp.real(d))
     c = c / stddev[:, None] / stddev[None, :]
     if not dtypes.is_complex(np.dtype(c.dtype)):

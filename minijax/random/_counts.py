@@ -16,7 +16,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
-from minijax.random._compound import _user_dtype
+from minijax.random._compound import _constrain, _user_dtype
 from minijax.random._distributions import _as_array, _check_shape, _shape, _uniform
 from minijax.random._keys import _shape_tuple, _single, _split
 
@@ -96,8 +96,6 @@ def _poisson(data, lam, shape, dtype):
 
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson samples of rate ``lam`` (integers; rates are computed in float32, as JAX)."""
-    from minijax.random._compound import _constrain
-
     data, _ = _single("poisson", key)
     dtype = dtypes.canonicalize_dtype(int if dtype is None else dtype)
     shape = tuple(_shape(lam)) if shape is None else _shape_tuple("poisson", shape)

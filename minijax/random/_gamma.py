@@ -17,7 +17,7 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as jnp
-from minijax.api import custom_jvp, vmap
+from minijax.custom_derivatives import custom_jvp
 from minijax.numpy._eager import eager_jit
 from minijax.random._distributions import (
     _as_array,
@@ -29,6 +29,7 @@ from minijax.random._distributions import (
     _uniform,
 )
 from minijax.random._keys import _shape_tuple, _single, _split
+from minijax.vmapping import vmap
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet"]
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import lax
+from minijax import numpy as jnp
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, tensor_type
@@ -82,8 +84,6 @@ def _batching(args, dims):
     """Every mapped operand gets its batch axis in front, padded with size-1 axes to the
     per-example output rank plus one; unmapped operands then broadcast on their trailing axes
     exactly as they did per example."""
-    from minijax import lax
-
     size = batching.axis_size(args, dims)
     per_example = []
     for x, d in zip(args, dims):
@@ -110,9 +110,6 @@ ad.defjvp_zero(threefry2x32_p)  # integer bits: no tangent
 def threefry_2x32(keypair, count):
     """Applies threefry to the flat uint32 array ``count`` split into two halves (an odd size
     is padded with one zero), as JAX's ``threefry_2x32``; used by ``fold_in``."""
-    from minijax import lax
-    from minijax import numpy as jnp
-
     k1, k2 = keypair
     flat = jnp.ravel(count)
     odd = flat.shape[0] % 2
@@ -127,8 +124,6 @@ def threefry_2x32(keypair, count):
 def iota_2x32_shape(shape):
     """The row-major index of every element of ``shape`` as a 64-bit counter split into (hi, lo)
     uint32 words: the counters of JAX's partitionable bit generation."""
-    from minijax import lax
-
     shape = tuple(shape)
     size = int(np.prod(shape, dtype=np.int64))
     if size >= 2**32:

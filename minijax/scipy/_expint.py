@@ -7,7 +7,8 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
-from minijax.numpy._util import promote_args_inexact, to_array
+from minijax.numpy._util import promote_args_inexact
+from minijax.numpy.creation import to_array
 
 
 def _real(name, *args):

@@ -1,7 +1,7 @@
 """``jax.scipy.integrate``: SciPy's integration of sampled data."""
 
 from minijax.jitting import jit
-from minijax.numpy.functions import trapezoid as _np_trapezoid
+from minijax.numpy.math import trapezoid as _np_trapezoid
 
 __all__ = ["trapezoid"]
 

@@ -16,12 +16,14 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax import numpy as jnp
+from minijax.autodiff import jvp
 from minijax.core import concrete_or_error
 from minijax.custom_derivatives import custom_jvp
 from minijax.nn.functions import log_softmax as _nn_log_softmax
 from minijax.nn.functions import logsumexp
 from minijax.nn.functions import softmax as _nn_softmax
-from minijax.numpy._util import promote_args_inexact, to_array
+from minijax.numpy._util import promote_args_inexact
+from minijax.numpy.creation import to_array
 
 __all__ = [
     "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr",
@@ -456,8 +458,6 @@ def _zeta(x, q):
 
 @_zeta.defjvp
 def _zeta_jvp(primals, tangents):
-    from minijax.autodiff import jvp
-
     _, t_out = jvp(_zeta_series, primals, tangents)
     return _zeta(*primals), t_out
 

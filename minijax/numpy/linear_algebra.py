@@ -1,20 +1,27 @@
-"""Products of ``minijax.numpy``: dot, matmul, vdot, inner, outer, tensordot, each one
-``lax.dot_general`` after promotion (XLA picks the kernel: one dot, never a Python loop)."""
+"""NumPy's linear-algebra routines at the top of ``jnp``: the matrix and vector products
+(``dot``, ``matmul``, ``vdot``, ``inner``, ``outer``, ``tensordot``, ``matvec``, ``vecmat``,
+``vecdot``, ``kron``) and ``trace``; ``einsum`` is in einsum.py and ``jnp.linalg`` in linalg.py.
+Each product is one ``lax.dot_general`` after promotion (XLA picks the kernel: one dot, never a
+Python loop).
+"""
 
 from __future__ import annotations
 
 import operator
 
+import minijax.numpy as jnp
 from minijax import lax
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import (
-    broadcast_shapes,
-    check_arraylike,
-    promote_dtypes,
-    to_array,
-)
+from minijax.numpy._util import broadcast_shapes, canonicalize_axis, check_arraylike, promote_dtypes
+from minijax.numpy.creation import to_array
+from minijax.numpy.indexing_routines import diagonal
+from minijax.numpy.manipulation import moveaxis, ravel
+from minijax.numpy.math import conjugate, multiply
 
-__all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "matvec", "vecdot"]
+__all__ = [
+    "dot", "matmul", "vdot", "inner", "outer", "tensordot", "vecdot", "matvec", "vecmat", "trace",
+    "kron",
+]
 
 
 def _promoted(name, a, b):
@@ -29,8 +36,6 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     second-to-last (its only axis when ``b`` is 1-D)."""
     a, b = _promoted("dot", a, b)
     if a.ndim == 0 or b.ndim == 0:
-        from minijax.numpy.math import multiply
-
         out = multiply(a, b)
         return out if preferred_element_type is None else out.astype(preferred_element_type)
     contract_b = 0 if b.ndim == 1 else b.ndim - 2
@@ -110,9 +115,6 @@ def _batched_matmul(a, b, precision, preferred_element_type):
 @eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating ``a`` first."""
-    from minijax.numpy.manipulation import ravel
-    from minijax.numpy.math import conjugate
-
     a, b = _promoted("vdot", a, b)
     return dot(conjugate(ravel(a)), ravel(b), precision=precision,
                preferred_element_type=preferred_element_type)
@@ -123,8 +125,6 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction over the last axes of both."""
     a, b = _promoted("inner", a, b)
     if a.ndim == 0 or b.ndim == 0:
-        from minijax.numpy.math import multiply
-
         return multiply(a, b)
     dims = (((a.ndim - 1,), (b.ndim - 1,)), ((), ()))
     return lax.dot_general(a, b, dims, precision, preferred_element_type)
@@ -134,10 +134,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 def outer(a, b, out=None):
     """``ravel(a)[:, None] * ravel(b)[None, :]``."""
     if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
-    from minijax.numpy.manipulation import ravel
-    from minijax.numpy.math import multiply
-
+        raise NotImplementedError("The 'out' argument to outer is not supported.")
     a, b = _promoted("outer", a, b)
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 
@@ -146,8 +143,6 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""
-    from minijax.numpy._util import canonicalize_axis
-
     a, b = _promoted("tensordot", a, b)
     if isinstance(axes, int) or hasattr(axes, "__index__"):
         n = operator.index(axes)
@@ -170,9 +165,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 @eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'))
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product along ``axis``, broadcast over the other axes."""
-    from minijax.numpy.manipulation import moveaxis
-    from minijax.numpy.math import conjugate
-
     x1, x2 = _promoted("vecdot", x1, x2)
     x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
     out = matmul(lax.expand_dims(conjugate(x1), (x1.ndim - 1,)),
@@ -186,3 +178,24 @@ def matvec(x1, x2, /):
     x1, x2 = _promoted("matvec", x1, x2)
     out = matmul(x1, lax.expand_dims(x2, (x2.ndim,)))
     return lax.squeeze(out, (out.ndim - 1,))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def vecmat(x1, x2, /):
+    x1, x2 = to_array(x1), to_array(x2)
+    return matmul(jnp.conj(x1)[..., None, :], x2)[..., 0, :]
+
+
+def kron(a, b):
+    """Kronecker product: an outer product by broadcasting, then one reshape."""
+    check_arraylike("kron", a, b)
+    a, b = (to_array(x) for x in promote_dtypes(a, b))
+    nd = max(a.ndim, b.ndim)
+    a = jnp.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = jnp.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    ai = jnp.reshape(a, tuple(d for s in a.shape for d in (s, 1)))
+    bi = jnp.reshape(b, tuple(d for s in b.shape for d in (1, s)))
+    return jnp.reshape(ai * bi, tuple(x * y for x, y in zip(a.shape, b.shape)))

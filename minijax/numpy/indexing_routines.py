@@ -1,0 +1,403 @@
+"""NumPy's indexing routines: index arrays (``indices``, ``ix_``, ``unravel_index``,
+``ravel_multi_index``, ``diag_indices``, ``tril_indices`` & co.), indexing-like operations
+(``take``, ``take_along_axis``, ``choose``, ``compress``, ``diagonal``, ``select``) and data
+insertion (``place``, ``put``, ``put_along_axis``, ``fill_diagonal``). ``x[i]`` and
+``x.at[i]`` themselves are in indexing.py.
+
+Gathers and scatters carry batching dimensions (one gather for ``take_along_axis``, not a
+one-hot product). Value-dependent output shapes (``compress`` without ``size=``) need concrete
+values, as in JAX; everything else traces.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+import minijax.numpy as jnp
+from minijax import dtypes, lax
+from minijax.core import Tracer
+from minijax.numpy._util import canonicalize_axis, check_arraylike, concrete_value, convert
+from minijax.numpy.creation import to_array
+
+__all__ = [
+    "diagonal", "diag_indices", "diag_indices_from", "tril_indices", "triu_indices",
+    "tril_indices_from", "triu_indices_from", "mask_indices", "fill_diagonal", "indices", "ix_",
+    "unravel_index", "ravel_multi_index", "select", "choose", "compress", "place", "put", "take",
+    "take_along_axis", "put_along_axis",
+]
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The ``offset`` diagonal of the (axis1, axis2) planes, as the last axis: a mask and a sum
+    over one axis of the plane after aligning the diagonal with a slice."""
+    check_arraylike("diagonal", a)
+    a = to_array(a)
+    axis1 = canonicalize_axis(axis1, a.ndim)
+    axis2 = canonicalize_axis(axis2, a.ndim)
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 must not be equal")
+    a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = a.shape[-2:]
+    offset = operator.index(offset)
+    if offset >= 0:
+        a = a[..., :, offset:]
+    else:
+        a = a[..., -offset:, :]
+    n, m = a.shape[-2:]
+    k = max(min(n, m), 0)
+    a = a[..., :k, :k]
+    if k == 0:
+        return jnp.zeros(a.shape[:-2] + (0,), a.dtype)
+    # one gather with batching over the leading axes would also do; a mask-and-sum is exact
+    eye = lax.eq(lax.broadcasted_iota(np.int32, (k, k), 0), lax.broadcasted_iota(np.int32,
+                                                                                 (k, k), 1))
+    mask = lax.broadcast_in_dim(eye, a.shape, (a.ndim - 2, a.ndim - 1))
+    picked = lax.select(mask, a, lax.full_like(a, 0))
+    if a.dtype == np.bool_:
+        return lax.reduce_or(picked, (a.ndim - 1,))
+    return lax.reduce_sum(picked, (a.ndim - 1,))
+
+
+def diag_indices(n, ndim=2):
+    i = jnp.arange(operator.index(n))
+    return (i,) * operator.index(ndim)
+
+
+def diag_indices_from(arr):
+    arr = to_array(arr)
+    if arr.ndim < 2 or len(set(arr.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def _tri_indices(np_fn, n, k, m):
+    r, c = np_fn(operator.index(n), operator.index(k), None if m is None else operator.index(m))
+    int_dtype = dtypes.default_int_dtype()
+    return jnp.asarray(r.astype(int_dtype)), jnp.asarray(c.astype(int_dtype))
+
+
+def tril_indices(n, k=0, m=None):
+    return _tri_indices(np.tril_indices, n, k, m)
+
+
+def triu_indices(n, k=0, m=None):
+    return _tri_indices(np.triu_indices, n, k, m)
+
+
+def tril_indices_from(arr, k=0):
+    arr = to_array(arr)
+    return tril_indices(arr.shape[-2], k, arr.shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    arr = to_array(arr)
+    return triu_indices(arr.shape[-2], k, arr.shape[-1])
+
+
+def mask_indices(n, mask_func, k=0):
+    m = np.asarray(mask_func(np.ones((n, n), int), k))
+    r, c = np.nonzero(m != 0)
+    int_dtype = dtypes.default_int_dtype()
+    return jnp.asarray(r.astype(int_dtype)), jnp.asarray(c.astype(int_dtype))
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    if inplace:
+        raise ValueError("JAX arrays are immutable, so fill_diagonal cannot work in place; "
+                         "pass inplace=False to get an updated array.")
+    a = to_array(a)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    n = min(a.shape)
+    if a.ndim == 2 and wrap:
+        rows = a.shape[0]
+    else:
+        rows = n if a.ndim == 2 else a.shape[0]
+    idx = [lax.broadcasted_iota(dtypes.default_int_dtype(), a.shape, d) for d in range(a.ndim)]
+    if a.ndim == 2:
+        flat = idx[0] * a.shape[1] + idx[1]
+        on = (flat % (a.shape[1] + 1) == 0) & (idx[0] < rows)
+    else:
+        on = functools.reduce(jnp.logical_and, [i == idx[0] for i in idx[1:]])
+    val = jnp.ravel(convert(to_array(val), a.dtype))
+    if val.shape[0] == 0:
+        return a
+    k = jnp.cumsum(on.ravel().astype(dtypes.default_int_dtype())).reshape(a.shape) - 1
+    vals = take(val, k % val.shape[0], mode="clip")
+    return jnp.where(on, vals, a)
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_int_dtype())
+    dimensions = tuple(operator.index(d) for d in dimensions)
+    n = len(dimensions)
+    out = []
+    for i, d in enumerate(dimensions):
+        if sparse:
+            shape = (1,) * i + (d,) + (1,) * (n - i - 1)
+            out.append(lax.broadcasted_iota(dtype, shape, i))
+        else:
+            out.append(lax.broadcasted_iota(dtype, dimensions, i))
+    return tuple(out) if sparse else (jnp.stack(out) if out else jnp.zeros((0,), dtype))
+
+
+def ix_(*args):
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = to_array(a)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == np.bool_:
+            if isinstance(a, Tracer):
+                raise a._concretization_error("ix_ with a boolean mask")
+            a = jnp.asarray(np.nonzero(np.asarray(a))[0].astype(dtypes.default_int_dtype()))
+        out.append(jnp.reshape(a, (1,) * i + (a.shape[0],) + (1,) * (n - i - 1)))
+    return tuple(out)
+
+
+def unravel_index(indices, shape):
+    """Coordinates of flat ``indices`` in ``shape`` (out-of-range clipped, as JAX)."""
+    check_arraylike("unravel_index", indices)
+    idx = to_array(indices)
+    shape = tuple(operator.index(d) for d in np.atleast_1d(shape))
+    size = int(np.prod(shape, dtype=np.int64))
+    idx = jnp.clip(jnp.where(idx < 0, idx + size, idx), 0, max(size - 1, 0))
+    out = []
+    for d in reversed(shape):
+        out.append(idx % d if d else idx)
+        idx = idx // d if d else idx
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    dims = tuple(operator.index(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError("parameter multi_index must be a sequence of length len(dims)")
+    idx = [to_array(i) for i in multi_index]
+    if mode == "raise":
+        for i in idx:
+            if isinstance(i, Tracer):
+                raise i._concretization_error(
+                    "ravel_multi_index with mode='raise'; use mode='wrap' or 'clip'")
+        for i, d in zip(idx, dims):
+            h = np.asarray(i)
+            if h.size and (h.min() < 0 or h.max() >= d):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "wrap":
+        idx = [i % d for i, d in zip(idx, dims)]
+    elif mode == "clip":
+        idx = [jnp.clip(i, 0, d - 1) for i, d in zip(idx, dims)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    if order == "F":
+        idx, dims = idx[::-1], dims[::-1]
+    out = jnp.zeros((), dtypes.default_int_dtype())
+    for i, d in zip(idx, dims):
+        out = out * d + convert(i, dtypes.default_int_dtype())
+    return out
+
+
+def select(condlist, choicelist, default=0):
+    """The first choice whose condition holds, elementwise: one ``select_n`` after an argmax-free
+    chain of ``where`` from the last choice to the first."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("condlist must have length equal to choicelist")
+    if not condlist:
+        raise ValueError("condlist must be non-empty")
+    out = to_array(default)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        cond = to_array(cond)
+        if cond.dtype != np.bool_:
+            raise TypeError("condlist must be boolean arrays")
+        out = jnp.where(cond, choice, out)
+    return out
+
+
+def choose(a, choices, out=None, mode="raise"):
+    a = to_array(a)
+    choices = [to_array(c) for c in choices]
+    n = len(choices)
+    if mode == "raise":
+        if isinstance(a, Tracer):
+            raise a._concretization_error("choose with mode='raise'; use 'wrap' or 'clip'")
+        h = np.asarray(a)
+        if h.size and (h.min() < 0 or h.max() >= n):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        a = a % n
+    elif mode == "clip":
+        a = jnp.clip(a, 0, n - 1)
+    else:
+        raise ValueError(f"invalid mode={mode!r}")
+    arrays = jnp.broadcast_arrays(a, *choices)
+    a, choices = arrays[0], arrays[1:]
+    dt = dtypes.result_type(*choices)
+    return lax.select_n(convert(a, np.int32), *[convert(c, dt) for c in choices])
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    condition = jnp.ravel(to_array(condition))
+    a = to_array(a)
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    axis = canonicalize_axis(axis, a.ndim)
+    if size is None:
+        mask = concrete_value(condition, "compress (pass size= under jit)").astype(bool)
+        keep = np.nonzero(mask[:a.shape[axis]])[0]
+        return take(a, jnp.asarray(keep.astype(dtypes.default_int_dtype())), axis=axis)
+    cond = condition[:a.shape[axis]] != 0
+    cond = jnp.pad(cond, (0, a.shape[axis] - cond.shape[0]))
+    idx = jnp.nonzero(cond, size=size, fill_value=a.shape[axis])[0]
+    return take(a, idx, axis=axis, mode="fill", fill_value=fill_value)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """``arr`` with its ``mask`` positions filled from ``vals`` in order (cycled)."""
+    if inplace:
+        raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    arr = to_array(arr)
+    m = jnp.ravel(jnp.broadcast_to(to_array(mask), arr.shape)).astype(bool)
+    vals = jnp.ravel(convert(to_array(vals), arr.dtype))
+    if vals.shape[0] == 0:
+        return arr
+    k = jnp.cumsum(m.astype(dtypes.default_int_dtype())) - 1
+    picked = take(vals, k % vals.shape[0], mode="clip")
+    return jnp.reshape(jnp.where(m, picked, jnp.ravel(arr)), arr.shape)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    if inplace:
+        raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    a = to_array(a)
+    flat = jnp.ravel(a)
+    ind = jnp.ravel(to_array(ind))
+    n = flat.shape[0]
+    v = jnp.ravel(convert(to_array(v), a.dtype))
+    if ind.shape[0] == 0 or v.shape[0] == 0:
+        return a
+    v = take(v, jnp.arange(ind.shape[0]) % v.shape[0])
+    if mode in (None, "fill", "drop"):
+        ind = jnp.where(ind < 0, ind + n, ind)
+        ind = jnp.where((ind < 0) | (ind >= n), n, ind)
+    elif mode == "wrap":
+        ind = ind % n
+    elif mode == "clip":
+        ind = jnp.clip(ind, 0, n - 1)
+    else:
+        raise ValueError(f"invalid mode={mode!r}")
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    ind = lax.expand_dims(convert(ind, dtypes.default_int_dtype()), (1,))
+    out = lax.scatter(flat, ind, v, dnums, mode="drop")
+    return jnp.reshape(out, a.shape)
+
+
+def _flat_or_axis(a, axis):
+    a = to_array(a)
+    if axis is None:
+        return jnp.ravel(a), 0
+    return a, canonicalize_axis(axis, a.ndim)
+
+
+def _normalize_index(idx, n):
+    idx = to_array(idx)
+    if not dtypes.is_int(np.dtype(idx.dtype)):
+        raise TypeError(f"indices must be integers, got {idx.dtype}")
+    if np.dtype(idx.dtype).kind == "u":
+        return idx
+    return lax.select(lax.lt(idx, convert(0, idx.dtype)), lax.add(idx, convert(n, idx.dtype)),
+                      idx)
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """``a``'s elements at ``indices`` along ``axis`` (flattened when None): one gather.
+    ``mode``: ``'fill'`` (default: out-of-bounds give NaN / the int minimum / ``fill_value``),
+    ``'clip'``, or ``'wrap'``."""
+    check_arraylike("take", a, indices)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to take is not supported.")
+    a, axis = _flat_or_axis(a, axis)
+    n = a.shape[axis]
+    idx = to_array(indices)
+    if mode == "wrap":
+        idx = jnp.mod(idx, n)
+        mode = "clip"
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to take is not supported.")
+    if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
+        idx = _normalize_index(idx, n)
+    mode = "fill" if mode is None else mode
+    if n == 0:  # XLA cannot gather from an empty axis
+        if idx.size:
+            raise IndexError("Cannot do a non-empty take() from an empty axis.")
+        return a
+    nidx = idx.ndim
+    offset_dims = tuple(range(axis)) + tuple(range(axis + nidx, a.ndim - 1 + nidx))
+    dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
+                                       start_index_map=(axis,))
+    sizes = a.shape[:axis] + (1,) + a.shape[axis + 1:]
+    return lax.gather(a, lax.expand_dims(idx, (nidx,)), dnums, sizes, mode=mode,
+                      fill_value=fill_value, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted)
+
+
+def _along_axis_operands(name, arr, indices, axis):
+    check_arraylike(name, arr, indices)
+    arr, indices = to_array(arr), to_array(indices)
+    if axis is None:
+        arr, indices, axis = jnp.ravel(arr), jnp.ravel(indices), 0
+    axis = canonicalize_axis(axis, arr.ndim)
+    if indices.ndim != arr.ndim:
+        raise ValueError(f"{name}: indices and arr must have the same number of dimensions; "
+                         f"{indices.ndim} vs. {arr.ndim}")
+    # broadcast every axis but ``axis`` between the two
+    shape = []
+    for i, (da, di) in enumerate(zip(arr.shape, indices.shape)):
+        shape.append(None if i == axis else max(da, di) if 1 in (da, di) else da)
+        if i != axis and da != di and 1 not in (da, di):
+            raise ValueError(f"{name}: shapes {arr.shape} and {indices.shape} do not broadcast")
+    arr = jnp.broadcast_to(arr, tuple(s if s is not None else arr.shape[axis] for s in shape))
+    indices = jnp.broadcast_to(indices, tuple(s if s is not None else indices.shape[axis]
+                                              for s in shape))
+    idx = _normalize_index(indices, arr.shape[axis])
+    batch = tuple(i for i in range(arr.ndim) if i != axis)
+    return arr, idx, axis, batch
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """``arr`` picked at ``indices`` along ``axis`` (NumPy's rule), as ONE gather whose other
+    axes are gather batching dimensions."""
+    arr, idx, axis, batch = _along_axis_operands("take_along_axis", arr, indices, axis)
+    if arr.shape[axis] == 0:  # nothing to gather from: zeros, as JAX
+        return lax.full(idx.shape, 0, arr.dtype)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+        operand_batching_dims=batch, start_indices_batching_dims=batch)
+    return lax.gather(arr, lax.expand_dims(idx, (idx.ndim,)), dnums, (1,) * arr.ndim,
+                      mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """``arr`` with ``values`` written at ``indices`` along ``axis`` (a functional update, so
+    ``inplace=False`` is required, as in JAX)."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                         "arrays are immutable. Pass inplace=False to instead return an updated "
+                         "array.")
+    arr, idx, axis, batch = _along_axis_operands("put_along_axis", arr, indices, axis)
+    values = jnp.broadcast_to(convert(values, arr.dtype), idx.shape)
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(axis,),
+        scatter_dims_to_operand_dims=(axis,), operand_batching_dims=batch,
+        scatter_indices_batching_dims=batch)
+    return lax.scatter(arr, lax.expand_dims(idx, (idx.ndim,)), values, dnums,
+                       mode="drop" if mode in (None, "fill") else mode)

@@ -1,0 +1,227 @@
+"""NumPy's logic functions: comparisons (``equal``, ``less`` ... ``isclose``, ``allclose``,
+``array_equal``, ``array_equiv``), logical operations, and the value and type tests
+(``isfinite``, ``isinf``, ``isnan``, ``isposinf``, ``isneginf``, ``isreal``, ``iscomplex``,
+``isrealobj``, ``iscomplexobj``, ``isscalar``, ``iterable``). ``all`` and ``any`` are
+reductions (reductions.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import minijax.numpy as jnp
+from minijax import dtypes, lax
+from minijax.core import Tracer
+from minijax.lowering.array import Array
+from minijax.numpy._eager import eager_jit
+from minijax.numpy._ufuncs import _binary, _dtype, _zeros_like_bool
+from minijax.numpy._util import (
+    check_arraylike,
+    convert,
+    promote_args,
+    promote_dtypes,
+    promote_ranks,
+    promote_shapes,
+)
+from minijax.numpy.creation import to_array
+
+__all__ = [
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "isfinite", "isinf", "isnan", "iscomplexobj",
+    "isrealobj", "isclose", "allclose", "array_equal", "array_equiv", "isposinf", "isneginf",
+    "isreal", "iscomplex", "isscalar", "iterable",
+]
+
+
+equal = _binary("equal", "eq")
+
+
+not_equal = _binary("not_equal", "ne")
+
+
+def _ordering(name, lax_fn_name):
+    """``less`` & co.: complex numbers order lexicographically (real part, then imaginary)
+    here, as in JAX (``lax``'s comparisons refuse complex, as JAX's do)."""
+    compare = getattr(lax, lax_fn_name)
+
+    def fn(x1, x2, /):
+        check_arraylike(name, x1, x2)
+        x1, x2 = promote_ranks(*promote_dtypes(x1, x2), name=name)
+        if dtypes.is_complex(_dtype(x1)):
+            return lax.select(lax.eq(lax.real(x1), lax.real(x2)),
+                              compare(lax.imag(x1), lax.imag(x2)),
+                              compare(lax.real(x1), lax.real(x2)))
+        return compare(x1, x2)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = _ordering.__doc__.replace("``less`` & co.", f"``jnp.{name}``")
+    return eager_jit(fn)
+
+
+less = _ordering("less", "lt")
+
+
+less_equal = _ordering("less_equal", "le")
+
+
+greater = _ordering("greater", "gt")
+
+
+greater_equal = _ordering("greater_equal", "ge")
+
+
+def _to_bool(name, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*[convert(a, dtypes.bool_) for a in args], name=name)
+
+
+@eager_jit
+def logical_and(x1, x2, /):
+    return lax.bitwise_and(*_to_bool("logical_and", x1, x2))
+
+
+@eager_jit
+def logical_or(x1, x2, /):
+    return lax.bitwise_or(*_to_bool("logical_or", x1, x2))
+
+
+@eager_jit
+def logical_xor(x1, x2, /):
+    return lax.bitwise_xor(*_to_bool("logical_xor", x1, x2))
+
+
+@eager_jit
+def logical_not(x, /):
+    return lax.bitwise_not(*_to_bool("logical_not", x))
+
+
+@eager_jit
+def isfinite(x, /):
+    (x,) = promote_args("isfinite", x)
+    dtype = _dtype(x)
+    if dtype.kind == "c":
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    if dtypes.is_float(dtype):
+        return lax.is_finite(x)
+    return _zeros_like_bool(x, True)
+
+
+@eager_jit
+def isinf(x, /):
+    (x,) = promote_args("isinf", x)
+    dtype = _dtype(x)
+    if dtype.kind == "c":
+        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+    if dtypes.is_float(dtype):
+        return lax.eq(lax.abs(x), convert(np.inf, dtype, True))
+    return _zeros_like_bool(x, False)
+
+
+@eager_jit
+def isnan(x, /):
+    (x,) = promote_args("isnan", x)
+    if dtypes.is_inexact(_dtype(x)):
+        return lax.ne(x, x)
+    return _zeros_like_bool(x, False)
+
+
+def iscomplexobj(x):
+    return _dtype(x).kind == "c"
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = promote_args("isclose", a, b)
+    a, b = to_array(a), to_array(b)
+    dt = np.dtype(a.dtype)
+    if not dtypes.is_inexact(dt):
+        return equal(a, b)
+    rtol = convert(rtol, jnp.real(a).dtype if dtypes.is_complex(dt) else dt)
+    atol = convert(atol, rtol.dtype)
+    out = less_equal(jnp.abs(a - b), atol + rtol * jnp.abs(b))
+    out = out & isfinite(a) & isfinite(b) | (a == b)
+    if dtypes.is_complex(dt):
+        infs = ~(isfinite(a) & isfinite(b))
+        out = jnp.where(infs, a == b, out)
+    else:
+        out = jnp.where(isinf(a) | isinf(b), a == b, out)
+    if equal_nan:
+        out = out | (isnan(a) & isnan(b))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return jnp.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Same shape and elements (a Python-level shape check, as JAX)."""
+    if any(isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType) for a in (a1, a2)):
+        # typed PRNG keys compare with their own elementwise ==
+        return jnp.asarray(False) if a1.shape != a2.shape else jnp.all(a1 == a2)
+    a1, a2 = to_array(a1), to_array(a2)
+    if a1.shape != a2.shape:
+        return jnp.asarray(False)
+    eq = equal(a1, a2)
+    if equal_nan and dtypes.is_inexact(np.dtype(dtypes.result_type(a1, a2))):
+        eq = eq | (isnan(a1) & isnan(a2))
+    return jnp.all(eq)
+
+
+def array_equiv(a1, a2):
+    a1, a2 = to_array(a1), to_array(a2)
+    try:
+        jnp.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return jnp.asarray(False)
+    return jnp.all(equal(a1, a2))
+
+
+def isposinf(x, /, out=None):
+    x = to_array(x)
+    if dtypes.is_complex(np.dtype(x.dtype)):
+        raise ValueError("isposinf does not support complex inputs")
+    return isinf(x) & ~jnp.signbit(x) if dtypes.is_inexact(np.dtype(x.dtype)) else \
+        jnp.zeros(x.shape, bool)
+
+
+def isneginf(x, /, out=None):
+    x = to_array(x)
+    if dtypes.is_complex(np.dtype(x.dtype)):
+        raise ValueError("isneginf does not support complex inputs")
+    return isinf(x) & jnp.signbit(x) if dtypes.is_inexact(np.dtype(x.dtype)) else \
+        jnp.zeros(x.shape, bool)
+
+
+def isreal(x):
+    x = to_array(x)
+    if dtypes.is_complex(np.dtype(x.dtype)):
+        return jnp.imag(x) == 0
+    return jnp.ones(x.shape, bool)
+
+
+def iscomplex(x):
+    x = to_array(x)
+    if dtypes.is_complex(np.dtype(x.dtype)):
+        return jnp.imag(x) != 0
+    return jnp.zeros(x.shape, bool)
+
+
+def isscalar(element):
+    """True for Python/NumPy scalars and for rank-0 arrays (JAX's rule)."""
+    if isinstance(element, (Array, Tracer)):
+        return element.ndim == 0
+    if isinstance(element, (np.ndarray, np.generic)):
+        return np.ndim(element) == 0
+    return isinstance(element, (bool, int, float, complex))
+
+
+def iterable(y):
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
