@@ -46,7 +46,7 @@ from minijax.interpreters.walk import sub_jaxprs
 from minijax.jitting import jit
 from minijax.lax.indexing import GatherScatterMode
 from minijax.lowering.array import device_put_value
-from minijax.numpy._util import to_array
+from minijax.numpy.creation import to_array
 from minijax.shard_map import _all_axes_spec, _bind_like, _manual, _trace_body
 from minijax.sharding import PartitionSpec as P
 from minijax.source_info import with_user_line
