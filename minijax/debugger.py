@@ -18,12 +18,10 @@ import sys
 import threading
 from typing import Any
 
-from minijax import core
-from minijax import tree_util
-from minijax._src import traceback_util
-from minijax.api import device_put
+from minijax import core, source_info, tree_util
 from minijax.callbacks import debug_callback, pure_callback
 from minijax.lax import stop_gradient
+from minijax.lowering.array import device_put_value
 
 __all__ = ["DebuggerFrame", "breakpoint", "get_debugger", "register_debugger"]
 
@@ -140,7 +138,7 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noq
         raise ValueError("`ordered` and `token` are mutually exclusive arguments.")
     frame_infos = inspect.stack()[1:]
     frames = [DebuggerFrame.from_frameinfo(fi) for fi in frame_infos
-              if not filter_frames or traceback_util.include_frame(fi.frame)]
+              if not filter_frames or not source_info.is_excluded(fi.frame.f_code.co_filename)]
     del frame_infos  # frames hold references to every caller's locals
     if num_frames is not None:
         frames = frames[:num_frames]
@@ -153,7 +151,7 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noq
         debugger = get_debugger(backend=backend)
         # The host sees Arrays, as the traced code did.
         with debug_lock:
-            debugger(rebuild([device_put(v) for v in values]), thread_id, **kwargs)
+            debugger(rebuild([device_put_value(v) for v in values]), thread_id, **kwargs)
 
     if token is None:
         debug_callback(_breakpoint_callback, *tracers, ordered=ordered)

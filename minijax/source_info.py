@@ -7,6 +7,7 @@ file is not part of minijax itself (nor a standard helper like functools/context
 from __future__ import annotations
 
 import contextlib
+import functools
 import linecache
 import os
 import sys
@@ -59,8 +60,13 @@ class SourceInfo:
 _excluded = [_PKG_DIR]  # minijax, then the libraries that registered their files
 
 
+def is_excluded(filename: str) -> bool:
+    """Whether ``filename`` is under minijax or a path a library registered (not the user's)."""
+    return filename.startswith(tuple(_excluded))
+
+
 def _is_internal(filename):
-    return filename.startswith(tuple(_excluded)) or filename.endswith(_STDLIB_SKIP)
+    return is_excluded(filename) or filename.endswith(_STDLIB_SKIP)
 
 
 _cache = {}
@@ -122,3 +128,16 @@ def with_user_line(message: str, info: SourceInfo | None = None) -> str:
     if fn is not None and not message.startswith(fn):
         message = f"{fn}: {message}"
     return f"{message}\n  at {info.describe()}"
+
+
+def wraps(wrapped):
+    """``functools.wraps`` for a transformation's wrapper, as JAX's: any callable may be
+    transformed, also one whose ``__name__`` is no string (an equinox Module's field), and then
+    the wrapper keeps its own metadata instead of failing."""
+    def decorate(fun):
+        try:
+            functools.update_wrapper(fun, wrapped)
+        except (TypeError, AttributeError):
+            pass
+        return fun
+    return decorate

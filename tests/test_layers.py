@@ -22,11 +22,11 @@ LAYERS = {
     2: ["interpreters"],
     3: ["lax"],
     4: ["transforms", "jitting", "autodiff", "vmapping", "custom_derivatives",
-        "rematerialization", "shard_map", "callbacks", "debug", "debug_numerics", "stages",
-        "refs", "pmapping", "sharding"],
+        "rematerialization", "shard_map", "callbacks", "debug", "debugger", "debug_numerics",
+        "stages", "refs", "pmapping", "sharding"],
     5: ["numpy", "nn", "random", "scipy", "experimental", "flatten_util"],
     6: ["", "api", "compat", "run_as_jax", "tools", "test_util", "checkpoint_io", "profiler",
-        "debugger", "typing", "api_util", "tree", "_src", "extend"],
+        "typing", "api_util", "tree", "_src", "extend"],
 }
 _LAYER_OF = {prefix: n for n, prefixes in LAYERS.items() for prefix in prefixes}
 

@@ -2,33 +2,21 @@
 
 JAX cuts its own frames (and those of registered libraries) out of exception tracebacks.
 minijax shows tracebacks whole, so ``api_boundary`` leaves a function as it is; the
-registered paths still answer ``include_frame``, which libraries (equinox) use to find the
+registered paths (the registry of ``minijax.source_info``, which also decides the source line
+of equations and errors) answer ``include_frame``, which libraries (equinox) use to find the
 first frame of their user's code.
 """
 
 from __future__ import annotations
 
-import os
+from minijax import source_info
+from minijax.source_info import register_exclusion
 
-# minijax itself, as JAX registers its own files.
-_exclude_paths: list[str] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep]
-
-
-def register_exclusion(path: str):
-    """Frames of files under ``path`` are internal to a library, not the user's."""
-    _exclude_paths.append(path)
-
-
-def _path_starts_with(path, prefix):
-    path, prefix = os.path.abspath(path), os.path.abspath(prefix)
-    try:
-        return os.path.commonpath([path, prefix]) == prefix
-    except ValueError:  # different drives
-        return False
+__all__ = ["api_boundary", "include_filename", "include_frame", "register_exclusion"]
 
 
 def include_filename(filename: str) -> bool:
-    return not any(_path_starts_with(filename, p) for p in _exclude_paths)
+    return not source_info.is_excluded(filename)
 
 
 def include_frame(f) -> bool:
