@@ -235,14 +235,18 @@ def _default_backend():
     raise RuntimeError("No usable minijax backend: " + "; ".join(errors))
 
 
+# Called when a client is dropped for a new one: what was compiled for the old one is stale
+# (compile.py, above, registers its cache clearing here).
+client_replaced_listeners = []
+
+
 def _on_config_change(name, value):
     # The CPU client reads its device count once; a changed count needs a new client.
     if name == "jax_num_cpu_devices" and "cpu" in _backends:
         if len(_backends["cpu"].devices()) != value:
             del _backends["cpu"]
-            from minijax.lowering import compile as _compile
-
-            _compile.clear_caches()
+            for listener in client_replaced_listeners:
+                listener()
 
 
 config.on_change(_on_config_change)

@@ -332,3 +332,6 @@ def register_cache(cache):
 def clear_caches():
     for cache in _caches:
         cache.clear()
+
+
+backends.client_replaced_listeners.append(clear_caches)
