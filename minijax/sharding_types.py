@@ -219,9 +219,6 @@ class Mesh(_MeshAxes):
     abstract_mesh = property(lambda self: AbstractMesh(self.axis_sizes, self.axis_names))
     device_ids = property(lambda self: np.vectorize(lambda d: d.id, otypes=[int])(self.devices))
 
-    def _flat_devices(self):
-        return self._flat
-
     def __eq__(self, other):
         return isinstance(other, Mesh) and self._key == other._key
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from minijax import core
 from minijax import sharding_types as shd
 from minijax.lax.sharding_constraint import with_sharding_constraint_p
-from minijax.lowering.array import Array, _multi_device, default_device
+from minijax.lowering.array import Array, default_device, is_multi_device
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 
@@ -41,9 +41,7 @@ class Placement:
 
 def any_multi_device(leaves):
     for x in leaves:
-        if type(x) is Array and (
-            x._sharding in _multi_device or len(x._sharding._internal_device_list) > 1
-        ):
+        if type(x) is Array and is_multi_device(x._sharding):
             return True
     return False
 
