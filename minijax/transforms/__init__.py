@@ -27,8 +27,9 @@ __all__ = [
 ]
 
 from minijax.transforms.autocast import autocast, autocast_pass  # noqa: E402
+from minijax.transforms import fp8  # noqa: E402 - FP8 training: fp8.autocast, see its docstring
 from minijax.transforms.quantize import Quantized, calibrate, quantize  # noqa: E402
 from minijax.transforms.simplify import cse, dce, fold_constants, simplify  # noqa: E402
 
-__all__ += ["Quantized", "autocast", "autocast_pass", "calibrate", "cse", "dce",
+__all__ += ["Quantized", "autocast", "autocast_pass", "calibrate", "cse", "dce", "fp8",
             "fold_constants", "quantize", "simplify"]
