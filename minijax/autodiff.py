@@ -9,7 +9,6 @@ and ``grad(grad(f))`` / ``jvp(grad(f))`` nest.
 
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from minijax.core import Tracer, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.lowering.array import Array, device_put_value
-from minijax.source_info import with_user_line
+from minijax.source_info import with_user_line, wraps
 from minijax.tree_util import _registry
 from minijax.vmapping import vmap
 
@@ -300,7 +299,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
     _check_callable(fun, name)
     argnums = _normalize_argnums(argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums, dyn = _dyn_args(argnums, args)
         leaves, tree = _registry.flatten(dyn)
@@ -358,7 +357,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     """
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
@@ -402,6 +401,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode: one vmapped JVP over the input basis."""
     argnums = _jac_checks("jacfwd", fun, argnums)
 
+    @wraps(fun)
     def jacfun(*args, **kwargs):
         nums, dyn = _dyn_args(argnums, args)
         leaves, in_tree = _registry.flatten(dyn)
@@ -430,6 +430,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun`` by reverse mode: one VJP, vmapped over the output basis."""
     argnums = _jac_checks("jacrev", fun, argnums)
 
+    @wraps(fun)
     def jacfun(*args, **kwargs):
         nums, dyn = _dyn_args(argnums, args)
         leaves, in_tree = _registry.flatten(dyn)

@@ -39,6 +39,7 @@ from minijax.interpreters.partial_eval import (
     trace_open,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
+from minijax.source_info import wraps
 from minijax.tree_util import _registry
 
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
@@ -96,7 +97,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         raise TypeError(f"checkpoint expects a callable, got {fun!r}")
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def fun_remat(*args, **kwargs):
         if core.is_eval_trace_current():
             return fun(*args, **kwargs)  # no derivative will be taken: nothing to save

@@ -11,7 +11,6 @@ positional arguments), and an ``in_axes`` given as a list is read as a tuple.
 
 from __future__ import annotations
 
-import functools
 import operator
 
 import numpy as np
@@ -20,7 +19,7 @@ from minijax import core
 from minijax.core import get_aval
 from minijax.interpreters import batching
 from minijax.interpreters.batching import not_mapped
-from minijax.source_info import with_user_line
+from minijax.source_info import with_user_line, wraps
 from minijax.tree_util import (
     _registry,
     keystr,
@@ -56,7 +55,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if axis_size is not None:
         axis_size = core.concrete_or_error(operator.index, axis_size, "vmap axis_size")
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(with_user_line(

@@ -1,0 +1,40 @@
+"""Differences from JAX found by running flax's and equinox's own test suites on minijax
+(benchmarks/ecosystem_suites.py --suites), each pinned to what JAX 0.10.2 does."""
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+
+
+class _Model:
+    """A callable whose ``__name__`` is no string: an equinox Module whose static field was
+    left at its class default reads its flattened wrapper field ``__name__`` as MISSING."""
+
+    __name__ = object()
+
+    def __call__(self, x):
+        return jnp.sin(x) * 2.0
+
+
+@pytest.mark.parametrize("transform", ["vmap", "grad", "value_and_grad", "jacfwd", "jacrev",
+                                       "hessian", "checkpoint"])
+def test_transforms_take_a_callable_whose_name_is_no_string(transform):
+    x = np.array([0.5], np.float32)
+    f = getattr(minijax, transform)(_Model())
+    out = f(x[0]) if transform in ("grad", "value_and_grad", "checkpoint") else f(x)
+    expected = {"vmap": 2 * np.sin(x), "grad": 2 * np.cos(x[0]), "jacfwd": 2 * np.cos(x),
+                "jacrev": 2 * np.cos(x), "hessian": -2 * np.sin(x), "checkpoint": 2 * np.sin(x[0]),
+                "value_and_grad": (2 * np.sin(x[0]), 2 * np.cos(x[0]))}[transform]
+    np.testing.assert_allclose(np.ravel(out), np.ravel(expected), rtol=1e-6)
+
+
+@pytest.mark.parametrize("transform", ["jit", "grad", "vmap", "value_and_grad", "jacfwd",
+                                       "jacrev", "checkpoint"])
+def test_transformed_function_wraps_the_callable(transform):
+    # equinox warns when a Module field holds a transformed callable by following __wrapped__.
+    def f(x):
+        return x
+
+    assert getattr(minijax, transform)(f).__wrapped__ is f
