@@ -120,6 +120,24 @@ def test_update_keeps_scale_on_empty_or_nonfinite_history():
     assert float(new["scale"]) == 0.5
 
 
+def test_dead_and_stopped_matmuls_keep_a_usable_state():
+    def f(x, w):
+        dead = x @ w  # noqa: F841 - never read: not a site
+        stopped = minijax.lax.stop_gradient(x @ w)  # no gradient: its state comes back zero
+        return jnp.sum(stopped) + one_matmul(x, w)
+
+    g = fp8.autocast(f, history_length=H)
+    state = g.init(X, W)
+    assert len(state) == 2
+    state = minijax.jit(minijax.grad(g, argnums=1))(X, state, W)
+    assert float(state[0]["x"]["scale"]) == 0.0
+    sx, sw = float(state[1]["x"]["scale"]), float(state[1]["w"]["scale"])
+    assert sx == pytest.approx(np.abs(X).max() / 448.0)
+    expected = (np.sum(_qdq(X, 1.0, E4M3) @ _qdq(W, 1.0, E4M3))  # the zero scale counts as 1
+                + np.sum((_qdq(X, sx, E4M3) @ _qdq(W, sw, E4M3)) * C))
+    np.testing.assert_allclose(minijax.jit(g)(X, state, W), expected, rtol=1e-5)
+
+
 def _mlp_loss(params, x, y):
     h = x
     for w, b in params[:-1]:

@@ -39,7 +39,8 @@ attention's ``q·kᵀ`` and ``p·v``) stay as written, and so do matmuls inside 
 (``scan``/``cond`` bodies, ``jit``-ed or custom-derivative calls). The state is a list with one
 ``{"x": meta, "w": meta, "g": meta}`` per site, in program order, each ``meta``
 ``{"amax_history": f32[history_length], "scale": f32[]}`` (``x``/``w``: the matmul's two
-operands, ``g``: its output's cotangent).
+operands, ``g``: its output's cotangent). A matmul whose output gets no gradient
+(``stop_gradient``) has its state come back zero, and a zero scale counts as 1.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from minijax import core, dtypes, lax
 from minijax.core import Literal, WeakScalar
 from minijax.custom_derivatives import custom_vjp
 from minijax.interpreters import ad
+from minijax.interpreters.partial_eval import dce_jaxpr
 from minijax.transforms.api import trace
 
 __all__ = ["E4M3", "E5M2", "Fp8Autocast", "autocast", "find_sites", "init_meta",
@@ -83,6 +85,13 @@ def update_meta(meta, amax, fmt, margin=0):
     new = top * np.float32(2.0 ** margin / _fp8_max(fmt))
     ok = lax.bitwise_and(lax.gt(top, np.float32(0)), lax.is_finite(top))
     return {"amax_history": hist, "scale": lax.select(ok, new, meta["scale"])}
+
+
+def _usable(scale):
+    """``scale``, or 1 where it is not positive and finite: the state of a matmul whose output
+    got no gradient (``stop_gradient``) comes back zero, and it must not divide by zero."""
+    ok = lax.bitwise_and(lax.gt(scale, np.float32(0)), lax.is_finite(scale))
+    return lax.select(ok, scale, np.ones((), np.float32))
 
 
 def _quantize(x, scale, fmt):
@@ -122,24 +131,26 @@ def _fp8_dot(dimension_numbers, lhs_dtype, rhs_dtype, out_dtype, rhs_ndim, margi
         return out.astype(out_dtype)
 
     def forward(lhs, rhs, meta):
-        lq, la = _quantize(lhs, meta["x"]["scale"], E4M3)
-        rq, ra = _quantize(rhs, meta["w"]["scale"], E4M3)
-        return product(lq, meta["x"]["scale"], rq, meta["w"]["scale"]), (lq, la, rq, ra)
+        sl, sr = _usable(meta["x"]["scale"]), _usable(meta["w"]["scale"])
+        lq, la = _quantize(lhs, sl, E4M3)
+        rq, ra = _quantize(rhs, sr, E4M3)
+        return product(lq, sl, rq, sr), (lq, sl, la, rq, sr, ra)
 
     @custom_vjp
     def fp8_dot(lhs, rhs, meta):
         return forward(lhs, rhs, meta)[0]
 
     def fwd(lhs, rhs, meta):
-        out, (lq, la, rq, ra) = forward(lhs, rhs, meta)
+        out, (lq, sl, la, rq, sr, ra) = forward(lhs, rhs, meta)
         new = {"x": update_meta(meta["x"], la, E4M3, margin),
                "w": update_meta(meta["w"], ra, E4M3, margin)}
-        return out, (lq, meta["x"]["scale"], rq, meta["w"]["scale"], new, meta["g"])
+        return out, (lq, sl, rq, sr, new, meta["g"])
 
     def bwd(res, ct):
         lq, sl, rq, sr, new, meta_g = res
-        gq, ga = _quantize(ct, meta_g["scale"], E5M2)
-        g = _dequantize(gq, meta_g["scale"])
+        sg = _usable(meta_g["scale"])
+        gq, ga = _quantize(ct, sg, E5M2)
+        g = _dequantize(gq, sg)
         lhs, rhs = _dequantize(lq, sl), _dequantize(rq, sr)
         transpose = ad.primitive_transposes[lax.dot_general_p]
         d_lhs, _ = transpose(g, ad.UndefinedPrimal(core.get_aval(lhs)), rhs, **f32_params)
@@ -190,16 +201,21 @@ class Fp8Autocast:
         self.margin = margin
         self.state_argnum = state_argnum
 
+    def _program(self, args, kwargs):
+        """``f`` traced, without dead matmuls (no gradient would bring their new state)."""
+        closed, leaves, out_tree = trace(self.fun, args, kwargs)
+        return dce_jaxpr(closed), leaves, out_tree
+
     def init(self, *args, **kwargs):
         """A fresh FP8 state for ``f(*args, **kwargs)`` (the arguments without the state)."""
-        closed, _, _ = trace(self.fun, args, kwargs)
+        closed, _, _ = self._program(args, kwargs)
         return [{k: init_meta(self.history_length) for k in ("x", "w", "g")}
                 for _ in find_sites(closed)]
 
     def __call__(self, *args, **kwargs):
         args = list(args)
         state = args.pop(self.state_argnum)
-        closed, leaves, out_tree = trace(self.fun, args, kwargs)
+        closed, leaves, out_tree = self._program(args, kwargs)
         sites = find_sites(closed)
         if not isinstance(state, (list, tuple)) or len(state) != len(sites):
             n = len(state) if isinstance(state, (list, tuple)) else type(state).__name__
