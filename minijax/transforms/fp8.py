@@ -108,8 +108,8 @@ def _dequantize(q, scale):
 
 
 def _nt(dimension_numbers, rhs_ndim):
-    """For an ``x @ w`` with a 2-D weight contracting its major axis: the permutation putting
-    the weight's contracted axis minor, and the dimension numbers after it (else None)."""
+    """For an ``x @ w`` with a 2-D weight contracting its major axis: the dimension numbers
+    once the weight is transposed to contract its minor axis ("NT"); else None."""
     (lc, rc), (lb, rb) = dimension_numbers
     if rhs_ndim != 2 or rb or tuple(rc) != (0,):
         return None
