@@ -17,10 +17,54 @@ from tools.difftest.worker import Runner
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "difftest")
 
-# case id -> the bug (tools/difftest/FINDINGS.md)
+# case id -> the bug (its number in tools/difftest/FINDINGS.md)
 KNOWN = {
+    "s21-8": "24: jnp.median of complex raises TypeError, JAX ValueError",
+    "s21-15": "12: lax.max(python scalar, f16) accepted; JAX requires equal dtypes",
+    "s21-21": "14: slogdet of a matrix with an inf entry: NaN where JAX gives +-1/inf",
+    "s21-24": "9: jacrev of a bool output accepted",
+    "s21-26": "9: jacrev of a bool output accepted",
+    "s21-62": "2: jnp.pad mode 'mean' NotImplementedError",
+    "s21-65": "17: jacfwd of out-of-bounds take_along_axis gives NaN, JAX 0",
+    "s21-118": "23: linearize with tangents of another dtype: TypeError, JAX ValueError",
+    "s21-120": "6: vmap of linalg.solve over zero-size matrices: MLIRError",
+    "s21-138": "22: traced bool mask raises IndexError, JAX NonConcreteBooleanIndexError",
+    "s21-141": "4: lax.cumlogsumexp refuses complex",
+    "s21-146": "9: jacrev of a complex output accepted",
+    "s21-155": "23: linearize with tangents of another dtype: TypeError, JAX ValueError",
+    "s21-158": "27: grad of value_and_grad of checkpointed fori_loop: UnexpectedTracerError",
+    "s21-175": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
+    "s21-196": "3: fft of a zero-size array raises",
+    "s21-212": "21: grad of while_loop raises NotImplementedError, JAX ValueError",
+    "s21-224": "19: jnp.heaviside of NaN gives h, JAX NaN",
+    "s21-265": "25: linearize of nested checkpoint policies: TracerArrayConversionError",
+    "s21-267": "10: jnp.hypot of complex accepted",
+    "s21-282": "3: ifft of a zero-size array raises",
+    "s21-299": "22: traced bool mask raises IndexError, JAX NonConcreteBooleanIndexError",
+    "s21-319": "12: lax.rem of f32 and f16 accepted inside a transform",
+    "s21-331": "26: jnp.heaviside(python scalar, x) under jacfwd: WeakScalar TypeError",
+    "s21-362": "13: jnp.median of a zero-size array accepted; JAX TypeError",
+    "s21-367": "9: jacrev of a bool output accepted",
+    "s21-370": "9: jacfwd of a complex input not refused (fails later with IndexError)",
+    # regressions.json: the minimized cases, one per FINDINGS.md entry
+    "s1-4-min": "1: jacfwd of checkpoint crashes",
+    "s1-10-min": "14: slogdet with an inf entry gives NaN",
+    "s1-36-min": "9: jacrev of a complex output accepted",
+    "s101-63-min": "18: weak type of a jvp output with no primals",
+    "s101-90-min": "15: scatter-max JVP with an integer update: 0 where JAX gives NaN",
+    "s101-130-min": "16: zero cotangent times inf through fori_loop gives NaN",
+    "s101-140-min": "5: jvp of reduce_window with a window larger than the input crashes",
+    "s101-172-min": "11: .at[i].set on a zero-size array with a concrete index accepted",
+    "s101-174-min": "8: dead zero-size reduction under nested AD crashes",
+    "s101-129-min": "12: lax.rem with a Python scalar of another dtype accepted",
+    "s21-65-min": "17: jacfwd of out-of-bounds take_along_axis gives NaN",
+    "s21-120-min": "6: vmap of linalg.solve over zero-size matrices: MLIRError",
+    "s21-175-min": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
+    "s21-196-min": "3: fft of a zero-size array raises",
+    "s21-362-min": "13: jnp.median of a zero-size array accepted",
+    "s100-36-min": "7: vmap of linearize's output and tangent through while_loop crashes",
+    "s21-158-min": "27: grad of value_and_grad of checkpointed fori_loop crashes",
 }
-
 
 @pytest.fixture(scope="module")
 def runner():

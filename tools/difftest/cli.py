@@ -135,8 +135,9 @@ def cmd_record(args):
     header = {"what": "difftest corpus: random programs with real JAX's results",
               "jax_version": _jax_version(),
               "command": "python3 -m tools.difftest record " + " ".join(sys.argv[2:]),
-              "seed": args.seed, "start": args.start, "n": args.n,
               "python": platform.python_version()}
+    header.update({"cases_from": args.file} if args.file else
+                  {"seed": args.seed, "start": args.start, "n": args.n})
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"header": header, "cases": cases}, f, separators=(",", ":"))
