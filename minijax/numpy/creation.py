@@ -228,7 +228,7 @@ def _shape_of(a):
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)``; all arguments must be concrete (static)."""
     for name, v in (("start", start), ("stop", stop), ("step", step)):
-        concrete_or_error(lambda x: x, v, f"arange (its {name} argument must be static)")
+        concrete_or_error(lambda x: x, v, f"jnp.arange (its {name} argument must be static)")
     given = [x for x in (start, stop, step) if x is not None]
     if dtype is None:
         dtype = dtypes.result_type(*[np.asarray(x) if isinstance(x, Array) else x for x in given])
@@ -425,7 +425,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
 
 def asarray_chkfinite(a, dtype=None, order=None):
     a = asarray(a, dtype=dtype)
-    h = concrete_value(a, "asarray_chkfinite")
+    h = concrete_value(a, "jnp.asarray_chkfinite")
     if h.dtype.kind in "fc" and not np.isfinite(h).all():
         raise ValueError("array must not contain infs or NaNs")
     return a

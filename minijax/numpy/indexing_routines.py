@@ -106,7 +106,7 @@ def mask_indices(n, mask_func, k=0):
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
     if inplace:
-        raise ValueError("JAX arrays are immutable, so fill_diagonal cannot work in place; "
+        raise ValueError("JAX arrays are immutable, so jnp.fill_diagonal cannot work in place; "
                          "pass inplace=False to get an updated array.")
     a = to_array(a)
     if a.ndim < 2:
@@ -155,7 +155,7 @@ def ix_(*args):
             raise ValueError("Cross index must be 1 dimensional")
         if a.dtype == np.bool_:
             if isinstance(a, Tracer):
-                raise a._concretization_error("ix_ with a boolean mask")
+                raise a._concretization_error("jnp.ix_ with a boolean mask")
             a = jnp.asarray(np.nonzero(np.asarray(a))[0].astype(dtypes.default_int_dtype()))
         out.append(jnp.reshape(a, (1,) * i + (a.shape[0],) + (1,) * (n - i - 1)))
     return tuple(out)
@@ -184,7 +184,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         for i in idx:
             if isinstance(i, Tracer):
                 raise i._concretization_error(
-                    "ravel_multi_index with mode='raise'; use mode='wrap' or 'clip'")
+                    "jnp.ravel_multi_index with mode='raise'; use mode='wrap' or 'clip'")
         for i, d in zip(idx, dims):
             h = np.asarray(i)
             if h.size and (h.min() < 0 or h.max() >= d):
@@ -225,7 +225,7 @@ def choose(a, choices, out=None, mode="raise"):
     n = len(choices)
     if mode == "raise":
         if isinstance(a, Tracer):
-            raise a._concretization_error("choose with mode='raise'; use 'wrap' or 'clip'")
+            raise a._concretization_error("jnp.choose with mode='raise'; use 'wrap' or 'clip'")
         h = np.asarray(a)
         if h.size and (h.min() < 0 or h.max() >= n):
             raise ValueError("invalid entry in choice array")
@@ -248,7 +248,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
         a, axis = jnp.ravel(a), 0
     axis = canonicalize_axis(axis, a.ndim)
     if size is None:
-        mask = concrete_value(condition, "compress (pass size= under jit)").astype(bool)
+        mask = concrete_value(condition, "jnp.compress (pass size= under jit)").astype(bool)
         keep = np.nonzero(mask[:a.shape[axis]])[0]
         return take(a, jnp.asarray(keep.astype(dtypes.default_int_dtype())), axis=axis)
     cond = condition[:a.shape[axis]] != 0
@@ -324,7 +324,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     ``'clip'``, or ``'wrap'``."""
     check_arraylike("take", a, indices)
     if out is not None:
-        raise NotImplementedError("The 'out' argument to take is not supported.")
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, axis = _flat_or_axis(a, axis)
     n = a.shape[axis]
     idx = to_array(indices)
@@ -332,13 +332,13 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         idx = jnp.mod(idx, n)
         mode = "clip"
     elif mode == "raise":
-        raise NotImplementedError("The 'raise' mode to take is not supported.")
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
         idx = _normalize_index(idx, n)
     mode = "fill" if mode is None else mode
     if n == 0:  # XLA cannot gather from an empty axis
         if idx.size:
-            raise IndexError("Cannot do a non-empty take() from an empty axis.")
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
         return a
     nidx = idx.ndim
     offset_dims = tuple(range(axis)) + tuple(range(axis + nidx, a.ndim - 1 + nidx))

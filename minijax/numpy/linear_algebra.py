@@ -134,7 +134,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 def outer(a, b, out=None):
     """``ravel(a)[:, None] * ravel(b)[None, :]``."""
     if out is not None:
-        raise NotImplementedError("The 'out' argument to outer is not supported.")
+        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     a, b = _promoted("outer", a, b)
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 

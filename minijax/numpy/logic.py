@@ -40,7 +40,7 @@ not_equal = _binary("not_equal", "ne")
 
 
 def _ordering(name, lax_fn_name):
-    """``less`` & co.: complex numbers order lexicographically (real part, then imaginary)
+    """``jnp.less`` & co.: complex numbers order lexicographically (real part, then imaginary)
     here, as in JAX (``lax``'s comparisons refuse complex, as JAX's do)."""
     compare = getattr(lax, lax_fn_name)
 
@@ -54,7 +54,7 @@ def _ordering(name, lax_fn_name):
         return compare(x1, x2)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = _ordering.__doc__.replace("``less`` & co.", f"``jnp.{name}``")
+    fn.__doc__ = _ordering.__doc__.replace("``jnp.less`` & co.", f"``jnp.{name}``")
     return eager_jit(fn)
 
 

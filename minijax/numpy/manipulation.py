@@ -64,7 +64,7 @@ def _static_shape(newshape):
     if isinstance(newshape, (int, np.integer)) or hasattr(newshape, "__index__"):
         newshape = (newshape,)
     return tuple(
-        concrete_or_error(operator.index, d, "reshape (shapes must be static)")
+        concrete_or_error(operator.index, d, "jnp.reshape (shapes must be static)")
         for d in newshape
     )
 
@@ -96,10 +96,10 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     C order, or in Fortran order (``order='F'``: reversed axes on both sides)."""
     if newshape is not None:
         if shape is not None:
-            raise TypeError("reshape received both `shape` and `newshape` arguments.")
+            raise TypeError("jnp.reshape received both `shape` and `newshape` arguments.")
         shape = newshape
     if shape is None:
-        raise TypeError("reshape requires a `shape` argument")
+        raise TypeError("jnp.reshape requires a `shape` argument")
     if order == "A":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("np.reshape order=A is not implemented.")
     if order not in ("C", "F"):
@@ -392,7 +392,7 @@ def roll(a, shift, axis=None):
         return reshape(roll(ravel(a), shift, 0), a.shape)
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = [concrete_or_error(operator.index, s, "roll (shift must be static here)")
+    shifts = [concrete_or_error(operator.index, s, "jnp.roll (shift must be static here)")
               for s in shifts]
     shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
     for s, ax in zip(shifts.tolist(), axes.tolist()):
@@ -412,7 +412,7 @@ def _pad_widths(pad_width, ndim):
     try:
         widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
     except ValueError:
-        raise ValueError(f"pad: pad_width {pad_width!r} does not fit an array of rank "
+        raise ValueError(f"jnp.pad: pad_width {pad_width!r} does not fit an array of rank "
                          f"{ndim}") from None
     if (widths < 0).any():
         raise ValueError(f"index can't contain negative values, got pad_width={pad_width}")
@@ -454,7 +454,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 parts.append(repeat(lax.slice_in_dim(a, n - 1, n, axis=ax), hi, axis=ax))
             a = lax.concatenate(parts, ax) if len(parts) > 1 else a
         return a
-    raise NotImplementedError(f"pad mode {mode!r} is not implemented yet ('constant' and "
+    raise NotImplementedError(f"jnp.pad mode {mode!r} is not implemented yet ('constant' and "
                               "'edge' are)")
 
 
@@ -482,7 +482,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
         axis = 0
     axis = canonicalize_axis(axis, a.ndim)
     if isinstance(repeats, Tracer):
-        raise concrete_or_error(None, repeats, "repeat (repeats must be static)")
+        raise concrete_or_error(None, repeats, "jnp.repeat (repeats must be static)")
     counts = np.asarray(repeats)
     if counts.ndim == 0:
         r = operator.index(counts.item())
@@ -547,7 +547,7 @@ def block(arrays):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
 
     if isinstance(arrays, tuple):
-        raise TypeError("block does not allow tuples; use lists")
+        raise TypeError("jnp.block does not allow tuples; use lists")
     d = depth(arrays)
 
     def leaves(x):
@@ -594,7 +594,7 @@ def rollaxis(a, axis, start=0):
 
 
 def trim_zeros(filt, trim="fb"):
-    f = concrete_value(to_array(filt), "trim_zeros (its output length depends on the values)")
+    f = concrete_value(to_array(filt), "jnp.trim_zeros (its output length depends on the values)")
     nz = np.nonzero(f)[0]
     if nz.size == 0:
         return to_array(filt)[:0]
@@ -628,7 +628,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         arr, axis = ravel(arr), 0
     axis = canonicalize_axis(axis, arr.ndim)
     n = arr.shape[axis]
-    idx = _static_indices(obj, n, "delete (indices must be static)")
+    idx = _static_indices(obj, n, "jnp.delete (indices must be static)")
     if idx.dtype == np.bool_:
         keep = ~idx
     else:
@@ -648,7 +648,7 @@ def insert(arr, obj, values, axis=None):
         arr, axis = ravel(arr), 0
     axis = canonicalize_axis(axis, arr.ndim)
     n = arr.shape[axis]
-    idx = _static_indices(obj, n + 1, "insert (indices must be static)")
+    idx = _static_indices(obj, n + 1, "jnp.insert (indices must be static)")
     idx = np.atleast_1d(np.asarray(idx)).astype(np.int64).ravel()
     idx = np.where(idx < 0, idx + n, idx)
     if idx.size and (idx.min() < 0 or idx.max() > n):

@@ -400,7 +400,7 @@ fix = trunc
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """Round half to even (NumPy's rule), to ``decimals`` places (negative: tens, hundreds)."""
     if out is not None:
-        raise NotImplementedError("The 'out' argument to round is not supported.")
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     check_arraylike("round", a)
     decimals = operator.index(decimals)
     (a,) = promote_args("round", a)
@@ -583,7 +583,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     check_arraylike("gradient", f)
     f = _inexact(f)
     if edge_order not in (None, 1):
-        raise NotImplementedError("gradient only supports edge_order=1")
+        raise NotImplementedError("jnp.gradient only supports edge_order=1")
     axes = tuple(range(f.ndim)) if axis is None else (
         (canonicalize_axis(axis, f.ndim),) if isinstance(axis, int)
         else tuple(canonicalize_axis(ax, f.ndim) for ax in axis))
@@ -890,7 +890,7 @@ def real_if_close(a, tol=100):
     if not dtypes.is_complex(np.dtype(a.dtype)):
         return a
     if isinstance(a, Tracer):
-        raise a._concretization_error("real_if_close (its output dtype depends on values)")
+        raise a._concretization_error("jnp.real_if_close (its output dtype depends on values)")
     eps = np.finfo(np.asarray(a).real.dtype).eps
     tol = tol * eps if tol > 1 else tol
     return real(a) if bool(np.all(np.abs(np.asarray(a).imag) < tol)) else a

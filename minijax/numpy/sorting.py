@@ -1,6 +1,6 @@
 """NumPy's sorting, searching and counting routines: sort, argsort, lexsort, partition,
-argpartition, sort_complex, searchsorted, digitize, nonzero, flatnonzero, argwhere, extract and
-``where`` (``argmax``/``argmin``/``count_nonzero`` are reductions, reductions.py).
+argpartition, sort_complex, searchsorted, nanargmin, nanargmax, nonzero, flatnonzero, argwhere,
+extract and ``where`` (``argmax``/``argmin``/``count_nonzero`` are reductions, reductions.py).
 
 Sorting is ``lax.sort`` (one ``stablehlo.sort``, several operands riding along), so each
 function is one or two XLA ops whatever the rank, and grad and vmap come from the primitives'
@@ -38,7 +38,8 @@ from minijax.numpy.setops import _compact
 
 __all__ = [
     "sort", "argsort", "lexsort", "partition", "argpartition", "sort_complex", "msort",
-    "searchsorted", "digitize", "nonzero", "flatnonzero", "argwhere", "extract", "where",
+    "searchsorted", "nanargmin", "nanargmax", "nonzero", "flatnonzero", "argwhere", "extract",
+    "where",
 ]
 
 
@@ -208,18 +209,22 @@ def _searchsorted_sort(a, v, side, out_dtype):
     return lax.reshape(out, v.shape)
 
 
-def digitize(x, bins, right=False, *, method="scan"):
-    """Index of the bin each ``x`` falls in; ``bins`` increasing or decreasing."""
-    check_arraylike("digitize", x, bins)
-    bins = to_array(bins)
-    if bins.ndim != 1:
-        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
-    if bins.shape[0] == 0:
-        return jnp.zeros(jnp.shape(x), _int())
-    side = "left" if right else "right"
-    inc = searchsorted(bins, x, side=side, method=method)
-    dec = bins.shape[0] - searchsorted(lax.rev(bins, (0,)), x, side=side, method=method)
-    return where(bins[-1] >= bins[0], inc, dec)
+def _nan_arg(fn, fill, a, axis, keepdims):
+    a = to_array(a)
+    if not dtypes.is_inexact(np.dtype(a.dtype)):
+        return fn(a, axis=axis, keepdims=keepdims)
+    nans = jnp.isnan(a)
+    out = fn(where(nans, fill, a), axis=axis, keepdims=keepdims)
+    return where(jnp.all(nans, axis=axis, keepdims=keepdims), -1, out)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """Like argmin, NaNs skipped; an all-NaN slice gives -1 (as JAX; NumPy raises)."""
+    return _nan_arg(jnp.argmin, jnp.inf, a, axis, keepdims)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    return _nan_arg(jnp.argmax, -jnp.inf, a, axis, keepdims)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -272,7 +277,7 @@ def _nonzero_concrete(a):
     check_arraylike("nonzero", a)
     if isinstance(a, Tracer):
         raise a._concretization_error(
-            "nonzero (the size of its result depends on the values; pass size= for a "
+            "jnp.nonzero (the size of its result depends on the values; pass size= for a "
             "static size, which works under jit)")
     host = np.asarray(a)
     if host.ndim == 0:
@@ -288,7 +293,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         "to where, got one.")
+                         "to jnp.where, got one.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value are only allowed in the one-argument form of where")
     return _where(condition, x, y)
@@ -301,7 +306,6 @@ def _where(condition, x, y):
     x, y = promote_dtypes(x, y)
     condition, x, y = _broadcast_all(condition, x, y)
     return lax.select(condition, x, y)
-
 
 
 def _broadcast_all(*args):

@@ -1,6 +1,6 @@
 """Statistics: quantile, percentile, median and their nan-versions; the NaN-skipping reductions
-(nanprod, nanmin, nanmax, nanargmin, nanargmax, nanmean, nanvar, nanstd, nancumsum,
-nancumprod); histogram, histogram_bin_edges, histogram2d, bincount; cov, corrcoef.
+(nanprod, nanmin, nanmax, nanmean, nanvar, nanstd, nancumsum, nancumprod); histogram,
+histogram_bin_edges, histogram2d, histogramdd, bincount, digitize; cov, corrcoef.
 
 Quantiles sort the reduced axes (moved last and merged into one) and pick the two neighbouring
 order statistics with one ``take_along_axis`` each, so they differentiate (through sort and
@@ -23,9 +23,9 @@ from minijax.numpy.creation import to_array
 
 __all__ = [
     "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
-    "nanprod", "nanmin", "nanmax", "nanargmin", "nanargmax", "nanmean", "nanvar", "nanstd",
+    "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd",
     "nancumsum", "nancumprod", "histogram", "histogram_bin_edges", "histogram2d", "histogramdd",
-    "bincount",
+    "bincount", "digitize",
     "cov", "corrcoef",
 ]
 
@@ -166,24 +166,6 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _nan_extreme(jnp.max, a, axis, keepdims, initial, where)
 
 
-def _nan_arg(fn, fill, a, axis, keepdims):
-    a = to_array(a)
-    if not dtypes.is_inexact(np.dtype(a.dtype)):
-        return fn(a, axis=axis, keepdims=keepdims)
-    nans = jnp.isnan(a)
-    out = fn(jnp.where(nans, fill, a), axis=axis, keepdims=keepdims)
-    return jnp.where(jnp.all(nans, axis=axis, keepdims=keepdims), -1, out)
-
-
-def nanargmin(a, axis=None, out=None, keepdims=None):
-    """Like argmin, NaNs skipped; an all-NaN slice gives -1 (as JAX; NumPy raises)."""
-    return _nan_arg(jnp.argmin, jnp.inf, a, axis, keepdims)
-
-
-def nanargmax(a, axis=None, out=None, keepdims=None):
-    return _nan_arg(jnp.argmax, -jnp.inf, a, axis, keepdims)
-
-
 def _nan_count(a, axis, keepdims, where):
     valid = ~jnp.isnan(a)
     if where is not None:
@@ -228,6 +210,20 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 # ------------------------------------------------------------------------------------------------
 # Counting and histograms
+
+
+def digitize(x, bins, right=False, *, method="scan"):
+    """Index of the bin each ``x`` falls in; ``bins`` increasing or decreasing."""
+    check_arraylike("digitize", x, bins)
+    bins = to_array(bins)
+    if bins.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+    if bins.shape[0] == 0:
+        return jnp.zeros(jnp.shape(x), dtypes.default_int_dtype())
+    side = "left" if right else "right"
+    inc = jnp.searchsorted(bins, x, side=side, method=method)
+    dec = bins.shape[0] - jnp.searchsorted(lax.rev(bins, (0,)), x, side=side, method=method)
+    return jnp.where(bins[-1] >= bins[0], inc, dec)
 
 
 def _scatter_add_1d(length, idx, values):
