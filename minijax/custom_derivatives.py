@@ -367,7 +367,7 @@ ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
 
 @custom_jvp_call_p.def_batching
 def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp, num_consts):
-    new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
+    new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims)
     arg_axes = in_axes[num_consts:]
     n = len(arg_axes)
 
@@ -595,7 +595,7 @@ ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 @custom_vjp_call_p.def_batching
 def _custom_vjp_call_batching(args, dims, *, call_jaxpr, fwd, bwd, num_consts):
-    new_jaxpr, new_consts, args, in_axes = batch_open(call_jaxpr, args, dims)
+    new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims)
     arg_axes = in_axes[num_consts:]
 
     def batched_fwd(primals, perturbed):

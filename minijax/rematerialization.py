@@ -272,7 +272,8 @@ ad.primitive_transposes[checkpoint_p] = _checkpoint_transpose
 
 @checkpoint_p.def_batching
 def _checkpoint_batching(args, dims, *, jaxpr, prevent_cse, differentiated, policy):
-    new_jaxpr, consts, args, _ = batch_open(jaxpr, args, dims)
+    # outputs that do not depend on the batch stay unbatched (jacfwd's primal outputs)
+    new_jaxpr, consts, args, _, out_dims = batch_open(jaxpr, args, dims, instantiate=False)
     outs = checkpoint_p.bind(*consts, *args, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
                              differentiated=differentiated, policy=policy)
-    return outs, [0] * len(outs)
+    return outs, out_dims

@@ -518,8 +518,10 @@ ad.primitive_transposes[shard_map_p] = _transpose
 @shard_map_p.def_batching
 def _batching(args, dims, **params):
     with _axis_env(_manual(params)):  # the body's collectives name the mesh axes
-        new_jaxpr, consts, args, in_axes = batch_open(params["jaxpr"], args, dims)
+        # outputs that do not depend on the batch stay unbatched (jacfwd's primal outputs)
+        new_jaxpr, consts, args, in_axes, out_dims = batch_open(params["jaxpr"], args, dims,
+                                                                instantiate=False)
     in_specs = [P(None, *s) if d == 0 else s for s, d in zip(params["in_specs"], in_axes)]
-    out_specs = [P(None, *s) for s in params["out_specs"]]
+    out_specs = [P(None, *s) if d == 0 else s for s, d in zip(params["out_specs"], out_dims)]
     outs = _bind_like(params, new_jaxpr, consts, args, in_specs, out_specs)
-    return outs, [0] * len(outs)
+    return outs, out_dims

@@ -304,18 +304,20 @@ def batch_jaxpr(closed, axis_data, in_batched, force_out):
     return trace_to_jaxpr(fn, in_avals), list(found)
 
 
-def batch_open(jaxpr, args, dims):
+def batch_open(jaxpr, args, dims, instantiate=True):
     """For the batching rule of a primitive holding the open ``jaxpr``, by an anonymous vmap:
-    ``(batched_jaxpr, consts, args, in_axes)``, the batched jaxpr open (its consts are leading
-    operands), the mapped ``args`` moved to axis 0 (``in_axes``: 0 or None per operand), every
-    output mapped at axis 0 (a broadcast where it did not depend on the batch)."""
+    ``(batched_jaxpr, consts, args, in_axes, out_dims)``, the batched jaxpr open (its consts are
+    leading operands), the mapped ``args`` moved to axis 0 (``in_axes``: 0 or None per
+    operand), and the outputs' batch dims: 0, or ``not_mapped`` for an output that does not
+    depend on the batch unless ``instantiate`` (then it is broadcast and mapped too)."""
     size = axis_size(args, dims)
     args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
     in_batched = [d is not not_mapped for d in dims]
-    batched, _ = batch_jaxpr(ClosedJaxpr(jaxpr, []), AxisData(None, size, None), in_batched,
-                             [True] * len(jaxpr.outvars))
+    batched, out_batched = batch_jaxpr(ClosedJaxpr(jaxpr, []), AxisData(None, size, None),
+                                       in_batched, [instantiate] * len(jaxpr.outvars))
     new_jaxpr, consts = hoist_consts(batched)
-    return new_jaxpr, consts, args, tuple(0 if b else None for b in in_batched)
+    return (new_jaxpr, consts, args, tuple(0 if b else None for b in in_batched),
+            [0 if b else not_mapped for b in out_batched])
 
 
 # ------------------------------------------------------------------------------------------------
