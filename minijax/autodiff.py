@@ -335,18 +335,30 @@ def _check_scalar_output(out_tree, ans, holomorphic):
             f"{aval.shape}. Use minijax.vjp with a cotangent of that shape, or minijax.jacrev "
             "for the full Jacobian."
         ))
+    _check_output_dtype("grad", holomorphic, ans)
+
+
+def _check_output_dtype(name, holomorphic, y):
+    """JAX's check on the outputs of grad and jacrev: real floating (complex if holomorphic)."""
+    dtype = get_aval(y).dtype
     if holomorphic:
-        if not dtypes.is_complex(aval.dtype):
+        if not dtypes.is_complex(dtype):
             raise TypeError(with_user_line(
-                "grad with holomorphic=True requires outputs with complex dtype, but got "
-                f"{aval.dtype.name}."
+                f"{name} with holomorphic=True requires outputs with complex dtype, but got "
+                f"{dtype.name}."
             ))
-    elif not dtypes.is_float(aval.dtype):
+    elif dtypes.is_complex(dtype):
         raise TypeError(with_user_line(
-            "grad requires real-valued outputs (output dtype that is a sub-dtype of "
-            f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, pass "
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
             "holomorphic=True. For differentiation of non-holomorphic functions involving "
-            "complex outputs, or integer outputs, use minijax.vjp directly."
+            "complex outputs, use minijax.vjp directly."
+        ))
+    elif not dtypes.is_float(dtype):
+        raise TypeError(with_user_line(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For differentiation of functions with "
+            "integer outputs, use minijax.vjp directly."
         ))
 
 
@@ -392,6 +404,20 @@ def _split_last(x, in_avals, out_shape):
     return pieces
 
 
+def _check_jacfwd_input_dtype(holomorphic, x):
+    """JAX's check on jacfwd's inputs: real floating (complex if holomorphic); no allow_int."""
+    dtype = _aval_of(x, "jacfwd").dtype
+    if holomorphic:
+        _check_input_dtype("jacfwd", True, False, x)
+    elif not dtypes.is_float(dtype):
+        raise TypeError(with_user_line(
+            "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex inputs or integer inputs, use minijax.jvp directly."
+        ))
+
+
 def _jac_checks(name, fun, argnums):
     _check_callable(fun, name)
     return _normalize_argnums(argnums)
@@ -406,7 +432,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         nums, dyn = _dyn_args(argnums, args)
         leaves, in_tree = _registry.flatten(dyn)
         for x in leaves:
-            _check_input_dtype("jacfwd", holomorphic, False, x)
+            _check_jacfwd_input_dtype(holomorphic, x)
         f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
 
         def push(*basis):
@@ -417,6 +443,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         y, jac = res[0], res[1]
         in_avals = [get_aval(x) for x in leaves]
         y_leaves, y_tree = _registry.flatten(y)
+        if holomorphic:
+            for yl in y_leaves:
+                _check_output_dtype("jacfwd", True, yl)
         jac_leaves = _registry.flatten(jac)[0]
         blocks = [in_tree.unflatten(_split_last(j, in_avals, get_aval(yl).shape))
                   for yl, j in zip(y_leaves, jac_leaves)]
@@ -442,6 +471,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         else:
             y, pullback = vjp(f, dyn)
         y_leaves, y_tree = _registry.flatten(y)
+        for yl in y_leaves:
+            _check_output_dtype("jacrev", holomorphic, yl)
         y_avals = [get_aval(x) for x in y_leaves]
         rows = vmap(lambda *ct: _registry.flatten(pullback(y_tree.unflatten(ct))[0])[0])(
             *_std_basis(y_leaves))

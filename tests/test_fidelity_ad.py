@@ -33,3 +33,45 @@ def test_jacfwd_of_shard_map():
     # JAX 0.10.2: diag(cos(1)) = 0.5403023
     _close(minijax.jacfwd(f)(jnp.ones(2)), np.eye(2) * 0.5403023)
     _close(minijax.jit(minijax.jacfwd(f))(jnp.ones(2)), np.eye(2) * 0.5403023)
+
+
+# -- 9: jacfwd/jacrev check dtypes as JAX does -----------------------------------------------------
+
+
+@pytest.mark.parametrize("make, msg", [
+    # JAX 0.10.2 raises TypeError for each, with these words
+    (lambda: minijax.jacrev(jnp.fft.fft)(jnp.ones(3)),
+     "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+     "but got complex64"),
+    (lambda: minijax.jacrev(lambda x: x > 0)(jnp.ones(2)),
+     "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+     "but got bool"),
+    (lambda: minijax.jacfwd(jnp.abs)(jnp.ones(2, jnp.complex64)),
+     "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
+     "but got complex64"),
+    (lambda: minijax.jacfwd(lambda x: x * 2.0)(jnp.ones(2, jnp.int32)),
+     "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
+     "but got int32"),
+    (lambda: minijax.jacfwd(lambda x: jnp.abs(x), holomorphic=True)(jnp.ones(2, jnp.complex64)),
+     "jacfwd with holomorphic=True requires outputs with complex dtype, but got float32"),
+    (lambda: minijax.jacrev(lambda x: jnp.abs(x), holomorphic=True)(jnp.ones(2, jnp.complex64)),
+     "jacrev with holomorphic=True requires outputs with complex dtype, but got float32"),
+    (lambda: minijax.grad(lambda x: (x > 0).sum())(1.0),
+     "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+     "but got int32"),
+])
+def test_jacobian_dtype_checks(make, msg):
+    with pytest.raises(TypeError) as e:
+        make()
+    assert msg in str(e.value)
+
+
+def test_jacobians_accept_what_jax_accepts():
+    # JAX 0.10.2: jacfwd of a real input with a complex output, and jacrev of a complex input
+    # with a real output, both work
+    _close(minijax.jacfwd(lambda x: x * 1j)(jnp.ones(2)), np.eye(2) * 1j)
+    _close(minijax.jacrev(jnp.abs)(jnp.ones(2, jnp.complex64)), np.eye(2))
+    # JAX 0.10.2: holomorphic jacrev of 2x is 2 * eye (complex64)
+    jac = minijax.jacrev(lambda x: x * 2, holomorphic=True)(jnp.ones(2, jnp.complex64))
+    assert jac.dtype == np.complex64
+    _close(jac, np.eye(2) * 2)
