@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import typing
 
 import numpy as np
 
@@ -39,30 +40,48 @@ class AbstractValue:
     __slots__ = ()
 
 
+class ManualAxisType(typing.NamedTuple):
+    """What a value inside ``shard_map`` is along the manual mesh axes (JAX 0.10's
+    ``typeof(x).manual_axis_type``): ``varying`` names the axes along which devices may hold
+    different values; along the others every device holds the same value. minijax has no
+    reduced/unreduced types: those two are always empty."""
+
+    varying: frozenset = frozenset()
+    unreduced: frozenset = frozenset()
+    reduced: frozenset = frozenset()
+
+
 class ShapedArray(AbstractValue):
-    """The type of an array value: shape, dtype and whether the dtype is weak (a Python scalar)."""
+    """The type of an array value: shape, dtype, whether the dtype is weak (a Python scalar) and,
+    inside ``shard_map``, the manual mesh axes it varies over (``vma``)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, vma=frozenset()):
         self.shape = tuple(shape)
         # An extended dtype (a typed key's key<fry>) types a value but no operand of a primitive.
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
-        self._hash = hash((self.shape, self.dtype, self.weak_type))
+        self.vma = frozenset(vma)
+        self._hash = hash((self.shape, self.dtype, self.weak_type, self.vma))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def update(self, shape=None, dtype=None, weak_type=None):
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None):
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            self.vma if vma is None else vma,
         )
 
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
+
+    @property
+    def manual_axis_type(self):
+        return ManualAxisType(self.vma)
 
     @property
     def sharding(self):
@@ -76,6 +95,7 @@ class ShapedArray(AbstractValue):
             and self.shape == other.shape
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
+            and self.vma == other.vma
         )
 
     def __hash__(self):
@@ -84,7 +104,8 @@ class ShapedArray(AbstractValue):
     def str_short(self):
         dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
                  else dtypes.short_name(self.dtype))
-        return f"{dtype}[{','.join(map(str, self.shape))}]"
+        vma = "{V:" + ",".join(sorted(map(str, self.vma))) + "}" if self.vma else ""
+        return f"{dtype}[{','.join(map(str, self.shape))}]{vma}"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -169,6 +190,9 @@ class Primitive:
         self.effectful = False
         # Collectives: params -> the named axes it uses (vmap and shard_map look for them).
         self.axis_names_of = None
+        # Inside shard_map, its abstract eval sets its results' varying manual axes itself
+        # (collectives, pvary); other primitives' results vary where an operand does.
+        self.own_vma = False
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
         # are partly known (control flow stages only its unknown part); default: stage it all
@@ -194,6 +218,8 @@ class Primitive:
         return impl
 
     def bind(self, *args, **params):
+        if _ctx.check_vma and len(args) > 1 and not self.own_vma:
+            args = insert_pvary(args)
         return _ctx.trace.process_primitive(self, args, params)
 
     def get_bind_params(self, params):
@@ -219,7 +245,26 @@ def abstract_eval(prim, avals, params):
         out = rule(*avals, **params)
     except (TypeError, ValueError) as e:
         raise type(e)(with_user_line(str(e))) from None
+    vma = frozenset().union(*(getattr(a, "vma", ()) for a in avals))
+    if vma and not prim.own_vma:
+        # a value computed from varying operands varies (collectives and pvary type their
+        # results themselves; a call or loop of varying operands gets all of them pvary'd to
+        # the same axes at bind, so its results vary over those)
+        if prim.multiple_results:
+            return [_with_vma(a, vma) for a in out]
+        return _with_vma(out, vma)
     return out
+
+
+def _with_vma(aval, vma):
+    return aval.update(vma=vma) if type(aval) is ShapedArray and aval.vma != vma else aval
+
+
+# (args) -> args: inside a shard_map body traced with check_vma, an operand that varies over
+# fewer manual axes than another is cast to varying over all of them with an explicit pvary
+# (whose transpose is the psum that sums a replicated input's cotangents). lax/parallel.py,
+# which defines pvary, installs this.
+insert_pvary = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -452,6 +497,12 @@ class Trace:
     def invalidate(self):
         self.valid = False
 
+    @property
+    def main(self):
+        """What names this transformation's level (JAX's ``Trace.main``, its trace tag, read by
+        libraries such as equinox to tell their tracers apart): a minijax trace is its own."""
+        return self
+
 
 class _TraceContext(threading.local):
     """The current trace, one slot per thread: each thread traces its own functions (JAX's
@@ -460,6 +511,7 @@ class _TraceContext(threading.local):
 
     def __init__(self):
         self.trace = eval_trace
+        self.check_vma = frozenset()  # the manual axes typed by vma here (see check_vma)
 
 
 def current_trace():
@@ -515,6 +567,23 @@ class EvalTrace(Trace):
 
 eval_trace = EvalTrace()
 _ctx = _TraceContext()  # after eval_trace: each thread's slot starts there
+
+
+@contextlib.contextmanager
+def check_vma(axes):
+    """Inside the block, the manual mesh axes ``axes`` are typed (a value knows which of them it
+    varies over): binding a primitive inserts ``pvary`` where operands vary over different axes
+    (``insert_pvary``). shard_map traces its body in it; empty ``axes``: no checking."""
+    prev, _ctx.check_vma = _ctx.check_vma, frozenset(axes)
+    try:
+        yield
+    finally:
+        _ctx.check_vma = prev
+
+
+def vma_axes():
+    """The manual mesh axes whose variance values are typed with here (``check_vma``)."""
+    return _ctx.check_vma
 
 
 def is_eval_trace_current():

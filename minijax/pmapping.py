@@ -239,7 +239,7 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
     def flat_fun(*leaves):
         local = [_per_device_aval(get_aval(x), a) for x, a in zip(leaves, in_axes_flat)]
         mapped = shard_map(body, mesh, in_specs=in_specs, out_specs=out_specs_for(local),
-                           check_rep=False)
+                           check_vma=False)
         return mapped(*leaves)
 
     flat_fun.__name__ = getattr(fun, "__name__", "fun")

@@ -15,10 +15,11 @@ names) with the mesh axes bound as named axes (so ``psum(x, 'x')`` resolves ``'x
   run now as one ``shard_map``; the rest is staged as another one. Values the staged part
   needs (residuals) leave the known part stacked along a new leading axis split over every
   mesh axis (one slot per device), so no device's value is lost or assumed replicated.
-- Transpose: a ``shard_map`` of the body's transpose. JAX's convention (the one psum's own
-  transpose, psum, assumes): the cotangent of an output replicated over axes the out spec does
-  not name is divided by their size (each device holds a copy; the copies share the
-  cotangent), and the cotangent of an input replicated over unnamed axes is psum'd over them.
+- Transpose: a ``shard_map`` of the body's transpose. With check_vma the body's types already
+  place the sums (pvary transposes to psum, psum to pvary), as in JAX. Without it, the old
+  convention (the one psum's own transpose, psum, assumes): the cotangent of an output
+  replicated over axes the out spec does not name is divided by their size (the copies share
+  the cotangent), and the cotangent of an input replicated over unnamed axes is psum'd.
 - Batching: a ``shard_map`` of the body batched along a new leading axis that no mesh axis
   splits.
 
@@ -26,9 +27,11 @@ names) with the mesh axes bound as named axes (so ``psum(x, 'x')`` resolves ``'x
 replication checks and residual slots refer to those, ``_ManualAxes``); the manual
 computation's shardings stay open, so Shardy shards the body's work over the auto axes.
 
-``check_rep`` verifies that an output whose out spec omits a mesh axis really is the same on
-every device along it (it comes from replicated inputs, psum, all_gather ...), since Shardy
-would silently keep one device's copy. ``check_rep=False`` skips the check.
+``check_vma`` (default True; ``check_rep`` is its old name) types the body's values with the
+manual axes they vary over (``ShapedArray.vma``, printed ``f32[2]{V:x}``), as JAX 0.10 does: a
+replicated value meeting a varying one is cast by ``pvary``, whose transpose is a psum, and an
+output whose out spec omits an axis it varies over is an error (Shardy would silently keep one
+device's copy). ``check_vma=False`` types nothing and checks nothing.
 """
 
 from __future__ import annotations
@@ -133,9 +136,15 @@ def _axis_env(mesh):
     return batching.extend_axis_env(list(mesh.shape.items()))
 
 
-def _trace_body(mesh, fun, local_avals):
-    """``(jaxpr, consts)``: ``fun`` staged on per-shard avals with the mesh axes bound."""
-    with _axis_env(mesh):
+def _vma_env(mesh, check):
+    """With ``check`` (check_vma), values know which of the manual axes they vary over."""
+    return core.check_vma(mesh.axis_names if check else ())
+
+
+def _trace_body(mesh, fun, local_avals, check=False):
+    """``(jaxpr, consts)``: ``fun`` staged on per-shard avals with the mesh axes bound (and,
+    with ``check``, typed with the manual axes they vary over)."""
+    with _axis_env(mesh), _vma_env(mesh, check):
         return trace_open(fun, local_avals)
 
 
@@ -143,7 +152,8 @@ def _trace_body(mesh, fun, local_avals):
 # The user-facing function
 
 
-def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
+def shard_map(f, mesh, in_specs, out_specs, check_rep=None, auto=frozenset(), *,
+              check_vma=None):
     """Maps ``f`` over the shards of its arguments on ``mesh``: each device runs ``f`` on its
     block (``in_specs``, a pytree prefix of PartitionSpecs for the positional arguments) and
     the per-device results are assembled as ``out_specs`` say. Inside ``f``, collectives
@@ -151,7 +161,17 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
 
     ``auto``: mesh axes that stay automatic (as in JAX's ``shard_map(..., auto=)``): the body
     is manual over the other axes only, specs may not name them, and XLA's partitioner
-    shards the body's work over them as it does outside."""
+    shards the body's work over them as it does outside.
+
+    ``check_vma`` (default True; ``check_rep`` is its old name): values in the body are typed
+    with the manual axes they vary over (``typeof(x).manual_axis_type``); a replicated value
+    meeting a varying one is cast with ``pvary``, so the gradient w.r.t. a replicated input
+    arrives already summed over the devices, and an output whose out spec omits an axis it
+    varies over is an error."""
+    if check_vma is not None and check_rep is not None and bool(check_vma) != bool(check_rep):
+        raise TypeError("shard_map: check_vma and its old name check_rep disagree; pass one")
+    check = bool(check_rep if check_vma is None and check_rep is not None else
+                 check_vma if check_vma is not None else True)
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map: mesh must be a minijax Mesh, got {mesh!r}")
     auto = frozenset(auto)
@@ -184,6 +204,8 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
         avals = [get_aval(x) for x in leaves]
         paths = [f"argument {i}" for i in range(len(leaves))]
         local = [_local_aval(manual, s, a, p) for s, a, p in zip(in_leaf_specs, avals, paths)]
+        if check:
+            local = [a.update(vma=_spec_axes(s)) for a, s in zip(local, in_leaf_specs)]
         out_trees = []
 
         def flat_fun(*xs):
@@ -192,7 +214,7 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
             out_trees.append(out_tree)  # not ``out``: the body's tracers must not outlive it
             return out_leaves
 
-        jaxpr, consts = _trace_body(manual, flat_fun, local)
+        jaxpr, consts = _trace_body(manual, flat_fun, local, check)
         out_tree = out_trees[0]
         out_example = out_tree.unflatten(range(out_tree.num_leaves))  # the structure only
         out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
@@ -200,10 +222,10 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True, auto=frozenset()):
             _check_spec_axes(mesh, s, "shard_map out_specs: ")
             _check_not_auto(auto, s, "out_specs")
         in_all = tuple([P()] * len(consts) + list(in_leaf_specs))
-        if check_rep:
-            _check_rep(manual, jaxpr, in_all, out_leaf_specs)
+        if check:
+            _check_vma(manual, jaxpr, out_leaf_specs, f)
         params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_all, out_specs=tuple(out_leaf_specs),
-                      check_rep=bool(check_rep), auto=auto)
+                      check_vma=check, auto=auto)
         outs = shard_map_p.bind(*consts, *leaves, **params)
         return out_tree.unflatten(outs)
 
@@ -245,56 +267,22 @@ def _specs_for(prefix, tree, what):
 
 
 # ------------------------------------------------------------------------------------------------
-# check_rep: which mesh axes each value is replicated over
+# check_vma: an output must not vary over a mesh axis its out spec omits
 
 
-_REPLICATING = {"psum", "pmax", "pmin", "all_gather"}  # the result is the same along the axes
-_VARYING = {"axis_index", "reduce_scatter", "ppermute", "all_to_all"}  # differs along them
-
-
-def _rep_of_jaxpr(mesh, jaxpr, in_reps):
-    env = {}
-    full = frozenset(mesh.axis_names)
-
-    def read(v):
-        return full if type(v) is Literal else env.get(v, full)
-
-    for v, r in zip(jaxpr.invars, in_reps):
-        env[v] = r
-    for eqn in jaxpr.eqns:
-        ins = [read(v) for v in eqn.invars]
-        rep = frozenset.intersection(full, *ins)
-        names_of = eqn.primitive.axis_names_of
-        sub = eqn.params.get("jaxpr")
-        if names_of is not None:
-            names = set(names_of(eqn.params))
-            if eqn.primitive.name in _REPLICATING:
-                rep = rep | names
-            elif eqn.primitive.name in _VARYING:
-                rep = rep - names
-        elif isinstance(sub, Jaxpr) and len(sub.invars) == len(eqn.invars) \
-                and len(sub.outvars) == len(eqn.outvars):
-            outs = _rep_of_jaxpr(mesh, sub, ins)  # call-like (checkpoint, custom_jvp ...)
-            for v, r in zip(eqn.outvars, outs):
-                env[v] = r
-            continue
-        for v in eqn.outvars:
-            env[v] = rep
-    return [read(v) for v in jaxpr.outvars]
-
-
-def _check_rep(mesh, jaxpr, in_specs, out_specs):
-    in_reps = [frozenset(_unmentioned(mesh, s)) for s in in_specs]
-    out_reps = _rep_of_jaxpr(mesh, jaxpr, in_reps)
-    for i, (spec, rep) in enumerate(zip(out_specs, out_reps)):
-        missing = [a for a in _unmentioned(mesh, spec) if a not in rep and mesh.shape[a] > 1]
+def _check_vma(mesh, jaxpr, out_specs, f):
+    for i, (spec, v) in enumerate(zip(out_specs, jaxpr.outvars)):
+        missing = [a for a in _unmentioned(mesh, spec) if a in v.aval.vma]
         if missing:
+            name = getattr(f, "__name__", repr(f))
             raise ValueError(with_user_line(
-                f"shard_map out_specs: output {i} has PartitionSpec {spec}, which does not "
-                f"name mesh axis {missing[0]!r}, so it must be the same on every device along "
-                f"{missing[0]!r}; but it may vary along it. Name {missing[0]!r} in the out spec, "
-                f"make the value replicated (e.g. lax.psum or all_gather over "
-                f"{missing[0]!r}), or pass check_rep=False."))
+                f"shard_map applied to the function {name!r} was given out_specs which require "
+                f"replication which can't be statically inferred given the mesh: output {i} "
+                f"has type {v.aval.str_short()}, which varies over mesh axis {missing[0]!r}, "
+                f"but its out spec {spec} does not name {missing[0]!r}, which implies it is "
+                f"the same on every device along {missing[0]!r}. Name {missing[0]!r} in the out "
+                f"spec, make the value replicated over it (e.g. with lax.psum), or pass "
+                f"check_vma=False to shard_map."))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -304,11 +292,13 @@ def _check_rep(mesh, jaxpr, in_specs, out_specs):
 shard_map_p = Primitive("shard_map", multiple_results=True)
 
 
-def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
-    return [_global_aval(mesh, s, v.aval) for s, v in zip(out_specs, jaxpr.outvars)]
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, auto):
+    return [_global_aval(mesh, s, v.aval).update(vma=frozenset())
+            for s, v in zip(out_specs, jaxpr.outvars)]
 
 
 shard_map_p.def_abstract_eval(_abstract_eval)
+shard_map_p.own_vma = True  # its results are global values (nested shard_maps: not supported)
 shard_map_p.axis_names_of = lambda params: ()  # binds its axes; uses none from outside
 shard_map_p.pp_params = lambda p: dict(
     mesh=p["mesh"], in_specs=p["in_specs"], out_specs=p["out_specs"],
@@ -332,7 +322,7 @@ def _impl(*args, **params):
 
 
 @shard_map_p.def_lowering
-def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_rep, auto):
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, auto):
     mctx = ctx.module_ctx
     if getattr(mctx, "manual_mesh", None) is not None:
         raise NotImplementedError(with_user_line(
@@ -382,7 +372,8 @@ def _bind_like(params, jaxpr, consts, args, in_specs, out_specs):
 def _jvp(primals, tangents, **params):
     jaxpr, mesh, in_specs = params["jaxpr"], _manual(params), params["in_specs"]
     nonzero = [type(t) is not Zero for t in tangents]
-    with _axis_env(mesh):  # the body's collectives name the mesh axes
+    # the body's collectives name the mesh axes
+    with _axis_env(mesh), _vma_env(mesh, params["check_vma"]):
         jvp_closed, out_nonzero = ad.jvp_jaxpr(ClosedJaxpr(jaxpr, []), nonzero,
                                                [False] * len(jaxpr.outvars))
     jvp_jaxpr, consts = hoist_consts(jvp_closed)
@@ -426,7 +417,8 @@ def _partial_eval(trace, args, params):
         return outs[:n_ko] + [r.reshape((1,) + r.shape) for r in outs[n_ko:]]
 
     all_spec = _all_axes_spec(mesh)
-    k_jaxpr, k_consts = _trace_body(mesh, known_fun, [v.aval for v in known_invars])
+    check = params["check_vma"]
+    k_jaxpr, k_consts = _trace_body(mesh, known_fun, [v.aval for v in known_invars], check)
     k_out_specs = [s for s, k in zip(out_specs, out_known) if k] + [all_spec] * len(res_new)
     with core.set_current_trace(trace.parent):
         known_vals = _bind_like(params, k_jaxpr, k_consts,
@@ -443,7 +435,7 @@ def _partial_eval(trace, args, params):
 
     s_avals = [v.aval for v in res_in] + [v.aval.update(shape=(1,) + v.aval.shape)
                                          for v in res_new] + [v.aval for v in unknown_invars]
-    s_jaxpr, s_consts = _trace_body(mesh, staged_fun, s_avals)
+    s_jaxpr, s_consts = _trace_body(mesh, staged_fun, s_avals, check)
     s_in_specs = ([spec_of_invar[v] for v in res_in] + [all_spec] * n_new
                   + [s for s, u in zip(in_specs, unknown_in) if u])
     s_args = ([arg_of_invar[v] for v in res_in] + list(res_vals)
@@ -463,6 +455,7 @@ shard_map_p.partial_eval = _partial_eval
 def _transpose(cts, *args, **params):
     jaxpr, mesh = params["jaxpr"], _manual(params)
     in_specs, out_specs = params["in_specs"], params["out_specs"]
+    check = params["check_vma"]
     linear = [type(x) is UndefinedPrimal for x in args]
     res = [x for x in args if type(x) is not UndefinedPrimal]
     res_specs = [s for s, lin in zip(in_specs, linear) if not lin]
@@ -473,9 +466,11 @@ def _transpose(cts, *args, **params):
     in_nonzero = []
 
     def scale(ct, spec):
-        # an output copied over the axes its spec omits: the copies share its cotangent
+        # Without check_vma, an output copied over the axes its spec omits: the copies share
+        # its cotangent. With it, the body's types already say where cotangents are summed
+        # (pvary's transpose), as in JAX.
         k = math.prod(mesh.shape[a] for a in _unmentioned(mesh, spec))
-        if k == 1 or not ad.is_differentiable_dtype(get_aval(ct).dtype):
+        if check or k == 1 or not ad.is_differentiable_dtype(get_aval(ct).dtype):
             return ct
         return ct * (1.0 / k)
 
@@ -493,14 +488,19 @@ def _transpose(cts, *args, **params):
             if type(ct) is Zero:
                 continue
             axes = tuple(a for a in _unmentioned(mesh, spec) if mesh.shape[a] > 1)
-            if axes and ad.is_differentiable_dtype(get_aval(ct).dtype):
+            if axes and not check and ad.is_differentiable_dtype(get_aval(ct).dtype):
                 ct = lax.psum(ct, axes)  # an input copied over those axes: sum its cotangents
             out.append(ct)
         return out
 
-    local_res = [_local_aval(mesh, s, get_aval(x), "residual") for s, x in zip(res_specs, res)]
-    local_cts = [_local_aval(mesh, s, get_aval(c), "cotangent") for s, c in zip(ct_specs, nz_cts)]
-    t_jaxpr, consts = _trace_body(mesh, transposed, local_res + local_cts)
+    # the body's own types for what it varies over
+    res_vars = [v for v, lin in zip(jaxpr.invars, linear) if not lin]
+    ct_vars = [v for v, nz in zip(jaxpr.outvars, ct_nonzero) if nz]
+    local_res = [_local_aval(mesh, s, get_aval(x), "residual").update(vma=v.aval.vma)
+                 for s, x, v in zip(res_specs, res, res_vars)]
+    local_cts = [_local_aval(mesh, s, get_aval(c), "cotangent").update(vma=v.aval.vma)
+                 for s, c, v in zip(ct_specs, nz_cts, ct_vars)]
+    t_jaxpr, consts = _trace_body(mesh, transposed, local_res + local_cts, check)
     out_specs_t = [s for s, nz in zip(lin_specs, in_nonzero) if nz]
     outs = iter(_bind_like(params, t_jaxpr, consts, [*res, *nz_cts], res_specs + ct_specs,
                            out_specs_t))
@@ -517,7 +517,8 @@ ad.primitive_transposes[shard_map_p] = _transpose
 
 @shard_map_p.def_batching
 def _batching(args, dims, **params):
-    with _axis_env(_manual(params)):  # the body's collectives name the mesh axes
+    mesh = _manual(params)  # the body's collectives name the mesh axes
+    with _axis_env(mesh), _vma_env(mesh, params["check_vma"]):
         # outputs that do not depend on the batch stay unbatched (jacfwd's primal outputs)
         new_jaxpr, consts, args, in_axes, out_dims = batch_open(params["jaxpr"], args, dims,
                                                                 instantiate=False)

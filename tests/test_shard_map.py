@@ -71,7 +71,7 @@ def test_all_gather_tiled_and_stacked():
     tiled, stacked = run(lambda a: (lax.all_gather(a, "x", tiled=True),
                                     lax.all_gather(a, "x", axis=1)),
                          P("x", "y"), (P(None, "y"), P(None, None, "y")), x,
-                         local_shapes=[(2, 2)])
+                         local_shapes=[(2, 2)], check_rep=False)  # JAX 0.10 types it varying
     np.testing.assert_array_equal(np.asarray(tiled), x)
     assert stacked.shape == (2, 4, 4)
     want = np.stack([x[2 * i:2 * i + 2] for i in range(4)], axis=1)
@@ -176,7 +176,7 @@ def test_errors():
     with pytest.raises(NameError, match="'q'"):
         shard_map(lambda a: lax.psum(a, "q"), mesh(), in_specs=P("x"),
                   out_specs=P("x"))(arange(8, 4))
-    with pytest.raises(ValueError, match="check_rep"):  # varies along 'x' but out spec omits it
+    with pytest.raises(ValueError, match="check_vma"):  # varies along 'x' but out spec omits it
         shard_map(lambda a: a, mesh(), in_specs=P("x"), out_specs=P())(arange(8, 4))
 
 
@@ -235,7 +235,7 @@ def test_auto_axes_partition_the_body_and_match_numpy():
     hlo = jf.lower(xs, ws).compile().as_text()
     assert "f32[2,3]{1,0} dot(" in hlo, hlo
     text = str(mj.make_jaxpr(f)(x, w))
-    assert "auto=(y,)" in text and "psum[axes=(x,)" in text
+    assert "auto=(y,)" in text and "psum_invariant[axes=(x,)" in text
     # grad through it (partial eval, transpose) against NumPy, and vmap of it
     g = mj.jit(mj.grad(lambda x, w: f(x, w).sum(), argnums=(0, 1)))(xs, ws)
     d = 1 - np.tanh(x.astype(np.float64) @ w) ** 2

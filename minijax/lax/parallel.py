@@ -39,7 +39,7 @@ import operator
 
 import numpy as np
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import axis_size_of, not_mapped
@@ -54,8 +54,9 @@ from minijax.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
-    "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
-    "pshuffle", "pswapaxes", "psum", "psum_p", "psum_scatter", "psum_scatter_p",
+    "axis_size", "pcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
+    "pshuffle", "pswapaxes", "psum", "psum_invariant_p", "psum_p", "psum_scatter",
+    "psum_scatter_p", "pvary_p",
 ]
 
 
@@ -162,7 +163,8 @@ def _bind_leaves(bind, x):
 
 
 def _allreduce_abstract_eval(x, *, axes, axis_index_groups):
-    return x
+    # the result is the same along the axes (JAX 0.10 types a pmax/pmin/psum over them so)
+    return x.update(vma=x.vma - set(axes)) if x.vma else x
 
 
 def _allreduce_batching(prim, if_unmapped, reduce):
@@ -188,6 +190,7 @@ def _allreduce(name, if_unmapped, reduce):
     p.def_lowering(_unbound_lowering(name, "axes", _real_all_reduce(name)))
     p.def_batching(_allreduce_batching(p, if_unmapped, lambda x, a: reduce()(x, a)))
     p.axis_names_of = lambda params: params["axes"]
+    p.own_vma = True
     return p
 
 
@@ -203,6 +206,96 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
 
 
 ad.deflinear(psum_p, _psum_transpose)
+
+
+# ------------------------------------------------------------------------------------------------
+# Varying manual axes (shard_map with check_vma): pvary [axes], psum_invariant [axes
+# axis_index_groups]
+#
+# Inside a shard_map body traced with check_vma (core.check_vma), a value's type names the manual
+# axes it varies over. pvary marks a value the same on every device as varying (its value is
+# unchanged); it is inserted where a replicated value meets a varying one. Its transpose sums
+# the varying cotangent over the axes: the gradient w.r.t. a replicated input arrives summed,
+# as in JAX. psum there is psum_invariant (varying in, replicated out): its transpose is pvary.
+
+
+def _pvary_abstract_eval(x, *, axes):
+    return x.update(vma=x.vma | set(axes))
+
+
+pvary_p = Primitive("pvary")
+pvary_p.def_abstract_eval(_pvary_abstract_eval)
+pvary_p.def_impl(lambda x, *, axes: x)
+pvary_p.def_lowering(lambda ctx, x, *, axes: x)
+pvary_p.def_batching(lambda args, dims, *, axes: (pvary_p.bind(args[0], axes=axes), dims[0]))
+pvary_p.own_vma = True
+ad.deflinear(pvary_p, lambda ct, x, *, axes: [
+    psum_invariant_p.bind(ct, axes=axes, axis_index_groups=None)])
+
+psum_invariant_p = _allreduce("psum_invariant", lambda x, n: mul(x, n), lambda: reduce_sum)
+psum_invariant_p.def_lowering(_unbound_lowering("psum", "axes", _real_all_reduce("psum")))
+ad.deflinear(psum_invariant_p, lambda ct, x, *, axes, axis_index_groups: [
+    pvary_p.bind(ct, axes=axes)])
+
+
+def _typed(names):
+    """Whether ``names`` are manual axes typed with vma here (not a vmap axis; check_vma)."""
+    typed = core.vma_axes()
+    return bool(typed) and set(names) <= typed
+
+
+def _varying(v, names):
+    """``v`` as an operand of a collective over ``names``: where they are typed, cast to
+    varying over those it does not vary over yet (as JAX does)."""
+    if not _typed(names):
+        return v
+    missing = tuple(n for n in names if n not in get_aval(v).vma)
+    return pvary_p.bind(v, axes=missing) if missing else v
+
+
+def _insert_pvary(args):
+    avals = [get_aval(x) for x in args]
+    vma = frozenset().union(*(a.vma for a in avals))
+    if not vma or all(a.vma == vma for a in avals):
+        return args
+    return tuple(x if a.vma == vma else
+                 pvary_p.bind(x, axes=tuple(sorted(vma - a.vma, key=str)))
+                 for x, a in zip(args, avals))
+
+
+core.insert_pvary = _insert_pvary
+
+
+def pcast(x, axis_name, *, to):
+    """Casts ``x`` (a pytree) inside ``shard_map`` to ``to`` along ``axis_name`` (a name or a
+    tuple of names): ``to="varying"`` types a value that is the same on every device as one
+    that may differ (a no-op on its values; its transpose sums the cotangents)."""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    allowed = {"unreduced", "reduced", "varying"}
+    if to not in allowed:
+        raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {allowed}")
+    for n in axes:
+        axis_size_of(n, "pcast")
+
+    def bind(leaf):
+        vma = get_aval(leaf).vma
+        states = {"varying" if a in vma else "invarying" for a in axes}
+        if len(states) > 1:
+            raise ValueError(with_user_line(
+                "jax.lax.pcast can only accept axis_name which corresponds to one of varying, "
+                f"unreduced, reduced or invarying state of the input. Got {axes}"))
+        from_ = states.pop()
+        if (from_, to) != ("invarying", "varying"):
+            # minijax types no reduced/unreduced values (JAX's other casts start from those or
+            # make them)
+            raise ValueError(with_user_line(f"Unsupported pcast from={from_}, to={to!r}"))
+        return pvary_p.bind(leaf, axes=axes)
+
+    return tree_map(bind, x)
 
 
 def _chooser_jvp(prim):
@@ -238,6 +331,9 @@ def psum(x, axis_name, *, axis_index_groups=None):
         # A constant is the same on every member of the axis: the sum is size * x (JAX's
         # constant case; so axis_size stays a Python int).
         outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, size)
+                for v in leaves]
+    elif groups is None and _typed(names):
+        outs = [psum_invariant_p.bind(_varying(v, names), axes=names, axis_index_groups=None)
                 for v in leaves]
     else:
         outs = [psum_p.bind(v, axes=names, axis_index_groups=groups) for v in leaves]
@@ -354,6 +450,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     size = _group_size(names, groups, "all_gather")
 
     def bind(v):
+        v = _varying(v, names)
         ndim = get_aval(v).ndim
         dim = _canonical_axis(axis, ndim if tiled else ndim + 1, "all_gather")
         return all_gather_p.bind(v, all_gather_dimension=dim, axis_name=names,
@@ -434,6 +531,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     size = _group_size(names, groups, "psum_scatter")
 
     def bind(v):
+        v = _varying(v, names)
         dim = _canonical_axis(scatter_dimension, get_aval(v).ndim, "psum_scatter")
         return psum_scatter_p.bind(v, scatter_dimension=dim, axis_name=names,
                                    axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
@@ -499,7 +597,8 @@ def ppermute(x, axis_name, perm):
         raise ValueError(with_user_line(
             f"ppermute perm={perm} has indices out of range for the axis {names} of size "
             f"{size}"))
-    return _bind_leaves(lambda v: ppermute_p.bind(v, axis_name=names, perm=perm), x)
+    return _bind_leaves(
+        lambda v: ppermute_p.bind(_varying(v, names), axis_name=names, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -591,6 +690,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     size = _group_size(names, groups, "all_to_all")
 
     def bind(v):
+        v = _varying(v, names)
         ndim = get_aval(v).ndim
         s = _canonical_axis(split_axis, ndim, "all_to_all")
         c = _canonical_axis(concat_axis, ndim, "all_to_all")
@@ -625,7 +725,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
 
 
 def _axis_index_abstract_eval(*, axis_name):
-    return ShapedArray((), np.int32)
+    # differs along its axis (when check_vma types that axis)
+    return ShapedArray((), np.int32, vma={axis_name} & core.vma_axes())
 
 
 @batching.axis_collective
@@ -643,6 +744,7 @@ axis_index_p.def_lowering(
 axis_index_p.def_batching(_axis_index_batching)
 ad.defjvp_zero(axis_index_p)
 axis_index_p.axis_names_of = lambda params: (params["axis_name"],)
+axis_index_p.own_vma = True
 
 
 def axis_index(axis_name):

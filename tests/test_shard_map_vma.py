@@ -1,0 +1,109 @@
+"""shard_map's varying-manual-axes types (JAX 0.10's default check_vma=True) on 4 virtual CPU
+devices: types in the body and in jaxprs, pcast, the summed gradient w.r.t. a replicated input,
+check_vma/check_rep, the out-spec error, and a data-parallel training step against numbers
+recorded from real JAX 0.10.2 (tests/data/shard_map_vma_jax.py)."""
+
+import numpy as np
+import pytest
+
+import minijax as mj
+import minijax.numpy as jnp
+from minijax import lax
+from minijax.sharding import Mesh
+from minijax.sharding import PartitionSpec as P
+
+pytestmark = pytest.mark.devices(4)
+
+
+def mesh():
+    return Mesh(np.array(mj.devices()[:4]), ("d",))
+
+
+def test_types_in_the_body_and_the_jaxpr():
+    seen = {}
+
+    def body(a, w):
+        seen["a"], seen["w"] = mj.typeof(a), mj.typeof(w)
+        seen["prod"] = mj.typeof(a * w)
+        seen["psum"] = mj.typeof(lax.psum(a, "d"))
+        seen["index"] = mj.typeof(lax.axis_index("d"))
+        seen["pcast"] = mj.typeof(lax.pcast(w, "d", to="varying"))
+        return a * w
+
+    f = mj.shard_map(body, mesh=mesh(), in_specs=(P("d"), P()), out_specs=P("d"))
+    text = str(mj.make_jaxpr(f)(jnp.ones((8, 2)), jnp.ones(2)))
+    assert seen["a"].manual_axis_type.varying == frozenset({"d"})
+    assert seen["w"].manual_axis_type == (frozenset(), frozenset(), frozenset())
+    assert str(seen["a"]) == "f32[2,2]{V:d}" and str(seen["w"]) == "f32[2]"
+    assert seen["prod"].vma == {"d"} and seen["psum"].vma == frozenset()
+    assert seen["index"].vma == {"d"} and seen["pcast"].vma == {"d"}
+    # the implicit broadcast of the replicated w is an explicit pvary, as JAX prints it
+    assert "a:f32[2,2]{V:d}" in text and "pvary[axes=(d,)]" in text, text
+
+
+def test_grad_wrt_replicated_input_is_summed():
+    # FINDINGS #24: JAX 0.10.2 gives [4. 8.] (the transpose of the implicit pvary is a psum)
+    m = mesh()
+    f = mj.shard_map(lambda a, w: lax.psum(mj.grad(lambda w: jnp.sum(a * w))(w), "d"),
+                     mesh=m, in_specs=(P("d"), P()), out_specs=P())
+    a = jnp.arange(8.0).reshape(4, 2)
+    np.testing.assert_allclose(f(a, jnp.ones(2)), 4 * np.asarray(a).sum(0))
+    # without the psum the gradient is already replicated, so out_specs=P() type-checks
+    g = mj.shard_map(lambda a, w: mj.grad(lambda w: jnp.sum(a * w))(w),
+                     mesh=m, in_specs=(P("d"), P()), out_specs=P())
+    np.testing.assert_allclose(g(a, jnp.ones(2)), np.asarray(a).sum(0))
+
+
+def test_grad_of_psum_of_replicated_value():
+    # d/dw psum(w) = N: pvary then psum_invariant, as JAX
+    f = mj.shard_map(lambda w: mj.grad(lambda w: lax.psum(w, "d").sum())(w),
+                     mesh=mesh(), in_specs=P(), out_specs=P())
+    np.testing.assert_allclose(f(jnp.ones(3)), 4 * np.ones(3))
+
+
+def test_out_spec_error_and_check_vma_off():
+    m = mesh()
+    with pytest.raises(ValueError, match=r"(?s)varies over mesh axis 'd'.*test_shard_map_vma.py"):
+        mj.shard_map(lambda a: a, mesh=m, in_specs=P("d"), out_specs=P())(jnp.ones(4))
+    for kw in ({"check_vma": False}, {"check_rep": False}):
+        out = mj.shard_map(lambda a: a, mesh=m, in_specs=P("d"), out_specs=P(), **kw)(
+            jnp.arange(4.0))
+        assert out.shape == (1,)
+
+
+def test_pcast_errors():
+    def body(a):
+        with pytest.raises(ValueError, match="Unsupported pcast from=varying"):
+            lax.pcast(a, "d", to="varying")
+        with pytest.raises(ValueError, match="Allowed `to` values"):
+            lax.pcast(a, "d", to="invarying")
+        return a
+
+    mj.shard_map(body, mesh=mesh(), in_specs=P("d"), out_specs=P("d"))(jnp.ones(4))
+
+
+def test_data_parallel_training_step_matches_jax():
+    x = np.arange(32, dtype=np.float32).reshape(8, 4) / 10.0 - 1.5
+    y = np.sin(np.arange(8, dtype=np.float32)).reshape(8, 1)
+    w = np.arange(4, dtype=np.float32).reshape(4, 1) / 4.0 - 0.3
+    b = np.float32(0.1) * np.ones((1,), np.float32)
+
+    def step(w, b, x, y):
+        def loss(w, b):
+            return jnp.mean((jnp.tanh(x @ w) + b - y) ** 2)
+        val, (gw, gb) = mj.value_and_grad(loss, argnums=(0, 1))(w, b)
+        return w - 0.1 * gw, b - 0.1 * gb, lax.pmean(val, "d")
+
+    f = mj.jit(mj.shard_map(step, mesh=mesh(), in_specs=(P(), P(), P("d"), P("d")),
+                            out_specs=(P(), P(), P())))
+    losses = []
+    for _ in range(3):
+        w, b, l = f(w, b, x, y)
+        losses.append(float(l))
+    # recorded from JAX 0.10.2 by tests/data/shard_map_vma_jax.py
+    np.testing.assert_allclose(losses, [0.6472649574279785, 0.5105456113815308,
+                                        0.47660359740257263], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(w).ravel(), [
+        -0.4732831120491028, -0.24107497930526733, -0.008866867981851101, 0.22334125638008118],
+        rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(b).ravel(), [0.015248680487275124], rtol=1e-4)
