@@ -164,6 +164,25 @@ def _tangent_in(p, t):
     return Zero(t_aval) if expected == dtypes.float0 else t
 
 
+def _linearized_tangent_in(p, t):
+    """A tangent given to linearize's ``f_jvp``, checked against its primal as JAX does (a
+    ValueError, where jvp's own check raises TypeError for a dtype)."""
+    p_aval = _aval_of(p, "linearize primal")
+    t_aval = _aval_of(t, "linearized function tangent")
+    expected = ad.tangent_aval(p_aval)
+    if (t_aval.shape, t_aval.dtype) != (expected.shape, expected.dtype):
+        def long(a):  # JAX's spelling: ~float32[2] (weak), float0[2]
+            name = "float0" if a.dtype == dtypes.float0 else a.dtype.name
+            return f"{'~' if a.weak_type else ''}{name}[{','.join(map(str, a.shape))}]"
+
+        raise ValueError(with_user_line(
+            "linearized function called on tangent values inconsistent with the original "
+            f"primal values:\nGot tangent aval {long(t_aval)} for primal aval {long(p_aval)} "
+            f"but expected {long(expected)}."
+        ))
+    return _tangent_in(p, t)
+
+
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J(fun)(primals) @ tangents)``; with ``has_aux`` also the aux data."""
     _check_callable(fun, "jvp")
@@ -220,7 +239,7 @@ def linearize(fun, *primals, has_aux=False):
                 f"linearized function called with tangent structure {t_tree}, but the primals "
                 f"had structure {p_tree}."
             ))
-        ts = [_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
+        ts = [_linearized_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
         return out_tree.unflatten(_instantiate(lin.jvp(ts)))
 
     out = out_tree.unflatten(_as_arrays(lin.primals_out))

@@ -75,3 +75,31 @@ def test_jacobians_accept_what_jax_accepts():
     jac = minijax.jacrev(lambda x: x * 2, holomorphic=True)(jnp.ones(2, jnp.complex64))
     assert jac.dtype == np.complex64
     _close(jac, np.eye(2) * 2)
+
+
+# -- 23: linearize's f_jvp checks its tangents with JAX's ValueError ----------------------------
+
+
+@pytest.mark.parametrize("primal, tangent, got, primal_s, expected", [
+    # JAX 0.10.2's words for each
+    (jnp.ones(2), jnp.ones(2, jnp.float16), "float16[2]", "float32[2]", "float32[2]"),
+    (jnp.ones(2), jnp.ones(3), "float32[3]", "float32[2]", "float32[2]"),
+    (jnp.ones(2), jnp.ones(2, jnp.int32), "int32[2]", "float32[2]", "float32[2]"),
+    (1.0, 2, "~int32[]", "~float32[]", "~float32[]"),
+    (jnp.ones(2, jnp.int32), jnp.ones(2), "float32[2]", "int32[2]", "float0[2]"),
+])
+def test_linearize_tangent_mismatch_is_value_error(primal, tangent, got, primal_s, expected):
+    f_jvp = minijax.linearize(lambda x: x * 2, primal)[1]
+    with pytest.raises(ValueError) as e:
+        f_jvp(tangent)
+    assert ("linearized function called on tangent values inconsistent with the original "
+            f"primal values:\nGot tangent aval {got} for primal aval {primal_s} but expected "
+            f"{expected}.") in str(e.value)
+
+
+def test_linearize_accepts_weak_and_float0_tangents():
+    # JAX 0.10.2: a Python float tangent for a weak float primal gives a weak 4.0
+    out = minijax.linearize(lambda x: x * 2, 1.0)[1](2.0)
+    assert out.dtype == np.float32 and out.weak_type and float(out) == 4.0
+    f_jvp = minijax.linearize(lambda x, i: x * 2, jnp.ones(2), jnp.ones(2, jnp.int32))[1]
+    _close(f_jvp(jnp.ones(2), np.zeros(2, minijax.dtypes.float0)), [2.0, 2.0])
