@@ -31,6 +31,8 @@ def cmd_fuzz(args):
             case = gen_case(args.seed, i)
             rj, rm = pair.run(case)
             m = compare(case, rj, rm)
+            if (i + 1 - args.start) % 100 == 0:
+                print(f"... {i + 1 - args.start} cases, {time.time() - t0:.0f} s", flush=True)
             counts["cases"] += 1
             counts["jax_ok" if rj["status"] == "ok" else "jax_error"] += 1
             if m is None:
@@ -44,8 +46,6 @@ def cmd_fuzz(args):
                 out.flush()
             if args.verbose:
                 print(f"{case['id']}: {m['kind']}: {m['detail']}", flush=True)
-            if (i + 1) % 100 == 0:
-                print(f"... {i + 1 - args.start} cases, {time.time() - t0:.0f} s", flush=True)
     finally:
         pair.close()
     summary = {"seed": args.seed, "start": args.start, "n": args.n, "seconds": round(time.time() - t0),

@@ -4,11 +4,12 @@ NaN/inf positions exactly, values to a tolerance per dtype.
 Tolerances: both sides compile with the same XLA (jaxlib 0.10.2) for the same CPU, so an op
 lowered the same way agrees bit for bit; differences come from lowering choices (another
 decomposition, a fused or reassociated sum), a few ulps per op, amplified by the conditioning
-of what follows. The base relative tolerance is ~100 ulp of the dtype (float32 1e-5, float16
-0.1 (x 2^-10), bfloat16 0.8 (x 2^-7): 16 ulp), with an absolute floor of rtol times the largest
-finite magnitude in the output (cancellation in a sum is bounded by eps * sum|terms|). Linear
-algebra multiplies the tolerance by 100 (condition numbers of random 3x3 matrices reach ~1e2),
-and each derivative layer past the first by 10 (a second derivative differences first ones).
+of what follows. The relative tolerance is about 10-100 ulp of the dtype: float32 1e-5 (84 ulp
+of 2^-23), float16 1e-2 (10 ulp of 2^-10), bfloat16 6e-2 (8 ulp of 2^-7), float64 1e-12; the
+absolute floor is rtol times the largest finite magnitude in the output (cancellation in a sum
+is bounded by eps * sum|terms|). Linear algebra multiplies the tolerance by 100 (condition
+numbers of random 3x3 matrices reach ~1e2), and each derivative layer past the first by 10 (a
+second derivative differences first ones).
 Integers, bools and PRNG bits are exact.
 """
 
