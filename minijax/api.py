@@ -9,7 +9,6 @@ import jaxlib._jax as _jaxlib
 import numpy as np
 
 from minijax import core, dtypes, source_info
-from minijax import sharding_types as shd
 from minijax.autodiff import (
     grad,
     hessian,
@@ -28,15 +27,14 @@ from minijax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import is_jitted, jit
-from minijax.jitting.args import arg_paths
-from minijax.lax.sharding_constraint import with_sharding_constraint
 from minijax.lowering import backends
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array, device_put_value
+from minijax.lowering.array import Array
 from minijax.random._keys import PRNGKeyArray
 from minijax.rematerialization import checkpoint, checkpoint_policies, remat
 from minijax.stages import ShapeDtypeStruct
-from minijax.tree_util import _registry, register_pytree_node, tree_map, tree_map_internal
+from minijax.sharding import device_put
+from minijax.tree_util import _registry, register_pytree_node, tree_map
 from minijax.vmapping import vmap
 
 __all__ = [
@@ -93,40 +91,6 @@ def eval_shape(fun, *args, **kwargs):
     (as JAX: the shape evaluation of ``jit(fun)``; a jitted ``fun`` with ``out_shardings``
     gives structs that say where the outputs will be)."""
     return (fun if is_jitted(fun) else jit(fun)).eval_shape(*args, **kwargs)
-
-
-def _put_leaf(x, device):
-    if isinstance(x, Tracer):
-        return x  # inside a transformation device_put is the identity (placement is XLA's)
-    if type(x) is Array:
-        if device is None or x.devices() == {device}:
-            return x
-        return device_put_value(x._value, device, weak_type=x.weak_type)
-    return device_put_value(x, device)
-
-
-def device_put(x, device=None):
-    """Puts every leaf of ``x`` on ``device`` as an Array: a device (default: the default
-    device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
-    under ``with mesh:``, or a pytree prefix of these matching ``x``."""
-    if device is None or hasattr(device, "platform"):
-        return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
-    per_leaf = shd.broadcast_prefix(device, x, "device_put")
-    leaves, tree = _registry.flatten(x)
-    paths = [p[len("args[0]"):] for p in arg_paths((x,), {})]
-    out = []
-    for leaf, s, path in zip(leaves, per_leaf, paths):
-        what = f"device_put of x{path}"
-        if s is None or hasattr(s, "platform"):
-            out.append(_put_leaf(leaf, s))
-            continue
-        s = shd.resolve(s, what)
-        if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
-            out.append(with_sharding_constraint(leaf, s)
-                       if isinstance(s, shd.NamedSharding) else leaf)
-            continue
-        out.append(shd.put(leaf, s, what))
-    return tree.unflatten(out)
 
 
 def device_get(x):

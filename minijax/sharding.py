@@ -1,5 +1,6 @@
 """``minijax.sharding``: meshes, shardings, ``with_sharding_constraint``, ``reshard``,
-``auto_axes`` and ``shard_map``, at JAX's path.
+``auto_axes`` and ``shard_map``, at JAX's path; and ``device_put``, placing values on a
+device or a sharding (``minijax.device_put`` and ``Array.to_device``).
 
 The types live in ``sharding_types.py`` (beside the lowering, which needs them), the
 constraint primitive in ``lax/sharding_constraint.py``; this module gathers the public names.
@@ -9,9 +10,14 @@ from __future__ import annotations
 
 import functools
 
+from minijax import sharding_types as shd
+from minijax.core import Tracer
+from minijax.jitting.args import arg_paths
 from minijax.lax.sharding_constraint import reshard, with_sharding_constraint
+from minijax.lowering.array import Array, device_put_value
 from minijax.shard_map import shard_map
 from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
+from minijax.tree_util import _registry, tree_map_internal
 from minijax.sharding_types import (
     AbstractMesh,
     AxisType,
@@ -53,3 +59,35 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     return wrapped
 
 
+def _put_leaf(x, device):
+    if isinstance(x, Tracer):
+        return x  # inside a transformation device_put is the identity (placement is XLA's)
+    if type(x) is Array:
+        if device is None or x.devices() == {device}:
+            return x
+        return device_put_value(x._value, device, weak_type=x.weak_type)
+    return device_put_value(x, device)
+
+
+def device_put(x, device=None):
+    """Puts every leaf of ``x`` on ``device`` as an Array: a device (default: the default
+    device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
+    under ``with mesh:``, or a pytree prefix of these matching ``x``."""
+    if device is None or hasattr(device, "platform"):
+        return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
+    per_leaf = shd.broadcast_prefix(device, x, "device_put")
+    leaves, tree = _registry.flatten(x)
+    paths = [p[len("args[0]"):] for p in arg_paths((x,), {})]
+    out = []
+    for leaf, s, path in zip(leaves, per_leaf, paths):
+        what = f"device_put of x{path}"
+        if s is None or hasattr(s, "platform"):
+            out.append(_put_leaf(leaf, s))
+            continue
+        s = shd.resolve(s, what)
+        if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
+            out.append(with_sharding_constraint(leaf, s)
+                       if isinstance(s, shd.NamedSharding) else leaf)
+            continue
+        out.append(shd.put(leaf, s, what))
+    return tree.unflatten(out)

@@ -112,7 +112,7 @@ def jnp_function() -> str | None:
             and not frame.f_code.co_name.startswith(("_", "<"))
         ):
             name = frame.f_code.co_name
-            if name == "fn":  # a ufunc made by a factory (numpy/math.py): its closure's name
+            if name == "fn":  # a ufunc made by a factory (numpy/_ufuncs.py): its closure's name
                 name = frame.f_locals.get("name", name)
         frame = frame.f_back
     return None if name is None else f"jnp.{name}"

@@ -34,8 +34,6 @@ _LAYER_OF = {prefix: n for n, prefixes in LAYERS.items() for prefix in prefixes}
 FUNCTION_LEVEL = {
     ("minijax.lowering.array", "minijax.layout"):
         "Array.format: layout imports sharding_types, which imports lowering.array",
-    ("minijax.numpy.array_methods", "minijax.api"):
-        "Array.to_device is api.device_put (placement lives in the api layer, above jnp)",
 }
 
 MAX_FUNCTION_LEVEL = 40

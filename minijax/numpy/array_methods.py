@@ -28,6 +28,7 @@ from minijax.numpy import (
     reductions,
     sorting,
 )
+from minijax.sharding import device_put
 
 _ACCEPTED = (bool, int, float, complex, np.generic, np.ndarray, Array, Tracer, WeakScalar)
 
@@ -120,8 +121,6 @@ def _to_device(self, device, *, stream=None):
     """``self`` placed on ``device`` (a Device or a Sharding), as ``device_put`` does."""
     if stream is not None:
         raise NotImplementedError("stream argument of array.to_device()")
-    from minijax.api import device_put  # the api layer sits above jnp; placement lives there
-
     return device_put(self, device)
 
 
