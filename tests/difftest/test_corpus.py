@@ -30,7 +30,6 @@ KNOWN = {
     "s21-158": "27: grad of value_and_grad of checkpointed fori_loop: UnexpectedTracerError",
     "s21-175": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
     "s21-196": "3: fft of a zero-size array raises",
-    "s21-212": "21: grad of while_loop raises NotImplementedError, JAX ValueError",
     "s21-224": "19: jnp.heaviside of NaN gives h, JAX NaN",
     "s21-265": "25: linearize of nested checkpoint policies: TracerArrayConversionError",
     "s21-267": "10: jnp.hypot of complex accepted",

@@ -119,12 +119,12 @@ ad.primitive_jvps[while_p] = _while_jvp
 
 
 def _while_transpose(cts, *args, **params):
-    raise NotImplementedError(with_user_line(
-        "Reverse-mode differentiation (grad/vjp) does not work through lax.while_loop: its trip "
-        "count is not known ahead, so there is nowhere to save the values the backward pass "
-        "needs. Pass max_steps=N to while_loop (a bound on the iterations makes it "
-        "reverse-differentiable), or use lax.scan / lax.fori_loop with static bounds. Forward "
-        "mode (jvp, jacfwd) works."))
+    # JAX's refusal, type and words; the last sentence names minijax's bounded extension
+    raise ValueError(with_user_line(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+        "start/stop. (Beyond JAX, minijax's while_loop(..., max_steps=N) bounds the "
+        "iterations and is reverse-differentiable.)"))
 
 
 ad.primitive_transposes[while_p] = _while_transpose
