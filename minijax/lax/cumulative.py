@@ -21,14 +21,16 @@ from minijax.interpreters import ad, batching
 from minijax.lax import elementwise as el
 from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
-    FLOAT,
+    INEXACT,
     NUMBER,
     REAL_NUMBER,
     check_dtype_allowed,
     fill_region,
     highest,
+    hlo_compare,
     is_nan,
     lowest,
+    minmax_values,
     scalar_type,
 )
 from minijax.lax.structural import full_like
@@ -86,10 +88,26 @@ def _logaddexp(a, b, dtype):
     When a - b is NaN (a NaN input, or two infinities of the same sign) the answer is a + b:
     NaN stays NaN, -inf + -inf = -inf (the identity), +inf + +inf = +inf.
     """
+    if np.dtype(dtype).kind == "c":
+        return _logaddexp_complex(a, b, dtype)
     delta = hlo.subtract(a, b)
     big = hlo.maximum(a, b)
     stable = hlo.add(big, hlo.log_plus_one(hlo.exponential(hlo.negate(hlo.abs(delta)))))
     return hlo.select(is_nan(delta, dtype), hlo.add(a, b), stable)
+
+
+def _logaddexp_complex(a, b, dtype):
+    """JAX's complex logaddexp: m + log1p(exp(a + b - 2m)) with m the lexicographic max, its
+    imaginary part wrapped into [-pi, pi]."""
+    part = np.dtype(np.finfo(dtype).dtype)
+    const = lambda v, d=dtype: ir_constant(np.array(v, d))
+    big = minmax_values(hlo.maximum, "GT", a, b, dtype)
+    delta = hlo.subtract(hlo.add(a, b), hlo.multiply(big, const(2)))
+    out = hlo.add(big, hlo.log_plus_one(hlo.exponential(delta)))
+    pi, two_pi = const(np.pi, part), const(2 * np.pi, part)
+    rem = hlo.remainder(hlo.add(hlo.imag(out), pi), two_pi)
+    rem = hlo.select(hlo_compare(rem, const(0, part), "LT", part), hlo.add(rem, two_pi), rem)
+    return hlo.complex(hlo.real(out), hlo.subtract(rem, pi))
 
 
 def cumulative(name, combiner, identity, allowed):
@@ -105,7 +123,7 @@ cumsum_p = cumulative("cumsum", lambda a, b, dt: hlo.add(a, b), lambda dt: 0, NU
 cumprod_p = cumulative("cumprod", lambda a, b, dt: hlo.multiply(a, b), lambda dt: 1, NUMBER)
 cummax_p = cumulative("cummax", lambda a, b, dt: hlo.maximum(a, b), lowest, REAL_NUMBER)
 cummin_p = cumulative("cummin", lambda a, b, dt: hlo.minimum(a, b), highest, REAL_NUMBER)
-cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, FLOAT)
+cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, INEXACT)
 
 # Differentiation. cumsum is linear: its transpose is the cumsum running the other way. The
 # others differentiate the parallel prefix scan ``associative_scan`` of their combiner, as JAX
@@ -147,8 +165,30 @@ def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
 
     (x,), (g,) = primals, tangents
     ans = cumlogsumexp_p.bind(x, axis=axis, reverse=reverse)
+    if np.dtype(x.dtype).kind == "c":
+        combine = _complex_logaddexp_jvp
     _, t = associative_scan(combine, (x, ad.instantiate_zeros(g)), reverse=reverse, axis=axis)
     return ans, t
+
+
+def _complex_logaddexp_jvp(a, b):
+    """(value, tangent) pairs combined by JAX's complex logaddexp and its custom JVP (an entry
+    whose real part is +inf reads as 0 in the exponents)."""
+    (x1, t1), (x2, t2) = a, b
+    big = el.max(x1, x2)
+    out = el.add(big, el.log1p(el.exp(el.sub(el.add(x1, x2), el.mul(big, full_like(big, 2))))))
+    im = el.imag(out)
+    pi, two_pi = full_like(im, np.pi), full_like(im, 2 * np.pi)
+    rem = el.rem(el.add(im, pi), two_pi)
+    rem = el.select(el.lt(rem, full_like(rem, 0)), el.add(rem, two_pi), rem)
+    out = el.complex(el.real(out), el.sub(rem, pi))
+
+    def no_posinf(v):
+        return el.select(el.eq(el.real(v), np.inf), full_like(v, 0), v)
+
+    t = el.add(el.mul(t1, el.exp(el.sub(no_posinf(x1), no_posinf(out)))),
+               el.mul(t2, el.exp(el.sub(no_posinf(x2), no_posinf(out)))))
+    return out, t
 
 
 def _lax_op(name):

@@ -1,0 +1,26 @@
+"""Regressions for lax-level differences from real JAX found by tools/difftest (FINDINGS.md
+numbers in each test's name). Expected values were printed by JAX 0.10.2."""
+
+import numpy as np
+import pytest
+
+import minijax as jax
+import minijax.numpy as jnp
+from minijax import lax
+
+
+def test_finding4_cumlogsumexp_complex():
+    x = jnp.array([1 + 1j, 2 - 1j, 0.5j], jnp.complex64)
+    t = jnp.array([1, 1j, 2 - 1j], jnp.complex64)
+    # JAX 0.10.2
+    np.testing.assert_allclose(lax.cumlogsumexp(jnp.ones(2, jnp.complex64)),
+                               [1 + 0j, 1.6931472 + 0j], rtol=1e-6)
+    out, tan = jax.jvp(lambda x: lax.cumlogsumexp(x, reverse=True), (x,), (t,))
+    assert out.dtype == tan.dtype == np.complex64
+    np.testing.assert_allclose(
+        out, [1.9764532 - 0.49855328j, 2.0183887 - 0.86707234j, 0.5j], rtol=1e-6)
+    np.testing.assert_allclose(
+        tan, [0.78588516 + 1.4313815j, 0.31400692 + 1.2064795j, 2 - 1j], rtol=1e-6)
+    np.testing.assert_allclose(
+        jax.grad(lambda x: lax.cumlogsumexp(x).real.sum())(x),
+        [1.0057709 + 0.7791009j, 1.9191966 - 0.89558655j, 0.07503279 + 0.11648563j], rtol=1e-5)
