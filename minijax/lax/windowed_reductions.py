@@ -209,8 +209,9 @@ def _window_slices(x, init, *, window_dimensions, window_strides, padding, base_
                                           padding, base_dilation, window_dilation)
     slices = []
     for offset in itertools.product(*(range(w) for w in window_dimensions)):
-        start = [o * d for o, d in zip(offset, window_dilation)]
-        limit = [s + (n - 1) * st + 1 if n else s
+        # an empty output axis slices [0, 0): its window may reach past the padded operand
+        start = [o * d if n else 0 for o, d, n in zip(offset, window_dilation, out_shape)]
+        limit = [s + (n - 1) * st + 1 if n else 0
                  for s, n, st in zip(start, out_shape, window_strides)]
         slices.append(lax_slice(padded, start, limit, window_strides))
     return slices
