@@ -525,10 +525,12 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of the linear function ``fun`` (whose inputs look like ``primals``:
-    arrays or ShapeDtypeStructs). ``transpose_fun(out_ct)`` returns a tuple of cotangents."""
+    arrays, ShapeDtypeStructs or ShapedArrays). ``transpose_fun(out_ct)`` returns a tuple of cotangents."""
     _check_callable(fun, "linear_transpose")
     p_leaves, p_tree = _registry.flatten(primals)
-    in_avals = [_aval_of(p, "linear_transpose primal") for p in p_leaves]
+    # An abstract value stands for itself, as in JAX (equinox transposes against ShapedArrays).
+    in_avals = [p if isinstance(p, core.AbstractValue) else _aval_of(p, "linear_transpose primal")
+                for p in p_leaves]
     for a in in_avals:
         if not dtypes.is_inexact(a.dtype):
             raise TypeError(f"linear_transpose only supports float and complex inputs, got "

@@ -38,3 +38,34 @@ def test_transformed_function_wraps_the_callable(transform):
         return x
 
     assert getattr(minijax, transform)(f).__wrapped__ is f
+
+
+def test_trace_main_names_the_transformation_level():
+    # equinox's filter_jvp keeps the outputs whose tracer belongs to its own jvp level.
+    from minijax.extend.core import find_top_trace
+    from minijax.interpreters import ad
+
+    seen = []
+
+    def inner(y):
+        seen.append((find_top_trace([y]).main, y))
+        return y * 3.0
+
+    def outer(x):
+        seen.append((find_top_trace([x]).main, x))
+        return minijax.jvp(inner, (x,), (1.0,))[1] * x
+
+    out, tangent = minijax.jvp(outer, (2.0,), (1.0,))
+    (outer_main, x), (inner_main, y) = seen
+    assert outer_main is not inner_main
+    assert isinstance(y, ad.JVPTracer) and y._trace.main is inner_main
+    assert x._trace.main is outer_main
+    np.testing.assert_allclose([out, tangent], [6.0, 3.0])
+
+
+def test_linear_transpose_takes_shaped_arrays():
+    from minijax.core import ShapedArray
+
+    (ct,) = minijax.linear_transpose(lambda x: 2.0 * x, ShapedArray((3,), np.float32))(
+        np.ones(3, np.float32))
+    np.testing.assert_allclose(ct, np.full(3, 2.0, np.float32))
