@@ -48,7 +48,8 @@ def cmd_fuzz(args):
                 print(f"{case['id']}: {m['kind']}: {m['detail']}", flush=True)
     finally:
         pair.close()
-    summary = {"seed": args.seed, "start": args.start, "n": args.n, "seconds": round(time.time() - t0),
+    summary = {"seed": args.seed, "start": args.start, "n": args.n,
+               "seconds": round(time.time() - t0),
                "counts": dict(counts),
                "classes": {k: {"count": len(v), "examples": v[:5]}
                            for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1]))}}

@@ -27,7 +27,8 @@ DERIV = {"grad", "vag", "jvp", "vjp", "linearize", "jacfwd", "jacrev", "hessian"
 # JAX refuses these on purpose and minijax goes beyond them (docs/sharp_bits.md says so).
 INTENDED = ["Reverse-mode differentiation does not work for lax.while_loop"]
 SEVERITY = {"crash": 3, "accepts": 3, "value": 3, "nan": 3, "inf": 3, "dtype": 2, "shape": 2,
-            "structure": 2, "sharding": 2, "weak_type": 1, "error_type": 1, "harness": 1, "intended": 0}
+            "structure": 2, "sharding": 2, "weak_type": 1, "error_type": 1, "harness": 1,
+            "intended": 0}
 
 
 def ops_of(body):

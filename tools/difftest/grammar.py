@@ -12,7 +12,8 @@ import numpy as np
 
 from tools.difftest import ops as O
 
-KIND = {"pair": "p", "bool": "b", "int8": "i", "int32": "i", "int64": "i", "uint8": "i", "uint32": "i",
+KIND = {"pair": "p", "bool": "b", "int8": "i", "int32": "i", "int64": "i", "uint8": "i",
+        "uint32": "i",
         "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f",
         "complex64": "c", "complex128": "c"}
 RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
@@ -274,7 +275,8 @@ class Gen:
         if name == "ravel":
             shape = (size,)
         elif name == "reshape":
-            shape = self.choice([(-1,), (size, 1), (1, -1)] + ([(3, -1)] if size % 3 == 0 and size else []))
+            shape = self.choice([(-1,), (size, 1), (1, -1)] +
+                                ([(3, -1)] if size % 3 == 0 and size else []))
             p["shape"] = list(shape)
             shape = tuple(size if d == -1 and len(shape) == 1 else d for d in shape)
             if -1 in shape:
@@ -370,7 +372,8 @@ class Gen:
             return name, [x], {"idx": idx}, [], Ty(t.shape[1:], t.dtype, t.weak)
         if name in ("getitem_arr", "at_get_arr"):
             i, ti = self.index_input(pool, self.choice([(), (2,), (4,)]), n0)
-            p = {"mode": self.choice(["fill", "clip", "drop", None])} if name == "at_get_arr" else {}
+            p = {"mode": self.choice(["fill", "clip", "drop", None])} \
+                if name == "at_get_arr" else {}
             if p.get("mode") == "drop":
                 p["mode"] = "fill"
             return name, [x, i], p, [], Ty(ti.shape + t.shape[1:], t.dtype, t.weak)
@@ -391,7 +394,8 @@ class Gen:
             axis = self.axis_for(t, allow_none=False)
             i, ti = self.index_input(pool, t.shape, t.shape[axis])
             return name, [x, i], {"axis": axis}, [], Ty(t.shape, t.dtype, t.weak)
-        method = self.choice(["set", "add", "mul", "min", "max", "get"][: 6 if name == "at_static" else 5])
+        methods = ["set", "add", "mul", "min", "max", "get"]
+        method = self.choice(methods if name == "at_static" else methods[:5])
         if name == "at_static":
             idx = self.choice([0, -1, n0, n0 + 3, -n0 - 1, 1])
             if method == "get":
@@ -424,7 +428,8 @@ class Gen:
                               lambda: Ty((ta.shape[1], self.choice([1, 3])), ta.dtype))
             d, weak = promote([ta, tb], self.x64)
             return name, [a, b], {}, [], Ty((ta.shape[0], tb.shape[1]), d, weak)
-        a, ta = self.pick(pool, lambda t: t.ndim == 2 and t.shape[0] == t.shape[1] and t.kind in "fc",
+        a, ta = self.pick(pool, lambda t: t.ndim == 2 and t.shape[0] == t.shape[1] and
+                          t.kind in "fc",
                           lambda: sq)
         n, dt = ta.shape[0], ta.dtype
         if name == "spd" or (name in ("cholesky", "eigvalsh", "eigh_vals") and self.coin(0.7)):
@@ -451,7 +456,8 @@ class Gen:
         name = self.choice(list(O.FFT))
         if name in ("abs_c", "angle", "imag"):
             x, t = self.pick(pool, lambda t: t.kind == "c", lambda: Ty((3,), "complex64"))
-            return name, [x], {}, [], Ty(t.shape, "float64" if t.dtype == "complex128" else "float32")
+            real = "float64" if t.dtype == "complex128" else "float32"
+            return name, [x], {}, [], Ty(t.shape, real)
         x, t = self.pick(pool, lambda t: t.ndim >= (2 if name == "fft2" else 1) and t.kind in "fc",
                          lambda: self.float_ty((2, 4) if name == "fft2" else (4,)))
         cdt = "complex128" if t.dtype in ("float64", "complex128") else "complex64"
@@ -487,7 +493,8 @@ class Gen:
             na, nb = ta.shape[0], tb.shape[0]
             n = {"full": na + nb - 1, "same": max(na, nb), "valid": abs(na - nb) + 1}[mode]
             return name, [a, b], {"mode": mode}, [], Ty((n,), promote([ta, tb], self.x64)[0])
-        x, t = self.pick(pool, lambda t: t.ndim >= 1 and t.kind == "f", lambda: self.float_ty((2, 4)))
+        x, t = self.pick(pool, lambda t: t.ndim >= 1 and t.kind == "f",
+                         lambda: self.float_ty((2, 4)))
         window = [1] * (t.ndim - 1) + [self.choice([2, 3])]
         strides = [1] * (t.ndim - 1) + [self.choice([1, 2])]
         padding = self.choice(["VALID", "SAME"])
@@ -521,7 +528,8 @@ class Gen:
         if name == "rnd_randint":
             x, t = self.pick(pool, lambda t: t.kind == "i", lambda: Ty((3,), "int32"))
             return name, [x], p, [], Ty(t.shape, t.dtype)
-        x, t = self.pick(pool, lambda t: t.kind == "f" and (t.ndim > 0 or name != "rnd_permutation"),
+        x, t = self.pick(pool, lambda t: t.kind == "f" and
+                         (t.ndim > 0 or name != "rnd_permutation"),
                          lambda: self.float_ty((3,)))
         if name == "rnd_bernoulli":
             return name, [x], p, [], Ty(t.shape, "bool")
@@ -578,7 +586,8 @@ class Gen:
             which = self.choice([0, 1])
             return name, [c, d], {"n": self.choice([1, 2]), "which": which}, [b], [t, td][which]
         if name == "scan":
-            xs, tx = self.pick(pool, lambda u: u.ndim >= 1 and u.shape[1:] in ((), t.shape) and u.kind == "f",
+            xs, tx = self.pick(pool, lambda u: u.ndim >= 1 and u.kind == "f" and
+                               u.shape[1:] in ((), t.shape),
                                lambda: Ty((self.choice([2, 3, 0]),) + t.shape, t.dtype))
             s1, o1 = self.chain(outer + [("x", Ty(tx.shape[1:], tx.dtype))], "c", t, steps)
             s2, o2 = self.chain(outer + [("c", t)], "x", Ty(tx.shape[1:], tx.dtype), 1)
@@ -656,7 +665,8 @@ class Gen:
         return {"params": [n for n, _, _ in self.inputs], "stmts": self.stmts, "out": out}
 
 
-PRESET_STACKS = [["shmap", "grad"], ["shard", "vmap"], ["grad", "grad"], ["jit", "vmap", "grad"], ["grad", "remat"],
+PRESET_STACKS = [["shmap", "grad"], ["shard", "vmap"], ["grad", "grad"], ["jit", "vmap", "grad"],
+                 ["grad", "remat"],
                  ["jit", "grad", "remat"], ["vmap", "jvp"], ["jit", "vjp"], ["hessian"],
                  ["jacfwd", "jit"], ["jacrev"], ["vmap", "vmap"], ["jit", "vag"]]
 LAYERS = {"jit": 3, "vmap": 3, "grad": 2.5, "vag": 1, "jvp": 1.5, "vjp": 1.5, "linearize": 0.5,

@@ -197,7 +197,8 @@ CUSTOM = {
 }
 RANDOM = {
     "rnd_uniform": "{a0} * random.uniform(KEY({seed}, {typed}), {a0}.shape, {a0}.dtype)",
-    "rnd_normal": "{a0} + random.normal(random.split(KEY({seed}, {typed}))[1], {a0}.shape, {a0}.dtype)",
+    "rnd_normal": ("{a0} + random.normal(random.split(KEY({seed}, {typed}))[1], {a0}.shape, "
+                   "{a0}.dtype)"),
     "rnd_bernoulli": "random.bernoulli(KEY({seed}, {typed}), nn.sigmoid({a0}))",
     "rnd_categorical": "random.categorical(KEY({seed}, {typed}), {a0}, axis=-1)",
     "rnd_fold_in": "random.uniform(random.fold_in(KEY({seed}, {typed}), {a0}), (3,))",
