@@ -26,15 +26,29 @@ def cmd_fuzz(args):
     pair = Pair(timeout=args.timeout)
     out = open(args.out, "a") if args.out else None
     counts, classes, t0 = collections.Counter(), collections.defaultdict(list), time.time()
+
+    def summarize(final):
+        """Also written every 100 cases, so a stopped run still leaves its counts."""
+        summary = {"seed": args.seed, "start": args.start, "n": counts["cases"],
+                   "seconds": round(time.time() - t0), "counts": dict(counts),
+                   "classes": {k: {"count": len(v), "examples": v[:5]}
+                               for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1]))}}
+        if final:
+            print(json.dumps(summary, indent=1))
+        if args.summary:
+            with open(args.summary, "w") as f:
+                json.dump(summary, f, indent=1)
+
     try:
         for i in range(args.start, args.start + args.n):
             case = gen_case(args.seed, i)
             rj, rm = pair.run(case)
             m = compare(case, rj, rm)
-            if (i + 1 - args.start) % 100 == 0:
-                print(f"... {i + 1 - args.start} cases, {time.time() - t0:.0f} s", flush=True)
             counts["cases"] += 1
             counts["jax_ok" if rj["status"] == "ok" else "jax_error"] += 1
+            if counts["cases"] % 100 == 0:
+                print(f"... {counts['cases']} cases, {time.time() - t0:.0f} s", flush=True)
+                summarize(final=False)
             if m is None:
                 counts["agree"] += 1
                 continue
@@ -48,15 +62,7 @@ def cmd_fuzz(args):
                 print(f"{case['id']}: {m['kind']}: {m['detail']}", flush=True)
     finally:
         pair.close()
-    summary = {"seed": args.seed, "start": args.start, "n": args.n,
-               "seconds": round(time.time() - t0),
-               "counts": dict(counts),
-               "classes": {k: {"count": len(v), "examples": v[:5]}
-                           for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1]))}}
-    print(json.dumps(summary, indent=1))
-    if args.summary:
-        with open(args.summary, "w") as f:
-            json.dump(summary, f, indent=1)
+        summarize(final=True)
     return 0
 
 
