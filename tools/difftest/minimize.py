@@ -89,6 +89,13 @@ def _candidates(case):
             c = copy.deepcopy(case)
             c["prog"]["out"] = o
             yield c
+    # a statement's value as the output: the rest becomes dead code and goes (the mismatch may
+    # sit in a value the output does not use, which eager evaluation still computes)
+    for st in reversed(case["prog"]["stmts"]):
+        if out != st["v"]:
+            c = copy.deepcopy(case)
+            c["prog"]["out"] = st["v"]
+            yield c
     yield from _stmt_candidates(case, [])
     for i, spec in enumerate(case["inputs"]):
         a = decode_array(spec)
