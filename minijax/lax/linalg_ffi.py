@@ -163,6 +163,8 @@ def pivots_to_permutation(pivots, batch, k, m):
     piv = hlo.reshape(tensor_type(flat_piv_aval), pivots)
     perm0 = hlo.iota(tensor_type(flat_perm_aval),
                      ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1))
+    if nb * k == 0:  # no swaps; the loop's size-1 slices would not fit an empty operand
+        return hlo.reshape(tensor_type(ShapedArray((*batch, m), INFO)), perm0)
     scalar_t = tensor_type(ShapedArray((), INFO))
     t0 = ir_constant(np.int32(0))
     loop = hlo.WhileOp([scalar_t, tensor_type(flat_perm_aval), tensor_type(flat_piv_aval)],

@@ -33,3 +33,13 @@ def test_finding5_jvp_reduce_window_wider_than_input(op, init):
     # JAX 0.10.2: two f32[1,0]; the gradient is 0
     assert p.shape == t.shape == (1, 0) and p.dtype == t.dtype == np.float32
     np.testing.assert_array_equal(jax.grad(lambda x: f(x).sum())(jnp.ones((1, 1))), [[0.0]])
+
+
+def test_finding6_lu_of_zero_size_batch():
+    # JAX 0.10.2: empty results of the batch's shape
+    out = jax.vmap(lambda a: jnp.linalg.solve(a, a), in_axes=1)(jnp.zeros((2, 0, 2)))
+    assert out.shape == (0, 2, 2) and out.dtype == np.float32
+    lu, piv, perm = lax.linalg.lu(jnp.zeros((0, 2, 2)))
+    assert (lu.shape, piv.shape, perm.shape) == ((0, 2, 2), (0, 2), (0, 2))
+    assert piv.dtype == perm.dtype == np.int32
+    assert jnp.linalg.det(jnp.zeros((0, 3, 3))).shape == (0,)
