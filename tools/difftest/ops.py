@@ -9,6 +9,11 @@ reproducer, so what is compared is exactly what a user would run.
 
 ``PRELUDE`` defines the transform wrappers (``T_grad`` ...) and a few custom_jvp/custom_vjp
 functions. It is plain JAX code too and is printed in every reproducer.
+
+The recorded corpora (tests/data/difftest/) hold cases, not source: changing a template or the
+prelude changes what their cases run, so re-record them (``record``) in the same commit.
+(``T_jvp``'s tangents for bfloat16 inputs come out float32 (NumPy promotes ``bf16 * 0.7``):
+those cases check both frameworks' refusal of mismatched tangents.)
 """
 
 UNARY_FLOAT = {
