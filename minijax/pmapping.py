@@ -203,8 +203,12 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
 
     in_specs = tuple(_spec(axis_name, a) for a in in_axes_flat)
 
-    def body(*leaves):
-        out = per_device(*leaves)
+    def body(traced, *leaves):
+        if traced is None:
+            out = per_device(*leaves)
+        else:  # ``fun`` was already traced to learn its output ranks: run that jaxpr instead
+            closed, tree = traced
+            out = tree.unflatten(core.eval_jaxpr(closed.jaxpr, closed.consts, *leaves))
         out_leaves, out_tree = _registry.flatten(out)
         axes = flatten_axes("pmap out_axes", out_tree, out_axes)
         res = []
@@ -216,11 +220,12 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
         return out_tree.unflatten(res)
 
     def out_specs_for(local_avals):
-        """The out_specs: ``out_axes`` as PartitionSpecs. A negative out axis counts from the
-        end of the mapped result, so it needs the output's rank: one abstract trace of ``fun``
-        learns it (only then)."""
+        """The out_specs (``out_axes`` as PartitionSpecs), and ``fun`` traced if that was needed
+        to make them: a negative out axis counts from the end of the mapped result, so it needs
+        the output's rank. The body then runs that trace, so ``fun`` is traced once, as in JAX."""
         if not any(a < 0 for a in tree_leaves(out_axes)):
-            return tree_map(lambda a: _spec(axis_name, a), out_axes, is_leaf=lambda a: a is None)
+            specs = tree_map(lambda a: _spec(axis_name, a), out_axes, is_leaf=lambda a: a is None)
+            return specs, None
         trees = []
 
         def flat(*xs):
@@ -234,12 +239,14 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
         axes = flatten_axes("pmap out_axes", trees[0], out_axes)
         specs = [None if a is None else _spec(axis_name, a % (v.ndim + 1))
                  for a, v in zip(axes, closed.out_avals)]
-        return trees[0].unflatten([PartitionSpec() if s is None else s for s in specs])
+        specs = trees[0].unflatten([PartitionSpec() if s is None else s for s in specs])
+        return specs, (closed, trees[0])
 
     def flat_fun(*leaves):
         local = [_per_device_aval(get_aval(x), a) for x, a in zip(leaves, in_axes_flat)]
-        mapped = shard_map(body, mesh, in_specs=in_specs, out_specs=out_specs_for(local),
-                           check_vma=False)
+        out_specs, traced = out_specs_for(local)
+        mapped = shard_map(functools.partial(body, traced), mesh, in_specs=in_specs,
+                           out_specs=out_specs, check_vma=False)
         return mapped(*leaves)
 
     flat_fun.__name__ = getattr(fun, "__name__", "fun")

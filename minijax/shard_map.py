@@ -241,7 +241,8 @@ def _check_not_auto(auto, spec, what):
 
 
 def _is_spec(x):
-    return x is None or isinstance(x, PartitionSpec)
+    # None inside a spec tree is an empty subtree (it matches a None output), as in JAX.
+    return isinstance(x, PartitionSpec)
 
 
 def _specs_for(prefix, tree, what):

@@ -69,3 +69,33 @@ def test_linear_transpose_takes_shaped_arrays():
     (ct,) = minijax.linear_transpose(lambda x: 2.0 * x, ShapedArray((3,), np.float32))(
         np.ones(3, np.float32))
     np.testing.assert_allclose(ct, np.full(3, 2.0, np.float32))
+
+
+def test_none_in_shard_map_specs_is_an_empty_subtree():
+    # equinox's filter_pmap returns [None, x] with out_specs [None, P(axis)]; JAX matches the
+    # Nones as empty subtrees, and a None where the output has an array is a structure error.
+    from minijax.sharding import NamedSharding
+    from minijax.sharding import PartitionSpec as P
+
+    mesh = minijax.make_mesh((1,), ("x",))
+    x = minijax.device_put(jnp.arange(2.0), NamedSharding(mesh, P("x")))
+    f = minijax.shard_map(lambda a: ([None, a * 2], ()), mesh=mesh, in_specs=P("x"),
+                          out_specs=([None, P("x")], ()))
+    (none, y), empty = f(x)
+    assert none is None and empty == ()
+    np.testing.assert_allclose(y, [0.0, 2.0])
+    g = minijax.shard_map(lambda a: (a, ()), mesh=mesh, in_specs=P("x"), out_specs=(None, ()))
+    with pytest.raises(ValueError, match="not a pytree prefix"):
+        g(x)
+
+
+def test_pmap_with_a_negative_out_axis_traces_once():
+    traces = []
+
+    def f(x):
+        traces.append(x)
+        return x[:, None] * 2.0
+
+    out = minijax.pmap(f, out_axes=-1)(np.ones((1, 3), np.float32))
+    assert len(traces) == 1
+    np.testing.assert_allclose(out, np.full((3, 1, 1), 2.0))
