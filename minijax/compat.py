@@ -24,6 +24,8 @@ import sys
 import threading
 import types
 
+import jaxlib.version
+
 import minijax
 
 JAX_API_VERSION = "0.10.2"
@@ -136,12 +138,21 @@ def _version_module():
     return module
 
 
+def _lib_module():
+    """``jax.lib``: in JAX 0.10 it holds only the version of the jaxlib it runs on, which is
+    the jaxlib minijax runs on too (equinox's tests read it)."""
+    module = types.ModuleType("jax.lib", "The jaxlib minijax runs on.")
+    module.__version__ = jaxlib.version.__version__
+    return module
+
+
 def _jax_module():
     module = types.ModuleType("jax", minijax.__doc__)
     module.__path__ = []  # submodules come from this finder alone, never from a directory
     module.__version__ = JAX_API_VERSION
     module.__version_info__ = JAX_API_VERSION_INFO
     module.version = sys.modules["jax.version"] = _version_module()  # as jax/__init__ does
+    module.lib = sys.modules["jax.lib"] = _lib_module()
 
     def __getattr__(name):
         try:

@@ -50,6 +50,8 @@ def test_run_as_jax_script_uses_minijax_and_never_loads_real_jax(tmp_path):
         import minijax
         assert jax.__version__ == "0.10.2" and jax.__version_info__ == (0, 10, 2)
         assert jax.version.__version_info__ == (0, 10, 2)
+        import jax.lib, jaxlib.version
+        assert jax.lib.__version__ == jaxlib.version.__version__   # the jaxlib minijax runs on
         assert minijax.__version__ != jax.__version__   # minijax keeps its own version
         assert sys.modules["jax.numpy"] is sys.modules["minijax.numpy"]
         assert jax.jit is minijax.jit and lax is minijax.lax and random is minijax.random
