@@ -79,6 +79,13 @@ class ShapedArray(AbstractValue):
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
 
+    def to_tangent_aval(self):
+        """The type of a tangent of a value of this type: float0 for a dtype that is not
+        inexact (integers, bools, typed keys), as in JAX."""
+        if isinstance(self.dtype, dtypes.ExtendedDType) or not dtypes.is_inexact(self.dtype):
+            return self.update(dtype=dtypes.float0)
+        return self
+
     @property
     def manual_axis_type(self):
         return ManualAxisType(self.vma)

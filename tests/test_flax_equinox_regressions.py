@@ -99,3 +99,10 @@ def test_pmap_with_a_negative_out_axis_traces_once():
     out = minijax.pmap(f, out_axes=-1)(np.ones((1, 3), np.float32))
     assert len(traces) == 1
     np.testing.assert_allclose(out, np.full((3, 1, 1), 2.0))
+
+
+def test_to_tangent_aval():
+    # equinox builds SymbolicZeros of typeof(x).to_tangent_aval() (values as JAX 0.10.2 prints).
+    assert repr(minijax.typeof(1).to_tangent_aval()) == "ShapedArray(float0[], weak_type=True)"
+    assert minijax.typeof(jnp.ones(2)).to_tangent_aval() == minijax.typeof(jnp.ones(2))
+    assert minijax.typeof(minijax.random.key(0)).to_tangent_aval().dtype == minijax.dtypes.float0
