@@ -103,3 +103,28 @@ def test_linearize_accepts_weak_and_float0_tangents():
     assert out.dtype == np.float32 and out.weak_type and float(out) == 4.0
     f_jvp = minijax.linearize(lambda x, i: x * 2, jnp.ones(2), jnp.ones(2, jnp.int32))[1]
     _close(f_jvp(jnp.ones(2), np.zeros(2, minijax.dtypes.float0)), [2.0, 2.0])
+
+
+# -- 18: a zero tangent keeps its primal's weak type ----------------------------------------------
+
+
+def _weak(tree):
+    return [x.weak_type for x in minijax.tree_util.tree_leaves(tree)]
+
+
+def test_zero_tangents_keep_weak_types():
+    # JAX 0.10.2: both outputs weak (an output that does not depend on the inputs)
+    for n in (0, 2):
+        out = minijax.jvp(lambda: jnp.where(jnp.zeros(n, bool), jnp.zeros(n, bool), -1.5), (), ())
+        assert _weak(out) == [True, True]
+    out = minijax.jvp(lambda x: (x, jnp.full((2,), 1.5) * 1.0 + 2.0), (jnp.ones(2),),
+                      (jnp.ones(2),))
+    assert _weak(out) == [False, True, False, True]  # JAX 0.10.2
+    out = minijax.jvp(lambda x: (x, jnp.asarray(2.0)), (jnp.ones(2),), (jnp.ones(2),))
+    assert _weak(out) == [False, True, False, True]  # JAX 0.10.2
+    # JAX 0.10.2: linearize's and jacfwd's zero outputs are weak too
+    lin = minijax.linearize(lambda x: (x, jnp.asarray(2.0)), jnp.ones(2))[1](jnp.ones(2))
+    assert _weak(lin) == [False, True]
+    jac = minijax.jacfwd(lambda x: (x, jnp.asarray(2.0)))(jnp.ones(2))
+    assert _weak(jac) == [False, True]
+    _close(jac[1], [0.0, 0.0])

@@ -53,6 +53,7 @@ from minijax.core import (
     Trace,
     Tracer,
     Var,
+    WeakScalar,
     escaped_tracer_error,
     get_aval,
     jaxpr_as_fun,
@@ -114,9 +115,12 @@ def zeros_like_aval(aval):
     """Materialized zeros of ``aval`` (a float0 NumPy array for float0)."""
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
+    # a weak aval's zeros stay weak (JAX's zeros_like_aval): the zero tangent of a value that
+    # does not depend on the inputs has the value's type
+    zero = WeakScalar(0, aval.dtype) if aval.weak_type else np.zeros((), aval.dtype)
     if not aval.shape:
-        return np.zeros((), aval.dtype)  # stages as a literal
-    return lax_ops.full(aval.shape, 0, aval.dtype)
+        return zero  # stages as a literal
+    return lax_ops.broadcast_in_dim(zero, aval.shape, ())
 
 
 def instantiate_zeros(t):

@@ -40,7 +40,6 @@ KNOWN = {
     "s21-362": "13: jnp.median of a zero-size array accepted; JAX TypeError",
     # regressions.json: the minimized cases, one per FINDINGS.md entry
     "s1-10-min": "14: slogdet with an inf entry gives NaN",
-    "s101-63-min": "18: weak type of a jvp output with no primals",
     "s101-90-min": "15: scatter-max JVP with an integer update: 0 where JAX gives NaN",
     "s101-130-min": "16: zero cotangent times inf through fori_loop gives NaN",
     "s101-140-min": "5: jvp of reduce_window with a window larger than the input crashes",
