@@ -128,3 +128,42 @@ def test_zero_tangents_keep_weak_types():
     jac = minijax.jacfwd(lambda x: (x, jnp.asarray(2.0)))(jnp.ones(2))
     assert _weak(jac) == [False, True]
     _close(jac[1], [0.0, 0.0])
+
+
+# -- 7: linearize through while_loop: the known carries are values (a loop of their own) ----------
+
+
+def _loop(y, w):
+    return minijax.lax.while_loop(lambda c: c[0] < 3,
+                                  lambda c: (c[0] + 1, jnp.sin(c[1]) * w, c[2] + c[1]),
+                                  (0, y, y * 0))
+
+
+def test_vmap_of_linearize_through_while_loop():
+    def g(x):
+        out, lin = minijax.linearize(lambda y: minijax.lax.while_loop(
+            lambda ic: ic[0] < 2, lambda ic: (ic[0] + 1, y), (0, y))[1], x)
+        return out, lin(x)
+
+    out, tan = minijax.vmap(g)(jnp.full((2, 1), 0.5))
+    _close(out, [[0.5], [0.5]])  # JAX 0.10.2
+    _close(tan, [[0.5], [0.5]])
+    outs = minijax.vmap(lambda x: minijax.linearize(lambda y: _loop(y, 2.0), x)[0])(
+        jnp.ones((3, 2)))
+    _close(outs[1], np.full((3, 2), 1.8289076))  # JAX 0.10.2
+    _close(outs[2], np.full((3, 2), 4.6703787))
+
+
+def test_linearize_through_while_loop_values():
+    out, lin = minijax.linearize(_loop, jnp.ones(2), 2.0)
+    t = lin(jnp.ones(2), 1.0)
+    # JAX 0.10.2
+    assert int(out[0]) == 3
+    _close(out[1], [1.8289076] * 2)
+    _close(out[2], [4.6703787] * 2)
+    _close(t[1], [0.45835423] * 2)
+    _close(t[2], [3.4855924] * 2)
+    # a predicate on an unknown carry: everything staged (JAX 0.10.2: 8., tangent 8.)
+    out, lin = minijax.linearize(lambda y: minijax.lax.while_loop(
+        lambda c: c[1] < 5.0, lambda c: (c[0] + 1, c[1] * 2), (0, y)), 1.0)
+    assert int(out[0]) == 3 and float(out[1]) == 8.0 and float(lin(1.0)[1]) == 8.0

@@ -51,7 +51,6 @@ KNOWN = {
     "s21-175-min": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
     "s21-196-min": "3: fft of a zero-size array raises",
     "s21-362-min": "13: jnp.median of a zero-size array accepted",
-    "s100-36-min": "7: vmap of linearize's output and tangent through while_loop crashes",
     "s21-158-min": "27: grad of value_and_grad of checkpointed fori_loop crashes",
     "s21-171-min": "30: grad(grad(jnp.i0))(0.) is 0.5 (right); JAX says 0",
     "s21-265-min": "25: linearize of nested checkpoints on a zero-size value crashes",

@@ -118,6 +118,41 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 ad.primitive_jvps[while_p] = _while_jvp
 
 
+def _while_partial_eval(trace, args, params):
+    """JAX's rule: the carries that stay known (and a known predicate) run now in a loop of
+    their own; the unknown carries come from the whole loop, staged (it recomputes the known
+    part). So linearize's primal outputs of a loop are values, not staged tracers."""
+    cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    cc_uk, bc_uk, carry_uk = common.split(unknowns, [nc, nb, len(args) - nc - nb])
+    while True:  # the carries that stay known: a fixed point
+        body_split = partial_eval_jaxpr(body_jaxpr, bc_uk + carry_uk, carry_uk)
+        if body_split[2] == carry_uk:
+            break
+        carry_uk = [a or b for a, b in zip(carry_uk, body_split[2])]
+    cond_split = partial_eval_jaxpr(cond_jaxpr, cc_uk + carry_uk, [False])
+    if all(carry_uk) or cond_split[2][0]:
+        return trace.stage(while_p, args, params)
+    n_known = len(carry_uk) - sum(carry_uk)
+    # the known parts without their residuals: (known consts, known carries) -> known outputs
+    k_cond = common.permute_outvars(cond_split[0], [0])
+    k_body = common.permute_outvars(body_split[0], list(range(n_known)))
+    cconsts, bconsts, init = common.split(args, [nc, nb, len(carry_uk)])
+    known = lambda xs, uk: [x for x, u in zip(xs, uk) if not u]  # noqa: E731
+    k_cc, k_bc = known(cconsts, cc_uk), known(bconsts, bc_uk)
+    with set_current_trace(trace.parent):  # the known loop runs now
+        kouts = while_p.bind(*k_cc, *k_bc, *known(init, carry_uk), cond_jaxpr=k_cond,
+                             body_jaxpr=k_body, cond_nconsts=len(k_cc),
+                             body_nconsts=len(k_bc))
+    uouts = trace.stage(while_p, args, params)
+    ik = iter(kouts)
+    return [u_out if u else next(ik) for u_out, u in zip(uouts, carry_uk)]
+
+
+while_p.partial_eval = _while_partial_eval
+
+
 def _while_transpose(cts, *args, **params):
     # JAX's refusal, type and words; the last sentence names minijax's bounded extension
     raise ValueError(with_user_line(
