@@ -167,3 +167,18 @@ def test_linearize_through_while_loop_values():
     out, lin = minijax.linearize(lambda y: minijax.lax.while_loop(
         lambda c: c[1] < 5.0, lambda c: (c[0] + 1, c[1] * 2), (0, y)), 1.0)
     assert int(out[0]) == 3 and float(out[1]) == 8.0 and float(lin(1.0)[1]) == 8.0
+
+
+# -- 16: a carry whose cotangent stays zero is left out of the backward scan ----------------------
+
+
+def test_zero_cotangent_carry_meets_no_infinity():
+    f = lambda x: minijax.lax.fori_loop(0, 1, lambda i, c: (x / 0, c[1]), (x, x))[1].sum()
+    _close(minijax.grad(f)(jnp.zeros((1, 1))), [[1.0]])  # JAX 0.10.2 (minijax gave NaN)
+    _close(minijax.jit(minijax.grad(f))(jnp.zeros((1, 1))), [[1.0]])
+
+    # a carry whose cotangent comes only through another carry still gets it
+    def g(x):
+        c = minijax.lax.fori_loop(0, 3, lambda i, c: (c[1] * 2.0, c[1] + x, x / 0), (x, x, x))
+        return c[0].sum()
+    _close(minijax.grad(g)(jnp.ones(2)), [6.0, 6.0])  # JAX 0.10.2

@@ -524,11 +524,14 @@ def backward_pass(jaxpr, consts, args, cts_out):
 def transpose_jaxpr(closed, linear, ct_present):
     """The transpose of ``closed`` (linear in the inputs marked ``linear``): inputs are
     (non-linear inputs..., cotangents of the outputs marked ``ct_present``...), outputs the
-    cotangents of the linear inputs (zeros materialized)."""
+    cotangents of the linear inputs (zeros materialized). Returns ``(transposed, nonzero)``:
+    ``nonzero[i]`` is False where linear input i's cotangent is a symbolic zero (a loop's
+    fixed point on which carries have a cotangent reads it)."""
     in_avals = closed.in_avals
     res_avals = [a for a, lin in zip(in_avals, linear) if not lin]
     ct_avals = [a for a, p in zip(closed.out_avals, ct_present) if p]
     n_res = len(res_avals)
+    nonzero = []
 
     def fn(*args):
         it = iter(args[:n_res])
@@ -537,8 +540,10 @@ def transpose_jaxpr(closed, linear, ct_present):
         cts = [next(ict) if p else Zero(tangent_aval(a))
                for a, p in zip(closed.out_avals, ct_present)]
         in_cts = backward_pass(closed.jaxpr, closed.consts, operands, cts)
-        return [instantiate_zeros(ct) if ct is not None and type(ct) is not Zero
-                else zeros_like_aval(tangent_aval(a))
-                for ct, a, lin in zip(in_cts, in_avals, linear) if lin]
+        in_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
+        nonzero[:] = [ct is not None and type(ct) is not Zero for ct in in_cts]
+        return [instantiate_zeros(ct) if nz else zeros_like_aval(tangent_aval(a))
+                for ct, nz, a in zip(in_cts, nonzero, [a for a, lin in zip(in_avals, linear)
+                                                       if lin])]
 
-    return trace_to_jaxpr(fn, res_avals + [tangent_aval(a) for a in ct_avals])
+    return trace_to_jaxpr(fn, res_avals + [tangent_aval(a) for a in ct_avals]), list(nonzero)

@@ -41,7 +41,6 @@ KNOWN = {
     # regressions.json: the minimized cases, one per FINDINGS.md entry
     "s1-10-min": "14: slogdet with an inf entry gives NaN",
     "s101-90-min": "15: scatter-max JVP with an integer update: 0 where JAX gives NaN",
-    "s101-130-min": "16: zero cotangent times inf through fori_loop gives NaN",
     "s101-140-min": "5: jvp of reduce_window with a window larger than the input crashes",
     "s101-172-min": "11: .at[i].set on a zero-size array with a concrete index accepted",
     "s101-174-min": "8: dead zero-size reduction under nested AD crashes",

@@ -152,7 +152,7 @@ def _cond_transpose(cts, index, *ops, branches):
     assert not ad.is_undefined_primal(index)
     linear = [ad.is_undefined_primal(x) for x in ops]
     present = [type(ct) is not ad.Zero for ct in cts]
-    transposed = tuple(ad.transpose_jaxpr(b, linear, present) for b in branches)
+    transposed = tuple(ad.transpose_jaxpr(b, linear, present)[0] for b in branches)
     res = [x for x, lin in zip(ops, linear) if not lin]
     ct_in = cond_p.bind(index, *res, *[ct for ct, p in zip(cts, present) if p],
                         branches=transposed)

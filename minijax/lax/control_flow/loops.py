@@ -417,35 +417,48 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     res_c = [x for x, lin in zip(consts, c_lin) if not lin]
     res_x = [x for x, lin in zip(xs, x_lin) if not lin]
     lin_c_avals = [x.aval for x in consts if ad.is_undefined_primal(x)]
-    carry_avals = [x.aval for x in init]
     lin_x_avals = [x.aval.update(shape=x.aval.shape[1:]) for x in xs
                    if ad.is_undefined_primal(x)]
-    body_t = ad.transpose_jaxpr(jaxpr, c_lin + [True] * nk + x_lin,
-                                    [True] * nk + ys_present)
+    n_lc = len(lin_c_avals)
+    # Carries whose cotangent stays a symbolic zero through every iteration (an output the
+    # loss does not use, feeding no other carry) are left out of the backward scan: a zero
+    # cotangent carried as zeros would meet the body's infinities (0 * inf = NaN) where JAX,
+    # which drops such carries, gives the other cotangents.
+    carry_ct = [type(ct) is not ad.Zero for ct in ct_carry]
+    while True:
+        body_t, in_nz = ad.transpose_jaxpr(jaxpr, c_lin + [True] * nk + x_lin,
+                                           carry_ct + ys_present)
+        grown = [a or b for a, b in zip(carry_ct, in_nz[n_lc:n_lc + nk])]
+        if grown == carry_ct:
+            break
+        carry_ct = grown
+    carry_avals = [x.aval for x, c in zip(init, carry_ct) if c]
+    n_ct = len(carry_avals)
     n_rc, n_rx = len(res_c), len(res_x)
     y_avals = [a for a, p in zip(jaxpr.out_avals[nk:], ys_present) if p]
 
-    # body of the transposed scan: consts res_c; carry (ct of linear consts, ct of carry);
-    # xs (res_x, ct_ys) -> new carry; ys = ct of linear xs
+    # body of the transposed scan: consts res_c; carry (ct of linear consts, ct of the carries
+    # that have one); xs (res_x, ct_ys) -> new carry; ys = ct of linear xs
     def tbody(*a):
-        rc, acc, ctc, rx, cty = common.split(a, [n_rc, len(lin_c_avals), nk, n_rx,
-                                                 len(y_avals)])
+        rc, acc, ctc, rx, cty = common.split(a, [n_rc, n_lc, n_ct, n_rx, len(y_avals)])
         # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
         outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
-        d_c, d_carry, d_x = common.split(outs, [len(lin_c_avals), nk, len(lin_x_avals)])
+        d_c, d_carry, d_x = common.split(outs, [n_lc, nk, len(lin_x_avals)])
+        d_carry = [d for d, c in zip(d_carry, carry_ct) if c]
         return [add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
 
     rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
     tj = trace_to_jaxpr(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
                            + rx_avals + y_avals)
-    ct_carry = [ad.instantiate_zeros(ct) for ct in ct_carry]
+    ct_carry = [ad.instantiate_zeros(ct) for ct, c in zip(ct_carry, carry_ct) if c]
     acc0 = [ad.zeros_like_aval(a) for a in lin_c_avals]
     outs = scan_p.bind(*res_c, *acc0, *ct_carry, *res_x,
                        *[ct for ct, p in zip(ct_ys, ys_present) if p],
-                       jaxpr=tj, num_consts=n_rc, num_carry=len(lin_c_avals) + nk,
+                       jaxpr=tj, num_consts=n_rc, num_carry=n_lc + n_ct,
                        length=length, reverse=not reverse, unroll=unroll)
-    d_c, d_init, d_xs = common.split(outs, [len(lin_c_avals), nk, len(lin_x_avals)])
-    ic, ix = iter(d_c), iter(d_xs)
+    d_c, d_init, d_xs = common.split(outs, [n_lc, n_ct, len(lin_x_avals)])
+    ic, ii, ix = iter(d_c), iter(d_init), iter(d_xs)
+    d_init = [next(ii) if c else None for c in carry_ct]
     return ([next(ic) if lin else None for lin in c_lin]
             + [d if lin else None for d, lin in zip(d_init, init_lin)]
             + [next(ix) if lin else None for lin in x_lin])
