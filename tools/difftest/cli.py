@@ -41,7 +41,12 @@ def cmd_fuzz(args):
 
     try:
         for i in range(args.start, args.start + args.n):
-            case = gen_case(args.seed, i)
+            try:
+                case = gen_case(args.seed, i)
+            except Exception as e:  # a generator bug must not end a long run
+                counts["generator_error"] += 1
+                print(f"s{args.seed}-{i}: generator {type(e).__name__}: {e}", flush=True)
+                continue
             rj, rm = pair.run(case)
             m = compare(case, rj, rm)
             counts["cases"] += 1

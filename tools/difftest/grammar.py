@@ -492,7 +492,8 @@ class Gen:
             mode = self.choice(["full", "same", "valid"])
             na, nb = ta.shape[0], tb.shape[0]
             n = {"full": na + nb - 1, "same": max(na, nb), "valid": abs(na - nb) + 1}[mode]
-            return name, [a, b], {"mode": mode}, [], Ty((n,), promote([ta, tb], self.x64)[0])
+            return name, [a, b], {"mode": mode}, [], Ty((max(n, 0),),
+                                                        promote([ta, tb], self.x64)[0])
         x, t = self.pick(pool, lambda t: t.ndim >= 1 and t.kind == "f",
                          lambda: self.float_ty((2, 4)))
         window = [1] * (t.ndim - 1) + [self.choice([2, 3])]
