@@ -182,3 +182,26 @@ def test_zero_cotangent_carry_meets_no_infinity():
         c = minijax.lax.fori_loop(0, 3, lambda i, c: (c[1] * 2.0, c[1] + x, x / 0), (x, x, x))
         return c[0].sum()
     _close(minijax.grad(g)(jnp.ones(2)), [6.0, 6.0])  # JAX 0.10.2
+
+
+# -- 8: softmax of zero-size values (dead code under nested AD) -----------------------------------
+
+
+def test_softmax_of_zero_size_values():
+    # JAX 0.10.2: empty results of the input's shape
+    assert minijax.nn.log_softmax(jnp.zeros(0)).shape == (0,)
+    assert minijax.nn.softmax(jnp.zeros((2, 0)), axis=1).shape == (2, 0)
+
+    def f(x0, x1):  # FINDINGS 8's reproducer (less its fft, FINDINGS 3)
+        def body(c, x):
+            return minijax.nn.log_softmax(jnp.sinh(x0), axis=0), jnp.fmin(x0, x)
+        ys = minijax.lax.scan(body, x0, x1)[1]
+        return minijax.nn.relu6(x0) + 0 * ys.sum()
+
+    def g(x0, x1):
+        out, pullback = minijax.vjp(f, x0, x1)
+        return out, pullback(jnp.ones_like(out))
+
+    grads = minijax.jit(minijax.grad(lambda a, b: g(a, b)[0].sum() + sum(
+        t.sum() for t in g(a, b)[1]), argnums=(0, 1)))(jnp.zeros(0), jnp.zeros((2, 0)))
+    assert [t.shape for t in grads] == [(0,), (2, 0)]

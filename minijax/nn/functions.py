@@ -205,8 +205,11 @@ def _stable_shift(x, axes, where, initial=-np.inf):
     from fusing the softmax into one kernel (measured on an H100: a GPT step 2% slower)."""
     # The max of stop_gradient(x), not of x: the shift's derivative cancels, and a max of x
     # would stage reduce_max's JVP (a tie count over all of x) that nothing then uses.
+    # ``initial`` only where it matters (JAX always passes it): a mask, or a zero-size x (whose
+    # softmax is empty in JAX; a max without initial refuses it)
+    use_initial = where is not None or x.size == 0
     return lax.stop_gradient(jnp.max(lax.stop_gradient(x), axis=axes, keepdims=True,
-                                     where=where, initial=initial if where is not None else None))
+                                     where=where, initial=initial if use_initial else None))
 
 
 def softmax(x, axis=-1, where=None, initial=-np.inf):
