@@ -26,17 +26,20 @@ import types
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core
-from minijax.core import ClosedJaxpr, Primitive, get_aval
+from minijax.core import ClosedJaxpr, Jaxpr, Primitive, get_aval, jaxpr_as_fun
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import (
     PartialEvalTrace,
+    dce_eqns,
     dce_jaxpr,
     hoist_consts,
+    partial_eval_jaxpr,
     split_known_staged,
     trace_open,
+    trace_to_jaxpr,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.source_info import wraps
@@ -190,9 +193,10 @@ def _partial_eval(trace, args, params):
     cached = _partial_eval_cache.get(key)
     if cached is None:
         cached = _partial_eval_cache.put(key, _split_known(jaxpr, unknown_in, params["policy"]))
-    known_jaxpr, staged_jaxpr, out_known, n_residuals = cached
+    known_jaxpr, known_consts, staged_jaxpr, out_known, n_residuals = cached
     with core.set_current_trace(trace.parent):
-        known_vals = eval_open(known_jaxpr, [x for x, u in zip(args, unknown_in) if not u])
+        known_vals = eval_open(known_jaxpr, known_consts
+                               + [x for x, u in zip(args, unknown_in) if not u])
     n_known_out = len(known_vals) - n_residuals
     res_vals = known_vals[n_known_out:]
     staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]
@@ -203,9 +207,9 @@ def _partial_eval(trace, args, params):
 
 
 def _split_known(jaxpr, unknown_in, policy):
-    """``(known_jaxpr, staged_jaxpr, out_known, n_residuals)``: the equations computable from
-    the known operands (their outputs, then the residuals the policy saves) and the staged rest
-    (on the residuals, then the unknown operands)."""
+    """``(known_jaxpr, known_consts, staged_jaxpr, out_known, n_residuals)``: the equations
+    computable from the known operands (their outputs, then the residuals the policy saves) and
+    the staged rest (on the residuals, then the unknown operands)."""
     policy = policy or nothing_saveable
     split = split_known_staged(  # a known equation the policy does not save is recomputed
         jaxpr, unknown_in,
@@ -214,7 +218,36 @@ def _split_known(jaxpr, unknown_in, policy):
     # The known part: its outputs and the saved residuals, computed on the parent trace.
     known_outs = [v for v, k in zip(jaxpr.outvars, split.out_known) if k]
     known_jaxpr = split.known_jaxpr(known_outs, residuals)
-    return known_jaxpr, split.staged_jaxpr(residuals), split.out_known, len(residuals)
+    if not any(e.primitive.partial_eval is not None for e in split.staged_eqns):
+        return known_jaxpr, [], split.staged_jaxpr(residuals), split.out_known, len(residuals)
+    # A staged loop (or another primitive with its own partial evaluation) computes primal
+    # outputs beside its tangents: staged whole, those would leave linearize as staged values.
+    # Its own rule (by tracing) says which outputs are known: the known part computes those
+    # too; the staged part (and so the recomputation) stays as the policy split it.
+    precise, _, out_unknown, _, _ = partial_eval_jaxpr(
+        ClosedJaxpr(jaxpr, []), unknown_in, [False] * len(jaxpr.outvars))
+    out_known = [not u for u in out_unknown]
+    if out_known == split.out_known:
+        return known_jaxpr, [], split.staged_jaxpr(residuals), split.out_known, len(residuals)
+    n_split_known = len(known_outs)
+
+    def known_fun(*known_args):
+        by_split = eval_open(known_jaxpr, list(known_args))
+        it_split = iter(by_split[:n_split_known])
+        it_precise = iter(jaxpr_as_fun(precise)(*known_args))
+        outs = []
+        for k_split, k in zip(split.out_known, out_known):
+            p = next(it_precise) if k else None
+            if k:
+                outs.append(next(it_split) if k_split else p)
+        return outs + list(by_split[n_split_known:])
+
+    both, consts = hoist_consts(dce_jaxpr(trace_to_jaxpr(
+        known_fun, [v.aval for v in split.known_invars])))
+    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
+    staged = Jaxpr([], list(residuals) + split.unknown_invars, staged_outs,
+                   dce_eqns(split.staged_eqns, staged_outs)[0])
+    return both, consts, staged, out_known, len(residuals)
 
 
 checkpoint_p.partial_eval = _partial_eval

@@ -205,3 +205,23 @@ def test_softmax_of_zero_size_values():
     grads = minijax.jit(minijax.grad(lambda a, b: g(a, b)[0].sum() + sum(
         t.sum() for t in g(a, b)[1]), argnums=(0, 1)))(jnp.zeros(0), jnp.zeros((2, 0)))
     assert [t.shape for t in grads] == [(0,), (2, 0)]
+
+
+# -- 25, 27: linearize of checkpoint holding a loop: its primal outputs are values --------------
+
+
+@pytest.mark.parametrize("policy", [None, minijax.checkpoint_policies.everything_saveable])
+def test_value_and_grad_through_checkpoint_of_loop(policy):
+    def inner(y):
+        body = minijax.checkpoint(
+            lambda z: minijax.lax.fori_loop(0, 3, lambda i, c: c * 1.0, z), policy=policy)
+        return jnp.sum(body(y) * 0.5)
+
+    value, g = minijax.value_and_grad(inner)(jnp.ones((1, 1)))
+    assert not isinstance(value, minijax.core.Tracer)
+    _close(value, 0.5)  # JAX 0.10.2
+    _close(g, [[0.5]])
+    _close(minijax.jit(minijax.value_and_grad(inner))(jnp.ones((1, 1)))[0], 0.5)
+    # JAX 0.10.2: [[0.5]] and [[0.]]
+    _close(minijax.grad(lambda x: minijax.value_and_grad(inner)(x)[0])(jnp.ones((1, 1))), [[0.5]])
+    _close(minijax.grad(lambda x: minijax.grad(inner)(x).sum())(jnp.ones((1, 1))), [[0.0]])

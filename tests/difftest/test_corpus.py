@@ -27,11 +27,9 @@ KNOWN = {
     "s21-120": "6: vmap of linalg.solve over zero-size matrices: MLIRError",
     "s21-138": "22: traced bool mask raises IndexError, JAX NonConcreteBooleanIndexError",
     "s21-141": "4: lax.cumlogsumexp refuses complex",
-    "s21-158": "27: grad of value_and_grad of checkpointed fori_loop: UnexpectedTracerError",
     "s21-175": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
     "s21-196": "3: fft of a zero-size array raises",
     "s21-224": "19: jnp.heaviside of NaN gives h, JAX NaN",
-    "s21-265": "25: linearize of nested checkpoint policies: TracerArrayConversionError",
     "s21-267": "10: jnp.hypot of complex accepted",
     "s21-282": "3: ifft of a zero-size array raises",
     "s21-299": "22: traced bool mask raises IndexError, JAX NonConcreteBooleanIndexError",
@@ -50,9 +48,7 @@ KNOWN = {
     "s21-175-min": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
     "s21-196-min": "3: fft of a zero-size array raises",
     "s21-362-min": "13: jnp.median of a zero-size array accepted",
-    "s21-158-min": "27: grad of value_and_grad of checkpointed fori_loop crashes",
     "s21-171-min": "30: grad(grad(jnp.i0))(0.) is 0.5 (right); JAX says 0",
-    "s21-265-min": "25: linearize of nested checkpoints on a zero-size value crashes",
 }
 
 @pytest.fixture(scope="module")
