@@ -236,10 +236,10 @@ def _split_known(jaxpr, unknown_in, policy):
         it_split = iter(by_split[:n_split_known])
         it_precise = iter(jaxpr_as_fun(precise)(*known_args))
         outs = []
-        for k_split, k in zip(split.out_known, out_known):
-            p = next(it_precise) if k else None
+        for k_split, k in zip(split.out_known, out_known):  # known by the split => known
             if k:
-                outs.append(next(it_split) if k_split else p)
+                by_rule = next(it_precise)
+                outs.append(next(it_split) if k_split else by_rule)
         return outs + list(by_split[n_split_known:])
 
     both, consts = hoist_consts(dce_jaxpr(trace_to_jaxpr(
