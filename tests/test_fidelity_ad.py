@@ -225,3 +225,25 @@ def test_value_and_grad_through_checkpoint_of_loop(policy):
     # JAX 0.10.2: [[0.5]] and [[0.]]
     _close(minijax.grad(lambda x: minijax.value_and_grad(inner)(x)[0])(jnp.ones((1, 1))), [[0.5]])
     _close(minijax.grad(lambda x: minijax.grad(inner)(x).sum())(jnp.ones((1, 1))), [[0.0]])
+
+
+def test_value_and_grad_of_checkpointed_scan_over_layers():
+    def loss(ws, x):
+        f = minijax.checkpoint(
+            lambda x: minijax.lax.scan(lambda c, w: (jnp.tanh(c @ w), None), x, ws)[0])
+        return jnp.sum(f(x) ** 2)
+
+    ws = jnp.asarray(np.linspace(-1, 1, 12).reshape(3, 2, 2), jnp.float32)
+    x = jnp.asarray([[0.5, -1.0]], jnp.float32)
+    # JAX 0.10.2
+    want_v = 0.00065412
+    want_gw = [[[8.2885120e-03, -1.0783176e-02], [-1.6577024e-02, 2.1566352e-02]],
+               [[-5.4134792e-03, -8.9344960e-03], [-1.8144153e-03, -2.9945411e-03]],
+               [[9.7530911e-04, 1.3656924e-03], [-2.0131729e-06, -2.8189777e-06]]]
+    want_gx = [[0.00106817, -0.00074613]]
+    for vg in (minijax.value_and_grad(loss, argnums=(0, 1)),
+               minijax.jit(minijax.value_and_grad(loss, argnums=(0, 1)))):
+        v, (gw, gx) = vg(ws, x)
+        np.testing.assert_allclose(np.asarray(v), want_v, rtol=1e-4)
+        np.testing.assert_allclose(np.asarray(gw), want_gw, rtol=1e-4, atol=1e-8)
+        np.testing.assert_allclose(np.asarray(gx), want_gx, rtol=1e-4)
