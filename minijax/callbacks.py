@@ -20,6 +20,8 @@ saved); a deserialized one run without them crashes jaxlib.
 
 from __future__ import annotations
 
+import traceback
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -28,6 +30,7 @@ from minijax import dtypes, lax
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
 from minijax.lowering import stablehlo as shlo
+from minijax.lowering.backends import JaxRuntimeError
 from minijax.lowering.array import device_put_value
 from minijax.tree_util import _registry
 
@@ -91,6 +94,18 @@ def _emit_callback(ctx, host_fn, operands, result_avals, side_effect, ordered):
 
 def _flat_numpy(args):
     return [np.asarray(a) for a in args]
+
+
+def _call_eagerly(callback, result_avals, args):
+    """A pure or io callback run outside jit. JAX runs it through a compiled program, so an
+    exception the callback raises reaches the caller as the JaxRuntimeError XLA raises; so it
+    does here."""
+    try:
+        outs = callback.fn(*_flat_numpy(args))
+    except Exception as e:
+        raise JaxRuntimeError("INTERNAL: CpuCallback error calling callback: "
+                              + "".join(traceback.format_exception(e))) from e
+    return [device_put_value(o) for o in _checked_results(callback, result_avals, outs)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -172,7 +187,10 @@ pure_callback_p.def_abstract_eval(_pure_abstract_eval)
 
 
 def _call_pure(callback, result_avals, arrays):
-    outs = callback.fn(*arrays)
+    return _checked_results(callback, result_avals, callback.fn(*arrays))
+
+
+def _checked_results(callback, result_avals, outs):
     if len(outs) != len(result_avals):
         raise TypeError(
             f"pure_callback {callback.name} returned {len(outs)} results, but "
@@ -192,8 +210,7 @@ def _call_pure(callback, result_avals, arrays):
 
 @pure_callback_p.def_impl
 def _pure_impl(*args, callback, result_avals, vmap_method):
-    outs = _call_pure(callback, result_avals, _flat_numpy(args))
-    return [device_put_value(o) for o in outs]
+    return _call_eagerly(callback, result_avals, args)
 
 
 def _pure_lowering(ctx, *operands, callback, result_avals, vmap_method):
@@ -304,8 +321,7 @@ def _io_abstract_eval(*avals, callback, result_avals, ordered):
 
 @io_callback_p.def_impl
 def _io_impl(*args, callback, result_avals, ordered):
-    outs = _call_pure(callback, result_avals, _flat_numpy(args))
-    return [device_put_value(o) for o in outs]
+    return _call_eagerly(callback, result_avals, args)
 
 
 def _io_lowering(ctx, *operands, callback, result_avals, ordered):

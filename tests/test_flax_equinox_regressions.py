@@ -106,3 +106,21 @@ def test_to_tangent_aval():
     assert repr(minijax.typeof(1).to_tangent_aval()) == "ShapedArray(float0[], weak_type=True)"
     assert minijax.typeof(jnp.ones(2)).to_tangent_aval() == minijax.typeof(jnp.ones(2))
     assert minijax.typeof(minijax.random.key(0)).to_tangent_aval().dtype == minijax.dtypes.float0
+
+
+@pytest.mark.parametrize("kind", ["pure", "io"])
+@pytest.mark.parametrize("jitted", [False, True])
+def test_an_exception_in_a_callback_is_a_jax_runtime_error(kind, jitted):
+    # JAX runs a callback through a compiled program in eager mode too, so equinox's tests
+    # expect XLA's JaxRuntimeError (a RuntimeError) either way.
+    from minijax.experimental import io_callback
+
+    def boom(x):
+        raise ValueError("boom")
+
+    struct = minijax.ShapeDtypeStruct((), np.float32)
+    call = minijax.pure_callback if kind == "pure" else io_callback
+    f = (lambda x: call(boom, struct, x))
+    f = minijax.jit(f) if jitted else f
+    with pytest.raises(RuntimeError, match="boom"):
+        minijax.block_until_ready(f(np.float32(1.0)))
