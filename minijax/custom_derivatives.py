@@ -31,7 +31,7 @@ from minijax import core, dtypes, lax
 from minijax.core import Primitive, Tracer, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
-from minijax.interpreters.batching import batch_open
+from minijax.interpreters.batching import batch_open, needs_axis_data
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import trace_open, trace_to_jaxpr
 from minijax.source_info import with_user_line
@@ -188,9 +188,10 @@ def _per_example_zero(t, axis):
     return Zero(t.aval.update(shape=shape[:axis] + shape[axis + 1:]))
 
 
-def _vmap_with_zeros(fn, in_axes, args):
-    """``vmap(fn, in_axes, out_axes=0)(*args)`` where ``args`` may hold ``Zero``s: they are not
-    arrays, so each example gets its own Zero instead of a slice."""
+def _vmap_with_zeros(fn, in_axes, args, axis_data):
+    """``vmap(fn, in_axes, out_axes=0)(*args)`` over the axis of ``axis_data`` (its name, so
+    collectives in ``fn`` resolve) where ``args`` may hold ``Zero``s: they are not arrays, so
+    each example gets its own Zero instead of a slice."""
     zero = [type(a) is Zero for a in args]
     per_example = [_per_example_zero(a, ax) if z else None
                    for a, ax, z in zip(args, in_axes, zero)]
@@ -200,7 +201,8 @@ def _vmap_with_zeros(fn, in_axes, args):
         return fn(*[p if z else next(it) for p, z in zip(per_example, zero)])
 
     axes = tuple(ax for ax, z in zip(in_axes, zero) if not z)
-    return vmap(one, in_axes=axes, out_axes=0)(*[a for a, z in zip(args, zero) if not z])
+    return vmap(one, in_axes=axes, out_axes=0, axis_name=axis_data.name,
+                axis_size=axis_data.size)(*[a for a, z in zip(args, zero) if not z])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -366,8 +368,10 @@ ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
 
 
 @custom_jvp_call_p.def_batching
-def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp, num_consts):
-    new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims)
+@needs_axis_data  # batched by the vmap's own axis: a collective over it inside resolves
+def _custom_jvp_call_batching(axis_data, args, dims, *, call_jaxpr, jvp, num_consts):
+    new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims,
+                                                         axis_data=axis_data)
     arg_axes = in_axes[num_consts:]
     n = len(arg_axes)
 
@@ -376,7 +380,7 @@ def _custom_jvp_call_batching(args, dims, *, call_jaxpr, jvp, num_consts):
             ps, ts = jvp(list(pt[:n]), list(pt[n:]))
             return list(ps), [ad.instantiate_zeros(t) for t in ts]
 
-        return _vmap_with_zeros(one, arg_axes + arg_axes, [*primals, *tangents])
+        return _vmap_with_zeros(one, arg_axes + arg_axes, [*primals, *tangents], axis_data)
 
     batched_jvp.__name__ = _name(jvp)
     outs = custom_jvp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
@@ -594,17 +598,19 @@ ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
 @custom_vjp_call_p.def_batching
-def _custom_vjp_call_batching(args, dims, *, call_jaxpr, fwd, bwd, num_consts):
-    new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims)
+@needs_axis_data  # batched by the vmap's own axis: a collective over it inside resolves
+def _custom_vjp_call_batching(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts):
+    new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims,
+                                                         axis_data=axis_data)
     arg_axes = in_axes[num_consts:]
 
     def batched_fwd(primals, perturbed):
         return vmap(lambda *ps: tuple(map(list, fwd(list(ps), perturbed))), in_axes=arg_axes,
-                    out_axes=0)(*primals)
+                    out_axes=0, axis_name=axis_data.name, axis_size=axis_data.size)(*primals)
 
     def batched_bwd(res, cts):
         in_cts = _vmap_with_zeros(lambda *rc: bwd(list(rc[:len(res)]), list(rc[len(res):])),
-                                  (0,) * (len(res) + len(cts)), [*res, *cts])
+                                  (0,) * (len(res) + len(cts)), [*res, *cts], axis_data)
         # an unbatched input's cotangent sums its per-example contributions
         return [ct if ct is None or a == 0 else lax.reduce_sum(ct, (0,))
                 for ct, a in zip(in_cts, arg_axes)]

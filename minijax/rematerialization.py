@@ -29,7 +29,7 @@ from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, Primitive, get_aval, jaxpr_as_fun
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
-from minijax.interpreters.batching import batch_open
+from minijax.interpreters.batching import batch_open, needs_axis_data
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import (
     PartialEvalTrace,
@@ -304,9 +304,12 @@ ad.primitive_transposes[checkpoint_p] = _checkpoint_transpose
 
 
 @checkpoint_p.def_batching
-def _checkpoint_batching(args, dims, *, jaxpr, prevent_cse, differentiated, policy):
-    # outputs that do not depend on the batch stay unbatched (jacfwd's primal outputs)
-    new_jaxpr, consts, args, _, out_dims = batch_open(jaxpr, args, dims, instantiate=False)
+@needs_axis_data
+def _checkpoint_batching(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, policy):
+    # outputs that do not depend on the batch stay unbatched (jacfwd's primal outputs); the
+    # body is batched by the vmap's own axis, so a collective over it inside resolves
+    new_jaxpr, consts, args, _, out_dims = batch_open(jaxpr, args, dims, instantiate=False,
+                                                      axis_data=axis_data)
     outs = checkpoint_p.bind(*consts, *args, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
                              differentiated=differentiated, policy=policy)
     return outs, out_dims

@@ -247,3 +247,33 @@ def test_value_and_grad_of_checkpointed_scan_over_layers():
         np.testing.assert_allclose(np.asarray(v), want_v, rtol=1e-4)
         np.testing.assert_allclose(np.asarray(gw), want_gw, rtol=1e-4, atol=1e-8)
         np.testing.assert_allclose(np.asarray(gx), want_gx, rtol=1e-4)
+
+
+# -- collectives over a vmap axis inside checkpoint / custom_jvp / custom_vjp (issue 21) ---------
+
+
+def _psum_times(y):
+    return minijax.lax.psum(y, "i") * y
+
+
+def test_collective_over_vmap_axis_inside_checkpoint_and_custom_rules():
+    x = jnp.arange(3.0)
+    lax = minijax.lax
+    f = lambda x: minijax.checkpoint(_psum_times)(x)  # noqa: E731
+    # JAX 0.10.2 for each
+    _close(minijax.vmap(f, axis_name="i")(x), [0.0, 3.0, 6.0])
+    _close(minijax.grad(lambda x: minijax.vmap(f, axis_name="i")(x).sum())(x), [6.0] * 3)
+    _close(minijax.vmap(lambda x: minijax.checkpoint(lambda y: lax.psum(y, "i"))(x),
+                        in_axes=None, axis_size=3, axis_name="i")(x), np.tile([0.0, 3.0, 6.0],
+                                                                              (3, 1)))
+    cj = minijax.custom_jvp(_psum_times)
+    cj.defjvp(lambda p, t: (cj(p[0]), t[0] * 2.0))
+    _close(minijax.vmap(cj, axis_name="i")(x), [0.0, 3.0, 6.0])
+    out, tan = minijax.jvp(minijax.vmap(cj, axis_name="i"), (x,), (x,))
+    _close(tan, [0.0, 2.0, 4.0])
+    _close(minijax.vmap(cj, in_axes=None, axis_size=2, axis_name="i")(x),
+           [[0.0, 2.0, 8.0]] * 2)
+    cv = minijax.custom_vjp(_psum_times)
+    cv.defvjp(lambda y: (cv(y), y), lambda r, c: (c * 2.0,))
+    _close(minijax.vmap(cv, axis_name="i")(x), [0.0, 3.0, 6.0])
+    _close(minijax.grad(lambda x: minijax.vmap(cv, axis_name="i")(x).sum())(x), [2.0] * 3)

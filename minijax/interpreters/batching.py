@@ -304,17 +304,19 @@ def batch_jaxpr(closed, axis_data, in_batched, force_out):
     return trace_to_jaxpr(fn, in_avals), list(found)
 
 
-def batch_open(jaxpr, args, dims, instantiate=True):
-    """For the batching rule of a primitive holding the open ``jaxpr``, by an anonymous vmap:
+def batch_open(jaxpr, args, dims, instantiate=True, axis_data=None):
+    """For the batching rule of a primitive holding the open ``jaxpr``, by an anonymous vmap
+    (or the vmap's own ``axis_data``, so collectives in the body over its axis resolve):
     ``(batched_jaxpr, consts, args, in_axes, out_dims)``, the batched jaxpr open (its consts are
     leading operands), the mapped ``args`` moved to axis 0 (``in_axes``: 0 or None per
     operand), and the outputs' batch dims: 0, or ``not_mapped`` for an output that does not
     depend on the batch unless ``instantiate`` (then it is broadcast and mapped too)."""
-    size = axis_size(args, dims)
+    if axis_data is None:
+        axis_data = AxisData(None, axis_size(args, dims), None)
     args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
     in_batched = [d is not not_mapped for d in dims]
-    batched, out_batched = batch_jaxpr(ClosedJaxpr(jaxpr, []), AxisData(None, size, None),
-                                       in_batched, [instantiate] * len(jaxpr.outvars))
+    batched, out_batched = batch_jaxpr(ClosedJaxpr(jaxpr, []), axis_data, in_batched,
+                                       [instantiate] * len(jaxpr.outvars))
     new_jaxpr, consts = hoist_consts(batched)
     return (new_jaxpr, consts, args, tuple(0 if b else None for b in in_batched),
             [0 if b else not_mapped for b in out_batched])
