@@ -576,7 +576,17 @@ def _linear_jvp(prim, primals, tangents, params):
                           ad.instantiate_zeros(t_updates), **params)
 
 
+def _gather_jvp(primals, tangents, **params):
+    # as JAX: an out-of-bounds read's tangent is 0, not the fill value (NaN by default)
+    operand, indices = primals
+    ans = gather_p.bind(operand, indices, **params)
+    if type(tangents[0]) is ad.Zero:
+        return ans, ad.Zero.from_primal_value(ans)
+    return ans, gather_p.bind(tangents[0], indices, **{**params, "fill_value": 0})
+
+
 ad.deflinear(gather_p, _gather_transpose)
+ad.primitive_jvps[gather_p] = _gather_jvp
 ad.deflinear(scatter_p, _scatter_transpose)
 ad.primitive_jvps[scatter_p] = _scatter_jvp
 ad.deflinear(scatter_add_p, _scatter_add_transpose)

@@ -43,3 +43,43 @@ def test_finding6_lu_of_zero_size_batch():
     assert (lu.shape, piv.shape, perm.shape) == ((0, 2, 2), (0, 2), (0, 2))
     assert piv.dtype == perm.dtype == np.int32
     assert jnp.linalg.det(jnp.zeros((0, 3, 3))).shape == (0,)
+
+
+_DN1 = lax.ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(0,),
+                                   scatter_dims_to_operand_dims=(0,))
+
+
+@pytest.mark.parametrize("mode, i, u, want", [
+    # JAX 0.10.2 (tangents 1 for the operand, 2 for the update)
+    ("clip", 0, 3.0, 2.0), ("clip", 0, 1.0, 1.5), ("clip", 3, 3.0, np.nan),
+    ("clip", 3, 0.0, np.nan), ("drop", 3, 3.0, 1.0), ("promise_in_bounds", 3, 3.0, 1.0)])
+def test_finding15_scatter_max_jvp_as_jax(mode, i, u, want):
+    f = lambda x, u: lax.scatter_max(x, jnp.array([i]), jnp.array([u]), _DN1, mode=mode)
+    _, t = jax.jvp(f, (jnp.ones((1, 1)), u), (jnp.ones((1, 1)), 2.0))
+    np.testing.assert_array_equal(t, [[want]])
+
+
+def test_finding15_scatter_min_jvp_nan_operand_and_ties():
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    f = lambda x, u: lax.scatter_min(x, jnp.array([[0], [1], [0], [2], [7]]), u, dn)
+    x, u = jnp.array([1.0, np.nan, 2.0, 5.0]), jnp.array([1.0, 3.0, 0.5, 2.0, 1.0])
+    p, t = jax.jvp(f, (x, u), (jnp.arange(4.0) + 1, jnp.arange(5.0) * 10))
+    # JAX 0.10.2
+    np.testing.assert_array_equal(p, [0.5, np.nan, 2.0, 5.0])
+    np.testing.assert_array_equal(t, [20.0, 0.0, 16.5, 4.0])
+
+
+def test_finding17_gather_fill_tangent_is_zero():
+    dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                    start_index_map=(0,))
+    f = lambda x: lax.gather(x, jnp.array([[0], [5], [1]]), dn, (1,), mode="fill",
+                             fill_value=7.0)
+    p, t = jax.jvp(f, (jnp.arange(3.0),), (jnp.ones(3),))
+    # JAX 0.10.2
+    np.testing.assert_array_equal(p, [0.0, 7.0, 1.0])
+    np.testing.assert_array_equal(t, [1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(jax.linearize(f, jnp.arange(3.0))[1](jnp.ones(3)), [1, 0, 1])
+    np.testing.assert_array_equal(jax.grad(lambda x: f(x).sum())(jnp.arange(3.0)), [1, 1, 0])
+    jac = jax.jacfwd(lambda x: jnp.take_along_axis(x, jnp.array([4, -2, 4]), axis=-1))
+    np.testing.assert_array_equal(jac(jnp.ones(1)), np.zeros((3, 1)))
