@@ -86,6 +86,11 @@ def _index_kw(params, **overrides):
 
 
 def _minmax_jvp(prim):
+    """JAX's rule, step for step: each position's tangent is the average of the tangents of
+    the values that tie for its result. As in JAX, the read-backs are in-bounds-promised
+    gathers and the counts are scatter-adds that drop out-of-bounds indices, so with
+    ``mode="clip"`` an out-of-bounds index divides by a zero count (JAX's NaN tangent)."""
+
     def jvp(primals, tangents, **params):
         op, idx, upd = primals
         out = prim.bind(op, idx, upd, **params)
@@ -93,20 +98,20 @@ def _minmax_jvp(prim):
         if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
             return out, ad.Zero.from_primal_value(out)
         t_op, t_upd = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_upd)
-        dn, dt = params["dimension_numbers"], get_aval(out).dtype
-        upd_won = convert_element_type(
-            eq(upd, _read_back(out, idx, upd, dn, params["mode"])), dt)
-        kw = _index_kw(params)
-        # As JAX: a position no update reaches keeps the operand's tangent (NaN or not), and
-        # one where nothing equals the result (a NaN operand) gets a zero tangent.
-        ones = full(tuple(get_aval(upd).shape), 1, dt)
-        touched = ne(scatter_add(_zeros(op), idx, ones, dn, **kw), 0)
-        op_won = select(touched, convert_element_type(eq(op, out), dt),
-                            full_like(out, 1))
-        num = add(mul(op_won, t_op),
-                      scatter_add(_zeros(op), idx, mul(upd_won, t_upd), dn, **kw))
-        count = add(op_won, scatter_add(_zeros(op), idx, upd_won, dn, **kw))
-        return out, div(num, select(eq(count, 0), full_like(count, 1), count))
+        dn = params["dimension_numbers"]
+        gdn, sizes = _gather_of_scatter(dn, tuple(get_aval(op).shape),
+                                        tuple(get_aval(upd).shape))
+        read = lambda x: gather(x, idx, gdn, sizes, mode="promise_in_bounds")
+        count = lambda u: read(scatter_add(_zeros(op), idx, u, dn, mode="drop"))
+        upd_won = eq(upd, read(out))
+        op_kept = eq(read(op), read(out))
+        num_updates = count(select(upd_won, full_like(upd, 1), _zeros(upd)))
+        num_refs = count(full_like(upd, 1))
+        shared = div(1.0, add(num_updates, 1.0))
+        upd_coef = select(upd_won, select(op_kept, shared, div(1.0, num_updates)), _zeros(upd))
+        op_coef = div(add(-1.0, select(op_kept, shared, _zeros(num_updates))), num_refs)
+        t_updates = add(mul(read(t_op), op_coef), mul(t_upd, upd_coef))
+        return out, scatter_add(t_op, idx, t_updates, dn, **_index_kw(params))
 
     return jvp
 
