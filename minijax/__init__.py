@@ -109,7 +109,8 @@ __all__ = [
 
 def __getattr__(name):  # tools load on first use, so `import minijax` stays as fast
     if name in ("checkpoint_io", "profiler", "tools", "transforms",
-                "api_util", "flatten_util", "monitoring", "stages", "typing"):
+                "api_util", "flatten_util", "monitoring", "stages", "typing",
+                "scipy", "experimental"):  # JAX's `import jax` makes these two attributes too
         import importlib
 
         return importlib.import_module(f"minijax.{name}")

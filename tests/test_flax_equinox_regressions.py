@@ -124,3 +124,11 @@ def test_an_exception_in_a_callback_is_a_jax_runtime_error(kind, jitted):
     f = minijax.jit(f) if jitted else f
     with pytest.raises(RuntimeError, match="boom"):
         minijax.block_until_ready(f(np.float32(1.0)))
+
+
+def test_scipy_and_experimental_are_attributes_of_the_package():
+    # flax's tests call jax.scipy.special.* after a bare `import jax`, as JAX allows.
+    import importlib
+
+    assert minijax.scipy is importlib.import_module("minijax.scipy")
+    assert minijax.experimental is importlib.import_module("minijax.experimental")
