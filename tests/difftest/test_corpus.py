@@ -41,7 +41,6 @@ KNOWN = {
     "s101-172-min": "11: .at[i].set on a zero-size array with a concrete index accepted",
     "s101-174-min": "3: fft of a zero-size array raises (inside a larger program)",
     "s101-129-min": "12: lax.rem with a Python scalar of another dtype accepted",
-    "s21-65-min": "17: jacfwd of out-of-bounds take_along_axis gives NaN",
     "s21-175-min": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
     "s21-196-min": "3: fft of a zero-size array raises",
     "s21-362-min": "13: jnp.median of a zero-size array accepted",
