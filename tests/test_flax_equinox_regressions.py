@@ -132,3 +132,17 @@ def test_scipy_and_experimental_are_attributes_of_the_package():
 
     assert minijax.scipy is importlib.import_module("minijax.scipy")
     assert minijax.experimental is importlib.import_module("minijax.experimental")
+
+
+def test_create_device_mesh():
+    # flax's nnx transforms tests build their meshes with it.
+    from minijax.experimental import mesh_utils
+
+    devices = minijax.devices()
+    mesh = mesh_utils.create_device_mesh((len(devices),))
+    assert mesh.shape == (len(devices),) and list(mesh) == devices
+    assert minijax.sharding.Mesh(mesh, ("x",)).devices.shape == mesh.shape
+    with pytest.raises(ValueError, match="must equal the product of mesh_shape"):
+        mesh_utils.create_device_mesh((len(devices) + 1,))
+    with pytest.raises(ValueError, match="should be a sequence of ints"):
+        mesh_utils.create_device_mesh(("a",))
