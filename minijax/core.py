@@ -57,7 +57,15 @@ class ShapedArray(AbstractValue):
 
     __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False, vma=frozenset()):
+    def __init__(self, shape, dtype, weak_type=False, vma=frozenset(), *, sharding=None,
+                 manual_axis_type=None):
+        # JAX 0.10's keywords. A minijax type carries no sharding beyond the one no mesh axis
+        # splits (``.sharding``), so only that one is accepted; ``manual_axis_type`` is the vma.
+        if sharding is not None and any(p is not None for p in sharding.spec):
+            raise ValueError(f"ShapedArray: minijax types no value as sharded over mesh axes "
+                             f"(explicit sharding), got sharding={sharding}")
+        if manual_axis_type is not None:
+            vma = manual_axis_type.varying
         self.shape = tuple(shape)
         # An extended dtype (a typed key's key<fry>) types a value but no operand of a primitive.
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)

@@ -371,6 +371,11 @@ class NamedSharding(Sharding):
             self.mesh._flat_devices_or_error()
         return list(self.mesh._flat)
 
+    def update(self, *, mesh=None, spec=None):
+        """This sharding with ``mesh`` and/or ``spec`` replaced."""
+        return NamedSharding(self.mesh if mesh is None else mesh,
+                             self.spec if spec is None else spec)
+
     @property
     def is_fully_replicated(self):
         return all(self.mesh.shape[a] == 1 for e in self.spec for a in _axes_of(e))

@@ -146,3 +146,21 @@ def test_create_device_mesh():
         mesh_utils.create_device_mesh((len(devices) + 1,))
     with pytest.raises(ValueError, match="should be a sequence of ints"):
         mesh_utils.create_device_mesh(("a",))
+
+
+def test_shaped_array_takes_jax_keywords():
+    # flax's axes_scan builds ShapedArray(shape=, dtype=, sharding=x.aval.sharding.update(spec=))
+    from minijax.core import ShapedArray
+    from minijax.sharding import NamedSharding
+    from minijax.sharding import PartitionSpec as P
+
+    x = jnp.ones((3, 2))
+    s = x.aval.sharding.update(spec=P(*x.aval.sharding.spec[1:]))
+    assert s.spec == P(None) and s.mesh == x.aval.sharding.mesh
+    a = ShapedArray(shape=(2,), dtype=np.float32, sharding=s, weak_type=True)
+    assert a == ShapedArray((2,), np.float32, True)
+    mat = minijax.core.ManualAxisType(frozenset({"i"}))
+    assert ShapedArray((2,), np.float32, manual_axis_type=mat).vma == {"i"}
+    mesh = minijax.make_mesh((1,), ("x",))
+    with pytest.raises(ValueError, match="explicit sharding"):
+        ShapedArray((2,), np.float32, sharding=NamedSharding(mesh, P("x")))
