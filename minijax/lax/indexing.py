@@ -164,9 +164,10 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
                         f"{slice_sizes}.")
     # With no index vectors nothing is read, so JAX accepts any slice size (x[[]] of an empty x
     # gathers a size-1 slice of a size-0 axis); the lowering then emits no gather.
-    if indices.size and any(not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
-        raise TypeError(f"{name} slice_sizes must be in [0, operand dim], got {slice_sizes} for "
-                        f"the {desc}.")
+    for i, (s, d) in enumerate(zip(slice_sizes, operand.shape)):
+        if indices.size and not 0 <= s <= d:  # JAX's words
+            raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
+                            f"within [0, {d} + 1), got {s}.")
     if len(dn.start_index_map) != indices.shape[-1]:
         raise TypeError(
             f"{name} start_index_map {dn.start_index_map} must have one entry per index "

@@ -83,3 +83,13 @@ def test_finding17_gather_fill_tangent_is_zero():
     np.testing.assert_array_equal(jax.grad(lambda x: f(x).sum())(jnp.arange(3.0)), [1, 1, 0])
     jac = jax.jacfwd(lambda x: jnp.take_along_axis(x, jnp.array([4, -2, 4]), axis=-1))
     np.testing.assert_array_equal(jac(jnp.ones(1)), np.zeros((3, 1)))
+
+
+def test_finding13_gather_slice_larger_than_operand():
+    dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                    start_index_map=(0,))
+    # JAX 0.10.2's error; with no index vectors it gathers nothing and accepts
+    with pytest.raises(TypeError, match=r"Slice size at index 0 in gather op is out of range, "
+                                        r"must be within \[0, 0 \+ 1\), got 1\."):
+        lax.gather(jnp.zeros(0), jnp.array([[0]]), dn, (1,))
+    assert lax.gather(jnp.zeros(0), jnp.zeros((0, 1), jnp.int32), dn, (1,)).shape == (0,)
