@@ -455,7 +455,15 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
 
         def push(*basis):
-            return jvp(f, (dyn,), (in_tree.unflatten(basis),), has_aux=has_aux)
+            res = jvp(f, (dyn,), (in_tree.unflatten(basis),), has_aux=has_aux)
+            # an integer output's float0 tangent enters the Jacobian as zeros of its dtype
+            # (JAX's jacfwd casts each block to its output's dtype)
+            y_leaves, y_tree = _registry.flatten(res[0])
+            t = y_tree.unflatten([
+                lax.full(get_aval(yl).shape, 0, get_aval(yl).dtype)
+                if get_aval(tl).dtype == dtypes.float0 else tl
+                for yl, tl in zip(y_leaves, _registry.flatten(res[1])[0])])
+            return (res[0], t, *res[2:])
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
         res = vmap(push, out_axes=out_axes)(*_std_basis(leaves))

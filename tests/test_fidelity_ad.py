@@ -277,3 +277,15 @@ def test_collective_over_vmap_axis_inside_checkpoint_and_custom_rules():
     cv.defvjp(lambda y: (cv(y), y), lambda r, c: (c * 2.0,))
     _close(minijax.vmap(cv, axis_name="i")(x), [0.0, 3.0, 6.0])
     _close(minijax.grad(lambda x: minijax.vmap(cv, axis_name="i")(x).sum())(x), [2.0] * 3)
+
+
+# -- 35: jacfwd of an integer output ---------------------------------------------------------------
+
+
+def test_jacfwd_of_integer_output_is_zeros_of_its_dtype():
+    jac = minijax.jacfwd(jnp.argsort)(jnp.ones(2))
+    assert jac.dtype == np.int32 and jac.shape == (2, 2)  # JAX 0.10.2: int32 zeros
+    np.testing.assert_array_equal(np.asarray(jac), np.zeros((2, 2), np.int32))
+    jac = minijax.jacfwd(lambda x: (jnp.argsort(x), x * 2))(jnp.ones(3))
+    assert jac[0].dtype == np.int32 and jac[0].shape == (3, 3)
+    _close(jac[1], np.eye(3) * 2)

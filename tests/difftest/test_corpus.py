@@ -47,7 +47,6 @@ KNOWN = {
     "s21-171-min": "30: grad(grad(jnp.i0))(0.) is 0.5 (right); JAX says 0",
     "s103-173-min": "36: nn.one_hot under x64 gives float32, JAX float64",
     "s103-148-min": "37: det with a -inf entry: inf where JAX gives NaN",
-    "s103-231-min": "35: jacfwd of an integer output: float0 reaches XLA",
 }
 
 @pytest.fixture(scope="module")
