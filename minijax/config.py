@@ -11,7 +11,9 @@ so flipping x64 retraces instead of reusing a program built for the other settin
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import sys
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -95,6 +97,23 @@ class Config:
 
     def values(self):
         return {name: f.value for name, f in self._flags.items()}
+
+    def parse_flags_with_absl(self):
+        """Sets flags from the command line as JAX's does through absl: ``--jax_<name>=value``
+        (a bool flag also ``--jax_<name>`` / ``--nojax_<name>``), the arguments before ``--``;
+        the rest of the command line, flags minijax does not define included, is left alone."""
+        for arg in itertools.takewhile(lambda a: a != "--", sys.argv[1:]):
+            negated = arg.startswith("--nojax_")
+            if not (arg.startswith("--jax_") or negated):
+                continue
+            name, eq, text = arg[len("--no") if negated else 2:].partition("=")
+            flag = self._flags.get(name)
+            if flag is None or (negated and (eq or flag.kind is not bool)):
+                continue
+            if eq:
+                self.update(name, _parse(flag.kind, text))
+            elif flag.kind is bool:
+                self.update(name, not negated)
 
 
 @contextlib.contextmanager

@@ -164,3 +164,23 @@ def test_shaped_array_takes_jax_keywords():
     mesh = minijax.make_mesh((1,), ("x",))
     with pytest.raises(ValueError, match="explicit sharding"):
         ShapedArray((2,), np.float32, sharding=NamedSharding(mesh, P("x")))
+
+
+def test_parse_flags_with_absl(monkeypatch):
+    # flax's tests call jax.config.parse_flags_with_absl() at import.
+    from minijax.config import config
+
+    monkeypatch.setattr("sys.argv", ["prog", "--jax_debug_nans", "--nojax_debug_infs",
+                                     "--jax_default_matmul_precision=highest", "--unrelated",
+                                     "--", "--jax_log_compiles"])
+    before = (config.jax_debug_nans, config.jax_debug_infs, config.jax_default_matmul_precision,
+              config.jax_log_compiles)
+    try:
+        minijax.config.parse_flags_with_absl()
+        assert config.jax_debug_nans and not config.jax_debug_infs
+        assert config.jax_default_matmul_precision == "highest"
+        assert config.jax_log_compiles == before[3]
+    finally:
+        for name, value in zip(("jax_debug_nans", "jax_debug_infs",
+                                "jax_default_matmul_precision", "jax_log_compiles"), before):
+            config.update(name, value)
