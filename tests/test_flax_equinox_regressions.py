@@ -184,3 +184,20 @@ def test_parse_flags_with_absl(monkeypatch):
         for name, value in zip(("jax_debug_nans", "jax_debug_infs",
                                 "jax_default_matmul_precision", "jax_log_compiles"), before):
             config.update(name, value)
+
+
+def test_padtype_to_pads_is_a_list():
+    # equinox's circular-padded conv concatenates it to a list; values as JAX 0.10.2 gives them.
+    assert minijax.lax.padtype_to_pads((6, 5), (3, 3), (1, 2), "SAME_LOWER") == [(1, 1), (1, 1)]
+    assert minijax.lax.padtype_to_pads((6, 5), (3, 3), (1, 1), "VALID") == [(0, 0), (0, 0)]
+
+
+def test_reduce_window_identity_init_in_its_own_dtype():
+    # equinox's MaxPool starts max over integers at -inf: JAX sees the max monoid's identity.
+    x = np.arange(6, dtype=np.int32).reshape(1, 6)
+    lax = minijax.lax
+    out = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2), (1, 1), "VALID")
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, [[1, 2, 3, 4, 5]])
+    np.testing.assert_array_equal(lax.reduce_window(x, 0.0, lax.add, (1, 2), (1, 1), "VALID"),
+                                  [[1, 3, 5, 7, 9]])

@@ -120,12 +120,13 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
-    """Explicit (low, high) pads for 'SAME', 'SAME_LOWER' or 'VALID' (as XLA/JAX define them)."""
+    """Explicit (low, high) pads for 'SAME', 'SAME_LOWER' or 'VALID' (as XLA/JAX define them),
+    a list as JAX's (a sequence of pairs comes back checked)."""
     if not isinstance(padding, str):
-        return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        return [(operator.index(lo), operator.index(hi)) for lo, hi in padding]
     kind = padding.upper()
     if kind == "VALID":
-        return ((0, 0),) * len(in_shape)
+        return [(0, 0)] * len(in_shape)
     if kind in ("SAME", "SAME_LOWER"):
         pads = []
         for n, w, s in zip(in_shape, window_shape, window_strides):
@@ -133,7 +134,7 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
             total = max((out - 1) * s + w - n, 0)
             lo, hi = total // 2, total - total // 2
             pads.append((lo, hi) if kind == "SAME" else (hi, lo))
-        return tuple(pads)
+        return pads
     raise ValueError(f"Unknown padding type: {padding!r} (expected 'SAME', 'SAME_LOWER', "
                      "'VALID' or a sequence of (low, high) pairs)")
 
@@ -458,9 +459,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     if isinstance(padding, str):
         lhs_sp = [lhs_shape[i] for i in dnums.lhs_spec[2:]]
         window = dilate_shape([rhs_shape[i] for i in dnums.rhs_spec[2:]], rhs_dilation)
-        padding = padtype_to_pads(lhs_sp, window, window_strides, padding)
+        padding = tuple(padtype_to_pads(lhs_sp, window, window_strides, padding))
     else:
-        padding = padtype_to_pads(None, None, None, padding)
+        padding = tuple(padtype_to_pads(None, None, None, padding))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     return conv_general_dilated_p.bind(

@@ -350,10 +350,13 @@ def _concrete_scalar(x):
         return None
 
 
-def _monoid_for(computation, init, dtype):
+def _monoid_for(computation, init):
+    """The reduce_window_{sum,max,min} primitive when ``init`` is its monoid's identity in the
+    init's own dtype (as JAX decides it: ``-inf`` starts a max over integers too)."""
     value = _concrete_scalar(init)
     if value is None:
         return None
+    dtype = np.asarray(init).dtype
     if computation is elementwise.add and value == 0:
         return reduce_window_sum_p
     if dtype != np.bool_ and computation is elementwise.max and value == lowest(dtype):
@@ -381,17 +384,18 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     window_dimensions = _ints(window_dimensions, ndim, "window_dimensions")
     window_strides = _ints(window_strides, ndim, "window_strides")
     if isinstance(padding, str):
-        padding = padtype_to_pads(avals[0].shape, window_dimensions, window_strides, padding)
+        padding = tuple(padtype_to_pads(avals[0].shape, window_dimensions, window_strides,
+                                        padding))
     else:
-        padding = padtype_to_pads(None, None, None, padding)
+        padding = tuple(padtype_to_pads(None, None, None, padding))
     params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
                   padding=padding, base_dilation=_ints(base_dilation, ndim, "base_dilation"),
                   window_dilation=_ints(window_dilation, ndim, "window_dilation"))
-    inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, avals)]
     if len(flat_ops) == 1:
-        monoid = _monoid_for(computation, flat_inits[0], avals[0].dtype)
+        monoid = _monoid_for(computation, flat_inits[0])
         if monoid is not None:
             return tree.unflatten([monoid.bind(flat_ops[0], **params)])
+    inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, avals)]
     pair_tree = _registry.flatten((operand, operand))[1]
     closed, consts, out_tree = _computation_jaxpr(computation, pair_tree,
                                                   tuple(a.dtype for a in avals))
