@@ -23,7 +23,6 @@ KNOWN = {
     "s21-15": "12: lax.max(python scalar, f16) accepted; JAX requires equal dtypes",
     "s21-21": "14: slogdet of a matrix with an inf entry: NaN where JAX gives +-1/inf",
     "s21-62": "2: jnp.pad mode 'mean' NotImplementedError",
-    "s21-65": "17: jacfwd of out-of-bounds take_along_axis gives NaN, JAX 0",
     "s21-138": "22: traced bool mask raises IndexError, JAX NonConcreteBooleanIndexError",
     "s21-141": "4: lax.cumlogsumexp refuses complex",
     "s21-175": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
