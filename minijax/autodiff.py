@@ -244,7 +244,7 @@ def linearize(fun, *primals, has_aux=False):
 
     out = out_tree.unflatten(_as_arrays(lin.primals_out))
     if has_aux:
-        return out, f_jvp, trees[0][1].unflatten(_as_arrays(lin.aux))
+        return out, f_jvp, trees[0][1].unflatten(lin.aux)
     return out, f_jvp
 
 
@@ -304,7 +304,7 @@ def vjp(fun, *primals, has_aux=False):
     out = out_tree.unflatten(_as_arrays(lin.primals_out))
     f_vjp = _pullback(lin, p_tree, out_tree)
     if has_aux:
-        return out, f_vjp, trees[0][1].unflatten(_as_arrays(lin.aux))
+        return out, f_vjp, trees[0][1].unflatten(lin.aux)
     return out, f_vjp
 
 
@@ -334,7 +334,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         one = np.ones((), get_aval(lin.primals_out[0]).dtype)
         grads = tree.unflatten(_instantiate(lin.vjp([one])))
         if has_aux:
-            return (ans, trees[0][1].unflatten(_as_arrays(lin.aux))), grads
+            return (ans, trees[0][1].unflatten(lin.aux)), grads
         return ans, grads
 
     return value_and_grad_f

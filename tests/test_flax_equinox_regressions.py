@@ -201,3 +201,15 @@ def test_reduce_window_identity_init_in_its_own_dtype():
     np.testing.assert_array_equal(out, [[1, 2, 3, 4, 5]])
     np.testing.assert_array_equal(lax.reduce_window(x, 0.0, lax.add, (1, 2), (1, 1), "VALID"),
                                   [[1, 3, 5, 7, 9]])
+
+
+def test_aux_may_hold_any_python_object():
+    # equinox's filter_grad/filter_vjp return non-array aux (values as JAX 0.10.2 returns them).
+    sentinel = object()
+    g, aux = minijax.grad(lambda x: (x * 2.0, "hi"), has_aux=True)(1.0)
+    assert aux == "hi" and float(g) == 2.0
+    _, _, aux = minijax.vjp(lambda x: (x * 2.0, sentinel), 1.0, has_aux=True)
+    assert aux is sentinel
+    (_, (n, three, y)), _ = minijax.value_and_grad(lambda x: (x * 2.0, (None, 3, x * 3)),
+                                                   has_aux=True)(1.0)
+    assert n is None and three == 3 and float(y) == 3.0

@@ -428,7 +428,9 @@ def linearize_flat(fun, primals, has_aux=False):
             outs = fun(*tracers)
             outs, aux = outs if has_aux else (outs, [])
         pairs = [jvp_trace.to_primal_tangent(x) for x in outs]
-        aux = [jvp_trace.to_primal_tangent(x)[0] for x in aux]
+        # aux may hold any Python object (a string, a sentinel), returned as it is, as in JAX
+        aux = [jvp_trace.to_primal_tangent(x)[0] if isinstance(x, core.Tracer) else x
+               for x in aux]
         primals_out = [p for p, _ in pairs]
         out_nonzero = [type(t) is not Zero for _, t in pairs]
         closed = pe_trace.finish(lin_in, [t for _, t in pairs if type(t) is not Zero])
