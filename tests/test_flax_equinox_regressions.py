@@ -213,3 +213,22 @@ def test_aux_may_hold_any_python_object():
     (_, (n, three, y)), _ = minijax.value_and_grad(lambda x: (x * 2.0, (None, 3, x * 3)),
                                                    has_aux=True)(1.0)
     assert n is None and three == 3 and float(y) == 3.0
+
+
+def test_a_library_batching_rule_gets_tuples():
+    from minijax.extend import core as jex
+    from minijax.interpreters import batching
+
+    seen = []
+    p = jex.Primitive("h22_double")
+    p.def_impl(lambda x: x * 2)
+    p.def_abstract_eval(lambda a: a)
+
+    def rule(axis_size, axis_name, trace_type, args, dims):
+        seen.append((type(args), type(dims), axis_size))
+        return p.bind(*args), dims[0]
+
+    batching.axis_primitive_batchers[p] = rule
+    out = minijax.vmap(p.bind)(np.arange(3.0, dtype=np.float32))
+    np.testing.assert_allclose(out, [0.0, 2.0, 4.0])
+    assert seen == [(tuple, tuple, 3)]

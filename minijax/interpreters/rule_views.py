@@ -91,7 +91,8 @@ def _axis_data_rule(rule, call):
     """A minijax rule called with the vmap's axis data (``batching.needs_axis_data``)."""
 
     def batching_rule(axis_data, args, dims, **params):
-        return call(axis_data, args, dims, **params)
+        # JAX hands a library's rule tuples (equinox passes its dims on as vmap's out_axes)
+        return call(axis_data, tuple(args), tuple(dims), **params)
 
     batching_rule.needs_axis_data = True  # the protocol of batching.BatchTrace
     batching_rule.jax_rule = rule
