@@ -40,7 +40,8 @@ attention's ``q·kᵀ`` and ``p·v``) stay as written, and so do matmuls inside 
 ``{"x": meta, "w": meta, "g": meta}`` per site, in program order, each ``meta``
 ``{"amax_history": f32[history_length], "scale": f32[]}`` (``x``/``w``: the matmul's two
 operands, ``g``: its output's cotangent). A matmul whose output gets no gradient
-(``stop_gradient``) has its state come back zero, and a zero scale counts as 1.
+(``stop_gradient``) gets its state back unchanged (if no FP8 matmul at all gets a gradient,
+the whole state comes back zero: there is nothing to update).
 """
 
 from __future__ import annotations
@@ -87,11 +88,30 @@ def update_meta(meta, amax, fmt, margin=0):
     return {"amax_history": hist, "scale": lax.select(ok, new, meta["scale"])}
 
 
-def _usable(scale):
-    """``scale``, or 1 where it is not positive and finite: the state of a matmul whose output
-    got no gradient (``stop_gradient``) comes back zero, and it must not divide by zero."""
-    ok = lax.bitwise_and(lax.gt(scale, np.float32(0)), lax.is_finite(scale))
-    return lax.select(ok, scale, np.ones((), np.float32))
+@custom_vjp
+def _held(state):
+    """The state, unchanged; its gradient (the state's update) keeps a site's old state where
+    no update came: a matmul whose output gets no gradient (``stop_gradient``) would otherwise
+    get a zero state back, and a zero scale divides by zero next step. One hold for the whole
+    state, so its backward runs whenever any site is differentiated. The guard sits on the
+    gradient, not in the matmul: any computation on the scale there keeps XLA from making an
+    FP8 GEMM of it."""
+    return state
+
+
+def _held_fwd(state):
+    return state, state
+
+
+def _held_bwd(old, new):
+    def site(o, n):
+        return {k: {name: lax.select(lax.gt(n[k]["scale"], np.float32(0)), n[k][name], o[k][name])
+                    for name in n[k]} for k in n}
+
+    return ([site(o, n) for o, n in zip(old, new)],)
+
+
+_held.defvjp(_held_fwd, _held_bwd)
 
 
 def _quantize(x, scale, fmt):
@@ -131,7 +151,7 @@ def _fp8_dot(dimension_numbers, lhs_dtype, rhs_dtype, out_dtype, rhs_ndim, margi
         return out.astype(out_dtype)
 
     def forward(lhs, rhs, meta):
-        sl, sr = _usable(meta["x"]["scale"]), _usable(meta["w"]["scale"])
+        sl, sr = meta["x"]["scale"], meta["w"]["scale"]
         lq, la = _quantize(lhs, sl, E4M3)
         rq, ra = _quantize(rhs, sr, E4M3)
         return product(lq, sl, rq, sr), (lq, sl, la, rq, sr, ra)
@@ -148,7 +168,7 @@ def _fp8_dot(dimension_numbers, lhs_dtype, rhs_dtype, out_dtype, rhs_ndim, margi
 
     def bwd(res, ct):
         lq, sl, rq, sr, new, meta_g = res
-        sg = _usable(meta_g["scale"])
+        sg = meta_g["scale"]
         gq, ga = _quantize(ct, sg, E5M2)
         g = _dequantize(gq, sg)
         lhs, rhs = _dequantize(lq, sl), _dequantize(rq, sr)
@@ -222,6 +242,7 @@ class Fp8Autocast:
             raise ValueError(f"fp8.autocast({getattr(self.fun, '__name__', 'f')}): the FP8 "
                              f"state has {n} entries, the function has {len(sites)} FP8 "
                              "matmuls; make the state with .init(...) at these arguments")
+        state = _held(list(state))
         outs = _evaluate(closed, dict(zip(sites, state)), leaves, self.margin)
         return out_tree.unflatten(outs)
 
