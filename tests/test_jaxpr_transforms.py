@@ -51,7 +51,8 @@ def test_jvp_jaxpr_instantiates_zero_tangents_on_request():
 
 def test_transpose_jaxpr_is_the_vjp():
     closed = minijax.make_jaxpr(lambda w, x: [w * x + x])(Y, X)  # linear in x
-    t = ad.transpose_jaxpr(closed, [False, True], [True])
+    t, nonzero = ad.transpose_jaxpr(closed, [False, True], [True])
+    assert nonzero == [True]
     ct = np.array([1.0, -2.0, 3.0], np.float32)
     (x_ct,) = jaxpr_as_fun(t)(Y, ct)
     np.testing.assert_allclose(x_ct, ct * (Y + 1.0), rtol=1e-6)
@@ -79,8 +80,8 @@ def test_batch_jaxpr_broadcasts_forced_outputs():
 def test_batch_open_moves_the_batch_to_axis_0():
     jaxpr = closed_f().jaxpr
     xs_t = np.stack([X, 3 * X], axis=1)  # batch along axis 1
-    new, consts, args, in_axes = batching.batch_open(jaxpr, [xs_t, Y], [1, None])
-    assert in_axes == (0, None) and consts == []
+    new, consts, args, in_axes, out_dims = batching.batch_open(jaxpr, [xs_t, Y], [1, None])
+    assert in_axes == (0, None) and consts == [] and out_dims == [0, 0]
     o1, o2 = minijax.core.eval_jaxpr(new, [], *args)
     np.testing.assert_allclose(o1, np.sin(xs_t.T) * Y, rtol=1e-6)
     np.testing.assert_allclose(o2, np.sum(xs_t.T ** 2, axis=1), rtol=1e-6)
