@@ -40,7 +40,6 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.core import ClosedJaxpr, Literal, Primitive, get_aval, is_eval_trace_current
-from minijax.interpreters import ad
 from minijax.interpreters import ad, batching
 from minijax.interpreters.walk import sub_jaxprs
 from minijax.jitting import jit

@@ -27,7 +27,7 @@ from minijax.interpreters import ad, batching
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.structural import transpose
 from minijax.lowering.stablehlo import tensor_type
-from minijax.sharding import reshard
+from minijax.lax.sharding_constraint import reshard
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 
