@@ -42,12 +42,11 @@ def _conv_full(a, v, precision, preferred_element_type):
     """Full discrete convolution of 1-D ``a`` (length n) and ``v`` (length m)."""
     n, m = a.shape[0], v.shape[0]
     out_len = n + m - 1
-    conv = getattr(lax, "conv_general_dilated", None)
-    if conv is not None and not dtypes.is_complex(np.dtype(a.dtype)) and a.dtype != np.bool_:
+    if not dtypes.is_complex(np.dtype(a.dtype)) and a.dtype != np.bool_:
         # XLA's convolution is a cross-correlation: flip the kernel.
         lhs = lax.reshape(a, (1, 1, n))
         rhs = lax.reshape(lax.rev(v, (0,)), (1, 1, m))
-        out = conv(lhs, rhs, window_strides=(1,), padding=[(m - 1, m - 1)],
+        out = lax.conv_general_dilated(lhs, rhs, window_strides=(1,), padding=[(m - 1, m - 1)],
                    precision=precision, preferred_element_type=preferred_element_type)
         return lax.reshape(out, (out_len,))
     padded = lax.pad(a, convert(0, a.dtype), [(m - 1, m - 1, 0)])

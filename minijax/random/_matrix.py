@@ -63,15 +63,9 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     z = normal(data, (*shape, max(n, m), min(n, m)), dtype)
     q, r = jnp.linalg.qr(z)
     # QR is unique once diag(r) > 0; fixing its signs makes q Haar-distributed
-    d = jnp.diagonal(r, axis1=-2, axis2=-1) if hasattr(jnp, "diagonal") else _diag(r)
+    d = jnp.diagonal(r, axis1=-2, axis2=-1)
     x = q * jnp.expand_dims(d / jnp.abs(d).astype(d.dtype), -2)
     if n < m:
         x = jnp.conj(jnp.swapaxes(x, -1, -2)) if dtypes.is_complex(dtype) else \
             jnp.swapaxes(x, -1, -2)
     return x
-
-
-def _diag(r):
-    k = min(r.shape[-2:])
-    eye = jnp.eye(r.shape[-2], r.shape[-1], dtype=bool)
-    return jnp.sum(jnp.where(eye, r, jnp.zeros((), r.dtype)), axis=-2)[..., :k]
