@@ -232,3 +232,16 @@ def test_a_library_batching_rule_gets_tuples():
     out = minijax.vmap(p.bind)(np.arange(3.0, dtype=np.float32))
     np.testing.assert_allclose(out, [0.0, 2.0, 4.0])
     assert seen == [(tuple, tuple, 3)]
+
+
+@pytest.mark.parametrize("mode", ["wrap", "reflect", "symmetric"])
+def test_pad_wrap_and_mirrored_modes_match_numpy(mode):
+    # flax's circular/reflect-padded convolutions (linen_linear_test) pad with these.
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for widths in [((1, 2), (3, 0)), ((5, 7), (9, 2)), 2]:
+        np.testing.assert_array_equal(jnp.pad(x, widths, mode=mode), np.pad(x, widths, mode=mode))
+    # the derivative sums each input's copies: d/dx sum(pad(x)) counts them
+    idx = np.pad(np.arange(x.size).reshape(x.shape), 2, mode=mode)
+    expected = np.bincount(idx.ravel(), minlength=x.size).reshape(x.shape).astype(np.float32)
+    g = minijax.grad(lambda v: jnp.pad(v, 2, mode=mode).sum())(x)
+    np.testing.assert_array_equal(g, expected)

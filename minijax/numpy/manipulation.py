@@ -420,8 +420,9 @@ def _pad_widths(pad_width, ndim):
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """Pads with ``constant_values`` (mode ``"constant"``) or by repeating the edge values
-    (``"edge"``); other NumPy modes are not provided yet."""
+    """Pads with ``constant_values`` (mode ``"constant"``), by repeating the edge values
+    (``"edge"``), periodically (``"wrap"``) or mirrored (``"reflect"``, ``"symmetric"``);
+    the other NumPy modes are not provided yet."""
     check_arraylike("pad", array)
     a = to_array(array)
     widths = _pad_widths(pad_width, a.ndim)
@@ -454,8 +455,20 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 parts.append(repeat(lax.slice_in_dim(a, n - 1, n, axis=ax), hi, axis=ax))
             a = lax.concatenate(parts, ax) if len(parts) > 1 else a
         return a
-    raise NotImplementedError(f"jnp.pad mode {mode!r} is not implemented yet ('constant' and "
-                              "'edge' are)")
+    if mode in ("wrap", "reflect", "symmetric") and kwargs.get("reflect_type", "even") == "even":
+        # The padded array reads the input at fixed positions along each axis: NumPy's own pad
+        # of the positions says which (periodic or mirrored, as NumPy defines them).
+        for ax, (lo, hi) in enumerate(widths):
+            n = a.shape[ax]
+            if (lo or hi) and n == 0:
+                raise ValueError("can't extend empty axis using modes other than 'constant'")
+            if lo or hi:
+                idx = np.pad(np.arange(n, dtype=np.int32), (lo, hi), mode=mode)
+                a = jnp.take(a, idx, axis=ax)
+        return a
+    raise NotImplementedError(f"jnp.pad mode {mode!r} is not implemented yet ('constant', "
+                              "'edge', 'wrap', 'reflect' and 'symmetric' with "
+                              "reflect_type='even' are)")
 
 
 def tile(A, reps):
