@@ -3,8 +3,8 @@
 Each file runs as its library's users run it, in a fresh process through the opt-in
 (``python -m minijax.run_as_jax -m pytest FILE``). The judge is real JAX: every test recorded
 as passing under JAX 0.10.2 (tests/data/ecosystem_jax_passes.json, written by
-benchmarks/ecosystem_suites.py --record-ci) must pass under minijax, except the few listed in
-KNOWN_FAILURES with their cause. benchmarks/ecosystem_suites.py runs all the files.
+benchmarks/ecosystem_suites.py --record-ci) must pass under minijax.
+benchmarks/ecosystem_suites.py runs all the files.
 """
 
 import importlib.util
@@ -20,9 +20,6 @@ import ecosystem_suites  # noqa: E402
 
 DATA = json.loads((ROOT / "tests" / "data" / "ecosystem_jax_passes.json").read_text())
 
-# test id -> why it fails on minijax (each a known, explained difference; see RESULTS.md).
-KNOWN_FAILURES: dict[str, str] = {}
-
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("optax") is None or importlib.util.find_spec("chex") is None,
     reason="needs optax and chex (pip install -e '.[test]')")
@@ -30,11 +27,11 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.mark.parametrize("rel", sorted(DATA["files"]))
 def test_jax_passes_also_pass_on_minijax(rel):
-    site = ecosystem_suites.site_packages(sys.executable)
-    cases, _ = ecosystem_suites.run_file(sys.executable, site, rel, "minijax", timeout=900)
+    roots = {rel.split("/")[0]: ecosystem_suites.site_packages(sys.executable)}  # installed
+    cases, _ = ecosystem_suites.run_file(sys.executable, roots, rel, "minijax", timeout=900)
     failed = {}
     for name in DATA["files"][rel]:
         outcome, message = cases.get(name, cases.get("<file>", ("missing", "not collected")))
-        if outcome != "passed" and name not in KNOWN_FAILURES:
+        if outcome != "passed":
             failed[name] = f"{outcome}: {message.strip()[:300]}"
     assert not failed, "\n".join(f"{k}\n    {v}" for k, v in failed.items())
