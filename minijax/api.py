@@ -89,7 +89,11 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
 def eval_shape(fun, *args, **kwargs):
     """The output shapes/dtypes of ``fun(*args)`` as ShapeDtypeStructs, without running it
     (as JAX: the shape evaluation of ``jit(fun)``; a jitted ``fun`` with ``out_shardings``
-    gives structs that say where the outputs will be)."""
+    gives structs that say where the outputs will be). An abstract value (a ShapedArray) may
+    stand for an argument, as in JAX."""
+    args, kwargs = tree_map(
+        lambda x: ShapeDtypeStruct(x.shape, x.dtype, x.weak_type)
+        if isinstance(x, ShapedArray) else x, (args, kwargs))
     return (fun if is_jitted(fun) else jit(fun)).eval_shape(*args, **kwargs)
 
 

@@ -245,3 +245,11 @@ def test_pad_wrap_and_mirrored_modes_match_numpy(mode):
     expected = np.bincount(idx.ravel(), minlength=x.size).reshape(x.shape).astype(np.float32)
     g = minijax.grad(lambda v: jnp.pad(v, 2, mode=mode).sum())(x)
     np.testing.assert_array_equal(g, expected)
+
+
+def test_eval_shape_takes_shaped_arrays():
+    # flax's ConvLocal (linen_linear_test) evaluates a conv's shape against a ShapedArray kernel.
+    from minijax.core import ShapedArray
+
+    out = minijax.eval_shape(lambda a, b: a @ b, jnp.ones((2, 3)), ShapedArray((3, 4), np.float32))
+    assert out.shape == (2, 4) and out.dtype == np.float32
