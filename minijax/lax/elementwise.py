@@ -79,18 +79,7 @@ __all__ = [
     # autodiff
     "stop_gradient",
 ]
-_PRIMITIVES = [
-    "add", "sub", "mul", "div", "rem", "pow", "integer_pow", "max", "min", "atan2", "nextafter",
-    "neg", "abs", "sign", "square", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic",
-    "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma",
-    "floor", "ceil",
-    "round", "is_finite", "real", "imag", "conj", "complex", "not", "and", "or", "xor",
-    "population_count", "clz", "shift_left", "shift_right_arithmetic", "shift_right_logical",
-    "eq", "ne", "lt", "le", "gt", "ge", "select_n", "clamp", "stop_gradient",
-]
 # fmt: on
-__all__ += [f"{name}_p" for name in _PRIMITIVES]
 
 
 def _const(ctx, value, dtype=None):
@@ -887,3 +876,8 @@ def stop_gradient(x):
         return leaf
 
     return tree_map_internal(stop, x)
+
+
+# Every primitive defined above is public as ``<name>_p`` (as in jax.lax): defining one is enough.
+__all__ += sorted(n for n, v in list(globals().items())
+                  if isinstance(v, Primitive) and not n.startswith("_"))
