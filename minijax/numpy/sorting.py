@@ -273,7 +273,7 @@ def argwhere(a, *, size=None, fill_value=None):
 
 def _nonzero_concrete(a):
     """NumPy's ``nonzero`` of a concrete ``a``: the output's length depends on the values, so
-    under jit this raises (the traceable form with ``size=`` is ``arrayops.nonzero``)."""
+    under jit this raises (the traceable form with ``size=`` is ``nonzero`` above)."""
     check_arraylike("nonzero", a)
     if isinstance(a, Tracer):
         raise a._concretization_error(
