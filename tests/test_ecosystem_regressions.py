@@ -57,7 +57,9 @@ def test_full_like_takes_a_shape_dtype_struct():
     np.testing.assert_array_equal(out, [0, 1, 2])
 
 
-@pytest.mark.skipif(minijax.default_backend() != "cpu", reason="a machine without a GPU")
+@pytest.mark.skipif(minijax.default_backend() != "cpu",
+                    reason="checks the error for a missing 'gpu' platform, which only exists "
+                           "where no GPU backend is present")
 def test_asking_for_a_missing_platform_says_so_in_jax_words():
     # chex's assert_devices tests match JAX's "Unknown backend" / "failed to initialize".
     with pytest.raises(RuntimeError, match=r"Unknown backend: 'gpu' requested"):

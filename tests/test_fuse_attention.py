@@ -25,7 +25,8 @@ from minijax.transforms import find_eqns
 
 ON_GPU = os.environ.get("MINIJAX_TEST_GPU") == "1"
 gpu = pytest.mark.skipif(not ON_GPU, reason="runs the cuDNN kernels: MINIJAX_TEST_GPU=1 on a GPU")
-cpu_only = pytest.mark.skipif(ON_GPU, reason="stands a reference kernel in for the GPU's")
+cpu_only = pytest.mark.skipif(ON_GPU, reason="swaps the cuDNN kernel for a jnp "
+                              "reference, meaningful only where no GPU runs the real one")
 
 BF = jnp.bfloat16
 B, T, N, H = 2, 8, 2, 8

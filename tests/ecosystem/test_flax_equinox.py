@@ -18,7 +18,8 @@ JAX = json.loads((ROOT / "tests" / "data" / "flax_equinox_jax.json").read_text()
 
 pytestmark = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("flax", "equinox", "optax")),
-    reason="needs flax, equinox and optax")
+    reason="needs flax and equinox, which the test extra does not install "
+           "(benchmarks/ecosystem_suites.py --setup makes a venv with them)")
 
 
 @pytest.mark.parametrize("name", sorted(JAX["losses"]))
