@@ -47,17 +47,24 @@ __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_jvp", "
 
 
 def _resolve_kwargs(fun, args, kwargs):
-    """Keyword arguments bound to their positions (the rules take positional args only)."""
-    if not kwargs:
-        return tuple(args)
+    """Keyword arguments bound to their positions and omitted positional arguments filled
+    with their defaults, as JAX: ``nondiff_argnums`` count positions of the full signature
+    (``f(x, y, dn, precision=None)`` called as ``f(x, y, dn)`` still has argument 3)."""
+    if isinstance(fun, functools.partial):
+        fun = lambda *args, **kwargs: None  # noqa: E731 (JAX: a partial's signature is opaque)
     try:
         ba = inspect.signature(fun).bind(*args, **kwargs)
-    except (TypeError, ValueError) as e:
+    except ValueError as e:  # no signature (a builtin): positions are as passed
+        if kwargs:
+            raise TypeError(f"custom derivative function called with keywords: {e}") from None
+        return tuple(args)
+    except TypeError as e:
         raise TypeError(f"custom derivative function called with bad arguments: {e}") from None
     ba.apply_defaults()
-    if ba.kwargs:
+    passed = sorted(k for k in ba.kwargs if k in kwargs)
+    if passed:
         raise TypeError("keyword-only arguments are not supported by custom_jvp / custom_vjp "
-                        f"functions, got {sorted(ba.kwargs)}")
+                        f"functions, got {passed}")
     return tuple(ba.args)
 
 

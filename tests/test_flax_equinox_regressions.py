@@ -253,3 +253,43 @@ def test_eval_shape_takes_shaped_arrays():
 
     out = minijax.eval_shape(lambda a, b: a @ b, jnp.ones((2, 3)), ShapedArray((3, 4), np.float32))
     assert out.shape == (2, 4) and out.dtype == np.float32
+
+
+def test_custom_jvp_nondiff_argnums_count_omitted_defaults():
+    # flax's fp8 dot_general_with_precision: nondiff_argnums=(2, 3, 4), called with three
+    # arguments. JAX fills the defaults first, so 3 and 4 are the defaulted ones, not 0 and 1.
+    from functools import partial
+
+    @partial(minijax.custom_jvp, nondiff_argnums=(1, 2))
+    def f(x, scale=3.0, flag=None):
+        return x * scale
+
+    @f.defjvp
+    def f_jvp(scale, flag, primals, tangents):
+        assert flag is None
+        return primals[0] * scale, tangents[0] * scale * 2.0  # the rule's own (not f's) slope
+
+    @partial(minijax.custom_vjp, nondiff_argnums=(1,))
+    def g(x, scale=3.0):
+        return x * scale
+
+    g.defvjp(lambda x, scale: (x * scale, None), lambda scale, res, ct: (ct * scale * 2.0,))
+    # JAX 0.10.2: 6.0, 6.0, 10.0 and 6.0
+    assert float(minijax.grad(f)(1.0)) == 6.0
+    assert float(minijax.jit(minijax.grad(f))(1.0)) == 6.0
+    assert float(minijax.grad(lambda x: f(x, 5.0))(1.0)) == 10.0
+    assert float(minijax.grad(g)(1.0)) == 6.0
+
+
+def test_scan_takes_split_transpose():
+    # flax's axes_scan passes lax.scan(_split_transpose=...) (JAX's memory-layout option of
+    # the transposed loop); the values and the gradient are the same either way.
+    xs = np.arange(1.0, 5.0, dtype=np.float32)
+
+    def loss(c0, split):
+        c, ys = minijax.lax.scan(lambda c, x: (c * x, c + x), c0, xs, _split_transpose=split)
+        return c + ys.sum()
+
+    for split in (False, True):
+        # c = c0 * 24; ys = c0 * [1, 1, 2, 6] + xs: d/dc0 = 24 + 10
+        np.testing.assert_allclose(minijax.grad(loss)(np.float32(2.0), split), 34.0)

@@ -536,9 +536,12 @@ def _carry_avals(leaves):
     return [get_aval(x) for x in leaves]
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """``f(carry, x) -> (carry, y)`` over the leading axis of ``xs``; returns the final carry
-    and the stacked ys. Compiles to one XLA while loop, whatever the length."""
+    and the stacked ys. Compiles to one XLA while loop, whatever the length.
+
+    ``_split_transpose`` is JAX's experimental request to split the transposed loop in two (a
+    memory layout choice, the same values); minijax's transpose is one loop either way."""
     if not callable(f):
         raise TypeError("scan: f must be callable")
     xs_leaves, xs_tree = _registry.flatten(xs)
