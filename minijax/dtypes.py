@@ -21,7 +21,10 @@ bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
+# As in JAX, the public ``bfloat16`` is ml_dtypes' scalar type (``bfloat16(1.5)`` is a scalar,
+# ``isinstance(x, bfloat16)`` tests for one); the tables below hold its np.dtype.
+bfloat16 = ml_dtypes.bfloat16
+_bf16 = np.dtype(bfloat16)
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
 float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
@@ -32,7 +35,7 @@ float8_types = (float8_e4m3fn, float8_e5m2, float8_e4m3b11fnuz, float8_e4m3fnuz,
 
 int_types = (int8, int16, int32, int64)
 uint_types = (uint8, uint16, uint32, uint64)
-float_types = (*float8_types, bfloat16, float16, float32, float64)
+float_types = (*float8_types, _bf16, float16, float32, float64)
 complex_types = (complex64, complex128)
 all_dtypes = (bool_, *int_types, *uint_types, *float_types, *complex_types)
 
@@ -66,9 +69,9 @@ _LATTICE = {
     _weak_int: [uint8, int8],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_weak_float],
     int8: [int16], int16: [int32], int32: [int64], int64: [_weak_float],
-    _weak_float: [*float8_types, bfloat16, float16, _weak_complex],
+    _weak_float: [*float8_types, _bf16, float16, _weak_complex],
     **{t: [] for t in float8_types},
-    bfloat16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
+    _bf16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
     _weak_complex: [complex64], complex64: [complex128], complex128: [],
 }
 
@@ -325,7 +328,7 @@ def _scalar_class(x):
     return x if isinstance(x, type) and issubclass(x, np.generic) else np.dtype(x).type
 
 
-_custom_floats = frozenset((bfloat16, *float8_types))
+_custom_floats = frozenset((_bf16, *float8_types))
 _custom_float_types = frozenset(t.type for t in _custom_floats)
 
 

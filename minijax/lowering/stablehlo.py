@@ -72,7 +72,7 @@ _ELEMENT_TYPES = {
     np.dtype(np.float16): ir.F16Type.get,
     np.dtype(np.float32): ir.F32Type.get,
     np.dtype(np.float64): ir.F64Type.get,
-    dtypes.bfloat16: ir.BF16Type.get,
+    np.dtype(dtypes.bfloat16): ir.BF16Type.get,
     np.dtype(np.complex64): lambda: ir.ComplexType.get(ir.F32Type.get()),
     np.dtype(np.complex128): lambda: ir.ComplexType.get(ir.F64Type.get()),
     dtypes.float8_e4m3fn: ir.Float8E4M3FNType.get,
