@@ -3,8 +3,8 @@
 Jaxprs nest in two forms: control flow holds ``ClosedJaxpr``s (``cond``'s ``branches``, a
 tuple; ``while``'s ``cond_jaxpr``/``body_jaxpr``; ``scan``'s ``jaxpr``), call-like primitives
 hold *open* ``Jaxpr``s with no constvars (``custom_jvp_call``/``custom_vjp_call``'s
-``call_jaxpr``, ``checkpoint``'s and ``shard_map``'s ``jaxpr``). ``jit`` under a trace is
-inlined, so there is no call primitive for it. The helpers below find nested jaxprs by type, so
+``call_jaxpr``, ``checkpoint``'s and ``shard_map``'s ``jaxpr``), and a nested ``jit`` holds a
+``ClosedJaxpr`` without consts in ``jaxpr``. The helpers below find nested jaxprs by type, so
 a new primitive that holds one is walked without being listed here. This is the one walker of
 the package: the interpreters (vmap's search for collectives), the program transforms
 (``minijax.transforms``) and the tools use it.

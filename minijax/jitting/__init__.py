@@ -4,6 +4,8 @@
   ``trace``/``lower``/``eval_shape``) and ``jit``;
 - ``args.py``: static/dynamic argument splitting and ``ArgRecord``, the dynamic arguments
   flattened once on a cache miss;
+- ``pjit.py``: the ``jit`` primitive a jitted function binds under another trace, with all
+  its rules;
 - ``placement.py``: where a program runs (one device, or a mesh's devices with Shardy
   annotations) and the committed-layout part of the cache key.
 """

@@ -11,8 +11,10 @@ plans where the program runs (:mod:`minijax.jitting.placement`: one device, or a
 with Shardy annotations), lowers and compiles one :class:`Executable`, and caches an
 :class:`_Entry`. Single-device and SPMD programs take this one path.
 
-Under another transformation (``jit`` inside ``jit``, or inside ``make_jaxpr``) a jitted
-function is simply traced inline: the outer jaxpr is one program, compiled once.
+Under another transformation (``jit`` inside ``jit``, ``make_jaxpr``, ``grad``, ``vmap`` ...)
+a jitted function is one ``jit`` equation (:mod:`minijax.jitting.pjit`) holding its jaxpr,
+traced once per signature and shared with the eager path's cache misses; the outer program
+inlines it when lowered, so it is still compiled once.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from minijax import core, debug_numerics
 from minijax import sharding_types as shd
 from minijax.config import config
 from minijax.core import get_aval
+from minijax.interpreters.batching import bound_axes
 from minijax.interpreters.partial_eval import trace_to_jaxpr
-from minijax.jitting import placement
+from minijax.jitting import pjit, placement
 from minijax.jitting.args import (
     ArgRecord,
     Signature,
@@ -192,7 +195,9 @@ class JitFunction:
         self._out_shardings = out_shardings
         self._sharded = in_shardings is not None or out_shardings is not None
         self._committed_in_key = placement.in_shardings_in_key(in_shardings)
+        self._inline = inline
         self._cache = {}
+        self._traced = {}  # trace key -> (ClosedJaxpr, output pytree): one trace per signature
         self._trace_count = 0
         self._name = getattr(fun, "__name__", "fun")
         self.cpp = self._make_cpp(sig)
@@ -238,8 +243,10 @@ class JitFunction:
         """The Python dispatch path: returns (outputs, entry or None, flat argument leaves).
         ``flat``: ``(leaves, treedef)`` of ``(args, kwargs)`` when the caller has them (only
         without static arguments, which are not leaves)."""
-        if config.jax_disable_jit or not core.is_eval_trace_current():
-            return self._fun(*args, **kwargs), None, None  # inside a trace: inline
+        if not core.is_eval_trace_current():
+            return self._call_traced(args, kwargs), None, None
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs), None, None
         if self._static_argnums or self._static_argnames:
             args, kwargs, static_key = split_static(
                 args, kwargs, self._static_argnums, self._static_argnames)
@@ -263,6 +270,16 @@ class JitFunction:
         if debug_numerics.checking:
             debug_numerics.check_jit(self._name, entry, leaves, outs)
         return outs, entry, leaves
+
+    def _call_traced(self, args, kwargs):
+        """Under another trace: one ``jit`` equation holding the traced function (JAX's
+        ``pjit``), or the function itself with ``inline=True`` or jit disabled."""
+        if self._inline or config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
+        record = self._record(args, kwargs, get_aval)
+        closed, out_tree = self._trace(record)
+        outs = pjit.bind(closed, record.leaves, self._name, record.donated)
+        return out_tree.unflatten(outs)
 
     def _cpp_cache_miss(self, *args, **kwargs):
         # jaxlib's C++ path copies a NumPy argument's raw bytes with a signature that ignores
@@ -310,7 +327,20 @@ class JitFunction:
 
     # --- staging ------------------------------------------------------------------------------
     def _trace(self, record):
-        """``(ClosedJaxpr, output pytree)`` of the function at ``record``'s signature."""
+        """``(ClosedJaxpr, output pytree)`` of the function at ``record``'s signature, traced
+        once per signature and the trace context that shapes it (the named axes bound around
+        it, the vma-typed mesh axes), unless it closed over a tracer of an outer trace."""
+        key = (record.in_tree, record.static_key, record.avals, config.trace_state,
+               tuple(bound_axes()), core.vma_axes())
+        found = self._traced.get(key)
+        if found is not None:
+            return found
+        closed, out_tree = self._trace_now(record)
+        if not any(isinstance(c, core.Tracer) for c in closed.consts):
+            self._traced[key] = (closed, out_tree)
+        return closed, out_tree
+
+    def _trace_now(self, record):
         in_tree, static_key = record.in_tree, record.static_key
         out_tree_box = []
 
@@ -336,6 +366,8 @@ class JitFunction:
         timer.mark("trace")
         place = placement.plan(self._name, record, closed, out_tree, self._in_shardings,
                                self._out_shardings, self._device)
+        if PROGRAM_PASSES:  # the passes see nested jits' equations in the program
+            closed = pjit.inline_calls(closed)
         for program_pass in PROGRAM_PASSES:
             closed = program_pass(closed, place.devices)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
@@ -459,6 +491,7 @@ class JitFunction:
 
     def _clear_cache(self):
         self._cache.clear()
+        self._traced.clear()
         if self.cpp is not None:
             type(self.cpp)._clear_cache(self.cpp)
 

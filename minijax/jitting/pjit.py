@@ -1,0 +1,267 @@
+"""The ``jit`` primitive: a jitted function called under a trace is one equation.
+
+``jit(f)(x)`` inside another trace (``jit``, ``make_jaxpr``, ``grad``, ``vmap`` ...) binds
+``pjit_p`` (printed ``jit``, as in JAX) whose ``jaxpr`` param is ``f``'s ClosedJaxpr, traced once
+per abstract signature by ``JitFunction`` (its own cache) and held *open*: whatever ``f`` closed
+over is hoisted into leading operands, so the consts stay arguments of the outer program and a
+staged body never captures another trace's tracer. Params: ``jaxpr``, ``name`` and
+``donated_invars`` (one flag per operand).
+
+The rules, each emitting a ``jit`` equation again, as JAX does:
+
+- impl (an equation evaluated eagerly): the callee compiled and run through ``jit``'s own path;
+- lowering: the callee inlined in the caller's module (XLA sees one program);
+- JVP: ``ad.jvp_jaxpr`` of the callee; transpose: ``ad.transpose_jaxpr``; batching:
+  ``batching.batch_jaxpr``;
+- partial evaluation: ``partial_eval_jaxpr`` splits the callee into a known ``jit`` run now
+  and a staged one on the residuals and the unknown operands; a residual that is a known
+  operand is passed along, not returned by the known call.
+
+Each derived jaxpr is cached by the identity of the jaxpr it was derived from (the caches keep
+that alive) and what the rule saw, so calling a jitted function many times derives it once.
+"""
+
+from __future__ import annotations
+
+from minijax import core
+from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
+from minijax.interpreters import ad
+from minijax.interpreters.ad import UndefinedPrimal, Zero
+from minijax.interpreters.batching import batch_jaxpr, moveaxis, needs_axis_data, not_mapped
+from minijax.interpreters.partial_eval import dce_jaxpr, hoist_consts, partial_eval_jaxpr
+from minijax.interpreters.structure import BoundedCache
+from minijax.jitting import function
+from minijax.lowering.stablehlo import lower_jaxpr_body
+
+pjit_p = Primitive("jit", multiple_results=True)
+
+
+def open_closed(closed):
+    """``(ClosedJaxpr without consts, consts)``: ``closed``'s consts as leading operands."""
+    jaxpr, consts = hoist_consts(closed)
+    return ClosedJaxpr(jaxpr, []), consts
+
+
+def bind(closed, args, name, donated=()):
+    """``closed`` called on ``args`` as one ``jit`` equation (its consts become operands)."""
+    jaxpr, consts = open_closed(closed)
+    donated = set(donated)
+    flags = (False,) * len(consts) + tuple(i in donated for i in range(len(args)))
+    return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=flags)
+
+
+def _rebind(jaxpr, consts, args, name):
+    """A derived callee (no donation: its operands are the caller's intermediates)."""
+    n = len(consts) + len(args)
+    return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=(False,) * n)
+
+
+def _unless_tracers(key, consts):
+    """No caching when a derivation captured a tracer of an outer trace (a custom rule closing
+    over one): that value belongs to the trace running now."""
+    return None if any(isinstance(c, core.Tracer) for c in consts) else key
+
+
+pjit_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
+
+# --- impl: the callee compiled once, run through jit ------------------------------------------
+
+_callees = BoundedCache()
+
+
+@pjit_p.def_impl
+def _pjit_impl(*args, jaxpr, name, donated_invars):
+    key = (jaxpr, donated_invars)
+    callee = _callees.get(key)
+    if callee is None:
+        def run(*xs):
+            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+
+        run.__name__ = run.__qualname__ = name
+        donate = tuple(i for i, d in enumerate(donated_invars) if d)
+        callee = _callees.put(key, function.jit(run, donate_argnums=donate or None))
+    return callee(*args)
+
+
+@pjit_p.def_lowering
+def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars):
+    return lower_jaxpr_body(ctx.module_ctx, jaxpr.jaxpr, [], list(args))
+
+
+def inline_calls(closed):
+    """``closed`` with its ``jit`` equations replaced by their callees' equations, recursively
+    (what the lowering emits anyway): whole-program passes (attention fusion matching a
+    forward against its backward) see one level. ``closed`` itself when it has none."""
+    jaxpr = closed.jaxpr
+    if not any(e.primitive is pjit_p for e in jaxpr.eqns):
+        return closed
+    env, eqns = {}, []
+    _inline_eqns(jaxpr.eqns, env, eqns, fresh=False)
+    outs = [env.get(v, v) if type(v) is Var else v for v in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outs, eqns), closed.consts)
+
+
+def _inline_eqns(eqns, env, out, fresh):
+    """Appends ``eqns`` to ``out`` with operands renamed by ``env``; a callee's variables get
+    fresh ones (one callee may be inlined twice), recorded in ``env``."""
+    for e in eqns:
+        ins = [env.get(a, a) if type(a) is Var else a for a in e.invars]
+        if e.primitive is pjit_p:
+            body = e.params["jaxpr"].jaxpr
+            inner = dict(zip(body.invars, ins))
+            _inline_eqns(body.eqns, inner, out, fresh=True)
+            for o, v in zip(e.outvars, body.outvars):
+                env[o] = inner.get(v, v) if type(v) is Var else v
+            continue
+        outvars = e.outvars
+        if fresh:
+            outvars = [Var(v.aval, v.suffix) for v in e.outvars]
+            env.update(zip(e.outvars, outvars))
+        out.append(JaxprEqn(e.primitive, ins, outvars, e.params, e.source_info))
+
+
+# --- printing: JAX's layout, name first and the jaxpr last, one param a line -------------------
+
+
+class _Text(str):
+    """A param already formatted (the printer shows ``str`` of unknown param values)."""
+
+
+def _pp_params(params):
+    lines = [f"name={params['name']}"]
+    if any(params["donated_invars"]):
+        lines.append(f"donated_invars={core.pp_param(params['donated_invars'])}")
+    body = core.pp_jaxpr(params["jaxpr"].jaxpr, width=78).replace("\n", "\n  ")
+    lines.append(f"jaxpr={body}")
+    # the printer writes ``key=value`` pairs after ``[``: one pair carries every line
+    first, rest = lines[0].split("=", 1)
+    return {"\n  " + first: _Text(rest + "".join("\n  " + ln for ln in lines[1:]) + "\n")}
+
+
+pjit_p.pp_params = _pp_params
+
+# --- JVP ---------------------------------------------------------------------------------------
+
+_jvp_cache = BoundedCache()
+
+
+def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars):
+    nonzero = tuple(type(t) is not Zero for t in tangents)
+    key = (jaxpr, nonzero)
+    cached = _jvp_cache.get(key)
+    if cached is None:
+        jvp_closed, out_nonzero = ad.jvp_jaxpr(jaxpr, nonzero, [False] * len(jaxpr.out_avals))
+        jvp_jaxpr, consts = open_closed(jvp_closed)
+        cached = _jvp_cache.put(_unless_tracers(key, consts), (jvp_jaxpr, consts, out_nonzero))
+    jvp_jaxpr, consts, out_nonzero = cached
+    outs = _rebind(jvp_jaxpr, consts,
+                   [*primals, *[t for t in tangents if type(t) is not Zero]], name)
+    n_out = len(jaxpr.out_avals)
+    it = iter(outs[n_out:])
+    t_outs = [next(it) if nz else Zero(ad.tangent_aval(a))
+              for nz, a in zip(out_nonzero, jaxpr.out_avals)]
+    return outs[:n_out], t_outs
+
+
+ad.primitive_jvps[pjit_p] = _pjit_jvp
+
+# --- partial evaluation: a known jit now, a staged jit on the residuals --------------------------
+
+_partial_eval_cache = BoundedCache()
+
+
+def _split(jaxpr, unknown):
+    known, staged, out_unknown, _, forwarded = partial_eval_jaxpr(
+        jaxpr, list(unknown), [False] * len(jaxpr.out_avals))
+    n_known_out = sum(not u for u in out_unknown)
+    kj = known.jaxpr
+    outs = kj.outvars[:n_known_out] + [
+        v for v, f in zip(kj.outvars[n_known_out:], forwarded) if f is None]
+    known = dce_jaxpr(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outs, kj.eqns), known.consts))
+    known_jaxpr, known_consts = open_closed(known)
+    return known_jaxpr, known_consts, staged, out_unknown, forwarded, n_known_out
+
+
+def _pjit_partial_eval(trace, args, params):
+    jaxpr, name = params["jaxpr"], params["name"]
+    unknown = tuple(trace.is_unknown(x) for x in args)
+    key = (jaxpr, unknown)
+    cached = _partial_eval_cache.get(key)
+    if cached is None:
+        cached = _split(jaxpr, unknown)
+        cached = _partial_eval_cache.put(_unless_tracers(key, cached[1]), cached)
+    known_jaxpr, known_consts, staged, out_unknown, forwarded, n_known_out = cached
+    known_args = [x for x, u in zip(args, unknown) if not u]
+    prev = core.swap_current_trace(trace.parent)
+    try:
+        if known_jaxpr.jaxpr.eqns:
+            known_outs = _rebind(known_jaxpr, known_consts, known_args, name)
+        else:  # nothing to compute now (outputs are operands or literals)
+            known_outs = eval_jaxpr(known_jaxpr.jaxpr, [], *known_consts, *known_args)
+    finally:
+        core.swap_current_trace(prev)
+    computed = iter(known_outs[n_known_out:])
+    residuals = [next(computed) if f is None else known_args[f] for f in forwarded]
+    unknown_args = [x for x, u in zip(args, unknown) if u]
+    n = len(residuals) + len(unknown_args)
+    staged_outs = trace.stage(pjit_p, residuals + unknown_args,
+                              dict(jaxpr=staged, name=name, donated_invars=(False,) * n))
+    known_it, staged_it = iter(known_outs[:n_known_out]), iter(staged_outs)
+    return [next(staged_it) if u else next(known_it) for u in out_unknown]
+
+
+pjit_p.partial_eval = _pjit_partial_eval
+
+# --- transpose ---------------------------------------------------------------------------------
+
+_transpose_cache = BoundedCache()
+
+
+def _pjit_transpose(cts, *args, jaxpr, name, donated_invars):
+    linear = tuple(type(x) is UndefinedPrimal for x in args)
+    ct_present = tuple(type(c) is not Zero for c in cts)
+    key = (jaxpr, linear, ct_present)
+    cached = _transpose_cache.get(key)
+    if cached is None:
+        t_closed, nonzero = ad.transpose_jaxpr(jaxpr, list(linear), list(ct_present))
+        t_jaxpr, consts = open_closed(t_closed)
+        cached = _transpose_cache.put(_unless_tracers(key, consts), (t_jaxpr, consts, nonzero))
+    t_jaxpr, consts, nonzero = cached
+    res = [x for x, lin in zip(args, linear) if not lin]
+    outs = iter(_rebind(t_jaxpr, consts, [*res, *[c for c in cts if type(c) is not Zero]],
+                        name))
+    nz = iter(nonzero)
+    in_cts = []
+    for lin in linear:  # the transposed callee gives one (maybe zero) cotangent per linear input
+        ct = next(outs) if lin else None
+        in_cts.append(ct if lin and next(nz) else None)
+    return in_cts
+
+
+ad.primitive_transposes[pjit_p] = _pjit_transpose
+
+# --- batching ----------------------------------------------------------------------------------
+
+_batch_cache = BoundedCache()
+
+
+@pjit_p.def_batching
+@needs_axis_data
+def _pjit_batching(axis_data, args, dims, *, jaxpr, name, donated_invars):
+    in_batched = tuple(d is not not_mapped for d in dims)
+    try:
+        key = (jaxpr, in_batched, axis_data)
+        hash(key)
+    except TypeError:
+        key = None
+    cached = _batch_cache.get(key)
+    if cached is None:
+        batched, out_batched = batch_jaxpr(jaxpr, axis_data, list(in_batched),
+                                           [False] * len(jaxpr.out_avals))
+        b_jaxpr, consts = open_closed(batched)
+        cached = _batch_cache.put(_unless_tracers(key, consts), (b_jaxpr, consts, out_batched))
+    b_jaxpr, consts, out_batched = cached
+    args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
+    outs = pjit_p.bind(*consts, *args, jaxpr=b_jaxpr, name=name,
+                       donated_invars=(False,) * len(consts) + tuple(donated_invars))
+    return outs, [0 if b else not_mapped for b in out_batched]
