@@ -198,6 +198,9 @@ class Primitive:
         self.jvp = None  # (primals, tangents, **params) -> (primal_out, tangent_out)
         self.transpose = None  # (ct, *args, **params) -> cts; primitives linear in some operand
         self.linear = False  # linear in its inexact operands (ad.deflinear): has a transpose
+        # Transposed even when no cotangent reaches it (custom_vjp's bwd may give nonzero
+        # cotangents for zero ones, and JAX runs it); others are skipped then.
+        self.transpose_zero_cotangents = False
         self.not_differentiable = False  # every output's tangent is zero (ad.defjvp_zero)
         self.batching = None  # filled by vmap
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them
@@ -765,7 +768,8 @@ class Tracer:
 
 
 def concrete_or_error(fn, x, context=""):
-    """``fn(x)`` for a concrete value, a ConcretizationTypeError naming ``context`` for a tracer."""
+    """``fn(x)`` for a concrete value (``x`` itself when ``fn`` is None, as JAX), a
+    ConcretizationTypeError naming ``context`` for a tracer."""
     if isinstance(x, Tracer):
         raise x._concretization_error(context or "a concrete value")
-    return fn(x)
+    return x if fn is None else fn(x)

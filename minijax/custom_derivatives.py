@@ -645,6 +645,7 @@ custom_lin_p.def_impl(_forward_mode_error)
 custom_lin_p.def_lowering(_forward_mode_error)
 ad.primitive_jvps[custom_lin_p] = _forward_mode_error
 custom_lin_p.def_batching(_forward_mode_error)
+custom_lin_p.transpose_zero_cotangents = True  # bwd runs, as in JAX, on zero cotangents too
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_avals):

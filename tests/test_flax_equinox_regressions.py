@@ -293,3 +293,29 @@ def test_scan_takes_split_transpose():
     for split in (False, True):
         # c = c0 * 24; ys = c0 * [1, 1, 2, 6] + xs: d/dc0 = 24 + 10
         np.testing.assert_allclose(minijax.grad(loss)(np.float32(2.0), split), 34.0)
+
+
+def test_custom_vjp_bwd_runs_when_no_cotangent_reaches_it():
+    # flax's fp8 ops (Fp8DirectDotGeneralOp): a custom_vjp's bwd hands back a state update as
+    # the state's "gradient" even when the consumer of its output returns None for it. JAX
+    # transposes every linear equation, so that bwd runs on zero cotangents.
+    @minijax.custom_vjp
+    def passthrough(x, state):
+        return x
+
+    passthrough.defvjp(lambda x, s: (x, s), lambda s, g: (g, s + 1.0))
+
+    @minijax.custom_vjp
+    def stop(x):
+        return x
+
+    stop.defvjp(lambda x: (x, None), lambda _, g: (None,))
+
+    def loss(x, s):
+        return jnp.sum(stop(passthrough(x, s)) * 3.0) + jnp.sum(x)
+
+    x, s = jnp.ones(2), jnp.full(2, 5.0)
+    for f in (minijax.grad(loss, argnums=(0, 1)), minijax.jit(minijax.grad(loss, argnums=(0, 1)))):
+        gx, gs = f(x, s)  # JAX 0.10.2: [1, 1] and [6, 6]
+        np.testing.assert_array_equal(gx, [1.0, 1.0])
+        np.testing.assert_array_equal(gs, [6.0, 6.0])

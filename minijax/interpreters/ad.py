@@ -465,7 +465,7 @@ def backward_pass(jaxpr, consts, args, cts_out):
     has None for them). Equations that do not depend on a linear input are evaluated first;
     then each linear equation, last to first, sends its output cotangents through its
     primitive's transpose rule. An equation no cotangent reaches is skipped, so symbolic zeros
-    cost nothing.
+    cost nothing (unless its primitive sets ``transpose_zero_cotangents``: custom_vjp's).
     """
     env = {}
     linear = set()
@@ -502,9 +502,9 @@ def backward_pass(jaxpr, consts, args, cts_out):
         write(v, ct)
     for eqn in reversed(linear_eqns):
         ct_out = [cts.pop(v, None) for v in eqn.outvars]
-        if all(ct is None for ct in ct_out):
-            continue
         prim = eqn.primitive
+        if all(ct is None for ct in ct_out) and not prim.transpose_zero_cotangents:
+            continue
         if prim.transpose is None:
             raise NotImplementedError(with_user_line(
                 f"primitive '{prim.name}' has no transpose rule, so it cannot be used under "
