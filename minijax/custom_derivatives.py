@@ -31,7 +31,14 @@ from minijax import core, dtypes, lax
 from minijax.core import Primitive, Tracer, get_aval
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
-from minijax.interpreters.batching import batch_open, needs_axis_data
+from minijax.interpreters.batching import (
+    batch_flat,
+    batch_open,
+    bdim_to,
+    moveaxis,
+    needs_axis_data,
+    not_mapped,
+)
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import trace_open, trace_to_jaxpr
 from minijax.source_info import with_user_line
@@ -465,6 +472,17 @@ class custom_vjp:
         return out_trees[0].unflatten(outs)
 
 
+def _drop_empty_subtrees(want, got_leaves, got_tree):
+    """A bwd output that gives None where the input held an empty subtree (a None input,
+    which JAX accepts back as None): its leaves and structure without those Nones."""
+    want_leaves, want_tree = _registry.flatten(want, lambda x: x is None)
+    if got_tree != want_tree or any(g is not None for g, w in zip(got_leaves, want_leaves)
+                                    if w is None):
+        return got_leaves, got_tree
+    kept = [g for g, w in zip(got_leaves, want_leaves) if w is not None]
+    return kept, _registry.flatten(want)[1]
+
+
 class _VJPRules:
     """The user's fwd/bwd on flat lists, their outputs checked (structure, shapes, dtypes)."""
 
@@ -475,7 +493,7 @@ class _VJPRules:
         self.nums, self.static = nums, static
         self.in_tree, self.out_tree = in_tree, out_tree
         self.out_avals, self.in_avals = out_avals, in_avals
-        self.res_tree = None
+        self.res_tree, self.res_scalars = None, {}
 
     def fwd(self, primals, perturbed):
         """Flat primals (and whether each is being differentiated) -> (flat outputs, flat
@@ -505,12 +523,18 @@ class _VJPRules:
             ))
         res_leaves, self.res_tree = _registry.flatten(out[1])
         _check_leaves(f"Residuals of custom_vjp fwd rule {_name(self.user_fwd)}", res_leaves)
-        return out_leaves, res_leaves
+        # Python scalars among the residuals reach bwd as they are, as in JAX (equinox's
+        # checkpointed while_loop partitions by a residual tree of bools).
+        self.res_scalars = {i: x for i, x in enumerate(res_leaves) if dtypes.is_python_scalar(x)}
+        return out_leaves, [x for i, x in enumerate(res_leaves) if i not in self.res_scalars]
 
     def bwd(self, res, cts):
         """Flat residuals and output cotangents (Zero where zero) -> one cotangent (or None)
         per flat input."""
         cts = _to_rule_zeros(cts, self.symbolic_zeros)
+        it = iter(res)
+        res = [self.res_scalars[i] if i in self.res_scalars else next(it)
+               for i in range(self.res_tree.num_leaves)]
         args = [self.res_tree.unflatten(res), self.out_tree.unflatten(cts)]
         out = self.user_bwd(*self.static, *args)
         n_args = len(self.in_tree.unflatten(self.in_avals))
@@ -540,6 +564,8 @@ class _VJPRules:
                 continue
             want_idx, want_tree = _registry.flatten(want)
             got_leaves, got_tree = _registry.flatten(got, lambda x: x is None)
+            if got_tree != want_tree:
+                got_leaves, got_tree = _drop_empty_subtrees(want, got_leaves, got_tree)
             if got_tree != want_tree:
                 raise TypeError(with_user_line(
                     f"Custom VJP bwd rule {_name(self.user_bwd)} for function {self.name} must "
@@ -611,13 +637,28 @@ def _custom_vjp_call_batching(axis_data, args, dims, *, call_jaxpr, fwd, bwd, nu
                                                          axis_data=axis_data)
     arg_axes = in_axes[num_consts:]
 
+    # Residuals that do not depend on the batch stay unbatched, as in JAX: the bwd rule sees
+    # them as they were (equinox's checkpointed while_loop branches on a Python bool residual).
+    res_axes = []
+
     def batched_fwd(primals, perturbed):
-        return vmap(lambda *ps: tuple(map(list, fwd(list(ps), perturbed))), in_axes=arg_axes,
-                    out_axes=0, axis_name=axis_data.name, axis_size=axis_data.size)(*primals)
+        n_out = []
+
+        def flat(*ps):
+            outs, res = fwd(list(ps), perturbed)
+            n_out[:] = [len(outs)]
+            return [*outs, *res]
+
+        vals, dims = batch_flat(flat, primals, arg_axes, axis_data)
+        k = n_out[0]
+        outs = [bdim_to(v, d, 0, axis_data.size) for v, d in zip(vals[:k], dims[:k])]
+        res = [v if d is not_mapped else moveaxis(v, d, 0) for v, d in zip(vals[k:], dims[k:])]
+        res_axes[:] = [None if d is not_mapped else 0 for d in dims[k:]]
+        return outs, res
 
     def batched_bwd(res, cts):
         in_cts = _vmap_with_zeros(lambda *rc: bwd(list(rc[:len(res)]), list(rc[len(res):])),
-                                  (0,) * (len(res) + len(cts)), [*res, *cts], axis_data)
+                                  (*res_axes, *(0,) * len(cts)), [*res, *cts], axis_data)
         # an unbatched input's cotangent sums its per-example contributions
         return [ct if ct is None or a == 0 else lax.reduce_sum(ct, (0,))
                 for ct, a in zip(in_cts, arg_axes)]

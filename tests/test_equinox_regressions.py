@@ -23,3 +23,46 @@ def test_dtypes_bfloat16_is_the_scalar_type():
     assert dtypes.canonicalize_dtype(dtypes.bfloat16) == np.dtype(ml_dtypes.bfloat16)
     assert jnp.promote_types(dtypes.bfloat16, np.float16) == np.float32
     assert dtypes.scalar_type_of(x) is float
+
+
+def _scaled_by_residuals():
+    seen = []
+
+    @minijax.custom_vjp
+    def f(x, skip):
+        return x * 2
+
+    def fwd(x, skip):
+        return x * 2, (True, 1.5, jnp.full(3, 2.0), x)
+
+    def bwd(res, g):
+        flag, scale, const, x = res
+        seen.append((type(flag), isinstance(scale, float), const.shape))
+        return (g * scale * x if flag else g, None)  # `if flag`: a Python bool, even under vmap
+
+    f.defvjp(fwd, bwd)
+    return f, seen
+
+
+def test_custom_vjp_python_scalar_residuals_reach_bwd_as_python_scalars():
+    # JAX 0.10.2 prints 4.5, 4.5, [0, 1.5, 3], [0, 1.5, 3], and (bool, True, (3,)) per call.
+    f, seen = _scaled_by_residuals()
+    assert float(minijax.grad(f)(3.0, None)) == 4.5
+    assert float(minijax.jit(minijax.grad(f))(3.0, None)) == 4.5
+    x = jnp.arange(3.0)
+    np.testing.assert_array_equal(minijax.vmap(minijax.grad(f), (0, None))(x, None),
+                                  [0, 1.5, 3])
+    np.testing.assert_array_equal(
+        minijax.grad(lambda x: minijax.vmap(f, (0, None))(x, None).sum())(x), [0, 1.5, 3])
+    assert seen == [(bool, True, (3,))] * 4
+
+
+def test_custom_vjp_bwd_gives_none_for_a_none_input_inside_a_tuple():
+    # equinox's checkpointed while_loop: the input (None, (None, x)) gets back (None, (None, g))
+    @minijax.custom_vjp
+    def ident(t):
+        return t
+
+    ident.defvjp(lambda t: (t, None), lambda _, g: (g,))
+    g = minijax.grad(lambda x: ident((None, (None, x)))[1][1] * 3.0)(2.0)
+    assert float(g) == 3.0
