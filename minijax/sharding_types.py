@@ -121,8 +121,10 @@ _mesh_context = threading.local()
 
 
 class AxisType(enum.Enum):
-    """How a mesh axis takes part in sharding types. minijax's meshes are all ``Auto``: XLA's
-    partitioner decides what is not pinned by a constraint (JAX's default)."""
+    """How a mesh axis takes part in sharding types. A mesh records its axes' types (and
+    ``get_abstract_mesh`` reports them), but minijax computes on every axis as ``Auto``: XLA's
+    partitioner decides what is not pinned by a constraint, and array types carry no
+    sharding (JAX's ``Explicit`` axes put the sharding in the type; the values agree)."""
 
     Auto = enum.auto()
     Explicit = enum.auto()
@@ -151,6 +153,19 @@ class _MeshAxes:
         lambda self: bool(self.axis_types) and all(t == AxisType.Manual for t in self.axis_types))
 
 
+def _axis_types(axis_types, axis_names):
+    """One AxisType per axis: ``None`` is all ``Auto``, one AxisType is every axis's."""
+    if axis_types is None:
+        return (AxisType.Auto,) * len(axis_names)
+    if isinstance(axis_types, AxisType):
+        return (axis_types,) * len(axis_names)
+    axis_types = tuple(axis_types)
+    if len(axis_types) != len(axis_names):
+        raise ValueError("Number of axis names should match the number of axis_types. Got "
+                         f"axis_names={axis_names} and axis_types={axis_types}")
+    return axis_types
+
+
 class AbstractMesh(_MeshAxes):
     """A mesh's axis names, sizes and types without devices: the mesh part of a sharding
     type (``minijax.typeof(x).sharding.mesh``)."""
@@ -161,11 +176,7 @@ class AbstractMesh(_MeshAxes):
         if len(self.axis_sizes) != len(self.axis_names):
             raise ValueError(f"AbstractMesh: {len(self.axis_sizes)} sizes {self.axis_sizes} "
                              f"but {len(self.axis_names)} names {self.axis_names}")
-        if axis_types is None:
-            axis_types = (AxisType.Auto,) * len(self.axis_names)
-        elif isinstance(axis_types, AxisType):
-            axis_types = (axis_types,) * len(self.axis_names)
-        self.axis_types = tuple(axis_types)
+        self.axis_types = _axis_types(axis_types, self.axis_names)
         self._key = (self.axis_sizes, self.axis_names, self.axis_types)
 
     abstract_mesh = property(lambda self: self)
@@ -191,11 +202,12 @@ class Mesh(_MeshAxes):
     """An n-d array of devices with a name per axis; also a context manager that lets bare
     ``PartitionSpec``s stand for ``NamedSharding(mesh, spec)`` (jit shardings, constraints)."""
 
-    def __init__(self, devices, axis_names):
+    def __init__(self, devices, axis_names, axis_types=None):
         devices = np.asarray(devices, dtype=object)
         if isinstance(axis_names, str):
             axis_names = (axis_names,)
         axis_names = tuple(axis_names)
+        self.axis_types = _axis_types(axis_types, axis_names)
         if devices.ndim != len(axis_names):
             raise ValueError(
                 f"Mesh: the device array has {devices.ndim} dimensions {devices.shape} but "
@@ -211,12 +223,12 @@ class Mesh(_MeshAxes):
         self.devices = devices
         self.axis_names = axis_names
         self._flat = tuple(flat)
-        self._key = (tuple(d.id for d in flat), devices.shape, axis_names)
+        self._key = (tuple(d.id for d in flat), devices.shape, axis_names, self.axis_types)
         self._hash = hash(self._key)
 
     axis_sizes = property(lambda self: tuple(self.devices.shape))
-    axis_types = property(lambda self: (AxisType.Auto,) * len(self.axis_names))
-    abstract_mesh = property(lambda self: AbstractMesh(self.axis_sizes, self.axis_names))
+    abstract_mesh = property(
+        lambda self: AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types))
     device_ids = property(lambda self: np.vectorize(lambda d: d.id, otypes=[int])(self.devices))
 
     def __eq__(self, other):
@@ -255,8 +267,10 @@ def get_abstract_mesh():
     return _EMPTY_ABSTRACT_MESH if mesh is None else mesh.abstract_mesh
 
 
-def make_mesh(axis_shapes, axis_names, devices=None):
-    """A Mesh of the first ``prod(axis_shapes)`` devices (default: the default backend's)."""
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    """A Mesh of the first ``prod(axis_shapes)`` devices (default: the default backend's).
+    ``axis_types`` defaults to ``Auto`` axes (JAX 0.10's default is ``Explicit``; see
+    ``AxisType``)."""
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if isinstance(axis_names, str):
         axis_names = (axis_names,)
@@ -274,7 +288,7 @@ def make_mesh(axis_shapes, axis_names, devices=None):
         )
     arr = np.empty(n, dtype=object)
     arr[:] = devices[:n]
-    return Mesh(arr.reshape(axis_shapes), axis_names)
+    return Mesh(arr.reshape(axis_shapes), axis_names, axis_types)
 
 
 # ------------------------------------------------------------------------------------------------

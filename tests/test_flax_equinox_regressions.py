@@ -319,3 +319,39 @@ def test_custom_vjp_bwd_runs_when_no_cotangent_reaches_it():
         gx, gs = f(x, s)  # JAX 0.10.2: [1, 1] and [6, 6]
         np.testing.assert_array_equal(gx, [1.0, 1.0])
         np.testing.assert_array_equal(gs, [6.0, 6.0])
+
+
+@pytest.mark.devices(2)
+def test_einsum_and_conv_take_out_sharding():
+    # flax.nnx's Einsum and Conv pass out_sharding= through (None unless asked).
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    mesh = minijax.make_mesh((2,), ("x",))
+    s = NamedSharding(mesh, P("x"))
+    a = np.arange(8, dtype=np.float32).reshape(4, 2)
+    b = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = jnp.einsum("ab,bc->ac", a, b, out_sharding=s)
+    np.testing.assert_allclose(np.asarray(out), a @ b)
+    assert out.sharding == s
+    assert jnp.einsum("ab,bc->ac", a, b, out_sharding=None).shape == (4, 3)
+    x = np.arange(2 * 3 * 1, dtype=np.float32).reshape(2, 3, 1)
+    w = np.ones((2, 1, 1), np.float32)
+    out = minijax.lax.conv_general_dilated(x, w, (1,), "VALID", out_sharding=s,
+                                           dimension_numbers=("NHC", "HIO", "NHC"))
+    np.testing.assert_allclose(np.asarray(out)[..., 0], x[:, :-1, 0] + x[:, 1:, 0])
+    assert out.sharding == s
+
+
+def test_make_mesh_records_axis_types():
+    from minijax.sharding import AxisType
+    mesh = minijax.make_mesh((1, 1), ("a", "b"), axis_types=(AxisType.Explicit, AxisType.Auto))
+    assert mesh.axis_types == (AxisType.Explicit, AxisType.Auto)
+    assert mesh.abstract_mesh.axis_types == (AxisType.Explicit, AxisType.Auto)
+    assert minijax.make_mesh((1,), ("a",), axis_types=AxisType.Explicit).axis_types == (
+        AxisType.Explicit,)
+    assert minijax.make_mesh((1,), ("a",)).axis_types == (AxisType.Auto,)
+    with minijax.set_mesh(mesh):
+        assert minijax.sharding.get_abstract_mesh().axis_types == mesh.axis_types
+    # JAX 0.10.2's words
+    with pytest.raises(ValueError, match="Number of axis names should match the number of "
+                                         "axis_types"):
+        minijax.make_mesh((1,), ("a",), axis_types=(AxisType.Explicit, AxisType.Auto))

@@ -32,6 +32,7 @@ from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import _precision_config, canonicalize_precision
 from minijax.lax.families import NUMBER, check_dtype_allowed
+from minijax.lax.sharding_constraint import reshard
 from minijax.lax.structural import reshape, rev
 from minijax.lowering.stablehlo import tensor_type
 
@@ -448,8 +449,10 @@ def _ints(seq, n, default=1):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
-    """General N-d convolution (cross-correlation), as ``jax.lax.conv_general_dilated``."""
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
+    """General N-d convolution (cross-correlation), as ``jax.lax.conv_general_dilated``. The
+    result is laid out as ``out_sharding`` when one is given (``reshard``)."""
     lhs_shape, rhs_shape = _shape(lhs), _shape(rhs)
     dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     nsp = len(lhs_shape) - 2
@@ -464,7 +467,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         padding = tuple(padtype_to_pads(None, None, None, padding))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
-    return conv_general_dilated_p.bind(
+    out = conv_general_dilated_p.bind(
         lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=dnums,
         feature_group_count=operator.index(feature_group_count),
@@ -472,6 +475,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         precision=canonicalize_precision(precision),
         preferred_element_type=preferred_element_type,
     )
+    return out if out_sharding is None else reshard(out, out_sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
