@@ -308,7 +308,11 @@ gather_p.def_batching(_gather_batching)
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
            indices_are_sorted=False, mode=None, fill_value=None):
     """The windows of ``slice_sizes`` of ``operand`` starting at each index vector (the last
-    axis of ``start_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.gather``)."""
+    axis of ``start_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.gather``).
+    As in JAX, ``mode=None`` is ``PROMISE_IN_BOUNDS`` here (XLA clamps), while the scatters'
+    ``None`` is ``FILL_OR_DROP``."""
+    if mode is None:
+        mode = GatherScatterMode.PROMISE_IN_BOUNDS
     dn = GatherDimensionNumbers(*(_ints(f) for f in dimension_numbers))
     return gather_p.bind(
         operand, start_indices, dimension_numbers=dn, slice_sizes=_ints(slice_sizes),

@@ -93,3 +93,20 @@ def test_finding13_gather_slice_larger_than_operand():
                                         r"must be within \[0, 0 \+ 1\), got 1\."):
         lax.gather(jnp.zeros(0), jnp.array([[0]]), dn, (1,))
     assert lax.gather(jnp.zeros(0), jnp.zeros((0, 1), jnp.int32), dn, (1,)).shape == (0,)
+
+
+def test_gather_default_mode_promises_in_bounds():
+    # JAX 0.10.2: lax.gather's mode=None is PROMISE_IN_BOUNDS (XLA clamps: 4.), the scatters'
+    # None is FILL_OR_DROP (the update is dropped)
+    dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                    start_index_map=(0,))
+    x = jnp.arange(5.0)
+    np.testing.assert_array_equal(lax.gather(x, jnp.array([[7]]), dn, (1,)), [4.0])
+    np.testing.assert_array_equal(
+        jax.jit(lambda x: lax.gather(x, jnp.array([[7]]), dn, (1,)))(x), [4.0])
+    sdn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                      scatter_dims_to_operand_dims=(0,))
+    np.testing.assert_array_equal(lax.scatter(x, jnp.array([[7]]), jnp.array([9.0]), sdn), x)
+    np.testing.assert_array_equal(
+        lax.scatter_add(x, jnp.array([[7]]), jnp.array([9.0]), sdn), x)
+
