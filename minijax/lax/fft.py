@@ -28,7 +28,7 @@ from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import conj, mul, real
-from minijax.lax.structural import broadcast_in_dim, pad
+from minijax.lax.structural import broadcast_in_dim, full, pad
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 
 __all__ = ["FftType", "fft", "fft_p"]
@@ -66,6 +66,10 @@ def _fft_rule(x, *, fft_type, fft_lengths):
         if tail != fft_lengths:
             raise ValueError(f"{name}: RFFT operand {x.str_short()} must end with the axes "
                              f"fft_lengths={fft_lengths}")
+        if fft_lengths[-1] == 0:
+            # XLA infers a last axis of 0 where this rule says 1: JAX 0.10.2 fails to lower it
+            raise ValueError(f"{name}: RFFT over a zero-length axis (operand "
+                             f"{x.str_short()}) cannot be lowered")
         shape = (*lead, *fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
         return ShapedArray(shape, _COMPLEX_OF[x.dtype])
     if x.dtype not in _REAL_OF:
@@ -73,7 +77,9 @@ def _fft_rule(x, *, fft_type, fft_lengths):
                         f"operand, got {x.str_short()}")
     if fft_type == FftType.IRFFT:
         expected = (*fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
-        if tail != expected:
+        # a zero output length takes an empty last axis too (jnp.fft.irfft of an empty array)
+        empty = fft_lengths[-1] == 0 and tail == (*fft_lengths[:-1], 0)
+        if tail != expected and not empty:
             raise ValueError(f"{name}: IRFFT operand {x.str_short()} must end with the axes "
                              f"{expected} for fft_lengths={fft_lengths}")
         return ShapedArray((*lead, *fft_lengths), _REAL_OF[x.dtype])
@@ -115,7 +121,9 @@ def _rfft_transpose(ct, fft_lengths):
     return real(fft_p.bind(full, fft_type=FftType.FFT, fft_lengths=fft_lengths))
 
 
-def _irfft_transpose(ct, fft_lengths):
+def _irfft_transpose(ct, x_aval, fft_lengths):
+    if fft_lengths[-1] == 0:  # an empty output: nothing flows back
+        return full(x_aval.shape, 0, x_aval.dtype)
     x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
     aval = get_aval(x)
     m = aval.shape[-1]
@@ -133,7 +141,7 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
     if fft_type == FftType.RFFT:
         return [_rfft_transpose(ct, fft_lengths)]
     if fft_type == FftType.IRFFT:
-        return [_irfft_transpose(ct, fft_lengths)]
+        return [_irfft_transpose(ct, x.aval, fft_lengths)]
     return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
 
 

@@ -40,7 +40,7 @@ def _check_norm(norm):
 
 def _scale(norm, n, inverse):
     """The factor to apply to the result of XLA's (forward unscaled, inverse 1/n) transform."""
-    if norm in (None, "backward"):
+    if norm in (None, "backward") or n == 0:  # an empty result needs no scaling
         return 1.0
     if norm == "ortho":
         return math.sqrt(n) if inverse else 1.0 / math.sqrt(n)
@@ -52,7 +52,7 @@ def _as_inexact(a, real):
     dtype = a.dtype
     if real:
         if dtypes.is_complex(dtype):
-            raise TypeError(f"a real transform needs a real input, got {dtype}")
+            raise ValueError("only real valued inputs supported for rfft")  # JAX's words
         if dtype not in (np.float32, np.float64):
             a = a.astype(dtypes.canonicalize_dtype(np.float64))
         return a
@@ -121,19 +121,16 @@ def _fftn_core(a, s, axes, norm, fft_type, name):
     axes, s = _canonical_axes(a.ndim, s, axes, name)
     if not axes:
         return a
+    if s is not None and any(n < 1 for n in s):
+        raise ValueError("Shape should be positive.")  # JAX's words
+    # without ``s`` the axes keep their lengths, zero included (an empty transform), as JAX
+    in_sizes = list(s) if s is not None else [a.shape[ax] for ax in axes]
+    sizes = list(in_sizes)
     if fft_type == FftType.IRFFT:
-        out_last = s[-1] if s is not None else 2 * (a.shape[axes[-1]] - 1)
-        if out_last < 1:
-            raise ValueError(f"{name}: invalid number of data points ({out_last}) specified")
-        sizes = list(s) if s is not None else [a.shape[ax] for ax in axes]
-        sizes[-1] = out_last
-        in_sizes = sizes[:-1] + [out_last // 2 + 1]
-    else:
-        sizes = list(s) if s is not None else [a.shape[ax] for ax in axes]
-        in_sizes = sizes
-    for n in sizes:
-        if n < 1:
-            raise ValueError(f"{name}: invalid number of data points ({n}) specified")
+        if s is None:
+            sizes[-1] = max(0, 2 * (in_sizes[-1] - 1))
+        else:
+            in_sizes[-1] = sizes[-1] // 2 + 1
     for ax, n in zip(axes, in_sizes):
         a = _resize(a, ax, n)
     k = len(axes)

@@ -110,3 +110,27 @@ def test_gather_default_mode_promises_in_bounds():
     np.testing.assert_array_equal(
         lax.scatter_add(x, jnp.array([[7]]), jnp.array([9.0]), sdn), x)
 
+
+@pytest.mark.parametrize("name, shape, dtype, out_dtype", [
+    # JAX 0.10.2: empty results; irfft's default length max(0, 2 * (m - 1)) is 0
+    ("fft", (2, 0), np.float32, np.complex64), ("ifft", (0,), np.complex64, np.complex64),
+    ("fft2", (0, 3), np.float32, np.complex64), ("fftn", (2, 0), np.float32, np.complex64),
+    ("irfft", (2, 0), np.complex64, np.float32), ("hfft", (3, 0), np.complex64, np.float32),
+    ("irfftn", (0, 0), np.float32, np.float32)])
+def test_finding3_fft_of_zero_size(name, shape, dtype, out_dtype):
+    f = getattr(jnp.fft, name)
+    for norm in (None, "ortho", "forward"):
+        out = f(jnp.zeros(shape, dtype), norm=norm)
+        assert out.shape == shape and out.dtype == out_dtype
+
+
+def test_finding3_fft_refusals_as_jax():
+    # JAX 0.10.2: ValueError for each (an rfft over an empty last axis fails to lower there)
+    with pytest.raises(ValueError, match="Shape should be positive"):
+        jnp.fft.fft(jnp.ones(3), n=0)
+    with pytest.raises(ValueError, match="only real valued inputs supported for rfft"):
+        jnp.fft.rfft(jnp.ones(3, jnp.complex64))
+    with pytest.raises(ValueError):
+        jnp.fft.rfft(jnp.zeros((2, 0)))
+    p, t = jax.jvp(jnp.fft.fft, (jnp.zeros((2, 0)),), (jnp.zeros((2, 0)),))
+    assert p.shape == t.shape == (2, 0) and t.dtype == np.complex64

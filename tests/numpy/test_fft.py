@@ -137,9 +137,9 @@ def test_errors():
         jnp.fft.fft(x, norm="bogus")
     with pytest.raises(ValueError, match="out of bounds"):
         jnp.fft.fft(x, axis=2)
-    with pytest.raises(ValueError, match="data points"):
+    with pytest.raises(ValueError, match="Shape should be positive"):  # JAX 0.10.2's words
         jnp.fft.fft(x, n=0)
-    with pytest.raises(TypeError, match="real"):
+    with pytest.raises(ValueError, match="real"):
         jnp.fft.rfft(x.astype(np.complex64))
     with pytest.raises(ValueError, match="fft_lengths"):
         minijax.lax.fft(x.astype(np.complex64), "fft", (5,))
