@@ -42,9 +42,15 @@ def open_closed(closed):
     return ClosedJaxpr(jaxpr, []), consts
 
 
+_opened = BoundedCache()  # a traced ClosedJaxpr -> its open form, one object per callee
+
+
 def bind(closed, args, name, donated=()):
     """``closed`` called on ``args`` as one ``jit`` equation (its consts become operands)."""
-    jaxpr, consts = open_closed(closed)
+    opened = _opened.get(closed)
+    if opened is None:  # the rules' caches key on the open jaxpr's identity: kept per callee
+        opened = _opened.put(_unless_tracers(closed, closed.consts), open_closed(closed))
+    jaxpr, consts = opened
     donated = set(donated)
     flags = (False,) * len(consts) + tuple(i in donated for i in range(len(args)))
     return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=flags)
