@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 
-from minijax import core, debug_numerics
+from minijax import core, debug_numerics, dtypes
 from minijax import sharding_types as shd
 from minijax.config import config
 from minijax.core import get_aval
@@ -92,6 +92,28 @@ def _shard_arg(x, sharding, layout):
     return _put_arg(x, sharding, x.aval if type(x) is Array else get_aval(x))
 
 
+class _Float0Outputs:
+    """An output pytree with float0 leaves (tangents of integer outputs), which the program
+    returns as booleans (XLA has no float0): ``unflatten`` puts NumPy float0 zeros back in
+    their places, as JAX does. Otherwise it is the pytree it wraps."""
+
+    def __init__(self, tree, float0):
+        self.tree, self.float0 = tree, float0  # float0: [(leaf index, shape)]
+
+    def unflatten(self, leaves):
+        leaves = list(leaves)
+        for i, shape in self.float0:
+            leaves[i] = np.zeros(shape, dtypes.float0)
+        return self.tree.unflatten(leaves)
+
+    def __getattr__(self, name):
+        return getattr(self.tree, name)
+
+
+def _is_float0(x):
+    return type(x) is np.ndarray and x.dtype == dtypes.float0
+
+
 class _Entry:
     """One compiled signature: the executable, hoisted constants, and the output pytree.
 
@@ -124,7 +146,7 @@ class _Entry:
         """The data the C++ fast path needs to run this entry without Python, or None when a
         leaf is laid out otherwise (that signature then always takes the Python path) or the
         program runs synchronously (see Executable.synchronous)."""
-        if self.exe.synchronous:
+        if self.exe.synchronous or type(self.out_tree) is _Float0Outputs:
             return None
         n0 = len(self.const_bufs)
         targets = self.in_shardings
@@ -351,6 +373,11 @@ class JitFunction:
             out_leaves, out_tree = _registry.flatten(out)
             for path, leaf in tree_flatten_with_path_internal(out)[0]:
                 check_out_leaf(leaf, keystr(path))
+            float0 = [(i, x.shape) for i, x in enumerate(out_leaves) if _is_float0(x)]
+            if float0:
+                out_leaves = [np.zeros(x.shape, np.bool_) if _is_float0(x) else x
+                              for x in out_leaves]
+                out_tree = _Float0Outputs(out_tree, float0)
             out_tree_box.append(out_tree)
             return out_leaves
 
