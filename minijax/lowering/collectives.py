@@ -74,6 +74,16 @@ _COMBINERS = {"psum": hlo.add, "pmax": hlo.maximum, "pmin": hlo.minimum}
 def lower_all_reduce(ctx, x, mesh, kind, axes, axis_index_groups):
     aval = ctx.avals_out[0]
     rows = device_groups(mesh, axes, axis_index_groups)
+    if kind == "psum" and np.issubdtype(aval.dtype, np.complexfloating):
+        # XLA's CPU simplifier aborts the process on a complex all-reduce of a broadcast
+        # constant (a zero gradient): the real and imaginary parts are summed apart
+        part = aval.update(dtype=np.finfo(aval.dtype).dtype)
+        re, im = (_all_reduce(ctx, f(x), part, rows, kind) for f in (hlo.real, hlo.imag))
+        return hlo.complex(re, im)
+    return _all_reduce(ctx, x, aval, rows, kind)
+
+
+def _all_reduce(ctx, x, aval, rows, kind):
     op = hlo.AllReduceOp([tensor_type(aval)], [x], _groups_attr(rows),
                          channel_handle=_channel(ctx), use_global_device_ids=True)
     if aval.dtype == np.bool_:  # pmax/pmin of bools: or/and
