@@ -329,7 +329,10 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         lin = ad.linearize_flat(_flat_fun(f, _registry.flatten((dyn,))[1], trees, has_aux),
                                 leaves, has_aux)
         out_tree = trees[0][0] if has_aux else trees[0]
-        ans = out_tree.unflatten(_as_arrays(lin.primals_out))
+        # a Python or NumPy scalar the function returned untouched comes back as it is (JAX)
+        ans = out_tree.unflatten([x if type(x) in (float, int, complex, bool)
+                                  or isinstance(x, np.generic) else _as_array(x)
+                                  for x in lin.primals_out])
         _check_scalar_output(out_tree, ans, holomorphic)
         one = np.ones((), get_aval(lin.primals_out[0]).dtype)
         grads = tree.unflatten(_instantiate(lin.vjp([one])))

@@ -9,7 +9,7 @@ import inspect
 
 import numpy as np
 
-from minijax.core import Tracer, escaped_tracer_error, get_aval
+from minijax.core import Tracer, WeakScalar, escaped_tracer_error, get_aval
 from minijax.lowering.array import Array
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
@@ -45,7 +45,9 @@ def with_leaf_path(err, args, kwargs):
 
 
 def check_out_leaf(x, path):
-    if isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex)):
+    # WeakScalar: a rule's weakly typed scalar (grad's zero cotangent of a constant function)
+    if isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex,
+                      WeakScalar)):
         return
     raise TypeError(
         f"The jitted function returned a value of type {type(x).__name__} at output{path}; "
