@@ -90,7 +90,9 @@ def floor_divide(x1, x2, /):
 def _float_divmod(x1, x2):
     """NumPy's float divmod: ``mod`` has the divisor's sign; ``div`` is the rounded quotient."""
     mod = lax.rem(x1, x2)
-    div = lax.div(lax.sub(x1, mod), x2)
+    # Dividing x1 itself by a zero divisor keeps the sign of the infinity (NaN is 0 / 0 only).
+    corrected = lax.select(lax.eq(x2, _zero_like(x2)), x1, lax.sub(x1, mod))
+    div = lax.div(corrected, x2)
     mod_nonzero = lax.ne(mod, _zero_like(mod))
     signs_differ = lax.ne(lax.sign(x2), lax.sign(mod))
     ind = lax.bitwise_and(mod_nonzero, signs_differ)
@@ -341,13 +343,20 @@ def logaddexp2(x1, x2, /):
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` scaled by the larger magnitude, so squares cannot overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if _dtype(x1).kind == "c":
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. "
+                         "Please convert to real values first, such as by using abs(x)")
     x1, x2 = lax.abs(x1), lax.abs(x2)
+    # An infinite leg wins over a NaN one (C's hypot(inf, nan) is inf).
+    inf = convert(np.inf, _dtype(x1), True)
+    any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
     big, small = lax.max(x1, x2), lax.min(x1, x2)
     safe_big = lax.select(lax.eq(big, _zero_like(big)), lax.full_like(to_array(big), 1), big)
     ratio = lax.div(small, safe_big)
-    return lax.select(
+    out = lax.select(
         lax.eq(big, _zero_like(big)), big, lax.mul(big, lax.sqrt(lax.add(1.0, lax.square(ratio))))
     )
+    return lax.select(any_inf, lax.full_like(out, np.inf), out)
 
 
 @eager_jit
@@ -405,11 +414,13 @@ def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     decimals = operator.index(decimals)
     (a,) = promote_args("round", a)
     dtype = _dtype(a)
-    if dtype.kind in "iub":
-        if decimals >= 0:
-            return to_array(a)
-        # Integers with negative decimals: round in float, as JAX does, then back.
-        return convert(_round_float(convert(a, dtypes.default_float_dtype()), decimals), dtype)
+    if dtype.kind in "iu":
+        if decimals < 0:
+            # JAX 0.10.2 refuses this case with the same NotImplementedError.
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return to_array(a)
+    # bool is neither: finfo raises JAX's ValueError ("data type <class 'numpy.bool'> not
+    # inexact").
     if decimals > np.log10(dtypes.finfo(dtype).max):
         return to_array(a)  # beyond the dtype's precision: a no-op (10**decimals overflows)
     if dtype.kind == "c":
@@ -784,7 +795,7 @@ def modf(x, /, out=None):
 def heaviside(x1, x2):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     zero = jnp.zeros_like(x1)
-    return jnp.where(x1 < 0, zero, jnp.where(x1 > 0, jnp.ones_like(x1), x2))
+    return jnp.where(x1 < 0, zero, jnp.where(x1 > 0, jnp.ones_like(x1), jnp.where(x1 != x1, x1, x2)))
 
 
 def sinc(x):

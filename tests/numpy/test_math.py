@@ -141,7 +141,8 @@ def test_round_half_to_even_and_decimals():
     x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 1.234, 12.5], F32)
     check(jnp.round(x), np.round(x))
     check(jnp.around(x, 2), np.round(x, 2))
-    check(jnp.round(np.array([15, 25, -35], np.int32), -1), np.round(np.array([15, 25, -35]), -1))
+    with pytest.raises(NotImplementedError, match="integer np.round"):  # as JAX 0.10.2
+        jnp.round(np.array([15, 25, -35], np.int32), -1)
     check(jnp.round(np.array([1, 2], np.int32)), np.array([1, 2], np.int32))
 
 
