@@ -219,8 +219,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     total = sum(centered, axes, keepdims=keepdims, where=where)
     if where is not None and keepdims:
         normalizer = _keepdims(normalizer, axes, True)
-    out = lax.div(total, normalizer)
-    return convert(out, result_dtype)
+    out = convert(lax.div(total, normalizer), result_dtype)
+    # No degrees of freedom left (count <= ddof): NaN, as JAX, not a negative or signed-zero
+    # quotient.
+    if isinstance(normalizer, float):
+        return out if normalizer > 0 else lax.full_like(out, np.nan)
+    has_dof = lax.gt(normalizer, convert(0, normalizer.dtype, True))
+    return lax.select(has_dof, out, lax.full_like(out, np.nan))
 
 
 def _var_dtypes(a_dtype, dtype):
