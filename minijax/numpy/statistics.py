@@ -42,6 +42,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
     a = to_array(a)
     dtype = to_inexact_dtype(a.dtype)
+    if dtypes.is_complex(dtype):
+        raise ValueError("quantile does not support complex input, as the operation is poorly "
+                         "defined.")
     a = convert(a, dtype)
     q = convert(to_array(q), dtype)
     axes = canonicalize_axes(axis, a.ndim)
