@@ -19,6 +19,15 @@ class TracerIntegerConversionError(JAXTypeError):
     """A traced value was used as a Python int (``range(tracer)``, list index ...)."""
 
 
+class JAXIndexError(IndexError):
+    pass
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """A traced boolean mask was used as an index: the result's shape would depend on its
+    values (``jit(lambda x: x[x > 0])``)."""
+
+
 class UnexpectedTracerError(Exception):
     """A tracer escaped the transformation that made it and was used afterwards."""
 

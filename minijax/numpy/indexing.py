@@ -30,6 +30,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.core import Tracer
+from minijax.errors import NonConcreteBooleanIndexError
 from minijax.lowering.array import Array
 from minijax.numpy import creation, math
 from minijax.numpy._util import convert, promote_dtypes
@@ -96,10 +97,9 @@ def _expand_bool_scalars(x, index):
     for i in index:
         if _is_bool_scalar(i):
             if isinstance(i, Tracer):
-                raise IndexError(
-                    "Array boolean indices must be concrete; got a traced boolean scalar "
-                    "(NonConcreteBooleanIndexError): the result shape would depend on its "
-                    "value. Use jnp.where or lax.cond instead.")
+                raise NonConcreteBooleanIndexError(
+                    f"Array boolean indices must be concrete; got {i.aval.str_short()}: the "
+                    "result shape would depend on its value. Use jnp.where or lax.cond instead.")
             axes.append(dim)
             out.append(np.zeros(int(bool(np.asarray(i))), np.int32))
             dim += 1
@@ -245,10 +245,9 @@ def _as_index_array(i):
         dt = i.aval.dtype
         if dt == np.bool_:
             if isinstance(i, Tracer):
-                raise IndexError(
-                    f"Array boolean indices must be concrete; got a traced boolean mask of "
-                    f"shape {tuple(i.shape)} (NonConcreteBooleanIndexError). Its result shape "
-                    "would depend on its values: use jnp.where(mask, x, other) or "
+                raise NonConcreteBooleanIndexError(
+                    f"Array boolean indices must be concrete; got {i.aval.str_short()}. Its "
+                    "result shape would depend on its values: use jnp.where(mask, x, other) or "
                     "jnp.nonzero(mask, size=...) / jnp.where(mask, size=...) instead.")
             i = np.asarray(i)  # a concrete mask: NumPy's nonzero below
         elif not dtypes.is_int(dt):

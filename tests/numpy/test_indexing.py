@@ -99,7 +99,7 @@ def test_boolean_scalar_index_updates_and_errors():
     check(jnp.asarray(a).at[True].set(7.0), np.full((2, 3), 7.0, np.float32))
     check(jnp.asarray(a).at[False].set(7.0), a)
     check(jnp.asarray(a)[jnp.asarray(True)], a[None])
-    with pytest.raises(IndexError, match="traced boolean scalar"):
+    with pytest.raises(IndexError, match="boolean indices must be concrete; got bool\[\]"):
         minijax.jit(lambda x, b: x[b])(a, True)
 
 
