@@ -273,10 +273,18 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
-def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
-    """``x[..., None] == arange(num_classes)`` as ``dtype``; the class axis goes at ``axis``."""
+def one_hot(x, num_classes, *, dtype=None, axis=-1):
+    """``x[..., None] == arange(num_classes)`` as ``dtype`` (the default float: float64 under
+    x64); the class axis goes at ``axis``, or is the mapped axis named ``axis``."""
     num_classes = operator.index(num_classes)
     x = to_array(x)
+    dtype = dtypes.default_float_dtype() if dtype is None else dtype
+    if not isinstance(axis, (int, np.integer)):
+        axis_size = lax.axis_size(axis)
+        if num_classes != axis_size:
+            raise ValueError(f"Expected num_classes to match the size of axis {axis}, "
+                             f"but {num_classes} != {axis_size}")
+        return (x == lax.axis_index(axis)).astype(dtype)
     out_ndim = x.ndim + 1
     axis = canonicalize_axes(axis, out_ndim)[0]
     lhs = lax.expand_dims(x, (axis,))
