@@ -42,6 +42,7 @@ from minijax.interpreters.partial_eval import (
     trace_to_jaxpr,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
+from minijax.jitting.pjit import inline_calls
 from minijax.source_info import wraps
 from minijax.tree_util import _registry
 
@@ -211,6 +212,7 @@ def _split_known(jaxpr, unknown_in, policy):
     computable from the known operands (their outputs, then the residuals the policy saves) and
     the staged rest (on the residuals, then the unknown operands)."""
     policy = policy or nothing_saveable
+    jaxpr = inline_calls(ClosedJaxpr(jaxpr, [])).jaxpr  # the policy sees into nested jits
     split = split_known_staged(  # a known equation the policy does not save is recomputed
         jaxpr, unknown_in,
         recompute=lambda e: not policy(e.primitive, *[v.aval for v in e.invars], **e.params))

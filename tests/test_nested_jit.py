@@ -251,3 +251,17 @@ def test_fusion_sees_attention_inside_a_nested_jit():
     both = fa.fuse_attention_pass(kernel)(
         inline_calls(minijax.make_jaxpr(minijax.grad(loss, argnums=(0, 1, 2)))(q, k, v)))
     assert len(find_eqns(both, {"cudnn_fmha_fwd", "cudnn_fmha_bwd"})) == 2
+
+
+def test_remat_policy_sees_into_a_nested_jit():
+    # dots_saveable saves the product computed inside the jitted function: the backward pass
+    # recomputes none of it, as for the same function un-jitted
+    pol = minijax.checkpoint_policies.dots_saveable
+    w, x = np.ones((3, 3), np.float32), np.ones((2, 3), np.float32)
+    counts = []
+    for f in (lambda w, x: jnp.sin(x @ w), minijax.jit(lambda w, x: jnp.sin(x @ w))):
+        loss = lambda w, x, f=f: jnp.sum(minijax.checkpoint(f, policy=pol)(w, x))  # noqa: E731
+        closed = minijax.make_jaxpr(minijax.grad(loss))(w, x)
+        counts.append([len(find_eqns(closed, p)) for p in ("dot_general", "sin", "cos")])
+        _close(minijax.grad(loss)(w, x), minijax.grad(lambda w, x: jnp.sum(jnp.sin(x @ w)))(w, x))
+    assert counts[0] == counts[1] == [2, 1, 1]
