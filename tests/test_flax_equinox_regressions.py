@@ -355,3 +355,13 @@ def test_make_mesh_records_axis_types():
     with pytest.raises(ValueError, match="Number of axis names should match the number of "
                                          "axis_types"):
         minijax.make_mesh((1,), ("a",), axis_types=(AxisType.Explicit, AxisType.Auto))
+
+
+def test_shape_ndim_size_of_anything_with_a_shape():
+    # flax's summary (ShapeDtypeStruct) and axes_scan (typed key arrays) ask jnp.shape; JAX
+    # answers any object's own shape/ndim/size.
+    s = minijax.ShapeDtypeStruct((2, 3), np.float32)
+    assert (jnp.shape(s), jnp.ndim(s), jnp.size(s)) == ((2, 3), 2, 6)
+    keys = minijax.random.split(minijax.random.key(0), 3)
+    assert (jnp.shape(keys), jnp.ndim(keys), jnp.size(keys)) == ((3,), 1, 3)
+    assert jnp.shape(2.0) == () and jnp.size(np.ones((2, 5)), axis=1) == 5

@@ -28,6 +28,7 @@ from minijax.numpy._util import (
 )
 from minijax.numpy._util import shape as _shape
 from minijax.numpy.creation import to_array
+from minijax.tree_util import tree_map
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis", "swapaxes",
@@ -41,15 +42,20 @@ __all__ = [
 
 
 def shape(a):
+    # As JAX: anything with a ``shape`` (ShapeDtypeStruct, typed key arrays) answers it.
+    if hasattr(a, "shape"):
+        return a.shape
     check_arraylike("shape", a)
     return _shape(a)
 
 
 def ndim(a):
-    return len(shape(a))
+    return a.ndim if hasattr(a, "ndim") else len(shape(a))
 
 
 def size(a, axis=None):
+    if axis is None and hasattr(a, "size"):
+        return a.size
     s = shape(a)
     if axis is None:
         return math.prod(s)
@@ -407,68 +413,198 @@ def roll(a, shift, axis=None):
     return a
 
 
-def _pad_widths(pad_width, ndim):
-    """NumPy's forms (``n``, ``(before, after)``, one pair per axis) as ``ndim`` pairs."""
-    try:
-        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
-    except ValueError:
-        raise ValueError(f"jnp.pad: pad_width {pad_width!r} does not fit an array of rank "
-                         f"{ndim}") from None
-    if (widths < 0).any():
-        raise ValueError(f"index can't contain negative values, got pad_width={pad_width}")
-    return [(int(lo), int(hi)) for lo, hi in widths.tolist()]
+def _pad_pairs(values, ndim, name):
+    """NumPy's spellings of per-axis pairs (``v``, ``(v,)``, ``(before, after)``, ``((b, a),)``
+    or one pair per axis) as ``ndim`` static pairs, as JAX's ``_broadcast_to_pairs``."""
+    values = np.asarray(tree_map(
+        lambda v: concrete_or_error(None, v, f"{name} argument of jnp.pad"), values))
+    if values.shape == (ndim, 2):
+        return tuple((v[0], v[1]) for v in values)
+    if values.shape in ((1, 2), (2,)):
+        pair = tuple(values.reshape(2))
+        return (pair,) * ndim
+    if values.shape in ((1,), ()):
+        v = values.reshape(())[()]
+        return ((v, v),) * ndim
+    raise ValueError(f"jnp.pad: {name} with nd={ndim} has unsupported shape {values.shape}. "
+                     f"Valid shapes are ({ndim}, 2), (1, 2), (2,), (1,), or ().")
+
+
+def _check_no_padding(widths, mode):
+    if widths[0] > 0 or widths[1] > 0:
+        raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+
+
+def _pad_constant(a, widths, values):
+    values = to_array(values)
+    values = convert(values, a.dtype, a.aval.weak_type)
+    if values.ndim == 0 or values.shape == (1,):
+        return lax.pad(a, lax.reshape(values, ()), tuple((lo, hi, 0) for lo, hi in widths))
+    if values.ndim == 1 and values.shape[-1] != 2:
+        raise ValueError(f"jnp.pad: constant_values has unsupported shape {values.shape}. If "
+                         "the shape is 1D or 2D, the last dimension must be of size 1 or 2.")
+    values = broadcast_to(values, (a.ndim, 2))
+    for ax, (lo, hi) in enumerate(widths):
+        for side, n in ((0, lo), (1, hi)):
+            if n:
+                config = [(0, 0, 0)] * a.ndim
+                config[ax] = (n, 0, 0) if side == 0 else (0, n, 0)
+                a = lax.pad(a, values[ax, side], tuple(config))
+    return a
+
+
+def _pad_wrap(a, widths):
+    for ax, (lo, hi) in enumerate(widths):
+        n = a.shape[ax]
+        if n == 0:
+            _check_no_padding((lo, hi), "wrap")
+            continue
+        (lo_repeats, lo_rest), (hi_repeats, hi_rest) = divmod(lo, n), divmod(hi, n)
+        parts = [lax.slice_in_dim(a, n - lo_rest, n, axis=ax)] if lo_rest else []
+        parts += [a] * (lo_repeats + hi_repeats + 1)
+        parts += [lax.slice_in_dim(a, 0, hi_rest, axis=ax)] if hi_rest else []
+        a = lax.concatenate(parts, ax) if len(parts) > 1 else a
+    return a
+
+
+def _pad_mirror(a, widths, mode, reflect_type):
+    """``reflect`` (the edge not repeated) or ``symmetric`` (repeated); pads longer than the
+    axis mirror the already padded array again, as NumPy. ``odd`` reflects about the edge
+    value (``2 * edge - x``)."""
+    for ax, (lo, hi) in enumerate(widths):
+        n = a.shape[ax]
+        if n == 0:
+            _check_no_padding((lo, hi), mode)
+            continue
+        offset = 1 if mode == "reflect" and n > 1 else 0
+        for before, padding in ((True, lo), (False, hi)):
+            edge = lax.slice_in_dim(a, 0, 1, axis=ax) if before else \
+                lax.slice_in_dim(a, a.shape[ax] - 1, a.shape[ax], axis=ax)
+            while padding > 0:
+                step = builtins.min(padding, n - offset)
+                padding -= step
+                size = a.shape[ax]
+                if before:
+                    start, stop = offset, offset + step
+                else:
+                    start = size - step - offset
+                    stop = size if mode == "symmetric" or n == 1 else size - 1
+                x = flip(lax.slice_in_dim(a, start, stop, axis=ax), ax)
+                if reflect_type == "odd":
+                    x = lax.sub(lax.mul(convert(2, a.dtype, True), edge), x)
+                    if n > 1:
+                        edge = lax.slice_in_dim(x, 0, 1, axis=ax) if before else \
+                            lax.slice_in_dim(x, step - 1, step, axis=ax)
+                a = lax.concatenate([x, a] if before else [a, x], ax)
+    return a
+
+
+def _pad_edge(a, widths):
+    for ax, (lo, hi) in enumerate(widths):
+        n = a.shape[ax]
+        if n == 0:
+            _check_no_padding((lo, hi), "edge")
+            continue
+        before = repeat(lax.slice_in_dim(a, 0, 1, axis=ax), lo, axis=ax)
+        after = repeat(lax.slice_in_dim(a, n - 1, n, axis=ax), hi, axis=ax)
+        a = lax.concatenate([before, a, after], ax)
+    return a
+
+
+def _pad_linear_ramp(a, widths, end_values):
+    weak = a.aval.weak_type
+    for ax, ((lo, hi), (end_lo, end_hi)) in enumerate(zip(widths, end_values)):
+        n = a.shape[ax]
+        ramps = []
+        for num, end, edge in ((lo, end_lo, lax.slice_in_dim(a, 0, 1, axis=ax)),
+                               (hi, end_hi, lax.slice_in_dim(a, n - 1, n, axis=ax))):
+            ramp = jnp.linspace(end, lax.squeeze(edge, (ax,)), num, endpoint=False,
+                                dtype=a.dtype, axis=ax)
+            ramps.append(convert(ramp, a.dtype, weak))
+        a = lax.concatenate([ramps[0], a, flip(ramps[1], ax)], ax)
+    return a
+
+
+def _pad_stats(a, widths, stat_length, stat):
+    weak = a.aval.weak_type
+    for ax, (lo, hi) in enumerate(widths):
+        if stat_length is None:
+            before = after = stat(a, axis=ax, keepdims=True)
+        else:
+            n = a.shape[ax]
+            len_lo, len_hi = stat_length[ax]
+            if len_lo == 0 or len_hi == 0:
+                raise ValueError("stat_length of 0 yields no value for padding")
+            len_lo, len_hi = builtins.min(len_lo, n), builtins.min(len_hi, n)
+            before = stat(lax.slice_in_dim(a, 0, len_lo, axis=ax), axis=ax, keepdims=True)
+            after = stat(lax.slice_in_dim(a, n - len_hi, n, axis=ax), axis=ax, keepdims=True)
+        if dtypes.is_int(a.dtype):  # a mean or median of integers rounds half to even
+            before, after = jnp.round(before), jnp.round(after)
+        before, after = convert(before, a.dtype, weak), convert(after, a.dtype, weak)
+        a = lax.concatenate([repeat(before, lo, axis=ax), a, repeat(after, hi, axis=ax)], ax)
+    return a
+
+
+def _pad_empty(a, widths):
+    # JAX's empty is zeros.
+    return lax.pad(a, convert(0, a.dtype), tuple((lo, hi, 0) for lo, hi in widths))
+
+
+_PAD_KWARGS = {
+    "empty": (), "edge": (), "wrap": (), "constant": ("constant_values",),
+    "linear_ramp": ("end_values",), "maximum": ("stat_length",), "mean": ("stat_length",),
+    "median": ("stat_length",), "minimum": ("stat_length",), "reflect": ("reflect_type",),
+    "symmetric": ("reflect_type",),
+}
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """Pads with ``constant_values`` (mode ``"constant"``), by repeating the edge values
-    (``"edge"``), periodically (``"wrap"``) or mirrored (``"reflect"``, ``"symmetric"``);
-    the other NumPy modes are not provided yet."""
+    """NumPy's ``pad``, every mode JAX has: ``constant`` (``constant_values``), ``edge``,
+    ``wrap``, ``reflect`` / ``symmetric`` (``reflect_type``), ``linear_ramp``
+    (``end_values``), ``maximum`` / ``minimum`` / ``mean`` / ``median`` (``stat_length``),
+    ``empty`` (zeros) or a callable ``mode(vector, iaxis_pad_width, iaxis, kwargs)``."""
     check_arraylike("pad", array)
     a = to_array(array)
-    widths = _pad_widths(pad_width, a.ndim)
+    widths = _pad_pairs(pad_width, a.ndim, "pad_width")
+    if widths and not all(isinstance(w, (int, np.integer)) for pair in widths for w in pair):
+        raise TypeError("`pad_width` must be of integral type.")
+    widths = tuple((int(lo), int(hi)) for lo, hi in widths)
+    if callable(mode):
+        padded = _pad_constant(a, widths, 0)
+        for ax in range(padded.ndim):
+            padded = jnp.apply_along_axis(mode, ax, padded, widths[ax], ax, kwargs)
+        return padded
+    if mode not in _PAD_KWARGS:
+        # JAX 0.10.2 refuses other modes with this NotImplementedError too.
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    if a.ndim == 0:
+        return a  # as JAX: a scalar has no axis to pad
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        raise ValueError("index can't contain negative values")
     if mode == "constant":
-        value = kwargs.pop("constant_values", 0)
-        if kwargs:
-            raise ValueError(f"unsupported keyword arguments for mode 'constant': {set(kwargs)}")
-        if isinstance(value, Tracer) or np.ndim(value) == 0:
-            config = tuple((lo, hi, 0) for lo, hi in widths)
-            return lax.pad(a, convert(value, a.dtype), config)
-        values = np.broadcast_to(np.asarray(value), (a.ndim, 2))  # one pair per axis
-        for ax, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, values.tolist())):
-            for config_ax, v in (((lo, 0, 0), vlo), ((0, hi, 0), vhi)):
-                config = [(0, 0, 0)] * a.ndim
-                config[ax] = config_ax
-                a = lax.pad(a, convert(v, a.dtype), tuple(config))
-        return a
+        return _pad_constant(a, widths, kwargs.get("constant_values", 0))
+    if mode == "wrap":
+        return _pad_wrap(a, widths)
+    if mode in ("reflect", "symmetric"):
+        reflect_type = kwargs.get("reflect_type", "even")
+        if reflect_type not in ("even", "odd"):
+            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        return _pad_mirror(a, widths, mode, reflect_type)
     if mode == "edge":
-        if kwargs:
-            raise ValueError(f"unsupported keyword arguments for mode 'edge': {set(kwargs)}")
-        for ax, (lo, hi) in enumerate(widths):
-            n = a.shape[ax]
-            if (lo or hi) and n == 0:
-                raise ValueError("can't extend empty axis using modes other than 'constant'")
-            parts = []
-            if lo:
-                parts.append(repeat(lax.slice_in_dim(a, 0, 1, axis=ax), lo, axis=ax))
-            parts.append(a)
-            if hi:
-                parts.append(repeat(lax.slice_in_dim(a, n - 1, n, axis=ax), hi, axis=ax))
-            a = lax.concatenate(parts, ax) if len(parts) > 1 else a
-        return a
-    if mode in ("wrap", "reflect", "symmetric") and kwargs.get("reflect_type", "even") == "even":
-        # The padded array reads the input at fixed positions along each axis: NumPy's own pad
-        # of the positions says which (periodic or mirrored, as NumPy defines them).
-        for ax, (lo, hi) in enumerate(widths):
-            n = a.shape[ax]
-            if (lo or hi) and n == 0:
-                raise ValueError("can't extend empty axis using modes other than 'constant'")
-            if lo or hi:
-                idx = np.pad(np.arange(n, dtype=np.int32), (lo, hi), mode=mode)
-                a = jnp.take(a, idx, axis=ax)
-        return a
-    raise NotImplementedError(f"jnp.pad mode {mode!r} is not implemented yet ('constant', "
-                              "'edge', 'wrap', 'reflect' and 'symmetric' with "
-                              "reflect_type='even' are)")
+        return _pad_edge(a, widths)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(a, widths, _pad_pairs(kwargs.get("end_values", 0), a.ndim,
+                                                      "end_values"))
+    if mode == "empty":
+        return _pad_empty(a, widths)
+    stat_length = kwargs.get("stat_length")
+    if stat_length is not None:
+        stat_length = _pad_pairs(stat_length, a.ndim, "stat_length")
+    stat = {"maximum": jnp.max, "minimum": jnp.min, "mean": jnp.mean, "median": jnp.median}
+    return _pad_stats(a, widths, stat_length, stat[mode])
 
 
 def tile(A, reps):
