@@ -58,3 +58,8 @@ register("polygamma", lax.polygamma, _polygamma_ref, _polygamma_args(),
 register("stop_gradient", lax.stop_gradient, lambda x: x,
          st.sampled_from(FLOAT_DTYPES).flatmap(lambda d: st.tuples(array((2, 3), d))),
          grad=ZERO_DERIVATIVE)
+# the identity on values; its derivative is the identity (the tangent through a barrier too)
+register("optimization_barrier", lambda x, y: lax.optimization_barrier((x, y)),
+         lambda x, y: (x, y),
+         st.sampled_from(FLOAT_DTYPES).flatmap(
+             lambda d: st.tuples(array((2, 3), d), array((3,), np.int32))))
