@@ -365,3 +365,41 @@ def test_shape_ndim_size_of_anything_with_a_shape():
     keys = minijax.random.split(minijax.random.key(0), 3)
     assert (jnp.shape(keys), jnp.ndim(keys), jnp.size(keys)) == ((3,), 1, 3)
     assert jnp.shape(2.0) == () and jnp.size(np.ones((2, 5)), axis=1) == 5
+
+
+def test_prefix_errors_name_the_key_path():
+    # flax's struct tests: jax._src.tree_util.prefix_errors(prefix, full), each error a
+    # function of the prefix's name.
+    from minijax._src.tree_util import prefix_errors
+
+    @minijax.tree_util.register_dataclass
+    @__import__("dataclasses").dataclass
+    class Point:
+        x: float
+        y: object
+
+    (e,) = prefix_errors(Point(1.0, [2.0]), Point(1.0, 2.0))
+    with pytest.raises(ValueError, match=r"in_axes\.y"):
+        raise e("in_axes")
+    (e,) = prefix_errors({"a": 1}, {"a": 1, "b": 2})
+    assert "different numbers of pytree children" in str(e("x"))
+    (e,) = prefix_errors((None,), ([1],))
+    assert "x[0]" in str(e("x"))
+    assert prefix_errors((0, {"a": None}), ([1, 2], {"a": None})) == []
+    (e,) = prefix_errors([0, 1], [0, 1, 2])
+    assert "different lengths of list" in str(e("x"))
+
+
+def test_traceback_util_exclude_paths_is_the_registry():
+    # flax.traceback_util.hide_flax_in_tracebacks appends its files to _exclude_paths and
+    # show_flax_in_tracebacks removes them; register_exclusion adds to the same list.
+    from minijax._src import traceback_util
+
+    n = len(traceback_util._exclude_paths)
+    traceback_util.register_exclusion("/nonexistent/lib/")
+    try:
+        assert len(traceback_util._exclude_paths) == n + 1
+        assert not traceback_util.include_filename("/nonexistent/lib/mod.py")
+    finally:
+        traceback_util._exclude_paths.remove("/nonexistent/lib/")
+    assert len(traceback_util._exclude_paths) == n

@@ -14,6 +14,10 @@ from minijax.source_info import register_exclusion
 
 __all__ = ["api_boundary", "include_filename", "include_frame", "register_exclusion"]
 
+# The registered paths themselves: flax's hide/show_flax_in_tracebacks add and remove its
+# files here directly.
+_exclude_paths = source_info._excluded
+
 
 def include_filename(filename: str) -> bool:
     return not source_info.is_excluded(filename)
