@@ -18,7 +18,7 @@ from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.lowering.array import Array, device_put_value
 from minijax.source_info import with_user_line, wraps
-from minijax.tree_util import _registry
+from minijax.tree_util import Partial, _registry
 from minijax.vmapping import vmap
 
 __all__ = [
@@ -274,22 +274,37 @@ def _ct_in(ct, aval):
     return ct
 
 
-def _pullback(lin, in_tree, out_tree):
-    out_avals = [get_aval(p) for p in lin.primals_out]
+class _VJPFun:
+    """The static part of a vjp function: the linear jaxpr without its residuals, and the
+    trees. ``vjp`` returns it as a ``Partial`` over the residuals, as JAX does: a pytree whose
+    leaves are arrays, so it can be returned from ``jit`` or be a custom_vjp residual (flax's
+    lifted custom_vjp keeps the vjp function of its forward pass so)."""
 
-    def f_vjp(*cts):
+    __name__ = "f_vjp"
+
+    def __init__(self, lin, in_tree, out_tree):
+        self.lin, self.in_tree, self.out_tree = lin, in_tree, out_tree
+        self.out_avals = [get_aval(p) for p in lin.primals_out]
+
+    def __call__(self, residuals, *cts):
         if len(cts) != 1:
             raise TypeError(f"the vjp function takes one cotangent (a pytree), got {len(cts)}")
         ct_leaves, ct_tree = _registry.flatten(cts[0])
-        if ct_tree != out_tree:
+        if ct_tree != self.out_tree:
             raise ValueError(with_user_line(
                 f"Tree structure of cotangent input {ct_tree}, does not match structure of "
-                f"primal output {out_tree}."
+                f"primal output {self.out_tree}."
             ))
-        in_cts = lin.vjp([_ct_in(c, a) for c, a in zip(ct_leaves, out_avals)])
-        return in_tree.unflatten(_instantiate(in_cts))
+        lin = self.lin
+        lin = ad.Linearized(lin.primals_out, lin.aux, lin.in_nonzero, lin.out_nonzero,
+                            core.ClosedJaxpr(lin.jaxpr.jaxpr, residuals), lin.in_avals,
+                            lin.out_avals)
+        in_cts = lin.vjp([_ct_in(c, a) for c, a in zip(ct_leaves, self.out_avals)])
+        return self.in_tree.unflatten(_instantiate(in_cts))
 
-    return f_vjp
+
+def _pullback(lin, in_tree, out_tree):
+    return Partial(_VJPFun(lin, in_tree, out_tree), list(lin.jaxpr.consts))
 
 
 def vjp(fun, *primals, has_aux=False):

@@ -403,3 +403,24 @@ def test_traceback_util_exclude_paths_is_the_registry():
     finally:
         traceback_util._exclude_paths.remove("/nonexistent/lib/")
     assert len(traceback_util._exclude_paths) == n
+
+
+def test_vjp_function_is_a_pytree_of_its_residuals():
+    # flax's lifted custom_vjp returns the vjp function of its forward pass as the residual;
+    # JAX's vjp function is a pytree whose leaves are the residual arrays.
+    def fwd(x):
+        return minijax.vjp(lambda x: jnp.sin(x) * x, x)
+
+    @minijax.custom_vjp
+    def f(x):
+        return jnp.sin(x) * x
+
+    f.defvjp(fwd, lambda f_vjp, g: f_vjp(2.0 * g))
+    x = np.array([0.5, 1.0], np.float32)
+    expected = 2.0 * (np.cos(x) * x + np.sin(x))  # JAX 0.10.2: [1.8364336, 2.7635465]
+    loss = lambda x: f(x).sum()  # noqa: E731
+    np.testing.assert_allclose(minijax.grad(loss)(x), expected, rtol=1e-6)
+    np.testing.assert_allclose(minijax.jit(minijax.grad(loss))(x), expected, rtol=1e-6)
+    _, f_vjp = minijax.jit(lambda x: minijax.vjp(jnp.sin, x))(x)
+    assert len(minijax.tree_util.tree_leaves(f_vjp)) == 1  # the residual cos(x), as JAX
+    np.testing.assert_allclose(f_vjp(np.ones(2, np.float32))[0], np.cos(x), rtol=1e-6)
