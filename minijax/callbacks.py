@@ -23,13 +23,10 @@ from __future__ import annotations
 import traceback
 
 import numpy as np
-from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes, lax
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.lowering import stablehlo as shlo
 from minijax.lowering.backends import JaxRuntimeError
 from minijax.lowering.array import device_put_value
 from minijax.tree_util import _registry
@@ -49,47 +46,7 @@ class _HostFn:
 
 
 # ------------------------------------------------------------------------------------------------
-# Lowering (shared)
-
-
-def _emit_callback(ctx, host_fn, operands, result_avals, side_effect, ordered):
-    mctx = ctx.module_ctx
-    cbs = mctx.host_callbacks
-    index = len(cbs)
-    token = None
-    if ordered:
-        token = mctx.token if mctx.token is not None else hlo.after_all([])
-
-    def host(*args):
-        if ordered:
-            args = args[1:]
-        outs = host_fn(*args)
-        return ((None,) + tuple(outs)) if ordered else tuple(outs)
-
-    cbs.append(host)
-    target = "xla_ffi_python_gpu_callback" if mctx.platform in ("cuda", "gpu", "rocm") else (
-        "xla_ffi_python_cpu_callback"
-    )
-    result_types = [shlo.tensor_type(a) for a in result_avals]
-    if ordered:
-        result_types = [hlo.TokenType.get()] + result_types
-        operands = [token] + list(operands)
-    op = hlo.CustomCallOp(
-        result_types,
-        list(operands),
-        target,
-        has_side_effect=ir.BoolAttr.get(bool(side_effect or ordered)),
-        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
-        backend_config=ir.StringAttr.get(""),
-    )
-    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
-    )
-    results = list(op.results)
-    if ordered:
-        mctx.token = results[0]
-        results = results[1:]
-    return results
+# Running a callback (the lowering's custom call: ModuleContext.emit_host_call)
 
 
 def _flat_numpy(args):
@@ -128,7 +85,7 @@ def _debug_callback_lowering(ctx, *operands, callback, ordered):
         callback.fn(*arrays)
         return ()
 
-    _emit_callback(ctx, host, operands, [], True, ordered)
+    ctx.module_ctx.emit_host_call(host, operands, [], True, ordered)
     return []
 
 
@@ -217,7 +174,7 @@ def _pure_lowering(ctx, *operands, callback, result_avals, vmap_method):
     def host(*arrays):
         return _call_pure(callback, result_avals, arrays)
 
-    return _emit_callback(ctx, host, operands, result_avals, False, False)
+    return ctx.module_ctx.emit_host_call(host, operands, result_avals, False, False)
 
 
 pure_callback_p.def_lowering(_pure_lowering)
@@ -328,7 +285,7 @@ def _io_lowering(ctx, *operands, callback, result_avals, ordered):
     def host(*arrays):
         return _call_pure(callback, result_avals, arrays)
 
-    return _emit_callback(ctx, host, operands, result_avals, True, ordered)
+    return ctx.module_ctx.emit_host_call(host, operands, result_avals, True, ordered)
 
 
 io_callback_p.def_lowering(_io_lowering)

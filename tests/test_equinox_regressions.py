@@ -66,3 +66,33 @@ def test_custom_vjp_bwd_gives_none_for_a_none_input_inside_a_tuple():
     ident.defvjp(lambda t: (t, None), lambda _, g: (g,))
     g = minijax.grad(lambda x: ident((None, (None, x)))[1][1] * 3.0)(2.0)
     assert float(g) == 3.0
+
+
+def test_emit_python_callback_from_a_library_lowering():
+    # equinox's noinline lowers its primitive to mlir.emit_python_callback(ctx, callback,
+    # token, operands, operand_avals, result_avals, has_side_effect=...) -> (results, token,
+    # keepalive), and hands the keepalive to ctx.module_context.add_keepalive.
+    from minijax.extend.core import Primitive
+    from minijax.interpreters import mlir
+
+    calls = []
+    host_sin_p = Primitive("host_sin_for_test")
+    host_sin_p.def_impl(lambda x: jnp.asarray(np.sin(np.asarray(x))))
+    host_sin_p.def_abstract_eval(lambda x: x)
+
+    def lowering(ctx, x):
+        def callback(a):
+            calls.append(type(a))
+            return [np.sin(a)]
+
+        results, token, keepalive = mlir.emit_python_callback(
+            ctx, callback, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+        ctx.module_context.add_keepalive(keepalive)
+        assert token is None
+        return results
+
+    mlir.register_lowering(host_sin_p, lowering)
+    x = np.linspace(-2, 2, 5, dtype=np.float32)
+    out = minijax.jit(lambda v: host_sin_p.bind(v) * 2)(x)
+    np.testing.assert_allclose(out, 2 * np.sin(x), rtol=1e-6)
+    assert calls == [np.ndarray]

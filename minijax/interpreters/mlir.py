@@ -18,8 +18,9 @@ from minijax.interpreters.rule_views import LoweringRuleContext, register_loweri
 from minijax.lowering import stablehlo
 
 __all__ = ["LoweringRuleContext", "aval_to_ir_type", "aval_to_ir_types", "dense_int_array",
-           "dtype_to_ir_type", "i32_attr", "i64_attr", "ir", "ir_constant", "ir_constants",
-           "lower_fun", "make_ir_context", "module_to_string", "register_lowering"]
+           "dtype_to_ir_type", "emit_python_callback", "i32_attr", "i64_attr", "ir",
+           "ir_constant", "ir_constants", "lower_fun", "make_ir_context", "module_to_string",
+           "register_lowering"]
 
 
 def lower_fun(fun, multiple_results=True):
@@ -37,6 +38,38 @@ def lower_fun(fun, multiple_results=True):
 
     rule.__name__ = f"lower_fun({getattr(fun, '__name__', 'fun')})"
     return rule
+
+
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect, returns_token=True, partitioned=False, sharding=None):
+    """A call of the Python ``callback`` from the program (numpy arrays in, one array per
+    ``result_avals`` entry out), for a library's lowering rule. Returns ``(results, token,
+    keepalive)``: a ``token`` given orders the call after the region's earlier ordered calls
+    and the token returned after it; minijax's module keeps the callback alive itself."""
+    del operand_avals, returns_token, sharding  # the operands carry their types; one device
+    if partitioned and result_avals:
+        raise ValueError("Partitioned callback not supported with return values.")
+
+    def checked(*args):
+        outs = callback(*args)
+        if len(outs) != len(result_avals):
+            raise RuntimeError(f"Mismatched number of outputs from callback. Expected: "
+                               f"{len(result_avals)}, Actual: {len(outs)}")
+        outs = [np.asarray(o) for o in outs]
+        outs = tuple(o.astype(dtypes.canonicalize_dtype(o.dtype)) for o in outs)
+        for i, (o, a) in enumerate(zip(outs, result_avals)):
+            if o.shape != a.shape:
+                raise RuntimeError(f"Incorrect output shape for return value #{i}: "
+                                   f"Expected: {a.shape}, Actual: {o.shape}")
+            if o.dtype != a.dtype:
+                raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
+                                   f"Expected: {a.dtype}, Actual: {o.dtype}")
+        return outs
+
+    mctx = ctx.module_context
+    ordered = token is not None
+    results = mctx.emit_host_call(checked, operands, result_avals, has_side_effect, ordered)
+    return results, (mctx.token if ordered else None), None
 
 
 def dtype_to_ir_type(dtype):

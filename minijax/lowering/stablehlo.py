@@ -153,6 +153,50 @@ class ModuleContext:
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
         self.token = None  # the ordered-effects token of the region being emitted
+        self.keepalives = []  # objects a library's lowering asks to outlive the module
+
+    def add_keepalive(self, obj):
+        self.keepalives.append(obj)
+
+    def emit_host_call(self, host_fn, operands, result_avals, side_effect, ordered):
+        """A custom call of the Python function ``host_fn`` (numpy arrays in, a sequence of
+        arrays out) from the program; returns its results. ``ordered`` threads the region's
+        token through it, so ordered calls run in program order."""
+        index = len(self.host_callbacks)
+        token = None
+        if ordered:
+            token = self.token if self.token is not None else hlo.after_all([])
+
+        def host(*args):
+            if ordered:
+                args = args[1:]
+            outs = host_fn(*args)
+            return ((None,) + tuple(outs)) if ordered else tuple(outs)
+
+        self.host_callbacks.append(host)
+        target = "xla_ffi_python_gpu_callback" if self.platform in ("cuda", "gpu", "rocm") else (
+            "xla_ffi_python_cpu_callback"
+        )
+        result_types = [tensor_type(a) for a in result_avals]
+        if ordered:
+            result_types = [hlo.TokenType.get()] + result_types
+            operands = [token] + list(operands)
+        op = hlo.CustomCallOp(
+            result_types,
+            list(operands),
+            target,
+            has_side_effect=ir.BoolAttr.get(bool(side_effect or ordered)),
+            api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+            backend_config=ir.StringAttr.get(""),
+        )
+        op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+            {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
+        )
+        results = list(op.results)
+        if ordered:
+            self.token = results[0]
+            results = results[1:]
+        return results
 
     def mesh_symbol(self, mesh):
         """The ``sdy.mesh`` symbol for ``mesh``, declared at the top of the module once.
