@@ -91,7 +91,7 @@ def _float_divmod(x1, x2):
     """NumPy's float divmod: ``mod`` has the divisor's sign; ``div`` is the rounded quotient."""
     mod = lax.rem(x1, x2)
     # Dividing x1 itself by a zero divisor keeps the sign of the infinity (NaN is 0 / 0 only).
-    corrected = lax.select(lax.eq(x2, _zero_like(x2)), x1, lax.sub(x1, mod))
+    corrected = jnp.where(lax.eq(x2, _zero_like(x2)), x1, lax.sub(x1, mod))
     div = lax.div(corrected, x2)
     mod_nonzero = lax.ne(mod, _zero_like(mod))
     signs_differ = lax.ne(lax.sign(x2), lax.sign(mod))
