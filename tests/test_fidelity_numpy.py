@@ -56,6 +56,9 @@ def test_floor_divide_by_zero_keeps_the_sign_of_the_infinity():
     _same(q, [inf, -inf, nan, -3.0], "float32")
     _same(r, [nan, nan, nan, -1.0], "float32")
     _same(jnp.floor_divide(jnp.array([1, -1, 0]), 0), [-2, -2, -1], "int32")  # JAX 0.10.2 (XLA)
+    x16 = jnp.array([1.0, -2.0, 0.0], jnp.float16)  # a scalar divisor broadcasts
+    _same(jnp.floor_divide(x16, 0.0), [inf, -inf, nan], "float16")
+    _same(jnp.floor_divide(2.0, x16), [2, -1, inf], "float16")
 
 
 # -- reductions (FINDINGS 24, 40) -----------------------------------------------------------------
@@ -107,3 +110,69 @@ def test_one_hot_default_dtype_and_named_axis():
     _same(out, [1.0, 1.0, 0.0], "float32")
     with pytest.raises(ValueError, match="Expected num_classes to match the size of axis b"):
         minijax.vmap(lambda i: nn.one_hot(i, 4, axis="b"), axis_name="b")(jnp.array([0, 1, 1]))
+
+
+# -- jnp.pad: every mode JAX has (FINDINGS 2) -----------------------------------------------------
+
+_PAD_WIDTHS = [1, (2, 3), 5, ((0, 1), (2, 0)), (9, 0)]  # 5 and 9 exceed the axes (2 to 4)
+_PAD_MODES = [
+    ("wrap", {}), ("reflect", {}), ("symmetric", {}), ("reflect", {"reflect_type": "odd"}),
+    ("symmetric", {"reflect_type": "odd"}), ("edge", {}), ("linear_ramp", {}),
+    ("linear_ramp", {"end_values": (-5, 10)}), ("maximum", {}), ("minimum", {}), ("mean", {}),
+    ("median", {}), ("mean", {"stat_length": 2}), ("maximum", {"stat_length": (1, 9)}),
+    ("constant", {"constant_values": (5, 6)}),
+]
+
+
+@pytest.mark.parametrize("mode,kw", _PAD_MODES)
+@pytest.mark.parametrize("width", _PAD_WIDTHS)
+def test_pad_modes_match_numpy(mode, kw, width):
+    # JAX 0.10.2 agrees with NumPy on each of these (checked case by case).
+    for x in (np.array([1.0, 2.0, 4.0, 7.0], np.float32),
+              np.arange(6.0, dtype=np.float32).reshape(2, 3)):
+        if np.ndim(width) == 2 and x.ndim != len(width):
+            continue
+        got = jnp.pad(x, width, mode=mode, **kw)
+        want = np.pad(x, width, mode=mode, **kw)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-6)
+
+
+def test_pad_integer_statistics_and_edge_cases():
+    # Values recorded from JAX 0.10.2.
+    _same(jnp.pad(jnp.arange(3.0), 1, mode="mean"), [1, 0, 1, 2, 1], "float32")
+    _same(jnp.pad(jnp.array([1, 2], jnp.uint8), 1, mode="mean"), [2, 1, 2, 2], "uint8")
+    _same(jnp.pad(jnp.array([1, 8]), 3, mode="linear_ramp"), [0, 0, 0, 1, 8, 5, 2, 0], "int32")
+    _same(jnp.pad(jnp.array([1 + 1j, 2]), 1, mode="mean"), [1.5 + 0.5j, 1 + 1j, 2, 1.5 + 0.5j],
+          "complex64")
+    _same(jnp.pad(jnp.array([True, False, True]), 1, mode="maximum"),
+          [True, True, False, True, True], "bool")
+    _same(jnp.pad(jnp.float32(3), 2, mode="mean"), 3.0, "float32")  # rank 0: unchanged
+    _same(jnp.pad(jnp.arange(2.0), 1, mode="empty"), [0, 0, 1, 0], "float32")
+    with pytest.raises(ValueError, match="stat_length of 0 yields no value for padding"):
+        jnp.pad(jnp.arange(3.0), 1, mode="mean", stat_length=0)
+    with pytest.raises(ValueError, match="Cannot apply 'wrap' padding to empty axis"):
+        jnp.pad(jnp.zeros((0, 2)), 1, mode="wrap")
+    with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
+        jnp.pad(jnp.arange(3.0), 1, mode="edge", constant_values=1)
+    with pytest.raises(TypeError, match="`pad_width` must be of integral type"):
+        jnp.pad(jnp.arange(3.0), 1.5)
+    with pytest.raises(ValueError, match="index can't contain negative values"):
+        jnp.pad(jnp.arange(3.0), -1)
+    with pytest.raises(NotImplementedError, match="Unimplemented padding mode 'bogus'"):
+        jnp.pad(jnp.arange(3.0), 1, mode="bogus")  # JAX 0.10.2 refuses it alike
+
+
+def test_pad_callable_mode_jit_and_gradients():
+    x = jnp.arange(6.0).reshape(2, 3)
+    # JAX 0.10.2 values.
+    out = jnp.pad(x, 1, mode=lambda v, w, i, kw: v.at[:w[0]].set(kw.get("k", -1.0)), k=5.0)
+    _same(out, [[5, 5, 5, 5, 5], [5, 0, 1, 2, 0], [5, 3, 4, 5, 0], [5, 0, 0, 0, 0]], "float32")
+    v = jnp.array([1.0, 2.0, 4.0, 7.0])
+    _same(minijax.jit(lambda x, c: jnp.pad(x, 2, constant_values=c))(v, 3.0),
+          [3, 3, 1, 2, 4, 7, 3, 3], "float32")
+    _same(minijax.grad(lambda x: jnp.pad(x, 2, mode="mean").sum())(v), [2, 2, 2, 2], "float32")
+    _same(minijax.grad(lambda x: (jnp.pad(x, 2, mode="linear_ramp", end_values=1.0) ** 2).sum())(
+        v), [3, 4, 8, 18], "float32")
+    _same(minijax.grad(lambda x: (jnp.pad(x, 5, mode="reflect", reflect_type="odd") ** 2).sum())(
+        v), [-244, -12, 8, 356], "float32")
