@@ -36,6 +36,16 @@ def test_heaviside_propagates_nan():
     _same(jnp.heaviside(jnp.array([nan, 0.0, -1.0, 2.0]), -1.5), [nan, -1.5, 0.0, 1.0], "float32")
 
 
+def test_heaviside_of_a_python_scalar():
+    # 26. JAX 0.10.2 values (the first argument a Python scalar: no comparison TypeError).
+    _same(minijax.jacfwd(lambda x: jnp.heaviside(0.5, x) * x)(1.0), 1.0, "float32")
+    out = jnp.heaviside(0.5, 2)
+    _same(out, 1.0, "float32")
+    assert out.weak_type
+    _same(jnp.heaviside(0.0, jnp.array([2.0, 3.0], jnp.float16)), [2, 3], "float16")
+    _same(jnp.heaviside(jnp.array([-1, 0, 3]), 2), [0, 2, 1], "float32")
+
+
 def test_round_refuses_bool_and_negative_decimals_of_integers():
     # 38. JAX 0.10.2: ValueError "data type <class 'numpy.bool'> not inexact" for every decimals.
     for d in (-1, 0, 1):

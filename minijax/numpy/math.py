@@ -794,6 +794,7 @@ def modf(x, /, out=None):
 
 def heaviside(x1, x2):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    x1 = to_array(x1)  # a Python scalar arrives as a WeakScalar, which has no comparisons
     zero = jnp.zeros_like(x1)
     return jnp.where(x1 < 0, zero, jnp.where(x1 > 0, jnp.ones_like(x1), jnp.where(x1 != x1, x1, x2)))
 
