@@ -103,8 +103,8 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
     @wraps(fun)
     def fun_remat(*args, **kwargs):
-        if core.is_eval_trace_current():
-            return fun(*args, **kwargs)  # no derivative will be taken: nothing to save
+        # Traced even when called eagerly, as JAX: the function sees tracers for its
+        # non-static arguments (flax's remat tests check which arguments are static so).
         n = len(args)
         nums = {i % n for i in static}
         dyn = [x for i, x in enumerate(args) if i not in nums]

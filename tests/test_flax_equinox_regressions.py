@@ -424,3 +424,50 @@ def test_vjp_function_is_a_pytree_of_its_residuals():
     _, f_vjp = minijax.jit(lambda x: minijax.vjp(jnp.sin, x))(x)
     assert len(minijax.tree_util.tree_leaves(f_vjp)) == 1  # the residual cos(x), as JAX
     np.testing.assert_allclose(f_vjp(np.ones(2, np.float32))[0], np.cos(x), rtol=1e-6)
+
+
+def test_checkpoint_traces_its_arguments_when_called_eagerly():
+    # flax's nn.remat(static_argnums=()) tests: the function sees tracers for non-static
+    # arguments (JAX 0.10.2: DynamicJaxprTracer, an instance of jnp.ndarray) and Python values
+    # for static ones, also outside any transformation.
+    seen = []
+
+    def f(x, train):
+        seen.append(isinstance(train, jnp.ndarray))
+        return x * 2.0
+
+    x = np.ones(2, np.float32)
+    np.testing.assert_array_equal(minijax.checkpoint(f)(x, True), [2.0, 2.0])
+    np.testing.assert_array_equal(minijax.checkpoint(f, static_argnums=(1,))(x, True), [2.0, 2.0])
+    assert seen == [True, False]
+
+
+@minijax.tree_util.register_pytree_node_class
+class _StandsForArray:
+    """A pytree that converts itself with ``__jax_array__`` (as flax.nnx's Variable)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __jax_array__(self):
+        return self.value
+
+    def tree_flatten(self):
+        return (self.value,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0])
+
+
+def test_jnp_functions_take_values_with_jax_array():
+    # flax.nnx's SpectralNorm calls jnp.matmul(v, param) with a Param, eagerly and under jit.
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    p = _StandsForArray(jnp.asarray(w))
+    np.testing.assert_allclose(np.asarray(jnp.matmul(a, p)), a @ w)
+    np.testing.assert_allclose(np.asarray(minijax.jit(lambda q: jnp.matmul(a, q))(p)), a @ w)
+    np.testing.assert_allclose(np.asarray(jnp.sin(p)), np.sin(w), rtol=1e-6)
+    out = jnp.asarray(p)
+    assert isinstance(out, minijax.Array)
+    np.testing.assert_array_equal(np.asarray(out), w)
