@@ -31,6 +31,8 @@ def eager_jit(fn=None, *, static_argnames=()):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if any(_has_jax_array(a) for a in args):
+            args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
         if is_eval_trace_current():
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
@@ -39,6 +41,20 @@ def eager_jit(fn=None, *, static_argnames=()):
 
     wrapper._eager_jitted = jitted
     return wrapper
+
+
+# type -> whether it converts itself with ``__jax_array__`` (flax.nnx's Variable): jnp
+# functions take such values as the arrays they stand for, as JAX's do. A dict, because this
+# check runs on every eager call.
+_JAX_ARRAY_TYPES: dict[type, bool] = {}
+
+
+def _has_jax_array(x) -> bool:
+    t = type(x)
+    has = _JAX_ARRAY_TYPES.get(t)
+    if has is None:
+        has = _JAX_ARRAY_TYPES[t] = hasattr(t, "__jax_array__")
+    return has
 
 
 def _positions(fn, names):

@@ -69,6 +69,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - Nu
         raise NotImplementedError("Only implemented for order='K'")
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtype)
+    if hasattr(object, "__jax_array__"):  # a value standing for an array (flax's Variable)
+        object = object.__jax_array__()
     if isinstance(object, (list, tuple)):
         out = _array_from_sequence(object, dtype)
     elif is_array(object):
