@@ -132,8 +132,12 @@ def _real_dtype(dtype):
 # Shape rules and batching shared by the family
 
 
-def _check_matrix(name, aval, square=False):
-    if np.dtype(aval.dtype) not in ffi.LAPACK_DTYPES:
+def _check_matrix(name, aval, square=False, any_inexact=False):
+    """``any_inexact``: float16/bfloat16 too (an op XLA lowers itself, as JAX does)."""
+    if any_inexact and not np.issubdtype(aval.dtype, np.inexact):
+        raise TypeError(f"{name} does not accept dtype {np.dtype(aval.dtype).name}. Accepted "
+                        "dtypes are subtypes of floating, complexfloating.")
+    if not any_inexact and np.dtype(aval.dtype) not in ffi.LAPACK_DTYPES:
         raise TypeError(f"{name} requires float32, float64, complex64 or complex128 operands, "
                         f"got {aval.str_short()}")
     if aval.ndim < 2:
@@ -216,8 +220,8 @@ def symmetrize(x):
 
 def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a,
                                unit_diagonal):
-    _check_matrix("triangular_solve", a, square=True)
-    _check_matrix("triangular_solve", b)
+    _check_matrix("triangular_solve", a, square=True, any_inexact=True)
+    _check_matrix("triangular_solve", b, any_inexact=True)
     if a.dtype != b.dtype:
         raise TypeError(f"triangular_solve requires operands of one dtype, got "
                         f"{a.str_short()} and {b.str_short()}")
@@ -236,6 +240,17 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
     if conjugate_a and not transpose_a and ffi.is_complex(ctx.avals_in[0].dtype):
         a = chlo.conj(a)
         conjugate_a = False
+    a_aval, b_aval = ctx.avals_in
+    if ffi.platform_of(ctx) == "cpu" and a_aval.dtype in ffi.LAPACK_DTYPES:
+        # LAPACK's trsm, as JAX on CPU: its plain substitution gives JAX's values where XLA's
+        # expander differs (a zero pivot divides to inf, then NaN; the expander's NaN spreads)
+        trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+        attrs = {"side": ffi.char("L" if left_side else "R"),
+                 "uplo": ffi.char("L" if lower else "U"), "trans_x": ffi.char(trans),
+                 "diag": ffi.char("U" if unit_diagonal else "N")}
+        (out,) = ffi.ffi_call(ffi.lapack_target("trsm", a_aval.dtype), [a, b],
+                              [a_aval, b_aval], [b_aval], attrs, aliases={1: 0})
+        return out
     if not transpose_a:
         trans = "NO_TRANSPOSE"
     else:

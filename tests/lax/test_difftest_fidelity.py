@@ -134,3 +134,49 @@ def test_finding3_fft_refusals_as_jax():
         jnp.fft.rfft(jnp.zeros((2, 0)))
     p, t = jax.jvp(jnp.fft.fft, (jnp.zeros((2, 0)),), (jnp.zeros((2, 0)),))
     assert p.shape == t.shape == (2, 0) and t.dtype == np.complex64
+
+
+def test_finding20_triangular_solve_singular_as_lapack():
+    # JAX 0.10.2 on CPU solves with LAPACK's trsm: the zero pivot divides to inf, then NaN
+    a, b = jnp.zeros((3, 3)), jnp.ones((3, 1))
+    np.testing.assert_array_equal(
+        lax.linalg.triangular_solve(a, b, left_side=True, lower=True), [[np.inf], [np.nan],
+                                                                        [np.nan]])
+    np.testing.assert_array_equal(
+        lax.linalg.triangular_solve(a, b, left_side=True, lower=False), [[np.nan], [np.nan],
+                                                                         [np.inf]])
+    np.testing.assert_array_equal(
+        lax.linalg.triangular_solve(a, b.T, left_side=False, lower=True), [[np.nan, np.nan,
+                                                                           np.inf]])
+
+
+@pytest.mark.parametrize("left_side, lower, transpose_a, conjugate_a, unit_diagonal", [
+    (True, True, False, False, False), (False, False, True, True, False),
+    (True, False, True, False, True), (False, True, False, True, True)])
+def test_triangular_solve_variants_against_numpy(left_side, lower, transpose_a, conjugate_a,
+                                                 unit_diagonal):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+         ).astype(np.complex64)
+    b = rng.standard_normal((2, 3, 2) if left_side else (2, 2, 3)).astype(np.complex64)
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        t = t - t * np.eye(3) + np.eye(3)
+    op = t.swapaxes(-1, -2) if transpose_a else t
+    op = op.conj() if conjugate_a else op
+    want = np.linalg.solve(op, b) if left_side else np.linalg.solve(
+        op.swapaxes(-1, -2), b.swapaxes(-1, -2)).swapaxes(-1, -2)
+    got = lax.linalg.triangular_solve(a, b, left_side=left_side, lower=lower,
+                                      transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                      unit_diagonal=unit_diagonal)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_triangular_solve_float16():
+    # JAX 0.10.2 takes float16 (XLA's own triangular solve)
+    out = lax.linalg.triangular_solve(jnp.eye(3, dtype=jnp.float16) * 2,
+                                      jnp.ones((3, 2), jnp.float16), left_side=True)
+    assert out.dtype == np.float16
+    np.testing.assert_array_equal(out, np.full((3, 2), 0.5))
+    with pytest.raises(TypeError):
+        lax.linalg.triangular_solve(jnp.eye(2, dtype=jnp.int32), jnp.eye(2, dtype=jnp.int32))
