@@ -186,3 +186,23 @@ def test_pad_callable_mode_jit_and_gradients():
         v), [3, 4, 8, 18], "float32")
     _same(minijax.grad(lambda x: (jnp.pad(x, 5, mode="reflect", reflect_type="odd") ** 2).sum())(
         v), [-244, -12, 8, 356], "float32")
+
+
+# -- sorting (FINDINGS 31) ------------------------------------------------------------------------
+
+
+def test_descending_sort_is_the_ascending_sort_reversed():
+    # 31. JAX 0.10.2: ties come out last-first, and so do their gradients.
+    w = jnp.array([0.5, 1.0, 1.5])
+    _same(minijax.grad(lambda x: jnp.sum(jnp.sort(x, descending=True) * w))(jnp.ones(3)),
+          [1.5, 1.0, 0.5], "float32")
+    x = jnp.array([1, 3, 1, 3, 2])
+    _same(jnp.argsort(x, descending=True), [1, 3, 4, 0, 2], "int32")  # JAX 0.10.2
+    _same(jnp.argsort(x, descending=True, stable=False), [3, 1, 4, 2, 0], "int32")  # JAX 0.10.2
+    _same(jnp.argsort(x, dtype=jnp.int8), [0, 2, 4, 1, 3], "int8")
+    _same(jnp.sort(jnp.array([1.0, nan, -0.0, 0.0, 3.0]), descending=True),
+          [nan, 3, 1, 0, -0.0], "float32")
+    with pytest.raises(TypeError, match="'kind' argument to sort is not supported"):
+        jnp.sort(x, kind="stable")
+    with pytest.raises(TypeError, match="'kind' argument to argsort is not supported"):
+        x.argsort(kind="stable")

@@ -52,33 +52,39 @@ def _int():
 
 
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
-    """Sorted copy of ``a`` along ``axis`` (NaNs last, as NumPy)."""
+    """Sorted copy of ``a`` along ``axis`` (NaNs last, as NumPy); ``descending`` is the
+    ascending sort reversed, as JAX (so ties, and their gradients, come out last-first)."""
     check_arraylike("sort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError("'order' argument to sort is not supported.")
     a, axis = _flat_or_axis(a, axis)
     if a.ndim == 0:
         return a
-    if descending:
-        return lax.rev(lax.sort(lax.rev(a, (axis,)), dimension=axis, is_stable=stable), (axis,))
-    return lax.sort(a, dimension=axis, is_stable=stable)
+    out = lax.sort(a, dimension=axis, is_stable=stable)
+    return lax.rev(out, (axis,)) if descending else out
 
 
-def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
-    """Indices that sort ``a`` along ``axis``; stable (ties keep their order) by default."""
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
+    """Indices (of ``dtype``, the default int if None) that sort ``a`` along ``axis``; stable
+    (ties keep their order) by default."""
     check_arraylike("argsort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError("'order' argument to argsort is not supported.")
     a, axis = _flat_or_axis(a, axis)
+    idx_dtype = _int() if dtype is None else dtypes.canonicalize_dtype(dtype)
     if a.ndim == 0:
-        return lax.full((), 0, _int())
-    iota = lax.broadcasted_iota(_int(), a.shape, axis)
-    if descending:  # stable descending: sort the reversed axis ascending, then reverse back
+        return lax.full((), 0, idx_dtype)
+    iota = lax.broadcasted_iota(idx_dtype, a.shape, axis)
+    if descending and stable:  # reversed first, so ties keep their order once reversed back
         a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
-        _, idx = lax.sort((a, iota), dimension=axis, is_stable=True, num_keys=1)
-        return lax.rev(idx, (axis,))
     _, idx = lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)
-    return idx
+    return lax.rev(idx, (axis,)) if descending else idx
 
 
 def msort(a):
