@@ -471,3 +471,11 @@ def test_jnp_functions_take_values_with_jax_array():
     out = jnp.asarray(p)
     assert isinstance(out, minijax.Array)
     np.testing.assert_array_equal(np.asarray(out), w)
+
+
+def test_integer_power_of_a_scalar_base_by_an_array_exponent():
+    # flax's cursor tests: pow(2, int_array) (a rank-0 base, an array exponent)
+    e = np.array([[1, 2], [3, 4]], np.int32)
+    np.testing.assert_array_equal(pow(2, jnp.asarray(e)), np.power(2, e))
+    np.testing.assert_array_equal(jnp.power(np.int32(3), e), np.power(np.int32(3), e))
+    np.testing.assert_array_equal(jnp.power(jnp.asarray(e), 2), np.power(e, 2))

@@ -166,7 +166,8 @@ def _integer_power(x1, x2):
     used as unsigned, as JAX does."""
     x1, x2 = promote_shapes(x1, x2)
     dtype = _dtype(x1)
-    acc = lax.full_like(x1, 1)
+    # the result's shape: a rank-0 base with an array exponent takes the exponent's
+    acc = lax.full(np.broadcast_shapes(np.shape(x1), np.shape(x2)), 1, dtype)
     for _ in range(8 * dtype.itemsize):
         odd = lax.ne(lax.bitwise_and(x2, 1), 0)
         acc = lax.select(odd, lax.mul(acc, x1), acc)
