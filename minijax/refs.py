@@ -70,9 +70,13 @@ class Ref:
         return self.shape[0]
 
     def __getitem__(self, idx):
-        return self._value if idx is Ellipsis or idx == () else self._value[idx]
+        if idx is Ellipsis or (isinstance(idx, tuple) and not idx):
+            return self._value
+        _check_int_bounds(idx, self.shape)
+        return self._value[idx]
 
     def __setitem__(self, idx, value):
+        _check_int_bounds(idx, self.shape)
         value = _as_value(value)
         target = core.get_aval(self[idx])
         if value.dtype != self.dtype:
@@ -81,7 +85,7 @@ class Ref:
         if value.shape != target.shape:
             raise ValueError(f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected "
                              f"shape: {target.shape}. Value shape: {value.shape}. Transforms: (). ")
-        if idx is Ellipsis or idx == ():
+        if idx is Ellipsis or (isinstance(idx, tuple) and not idx):
             self._value = value
         else:
             self._value = self._value.at[idx].set(value)
@@ -96,6 +100,25 @@ class Ref:
         return "Ref" + body[body.index("("):] if body.startswith("array(") else f"Ref({body})"
 
     __str__ = __repr__
+
+
+def _check_int_bounds(idx, shape):
+    """JAX's error for an integer index past the end of its axis (a negative one is clamped,
+    as in JAX). Without it, ``np.asarray(ref)`` and ``list(ref)`` would never stop: an
+    array's out-of-range index clamps rather than raising IndexError."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    if any(i is Ellipsis for i in idx):
+        at = next(k for k, i in enumerate(idx) if i is Ellipsis)
+        consumed = sum(i is not None and i is not Ellipsis for i in idx)
+        idx = idx[:at] + (slice(None),) * (len(shape) - consumed) + idx[at + 1:]
+    axis = 0
+    for i in idx:
+        if i is None:
+            continue
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool) and axis < len(shape) \
+                and i >= shape[axis]:
+            raise ValueError(f"Out of bound indexer: idx={i}, dim={shape[axis]}.")
+        axis += 1
 
 
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
