@@ -106,6 +106,23 @@ def test_traced_boolean_mask_raises_non_concrete_boolean_index_error():
         minijax.jit(lambda x, b: x[b])(jnp.ones(3), True)
 
 
+def test_integer_scalar_into_an_empty_axis_raises():
+    # 11. JAX 0.10.2: an integer scalar (static, concrete or traced) indexing a size-0 axis
+    # raises IndexError in updates and in gets of every mode; joined with an array index it
+    # is a gather and drops.
+    z = jnp.zeros(0)
+    for f in (lambda: z.at[jnp.int32(0)].set(2.0),
+              lambda: minijax.jit(lambda z, i: z.at[i].set(2.0))(z, 0),
+              lambda: jnp.zeros((0, 2)).at[np.int64(0)].get(mode="fill"),
+              lambda: jnp.zeros((2, 0)).at[..., jnp.int32(0)].set(1.0),
+              lambda: jnp.zeros((2, 0, 3)).at[..., 0, :].set(1.0)):
+        with pytest.raises(IndexError, match="index is out of bounds for axis . with size 0"):
+            f()
+    assert jnp.zeros((0, 2)).at[..., jnp.int32(0)].set(1.0).shape == (0, 2)
+    assert jnp.zeros((2, 0)).at[jnp.array([True, False]), 0].set(1.0).shape == (2, 0)
+    assert jnp.zeros((2, 0, 3)).at[1, ..., 2].set(1.0).shape == (2, 0, 3)
+
+
 # -- nn (FINDINGS 36) -----------------------------------------------------------------------------
 
 

@@ -325,7 +325,10 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     give ``fill_value`` (NaN, or the dtype's extreme, by default). ``_empty_fills`` (for
     scatters only: JAX's gather refuses this case) makes an advanced index into an empty axis
     give ``fill_value`` everywhere, every position being out of bounds."""
-    x, index = _expand_bool_scalars(to_array(x), index)
+    x = to_array(x)
+    if x.size == 0:
+        _check_ints_on_empty_axes(x.shape, index)
+    x, index = _expand_bool_scalars(x, index)
     index = _expand_arrays(index)
     # A traced integer scalar is basic indexing (a clamping dynamic_slice) unless out-of-bounds
     # positions must fill or drop: then it is a 0-d advanced index, which the gather honours.
@@ -399,14 +402,38 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
 # x.at[idx]: scatter
 
 
-def _check_static_ints_on_empty_axes(shape, index):
-    """A Python integer indexing a size-0 axis names no element: JAX refuses it in updates too
-    (everything else into an empty array drops)."""
+def _is_int_scalar(i):
+    """A static, concrete or traced integer scalar (a bool is a mask, not an index)."""
+    if isinstance(i, (bool, np.bool_)):
+        return False
+    return isinstance(i, (int, np.integer)) or _is_dynamic_int(i) or (
+        isinstance(i, np.ndarray) and i.ndim == 0 and dtypes.is_int(i.dtype))
+
+
+def _check_ints_on_empty_axes(shape, index):
+    """An integer scalar (static, concrete or traced) indexing a size-0 axis names no element:
+    JAX refuses it in gets of every mode and in updates (everything else into an empty array
+    drops)."""
     entries = index if isinstance(index, tuple) else (index,)
-    if any(e is Ellipsis or e is None for e in entries):
-        return
-    for dim, (n, e) in enumerate(zip(shape, entries)):
-        if n == 0 and isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)):
+    if any(isinstance(e, list) or np.ndim(e) > 0 for e in entries if e is not None):
+        return  # the integers join an advanced index: a gather, which drops or fills
+    consumed = [_dims_consumed(e) for e in entries]
+    if any(e is Ellipsis for e in entries):
+        # the entries after the Ellipsis index the last axes
+        cut = next(k for k, e in enumerate(entries) if e is Ellipsis)
+        first = [0]
+        for c in consumed[:cut]:
+            first.append(first[-1] + c)
+        last = [len(shape)]
+        for c in reversed(consumed[cut + 1:]):
+            last.append(last[-1] - c)
+        dims = first[:-1] + [None] + list(reversed(last[1:]))
+    else:
+        dims = [0]
+        for c in consumed[:-1]:
+            dims.append(dims[-1] + c)
+    for dim, e in zip(dims, entries):
+        if dim is not None and 0 <= dim < len(shape) and shape[dim] == 0 and _is_int_scalar(e):
             raise IndexError(f"index is out of bounds for axis {dim} with size 0")
 
 
@@ -418,7 +445,7 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     iota = lax.reshape(lax.iota(idx_dtype, size), tuple(x.shape))
     smode = "drop" if mode is None else mode
     if size == 0:
-        _check_static_ints_on_empty_axes(x.shape, index)
+        _check_ints_on_empty_axes(x.shape, index)
     if smode in ("drop", "fill", "promise_in_bounds") or size == 0:
         # every position of an empty x is out of bounds: all updates drop and x comes back;
         # XLA skips an out-of-bounds update even when in-bounds was promised (JAX's result)
