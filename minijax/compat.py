@@ -46,6 +46,9 @@ _RENAMED = {
     "jax._src.dispatch": "minijax.lowering.dispatch",
     # flax.nnx.transforms: checkify_lib.checkify / Error / JaxException / user_checks.
     "jax._src.checkify": "minijax.experimental.checkify",
+    # flax's axes_scan stages its scan body on avals that include typed keys; the adapter
+    # takes key avals over minijax's partial evaluation.
+    "jax.interpreters.partial_eval": "minijax._src.partial_eval",
 }
 
 # JAX modules minijax deliberately does not provide, and what to use instead. Importing one

@@ -283,6 +283,8 @@ def dtype_of(x):
     if type(x) in _PY_SCALAR:
         return python_scalar_dtype(x), type(x) is not bool
     if hasattr(x, "dtype"):
+        if isinstance(x.dtype, ExtendedDType):  # typed keys: result_type answers their dtype
+            return x.dtype, False
         return canonicalize_dtype(x.dtype), False
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid minijax type")
 
@@ -301,6 +303,11 @@ def result_type(*args, return_weak_type_flag=False):
             pairs.append(dtype_of(a))
     if not pairs:
         raise ValueError("at least one array or dtype is required")
+    extended_ = next((d for d, _ in pairs if isinstance(d, ExtendedDType)), None)
+    if extended_ is not None:  # as JAX: only values of that one extended dtype together
+        if any(d != extended_ for d, _ in pairs):
+            raise ValueError(f"dtype={extended_} is not a valid dtype for JAX type promotion.")
+        return (extended_, False) if return_weak_type_flag else extended_
     dtype, weak = promote_dtypes_weak(pairs)
     return (dtype, weak) if return_weak_type_flag else dtype
 

@@ -479,3 +479,37 @@ def test_integer_power_of_a_scalar_base_by_an_array_exponent():
     np.testing.assert_array_equal(pow(2, jnp.asarray(e)), np.power(2, e))
     np.testing.assert_array_equal(jnp.power(np.int32(3), e), np.power(np.int32(3), e))
     np.testing.assert_array_equal(jnp.power(jnp.asarray(e), 2), np.power(e, 2))
+
+
+def test_result_type_of_typed_keys():
+    # flax's axes_scan: ShapedArray(jnp.shape(k), jnp.result_type(k)) of its rng keys.
+    k = minijax.random.split(minijax.random.key(0), 2)
+    assert jnp.result_type(k) == k.dtype and jnp.result_type(k, k) == k.dtype
+    with pytest.raises(ValueError, match="not a valid dtype for JAX type promotion"):
+        jnp.result_type(k, 1.0)  # JAX 0.10.2's ValueError
+
+
+def test_partial_eval_adapter_takes_typed_key_avals():
+    # flax's scan stages its body on the avals of its inputs (keys among them) and keeps the
+    # outputs that do not depend on them (jax.interpreters.partial_eval under the opt-in).
+    from minijax._src import partial_eval as pe
+    from minijax.core import ShapedArray
+
+    key_aval = ShapedArray((), minijax.random.key_dtype())
+    seen = []
+
+    def body(key, x):
+        seen.append(type(key).__name__)
+        k1, k2 = minijax.random.split(key)
+        return [x * 2.0, minijax.random.uniform(k1, ()), k2, minijax.random.key(3)]
+
+    pvals = [pe.PartialVal.unknown(key_aval), pe.PartialVal.known(np.float32(1.5))]
+    _, out_pvals, _ = pe.trace_to_jaxpr_nounits(body, pvals)
+    assert seen == ["PRNGKeyArray"]
+    known, unknown_u, unknown_k, known_k = out_pvals
+    assert known.is_known() and float(known.get_known()) == 3.0
+    assert not unknown_u.is_known() and unknown_u[0].shape == ()
+    assert not unknown_k.is_known() and unknown_k[0].dtype == key_aval.dtype
+    assert known_k.is_known()
+    np.testing.assert_array_equal(minijax.random.key_data(known_k.get_known()),
+                                  minijax.random.key_data(minijax.random.key(3)))
