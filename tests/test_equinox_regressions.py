@@ -3,6 +3,7 @@ JAX 0.10.2 has it (the facts were read off JAX 0.10.2 under /work/venv_jax)."""
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import minijax
 import minijax.numpy as jnp
@@ -96,3 +97,20 @@ def test_emit_python_callback_from_a_library_lowering():
     out = minijax.jit(lambda v: host_sin_p.bind(v) * 2)(x)
     np.testing.assert_allclose(out, 2 * np.sin(x), rtol=1e-6)
     assert calls == [np.ndarray]
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (3,)), ((3,), (3, 4)), ((3,), (3,)),
+                                    ((5, 2, 3), (3,)), ((3,), (5, 3, 4))])
+def test_matmul_with_a_vector_is_one_dot_general(shapes):
+    # JAX 0.10.2's make_jaxpr(jnp.matmul) for these shapes is one dot_general (equinox's
+    # test_make_jaxpr counts the primitives of an MLP); values as NumPy's
+    rng = np.random.default_rng(0)
+    a, b = (rng.normal(size=s).astype(np.float32) for s in shapes)
+    jaxpr = minijax.make_jaxpr(jnp.matmul)(a, b)
+    assert [e.primitive.name for e in jaxpr.eqns] == ["dot_general"]
+    np.testing.assert_allclose(jnp.matmul(a, b), np.matmul(a, b), rtol=1e-5, atol=1e-6)
+    ga, gb = minijax.grad(lambda a, b: jnp.sum(jnp.matmul(a, b)), argnums=(0, 1))(a, b)
+    # sum(a @ b) is linear in each operand: <grad, d> is sum(d @ b) (resp. sum(a @ d))
+    da, db = (rng.normal(size=s).astype(np.float32) for s in shapes)
+    np.testing.assert_allclose(np.sum(ga * da), np.sum(np.matmul(da, b)), rtol=1e-4)
+    np.testing.assert_allclose(np.sum(gb * db), np.sum(np.matmul(a, db)), rtol=1e-4)

@@ -11,6 +11,7 @@ import operator
 
 import minijax.numpy as jnp
 from minijax import lax
+from minijax.lax.sharding_constraint import reshard
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, canonicalize_axis, check_arraylike, promote_dtypes
 from minijax.numpy.creation import to_array
@@ -30,18 +31,21 @@ def _promoted(name, a, b):
     return to_array(a), to_array(b)
 
 
-@eager_jit(static_argnames=('precision', 'preferred_element_type'))
-def dot(a, b, *, precision=None, preferred_element_type=None):
+@eager_jit(static_argnames=('precision', 'preferred_element_type', 'out_sharding'))
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a scalar multiplies; otherwise contract ``a``'s last axis with ``b``'s
-    second-to-last (its only axis when ``b`` is 1-D)."""
+    second-to-last (its only axis when ``b`` is 1-D). The result is laid out as
+    ``out_sharding`` when one is given."""
     a, b = _promoted("dot", a, b)
     if a.ndim == 0 or b.ndim == 0:
         out = multiply(a, b)
-        return out if preferred_element_type is None else out.astype(preferred_element_type)
+        out = out if preferred_element_type is None else out.astype(preferred_element_type)
+        return out if out_sharding is None else reshard(out, out_sharding)
     contract_b = 0 if b.ndim == 1 else b.ndim - 2
     dims = (((a.ndim - 1,), (contract_b,)), ((), ()))
     # dot_general's output is (a's free axes, b's free axes): exactly NumPy's dot layout.
-    return lax.dot_general(a, b, dims, precision, preferred_element_type)
+    return lax.dot_general(a, b, dims, precision, preferred_element_type,
+                           out_sharding=out_sharding)
 
 
 @eager_jit(static_argnames=('precision', 'preferred_element_type'))
@@ -54,19 +58,19 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
             raise ValueError(f"matmul: operand {name} must be at least 1-dimensional, got a "
                              "scalar (use multiply or * instead)")
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    if a_vec:
-        a = lax.expand_dims(a, (0,))
-    if b_vec:
-        b = lax.expand_dims(b, (1,))
-    if a.shape[-1] != b.shape[-2]:
+    a_shape = (1, *a.shape) if a_vec else a.shape  # NumPy's 1-D rules, for the check
+    b_shape = (*b.shape, 1) if b_vec else b.shape
+    if a_shape[-1] != b_shape[-2]:
         raise ValueError(
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-            f"signature (n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is different from "
-            f"{a.shape[-1]}); shapes {a.shape} and {b.shape}")
-    out = _batched_matmul(a, b, precision, preferred_element_type)
-    nb = out.ndim - 2
-    squeeze = ((nb,) if a_vec else ()) + ((out.ndim - 1,) if b_vec else ())
-    return lax.squeeze(out, squeeze) if squeeze else out
+            f"signature (n?,k),(k,m?)->(n?,m?) (size {b_shape[-2]} is different from "
+            f"{a_shape[-1]}); shapes {a_shape} and {b_shape}")
+    if a_vec or b_vec:
+        # One dot_general, as JAX emits: a vector contracts with the other's core axis, and
+        # dot_general's layout (a's free axes, b's free axes) is NumPy's result.
+        dims = (((a.ndim - 1,), (0 if b_vec else b.ndim - 2,)), ((), ()))
+        return lax.dot_general(a, b, dims, precision, preferred_element_type)
+    return _batched_matmul(a, b, precision, preferred_element_type)
 
 
 def _batched_matmul(a, b, precision, preferred_element_type):
