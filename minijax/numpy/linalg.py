@@ -297,10 +297,8 @@ def matrix_rank(M, rtol=None, *, tol=None):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     (x,) = _inexact("vector_norm", x)
     if axis is None:
-        x = x.ravel()
-        axis = 0
-        if keepdims:
-            raise NotImplementedError("vector_norm with axis=None and keepdims=True")
+        out = _vector_norm(x.ravel(), ord, 0, False)
+        return out.reshape((1,) * x.ndim) if keepdims else out
     return _vector_norm(x, ord, axis, keepdims)
 
 
