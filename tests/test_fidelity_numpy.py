@@ -223,3 +223,39 @@ def test_descending_sort_is_the_ascending_sort_reversed():
         jnp.sort(x, kind="stable")
     with pytest.raises(TypeError, match="'kind' argument to argsort is not supported"):
         x.argsort(kind="stable")
+
+
+# -- NotImplementedError audit (issue 21): cases JAX 0.10.2 handles -------------------------------
+
+
+def test_polyfit_covariance():
+    # JAX 0.10.2 computes it (NumPy's formula): compare with NumPy.
+    x = np.array([0.0, 1.0, 2.0, 3.0, 4.0], np.float32)
+    y = np.array([1.0, 2.5, 4.1, 9.0, 15.0], np.float32)
+    for kw in ({"cov": True}, {"cov": "unscaled"}, {"cov": True, "w": np.arange(1.0, 6.0)}):
+        p, c = jnp.polyfit(x, y, 2, **kw)
+        want_p, want_c = np.polyfit(x.astype(np.float64), y.astype(np.float64), 2, **kw)
+        np.testing.assert_allclose(np.asarray(p), want_p, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(np.asarray(c), want_c, rtol=1e-3, atol=1e-4)
+    y2 = np.stack([y, 2 * y + 1], 1)
+    _, c = jnp.polyfit(x, y2, 1, cov=True)
+    np.testing.assert_allclose(np.asarray(c), np.polyfit(x, y2, 1, cov=True)[1], rtol=1e-3,
+                               atol=1e-4)
+    with pytest.raises(ValueError, match="the number of data points must exceed order"):
+        jnp.polyfit(x[:3], y[:3], 2, cov=True)
+
+
+def test_vector_norm_of_all_axes_keeps_dims():
+    # JAX 0.10.2: [[7.4161983]]
+    x = jnp.arange(6.0).reshape(2, 3)
+    out = jnp.linalg.vector_norm(x, keepdims=True)
+    assert out.shape == (1, 1)
+    np.testing.assert_allclose(np.asarray(out), [[np.sqrt(55.0)]], rtol=1e-6)
+    _same(jnp.linalg.vector_norm(x, keepdims=True, ord=1), [[15.0]], "float32")
+
+
+def test_gradient_refuses_every_edge_order():
+    # JAX 0.10.2 refuses edge_order, even 1, with this NotImplementedError.
+    for order in (1, 2):
+        with pytest.raises(NotImplementedError, match="'edge_order' argument to jnp.gradient"):
+            jnp.gradient(jnp.arange(6.0), edge_order=order)

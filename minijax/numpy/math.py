@@ -594,8 +594,9 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     """Second-order central differences inside, first-order one-sided at the edges."""
     check_arraylike("gradient", f)
     f = _inexact(f)
-    if edge_order not in (None, 1):
-        raise NotImplementedError("jnp.gradient only supports edge_order=1")
+    if edge_order is not None:
+        # JAX 0.10.2 refuses every edge_order (even 1) with this NotImplementedError.
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
     axes = tuple(range(f.ndim)) if axis is None else (
         (canonicalize_axis(axis, f.ndim),) if isinstance(axis, int)
         else tuple(canonicalize_axis(ax, f.ndim) for ax in axis))

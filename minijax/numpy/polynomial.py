@@ -220,7 +220,20 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if full:
         return c, resids, rank, s, rcond
     if cov:
-        raise NotImplementedError("polyfit(cov=True) is not implemented")
+        # NumPy's covariance of the coefficients: inv(A^T A) unscaled, times the residual
+        # variance unless cov="unscaled".
+        vbase = jnp.linalg.inv(jnp.dot(lhs.T, lhs)) / jnp.outer(scale, scale)
+        if cov == "unscaled":
+            fac = jnp.array(1.0, dt)
+        else:
+            if x.shape[0] <= order:
+                raise ValueError("the number of data points must exceed order to scale the "
+                                 "covariance matrix")
+            fac = resids / (x.shape[0] - order)
+        fac = jnp.atleast_1d(fac)
+        if y.ndim == 1:
+            return c, vbase * fac[None]
+        return c, vbase[:, :, None] * fac[None, None, :]
     return c
 
 
