@@ -97,10 +97,13 @@ def test_eval_jaxpr_runs_eagerly_and_matches():
     np.testing.assert_array_equal(np.asarray(jaxpr_as_fun(closed)(x)[0]), np.asarray(out))
 
 
-def test_make_jaxpr_of_jit_inlines():
+def test_make_jaxpr_of_jit_is_a_jit_equation():
     inner = minijax.jit(lambda x: lax.sin(x))
     jaxpr = minijax.make_jaxpr(lambda x: inner(inner(x)))(f32(2))
-    assert [e.primitive.name for e in jaxpr.eqns] == ["sin", "sin"]
+    assert [e.primitive.name for e in jaxpr.eqns] == ["jit", "jit"]  # as JAX's make_jaxpr
+    bodies = [e.params["jaxpr"].jaxpr for e in jaxpr.eqns]
+    assert bodies[0] is bodies[1]  # traced once
+    assert [e.primitive.name for e in bodies[0].eqns] == ["sin"]
 
 
 def test_nested_make_jaxpr_outer_tracer_becomes_constant():
