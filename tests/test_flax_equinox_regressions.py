@@ -513,3 +513,24 @@ def test_partial_eval_adapter_takes_typed_key_avals():
     assert known_k.is_known()
     np.testing.assert_array_equal(minijax.random.key_data(known_k.get_known()),
                                   minijax.random.key_data(minijax.random.key(3)))
+
+
+@pytest.mark.devices(2)
+@pytest.mark.parametrize("sample", [
+    lambda k, o: minijax.random.uniform(k, (4,), out_sharding=o),
+    lambda k, o: minijax.random.normal(k, (4,), out_sharding=o),
+    lambda k, o: minijax.random.truncated_normal(k, -1.0, 1.0, (4,), out_sharding=o),
+    lambda k, o: minijax.random.randint(k, (4,), 0, 9, out_sharding=o),
+    lambda k, o: minijax.random.bernoulli(k, 0.5, (4,), out_sharding=o),
+    lambda k, o: minijax.random.categorical(k, jnp.zeros((4, 3)), out_sharding=o),
+    lambda k, o: jnp.dot(jnp.ones((4, 3)), jnp.arange(3.0), out_sharding=o),
+    lambda k, o: jnp.dot(jnp.arange(4.0), 2.0, out_sharding=o),
+])
+def test_samplers_and_dot_take_out_sharding(sample):
+    # flax.nnx's Dropout (bernoulli), initializers and Embed.attend (jnp.dot) pass it through.
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    s = NamedSharding(minijax.make_mesh((2,), ("x",)), P("x"))
+    key = minijax.random.key(0)
+    out = sample(key, s)
+    assert out.sharding == s
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(sample(key, None)))

@@ -86,13 +86,18 @@ def _uniform(data, minval, maxval, shape, dtype):
     return jnp.maximum(minval, floats * (maxval - minval) + minval)
 
 
-def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+def _laid_out(x, out_sharding):
+    """A sampler's result laid out as its ``out_sharding`` keyword asks (None: as XLA likes)."""
+    return x if out_sharding is None else lax.with_sharding_constraint(x, out_sharding)
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Uniform floats in ``[minval, maxval)``."""
     data, _ = _single("uniform", key)
     shape = _shape_tuple("uniform", shape)
     dtype = _float_dtype("uniform", dtype)
     _check_shape("uniform", shape, _shape(minval), _shape(maxval))
-    return _uniform(data, minval, maxval, shape, dtype)
+    return _laid_out(_uniform(data, minval, maxval, shape, dtype), out_sharding)
 
 
 def _open_minus_one(dtype):
@@ -123,11 +128,12 @@ def _normal(data, shape, dtype):
     return lax.complex(_erf_inv_uniform(k_re, shape, real), _erf_inv_uniform(k_im, shape, real))
 
 
-def normal(key, shape=(), dtype=None):
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal samples (complex dtypes: real and imaginary parts each of variance 1/2)."""
     data, _ = _single("normal", key)
     shape = _shape_tuple("normal", shape)
-    return _normal(data, shape, _float_dtype("normal", dtype, allow_complex=True))
+    out = _normal(data, shape, _float_dtype("normal", dtype, allow_complex=True))
+    return _laid_out(out, out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"))
@@ -149,7 +155,7 @@ def _nextafter(x, toward):
     return lax.nextafter(x, lax.full_like(x, toward))
 
 
-def truncated_normal(key, lower, upper, shape=None, dtype=None):
+def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Normal samples conditioned on ``lower < x < upper``."""
     data, _ = _single("truncated_normal", key)
     dtype = _float_dtype("truncated_normal", dtype)
@@ -158,7 +164,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     else:
         shape = _shape_tuple("truncated_normal", shape)
         _check_shape("truncated_normal", shape, _shape(lower), _shape(upper))
-    return _truncated_normal(data, lower, upper, shape, dtype)
+    return _laid_out(_truncated_normal(data, lower, upper, shape, dtype), out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,7 +209,7 @@ def _randint(data, minval, maxval, shape, dtype):
     return jnp.broadcast_to(minval, shape) + lax.convert_element_type(offset, dtype)
 
 
-def randint(key, shape, minval, maxval, dtype=None):
+def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Integers uniform in ``[minval, maxval)``."""
     data, _ = _single("randint", key)
     shape = _shape_tuple("randint", shape)
@@ -211,7 +217,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     _check_shape("randint", shape, _shape(minval), _shape(maxval))
-    return _randint(data, minval, maxval, shape, dtype)
+    return _laid_out(_randint(data, minval, maxval, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "mode"))
@@ -226,7 +232,7 @@ def _bernoulli(data, p, shape, mode):
     return jnp.less(_uniform(data, 0.0, 1.0, shape, dtype), p)
 
 
-def bernoulli(key, p=0.5, shape=None, mode="low"):
+def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans that are True with probability ``p``; ``mode='high'`` spends two uniforms per
     sample, for probabilities below float resolution."""
     if mode not in ("high", "low"):
@@ -240,7 +246,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     else:
         shape = _shape_tuple("bernoulli", shape)
         _check_shape("bernoulli", shape, _shape(p))
-    return _bernoulli(data, lax.convert_element_type(p, dtype), tuple(shape), mode)
+    out = _bernoulli(data, lax.convert_element_type(p, dtype), tuple(shape), mode)
+    return _laid_out(out, out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -324,7 +331,8 @@ def rademacher(key, shape=(), dtype=None):
 # categorical
 
 
-def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
+                out_sharding=None):
     """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max)."""
     data, _ = _single("categorical", key)
     logits = _as_array(logits)
@@ -348,7 +356,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     if replace:
         g = gumbel(data, (*prefix, *logits_shape), dtype, mode)
         expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
-        return jnp.argmax(g + expanded, axis=axis)
+        return _laid_out(jnp.argmax(g + expanded, axis=axis), out_sharding)
     # Without replacement: Gumbel top-k over the category axis, k = the number of draws per
     # batch element (the draws come out along the prefix axes).
     k = math.prod(prefix)
@@ -357,7 +365,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
                          f"{logits.shape[axis]} categories")
     g = gumbel(data, tuple(logits_shape), dtype, mode) + logits
     idx = lax.top_k(jnp.moveaxis(g, axis, -1), k)[1]
-    return jnp.reshape(jnp.moveaxis(idx, -1, 0), shape)
+    return _laid_out(jnp.reshape(jnp.moveaxis(idx, -1, 0), shape), out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
