@@ -526,7 +526,20 @@ def check_divisible(sharding, shape, what):
 
 
 def resolve(sharding_or_spec, what):
-    """A Sharding from a Sharding, or a PartitionSpec under a ``with mesh:`` block."""
+    """A Sharding from a Sharding, or a PartitionSpec under a ``with mesh:`` block. A
+    NamedSharding over an AbstractMesh (``NamedSharding(get_abstract_mesh(), spec)``) places
+    data on the mesh in context, which it must describe."""
+    if isinstance(sharding_or_spec, NamedSharding) and isinstance(sharding_or_spec.mesh,
+                                                                  AbstractMesh):
+        mesh = current_mesh()
+        abstract = sharding_or_spec.mesh
+        if mesh is None or (mesh.axis_names, mesh.axis_sizes) != (abstract.axis_names,
+                                                                  abstract.axis_sizes):
+            raise ValueError(
+                f"{what}: {sharding_or_spec!r} is over an AbstractMesh, which places data only "
+                f"on a concrete mesh of the same axes in context (jax.set_mesh); the mesh in "
+                f"context is {mesh!r}")
+        return NamedSharding(mesh, sharding_or_spec.spec)
     if isinstance(sharding_or_spec, Sharding):
         return sharding_or_spec
     if isinstance(sharding_or_spec, PartitionSpec):

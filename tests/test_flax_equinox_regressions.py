@@ -534,3 +534,20 @@ def test_samplers_and_dot_take_out_sharding(sample):
     out = sample(key, s)
     assert out.sharding == s
     np.testing.assert_array_equal(np.asarray(out), np.asarray(sample(key, None)))
+
+
+@pytest.mark.devices(4)
+def test_sharding_over_the_abstract_mesh_places_on_the_mesh_in_context():
+    # flax's shard_value constrains to NamedSharding(get_abstract_mesh(), spec) under set_mesh.
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    mesh = minijax.make_mesh((2, 2), ("in", "out"))
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    with minijax.set_mesh(mesh):
+        s = NamedSharding(minijax.sharding.get_abstract_mesh(), P("in", "out"))
+        eager = minijax.lax.with_sharding_constraint(jnp.asarray(x), s)
+        jitted = minijax.jit(lambda v: minijax.lax.with_sharding_constraint(v * 2, s))(x)
+    assert eager.sharding == NamedSharding(mesh, P("in", "out")) == jitted.sharding
+    np.testing.assert_array_equal(np.asarray(eager), x)
+    np.testing.assert_array_equal(np.asarray(jitted), 2 * x)
+    with pytest.raises(ValueError, match="AbstractMesh"):
+        minijax.lax.with_sharding_constraint(jnp.asarray(x), s)  # no mesh in context
