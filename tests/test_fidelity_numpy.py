@@ -259,3 +259,11 @@ def test_gradient_refuses_every_edge_order():
     for order in (1, 2):
         with pytest.raises(NotImplementedError, match="'edge_order' argument to jnp.gradient"):
             jnp.gradient(jnp.arange(6.0), edge_order=order)
+
+
+def test_asarray_refuses_orders_but_k_for_every_input():
+    # JAX 0.10.2: NotImplementedError for lists, NumPy arrays and Arrays alike.
+    for a in ([1, 2], np.ones(2), jnp.ones(2)):
+        with pytest.raises(NotImplementedError, match="Only implemented for order='K'"):
+            jnp.asarray(a, order="F")
+        assert jnp.asarray(a, order="K").shape == (2,)

@@ -81,7 +81,7 @@ def _reshape(self, *args, order="C"):
         shape = (shape,) if _is_int(shape) else tuple(shape)
         reversed_shape = manipulation.reshape(manipulation.transpose(self), shape[::-1])
         return manipulation.transpose(reversed_shape)
-    if order == "A":
+    if order == "A":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("np.reshape order=A is not implemented.")
     return manipulation.reshape(self, shape, order=order)
 
@@ -119,14 +119,14 @@ def _deepcopy(self, memo):
 
 def _to_device(self, device, *, stream=None):
     """``self`` placed on ``device`` (a Device or a Sharding), as ``device_put`` does."""
-    if stream is not None:
+    if stream is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("stream argument of array.to_device()")
     return device_put(self, device)
 
 
 def _view(self, dtype=None, type=None):  # noqa: A002
     """The array's bits reinterpreted as ``dtype``; a change of width rescales the last axis."""
-    if type is not None:
+    if type is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
         return self
@@ -194,6 +194,7 @@ def _setitem(self, index, value):
 
 
 def _flat(self):
+    # JAX 0.10.2 refuses it too, in these words.
     raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
                               "arr.flatten() instead.")
 

@@ -65,7 +65,7 @@ def _leaves(obj):
 def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - NumPy's name
     """An Array from an array, a scalar or (nested) lists of them. Never aliases its input's
     host memory (Arrays are immutable), so ``copy`` only matters for API compatibility."""
-    if order is not None and order != "K":
+    if order is not None and order != "K":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only implemented for order='K'")
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtype)
@@ -129,6 +129,8 @@ def _host_tree(obj):
 
 def asarray(a, dtype=None, order=None, *, copy=None):
     """``a`` as an Array (a no-op for an Array or tracer of that dtype)."""
+    if order is not None and order != "K":  # JAX 0.10.2 refuses it for every input
+        raise NotImplementedError("Only implemented for order='K'")
     if is_array(a) and (dtype is None or dtypes.canonicalize_dtype(dtype) == a.aval.dtype):
         return a
     return array(a, dtype=dtype, copy=False, order=order or "K")

@@ -343,7 +343,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            out_sharding=None):
     """Einstein summation (NumPy's API and JAX's ``precision``/``preferred_element_type``);
     the result is laid out as ``out_sharding`` when one is given (``reshard``)."""
-    if out is not None:
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_to_string((subscripts, *operands))

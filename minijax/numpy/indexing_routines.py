@@ -323,7 +323,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     ``mode``: ``'fill'`` (default: out-of-bounds give NaN / the int minimum / ``fill_value``),
     ``'clip'``, or ``'wrap'``."""
     check_arraylike("take", a, indices)
-    if out is not None:
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, axis = _flat_or_axis(a, axis)
     n = a.shape[axis]
@@ -331,7 +331,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode == "wrap":
         idx = jnp.mod(idx, n)
         mode = "clip"
-    elif mode == "raise":
+    elif mode == "raise":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
         idx = _normalize_index(idx, n)

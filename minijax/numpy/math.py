@@ -409,7 +409,7 @@ fix = trunc
 @eager_jit(static_argnames=("decimals",))
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """Round half to even (NumPy's rule), to ``decimals`` places (negative: tens, hundreds)."""
-    if out is not None:
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     check_arraylike("round", a)
     decimals = operator.index(decimals)

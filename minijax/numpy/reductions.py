@@ -103,7 +103,7 @@ def _broadcast_mask(where, shape):
 
 
 def _no_out(out, name):
-    if out is not None:
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 

@@ -280,7 +280,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     a = jnp.ravel(to_array(a))
     dtype = to_inexact_dtype(a.dtype)
     if not isinstance(bins, int) or isinstance(bins, bool):
-        if isinstance(bins, str):
+        if isinstance(bins, str):  # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError("string values for `bins` not implemented.")
         return convert(to_array(bins), dtype)
     a = convert(a, dtype)
