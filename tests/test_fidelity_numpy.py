@@ -267,3 +267,15 @@ def test_asarray_refuses_orders_but_k_for_every_input():
         with pytest.raises(NotImplementedError, match="Only implemented for order='K'"):
             jnp.asarray(a, order="F")
         assert jnp.asarray(a, order="K").shape == (2,)
+
+
+def test_histogram_bins_must_be_arraylike():
+    # JAX 0.10.2: TypeError for a string or a list (histogram checks bins like its other
+    # arguments); histogram_bin_edges refuses a string with NotImplementedError.
+    for bins in ("auto", [0, 1, 2.0]):
+        with pytest.raises(TypeError, match="histogram requires ndarray or scalar arguments"):
+            jnp.histogram(jnp.arange(3.0), bins=bins)
+    with pytest.raises(NotImplementedError, match="string values for `bins` not implemented"):
+        jnp.histogram_bin_edges(jnp.arange(3.0), bins="auto")
+    counts, edges = jnp.histogram(jnp.arange(3.0), bins=np.array([0, 1, 2.0]))
+    _same(counts, [1, 2], "float32")

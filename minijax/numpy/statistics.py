@@ -293,7 +293,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     """Counts (or ``weights`` sums) per bin; the last bin includes its right edge."""
-    check_arraylike("histogram", a)
+    check_arraylike("histogram", a, bins)  # as JAX: a string bins is a TypeError here
     a = jnp.ravel(to_array(a))
     edges = histogram_bin_edges(a, bins, range, weights)
     nbins = edges.shape[0] - 1
