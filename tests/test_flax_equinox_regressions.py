@@ -551,3 +551,17 @@ def test_sharding_over_the_abstract_mesh_places_on_the_mesh_in_context():
     np.testing.assert_array_equal(np.asarray(jitted), 2 * x)
     with pytest.raises(ValueError, match="AbstractMesh"):
         minijax.lax.with_sharding_constraint(jnp.asarray(x), s)  # no mesh in context
+
+
+def test_out_sharding_over_the_empty_mesh_is_no_constraint():
+    # flax.nnx's Dropout passes NamedSharding(get_abstract_mesh(), P(None, None)) outside any
+    # mesh; JAX 0.10.2 samples as without it (and so do dot/einsum).
+    from minijax.sharding import NamedSharding, PartitionSpec as P
+    s = NamedSharding(minijax.sharding.get_abstract_mesh(), P(None, None))
+    key = minijax.random.key(0)
+    np.testing.assert_array_equal(
+        np.asarray(minijax.random.bernoulli(key, 0.5, (2, 2), out_sharding=s)),
+        np.asarray(minijax.random.bernoulli(key, 0.5, (2, 2))))
+    x = np.arange(4, dtype=np.float32).reshape(2, 2)
+    np.testing.assert_array_equal(np.asarray(jnp.dot(x, x, out_sharding=s)), x @ x)
+    np.testing.assert_array_equal(np.asarray(jnp.einsum("ab,bc->ac", x, x, out_sharding=s)), x @ x)

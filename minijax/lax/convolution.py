@@ -32,7 +32,7 @@ from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import _precision_config, canonicalize_precision
 from minijax.lax.families import NUMBER, check_dtype_allowed
-from minijax.lax.sharding_constraint import reshard
+from minijax.lax.sharding_constraint import lay_out
 from minijax.lax.structural import reshape, rev
 from minijax.lowering.stablehlo import tensor_type
 
@@ -452,7 +452,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          batch_group_count=1, precision=None, preferred_element_type=None,
                          out_sharding=None):
     """General N-d convolution (cross-correlation), as ``jax.lax.conv_general_dilated``. The
-    result is laid out as ``out_sharding`` when one is given (``reshard``)."""
+    result is laid out as ``out_sharding`` when one is given (``lay_out``)."""
     lhs_shape, rhs_shape = _shape(lhs), _shape(rhs)
     dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     nsp = len(lhs_shape) - 2
@@ -475,7 +475,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         precision=canonicalize_precision(precision),
         preferred_element_type=preferred_element_type,
     )
-    return out if out_sharding is None else reshard(out, out_sharding)
+    return lay_out(out, out_sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -27,7 +27,7 @@ from minijax.interpreters import ad, batching
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.structural import transpose
 from minijax.lowering.stablehlo import tensor_type
-from minijax.lax.sharding_constraint import reshard
+from minijax.lax.sharding_constraint import lay_out
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 
@@ -372,14 +372,14 @@ def _canonical_preferred(preferred_element_type):
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
     """General contraction: see the module docstring for ``dimension_numbers``. The result
-    is laid out as ``out_sharding`` when one is given (``reshard``)."""
+    is laid out as ``out_sharding`` when one is given (``lay_out``)."""
     out = dot_general_p.bind(
         lhs, rhs,
         dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
         precision=canonicalize_precision(precision),
         preferred_element_type=_canonical_preferred(preferred_element_type),
     )
-    return out if out_sharding is None else reshard(out, out_sharding)
+    return lay_out(out, out_sharding)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

@@ -22,7 +22,7 @@ from minijax.sharding_types import (
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
-__all__ = ["reshard", "with_sharding_constraint", "with_sharding_constraint_p"]
+__all__ = ["lay_out", "reshard", "with_sharding_constraint", "with_sharding_constraint_p"]
 
 
 def _wsc_abstract_eval(x, *, sharding):
@@ -105,3 +105,13 @@ def reshard(xs, out_shardings):
         else:
             outs.append(put(leaf, s, "reshard"))
     return tree.unflatten(outs)
+
+
+def lay_out(x, out_sharding):
+    """An op's result ``x`` laid out as its ``out_sharding=`` keyword asks: None, or a
+    NamedSharding over the empty mesh (what ``get_abstract_mesh()`` gives outside any mesh,
+    as flax passes it), leaves the layout to XLA, as in JAX; anything else is ``reshard``."""
+    if out_sharding is None or (isinstance(out_sharding, NamedSharding)
+                                and out_sharding.mesh.empty):
+        return x
+    return reshard(x, out_sharding)

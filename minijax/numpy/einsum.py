@@ -28,7 +28,7 @@ import operator
 import numpy as np
 
 from minijax import dtypes, lax
-from minijax.lax.sharding_constraint import reshard
+from minijax.lax.sharding_constraint import lay_out
 from minijax.numpy._util import check_arraylike, convert
 from minijax.numpy.creation import to_array
 
@@ -342,7 +342,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _use_xeinsum=False, _dot_general=None,
            out_sharding=None):
     """Einstein summation (NumPy's API and JAX's ``precision``/``preferred_element_type``);
-    the result is laid out as ``out_sharding`` when one is given (``reshard``)."""
+    the result is laid out as ``out_sharding`` when one is given (``lay_out``)."""
     if out is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
@@ -391,7 +391,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         x = lax.transpose(x, perm)
     if preferred_element_type is not None and x.dtype != preferred_element_type:
         x = convert(x, preferred_element_type)
-    return x if out_sharding is None else reshard(x, out_sharding)
+    return lay_out(x, out_sharding)
 
 
 def einsum_path(subscripts, /, *operands, optimize="greedy"):

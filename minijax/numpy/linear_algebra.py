@@ -11,7 +11,7 @@ import operator
 
 import minijax.numpy as jnp
 from minijax import lax
-from minijax.lax.sharding_constraint import reshard
+from minijax.lax.sharding_constraint import lay_out
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, canonicalize_axis, check_arraylike, promote_dtypes
 from minijax.numpy.creation import to_array
@@ -40,7 +40,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     if a.ndim == 0 or b.ndim == 0:
         out = multiply(a, b)
         out = out if preferred_element_type is None else out.astype(preferred_element_type)
-        return out if out_sharding is None else reshard(out, out_sharding)
+        return lay_out(out, out_sharding)
     contract_b = 0 if b.ndim == 1 else b.ndim - 2
     dims = (((a.ndim - 1,), (contract_b,)), ((), ()))
     # dot_general's output is (a's free axes, b's free axes): exactly NumPy's dot layout.

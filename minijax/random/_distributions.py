@@ -17,6 +17,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.core import Tracer, concrete_or_error, get_aval
+from minijax.lax.sharding_constraint import lay_out
 from minijax.numpy._eager import eager_jit
 from minijax.random._keys import _UINT_DTYPES, _shape_tuple, _single, _split, random_bits
 
@@ -86,18 +87,13 @@ def _uniform(data, minval, maxval, shape, dtype):
     return jnp.maximum(minval, floats * (maxval - minval) + minval)
 
 
-def _laid_out(x, out_sharding):
-    """A sampler's result laid out as its ``out_sharding`` keyword asks (None: as XLA likes)."""
-    return x if out_sharding is None else lax.with_sharding_constraint(x, out_sharding)
-
-
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Uniform floats in ``[minval, maxval)``."""
     data, _ = _single("uniform", key)
     shape = _shape_tuple("uniform", shape)
     dtype = _float_dtype("uniform", dtype)
     _check_shape("uniform", shape, _shape(minval), _shape(maxval))
-    return _laid_out(_uniform(data, minval, maxval, shape, dtype), out_sharding)
+    return lay_out(_uniform(data, minval, maxval, shape, dtype), out_sharding)
 
 
 def _open_minus_one(dtype):
@@ -133,7 +129,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     data, _ = _single("normal", key)
     shape = _shape_tuple("normal", shape)
     out = _normal(data, shape, _float_dtype("normal", dtype, allow_complex=True))
-    return _laid_out(out, out_sharding)
+    return lay_out(out, out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"))
@@ -164,7 +160,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     else:
         shape = _shape_tuple("truncated_normal", shape)
         _check_shape("truncated_normal", shape, _shape(lower), _shape(upper))
-    return _laid_out(_truncated_normal(data, lower, upper, shape, dtype), out_sharding)
+    return lay_out(_truncated_normal(data, lower, upper, shape, dtype), out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -217,7 +213,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     _check_shape("randint", shape, _shape(minval), _shape(maxval))
-    return _laid_out(_randint(data, minval, maxval, shape, dtype), out_sharding)
+    return lay_out(_randint(data, minval, maxval, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "mode"))
@@ -247,7 +243,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
         shape = _shape_tuple("bernoulli", shape)
         _check_shape("bernoulli", shape, _shape(p))
     out = _bernoulli(data, lax.convert_element_type(p, dtype), tuple(shape), mode)
-    return _laid_out(out, out_sharding)
+    return lay_out(out, out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -356,7 +352,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     if replace:
         g = gumbel(data, (*prefix, *logits_shape), dtype, mode)
         expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
-        return _laid_out(jnp.argmax(g + expanded, axis=axis), out_sharding)
+        return lay_out(jnp.argmax(g + expanded, axis=axis), out_sharding)
     # Without replacement: Gumbel top-k over the category axis, k = the number of draws per
     # batch element (the draws come out along the prefix axes).
     k = math.prod(prefix)
@@ -365,7 +361,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
                          f"{logits.shape[axis]} categories")
     g = gumbel(data, tuple(logits_shape), dtype, mode) + logits
     idx = lax.top_k(jnp.moveaxis(g, axis, -1), k)[1]
-    return _laid_out(jnp.reshape(jnp.moveaxis(idx, -1, 0), shape), out_sharding)
+    return lay_out(jnp.reshape(jnp.moveaxis(idx, -1, 0), shape), out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
