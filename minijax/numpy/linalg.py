@@ -153,23 +153,58 @@ def _lu_parts(a):
     return diag, parity.astype(a.dtype)
 
 
+def _det_closed_form(a):
+    """The 2x2 and 3x3 determinants as JAX writes them (no LU: any float dtype, float16 too,
+    and an inf entry gives the formula's inf - inf = NaN, as in JAX)."""
+    e = lambda i, j: a[..., i, j]
+    if a.shape[-1] == 2:
+        return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0)
+    return (e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0)
+            + e(0, 2) * e(1, 0) * e(2, 1) - e(0, 2) * e(1, 1) * e(2, 0)
+            - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))
+
+
 def det(a):
     a = _matrix("det", a, square=True)
+    if a.shape[-1] in (2, 3):
+        return _det_closed_form(a)
     diag, parity = _lu_parts(a)
     return parity * reductions.prod(diag, axis=-1)
 
 
 def slogdet(a, *, method=None):
-    """``SlogdetResult(sign, logabsdet)``: sign 0 and logabsdet -inf for singular matrices."""
-    del method
+    """``SlogdetResult(sign, logabsdet)``: sign 0 and logabsdet -inf for singular matrices.
+    As JAX: 1x1 and 2x2 from the closed-form determinant; larger from LU, where any zero
+    pivot decides (so an inf pivot beside it gives -inf, not NaN) and, for real matrices,
+    the sign counts the negative pivots instead of dividing by them."""
+    if method not in (None, "lu", "qr"):  # "qr" gives the same values, here through LU
+        raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' "
+                         "(`None`), and 'qr'.")
     a = _matrix("slogdet", a, square=True)
-    diag, parity = _lu_parts(a)
-    mag = math.abs(diag)
-    logabsdet = reductions.sum(math.log(mag), axis=-1)
-    unit = diag / sorting.where(mag == 0, 1, mag).astype(diag.dtype)
-    sign = parity * reductions.prod(unit, axis=-1)
-    singular = reductions.any(mag == 0, axis=-1)
-    sign = sorting.where(singular, 0, sign).astype(a.dtype)
+    if a.shape[-1] in (1, 2):
+        d = a[..., 0, 0] if a.shape[-1] == 1 else _det_closed_form(a)
+        mag = math.abs(d)
+        if np.issubdtype(a.dtype, np.complexfloating):
+            # d / |d| rather than sign(d), whose derivative is zero: JAX's rule turns the
+            # sign's phase with the determinant's
+            sign = sorting.where(mag == 0, 0, d / sorting.where(mag == 0, 1, mag).astype(d.dtype))
+        else:
+            sign = math.sign(d)
+        return SlogdetResult(sign.astype(a.dtype), math.real(math.log(mag)))
+    lu, piv, _ = lax_linalg.lu(a)
+    diag = _diagonal(lu)
+    is_zero = reductions.any(diag == 0, axis=-1)
+    parity = reductions.count_nonzero(
+        piv != creation.arange(piv.shape[-1], dtype=piv.dtype), axis=-1)
+    if np.issubdtype(a.dtype, np.complexfloating):
+        sign = reductions.prod(diag / math.abs(diag).astype(diag.dtype), axis=-1)
+    else:
+        sign = creation.ones((), a.dtype)
+        parity = parity + reductions.count_nonzero(diag < 0, axis=-1)
+    flip = (1 - 2 * (parity % 2)).astype(a.dtype)
+    sign = sorting.where(is_zero, creation.zeros((), a.dtype), sign * flip)
+    logabsdet = reductions.sum(math.log(math.abs(diag)), axis=-1)
+    logabsdet = sorting.where(is_zero, creation.full((), -np.inf, logabsdet.dtype), logabsdet)
     return SlogdetResult(sign, logabsdet)
 
 

@@ -180,3 +180,43 @@ def test_triangular_solve_float16():
     np.testing.assert_array_equal(out, np.full((3, 2), 0.5))
     with pytest.raises(TypeError):
         lax.linalg.triangular_solve(jnp.eye(2, dtype=jnp.int32), jnp.eye(2, dtype=jnp.int32))
+
+
+def test_findings14_37_43_det_and_slogdet_as_jax():
+    inf = np.inf
+    # JAX 0.10.2: slogdet from LU lets a zero pivot decide, and counts negative pivots
+    s, l = jnp.linalg.slogdet(jnp.array([[1.0, 1, 1], [1, inf, 1], [1, 1, 1]]))
+    assert (float(s), float(l)) == (0.0, -inf)
+    s, l = jnp.linalg.slogdet(jnp.array([[1.0, 1, 0], [1, 0, 1], [1, 1, -inf]]))
+    assert (float(s), float(l)) == (1.0, inf)
+    # JAX 0.10.2: 2x2 and 3x3 determinants are the closed-form expansions (inf - inf = NaN)
+    assert np.isnan(jnp.linalg.det(jnp.array([[1.0, 1, 1], [0, 1, 1], [0, -inf, 1]])))
+    d = jnp.linalg.det(jnp.ones((3, 3), jnp.float16))
+    assert d.dtype == np.float16 and float(d) == 0.0
+    d = jnp.linalg.det(jnp.array([[1.0, 2], [3, 4]], jnp.float16))
+    assert d.dtype == np.float16 and float(d) == -2.0
+    s, l = jnp.linalg.slogdet(jnp.array([[1.0, 2], [3, 4]], jnp.float16))
+    assert s.dtype == l.dtype == np.float16 and (float(s), float(l)) == (-1.0, 0.693359375)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_det_slogdet_values_and_derivatives(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((2, n, n)).astype(np.float32)
+    c = (a + 1j * rng.standard_normal((2, n, n))).astype(np.complex64)
+    np.testing.assert_allclose(jnp.linalg.det(a), np.linalg.det(a), rtol=1e-4)
+    for x in (a, c):
+        s, l = jnp.linalg.slogdet(x)
+        ws, wl = np.linalg.slogdet(x)
+        np.testing.assert_allclose(s, ws, rtol=1e-4)
+        np.testing.assert_allclose(l, wl, rtol=1e-4, atol=1e-5)
+    # d det = det tr(A^-1 dA); d slogdet: the log's real part and the sign's phase turn
+    # together (i Im(tr(A^-1 dA)) sign)
+    g = jax.grad(lambda x: jnp.linalg.det(x).sum())(a)
+    np.testing.assert_allclose(g, np.linalg.det(a)[:, None, None] *
+                               np.linalg.inv(a).swapaxes(-1, -2), rtol=2e-3, atol=1e-4)
+    dc = (0.5 * c + 1j).astype(np.complex64)
+    (s, l), (ds, dl) = jax.jvp(lambda x: tuple(jnp.linalg.slogdet(x)), (c,), (dc,))
+    tr = np.trace(np.linalg.solve(c, dc), axis1=-2, axis2=-1)
+    np.testing.assert_allclose(dl, tr.real, rtol=2e-3, atol=1e-4)
+    np.testing.assert_allclose(ds, 1j * tr.imag * np.asarray(s), rtol=2e-3, atol=1e-4)
