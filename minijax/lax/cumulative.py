@@ -23,7 +23,6 @@ from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
     INEXACT,
     NUMBER,
-    REAL_NUMBER,
     check_dtype_allowed,
     fill_region,
     highest,
@@ -121,8 +120,11 @@ def cumulative(name, combiner, identity, allowed):
 
 cumsum_p = cumulative("cumsum", lambda a, b, dt: hlo.add(a, b), lambda dt: 0, NUMBER)
 cumprod_p = cumulative("cumprod", lambda a, b, dt: hlo.multiply(a, b), lambda dt: 1, NUMBER)
-cummax_p = cumulative("cummax", lambda a, b, dt: hlo.maximum(a, b), lowest, REAL_NUMBER)
-cummin_p = cumulative("cummin", lambda a, b, dt: hlo.minimum(a, b), highest, REAL_NUMBER)
+# complex numbers compare lexicographically, as lax.max/min (JAX's identity is then -inf+0j)
+cummax_p = cumulative("cummax", lambda a, b, dt: minmax_values(hlo.maximum, "GT", a, b, dt),
+                      lowest, NUMBER)
+cummin_p = cumulative("cummin", lambda a, b, dt: minmax_values(hlo.minimum, "LT", a, b, dt),
+                      highest, NUMBER)
 cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, INEXACT)
 
 # Differentiation. cumsum is linear: its transpose is the cumsum running the other way. The

@@ -130,7 +130,8 @@ def selu(x):
 
 def leaky_relu(x, negative_slope=1e-2):
     x = _inexact("leaky_relu", x)
-    return jnp.where(lax.ge(x, 0.0), x, lax.mul(negative_slope, x))
+    # jnp's >= orders complex numbers lexicographically, as JAX's leaky_relu relies on
+    return jnp.where(x >= 0, x, negative_slope * x)
 
 
 def hard_tanh(x):

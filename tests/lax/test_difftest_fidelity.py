@@ -220,3 +220,20 @@ def test_det_slogdet_values_and_derivatives(n):
     tr = np.trace(np.linalg.solve(c, dc), axis1=-2, axis2=-1)
     np.testing.assert_allclose(dl, tr.real, rtol=2e-3, atol=1e-4)
     np.testing.assert_allclose(ds, 1j * tr.imag * np.asarray(s), rtol=2e-3, atol=1e-4)
+
+
+def test_finding32_complex_cummin_cummax_and_leaky_relu():
+    inf = np.inf
+    x = jnp.array([[1 + 2j, 1j, 2 + 0j, 2 + 1j], [-inf - 1j, -inf + 0j, -inf - 2j, 3 + 0j]],
+                  jnp.complex64)
+    # JAX 0.10.2: lexicographic order (and its -inf+0j identity wins over -inf-1j)
+    np.testing.assert_array_equal(lax.cummin(x[0, :3]), [1 + 2j, 1j, 1j])
+    np.testing.assert_array_equal(lax.cummax(x, axis=1), [
+        [1 + 2j, 1 + 2j, 2 + 0j, 2 + 1j], [-inf + 0j, -inf + 0j, -inf + 0j, 3 + 0j]])
+    np.testing.assert_array_equal(lax.cummax(x[0], reverse=True), [2 + 1j] * 4)
+    p, t = jax.jvp(lambda x: lax.cummin(x, axis=1), (x[:1],), (jnp.ones_like(x[:1]),))
+    np.testing.assert_array_equal(p, [[1 + 2j, 1j, 1j, 1j]])
+    np.testing.assert_array_equal(t, [[1 + 0j] * 4])
+    np.testing.assert_allclose(
+        jax.nn.leaky_relu(jnp.array([1 + 2j, -1 + 1j, 0j, -0.0 + 3j, 2 - 5j], jnp.complex64)),
+        [1 + 2j, -0.01 + 0.01j, 0j, 3j, 2 - 5j], rtol=1e-6)
