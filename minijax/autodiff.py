@@ -477,6 +477,11 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             # an integer output's float0 tangent enters the Jacobian as zeros of its dtype
             # (JAX's jacfwd casts each block to its output's dtype)
             y_leaves, y_tree = _registry.flatten(res[0])
+            for yl in y_leaves:
+                if get_aval(yl).dtype == np.bool_:
+                    # JAX's jacfwd fails casting the float0 block back to bool (its message)
+                    raise TypeError("a bytes-like object is required, not 'int' (jacfwd of a "
+                                    "function with a bool output, as JAX 0.10.2)")
             t = y_tree.unflatten([
                 lax.full(get_aval(yl).shape, 0, get_aval(yl).dtype)
                 if get_aval(tl).dtype == dtypes.float0 else tl

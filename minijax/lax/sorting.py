@@ -275,6 +275,8 @@ def top_k(operand, k, *, axis=-1):
     k = operator.index(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if dtypes.is_complex(get_aval(operand).dtype):
+        raise ValueError("top_k is not compatible with complex inputs.")  # JAX's words
     ndim = get_aval(operand).ndim
     axis = canonicalize_axis(axis, ndim, "top_k") if ndim else operator.index(axis)
     return tuple(top_k_p.bind(operand, k=k, axis=axis))

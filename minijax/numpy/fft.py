@@ -53,6 +53,8 @@ def _as_inexact(a, real):
     if real:
         if dtypes.is_complex(dtype):
             raise ValueError("only real valued inputs supported for rfft")  # JAX's words
+        if dtypes.issubdtype(dtype, np.floating) and dtype not in (np.float32, np.float64):
+            raise ValueError(f"RFFT input must be float32 or float64, got {dtype}")  # JAX's words
         if dtype not in (np.float32, np.float64):
             a = a.astype(dtypes.canonicalize_dtype(np.float64))
         return a

@@ -813,6 +813,8 @@ def sinc(x):
 def i0(x):
     """Modified Bessel function of order 0: Cephes' Chebyshev expansions, as NumPy."""
     x = _inexact(x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")  # JAX's words
     a_coef = [-4.41534164647933937950e-18, 3.33079451882223809783e-17,
               -2.43127984654795469359e-16, 1.71539128555513303061e-15,
               -1.16853328779934516808e-14, 7.67618549860493561688e-14,

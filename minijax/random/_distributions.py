@@ -333,10 +333,9 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     data, _ = _single("categorical", key)
     logits = _as_array(logits)
     ndim = logits.ndim
-    if ndim == 0:
-        raise ValueError("categorical requires logits with at least one axis")
     if not -ndim <= axis < ndim:
-        raise ValueError(f"categorical: axis {axis} is out of bounds for logits of rank {ndim}")
+        # JAX's words: its np.delete of the axis from the logits' shape raises
+        raise IndexError(f"index {axis} is out of bounds for axis 0 with size {ndim}")
     if axis >= 0:
         axis -= ndim
     batch_shape = tuple(np.delete(logits.shape, axis))

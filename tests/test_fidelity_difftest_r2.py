@@ -1,0 +1,53 @@
+"""Regressions for the second difftest run's (issue 21) classes; every expected error or value
+was recorded from real JAX 0.10.2 (the comments quote it)."""
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax import lax, random
+
+
+def test_jacfwd_of_a_bool_output_raises():
+    # JAX 0.10.2: TypeError: a bytes-like object is required, not 'int'
+    with pytest.raises(TypeError, match="bytes-like object is required"):
+        minijax.jacfwd(lambda x: x > 0.5)(jnp.ones(3))
+    # an integer output still gives zeros (FINDINGS 35)
+    out = minijax.jacfwd(lambda x: jnp.floor(x).astype(jnp.int32))(jnp.ones(2))
+    assert out.dtype == np.int32 and out.shape == (2, 2) and not np.asarray(out).any()
+
+
+def test_rfft_of_half_precision_raises():
+    # JAX 0.10.2: ValueError: RFFT input must be float32 or float64, got float16 (bfloat16)
+    for dt in (jnp.float16, jnp.bfloat16):
+        with pytest.raises(ValueError, match="RFFT input must be float32 or float64"):
+            jnp.fft.rfft(jnp.ones(4, dt))
+        with pytest.raises(ValueError, match="RFFT input must be float32 or float64"):
+            jnp.fft.rfftn(jnp.ones(4, dt))
+    # ints are promoted (JAX 0.10.2: complex64 [4, 0, 0])
+    got = jnp.fft.rfft(jnp.ones(4, jnp.int32))
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(got), [4, 0, 0])
+
+
+def test_i0_of_complex_raises():
+    # JAX 0.10.2: ValueError: Unsupported input type to jax.numpy.i0: complex64
+    with pytest.raises(ValueError, match="Unsupported input type to jax.numpy.i0: complex64"):
+        jnp.i0(jnp.ones(2, jnp.complex64))
+
+
+def test_top_k_of_complex_is_a_value_error():
+    # JAX 0.10.2: ValueError: top_k is not compatible with complex inputs.
+    with pytest.raises(ValueError, match="top_k is not compatible with complex inputs"):
+        lax.top_k(jnp.ones(2, jnp.complex64), 1)
+
+
+def test_categorical_axis_out_of_range_is_an_index_error():
+    key = random.key(0)
+    # JAX 0.10.2: IndexError: index -1 is out of bounds for axis 0 with size 0
+    with pytest.raises(IndexError, match="index -1 is out of bounds for axis 0 with size 0"):
+        random.categorical(key, jnp.float32(1.0))
+    # JAX 0.10.2: IndexError: index 3 is out of bounds for axis 0 with size 1
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 1"):
+        random.categorical(key, jnp.ones(3), axis=3)
