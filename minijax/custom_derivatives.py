@@ -684,7 +684,14 @@ custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_impl(_forward_mode_error)
 custom_lin_p.def_lowering(_forward_mode_error)
-ad.primitive_jvps[custom_lin_p] = _forward_mode_error
+
+
+def _custom_lin_jvp(*_, **__):
+    # JAX's words: custom_lin has no JVP rule (differentiating jvp-of-custom_vjp, e.g. by grad)
+    raise NotImplementedError("Differentiation rule for 'custom_lin' not implemented")
+
+
+ad.primitive_jvps[custom_lin_p] = _custom_lin_jvp
 custom_lin_p.def_batching(_forward_mode_error)
 custom_lin_p.transpose_zero_cotangents = True  # bwd runs, as in JAX, on zero cotangents too
 

@@ -51,3 +51,25 @@ def test_categorical_axis_out_of_range_is_an_index_error():
     # JAX 0.10.2: IndexError: index 3 is out of bounds for axis 0 with size 1
     with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 1"):
         random.categorical(key, jnp.ones(3), axis=3)
+
+
+@minijax.custom_vjp
+def _clip_grad(x):
+    return x
+
+
+_clip_grad.defvjp(lambda x: (x, None), lambda _, ct: (jnp.clip(ct, -0.75, 0.75),))
+
+
+def test_differentiating_a_jvp_of_a_custom_vjp_is_not_implemented():
+    x = jnp.ones(3)
+
+    def f(a):
+        return minijax.jvp(lambda u: _clip_grad(u) * u, (a,), (a,))[1].sum()
+
+    # JAX 0.10.2: NotImplementedError: Differentiation rule for 'custom_lin' not implemented
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'custom_lin'"):
+        minijax.grad(f)(x)
+    # JAX 0.10.2: TypeError: can't apply forward-mode autodiff (jvp) to a custom_vjp function.
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        f(x)
