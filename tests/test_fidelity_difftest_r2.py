@@ -73,3 +73,19 @@ def test_differentiating_a_jvp_of_a_custom_vjp_is_not_implemented():
     # JAX 0.10.2: TypeError: can't apply forward-mode autodiff (jvp) to a custom_vjp function.
     with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
         f(x)
+
+
+def test_conv_batched_over_an_empty_axis():
+    x = jnp.zeros((1, 2, 5))
+    conv = lambda a: lax.conv_general_dilated(a, a, (1,), "VALID", rhs_dilation=(2,))
+    # JAX 0.10.2: float32 (1, 1, 0, 1, 2, 5) (jacrev vmaps over the output's 0 basis vectors)
+    jac = minijax.jacrev(conv)(x)
+    assert jac.shape == (1, 1, 0, 1, 2, 5) and jac.dtype == np.float32
+    w = jnp.zeros((1, 2, 2))
+    # JAX 0.10.2: float32 (0, 1, 1, 3)
+    out = minijax.vmap(lambda a: lax.conv_general_dilated(a, w, (2,), "SAME", rhs_dilation=(2,)),
+                       -1)(jnp.zeros((1, 2, 5, 0)))
+    assert out.shape == (0, 1, 1, 3) and out.dtype == np.float32
+    out = minijax.vmap(lambda k: lax.conv_general_dilated(x, k, (1,), "VALID"))(
+        jnp.zeros((0, 3, 2, 2)))
+    assert out.shape == (0, 1, 3, 4)

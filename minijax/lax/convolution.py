@@ -33,7 +33,7 @@ from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import _precision_config, canonicalize_precision
 from minijax.lax.families import NUMBER, check_dtype_allowed
 from minijax.lax.sharding_constraint import lay_out
-from minijax.lax.structural import reshape, rev
+from minijax.lax.structural import full, reshape, rev
 from minijax.lowering.stablehlo import tensor_type
 
 __all__ = [
@@ -394,8 +394,14 @@ def _conv_batching(args, dims, **params):
     (lhs, rhs), (ld, rd) = args, dims
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    size = _shape(lhs)[ld] if ld is not None else _shape(rhs)[rd]
+    if size == 0:  # no example to fold into a group/feature axis: the empty result, as JAX
+        per_example = [ShapedArray(tuple(np.delete(_shape(x), d)) if d is not None
+                                   else _shape(x), get_aval(x).dtype)
+                       for x, d in ((lhs, ld), (rhs, rd))]
+        out = _conv_rule(*per_example, **params)
+        return full((0, *out.shape), 0, out.dtype), 0
     if ld is not None and rd is not None:
-        size = _shape(lhs)[ld]
         if bgc > 1:
             new_lhs = _reshape_axis_into(ld, lhs_spec[0], lhs)
             bgc *= size
@@ -407,7 +413,6 @@ def _conv_batching(args, dims, **params):
                                          "batch_group_count": bgc})
         return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
     if ld is not None:
-        size = _shape(lhs)[ld]
         if bgc == 1:
             new_lhs = _reshape_axis_into(ld, lhs_spec[0], lhs)
         else:  # keep the batch groups outermost in the lhs batch axis
@@ -416,7 +421,6 @@ def _conv_batching(args, dims, **params):
             new_lhs = _reshape_axis_into(lhs_spec[0], lhs_spec[0], new_lhs)
         out = _bind(new_lhs, rhs, **params)
         return _reshape_axis_out_of(out_spec[0], size, out), out_spec[0]
-    size = _shape(rhs)[rd]
     if fgc == 1 and bgc == 1:
         new_rhs = _reshape_axis_into(rd, rhs_spec[0], rhs)
         out = _bind(lhs, new_rhs, **params)
