@@ -53,6 +53,12 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     x = lax.transpose(a, kept + axes) if kept + axes != tuple(range(a.ndim)) else a
     batch_shape = tuple(a.shape[i] for i in kept)
     n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    if n == 0 and not skip_nan:
+        # JAX 0.10.2 gathers size-1 slices of the empty axis (the last after merging a tuple
+        # of axes) and its gather check refuses that
+        at = 0 if axis is None else a.ndim - len(axes) if isinstance(axis, tuple) else axes[0]
+        raise TypeError(f"Slice size at index {at} in gather op is out of range, must be "
+                        "within [0, 0 + 1), got 1.")
     if n == 0:  # NumPy: NaN (with a warning) for an empty slice
         out = jnp.full(q.shape + batch_shape, jnp.nan, dtype)
         return lax.expand_dims(out, tuple(q.ndim + ax for ax in axes)) if keepdims else out

@@ -237,3 +237,22 @@ def test_finding32_complex_cummin_cummax_and_leaky_relu():
     np.testing.assert_allclose(
         jax.nn.leaky_relu(jnp.array([1 + 2j, -1 + 1j, 0j, -0.0 + 3j, 2 - 5j], jnp.complex64)),
         [1 + 2j, -0.01 + 0.01j, 0j, 3j, 2 - 5j], rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape, axis, keepdims, at", [
+    # JAX 0.10.2: the gather's slice check names the reduced axis (the merged last one for a
+    # tuple of axes, 0 for None)
+    ((0,), -1, True, 0), ((0,), None, False, 0), ((2, 0), 1, False, 1),
+    ((3, 0, 2), -2, True, 1), ((2, 0, 3), (2, 1), False, 1)])
+def test_finding13_median_of_empty_axis_raises_as_jax(shape, axis, keepdims, at):
+    with pytest.raises(TypeError, match=rf"Slice size at index {at} in gather op is out of "
+                                        r"range, must be within \[0, 0 \+ 1\), got 1\."):
+        jnp.median(jnp.zeros(shape), axis=axis, keepdims=keepdims)
+    with pytest.raises(TypeError, match="Slice size"):
+        jax.vmap(jnp.median)(jnp.zeros((2, 0)))
+
+
+def test_median_of_empty_batch_is_empty():
+    # JAX 0.10.2: reducing a non-empty axis of an array with an empty one gives an empty result
+    assert jnp.median(jnp.zeros((3, 0)), axis=0).shape == (0,)
+    assert jnp.quantile(jnp.zeros((3, 0)), jnp.array([0.5, 0.7]), axis=0).shape == (2, 0)
