@@ -89,3 +89,39 @@ def test_conv_batched_over_an_empty_axis():
     out = minijax.vmap(lambda k: lax.conv_general_dilated(x, k, (1,), "VALID"))(
         jnp.zeros((0, 3, 2, 2)))
     assert out.shape == (0, 1, 3, 4)
+
+
+def test_heaviside_of_complex_raises():
+    c = jnp.ones(3, jnp.complex64)
+    # JAX 0.10.2: TypeError: lt does not accept dtype complex64 at position 0. ...
+    for args in ((c, 0.5), (jnp.ones(3), c)):
+        with pytest.raises(TypeError, match="lt does not accept dtype complex64"):
+            jnp.heaviside(*args)
+
+
+def test_clip_with_a_complex_bound_raises():
+    # JAX 0.10.2: ValueError: Clip received a complex value either through the input or the
+    # min/max keywords. ...
+    with pytest.raises(ValueError, match="Clip received a complex value"):
+        jnp.clip(jnp.ones(2), 0, jnp.complex64(1))
+    with pytest.raises(ValueError, match="Clip received a complex value"):
+        minijax.nn.standardize(jnp.ones(2, jnp.complex64))
+
+
+def test_signbit_of_complex_message():
+    # JAX 0.10.2: ValueError: jax.numpy.signbit is not well defined for complex64
+    with pytest.raises(ValueError, match="jax.numpy.signbit is not well defined for complex64"):
+        jnp.signbit(jnp.ones(2, jnp.complex64))
+
+
+def test_standardize_clips_a_negative_fast_variance():
+    x = jnp.array([1.0, 1.0])
+    # JAX 0.10.2: [-316.227783203125, -316.227783203125] (E[x^2] - mean^2 = -3 is clipped to 0)
+    np.testing.assert_allclose(np.asarray(minijax.nn.standardize(x, mean=jnp.float32(2.0))),
+                               [-316.227783203125] * 2, rtol=1e-6)
+    # JAX 0.10.2 (algorithm="stable"): [-0.9999950528144836, -0.9999950528144836]
+    np.testing.assert_allclose(
+        np.asarray(minijax.nn.standardize(x, mean=jnp.float32(2.0), algorithm="stable")),
+        [-0.9999950528144836] * 2, rtol=1e-6)
+    with pytest.raises(ValueError, match="Unknown algorithm 'x'"):
+        minijax.nn.standardize(x, algorithm="x")

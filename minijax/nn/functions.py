@@ -295,13 +295,22 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     return (lhs == rhs).astype(dtype)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm="fast"):
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (statistics computed if not
-    given; the variance as ``E[x**2] - E[x]**2``, like JAX)."""
+    given). ``algorithm="fast"`` computes the variance as ``E[x**2] - E[x]**2`` clipped at 0,
+    ``"stable"`` as ``E[(x - mean)**2]``, like JAX."""
     x = _inexact("standardize", x)
     axes = _reduce_axes(x, axis)
     if mean is None:
         mean = jnp.mean(x, axes, keepdims=True, where=where)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axes, keepdims=True, where=where) - jnp.square(mean)
+        if algorithm == "stable":
+            variance = jnp.mean(jnp.square(x - mean), axes, keepdims=True, where=where)
+        elif algorithm == "fast":
+            variance = jnp.mean(jnp.square(x), axes, keepdims=True, where=where) - jnp.square(mean)
+            # cancellation can make it negative, which rsqrt would turn into NaN
+            variance = jnp.clip(variance, 0)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return (x - mean) * lax.rsqrt(variance + epsilon)

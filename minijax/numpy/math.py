@@ -470,7 +470,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
             raise TypeError("clip() got both 'max' and 'a_max'")
         max = a_max  # noqa: A001
     check_arraylike("clip", arr)
-    if _dtype(arr).kind == "c":
+    if any(t is not None and _dtype(t).kind == "c" for t in (arr, min, max)):
         raise ValueError("Clip received a complex value either through the input or the min/max "
                          "keywords. Complex values have no ordering and cannot be clipped.")
     if min is not None:
@@ -494,7 +494,7 @@ def signbit(x, /):
     if dtype.kind in "ub":
         return _zeros_like_bool(x, False)
     if dtype.kind == "c":
-        raise ValueError("signbit is not defined for complex-valued inputs")
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")  # JAX's words
     int_type = np.dtype(f"int{8 * dtype.itemsize}")
     bits = lax.bitcast_convert_type(to_array(x), int_type)
     return lax.lt(bits, 0)
@@ -798,7 +798,9 @@ def heaviside(x1, x2):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     x1 = to_array(x1)  # a Python scalar arrives as a WeakScalar, which has no comparisons
     zero = jnp.zeros_like(x1)
-    return jnp.where(x1 < 0, zero, jnp.where(x1 > 0, jnp.ones_like(x1), jnp.where(x1 != x1, x1, x2)))
+    # lax's comparisons, as JAX's: they refuse complex operands
+    return jnp.where(lax.lt(x1, zero), zero,
+                     jnp.where(lax.gt(x1, zero), jnp.ones_like(x1), jnp.where(x1 != x1, x1, x2)))
 
 
 def sinc(x):
