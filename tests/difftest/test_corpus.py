@@ -20,24 +20,11 @@ DATA = os.path.join(os.path.dirname(__file__), "..", "data", "difftest")
 # case id -> the bug (its number in tools/difftest/FINDINGS.md)
 KNOWN = {
     "s21-15": "12: lax.max(python scalar, f16) accepted; JAX requires equal dtypes",
-    "s21-21": "14: slogdet of a matrix with an inf entry: NaN where JAX gives +-1/inf",
-    "s21-141": "4: lax.cumlogsumexp refuses complex",
-    "s21-175": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
-    "s21-196": "3: fft of a zero-size array raises",
-    "s21-282": "3: ifft of a zero-size array raises",
     "s21-319": "12: lax.rem of f32 and f16 accepted inside a transform",
-    "s21-362": "13: jnp.median of a zero-size array accepted; JAX TypeError",
     # regressions.json: the minimized cases, one per FINDINGS.md entry
-    "s1-10-min": "14: slogdet with an inf entry gives NaN",
     "s101-90-min": "15: scatter-max JVP with an integer update: 0 where JAX gives NaN",
-    "s101-174-min": "3: fft of a zero-size array raises (inside a larger program)",
     "s101-129-min": "12: lax.rem with a Python scalar of another dtype accepted",
-    "s21-175-min": "20: triangular_solve of a singular matrix: NaN where JAX gives inf",
-    "s21-196-min": "3: fft of a zero-size array raises",
-    "s21-362-min": "13: jnp.median of a zero-size array accepted",
     "s21-171-min": "30: grad(grad(jnp.i0))(0.) is 0.5 (right); JAX says 0",
-    "s103-148-min": "37: det with a -inf entry: inf where JAX gives NaN",
-    "s1001-138-min": "43: det of float16 refused",
 }
 
 @pytest.fixture(scope="module")
