@@ -565,3 +565,19 @@ def test_out_sharding_over_the_empty_mesh_is_no_constraint():
     x = np.arange(4, dtype=np.float32).reshape(2, 2)
     np.testing.assert_array_equal(np.asarray(jnp.dot(x, x, out_sharding=s)), x @ x)
     np.testing.assert_array_equal(np.asarray(jnp.einsum("ab,bc->ac", x, x, out_sharding=s)), x @ x)
+
+
+def test_jnp_array_and_copy_of_typed_keys():
+    # flax.nnx's Rngs fork/split copy their keys with jnp.copy; JAX 0.10.2 keeps the key type
+    # (jnp.asarray gives the same object; another dtype is convert_element_type's ValueError).
+    key = minijax.random.key(0)
+    keys = minijax.random.split(key, 3)
+    for k in (key, keys):
+        c = jnp.copy(k)
+        assert c.dtype == k.dtype and c.shape == k.shape
+        np.testing.assert_array_equal(np.asarray(minijax.random.key_data(c)),
+                                      np.asarray(minijax.random.key_data(k)))
+        assert jnp.array(k).dtype == k.dtype
+        assert jnp.asarray(k) is k
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
+        jnp.array(key, dtype=jnp.float32)

@@ -20,6 +20,7 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
 from minijax.lowering.array import Array, device_copy, device_put_value
+from minijax.tree_util import tree_map_internal
 from minijax.numpy._util import (
     canonicalize_axis,
     check_arraylike,
@@ -71,6 +72,11 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - Nu
         dtype = dtypes.canonicalize_dtype(dtype)
     if hasattr(object, "__jax_array__"):  # a value standing for an array (flax's Variable)
         object = object.__jax_array__()
+    if isinstance(getattr(object, "dtype", None), dtypes.ExtendedDType):
+        # a typed key array: the same keys over a copy of their data, as JAX's jnp.array
+        if dtype is not None and dtype != object.dtype:
+            raise ValueError(f"Cannot convert_element_type from {object.dtype} to {dtype}")
+        return tree_map_internal(lambda data: array(data), object) if copy else object
     if isinstance(object, (list, tuple)):
         out = _array_from_sequence(object, dtype)
     elif is_array(object):
