@@ -265,3 +265,11 @@ def test_remat_policy_sees_into_a_nested_jit():
         counts.append([len(find_eqns(closed, p)) for p in ("dot_general", "sin", "cos")])
         _close(minijax.grad(loss)(w, x), minijax.grad(lambda w, x: jnp.sum(jnp.sin(x @ w)))(w, x))
     assert counts[0] == counts[1] == [2, 1, 1]
+
+
+def test_forward_over_reverse_of_a_jit_keeps_the_jaxprs_weak_types():
+    # jacfwd's basis for a Python float's tangent is strong where the traced tangent was weak;
+    # JAX 0.10.2: jacfwd(grad(jit(sin)))(1.0) == -0.84147096, weak_type=True
+    r = minijax.jacfwd(minijax.grad(minijax.jit(jnp.sin)))(1.0)
+    np.testing.assert_allclose(r, -np.sin(1.0), rtol=1e-6)
+    assert r.weak_type

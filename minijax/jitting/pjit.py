@@ -31,6 +31,7 @@ from minijax.interpreters.batching import batch_jaxpr, moveaxis, needs_axis_data
 from minijax.interpreters.partial_eval import dce_jaxpr, hoist_consts, partial_eval_jaxpr
 from minijax.interpreters.structure import BoundedCache
 from minijax.jitting import function
+from minijax.lax.convert import convert_element_type_p
 from minijax.lowering.stablehlo import lower_jaxpr_body
 
 pjit_p = Primitive("jit", multiple_results=True)
@@ -81,7 +82,13 @@ def _pjit_impl(*args, jaxpr, name, donated_invars):
     callee = _callees.get(key)
     if callee is None:
         def run(*xs):
-            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+            # The equation's types are the jaxpr's: an operand may be weak where the callee was
+            # traced strong or the reverse (a jacfwd basis for a Python float's tangent), and
+            # retracing on the operands would give the outputs other weak types.
+            return [o if core.get_aval(o).weak_type == a.weak_type else
+                    convert_element_type_p.bind(o, new_dtype=a.dtype, weak_type=a.weak_type)
+                    for o, a in zip(outs, jaxpr.out_avals)]
 
         run.__name__ = run.__qualname__ = name
         donate = tuple(i for i, d in enumerate(donated_invars) if d)
