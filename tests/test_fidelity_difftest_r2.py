@@ -125,3 +125,20 @@ def test_standardize_clips_a_negative_fast_variance():
         [-0.9999950528144836] * 2, rtol=1e-6)
     with pytest.raises(ValueError, match="Unknown algorithm 'x'"):
         minijax.nn.standardize(x, algorithm="x")
+
+
+def test_failed_cholesky_keeps_zeros_off_its_triangle():
+    a = jnp.array([[4.0, 2.0], [2.0, -1.0]])
+    nan = np.nan
+    # JAX 0.10.2: [[nan, 0], [nan, nan]]; upper=True: [[nan, nan], [0, nan]]
+    np.testing.assert_array_equal(np.asarray(jnp.linalg.cholesky(a)), [[nan, 0], [nan, nan]])
+    np.testing.assert_array_equal(np.asarray(jnp.linalg.cholesky(a, upper=True)),
+                                  [[nan, nan], [0, nan]])
+
+
+def test_exact_gelu_at_the_largest_floats():
+    x = jnp.array([3.4028234663852886e38, -3e38, 1e30, -1.5, 0.7])
+    # JAX 0.10.2: [3.4028235e+38, -0.0, 1.0e+30, -0.10021083056926727, 0.5306254029273987]
+    np.testing.assert_allclose(np.asarray(minijax.nn.gelu(x, approximate=False)),
+                               [3.4028235e38, -0.0, 1e30, -0.10021083056926727,
+                                0.5306254029273987], rtol=1e-6)

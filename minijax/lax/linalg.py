@@ -207,7 +207,8 @@ def cholesky(x, symmetrize_input: bool = True):
     if symmetrize_input:
         _check_matrix("cholesky", get_aval(x), square=True)  # before symmetrize's transpose
         x = symmetrize(x)
-    return cholesky_p.bind(x)
+    # JAX's lax.linalg.cholesky: a failure's all-NaN factor keeps zeros above the diagonal
+    return _tril(cholesky_p.bind(x))
 
 
 def symmetrize(x):

@@ -108,7 +108,8 @@ def gelu(x, approximate=True):
         cdf = lax.mul(0.5, lax.add(1.0, lax.tanh(
             lax.mul(sqrt_2_over_pi, lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))))))
         return lax.mul(x, cdf)
-    return lax.div(lax.mul(x, lax.add(lax.erf(lax.div(x, float(np.sqrt(2)))), 1.0)), 2.0)
+    # JAX's form: 0.5 * x * erfc(-x / sqrt(2)) stays finite at the largest floats
+    return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), float(np.sqrt(0.5)))))
 
 
 def elu(x, alpha=1.0):
