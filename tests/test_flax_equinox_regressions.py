@@ -581,3 +581,12 @@ def test_jnp_array_and_copy_of_typed_keys():
         assert jnp.asarray(k) is k
     with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
         jnp.array(key, dtype=jnp.float32)
+
+
+def test_einsum_takes_digit_labels():
+    # flax.nnx's grouped-query attention test writes '...kh1d' (JAX 0.10.2 accepts digits).
+    rng = np.random.default_rng(0)
+    a = rng.random((2, 3, 1, 4), dtype=np.float32)
+    b = rng.random((2, 3, 5, 4), dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(jnp.einsum("...h1d,...htd->...h1t", a, b)),
+                               np.einsum("...hxd,...htd->...hxt", a, b), rtol=1e-5)

@@ -65,7 +65,7 @@ def _split_labels(term):
         if term.startswith("...", i):
             labels.append("...")
             i += 3
-        elif term[i].isalpha():
+        elif term[i].isalnum():  # JAX (opt_einsum) also takes digits as labels
             labels.append(term[i])
             i += 1
         else:
