@@ -5,9 +5,14 @@ JAX's checks (the value must have the ref's dtype and the indexed shape). Its ty
 ``typeof(ref)``, is an ``AbstractRef`` over the array's ``ShapedArray``.
 
 minijax's refs are host-side cells: one created and used inside a traced function works like
-any local variable, but a ref cannot be an argument or output of ``jit`` nor be written
-under a transformation that its creation is outside of (JAX threads such effects through the
-program; minijax does not).
+any local variable. A ref passed to ``jit`` (or ``eval_shape``) goes in as its value: the
+traced function sees a Ref cell holding the value's tracer, the values of the refs it wrote
+come out as extra outputs, and the call stores them in the caller's refs (JAX's discharge;
+jitting/function.py). The cache key is the ref's type (``AbstractRef``), not the ref. A ref
+cannot be an output of ``jit``, and one ref cannot be passed twice (JAX's errors).
+
+A ref created outside a ``scan``/``while_loop``/``grad`` and written under it is not
+supported (JAX threads such effects through the program; minijax does not).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ inlines it when lowered, so it is still compiled once.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import weakref
 
@@ -47,6 +48,7 @@ from minijax.jitting.args import (
 from minijax.lowering import backends, dispatch, stablehlo
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
+from minijax.refs import AbstractRef, Ref
 from minijax.source_info import user_frame
 from minijax.stages import ShapeDtypeStruct, Traced, stage_info
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
@@ -112,6 +114,74 @@ class _Float0Outputs:
 
 def _is_float0(x):
     return type(x) is np.ndarray and x.dtype == dtypes.float0
+
+
+class _RefOutputs:
+    """The output pytree of a function taking Refs: after its outputs the program returns
+    the final value of each Ref argument it wrote (leaf positions ``written``), which the
+    call then stores in the caller's Refs, as JAX discharges them. ``unflatten`` gives
+    ``(outputs, written values)``."""
+
+    def __init__(self, tree, n_out, written):
+        self.tree, self.n_out, self.written = tree, n_out, written
+
+    def unflatten(self, leaves):
+        leaves = list(leaves)
+        return self.tree.unflatten(leaves[:self.n_out]), leaves[self.n_out:]
+
+    def __getattr__(self, name):
+        return getattr(self.tree, name)
+
+
+def _arg_aval(aval):
+    """The operand type of an argument: a Ref's value goes in as an array."""
+    return aval.inner_aval if type(aval) is AbstractRef else aval
+
+
+def _ref_positions(avals):
+    return [i for i, a in enumerate(avals) if type(a) is AbstractRef]
+
+
+def _ref_type(ref):
+    """A Ref's type as JAX's errors print it: ``Ref{float32[3]}``."""
+    return f"Ref{{{ref.dtype.name}[{','.join(map(str, ref.shape))}]}}"
+
+
+def _fun_sourceinfo(fun):
+    fun = inspect.unwrap(getattr(fun, "func", fun))
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", "<unknown>")
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else name
+
+
+def _check_distinct_refs(fun, leaves, at, names):
+    """JAX's error for one Ref passed twice (its two cells would disagree)."""
+    seen = {}
+    for i in at:
+        j = seen.setdefault(id(leaves[i]), i)
+        if j != i:
+            raise ValueError(
+                "only one reference to a mutable array may be passed as an argument to a "
+                f"function, but when tracing {_fun_sourceinfo(fun)} for jit the mutable array "
+                f"reference of type {_ref_type(leaves[i])} appeared at both {names[j]} "
+                f"and {names[i]}.")
+
+
+def _run_with_refs(run, out_tree, leaves, at):
+    """``run`` (the program) on ``leaves`` with each Ref at positions ``at`` passed as its
+    value; the values it wrote are stored back in those Refs."""
+    if not at:
+        return run(leaves)
+    vals = list(leaves)
+    for i in at:
+        vals[i] = leaves[i][...]
+    outs = run(vals)
+    if type(out_tree) is not _RefOutputs:
+        return outs
+    outs, written = outs
+    for i, v in zip(out_tree.written, written):
+        leaves[i][...] = v
+    return outs
 
 
 class _Entry:
@@ -284,10 +354,16 @@ class JitFunction:
         if self._committed_in_key and (self._sharded or placement.any_multi_device(leaves)):
             key += (placement.committed_key(leaves),)  # committed shardings shape the program
         entry = self._cache.get(key)
-        if entry is None:
+        at = _ref_positions(avals)
+        if entry is None or at:
             record = ArgRecord(args, kwargs, static_key, leaves, in_tree, avals,
                                self._donate_argnums)
-            entry = self._cache_miss(key, record)
+            if at:
+                self._check_refs(record, at)
+            if entry is None:
+                entry = self._cache_miss(key, record)
+        if at:  # the Refs' values in, their new values back: never the C++ fast path
+            return _run_with_refs(entry, entry.out_tree, leaves, at), None, leaves
         outs = entry(leaves)
         if debug_numerics.checking:
             debug_numerics.check_jit(self._name, entry, leaves, outs)
@@ -299,9 +375,17 @@ class JitFunction:
         if self._inline or config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         record = self._record(args, kwargs, get_aval)
+        at = [i for i in _ref_positions(record.avals) if type(record.leaves[i]) is Ref]
+        self._check_refs(record, at)
         closed, out_tree = self._trace(record)
-        outs = pjit.bind(closed, record.leaves, self._name, record.donated)
-        return out_tree.unflatten(outs)
+        return _run_with_refs(
+            lambda vals: out_tree.unflatten(pjit.bind(closed, vals, self._name, record.donated)),
+            out_tree, record.leaves, at)
+
+    def _check_refs(self, record, at):
+        if len(at) > 1:
+            _check_distinct_refs(self._fun, record.leaves, at,
+                                 record.names(self._signature.params, bool(self._static_argnums)))
 
     def _cpp_cache_miss(self, *args, **kwargs):
         # jaxlib's C++ path copies a NumPy argument's raw bytes with a signature that ignores
@@ -365,28 +449,47 @@ class JitFunction:
     def _trace_now(self, record):
         in_tree, static_key = record.in_tree, record.static_key
         out_tree_box = []
+        at = _ref_positions(record.avals)
+        names = record.names(self._signature.params, bool(self._static_argnums))
 
         def flat_fun(*tracers):
-            dyn_args, dyn_kwargs = in_tree.unflatten(tracers)
+            args = list(tracers)
+            for i in at:  # the function sees a Ref cell holding the value's tracer
+                a = record.avals[i]
+                args[i] = Ref(tracers[i], a.memory_space, a.kind)
+            dyn_args, dyn_kwargs = in_tree.unflatten(args)
             full_args, full_kwargs = merge_static(dyn_args, dyn_kwargs, static_key)
             out = self._fun(*full_args, **full_kwargs)
             out_leaves, out_tree = _registry.flatten(out)
             for path, leaf in tree_flatten_with_path_internal(out)[0]:
+                if type(leaf) is Ref:
+                    self._returned_ref_error(leaf, args, names)
                 check_out_leaf(leaf, keystr(path))
             float0 = [(i, x.shape) for i, x in enumerate(out_leaves) if _is_float0(x)]
             if float0:
                 out_leaves = [np.zeros(x.shape, np.bool_) if _is_float0(x) else x
                               for x in out_leaves]
                 out_tree = _Float0Outputs(out_tree, float0)
+            written = [i for i in at if args[i][...] is not tracers[i]]
+            if at:  # what the Refs hold at the end: extra outputs, for written ones only
+                out_tree = _RefOutputs(out_tree, len(out_leaves), written)
+                out_leaves = out_leaves + [args[i][...] for i in written]
             out_tree_box.append(out_tree)
             return out_leaves
 
         self._trace_count += 1
         if self.cpp is not None:
             self.cpp._trace_count = self._trace_count
-        names = record.names(self._signature.params, bool(self._static_argnums))
-        closed = trace_to_jaxpr(flat_fun, list(record.avals), names)
+        closed = trace_to_jaxpr(flat_fun, [_arg_aval(a) for a in record.avals], names)
         return closed, out_tree_box[0]
+
+    def _returned_ref_error(self, ref, args, names):
+        where = next((f"\n\nThe returned mutable array was passed in as the argument {n}."
+                      for a, n in zip(args, names) if a is ref), "")
+        raise ValueError(
+            f"function {_fun_sourceinfo(self._fun)} traced for jit returned a mutable array "
+            f"reference of type {_ref_type(ref)}, but mutable array references cannot be "
+            f"returned.{where}")
 
     def _lower(self, record, timer):
         closed, out_tree = self._trace(record)
@@ -409,7 +512,7 @@ class JitFunction:
     def _compile(self, program, timer):
         closed, place = program.closed, program.placement
         const_avals = [v.aval for v in closed.jaxpr.constvars]
-        all_in = const_avals + list(program.record.avals)
+        all_in = const_avals + [_arg_aval(a) for a in program.record.avals]
         exe = _compile.compile_module(
             program.lowered, f"jit_{self._name}", place.devices, all_in,
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
@@ -472,15 +575,15 @@ class JitFunction:
                         cargs, ckwargs, self._static_argnums, self._static_argnames)
                 leaves, tree = _registry.flatten((cargs, ckwargs))
                 got = [leaf_aval(x) for x in leaves]
-                if tree != in_tree or [a.strip_weak_type() for a in got] != [
-                    a.strip_weak_type() for a in in_avals
+                if tree != in_tree or [_arg_aval(a).strip_weak_type() for a in got] != [
+                    _arg_aval(a).strip_weak_type() for a in in_avals
                 ]:
                     raise TypeError(
                         f"Compiled jit({self._name}) was compiled for arguments "
                         f"{[a.str_short() for a in in_avals]} with structure {in_tree}, but was "
                         f"called with {[a.str_short() for a in got]} and structure {tree}."
                     )
-                return entry(leaves)
+                return _run_with_refs(entry, entry.out_tree, leaves, _ref_positions(got))
 
             return _compile.Compiled(entry.exe, call, lowered_stage)
 
@@ -504,6 +607,8 @@ class JitFunction:
         record = self._record(args, kwargs, get_aval)  # also under a trace, on its tracers
         closed, out_tree = self._trace(record)
         out_avals = closed.out_avals
+        if type(out_tree) is _RefOutputs:  # the Refs' new values are no outputs of the call
+            out_tree, out_avals = out_tree.tree, out_avals[:out_tree.n_out]
         shardings = [None] * len(out_avals)
         if self._out_shardings is not None:
             shardings = [

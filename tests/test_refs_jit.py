@@ -1,0 +1,121 @@
+"""Refs (``new_ref``) as arguments of ``jit`` and ``eval_shape``: the value goes in, the
+function sees a Ref cell, what it writes comes back into the caller's Ref. Expected values
+are computed by hand; errors and their texts are JAX 0.10.2's (recorded from /work/venv_jax)."""
+
+import numpy as np
+import pytest
+
+import minijax as jax
+import minijax.numpy as jnp
+
+
+def test_write_comes_back_and_output():
+    r = jax.new_ref(jnp.arange(3.0))
+    traces = []
+
+    @jax.jit
+    def f(r, x):
+        traces.append(1)
+        r[...] = r[...] + x
+        return r[0] * 2
+
+    out = f(r, 1.0)
+    np.testing.assert_allclose(out, 2.0)  # JAX 0.10.2: 2.0, Ref([1., 2., 3.])
+    np.testing.assert_allclose(r[...], [1.0, 2.0, 3.0])
+    assert isinstance(r, jax.Ref) and r.dtype == jnp.float32
+    np.testing.assert_allclose(f(r, 1.0), 4.0)  # the second call reads the new value
+    np.testing.assert_allclose(r[...], [2.0, 3.0, 4.0])
+    r2 = jax.new_ref(jnp.arange(3.0) + 5)  # same AbstractRef: no new trace
+    np.testing.assert_allclose(f(r2, 1.0), 12.0)  # JAX 0.10.2: 12.0, Ref([6., 7., 8.])
+    np.testing.assert_allclose(r2[...], [6.0, 7.0, 8.0])
+    np.testing.assert_allclose(r[...], [2.0, 3.0, 4.0])
+    assert len(traces) == 1  # as in JAX 0.10.2
+
+
+def test_refs_in_pytrees_read_only_and_indexed_writes():
+    a = jax.new_ref(jnp.arange(3.0))
+    b = jax.new_ref(jnp.ones(2))
+
+    @jax.jit
+    def k(d, y):
+        d["b"][1] = y
+        return d["a"][...] + d["b"][0]
+
+    np.testing.assert_allclose(k({"a": a, "b": b}, 5.0), [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(a[...], [0.0, 1.0, 2.0])  # read only: unchanged
+    np.testing.assert_allclose(b[...], [1.0, 5.0])
+
+
+def test_kwargs_and_static_args():
+    r = jax.new_ref(jnp.zeros(()))
+
+    @jax.jit(static_argnums=1)
+    def f(x, n, *, acc):
+        for _ in range(n):
+            acc[...] += x
+        return x
+
+    f(2.0, 3, acc=r)
+    np.testing.assert_allclose(r[...], 6.0)
+
+
+def test_same_ref_twice_is_an_error():
+    s = jax.new_ref(jnp.float32(1))
+
+    @jax.jit
+    def g(a, b):
+        a[...] += 1.0
+        return b[...]
+
+    # JAX 0.10.2's message
+    with pytest.raises(ValueError, match=r"only one reference to a mutable array may be passed "
+                       r"as an argument to a function, but when tracing g at .* for jit the "
+                       r"mutable array reference of type Ref\{float32\[\]\} appeared at both a "
+                       r"and b\."):
+        g(s, s)
+
+
+def test_returning_a_ref_is_an_error():
+    r = jax.new_ref(jnp.arange(3.0))
+
+    @jax.jit
+    def h(r):
+        return r
+
+    with pytest.raises(ValueError, match=r"function h at .* traced for jit returned a mutable "
+                       r"array reference of type Ref\{float32\[3\]\}, but mutable array "
+                       r"references cannot be returned\.\n\nThe returned mutable array was "
+                       r"passed in as the argument r\."):
+        h(r)
+
+
+def test_eval_shape_leaves_the_ref_alone():
+    r = jax.new_ref(jnp.arange(3.0))
+
+    def f(r, x):
+        r[...] = r[...] + x
+        return r[0] * 2
+
+    out = jax.eval_shape(f, r, 1.0)
+    assert out.shape == () and out.dtype == jnp.float32  # JAX: ShapeDtypeStruct((), float32)
+    np.testing.assert_allclose(r[...], [0.0, 1.0, 2.0])
+
+
+def test_jit_inside_jit_threads_the_ref():
+    r = jax.new_ref(jnp.ones(2))
+
+    @jax.jit
+    def inner(r, x):
+        r[...] = r[...] * x
+        return x
+
+    @jax.jit
+    def outer(x):
+        q = jax.new_ref(jnp.ones(2))
+        inner(q, x)
+        inner(q, x)
+        return q[...]
+
+    np.testing.assert_allclose(outer(3.0), [9.0, 9.0])
+    inner(r, 2.0)
+    np.testing.assert_allclose(r[...], [2.0, 2.0])
