@@ -119,3 +119,17 @@ def test_jit_inside_jit_threads_the_ref():
     np.testing.assert_allclose(outer(3.0), [9.0, 9.0])
     inner(r, 2.0)
     np.testing.assert_allclose(r[...], [2.0, 2.0])
+
+
+def test_with_out_shardings():
+    r = jax.new_ref(jnp.zeros(2))
+
+    @jax.jit(out_shardings=(None, None))
+    def f(r, x):
+        r[...] = x
+        return x + 1, x * 2
+
+    a, b = f(r, jnp.ones(2))
+    np.testing.assert_allclose(a, [2.0, 2.0])
+    np.testing.assert_allclose(b, [2.0, 2.0])
+    np.testing.assert_allclose(r[...], [1.0, 1.0])

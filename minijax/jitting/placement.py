@@ -121,6 +121,10 @@ def _result_shardings(closed, out_tree, out_shardings):
     out_avals = closed.jaxpr.out_avals
     if out_shardings is None:
         return [None] * len(out_avals)
+    extra = []
+    if hasattr(out_tree, "written"):  # function._RefOutputs: the written Refs' values follow
+        extra = [None] * len(out_tree.written)  # the outputs, laid out as XLA chooses
+        out_tree, out_avals = out_tree.tree, out_avals[:out_tree.n_out]
     given = result_sharding_leaves(out_shardings, out_tree, len(out_avals))
     out_paths = [
         "output" + keystr(p)
@@ -137,7 +141,7 @@ def _result_shardings(closed, out_tree, out_shardings):
             else:
                 g = None
         out.append(g)
-    return out
+    return out + extra
 
 
 def result_sharding_leaves(out_shardings, out_tree, n_out):
