@@ -142,3 +142,31 @@ def test_exact_gelu_at_the_largest_floats():
     np.testing.assert_allclose(np.asarray(minijax.nn.gelu(x, approximate=False)),
                                [3.4028235e38, -0.0, 1e30, -0.10021083056926727,
                                 0.5306254029273987], rtol=1e-6)
+
+
+def test_comparison_of_weak_operands_is_a_weak_bool():
+    ints = jnp.array([[-3, -2, -4]], jnp.int32)
+    # JAX 0.10.2: bool, weak_type=True (the int array is promoted to a weak float32)
+    for out in (ints <= 0.5, minijax.jit(lambda a: a <= 0.5)(ints), jnp.less(ints, 0.5)):
+        assert out.dtype == np.bool_ and out.weak_type
+    assert not (jnp.ones(2) <= 0.5).weak_type
+    w = jnp.asarray(0.5) < 1.0
+    assert w.weak_type
+    # JAX 0.10.2: promotion makes a weak bool strong; lax ops keep it; a weak int stays weak
+    assert not (w & w).weak_type and not (w * w).weak_type
+    assert not jnp.logical_and(w, w).weak_type and not w.astype(jnp.float32).weak_type
+    assert (~w).weak_type and lax.select(w, jnp.asarray(0.5), jnp.asarray(0.5)).weak_type
+    assert (w + 1).dtype == np.int32 and (w + 1).weak_type
+
+
+def test_convolve_of_ints_and_bools_is_float():
+    b = jnp.array([True, True, False])
+    i = jnp.array([1, 2, 3])
+    # JAX 0.10.2: float32 [2., 1., 0.]; float32 [1., 4., 10., 12., 9.]; float32 [1., 2.]
+    for got, want in ((jnp.convolve(b, b, mode="same"), [2.0, 1.0, 0.0]),
+                      (jnp.convolve(i, i), [1.0, 4.0, 10.0, 12.0, 9.0]),
+                      (jnp.correlate(i, jnp.array([1, 0])), [1.0, 2.0])):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got), want)
+    # JAX 0.10.2: with preferred_element_type the operands keep their dtype: int32
+    assert jnp.convolve(i, i, preferred_element_type=jnp.int32).dtype == np.int32

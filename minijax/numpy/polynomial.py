@@ -59,6 +59,15 @@ def _conv_full(a, v, precision, preferred_element_type):
                            precision=precision, preferred_element_type=preferred_element_type)
 
 
+def _inexact_operands(a, v):
+    """Without ``preferred_element_type``, integer and bool operands become the default float
+    (NumPy's default for convolutions), as JAX."""
+    if dtypes.is_inexact(np.dtype(a.dtype)):
+        return a, v
+    dtype = dtypes.default_float_dtype()
+    return convert(a, dtype), convert(v, dtype)
+
+
 def _mode_slice(full, n, m, mode):
     """The ``mode`` part of the full result of operands of lengths ``n`` and ``m``."""
     if mode == "full":
@@ -75,6 +84,8 @@ def _mode_slice(full, n, m, mode):
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     a, v = _1d("convolve", a, v)
+    if preferred_element_type is None:
+        a, v = _inexact_operands(a, v)
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError("convolve: inputs cannot be empty")
     if a.dtype == np.bool_:
@@ -90,6 +101,8 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     """``c[k] = sum_n a[n + k] * conj(v[n])``: a convolution with the reversed, conjugated
     ``v``."""
     a, v = _1d("correlate", a, v)
+    if preferred_element_type is None:
+        a, v = _inexact_operands(a, v)
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError("correlate: inputs cannot be empty")
     if a.dtype == np.bool_:
