@@ -109,7 +109,8 @@ def elementwise_shape(name, allowed=ANY, result_dtype=None):
         check_dtype_allowed(name, dtype, allowed)
         shape = broadcast_elementwise_shapes(name, avals)
         out_dtype = dtype if result_dtype is None else result_dtype(dtype)
-        weak = all(a.weak_type for a in avals) and out_dtype != dtypes.bool_
+        # as JAX's: a comparison of weakly typed operands is a weakly typed bool
+        weak = all(a.weak_type for a in avals)
         return ShapedArray(shape, out_dtype, weak)
 
     return rule

@@ -93,8 +93,8 @@ def _shared_dtype(args):
     """The dtype when every argument is an array/tracer of that one dtype and one weakness:
     promotion would change nothing (the common case when tracing a model), so skip it."""
     first = getattr(args[0], "aval", None)
-    if first is None:
-        return None
+    if first is None or (first.weak_type and first.dtype == dtypes.bool_):
+        return None  # a weak bool (a comparison of weak values) promotes to a strong one
     for x in args[1:]:
         aval = getattr(x, "aval", None)
         if aval is None or aval.dtype != first.dtype or aval.weak_type != first.weak_type:
