@@ -170,3 +170,18 @@ def test_convolve_of_ints_and_bools_is_float():
         np.testing.assert_array_equal(np.asarray(got), want)
     # JAX 0.10.2: with preferred_element_type the operands keep their dtype: int32
     assert jnp.convolve(i, i, preferred_element_type=jnp.int32).dtype == np.int32
+
+
+def test_inexact_promotion_of_narrow_ints_under_x64_is_float32():
+    with minijax.enable_x64(True):
+        i32 = jnp.array([1, 2], jnp.int32)
+        # JAX 0.10.2 (x64): float32 for bool and ints up to 32 bits, float64 for 64-bit ints
+        assert jnp.sin(i32).dtype == np.float32
+        assert jnp.exp(jnp.array([True])).dtype == np.float32
+        assert jnp.sin(i32.astype(jnp.int8)).dtype == np.float32
+        assert jnp.sin(i32.astype(jnp.uint32)).dtype == np.float32
+        assert jnp.sin(i32.astype(jnp.int64)).dtype == np.float64
+        assert jnp.mean(i32).dtype == np.float32
+        assert minijax.nn.logsumexp(i32).dtype == np.float32
+        assert jnp.convolve(i32, i32).dtype == np.float32
+        assert jnp.sin(2).dtype == np.float64  # a Python int is a weak int64

@@ -113,9 +113,13 @@ def promote_dtypes(*args):
 
 
 def to_inexact_dtype(dtype):
-    """Integers and bool become the default float (float32 unless x64 is on), as in JAX."""
+    """JAX's table: bool and integers of up to 32 bits become float32, 64-bit integers float64
+    (float32 unless x64 is on), so ``jnp.sin`` of int32 is float32 even under x64."""
     dtype = np.dtype(dtype)
-    return dtype if dtypes.is_inexact(dtype) else dtypes.default_float_dtype()
+    if dtypes.is_inexact(dtype):
+        return dtype
+    wide = dtype.itemsize == 8
+    return dtypes.canonicalize_dtype(np.float64) if wide else np.dtype(np.float32)
 
 
 def to_numeric_dtype(dtype):

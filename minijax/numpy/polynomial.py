@@ -16,7 +16,7 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import core, dtypes, lax
-from minijax.numpy._util import check_arraylike, convert, promote_dtypes
+from minijax.numpy._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -59,15 +59,6 @@ def _conv_full(a, v, precision, preferred_element_type):
                            precision=precision, preferred_element_type=preferred_element_type)
 
 
-def _inexact_operands(a, v):
-    """Without ``preferred_element_type``, integer and bool operands become the default float
-    (NumPy's default for convolutions), as JAX."""
-    if dtypes.is_inexact(np.dtype(a.dtype)):
-        return a, v
-    dtype = dtypes.default_float_dtype()
-    return convert(a, dtype), convert(v, dtype)
-
-
 def _mode_slice(full, n, m, mode):
     """The ``mode`` part of the full result of operands of lengths ``n`` and ``m``."""
     if mode == "full":
@@ -84,8 +75,8 @@ def _mode_slice(full, n, m, mode):
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     a, v = _1d("convolve", a, v)
-    if preferred_element_type is None:
-        a, v = _inexact_operands(a, v)
+    if preferred_element_type is None:  # NumPy's default for convolutions, as JAX
+        a, v = promote_dtypes_inexact(a, v)
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError("convolve: inputs cannot be empty")
     if a.dtype == np.bool_:
@@ -101,8 +92,8 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     """``c[k] = sum_n a[n + k] * conj(v[n])``: a convolution with the reversed, conjugated
     ``v``."""
     a, v = _1d("correlate", a, v)
-    if preferred_element_type is None:
-        a, v = _inexact_operands(a, v)
+    if preferred_element_type is None:  # NumPy's default for convolutions, as JAX
+        a, v = promote_dtypes_inexact(a, v)
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError("correlate: inputs cannot be empty")
     if a.dtype == np.bool_:
