@@ -185,3 +185,15 @@ def test_inexact_promotion_of_narrow_ints_under_x64_is_float32():
         assert minijax.nn.logsumexp(i32).dtype == np.float32
         assert jnp.convolve(i32, i32).dtype == np.float32
         assert jnp.sin(2).dtype == np.float64  # a Python int is a weak int64
+
+
+def test_activations_of_integers_are_weak_floats():
+    i = jnp.array([-1, 2], jnp.int32)
+    # JAX 0.10.2: float32, weak_type=True (an int array meets Python float constants)
+    for f in (minijax.nn.elu, minijax.nn.celu, minijax.nn.selu, minijax.nn.hard_sigmoid):
+        out = f(i)
+        assert out.dtype == np.float32 and out.weak_type, f
+    # JAX 0.10.2: elu([-1, 2]) = [-0.6321205496788025, 2.0]
+    np.testing.assert_allclose(np.asarray(minijax.nn.elu(i)), [-0.6321205496788025, 2.0],
+                               rtol=1e-6)
+    assert not minijax.nn.elu(jnp.ones(2)).weak_type

@@ -113,13 +113,16 @@ def gelu(x, approximate=True):
 
 
 def elu(x, alpha=1.0):
-    x = _inexact("elu", x)
-    safe = jnp.where(lax.gt(x, 0.0), 0.0, x)  # expm1 of large x would overflow unused
-    return jnp.where(lax.gt(x, 0.0), x, lax.mul(alpha, lax.expm1(safe)))
+    check_arraylike("elu", x)
+    x = to_array(x)  # not promoted first: as JAX's, an integer input gives a weak float
+    positive = x > 0
+    safe = jnp.where(positive, 0.0, x)  # expm1 of large x would overflow unused
+    return jnp.where(positive, x, alpha * jnp.expm1(safe))
 
 
 def celu(x, alpha=1.0):
-    x = _inexact("celu", x)
+    check_arraylike("celu", x)
+    x = to_array(x)  # not promoted first: as JAX's, an integer input gives a weak float
     return jnp.maximum(x, 0.0) + alpha * lax.expm1(lax.div(jnp.minimum(x, 0.0), alpha))
 
 
@@ -143,7 +146,8 @@ def hard_tanh(x):
 
 
 def hard_sigmoid(x):
-    return relu6(lax.add(_inexact("hard_sigmoid", x), 3.0)) / 6.0
+    check_arraylike("hard_sigmoid", x)
+    return relu6(to_array(x) + 3.0) / 6.0  # an integer input gives a weak float, as JAX's
 
 
 def hard_silu(x):
