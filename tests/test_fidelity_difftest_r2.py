@@ -197,3 +197,14 @@ def test_activations_of_integers_are_weak_floats():
     np.testing.assert_allclose(np.asarray(minijax.nn.elu(i)), [-0.6321205496788025, 2.0],
                                rtol=1e-6)
     assert not minijax.nn.elu(jnp.ones(2)).weak_type
+
+
+def test_mish():
+    x = jnp.array([-100.0, -1.5, 0.0, 0.3, 2.0])
+    # JAX 0.10.2: nn.mish values and gradient
+    np.testing.assert_allclose(np.asarray(minijax.nn.mish(x)),
+                               [-0.0, -0.29809969663619995, 0.0, 0.20800136029720306,
+                                1.9439589977264404], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(minijax.grad(lambda a: minijax.nn.mish(a).sum())(x)),
+                               [0.0, -0.06409783661365509, 0.6000000238418579,
+                                0.7828272581100464, 1.0693178176879883], rtol=1e-5)

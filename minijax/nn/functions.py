@@ -22,7 +22,7 @@ __all__ = [
     "relu", "relu6", "sigmoid", "log_sigmoid", "silu", "swish", "gelu", "softplus",
     "soft_sign", "tanh", "elu", "celu", "selu", "leaky_relu", "hard_tanh", "hard_sigmoid",
     "hard_silu", "hard_swish", "glu", "softmax", "log_softmax", "logsumexp", "one_hot",
-    "standardize", "identity", "sparse_plus", "sparse_sigmoid",
+    "standardize", "identity", "sparse_plus", "sparse_sigmoid", "mish",
 ]
 
 tanh = jnp.tanh
@@ -136,6 +136,13 @@ def leaky_relu(x, negative_slope=1e-2):
     x = _inexact("leaky_relu", x)
     # jnp's >= orders complex numbers lexicographically, as JAX's leaky_relu relies on
     return jnp.where(x >= 0, x, negative_slope * x)
+
+
+def mish(x):
+    """``x * tanh(softplus(x))``."""
+    check_arraylike("mish", x)
+    x = to_array(x)
+    return x * jnp.tanh(softplus(x))
 
 
 def hard_tanh(x):
