@@ -11,8 +11,8 @@ come out as extra outputs, and the call stores them in the caller's refs (JAX's 
 jitting/function.py). The cache key is the ref's type (``AbstractRef``), not the ref. A ref
 cannot be an output of ``jit``, and one ref cannot be passed twice (JAX's errors).
 
-A ref created outside a ``scan``/``while_loop``/``grad`` and written under it is not
-supported (JAX threads such effects through the program; minijax does not).
+A ref made outside a ``scan``/``fori_loop``/``while_loop`` body and written in it joins the
+loop's carry, and holds the final value after the loop (lax/control_flow/ref_writes.py).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core
+from minijax.lax.control_flow import ref_writes
 from minijax.lowering.array import Array, device_put_value
 
 __all__ = ["AbstractRef", "Ref", "freeze", "new_ref"]
@@ -62,6 +63,7 @@ class Ref:
     def __init__(self, value, memory_space=None, kind=None):
         self._value = value
         self._aval = AbstractRef(core.get_aval(value), memory_space, kind)
+        ref_writes.made(self)
 
     aval = property(lambda self: self._aval)
     shape = property(lambda self: self._aval.shape)
@@ -90,10 +92,15 @@ class Ref:
         if value.shape != target.shape:
             raise ValueError(f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected "
                              f"shape: {target.shape}. Value shape: {value.shape}. Transforms: (). ")
+        ref_writes.wrote(self, self._value)  # a loop being traced threads an outer ref
         if idx is Ellipsis or (isinstance(idx, tuple) and not idx):
             self._value = value
         else:
             self._value = self._value.at[idx].set(value)
+
+    def _store(self, value):
+        """Holds ``value`` (of this ref's type), unchecked and unreported: a loop's carry."""
+        self._value = value
 
     def addupdate(self, value, idx=Ellipsis):
         """``ref[idx] += value``."""

@@ -133,3 +133,68 @@ def test_with_out_shardings():
     np.testing.assert_allclose(a, [2.0, 2.0])
     np.testing.assert_allclose(b, [2.0, 2.0])
     np.testing.assert_allclose(r[...], [1.0, 1.0])
+
+
+# --- refs made outside a loop body and written in it join the loop's carry ----------------------
+# (values recorded from JAX 0.10.2, /work/venv_jax)
+
+
+def test_scan_threads_a_closed_over_ref():
+    r = jax.new_ref(jnp.arange(3.0))
+
+    def body(c, x):
+        r[...] = r[...] + x
+        return c + r[0], None
+
+    c, _ = jax.lax.scan(body, 0.0, jnp.ones(3))
+    np.testing.assert_allclose(c, 6.0)  # JAX: 6.0, Ref([3., 4., 5.])
+    np.testing.assert_allclose(r[...], [3.0, 4.0, 5.0])
+
+
+def test_fori_loop_static_bounds_and_while_loop():
+    q = jax.new_ref(jnp.int32(0))
+
+    def fb(i, c):
+        q[...] += i
+        return c * 2
+
+    np.testing.assert_allclose(jax.lax.fori_loop(0, 4, fb, 1.0), 16.0)  # JAX: 16.0, Ref(6)
+    assert int(q[...]) == 6 and q.dtype == jnp.int32
+    w = jax.new_ref(jnp.float32(1))
+
+    def bd(c):
+        w[...] = w[...] * 3
+        return c + 1
+
+    assert int(jax.lax.while_loop(lambda c: c < 3, bd, 0)) == 3  # JAX: 3, Ref(27.)
+    np.testing.assert_allclose(w[...], 27.0)
+
+
+def test_nested_scans_and_a_ref_argument_of_jit():
+    z = jax.new_ref(jnp.zeros(2))
+
+    def outer(c, x):
+        def inner(c2, y):
+            z[...] = z[...] + y
+            return c2, None
+
+        c, _ = jax.lax.scan(inner, c, jnp.ones((2, 2)) * x)
+        return c + z[1], z[0]
+
+    c, ys = jax.lax.scan(outer, 0.0, jnp.arange(3.0))
+    # JAX: (8.0, [0., 2., 6.]), Ref([6., 6.])
+    np.testing.assert_allclose(c, 8.0)
+    np.testing.assert_allclose(ys, [0.0, 2.0, 6.0])
+    np.testing.assert_allclose(z[...], [6.0, 6.0])
+
+    @jax.jit
+    def fj(rr, xs):
+        def b(c, x):
+            rr[...] = rr[...] * x
+            return c, None
+
+        return jax.lax.scan(b, 0.0, xs)[0]
+
+    t = jax.new_ref(jnp.ones(()))
+    np.testing.assert_allclose(fj(t, jnp.arange(1.0, 4.0)), 0.0)  # JAX: 0.0, Ref(6.)
+    np.testing.assert_allclose(t[...], 6.0)

@@ -29,7 +29,7 @@ from minijax.core import Primitive, ShapedArray, Tracer, get_aval, jaxpr_as_fun,
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import partial_eval_jaxpr, trace_to_jaxpr
-from minijax.lax.control_flow import common
+from minijax.lax.control_flow import common, ref_writes
 from minijax.lax.control_flow.conditionals import _lower_closed, cond
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, lt, select_n
@@ -574,7 +574,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     for _ in range(2):
         carry_avals = _carry_avals(init_leaves)
         in_tree = _registry.flatten((init_tree.unflatten(init_leaves), xs))[1]
-        body, consts, out_tree = common.trace_user_fun(f, in_tree, carry_avals + x_avals)
+        with ref_writes.watch() as watched:
+            body, consts, out_tree = common.trace_user_fun(f, in_tree, carry_avals + x_avals)
+        if watched.written:
+            return _scan_with_refs(f, init, xs, watched.refs, length, reverse, unroll)
         out_leaves_tree = out_tree.children() if out_tree.num_nodes > 1 else None
         if out_leaves_tree is None or len(out_leaves_tree) != 2:
             raise common.user_error(
@@ -594,6 +597,20 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     return carry, ys
 
 
+def _scan_with_refs(f, init, xs, refs, length, reverse, unroll):
+    """``scan`` of ``f``, which writes the outer ``refs``: their values join the carry."""
+    def step(carry, x):
+        c, vals = carry
+        ref_writes.adopt(refs, vals)
+        c, y = f(c, x)
+        return (c, [r[...] for r in refs]), y
+
+    (carry, vals), ys = scan(step, (init, [r[...] for r in refs]), xs, length=length,
+                             reverse=reverse, unroll=unroll)
+    ref_writes.write_back(refs, vals)
+    return carry, ys
+
+
 def while_loop(cond_fun, body_fun, init_val, max_steps=None):
     """``while cond_fun(val): val = body_fun(val)`` as one XLA while loop.
 
@@ -606,7 +623,10 @@ def while_loop(cond_fun, body_fun, init_val, max_steps=None):
     arg_tree = _registry.flatten((init_val,))[1]  # the functions take one argument
     for _ in range(2):
         avals = _carry_avals(leaves)
-        body, bconsts, out_tree = common.trace_user_fun(body_fun, arg_tree, avals)
+        with ref_writes.watch() as watched:
+            body, bconsts, out_tree = common.trace_user_fun(body_fun, arg_tree, avals)
+        if watched.written:
+            return _while_with_refs(cond_fun, body_fun, init_val, watched.refs)
         leaves, changed = _promote_weak_init(leaves, avals, body.out_avals)
         if not changed:
             break
@@ -621,6 +641,25 @@ def while_loop(cond_fun, body_fun, init_val, max_steps=None):
     outs = while_p.bind(*cconsts, *bconsts, *leaves, cond_jaxpr=cond_j, body_jaxpr=body,
                         cond_nconsts=len(cconsts), body_nconsts=len(bconsts))
     return tree.unflatten(outs)
+
+
+def _while_with_refs(cond_fun, body_fun, init_val, refs):
+    """``while_loop`` whose body writes the outer ``refs``: their values join the carry."""
+    def wcond(carry):
+        val, vals = carry
+        ref_writes.adopt(refs, vals)
+        return cond_fun(val)
+
+    def wbody(carry):
+        val, vals = carry
+        ref_writes.adopt(refs, vals)
+        val = body_fun(val)
+        return val, [r[...] for r in refs]
+
+    with ref_writes.watch():  # cond_fun's trace leaves the refs as they were
+        val, vals = while_loop(wcond, wbody, (init_val, [r[...] for r in refs]))
+    ref_writes.write_back(refs, vals)
+    return val
 
 
 def _bounded_while(cond_fun, body_fun, init_val, max_steps):
