@@ -77,6 +77,7 @@ class Ref:
         return self.shape[0]
 
     def __getitem__(self, idx):
+        ref_writes.read(self)
         if idx is Ellipsis or (isinstance(idx, tuple) and not idx):
             return self._value
         _check_int_bounds(idx, self.shape)

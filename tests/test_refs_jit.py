@@ -198,3 +198,52 @@ def test_nested_scans_and_a_ref_argument_of_jit():
     t = jax.new_ref(jnp.ones(()))
     np.testing.assert_allclose(fj(t, jnp.arange(1.0, 4.0)), 0.0)  # JAX: 0.0, Ref(6.)
     np.testing.assert_allclose(t[...], 6.0)
+
+
+# --- refs a jitted function closes over: their values go in, written ones come back ------------
+
+
+def test_jit_closing_over_refs():
+    r = jax.new_ref(jnp.arange(3.0))
+
+    @jax.jit
+    def f(x):
+        r[...] = r[...] * x
+        return r[1]
+
+    np.testing.assert_allclose(f(2.0), 2.0)  # JAX: 2.0, Ref([0., 2., 4.])
+    np.testing.assert_allclose(r[...], [0.0, 2.0, 4.0])
+    np.testing.assert_allclose(f(3.0), 6.0)  # JAX: 6.0, Ref([0., 6., 12.])
+    np.testing.assert_allclose(r[...], [0.0, 6.0, 12.0])
+    out = jax.eval_shape(f, 1.0)  # JAX: ShapeDtypeStruct((), float32), the ref unchanged
+    assert out.shape == () and out.dtype == jnp.float32
+    np.testing.assert_allclose(r[...], [0.0, 6.0, 12.0])
+
+    def body(c, x):
+        r[...] = r[...] + x
+        return c, None
+
+    jax.jit(lambda: jax.lax.scan(body, 0.0, jnp.ones(3)))()
+    np.testing.assert_allclose(r[...], [3.0, 9.0, 15.0])  # JAX: Ref([3., 9., 15.])
+
+
+def test_jit_reads_the_current_value_of_a_closed_over_ref():
+    ro = jax.new_ref(jnp.ones(2))
+    h = jax.jit(lambda x: ro[...] * x)
+    np.testing.assert_allclose(h(2.0), [2.0, 2.0])
+    ro[...] = jnp.full(2, 5.0)
+    np.testing.assert_allclose(h(2.0), [10.0, 10.0])  # JAX: [10., 10.], not a stale constant
+
+
+def test_jit_closing_over_a_ref_with_static_args():
+    acc = jax.new_ref(jnp.zeros(()))
+
+    @jax.jit(static_argnums=1)
+    def g(x, n):
+        for _ in range(n):
+            acc[...] += x
+        return x
+
+    g(1.5, 2)
+    g(1.0, 3)
+    np.testing.assert_allclose(acc[...], 6.0)

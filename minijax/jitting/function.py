@@ -33,6 +33,7 @@ from minijax.core import get_aval
 from minijax.interpreters.batching import bound_axes
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import pjit, placement
+from minijax.lax.control_flow import ref_writes
 from minijax.jitting.args import (
     ArgRecord,
     Signature,
@@ -167,6 +168,18 @@ def _check_distinct_refs(fun, leaves, at, names):
                 f"and {names[i]}.")
 
 
+class _WritesClosedRefs(Exception):
+    """Raised by a trace that used Refs the function closes over (made outside it)."""
+
+    def __init__(self, name, refs):
+        super().__init__(f"jit({name}) uses Refs it closes over; call it to run it")
+        self.refs = refs
+
+
+def _shift(nums):
+    return frozenset(i + 1 if i >= 0 else i for i in nums)
+
+
 def _run_with_refs(run, out_tree, leaves, at):
     """``run`` (the program) on ``leaves`` with each Ref at positions ``at`` passed as its
     value; the values it wrote are stored back in those Refs."""
@@ -288,6 +301,7 @@ class JitFunction:
         self._sharded = in_shardings is not None or out_shardings is not None
         self._committed_in_key = placement.in_shardings_in_key(in_shardings)
         self._inline = inline
+        self._closing = None  # the jit threading the Refs ``fun`` closes over and writes
         self._cache = {}
         self._traced = {}  # trace key -> (ClosedJaxpr, output pytree): one trace per signature
         self._trace_count = 0
@@ -335,10 +349,43 @@ class JitFunction:
         """The Python dispatch path: returns (outputs, entry or None, flat argument leaves).
         ``flat``: ``(leaves, treedef)`` of ``(args, kwargs)`` when the caller has them (only
         without static arguments, which are not leaves)."""
-        if not core.is_eval_trace_current():
-            return self._call_traced(args, kwargs), None, None
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs), None, None
+        if self._closing is not None:
+            return self._call_closing(args, kwargs), None, None
+        try:
+            if not core.is_eval_trace_current():
+                return self._call_traced(args, kwargs), None, None
+            return self._call_eval(args, kwargs, flat)
+        except _WritesClosedRefs as e:
+            self._close_over(e.refs)
+            return self._call_closing(args, kwargs), None, None
+
+    def _close_over(self, refs):
+        """From now on calls thread ``refs`` (outer Refs ``fun`` writes) through a jit that
+        takes their values and returns their new ones, as JAX discharges them."""
+        if self._closing is not None:
+            refs = self._closing[0] + [r for r in refs if r not in self._closing[0]]
+
+        def closing(vals, *args, **kwargs):
+            ref_writes.adopt(refs, vals)
+            out = self._fun(*args, **kwargs)
+            return out, [r[...] for r in refs]
+
+        closing.__name__ = self._name
+        inner = JitFunction(closing, static_argnums=_shift(self._static_argnums),
+                            static_argnames=self._static_argnames,
+                            donate_argnums=_shift(self._donate_argnums), keep_unused=True,
+                            device=self._device, inline=self._inline)
+        self._closing = (refs, inner)
+
+    def _call_closing(self, args, kwargs):
+        refs, inner = self._closing
+        out, vals = inner(list(r[...] for r in refs), *args, **kwargs)
+        ref_writes.write_back(refs, vals)
+        return out
+
+    def _call_eval(self, args, kwargs, flat):
         if self._static_argnums or self._static_argnames:
             args, kwargs, static_key = split_static(
                 args, kwargs, self._static_argnums, self._static_argnames)
@@ -480,7 +527,12 @@ class JitFunction:
         self._trace_count += 1
         if self.cpp is not None:
             self.cpp._trace_count = self._trace_count
-        closed = trace_to_jaxpr(flat_fun, [_arg_aval(a) for a in record.avals], names)
+        with ref_writes.watch() as watched:
+            closed = trace_to_jaxpr(flat_fun, [_arg_aval(a) for a in record.avals], names)
+        if watched.written or watched.read:  # Refs made outside: their values become operands
+            raise _WritesClosedRefs(
+                self._name, watched.refs + [r for k, r in watched.read.items()
+                                            if k not in watched.written])
         return closed, out_tree_box[0]
 
     def _returned_ref_error(self, ref, args, names):
@@ -604,6 +656,15 @@ class JitFunction:
     def eval_shape(self, *args, **kwargs):
         """The outputs as ShapeDtypeStructs, without running anything; with ``out_shardings``
         (as in JAX) each says where that output will be."""
+        if self._closing is None:
+            try:
+                return self._eval_shape(args, kwargs)
+            except _WritesClosedRefs as e:
+                self._close_over(e.refs)
+        refs, inner = self._closing
+        return inner.eval_shape(list(r[...] for r in refs), *args, **kwargs)[0]
+
+    def _eval_shape(self, args, kwargs):
         record = self._record(args, kwargs, get_aval)  # also under a trace, on its tracers
         closed, out_tree = self._trace(record)
         out_avals = closed.out_avals

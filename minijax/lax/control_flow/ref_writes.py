@@ -15,14 +15,17 @@ _watches = []  # the innermost watch last
 
 class Watch:
     """What one traced body did: ``written`` maps ``id(ref)`` to ``(ref, value before)``
-    for each outer ref it wrote, ``adopted`` the same for the refs a loop put its carry in."""
+    for each outer ref it wrote, ``adopted`` the same for the refs a loop put its carry in,
+    ``read`` maps ``id(ref)`` to each outer ref it read (jit threads those too: a closed-over
+    value would be baked into its cached program)."""
 
-    __slots__ = ("made_ids", "written", "adopted")
+    __slots__ = ("made_ids", "written", "adopted", "read")
 
     def __init__(self):
         self.made_ids = set()
         self.written = {}
         self.adopted = {}
+        self.read = {}
 
     @property
     def refs(self):
@@ -32,6 +35,13 @@ class Watch:
 def made(ref):
     if _watches:
         _watches[-1].made_ids.add(id(ref))
+
+
+def read(ref):
+    if _watches:
+        w = _watches[-1]
+        if id(ref) not in w.made_ids:
+            w.read.setdefault(id(ref), ref)
 
 
 def wrote(ref, old):
@@ -61,9 +71,9 @@ def adopt(refs, values):
     body's own, so writing them is no outer effect. Called under a watch, which restores them."""
     w = _watches[-1]
     for ref, v in zip(refs, values):
+        w.made_ids.add(id(ref))
         w.adopted.setdefault(id(ref), (ref, ref[...]))
         ref._store(v)
-        w.made_ids.add(id(ref))
 
 
 def write_back(refs, values):
