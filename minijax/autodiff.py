@@ -349,7 +349,11 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
                                   or isinstance(x, np.generic) else _as_array(x)
                                   for x in lin.primals_out])
         _check_scalar_output(out_tree, ans, holomorphic)
-        one = np.ones((), get_aval(lin.primals_out[0]).dtype)
+        out = lin.primals_out[0]
+        # weak for a weak output, as JAX's seed: a Python float's gradient stays weak
+        aval = get_aval(out)
+        one = np.ones((), aval.dtype)
+        one = core.WeakScalar(one, aval.dtype) if aval.weak_type else one
         grads = tree.unflatten(_instantiate(lin.vjp([one])))
         if has_aux:
             return (ans, trees[0][1].unflatten(lin.aux)), grads

@@ -289,3 +289,15 @@ def test_jacfwd_of_integer_output_is_zeros_of_its_dtype():
     jac = minijax.jacfwd(lambda x: (jnp.argsort(x), x * 2))(jnp.ones(3))
     assert jac[0].dtype == np.int32 and jac[0].shape == (3, 3)
     _close(jac[1], np.eye(3) * 2)
+
+
+def test_gradient_of_a_python_float_is_weak_as_in_jax():
+    # JAX 0.10.2: grad(jnp.sin)(4.) is Array(-0.6536436, dtype=float32, weak_type=True), and
+    # make_jaxpr(grad(jnp.sin))(1.) seeds the backward pass with the literal 1.0:f32[]
+    g = minijax.grad(jnp.sin)(4.0)
+    assert g.weak_type and g.dtype == np.float32
+    np.testing.assert_allclose(g, np.cos(4.0), rtol=1e-6)
+    assert minijax.jit(minijax.grad(jnp.sin))(4.0).weak_type
+    assert not minijax.grad(jnp.sin)(np.float32(4.0)).weak_type
+    text = str(minijax.make_jaxpr(minijax.grad(jnp.sin))(1.0))
+    assert "mul 1.0:f32[] c" in text and "broadcast_in_dim" not in text
