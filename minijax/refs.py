@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core
+from minijax.interpreters import ad
 from minijax.lax.control_flow import ref_writes
 from minijax.lowering.array import Array, device_put_value
 
@@ -58,10 +59,11 @@ class AbstractRef(core.AbstractValue):
 class Ref:
     """A mutable cell holding one array (``new_ref`` makes one)."""
 
-    __slots__ = ("_value", "_aval")
+    __slots__ = ("_value", "_aval", "_made_in")
 
     def __init__(self, value, memory_space=None, kind=None):
         self._value = value
+        self._made_in = core.current_trace()  # what differentiates it: see __setitem__
         self._aval = AbstractRef(core.get_aval(value), memory_space, kind)
         ref_writes.made(self)
 
@@ -86,6 +88,12 @@ class Ref:
     def __setitem__(self, idx, value):
         _check_int_bounds(idx, self.shape)
         value = _as_value(value)
+        if (type(value) is ad.JVPTracer and type(value.tangent) is not ad.Zero
+                and value._trace is not self._made_in):
+            raise Exception(  # JAX 0.10.2's error, of type Exception
+                "performing a set/swap operation with a differentiated value on a "
+                f"non-differentiated array reference of type {type_str(self)}. Move the array "
+                "reference to be an argument of the differentiated function?")
         target = core.get_aval(self[idx])
         if value.dtype != self.dtype:
             raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {self.dtype}. "
@@ -113,6 +121,11 @@ class Ref:
         return "Ref" + body[body.index("("):] if body.startswith("array(") else f"Ref({body})"
 
     __str__ = __repr__
+
+
+def type_str(ref):
+    """A Ref's type as JAX's errors print it: ``Ref{float32[3]}``."""
+    return f"Ref{{{ref.dtype.name}[{','.join(map(str, ref.shape))}]}}"
 
 
 def _check_int_bounds(idx, shape):

@@ -247,3 +247,43 @@ def test_jit_closing_over_a_ref_with_static_args():
     g(1.5, 2)
     g(1.0, 3)
     np.testing.assert_allclose(acc[...], 6.0)
+
+
+# --- grad of a function writing a Ref made outside it (JAX 0.10.2's behaviour) -----------------
+
+
+def test_grad_writing_a_non_differentiated_value():
+    q = jax.new_ref(0.0)
+    c = jax.new_ref(jnp.int32(0))
+
+    def loss(x):
+        q[...] = jax.lax.stop_gradient(x) * 0 + 7.0
+        c[...] += 1
+        return x**2 + jnp.sin(x)
+
+    np.testing.assert_allclose(jax.grad(loss)(3.0), 6.0 + np.cos(3.0), rtol=1e-6)
+    np.testing.assert_allclose(q[...], 7.0)  # JAX: Ref(7.)
+    assert int(c[...]) == 1
+    np.testing.assert_allclose(jax.jit(jax.grad(loss))(3.0), 6.0 + np.cos(3.0), rtol=1e-6)
+    assert int(c[...]) == 2  # JAX: Ref(2)
+
+
+def test_grad_writing_a_differentiated_value_is_an_error():
+    q = jax.new_ref(jnp.float32(0.0))
+
+    def loss(x):
+        q[...] = x
+        return x**2
+
+    with pytest.raises(Exception, match=r"performing a set/swap operation with a differentiated "
+                       r"value on a non-differentiated array reference of type "
+                       r"Ref\{float32\[\]\}\. Move the array reference to be an argument of the "
+                       r"differentiated function\?"):
+        jax.grad(loss)(3.0)
+
+    def inner_ref(x):  # a ref made inside the differentiated function may hold x
+        r = jax.new_ref(jnp.float32(0.0))
+        r[...] = x * 2
+        return r[...] ** 2
+
+    np.testing.assert_allclose(jax.grad(inner_ref)(3.0), 24.0)

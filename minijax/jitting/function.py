@@ -49,7 +49,7 @@ from minijax.jitting.args import (
 from minijax.lowering import backends, dispatch, stablehlo
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
-from minijax.refs import AbstractRef, Ref
+from minijax.refs import AbstractRef, Ref, type_str
 from minijax.source_info import user_frame
 from minijax.stages import ShapeDtypeStruct, Traced, stage_info
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
@@ -143,11 +143,6 @@ def _ref_positions(avals):
     return [i for i, a in enumerate(avals) if type(a) is AbstractRef]
 
 
-def _ref_type(ref):
-    """A Ref's type as JAX's errors print it: ``Ref{float32[3]}``."""
-    return f"Ref{{{ref.dtype.name}[{','.join(map(str, ref.shape))}]}}"
-
-
 def _fun_sourceinfo(fun):
     fun = inspect.unwrap(getattr(fun, "func", fun))
     code = getattr(fun, "__code__", None)
@@ -164,7 +159,7 @@ def _check_distinct_refs(fun, leaves, at, names):
             raise ValueError(
                 "only one reference to a mutable array may be passed as an argument to a "
                 f"function, but when tracing {_fun_sourceinfo(fun)} for jit the mutable array "
-                f"reference of type {_ref_type(leaves[i])} appeared at both {names[j]} "
+                f"reference of type {type_str(leaves[i])} appeared at both {names[j]} "
                 f"and {names[i]}.")
 
 
@@ -540,7 +535,7 @@ class JitFunction:
                       for a, n in zip(args, names) if a is ref), "")
         raise ValueError(
             f"function {_fun_sourceinfo(self._fun)} traced for jit returned a mutable array "
-            f"reference of type {_ref_type(ref)}, but mutable array references cannot be "
+            f"reference of type {type_str(ref)}, but mutable array references cannot be "
             f"returned.{where}")
 
     def _lower(self, record, timer):
