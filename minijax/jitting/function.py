@@ -178,8 +178,9 @@ def _shift(nums):
 def _run_with_refs(run, out_tree, leaves, at):
     """``run`` (the program) on ``leaves`` with each Ref at positions ``at`` passed as its
     value; the values it wrote are stored back in those Refs."""
-    if not at:
-        return run(leaves)
+    if not at:  # (an outer trace's stand-in for a Ref, make_jaxpr's: its writes are dropped)
+        outs = run(leaves)
+        return outs[0] if type(out_tree) is _RefOutputs else outs
     vals = list(leaves)
     for i in at:
         vals[i] = leaves[i][...]
