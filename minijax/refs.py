@@ -13,6 +13,9 @@ cannot be an output of ``jit``, and one ref cannot be passed twice (JAX's errors
 
 A ref made outside a ``scan``/``fori_loop``/``while_loop`` body and written in it joins the
 loop's carry, and holds the final value after the loop (lax/control_flow/ref_writes.py).
+A jitted function that closes over a ref reads its current value and writes it back, the
+same way. Under ``grad``, writing a differentiated value into a ref made outside the
+differentiated function raises JAX's error.
 """
 
 from __future__ import annotations
