@@ -350,10 +350,13 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
                                   for x in lin.primals_out])
         _check_scalar_output(out_tree, ans, holomorphic)
         out = lin.primals_out[0]
-        # weak for a weak output, as JAX's seed: a Python float's gradient stays weak
         aval = get_aval(out)
         one = np.ones((), aval.dtype)
-        one = core.WeakScalar(one, aval.dtype) if aval.weak_type else one
+        if aval.weak_type and not isinstance(out, Tracer):
+            # eagerly, a weak seed, as JAX's: the gradient at a Python float is weakly typed
+            # (under a trace the seed stays a plain literal, which user code may see as the
+            # cotangent in a custom_vjp's bwd)
+            one = device_put_value(one, weak_type=True)
         grads = tree.unflatten(_instantiate(lin.vjp([one])))
         if has_aux:
             return (ans, trees[0][1].unflatten(lin.aux)), grads
