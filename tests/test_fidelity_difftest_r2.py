@@ -168,8 +168,10 @@ def test_convolve_of_ints_and_bools_is_float():
                       (jnp.correlate(i, jnp.array([1, 0])), [1.0, 2.0])):
         assert got.dtype == np.float32
         np.testing.assert_array_equal(np.asarray(got), want)
-    # JAX 0.10.2: with preferred_element_type the operands keep their dtype: int32
-    assert jnp.convolve(i, i, preferred_element_type=jnp.int32).dtype == np.int32
+    # JAX 0.10.2: with preferred_element_type the operands keep their dtype: int32 (XLA's GPU
+    # has no integer convolution, in JAX alike)
+    if minijax.default_backend() == "cpu":
+        assert jnp.convolve(i, i, preferred_element_type=jnp.int32).dtype == np.int32
 
 
 def test_inexact_promotion_of_narrow_ints_under_x64_is_float32():
@@ -204,7 +206,8 @@ def test_mish():
     # JAX 0.10.2: nn.mish values and gradient
     np.testing.assert_allclose(np.asarray(minijax.nn.mish(x)),
                                [-0.0, -0.29809969663619995, 0.0, 0.20800136029720306,
-                                1.9439589977264404], rtol=1e-6)
+                                1.9439589977264404], rtol=1e-6,
+                               atol=1e-38)  # a GPU keeps mish(-100)'s subnormal -3.8e-42
     np.testing.assert_allclose(np.asarray(minijax.grad(lambda a: minijax.nn.mish(a).sum())(x)),
                                [0.0, -0.06409783661365509, 0.6000000238418579,
                                 0.7828272581100464, 1.0693178176879883], rtol=1e-5)
