@@ -54,9 +54,12 @@ def test_donated_array_used_again_is_a_runtime_error_naming_donation():
     x = jnp.ones(3)
     np.testing.assert_allclose(np.asarray(g(x)), 2.0)
     assert x.is_deleted()
-    with pytest.raises(RuntimeError, match="donated") as e:
-        x + 1  # eagerly
-    assert "f32[3]" in str(e.value)
+    # eagerly: minijax's words on the op's first call (its Python path); once another test in
+    # this process has run the same op on f32[3], jaxlib's C++ fast path answers with its
+    # ValueError, as it does in JAX 0.10.2
+    with pytest.raises((RuntimeError, ValueError), match="donated") as e:
+        x + 1
+    assert e.type is ValueError or "f32[3]" in str(e.value)
     with pytest.raises(RuntimeError, match="donated"):
         np.asarray(x)
     h = minijax.jit(lambda v: v - 1)  # first call of another jitted function: Python path
