@@ -177,10 +177,7 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
     outs = checkpoint_p.bind(*consts, *primals, *nz_tangents, jaxpr=jvp_jaxpr,
                              prevent_cse=prevent_cse, differentiated=True, policy=policy)
     n_out = len(jaxpr.outvars)
-    it = iter(outs[n_out:])
-    t_outs = [next(it) if nz else Zero(ad.tangent_aval(a))
-              for nz, a in zip(out_nonzero, jaxpr.out_avals)]
-    return outs[:n_out], t_outs
+    return outs[:n_out], ad.with_zeros(outs[n_out:], out_nonzero, jaxpr.out_avals)
 
 
 ad.primitive_jvps[checkpoint_p] = _checkpoint_jvp

@@ -384,10 +384,8 @@ def _jvp(primals, tangents, **params):
     specs_out = list(out_specs) + [s for s, nz in zip(out_specs, out_nonzero) if nz]
     outs = _bind_like(params, jvp_jaxpr, consts, [*primals, *nz_t], specs_in, specs_out)
     n_out = len(jaxpr.outvars)
-    it = iter(outs[n_out:])
-    t_outs = [next(it) if nz else Zero(ad.tangent_aval(get_aval(p)))
-              for nz, p in zip(out_nonzero, outs[:n_out])]
-    return outs[:n_out], t_outs
+    return outs[:n_out], ad.with_zeros(outs[n_out:], out_nonzero,
+                                       [get_aval(p) for p in outs[:n_out]])
 
 
 ad.primitive_jvps[shard_map_p] = _jvp

@@ -123,6 +123,14 @@ def zeros_like_aval(aval):
     return lax_ops.broadcast_in_dim(zero, aval.shape, ())
 
 
+def with_zeros(nonzero_values, nonzeros, avals):
+    """One tangent per aval: the next of ``nonzero_values`` where ``nonzeros`` is true, else a
+    symbolic Zero of the aval's tangent type (how a JVP rule of a jaxpr-holding primitive
+    spreads the nonzero tangents its derived jaxpr takes or returns)."""
+    it = iter(nonzero_values)
+    return [next(it) if nz else Zero(tangent_aval(a)) for nz, a in zip(nonzeros, avals)]
+
+
 def instantiate_zeros(t):
     return zeros_like_aval(t.aval) if type(t) is Zero else t
 
@@ -281,9 +289,7 @@ def jvp_jaxpr(closed, nonzeros, instantiate):
     found = []
 
     def fn(*args):
-        it = iter(args[n:])
-        tangents = [next(it) if nz else Zero(tangent_aval(a))
-                    for a, nz in zip(in_avals, nonzeros)]
+        tangents = with_zeros(args[n:], nonzeros, in_avals)
         outs, touts = jvp_flat(jaxpr_as_fun(closed), list(args[:n]), tangents)
         out_nz = [type(t) is not Zero
                   or (inst and is_differentiable_dtype(get_aval(o).dtype))

@@ -170,10 +170,7 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars):
     outs = _rebind(jvp_jaxpr, consts,
                    [*primals, *[t for t in tangents if type(t) is not Zero]], name)
     n_out = len(jaxpr.out_avals)
-    it = iter(outs[n_out:])
-    t_outs = [next(it) if nz else Zero(ad.tangent_aval(a))
-              for nz, a in zip(out_nonzero, jaxpr.out_avals)]
-    return outs[:n_out], t_outs
+    return outs[:n_out], ad.with_zeros(outs[n_out:], out_nonzero, jaxpr.out_avals)
 
 
 ad.primitive_jvps[pjit_p] = _pjit_jvp
