@@ -4,7 +4,7 @@
 # runs seeds BASE..BASE+N-1 for T seconds each (stopped with SIGINT, so each writes its
 # summary), both workers with the machine's python3 (set DIFFTEST_JAX_PYTHON to a real-JAX
 # interpreter elsewhere), and leaves OUT/mismatches_BASE.jsonl and OUT/summary_BASE.json.
-export DIFFTEST_JAX_PYTHON=${DIFFTEST_JAX_PYTHON:-python3} DIFFTEST_MINIJAX_PYTHON=python3
+export DIFFTEST_JAX_PYTHON=${DIFFTEST_JAX_PYTHON:-python3} DIFFTEST_MINIJAX_PYTHON=${DIFFTEST_MINIJAX_PYTHON:-python3}
 export PYTHONUNBUFFERED=1
 N=${N:-14}; T=${T:-120}; BASE=${BASE:-3000}; OUT=${OUT:-/tmp/difftest_out}
 export N T BASE OUT
