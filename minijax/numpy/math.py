@@ -282,62 +282,81 @@ def logaddexp(x1, x2, /):
     would be 0).
     """
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    x1, x2 = to_array(x1), to_array(x2)
-    if dtypes.is_complex(x1.aval.dtype):
-        return _logaddexp_complex(x1, x2)
-    return _logaddexp(x1, x2)
+    return _logaddexp(to_array(x1), to_array(x2))
 
 
-def _logaddexp_complex(x1, x2):
-    """``big + log1p(exp(small - big))`` with ``big`` the operand of larger real part (the
-    magnitude of ``exp``): complex inputs as in JAX (NumPy's ufunc has no complex loop)."""
-    first = lax.ge(lax.real(x1), lax.real(x2))
-    big, small = lax.select(first, x1, x2), lax.select(first, x2, x1)
-    return lax.add(big, lax.log1p(lax.exp(lax.sub(small, big))))
+@eager_jit
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)`` without overflow: ``max + log1p(2**-|x1 - x2|) / ln 2``, with
+    the custom JVP ``t1 * 2**(x1 - out) + t2 * 2**(x2 - out)``."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    return _logaddexp2(to_array(x1), to_array(x2))
 
 
-def _logaddexp_primal(x1, x2):
+def _wrap_between(x, a):
+    """``x`` wrapped into ``[-a, a)``: the phase of a complex logarithm."""
+    a, two_a = convert(a, _dtype(x), True), convert(2 * a, _dtype(x), True)
+    r = lax.rem(lax.add(x, a), two_a)
+    r = lax.select(lax.lt(r, _zero_like(r)), lax.add(r, two_a), r)
+    return lax.sub(r, a)
+
+
+def _logaddexp_primal(x1, x2, base2=False):
+    """JAX's formulas, so values round as JAX's do."""
     amax = lax.max(x1, x2)
+    dt = _dtype(x1)
+    exp = lax.exp2 if base2 else lax.exp
+
+    def log_of_1p(y):
+        out = lax.log1p(y)
+        return lax.mul(convert(1 / np.log(2), dt, True), out) if base2 else out
+
+    if dtypes.is_complex(dt):
+        # ``amax`` (lax.max orders complex numbers lexicographically) plus
+        # ``log1p(exp(x1 + x2 - 2 amax))``, the phase wrapped into [-pi, pi).
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, convert(2, dt, True)))
+        out = lax.add(amax, log_of_1p(exp(delta)))
+        bound = np.pi / np.log(2) if base2 else np.pi
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), bound))
     delta = lax.sub(x1, x2)
     # delta is NaN for NaN inputs and for two infinities of one sign: x1 + x2 is right then.
     return lax.select(
         lax.ne(delta, delta),
         lax.add(x1, x2),
-        lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))),
+        lax.add(amax, log_of_1p(exp(lax.neg(lax.abs(delta))))),
     )
 
 
 def _replace_posinf(x):
-    """``x`` with ``+inf`` replaced by 0: ``exp(inf - inf)`` would be NaN where it should be 1."""
-    return lax.select(lax.eq(x, np.inf), lax.full_like(x, 0), x)
+    """``x`` with ``+inf`` (in the real part) replaced by 0: ``exp(inf - inf)`` would be NaN
+    where it should be 1."""
+    re = lax.real(x) if dtypes.is_complex(_dtype(x)) else x
+    return lax.select(lax.eq(re, np.inf), lax.full_like(x, 0), x)
 
 
-def _logaddexp_jvp(primals, tangents):
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = _logaddexp(x1, x2)
-    out_safe = _replace_posinf(out)
-    return out, lax.add(
-        lax.mul(t1, lax.exp(lax.sub(_replace_posinf(x1), out_safe))),
-        lax.mul(t2, lax.exp(lax.sub(_replace_posinf(x2), out_safe))),
-    )
+def _make_logaddexp(base2):
+    exp = lax.exp2 if base2 else lax.exp
 
+    @custom_jvp
+    def fn(x1, x2):
+        return _logaddexp_primal(x1, x2, base2)
 
-def _make_logaddexp():
-    fn = custom_jvp(_logaddexp_primal)
-    fn.defjvp(_logaddexp_jvp)
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        x1, x2 = primals
+        t1, t2 = tangents
+        out = fn(x1, x2)
+        out_safe = _replace_posinf(out)
+        return out, lax.add(
+            lax.mul(t1, exp(lax.sub(_replace_posinf(x1), out_safe))),
+            lax.mul(t2, exp(lax.sub(_replace_posinf(x2), out_safe))),
+        )
+
     return fn
 
 
-_logaddexp = _make_logaddexp()
-
-
-@eager_jit
-def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)`` without overflow."""
-    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    ln2 = convert(np.log(2.0), _dtype(x1), True)
-    return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+_logaddexp = _make_logaddexp(base2=False)
+_logaddexp2 = _make_logaddexp(base2=True)
 
 
 @eager_jit
@@ -803,6 +822,7 @@ def heaviside(x1, x2):
                      jnp.where(lax.gt(x1, zero), jnp.ones_like(x1), jnp.where(x1 != x1, x1, x2)))
 
 
+@eager_jit
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0, with the right derivatives at 0 (a safe denominator)."""
     x = _inexact(x)

@@ -1,0 +1,47 @@
+"""Regressions for the third difftest run's (issue 21) jnp/lax classes; every expected error or
+value was recorded from real JAX 0.10.2 (the comments quote it)."""
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax import lax, nn
+
+_C = jnp.array([[1 + 2j], [3 - 1j], [-2 + 3j]], jnp.complex64)
+
+
+def test_complex_logaddexp_broadcasts_and_rounds_as_jax():
+    # JAX 0.10.2, jnp.logaddexp(_C, jnp.complex64(0.5 + 3j)) (a scalar against a [3, 1])
+    np.testing.assert_allclose(
+        np.asarray(jnp.logaddexp(_C, jnp.complex64(0.5 + 3j))),
+        [[1.3523648 + 2.3669903j], [2.9470026 - 1.0655501j], [0.5788897 + 3.0000002j]],
+        rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(jnp.logaddexp2(_C, jnp.complex64(0.5 + 3j))),
+        [[1.6858821 + 2.4107194j], [2.7442527 - 0.8900647j], [0.7348406 + 3.0j]], rtol=1e-6)
+    # JAX 0.10.2: jvp of logaddexp(a, 1+0j) at _C along _C (its custom JVP)
+    out, tan = minijax.jvp(lambda a: jnp.logaddexp(a, 1.0 + 0j), (_C,), (_C,))
+    np.testing.assert_allclose(
+        np.asarray(out), [[1.0775207 + 1.0000002j], [3.0761714 - 0.8942747j],
+                          [0.9494823 + 0.00739002j]], rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(tan), [[-1.0574071 + 1.778704j], [2.666661 - 1.2148494j],
+                          [0.08025467 - 0.17090598j]], rtol=1e-5)
+    # s4002-1149: softplus of complex under vmap (JAX 0.10.2: 1.3132617+0j everywhere)
+    got = minijax.vmap(nn.softplus)(jnp.ones((2, 3), jnp.complex64))
+    np.testing.assert_allclose(np.asarray(got), np.full((2, 3), 1.3132617 + 0j), rtol=1e-6)
+    # JAX 0.10.2: nan+nanj
+    assert np.isnan(complex(jnp.logaddexp(jnp.complex64(complex(np.inf, 1)), jnp.complex64(1))))
+
+
+def test_real_logaddexp2_rounds_as_jax():
+    # JAX 0.10.2: [1.6920452 3.2065096 0.30912602] (float32, bit for bit)
+    got = jnp.logaddexp2(jnp.array([1.0, 3.0, -7.0]), jnp.float32(0.3))
+    np.testing.assert_array_equal(
+        np.asarray(got), np.array([1.6920452, 3.2065096, 0.30912602], np.float32))
+    # JAX 0.10.2: grad at (inf, 2) is 1.0; at a tie 1/2 + 1/2 = 1.0; of the complex real part
+    assert float(minijax.grad(lambda x: jnp.logaddexp2(x, 2.0))(jnp.float32(np.inf))) == 1.0
+    assert float(minijax.grad(lambda x: jnp.logaddexp2(x, x))(1.0)) == 1.0
+    g = minijax.grad(lambda x: jnp.logaddexp2(x, 2.0).real)(jnp.complex64(1 + 1j))
+    np.testing.assert_allclose(complex(g), 0.31428644 + 0.15821835j, rtol=1e-6)
