@@ -240,10 +240,18 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
         start_indices_batching_dims=list(dn.start_indices_batching_dims),
         start_index_map=list(dn.start_index_map), index_vector_dim=idx_aval.ndim - 1,
     )
+    if mode != GatherScatterMode.FILL_OR_DROP:
+        # XLA clamps every start into bounds: CLIP, and fine for PROMISE_IN_BOUNDS
+        return hlo.gather(operand, indices, attr, dense_i64(slice_sizes),
+                          indices_are_sorted=bool(indices_are_sorted))
+    # As JAX's _gather_fill: the indices become int32 (int64 past int32's range) first; XLA's
+    # SPMD partitioner aborts the process on a gather with narrower indices.
+    index_dtype = np.dtype(np.int64 if max(op_aval.shape, default=0) > np.iinfo(np.int32).max
+                           else np.int32)
+    idx_aval = idx_aval.update(dtype=index_dtype)
+    indices = hlo.convert(tensor_type(idx_aval), indices)
     out = hlo.gather(operand, indices, attr, dense_i64(slice_sizes),
                      indices_are_sorted=bool(indices_are_sorted))
-    if mode != GatherScatterMode.FILL_OR_DROP:
-        return out  # XLA clamps every start into bounds: CLIP, and fine for PROMISE_IN_BOUNDS
     upper = [op_aval.shape[a] - slice_sizes[a] for a in dn.start_index_map]
     ok = _in_bounds_mask(indices, idx_aval, upper)
     batch_axes = [i for i in range(out_aval.ndim) if i not in dn.offset_dims]
