@@ -33,6 +33,7 @@ from minijax.core import get_aval
 from minijax.interpreters.batching import bound_axes
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import pjit, placement
+from minijax.jitting.prune import prune_unused
 from minijax.lax.control_flow import ref_writes
 from minijax.jitting.args import (
     ArgRecord,
@@ -200,19 +201,22 @@ class _Entry:
     (``execute_sharded`` does not check: a different tile order would give wrong numbers
     silently), so any other layout is put there before the call."""
 
-    __slots__ = ("exe", "const_bufs", "out_tree", "in_shardings", "donated_leaves", "jaxpr")
+    __slots__ = ("exe", "const_bufs", "out_tree", "in_shardings", "kept", "jaxpr", "committed")
 
-    def __init__(self, exe, const_bufs, out_tree, donated_leaves, jaxpr):
+    def __init__(self, exe, const_bufs, out_tree, kept, jaxpr, committed):
         self.exe = exe
         self.const_bufs = const_bufs  # a list; copied per call, then the arguments appended
         self.out_tree = out_tree
         self.in_shardings = exe.in_shardings
-        self.donated_leaves = donated_leaves
-        self.jaxpr = jaxpr
+        self.kept = kept  # the argument leaves the program takes (None: all of them)
+        self.jaxpr = jaxpr  # as traced, every argument an input (debug_numerics reruns it)
+        self.committed = committed  # whether the outputs are committed to their devices
 
     def __call__(self, leaves):
         targets = self.in_shardings
         bufs = self.const_bufs.copy()
+        if self.kept is not None:  # unused arguments are no operands (keep_unused=False)
+            leaves = [leaves[i] for i in self.kept]
         for x in leaves:
             i = len(bufs)
             if type(x) is Array and x._sharding is targets[i]:
@@ -229,10 +233,14 @@ class _Entry:
             return None
         n0 = len(self.const_bufs)
         targets = self.in_shardings
-        for i, x in enumerate(leaves):
-            if type(x) is Array and x._sharding is not targets[n0 + i]:
+        kept = range(len(leaves)) if self.kept is None else self.kept
+        for j, i in enumerate(kept):
+            x = leaves[i]
+            if type(x) is Array and x._sharding is not targets[n0 + j]:
                 return None
-        n = n0 + len(leaves)
+        bitvec = [True] * n0 + [False] * len(leaves)  # consts, then the arguments it takes
+        for i in kept:
+            bitvec[n0 + i] = True
         out_avals = self.exe.out_avals
         return backends.FastpathData(
             self.exe.xla,
@@ -240,21 +248,61 @@ class _Entry:
             list(targets),
             list(self.exe.out_shardings),
             out_avals,
-            [True] * len(out_avals),
-            [True] * n,
-            [None] * n,
+            [self.committed] * len(out_avals),
+            bitvec,
+            [None] * len(targets),
             list(self.const_bufs),
         )
 
 
 class _Program:
-    """A traced and lowered signature, ready to compile: what ``lower`` and a miss share."""
+    """A traced and lowered signature, ready to compile: what ``lower`` and a miss share.
+    ``closed`` is the program compiled, on the argument leaves ``kept`` (None: all), and
+    ``traced`` the function's jaxpr on all of them."""
 
-    __slots__ = ("closed", "out_tree", "record", "placement", "lowered")
+    __slots__ = ("closed", "traced", "kept", "out_tree", "record", "placement", "lowered")
 
-    def __init__(self, closed, out_tree, record, placement, lowered):
-        self.closed, self.out_tree, self.record = closed, out_tree, record
+    def __init__(self, closed, traced, kept, out_tree, record, placement, lowered):
+        self.closed, self.traced, self.kept = closed, traced, kept
+        self.out_tree, self.record = out_tree, record
         self.placement, self.lowered = placement, lowered
+
+    def kept_avals(self):
+        """The operand types of the argument leaves the program takes."""
+        avals = self.record.avals
+        if self.kept is not None:
+            avals = [avals[i] for i in self.kept]
+        return [_arg_aval(a) for a in avals]
+
+
+class _JitCompiled(_compile.Compiled):
+    """``jit(f).lower(...).compile()``: also JAX's ``input_shardings`` (a pytree of the
+    arguments; None for an argument the program does not take) and ``output_shardings``."""
+
+    def __init__(self, executable, call, lowered, program):
+        super().__init__(executable, call, lowered)
+        self._program = program
+
+    @property
+    def input_shardings(self):
+        p, exe = self._program, self._executable
+        n0 = len(p.closed.consts)
+        kept = range(len(p.record.avals)) if p.kept is None else p.kept
+        flat = [None] * len(p.record.avals)
+        for j, i in enumerate(kept):
+            flat[i] = shd.from_jaxlib(exe.in_shardings[n0 + j], len(exe.in_avals[n0 + j].shape),
+                                      p.placement.mesh)
+        return p.record.in_tree.unflatten(flat)
+
+    @property
+    def output_shardings(self):
+        p, exe = self._program, self._executable
+        flat = [shd.from_jaxlib(s, len(a.shape), p.placement.mesh)
+                for s, a in zip(exe.out_shardings, exe.out_avals)]
+        tree = p.out_tree
+        if type(tree) is _RefOutputs:  # the written Refs' values are no outputs of the call
+            tree, flat = tree.tree, flat[:tree.n_out]
+        return getattr(tree, "tree", tree).unflatten(flat)
 
 
 class JitFunction:
@@ -297,6 +345,7 @@ class JitFunction:
         self._sharded = in_shardings is not None or out_shardings is not None
         self._committed_in_key = placement.in_shardings_in_key(in_shardings)
         self._inline = inline
+        self._keep_unused = keep_unused
         self._closing = None  # the jit threading the Refs ``fun`` closes over and writes
         self._cache = {}
         self._traced = {}  # trace key -> (ClosedJaxpr, output pytree): one trace per signature
@@ -540,32 +589,44 @@ class JitFunction:
             f"returned.{where}")
 
     def _lower(self, record, timer):
-        closed, out_tree = self._trace(record)
+        traced, out_tree = self._trace(record)
         timer.mark("trace")
+        closed, kept = traced, None
+        if not self._keep_unused:  # JAX's default: the arguments no output needs are dropped
+            closed, kept = prune_unused(traced)
         place = placement.plan(self._name, record, closed, out_tree, self._in_shardings,
-                               self._out_shardings, self._device)
+                               self._out_shardings, self._device, kept)
         if PROGRAM_PASSES:  # the passes see nested jits' equations in the program
             closed = pjit.inline_calls(closed)
         for program_pass in PROGRAM_PASSES:
             closed = program_pass(closed, place.devices)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
+        donated = set(record.donated)
+        if kept is not None:  # an unused argument is not donated (JAX leaves it alive)
+            donated = {j for j, i in enumerate(kept) if i in donated}
         lowered = stablehlo.lower_jaxpr(
             closed, name=f"jit_{self._name}", platform=place.devices[0].platform,
-            donated=set(record.donated), arg_shardings=arg_shardings,
-            result_shardings=result_shardings,
+            donated=donated, arg_shardings=arg_shardings, result_shardings=result_shardings,
         )
         timer.mark("lower")
-        return _Program(closed, out_tree, record, place, lowered)
+        return _Program(closed, traced, kept, out_tree, record, place, lowered)
 
     def _compile(self, program, timer):
         closed, place = program.closed, program.placement
         const_avals = [v.aval for v in closed.jaxpr.constvars]
-        all_in = const_avals + [_arg_aval(a) for a in program.record.avals]
+        all_in = const_avals + program.kept_avals()
         exe = _compile.compile_module(
             program.lowered, f"jit_{self._name}", place.devices, all_in,
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
         )
         timer.mark("compile")
+        # As in JAX, outputs are committed to their devices unless nothing chose them: no
+        # argument taken, no sharding, no device given (constants do not count).
+        committed = bool(all_in[len(const_avals):]) or place.mesh is not None or (
+            self._device is not None)
+        if not committed:
+            exe.handlers = [backends.result_handler(a, s, False)
+                            for a, s in zip(exe.out_avals, exe.out_shardings)]
         if place.mesh is not None:  # Array.sharding names the layouts on this mesh
             for s, a in zip(exe.in_shardings, all_in):
                 shd.from_jaxlib(s, len(a.shape), place.mesh)
@@ -573,7 +634,7 @@ class JitFunction:
                 shd.from_jaxlib(s, len(a.shape), place.mesh)
         const_bufs = [_put_arg(c, exe.in_shardings[i], get_aval(c))
                       for i, c in enumerate(closed.consts)]
-        return _Entry(exe, const_bufs, program.out_tree, program.record.donated, closed)
+        return _Entry(exe, const_bufs, program.out_tree, program.kept, program.traced, committed)
 
     def _cache_miss(self, key, record):
         if config.jax_explain_cache_misses:
@@ -633,7 +694,7 @@ class JitFunction:
                     )
                 return _run_with_refs(entry, entry.out_tree, leaves, _ref_positions(got))
 
-            return _compile.Compiled(entry.exe, call, lowered_stage)
+            return _JitCompiled(entry.exe, call, lowered_stage, program)
 
         args_info, out_info = stage_info(in_tree, in_avals, record.donated, program.out_tree,
                                          program.closed.out_avals)

@@ -69,15 +69,19 @@ def _constraint_meshes(jaxpr, out):
     return out
 
 
-def plan(name, record, closed, out_tree, in_shardings, out_shardings, device):
-    """The Placement of the program ``closed`` traced from ``record`` (an ArgRecord).
+def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, kept=None):
+    """The Placement of the program ``closed`` traced from ``record`` (an ArgRecord), taking
+    the argument leaves ``kept`` (None: all of them).
 
     An argument's sharding comes from ``in_shardings``, else from the committed multi-device
     Array passed (if a NamedSharding), else it is replicated. Outputs without ``out_shardings``
     are left to Shardy's propagation; the executable says what it chose. Without any sharding
-    the program runs on ``device`` (default: the default device).
+    the program runs on ``device`` (default: the default device). Arguments the program does
+    not take have no say, as in JAX: neither their layouts nor their ``in_shardings``.
     """
     in_sh = _argument_shardings(record, in_shardings)
+    if kept is not None:
+        in_sh = [in_sh[i] for i in kept]
     out_sh = _result_shardings(closed, out_tree, out_shardings)
     meshes = [s.mesh for s in in_sh + out_sh if s is not None]
     meshes += _constraint_meshes(closed.jaxpr, [])

@@ -1,0 +1,78 @@
+"""Which arguments a jitted program uses: ``jit(f, keep_unused=False)``, the default, compiles
+the program without the arguments (and closed-over constants) that no output depends on, as
+JAX does. Dispatch still takes them, but they are not operands of the executable: they neither
+pick its devices nor are donated.
+
+Dead equations go first (an argument read only by an unused computation is unused), through
+nested ``jit`` equations too: a callee's unused outputs and then its unused operands go, so an
+argument an inner jitted function ignores is unused outside as well.
+"""
+
+from __future__ import annotations
+
+from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from minijax.interpreters.walk import sub_jaxprs
+from minijax.jitting.pjit import pjit_p
+
+
+def prune_unused(closed):
+    """``(program, kept)``: ``closed`` without dead equations, unused constants and unused
+    arguments, and the indices of the arguments it keeps (None: it keeps them all, and
+    ``program`` may be ``closed`` itself)."""
+    jaxpr, used_consts, used_args = _dce(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+    consts = [c for c, u in zip(closed.consts, used_consts) if u]
+    kept = [i for i, u in enumerate(used_args) if u]
+    program = ClosedJaxpr(jaxpr, consts)
+    return program, (None if len(kept) == len(used_args) else tuple(kept))
+
+
+def _dce(jaxpr, used_outputs):
+    """``(jaxpr, used constvars, used invars)``: ``jaxpr`` computing only the outputs flagged
+    in ``used_outputs`` (the others dropped), without what they do not need."""
+    live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
+    eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        used = [v in live for v in eqn.outvars]
+        if not (any(used) or _has_effects(eqn)):
+            continue
+        if eqn.primitive is pjit_p:
+            eqn = _dce_call(eqn, used)
+        eqns.append(eqn)
+        live.update(v for v in eqn.invars if type(v) is Var)
+    eqns.reverse()
+    used_consts = [v in live for v in jaxpr.constvars]
+    used_invars = [v in live for v in jaxpr.invars]
+    out = Jaxpr(
+        [v for v, u in zip(jaxpr.constvars, used_consts) if u],
+        [v for v, u in zip(jaxpr.invars, used_invars) if u],
+        [v for v, u in zip(jaxpr.outvars, used_outputs) if u],
+        eqns,
+    )
+    return out, used_consts, used_invars
+
+
+def _has_effects(eqn):
+    """Whether ``eqn`` must run for its side effects (a ``debug.print`` in a loop body too)."""
+    return eqn.primitive.effectful or any(
+        _has_effects(e) for _, sub in sub_jaxprs(eqn.params)
+        for e in getattr(sub, "jaxpr", sub).eqns)
+
+
+def _dce_call(eqn, used_outputs):
+    """A ``jit`` equation giving only its used outputs (and its callee's side effects), on
+    the operands its callee needs for them."""
+    callee = eqn.params["jaxpr"]
+    inner, used_consts, used_in = _dce(callee.jaxpr, used_outputs)
+    if all(used_in) and all(used_outputs) and len(inner.eqns) == len(callee.jaxpr.eqns):
+        return eqn
+    params = dict(eqn.params)
+    params["jaxpr"] = ClosedJaxpr(inner, [c for c, u in zip(callee.consts, used_consts) if u])
+    params["donated_invars"] = tuple(d for d, u in zip(eqn.params["donated_invars"], used_in)
+                                     if u)
+    return JaxprEqn(
+        eqn.primitive,
+        [v for v, u in zip(eqn.invars, used_in) if u],
+        [v for v, u in zip(eqn.outvars, used_outputs) if u],
+        params,
+        eqn.source_info,
+    )
