@@ -45,3 +45,20 @@ def test_real_logaddexp2_rounds_as_jax():
     assert float(minijax.grad(lambda x: jnp.logaddexp2(x, x))(1.0)) == 1.0
     g = minijax.grad(lambda x: jnp.logaddexp2(x, 2.0).real)(jnp.complex64(1 + 1j))
     np.testing.assert_allclose(complex(g), 0.31428644 + 0.15821835j, rtol=1e-6)
+
+
+def test_empty_where_is_x_so_a_constant_branch_has_no_derivative():
+    # s4000-611. JAX 0.10.2: jnp.where of an empty result returns x itself, so heaviside's
+    # (whose last where picks a constant) output tangent is a symbolic zero and the scatter's
+    # JVP (a gather that cannot index an empty axis) never runs: grad is [], jvp (0., 0.)
+    i = jnp.array([-1, 2])
+    f = lambda x: jnp.heaviside(x, True).at[i].set(0.5).sum()  # noqa: E731
+    assert minijax.grad(f)(jnp.zeros((0,))).shape == (0,)
+    out, tan = minijax.jvp(f, (jnp.zeros((0,)),), (jnp.zeros((0,)),))
+    assert float(out) == 0.0 and float(tan) == 0.0
+    # ... while a tangent that does reach the scatter raises as JAX 0.10.2: TypeError: Slice
+    # size at index 0 in gather op is out of range, must be within [0, 0 + 1), got 1.
+    with pytest.raises(TypeError, match="Slice size at index 0 in gather op is out of range"):
+        minijax.grad(lambda x: (x * 2).at[i].set(0.5).sum())(jnp.zeros((0,)))
+    got = jnp.where(jnp.zeros((0, 2), bool), jnp.ones(2), jnp.float32(3))
+    assert got.shape == (0, 2) and got.dtype == np.float32

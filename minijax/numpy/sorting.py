@@ -311,6 +311,10 @@ def _where(condition, x, y):
     condition = convert(condition, dtypes.bool_)
     x, y = promote_dtypes(x, y)
     condition, x, y = _broadcast_all(condition, x, y)
+    # As JAX: an empty result is ``x`` itself, so only ``x`` carries a derivative (an empty
+    # ``y`` that is a constant keeps the output's tangent a symbolic zero).
+    if 0 in _shape(x):
+        return x
     return lax.select(condition, x, y)
 
 
