@@ -169,16 +169,21 @@ def _linearized_tangent_in(p, t):
     ValueError, where jvp's own check raises TypeError for a dtype)."""
     p_aval = _aval_of(p, "linearize primal")
     t_aval = _aval_of(t, "linearized function tangent")
-    expected = ad.tangent_aval(p_aval)
-    if (t_aval.shape, t_aval.dtype) != (expected.shape, expected.dtype):
-        def long(a):  # JAX's spelling: ~float32[2] (weak), float0[2]
-            name = "float0" if a.dtype == dtypes.float0 else a.dtype.name
-            return f"{'~' if a.weak_type else ''}{name}[{','.join(map(str, a.shape))}]"
-
+    expected = _ct_aval(p_aval)
+    if (t_aval.shape, t_aval.dtype, t_aval.vma) != (expected.shape, expected.dtype,
+                                                     expected.vma):
+        # Inside shard_map the varying axes must match too; JAX then names the pcast to apply.
+        fixes = [f"applying `minijax.lax.pcast(..., {tuple(sorted(axes))}, to='varying')` to "
+                 f"the {what}" for axes, what in (
+                     (t_aval.vma - p_aval.vma, "primal value passed to `minijax.linearize`"),
+                     (p_aval.vma - t_aval.vma, "tangent value passed to the callable `f_jvp` "
+                      "returned by `minijax.linearize`")) if axes]
+        extra = " \nThis might be fixed by:\n" + "\n".join(f"  * {d};" for d in fixes) \
+            if fixes else ""
         raise ValueError(with_user_line(
             "linearized function called on tangent values inconsistent with the original "
-            f"primal values:\nGot tangent aval {long(t_aval)} for primal aval {long(p_aval)} "
-            f"but expected {long(expected)}."
+            f"primal values:\nGot tangent aval {_long(t_aval, weak=True)} for primal aval "
+            f"{_long(p_aval, weak=True)} but expected {_long(expected, weak=True)}.{extra}"
         ))
     return _tangent_in(p, t)
 
@@ -252,25 +257,37 @@ def linearize(fun, *primals, has_aux=False):
 # Reverse mode
 
 
+def _long(aval, weak=False):
+    """JAX's spelling of a type in its AD API errors: float32[2,3]{V:d}, float0[3], and with
+    ``weak`` a leading ~ for a weak type."""
+    name = "float0" if aval.dtype == dtypes.float0 else aval.dtype.name
+    vma = "{V:" + ",".join(sorted(map(str, aval.vma))) + "}" if aval.vma else ""
+    return f"{'~' if weak and aval.weak_type else ''}{name}[{','.join(map(str, aval.shape))}]{vma}"
+
+
+def _ct_aval(aval):
+    """The type of a tangent or cotangent of a value of type ``aval``, varying axes kept."""
+    return ad.tangent_aval(aval).update(vma=aval.vma)
+
+
 def _ct_in(ct, aval):
-    """An output cotangent, checked against the primal output's tangent type."""
-    expected = ad.tangent_aval(aval)
-    if expected.dtype == dtypes.float0:
-        return Zero(expected)  # integer outputs take no cotangent (any value is ignored)
+    """An output cotangent, checked against the primal output's cotangent type as JAX does: the
+    shape, the dtype (a Python scalar has its own: 1 is int32, 1.0 float32) and the varying axes
+    must match, weak types aside; an integer output (float0) takes any dtype of its shape and
+    ignores the value."""
+    expected = _ct_aval(aval)
+    ct_aval = _aval_of(ct, "vjp cotangent")
+    if expected.dtype == dtypes.float0 and ct_aval.shape == expected.shape:
+        return Zero(expected)
+    if (ct_aval.shape, ct_aval.dtype, ct_aval.vma) != (expected.shape, expected.dtype,
+                                                       expected.vma):
+        raise ValueError(with_user_line(
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            f"{_long(ct_aval)}, but expected {_long(expected)} because the corresponding output "
+            f"of the differentiated function had JAX type {_long(aval)}"
+        ))
     if type(ct) in (int, float, complex):
         ct = np.asarray(ct, aval.dtype)
-    ct_aval = _aval_of(ct, "vjp cotangent")
-    if ct_aval.shape != expected.shape:
-        raise ValueError(with_user_line(
-            f"Shape of cotangent input to vjp pullback function {ct_aval.shape} must be the "
-            f"same as the shape of corresponding primal input {expected.shape}."
-        ))
-    if ct_aval.dtype != expected.dtype:
-        raise TypeError(with_user_line(
-            f"Type of cotangent input to vjp pullback function ({ct_aval.str_short()}) is not "
-            f"the expected tangent type ({expected.str_short()}) of corresponding primal output "
-            f"with dtype {aval.dtype.name}."
-        ))
     return ct
 
 
@@ -531,8 +548,14 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         for yl in y_leaves:
             _check_output_dtype("jacrev", holomorphic, yl)
         y_avals = [get_aval(x) for x in y_leaves]
-        rows = vmap(lambda *ct: _registry.flatten(pullback(y_tree.unflatten(ct))[0])[0])(
-            *_std_basis(y_leaves))
+
+        def row(*basis):
+            # as JAX's: inside shard_map each basis cotangent varies as its output does
+            ct = [lax.pcast(b, tuple(sorted(a.vma, key=str)), to="varying") if a.vma else b
+                  for b, a in zip(basis, y_avals)]
+            return _registry.flatten(pullback(y_tree.unflatten(ct))[0])[0]
+
+        rows = vmap(row)(*_std_basis(y_leaves))
         blocks, start = [], 0
         for ya in y_avals:
             per_input = [
@@ -585,7 +608,16 @@ def linear_transpose(fun, *primals, reduce_axes=()):
                 f"cotangent tree does not match function output, expected {out_tree} but got "
                 f"{ct_tree}"
             ))
-        cts = [_ct_in(c, a) for c, a in zip(ct_leaves, out_avals)]
+        ct_avals = [_aval_of(c, "linear_transpose cotangent") for c in ct_leaves]
+        if any((c.shape, c.dtype, c.vma) != (a.shape, a.dtype, a.vma)
+               for c, a in zip(ct_avals, out_avals)):
+            raise TypeError(with_user_line(
+                "cotangent type does not match function output, expected "
+                f"({''.join(f'ShapedArray({_long(a)}), ' for a in out_avals)[:-2]},) but got "
+                f"{list(ct_leaves)}"
+            ))
+        cts = [np.asarray(c, a.dtype) if type(c) in (int, float, complex) else c
+               for c, a in zip(ct_leaves, out_avals)]
         in_cts = ad.backward_pass(closed.jaxpr, closed.consts,
                                   [ad.UndefinedPrimal(a) for a in in_avals], cts)
         return p_tree.unflatten(_instantiate(in_cts))

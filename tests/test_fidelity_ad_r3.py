@@ -24,3 +24,91 @@ def test_fill_gather_with_int8_indices_on_a_sharded_operand():
     # JAX 0.10.2: [[3, 4, 5], [0, 1, 2], [nan, nan, nan]]
     got = minijax.jit(lambda a, i: a.at[i].get(mode="fill"))(x, rows)
     np.testing.assert_array_equal(np.asarray(got), [[3, 4, 5], [0, 1, 2], [np.nan] * 3])
+
+
+# -- vjp's function checks each cotangent's type as JAX does ------------------------------------
+
+_VJP_MSG = ("unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got {}, but "
+            "expected {} because the corresponding output of the differentiated function had "
+            "JAX type {}")
+
+
+@pytest.mark.parametrize("primal,ct,got,expected", [
+    # JAX 0.10.2's messages, each case run there
+    (jnp.ones(3), jnp.ones((2, 3)), "float32[2,3]", "float32[3]"),
+    (jnp.ones((), jnp.float16), 1.0, "float32[]", "float16[]"),  # a Python float is float32
+    (jnp.ones(()), 1, "int32[]", "float32[]"),
+    (jnp.ones(3), jnp.ones(3, jnp.float16), "float16[3]", "float32[3]"),
+    (jnp.ones(3, jnp.complex64), jnp.ones(3), "float32[3]", "complex64[3]"),
+])
+def test_vjp_cotangent_type_mismatch(primal, ct, got, expected):
+    _, f_vjp = minijax.vjp(jnp.sin, primal)
+    with pytest.raises(ValueError) as e:
+        f_vjp(ct)
+    assert str(e.value).startswith(_VJP_MSG.format(got, expected, expected))
+
+
+def test_vjp_cotangent_types_jax_accepts():
+    # JAX 0.10.2: each call returns the float32 cotangent of the input
+    _, f_vjp = minijax.vjp(jnp.sin, jnp.ones(3))
+    assert f_vjp(np.ones(3))[0].dtype == np.float32  # float64 NumPy: canonicalized to float32
+    _, f_vjp = minijax.vjp(lambda x: x * 2.0, 1.0)
+    np.testing.assert_allclose(f_vjp(jnp.float32(1))[0], 2.0)  # weak output, strong ct
+    # an integer output takes any dtype of its shape (its float0 cotangent is ignored)
+    _, f_vjp = minijax.vjp(lambda x: x.astype(jnp.int32), jnp.ones(3))
+    for ct in (jnp.ones(3), jnp.ones(3, jnp.int32), np.zeros(3, minijax.dtypes.float0)):
+        np.testing.assert_array_equal(f_vjp(ct)[0], np.zeros(3))
+    with pytest.raises(ValueError) as e:
+        f_vjp(jnp.ones(2))
+    assert str(e.value).startswith(_VJP_MSG.format("float32[2]", "float0[3]", "int32[3]"))
+
+
+def _mesh():
+    return Mesh(np.array(minijax.devices()[:2]), ("d",))
+
+
+@pytest.mark.devices(2)
+def test_vjp_and_linearize_inside_shard_map_check_varying_axes():
+    def vjp_const(x):
+        return minijax.vjp(jnp.sin, x)[1](np.ones(x.shape, np.float32))
+
+    def lin_const(x):
+        return minijax.linearize(jnp.sin, x)[1](np.ones(x.shape, np.float32))
+
+    smap = lambda f: minijax.shard_map(f, mesh=_mesh(), in_specs=P("d"), out_specs=P("d"))
+    # JAX 0.10.2: the same two ValueErrors
+    with pytest.raises(ValueError) as e:
+        smap(vjp_const)(jnp.ones(4))
+    assert str(e.value).startswith(
+        _VJP_MSG.format("float32[2]", "float32[2]{V:d}", "float32[2]{V:d}"))
+    with pytest.raises(ValueError, match=r"(?s)linearized function called on tangent values "
+                       r"inconsistent with the original primal values:\nGot tangent aval "
+                       r"float32\[2\] for primal aval float32\[2\]\{V:d\} but expected "
+                       r"float32\[2\]\{V:d\}\. \nThis might be fixed by:\n  \* applying "
+                       r"`minijax.lax.pcast\(\.\.\., \('d',\), to='varying'\)` to the tangent"):
+        smap(lin_const)(jnp.ones(4))
+
+
+@pytest.mark.devices(2)
+def test_cotangents_made_like_a_varying_value_are_varying():
+    smap = lambda f: minijax.shard_map(f, mesh=_mesh(), in_specs=P("d"), out_specs=P("d"))
+    x = jnp.arange(4.0)
+    # JAX 0.10.2: cos(x) (full_like pvarys its result to x's varying axes)
+    got = smap(lambda x: minijax.vjp(jnp.sin, x)[1](jnp.ones_like(x))[0])(x)
+    np.testing.assert_allclose(got, np.cos(np.arange(4.0)), rtol=1e-6)
+    # JAX 0.10.2: jacrev's basis is pvary'd as its output: per shard diag(cos) of shape (2, 2)
+    jac = smap(minijax.jacrev(jnp.sin))(x)
+    assert jac.shape == (4, 2)
+    np.testing.assert_allclose(jac[:2], np.diag(np.cos([0.0, 1.0])), rtol=1e-6)
+    assert smap(minijax.hessian(lambda x: jnp.sin(x).sum()))(x).shape == (4, 2)
+
+
+def test_linear_transpose_cotangent_type():
+    t = minijax.linear_transpose(lambda x: 2 * x, jnp.ones(3))
+    np.testing.assert_allclose(t(np.ones(3))[0], [2.0, 2.0, 2.0])  # JAX 0.10.2 accepts
+    # JAX 0.10.2: TypeError: cotangent type does not match function output, expected
+    # (ShapedArray(float32[3]),) but got [1.0]
+    for ct in (1.0, jnp.ones(2), jnp.ones(3, jnp.float16)):
+        with pytest.raises(TypeError, match=r"cotangent type does not match function output, "
+                           r"expected \(ShapedArray\(float32\[3\]\),\) but got"):
+            t(ct)

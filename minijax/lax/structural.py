@@ -28,7 +28,7 @@ import operator
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, concrete_or_error, get_aval
 from minijax.errors import JAXTypeError
 from minijax.interpreters import ad, batching
@@ -812,7 +812,12 @@ def full_like(x, fill_value, dtype=None, shape=None):
     x_dtype, x_weak = dtypes.dtype_of(x)
     weak_type = dtype is None and x_weak
     dtype = x_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return broadcast(_scalar_of(fill_value, dtype, weak_type), fill_shape)
+    out = broadcast(_scalar_of(fill_value, dtype, weak_type), fill_shape)
+    if isinstance(x, Tracer) and get_aval(x).vma:
+        # as JAX's: inside shard_map the result varies over the manual axes ``x`` varies over
+        # (so ``vjp(f, x)[1](jnp.ones_like(x))`` passes the cotangent type check)
+        out = core.insert_pvary((out, x))[0]
+    return out
 
 
 def zeros_like_array(x):
