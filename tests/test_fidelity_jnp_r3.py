@@ -62,3 +62,20 @@ def test_empty_where_is_x_so_a_constant_branch_has_no_derivative():
         minijax.grad(lambda x: (x * 2).at[i].set(0.5).sum())(jnp.zeros((0,)))
     got = jnp.where(jnp.zeros((0, 2), bool), jnp.ones(2), jnp.float32(3))
     assert got.shape == (0, 2) and got.dtype == np.float32
+
+
+def test_cumlogsumexp_of_integers_fails_when_lowered_as_jax():
+    # s5004-2, s5000-127. JAX 0.10.2 accepts any number type, then its lowering cannot make
+    # the -inf identity: OverflowError: cannot convert float infinity to integer
+    x = jnp.array([[3, 0, 4], [-2, -4, 2]])
+    for f in (lax.cumlogsumexp, minijax.jit(lax.cumlogsumexp, static_argnames="axis")):
+        with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+            f(x, axis=1)
+    with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+        lax.cumlogsumexp(jnp.array([1, 2], jnp.int8))
+    # ... except over an empty axis (nothing to lower): JAX 0.10.2 int32 [] of shape (0, 3)
+    got = lax.cumlogsumexp(jnp.zeros((0, 3), jnp.int32), axis=0)
+    assert got.dtype == np.int32 and got.shape == (0, 3)
+    # bool stays refused (JAX 0.10.2: TypeError: cumlogsumexp does not accept dtype bool)
+    with pytest.raises(TypeError, match="cumlogsumexp does not accept dtype bool"):
+        lax.cumlogsumexp(jnp.array([True, False]))

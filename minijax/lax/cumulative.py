@@ -21,7 +21,6 @@ from minijax.interpreters import ad, batching
 from minijax.lax import elementwise as el
 from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
-    INEXACT,
     NUMBER,
     check_dtype_allowed,
     fill_region,
@@ -125,7 +124,16 @@ cummax_p = cumulative("cummax", lambda a, b, dt: minmax_values(hlo.maximum, "GT"
                       lowest, NUMBER)
 cummin_p = cumulative("cummin", lambda a, b, dt: minmax_values(hlo.minimum, "LT", a, b, dt),
                       highest, NUMBER)
-cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, lowest, INEXACT)
+
+
+def _logsumexp_identity(dtype):
+    """-inf. Like JAX, integers pass the dtype check and fail here, when lowered over a
+    nonempty axis: ``int(-inf)`` raises JAX's ``OverflowError: cannot convert float infinity
+    to integer``."""
+    return lowest(dtype) if np.dtype(dtype).kind in "fcV" else int(-np.inf)
+
+
+cumlogsumexp_p = cumulative("cumlogsumexp", _logaddexp, _logsumexp_identity, NUMBER)
 
 # Differentiation. cumsum is linear: its transpose is the cumsum running the other way. The
 # others differentiate the parallel prefix scan ``associative_scan`` of their combiner, as JAX
