@@ -17,6 +17,7 @@ import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax import linalg_ffi as ffi
@@ -133,11 +134,14 @@ def _real_dtype(dtype):
 
 
 def _check_matrix(name, aval, square=False, any_inexact=False):
-    """``any_inexact``: float16/bfloat16 too (an op XLA lowers itself, as JAX does)."""
-    if any_inexact and not np.issubdtype(aval.dtype, np.inexact):
+    """``any_inexact``: the op's message for a non-float operand is JAX's dtype-rule one.
+    float16/bfloat16 pass here: XLA lowers some ops itself, and the kernels refuse them at
+    lowering (``ffi.check_kernel_dtype``), as JAX."""
+    inexact = dtypes.issubdtype(aval.dtype, np.inexact)
+    if any_inexact and not inexact:
         raise TypeError(f"{name} does not accept dtype {np.dtype(aval.dtype).name}. Accepted "
                         "dtypes are subtypes of floating, complexfloating.")
-    if not any_inexact and np.dtype(aval.dtype) not in ffi.LAPACK_DTYPES:
+    if not any_inexact and not inexact:
         raise TypeError(f"{name} requires float32, float64, complex64 or complex128 operands, "
                         f"got {aval.str_short()}")
     if aval.ndim < 2:

@@ -18,6 +18,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import dtypes
 from minijax.core import ShapedArray
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
 
@@ -26,8 +27,18 @@ LAPACK_DTYPES = {np.dtype(t): c for t, c in
 INFO = np.dtype(np.int32)
 
 
+def check_kernel_dtype(dtype):
+    """The kernels take float32/64 and complex64/128 only. As JAX (jaxlib's
+    ``build_lapack_fn_target``) the refusal of float16/bfloat16 comes at lowering, not
+    tracing: an unused factorization inside jit is dropped before it, and raises nothing."""
+    dtype = np.dtype(dtype)
+    if dtype not in LAPACK_DTYPES:
+        raise NotImplementedError(KeyError(dtype.type), f"Unsupported dtype {dtype}.")
+
+
 def lapack_target(base, dtype):
     """``lapack_spotrf_ffi`` for ``base="potrf"`` and float32 (jaxlib 0.10.2 and 0.11.2 alike)."""
+    check_kernel_dtype(dtype)
     return f"lapack_{LAPACK_DTYPES[np.dtype(dtype)]}{base}_ffi"
 
 
@@ -72,6 +83,9 @@ def ffi_call(target, operands, avals_in, avals_out, attrs=None, aliases=None,
     """One typed-FFI custom call; returns its results. Operands and results of the largest rank
     are the (batched) matrices and get the column-major layout; ``aliases`` maps an operand
     index to the result that reuses its buffer (LAPACK factorizes in place)."""
+    for aval in avals_in:  # cuSOLVER's targets are named without a dtype: check here too
+        if dtypes.issubdtype(aval.dtype, np.inexact):
+            check_kernel_dtype(aval.dtype)
     max_rank = max(a.ndim for a in avals_in)
     lay = lambda a: _layout(a.ndim, column_major and a.ndim == max_rank)
     # A single result is not a tuple: its alias names no tuple index.

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from minijax import dtypes
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import creation, math, reductions, sorting
 from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact
@@ -270,7 +271,7 @@ def matrix_power(a, n):
 
 
 def _default_rtol(a):
-    return max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
+    return max(a.shape[-2:]) * float(dtypes.finfo(a.dtype).eps)
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
