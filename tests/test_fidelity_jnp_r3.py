@@ -79,3 +79,19 @@ def test_cumlogsumexp_of_integers_fails_when_lowered_as_jax():
     # bool stays refused (JAX 0.10.2: TypeError: cumlogsumexp does not accept dtype bool)
     with pytest.raises(TypeError, match="cumlogsumexp does not accept dtype bool"):
         lax.cumlogsumexp(jnp.array([True, False]))
+
+
+def test_var_without_degrees_of_freedom_differentiates_as_jax():
+    # s5025-101, s5014-372, s5016-33, s5054-171, ... JAX 0.10.2 keeps sum / (n - ddof) in the
+    # graph and selects NaN after it, so the cotangent through the division by 0 is NaN
+    x = jnp.float32(2.0)
+    assert np.isnan(float(jnp.var(x, ddof=1)))
+    assert np.isnan(float(minijax.grad(lambda x: jnp.var(x, ddof=1))(x)))
+    for f in (jnp.var, jnp.std):
+        g = minijax.grad(lambda x: f(x, ddof=1, axis=0).sum())(jnp.ones((1, 3)))
+        assert np.isnan(np.asarray(g)).all()
+    # a negative count gives signed zeros: JAX 0.10.2 [[0, 0, 0], [-0, -0, -0]]
+    g = np.asarray(minijax.grad(lambda x: jnp.var(x, ddof=3, axis=0).sum())(
+        jnp.arange(6.0).reshape(2, 3)))
+    np.testing.assert_array_equal(g, np.zeros((2, 3)))
+    np.testing.assert_array_equal(np.signbit(g), [[False] * 3, [True] * 3])

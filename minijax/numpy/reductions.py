@@ -15,6 +15,7 @@ import builtins
 import numpy as np
 
 from minijax import dtypes, lax
+from minijax.lax.families import const
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     canonicalize_axes,
@@ -190,7 +191,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     count = _count(a.shape, axes, where, compute_dtype)
     if where is not None and keepdims:
         count = _keepdims(count, axes, True)
-    out = lax.div(total, count if not isinstance(count, int) else float(count))
+    out = lax.div(total, const(total, count) if isinstance(count, int) else count)
     return convert(out, result_dtype)
 
 
@@ -215,15 +216,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     else:
         centered = lax.square(centered)
     count = _count(a.shape, axes, where, centered.dtype)
-    normalizer = lax.sub(count, float(ddof)) if not isinstance(count, int) else float(count - ddof)
+    normalizer = (lax.sub(count, const(count, ddof)) if not isinstance(count, int)
+                  else float(count - ddof))
     total = sum(centered, axes, keepdims=keepdims, where=where)
     if where is not None and keepdims:
         normalizer = _keepdims(normalizer, axes, True)
+    if isinstance(normalizer, float):
+        normalizer = convert(normalizer, centered.dtype)
     out = convert(lax.div(total, normalizer), result_dtype)
     # No degrees of freedom left (count <= ddof): NaN, as JAX, not a negative or signed-zero
-    # quotient.
-    if isinstance(normalizer, float):
-        return out if normalizer > 0 else lax.full_like(out, np.nan)
+    # quotient. The quotient stays in the graph even then, so its derivative is JAX's (a NaN
+    # cotangent through the division by 0, a signed zero through a negative count).
     has_dof = lax.gt(normalizer, convert(0, normalizer.dtype, True))
     return lax.select(has_dof, out, lax.full_like(out, np.nan))
 
