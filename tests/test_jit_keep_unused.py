@@ -158,3 +158,38 @@ def test_debug_print_inside_a_loop_keeps_its_argument(capfd):
     minijax.jit(f)(jnp.float32(5.0))
     minijax.effects_barrier()
     assert "c=5" in capfd.readouterr().out
+
+
+def test_a_program_runs_where_its_committed_arguments_are():
+    # JAX 0.10.2: jit(f)(device_put(x, devices()[1])) runs on device 1 (committed); an unused
+    # such argument does not count (device 0, uncommitted)
+    devs = minijax.devices()
+    f = minijax.jit(lambda a: a * 2)
+    for i in range(6):  # alternating devices: one cache entry each, fast path included
+        z = minijax.device_put(jnp.arange(4.0) + i, devs[i % 3])
+        out = f(z)
+        assert out.devices() == {devs[i % 3]}
+        np.testing.assert_array_equal(out, (np.arange(4.0) + i) * 2)
+    z1 = minijax.device_put(jnp.arange(4.0), devs[1])
+    out = minijax.jit(lambda a, b: a + b)(z1, jnp.ones(4))  # the one on device 0 follows
+    assert out.sharding == SingleDeviceSharding(devs[1]) and out.committed
+    out = minijax.jit(lambda a: jnp.zeros(3))(z1)
+    assert out.sharding == SingleDeviceSharding(devs[0]) and not out.committed
+    out = minijax.jit(lambda a: jnp.zeros(3), keep_unused=True)(z1)
+    assert out.sharding == SingleDeviceSharding(devs[1])
+    compiled = minijax.jit(lambda a, b: b * 2).lower(z1, jnp.ones(4)).compile()
+    assert compiled.input_shardings == ((None, SingleDeviceSharding(devs[0])), {})
+
+
+def test_committed_arguments_on_two_devices_are_refused():
+    devs = minijax.devices()
+    z1 = minijax.device_put(jnp.arange(4.0), devs[1])
+    z2 = minijax.device_put(jnp.arange(4.0), devs[2])
+    # JAX 0.10.2's message, word for word
+    with pytest.raises(ValueError, match=(
+            r"Received incompatible devices for jitted computation. Got argument a of "
+            r"<lambda> with shape float32\[4\] and with device ids \[1\] on platform CPU and "
+            r"argument b of <lambda> with shape float32\[4\] and with device ids \[2\] on "
+            r"platform CPU")):
+        minijax.jit(lambda a, b: a + b)(z1, z2)
+    np.testing.assert_array_equal(minijax.jit(lambda a, b: b + 1)(z1, z2), np.arange(4.0) + 1)

@@ -7,7 +7,9 @@
 - ``pjit.py``: the ``jit`` primitive a jitted function binds under another trace, with all
   its rules;
 - ``placement.py``: where a program runs (one device, or a mesh's devices with Shardy
-  annotations) and the committed-layout part of the cache key.
+  annotations) and the committed-layout part of the cache key;
+- ``prune.py``: the arguments a program does not use, dropped before placement and lowering
+  (``keep_unused=False``, the default).
 """
 
 from minijax.jitting.function import JitFunction, is_jitted, jit

@@ -443,8 +443,8 @@ class JitFunction:
         except TypeError as e:
             raise with_leaf_path(e, args, kwargs) from None
         key = (in_tree, static_key, avals, config.trace_state)
-        if self._committed_in_key and (self._sharded or placement.any_multi_device(leaves)):
-            key += (placement.committed_key(leaves),)  # committed shardings shape the program
+        if self._committed_in_key and (self._sharded or placement.any_placed(leaves)):
+            key += (placement.committed_key(leaves),)  # where arguments lie shapes the program
         entry = self._cache.get(key)
         at = _ref_positions(avals)
         if entry is None or at:
@@ -594,8 +594,10 @@ class JitFunction:
         closed, kept = traced, None
         if not self._keep_unused:  # JAX's default: the arguments no output needs are dropped
             closed, kept = prune_unused(traced)
-        place = placement.plan(self._name, record, closed, out_tree, self._in_shardings,
-                               self._out_shardings, self._device, kept)
+        place = placement.plan(
+            self._name, record, closed, out_tree, self._in_shardings, self._out_shardings,
+            self._device, kept,
+            lambda: record.names(self._signature.params, bool(self._static_argnums)))
         if PROGRAM_PASSES:  # the passes see nested jits' equations in the program
             closed = pjit.inline_calls(closed)
         for program_pass in PROGRAM_PASSES:

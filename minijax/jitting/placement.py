@@ -12,7 +12,8 @@ from __future__ import annotations
 from minijax import core
 from minijax import sharding_types as shd
 from minijax.lax.sharding_constraint import with_sharding_constraint_p
-from minijax.lowering.array import Array, default_device, is_multi_device
+from minijax.lowering import backends
+from minijax.lowering.array import Array, default_device
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 
@@ -39,18 +40,26 @@ class Placement:
         return args, self.out_shardings
 
 
-def any_multi_device(leaves):
+def _home():
+    """The sharding of an Array whole on the default device (jaxlib interns it)."""
+    return backends.single_device_sharding(default_device())
+
+
+def any_placed(leaves):
+    """Whether an Array argument lies elsewhere than whole on the default device: where it
+    lies then shapes the program, and ``committed_key`` goes in the cache key."""
+    home = _home()
     for x in leaves:
-        if type(x) is Array and is_multi_device(x._sharding):
+        if type(x) is Array and x._sharding is not home:
             return True
     return False
 
 
 def committed_key(leaves):
-    """The part of the cache key that committed multi-device arguments add: their layouts."""
+    """The part of the cache key that arguments placed elsewhere add: their layouts."""
+    home = _home()
     return tuple([
-        x._sharding if type(x) is Array and len(x._sharding._internal_device_list) > 1 else None
-        for x in leaves
+        x._sharding if type(x) is Array and x._sharding is not home else None for x in leaves
     ])
 
 
@@ -69,9 +78,11 @@ def _constraint_meshes(jaxpr, out):
     return out
 
 
-def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, kept=None):
+def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, kept=None,
+         arg_names=None):
     """The Placement of the program ``closed`` traced from ``record`` (an ArgRecord), taking
-    the argument leaves ``kept`` (None: all of them).
+    the argument leaves ``kept`` (None: all of them); ``arg_names()`` names the leaves in
+    errors (default: their paths).
 
     An argument's sharding comes from ``in_shardings``, else from the committed multi-device
     Array passed (if a NamedSharding), else it is replicated. Outputs without ``out_shardings``
@@ -82,10 +93,13 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
     in_sh = _argument_shardings(record, in_shardings)
     if kept is not None:
         in_sh = [in_sh[i] for i in kept]
+    kept = range(len(record.leaves)) if kept is None else kept
     out_sh = _result_shardings(closed, out_tree, out_shardings)
     meshes = [s.mesh for s in in_sh + out_sh if s is not None]
     meshes += _constraint_meshes(closed.jaxpr, [])
     if not meshes:
+        if device is None and in_shardings is None:
+            device = _argument_device(name, record, kept, arg_names or (lambda: record.paths))
         return Placement((device or default_device(),), None, in_sh, out_sh)
     mesh = meshes[0]
     for m in meshes[1:]:
@@ -96,6 +110,37 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
                 f"(device ids {[d.id for d in m._flat]})"
             )
     return Placement(mesh._flat, mesh, in_sh, out_sh)
+
+
+def _argument_device(name, record, kept, arg_names):
+    """The device that the taken Arrays committed to one device other than the default one
+    share, or None. JAX runs a program where its committed arguments are and refuses two
+    devices; minijax cannot tell which Arrays on the default device JAX would call committed,
+    so those follow the others, as JAX's uncommitted ones do."""
+    home = default_device()
+    found = None
+    for i in kept:
+        x = record.leaves[i]
+        if type(x) is not Array or not x._committed:
+            continue
+        devs = x._sharding._internal_device_list
+        if len(devs) != 1 or devs[0] is home or devs[0] == home:
+            continue
+        if found is None:
+            found = (devs[0], i)
+        elif devs[0] != found[0]:
+            names, j = arg_names(), found[1]
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got argument "
+                f"{names[j]} of {name} with shape {_type(record.avals[j])} and with device ids "
+                f"[{found[0].id}] on platform {found[0].platform.upper()} and argument "
+                f"{names[i]} of {name} with shape {_type(record.avals[i])} and with device ids "
+                f"[{devs[0].id}] on platform {devs[0].platform.upper()}")
+    return None if found is None else found[0]
+
+
+def _type(aval):
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"  # JAX's float32[4]
 
 
 def _argument_shardings(record, in_shardings):
