@@ -112,3 +112,32 @@ def test_linear_transpose_cotangent_type():
         with pytest.raises(TypeError, match=r"cotangent type does not match function output, "
                            r"expected \(ShapedArray\(float32\[3\]\),\) but got"):
             t(ct)
+
+
+# -- while_loop: a carry the body passes through unchanged is a constant of the loop ------------
+
+
+def test_grad_through_a_while_loop_that_passes_a_value_through():
+    from minijax import lax
+
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1]), (0, x))[1].sum()
+
+    # JAX 0.10.2: [1., 1.] (grad, jit(grad)); grad of grad [0., 0.]
+    np.testing.assert_array_equal(minijax.grad(f)(jnp.ones(2)), [1.0, 1.0])
+    np.testing.assert_array_equal(minijax.jit(minijax.grad(f))(jnp.ones(2)), [1.0, 1.0])
+    np.testing.assert_array_equal(
+        minijax.grad(lambda x: minijax.grad(f)(x).sum())(jnp.ones(2)), [0.0, 0.0])
+    # JAX 0.10.2: (3 (weak int32), 1.0): the forwarded Python float comes back as it went in
+    n, v = lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1]), (0, 1.0))
+    assert int(n) == 3 and v == 1.0 and type(v) is float
+    # a carry the body changes still has no reverse mode (JAX 0.10.2: the same ValueError)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
+                       "lax.while_loop"):
+        minijax.grad(lambda x: lax.while_loop(lambda c: c[0] < 3,
+                                              lambda c: (c[0] + 1, c[1] * 2), (0, x))[1].sum())(
+            jnp.ones(2))
+    # a carry the predicate reads stays in the loop (JAX 0.10.2: 3, and the carry 3)
+    out = minijax.jit(lambda x: lax.while_loop(lambda c: c[0] < c[1],
+                                               lambda c: (c[0] + 1, c[1]), (0, x)))(3)
+    assert [int(o) for o in out] == [3, 3]

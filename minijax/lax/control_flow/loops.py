@@ -25,7 +25,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax.core import Primitive, ShapedArray, Tracer, get_aval, jaxpr_as_fun, set_current_trace
+from minijax.core import (
+    ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer, get_aval, jaxpr_as_fun, set_current_trace,
+)
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import partial_eval_jaxpr, trace_to_jaxpr
@@ -638,9 +640,34 @@ def while_loop(cond_fun, body_fun, init_val, max_steps=None):
             f"{common.type_str(pred)}.")
     if out_tree != tree or not common.same_types(body.out_avals, avals):
         raise _carry_mismatch("while_loop body", tree, avals, out_tree, body.out_avals)
-    outs = while_p.bind(*cconsts, *bconsts, *leaves, cond_jaxpr=cond_j, body_jaxpr=body,
-                        cond_nconsts=len(cconsts), body_nconsts=len(bconsts))
-    return tree.unflatten(outs)
+    cond_j, body, moved = _hoist_forwarded(cond_j, len(cconsts), body, len(bconsts))
+    kept = [x for x, m in zip(leaves, moved) if not m]
+    bconsts = [*bconsts, *(x for x, m in zip(leaves, moved) if m)]
+    outs = iter(while_p.bind(*cconsts, *bconsts, *kept, cond_jaxpr=cond_j, body_jaxpr=body,
+                             cond_nconsts=len(cconsts), body_nconsts=len(bconsts)))
+    return tree.unflatten([x if m else next(outs) for x, m in zip(leaves, moved)])
+
+
+def _hoist_forwarded(cond_j, n_cconsts, body, n_bconsts):
+    """As JAX's while_loop: a carry the body returns unchanged and the predicate does not read
+    becomes a body constant, its initial value the loop's output. ``(cond, body, moved)``,
+    ``moved`` flagging those carries. A constant is no loop state: vmap does not batch it
+    with the predicate, and reverse mode needs no transpose of the loop for it (grad of a
+    value the loop only passes through works, as in JAX)."""
+    b, c = body.jaxpr, cond_j.jaxpr
+    carries, c_carries = b.invars[n_bconsts:], c.invars[n_cconsts:]
+    read = {id(v) for e in c.eqns for v in e.invars} | {id(v) for v in c.outvars}
+    moved = [out is v and id(cv) not in read
+             for out, v, cv in zip(b.outvars, carries, c_carries)]
+    if not any(moved):
+        return cond_j, body, moved
+    keep = lambda xs: [x for x, m in zip(xs, moved) if not m]  # noqa: E731
+    hoisted = [v for v, m in zip(carries, moved) if m]
+    body = ClosedJaxpr(Jaxpr(b.constvars, [*b.invars[:n_bconsts], *hoisted, *keep(carries)],
+                             keep(b.outvars), b.eqns), body.consts)
+    cond_j = ClosedJaxpr(Jaxpr(c.constvars, [*c.invars[:n_cconsts], *keep(c_carries)],
+                               c.outvars, c.eqns), cond_j.consts)
+    return cond_j, body, moved
 
 
 def _while_with_refs(cond_fun, body_fun, init_val, refs):
