@@ -10,14 +10,16 @@ Differentiation:
 - ``reduce_window_sum`` is linear; its transpose pads the cotangent (interior padding undoes
   the strides) and sums windows again with the roles of strides and base dilation swapped
   (as JAX does).
-- ``reduce_window_max/min`` and the generic ``reduce_window``: the tangent is the JVP of the
-  same reduction written as a fold over the window's offsets. Each offset contributes one
-  strided ``slice`` of the padded, dilated operand, and the fold combines the slices with the
-  computation's own lax ops, so their JVP rules apply (``max``'s splits ties evenly). This is
-  gather-free, transposable with the rules of ``pad``, ``slice`` and ``select_n``, and costs one
-  elementwise op per window element — windows are small. The primal output is still one
-  ``reduce_window``. XLA's computation must be associative and commutative, which is what makes
-  the fold order irrelevant.
+- ``reduce_window_max/min``: the tangent of the element a sequential scan of the window
+  keeps (JAX's ``select_and_gather_add``: the first of ties, never a NaN followed by a
+  number), as a fold over the window's offsets carrying (value, tangent) pairs.
+- the generic ``reduce_window``: the tangent is the JVP of the same reduction written as a
+  fold over the window's offsets, with the computation's own lax ops, so their JVP rules apply.
+- Both folds: each offset contributes one strided ``slice`` of the padded, dilated operand.
+  This is gather-free, transposable with the rules of ``pad``, ``slice`` and ``select_n``, and
+  costs one elementwise op per window element — windows are small. The primal output is still
+  one ``reduce_window``. XLA's computation must be associative and commutative, which is what
+  makes the generic fold's order irrelevant.
 
 vmap adds a window axis of size 1 for the batch axis.
 """
@@ -228,25 +230,32 @@ def _fold_windows(combine, xs, inits, params):
     return acc
 
 
-def _chooser_jvp(prim, lax_name, identity):
+def _chooser_jvp(prim, select_name, identity):
     def rule(primals, tangents, **params):
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, **params)
         dtype = get_aval(x).dtype
         fill = np.array(identity(dtype), dtype)
-        op = getattr(elementwise, lax_name)
+        keep = getattr(elementwise, select_name)
 
-        def fold(v):
-            return _fold_windows(lambda a, b: [op(a[0], b[0])], [v], [fill], params)
+        def choose(acc, part):
+            which = elementwise.bitwise_or(keep(acc[0], part[0]), elementwise.bitwise_not(part[2]))
+            return [elementwise.select(which, a, p) for a, p in zip(acc, part)]
 
-        _, (t,) = ad.jvp_flat(fold, [x], [g])
+        # The tangent of the element XLA's sequential window scan keeps in JAX's
+        # select_and_gather_add: it starts from (identity, 0), skips padding and dilation
+        # holes (``valid``), keeps the first of ties, and keeps a NaN only until the next
+        # element.
+        valid = broadcast_in_dim(np.array(True), get_aval(x).shape, ())
+        t = _fold_windows(choose, [x, g, valid],
+                          [fill, np.zeros((), dtype), np.array(False)], params)[1]
         return ans, t
 
     return rule
 
 
-ad.primitive_jvps[reduce_window_max_p] = _chooser_jvp(reduce_window_max_p, "max", lowest)
-ad.primitive_jvps[reduce_window_min_p] = _chooser_jvp(reduce_window_min_p, "min", highest)
+ad.primitive_jvps[reduce_window_max_p] = _chooser_jvp(reduce_window_max_p, "ge", lowest)
+ad.primitive_jvps[reduce_window_min_p] = _chooser_jvp(reduce_window_min_p, "le", highest)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+"""Value / NaN-position differences from JAX 0.10.2 found by the difftest oracle run on seeds
+5000-5059 (tools/difftest/FINDINGS.md 67-). Expected values are JAX 0.10.2's outputs, written
+in by hand from the plain-JAX reproducers quoted in each test."""
+
+import numpy as np
+import pytest
+
+import minijax as jax
+import minijax.numpy as jnp
+from minijax import lax
+
+NAN, INF = np.nan, np.inf
+TANGENT = np.array([1., 10., 100.], np.float32)
+
+
+def _window_max(x, padding):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (2,), (1,), padding)
+
+
+@pytest.mark.parametrize("x, padding, expected", [
+    # JAX: jax.jvp(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2,), (1,), padding),
+    #              (x,), (jnp.array([1., 10., 100.]),))[1]
+    ([1., NAN, 0.], "SAME", [10., 100., 100.]),   # a NaN is kept only until the next element
+    ([NAN, NAN, NAN], "SAME", [10., 100., 100.]),  # padding is skipped, not compared
+    ([2., 2., 1.], "VALID", [1., 10.]),            # ties: the first element's tangent
+    ([-INF, -INF, 1.], "VALID", [0., 100.]),       # a window of identities: the zero init
+    ([-INF, NAN, -INF], "SAME", [10., 100., 0.]),
+])
+def test_reduce_window_max_jvp_selects_like_select_and_gather_add(x, padding, expected):
+    # FINDINGS 67: minijax split ties evenly and lost the tangent next to a NaN.
+    _, t = jax.jvp(lambda v: _window_max(v, padding), (jnp.array(x, jnp.float32),),
+                   (jnp.asarray(TANGENT),))
+    np.testing.assert_array_equal(np.asarray(t), np.array(expected, np.float32))
+
+
+def test_reduce_window_min_jvp_ties_take_the_first():
+    # JAX: jax.jvp(lambda x: lax.reduce_window(x, jnp.inf, lax.min, (2,), (1,), 'VALID'),
+    #              (jnp.array([1., 1., 2.]),), (jnp.array([1., 10., 100.]),))[1] -> [1., 10.]
+    f = lambda v: lax.reduce_window(v, jnp.inf, lax.min, (2,), (1,), "VALID")
+    _, t = jax.jvp(f, (jnp.array([1., 1., 2.]),), (jnp.asarray(TANGENT),))
+    np.testing.assert_array_equal(np.asarray(t), [1., 10.])
+
+
+def test_reduce_window_max_grad_of_ties_goes_to_the_first():
+    # JAX: jax.grad(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2,), (1,), 'VALID')[-1])(
+    #          jnp.array([2., 2., 1.])) -> [0., 1., 0.]
+    g = jax.grad(lambda v: _window_max(v, "VALID")[-1])(jnp.array([2., 2., 1.]))
+    np.testing.assert_array_equal(np.asarray(g), [0., 1., 0.])
+
+
+def test_reduce_window_max_linearize_next_to_nan():
+    # s5036-298: T_linearize of a (1, 2) SAME window max over a row [nan, -0.46, 0.41, -2.08]
+    x = jnp.array([[NAN, -0.4602697, 0.40787005, -2.0786421]], jnp.float32)
+    f = lambda v: lax.reduce_window(v, -jnp.inf, lax.max, (1, 2), (1, 1), "SAME")
+    _, f_jvp = jax.linearize(f, x)
+    t = f_jvp(jnp.array([[0.75, 0.85, 0.95, 1.05]], jnp.float32))
+    np.testing.assert_allclose(np.asarray(t), [[0.85, 0.95, 0.95, 1.05]], rtol=1e-6)
