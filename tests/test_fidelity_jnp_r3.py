@@ -95,3 +95,20 @@ def test_var_without_degrees_of_freedom_differentiates_as_jax():
         jnp.arange(6.0).reshape(2, 3)))
     np.testing.assert_array_equal(g, np.zeros((2, 3)))
     np.testing.assert_array_equal(np.signbit(g), [[False] * 3, [True] * 3])
+
+
+def test_argmin_of_complex_fails_only_when_lowered():
+    # s5007-295, s5010-352. JAX 0.10.2 traces argmin/argmax of complex values and fails
+    # lowering its reducer's comparison, so an unused one under jit is dropped and runs:
+    x = jnp.array([1 + 2j, 1 - 1j], jnp.complex64)
+    out = minijax.jit(lambda x: (jnp.argmin(x), x)[1])(x)
+    np.testing.assert_array_equal(np.asarray(out), [1 + 2j, 1 - 1j])
+    assert "argmin" in str(minijax.make_jaxpr(jnp.argmin)(x))
+    # ... and used ones raise JAX 0.10.2's TypeError: lt (gt) does not accept dtype complex64
+    # at position 0. Accepted dtypes at position 0 are subtypes of integer, floating, bool.
+    with pytest.raises(TypeError, match="lt does not accept dtype complex64 at position 0"):
+        jnp.argmin(x)
+    with pytest.raises(TypeError, match="gt does not accept dtype complex64 at position 0"):
+        jnp.argmax(x.reshape(1, 2), axis=1)
+    with pytest.raises(TypeError, match="lt does not accept dtype complex64 at position 0"):
+        minijax.checkpoint(lambda x: (jnp.argmin(x), x)[1])(x)

@@ -23,11 +23,13 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.families import (
+    ANY,
     COMPLEX,
     INT_OR_BOOL,
     NUMBER,
     REAL,
     check_dtype_allowed,
+    const,
     fill_region,
     highest,
     hlo_compare,
@@ -186,7 +188,7 @@ def _product_tree(x):
         half = (n + 1) // 2
         lo, hi = slice_in_dim(x, 0, half), slice_in_dim(x, half, n)
         if n % 2:
-            hi = pad(hi, 1, [(0, 1, 0)] + rest)
+            hi = pad(hi, const(hi, 1), [(0, 1, 0)] + rest)
         x = mul(lo, hi)
     return squeeze(x, (0,))
 
@@ -233,7 +235,9 @@ def reduce_xor(operand, axes):
 
 def _argminmax_rule(name):
     def rule(operand, *, axes, index_dtype):
-        check_dtype_allowed(name, operand.dtype, REAL)
+        # Complex operands pass here and fail when lowered (_argminmax_lowering), as in JAX:
+        # an unused argmax/argmin of complex values that jit or remat drops never fails.
+        check_dtype_allowed(name, operand.dtype, ANY)
         if not dtypes.is_int(index_dtype):
             raise TypeError(f"{name}: index_dtype must be an integer type, got {index_dtype}")
         if len(axes) != 1 or not 0 <= axes[0] < operand.ndim:
@@ -259,6 +263,12 @@ def _argminmax_lowering(direction, identity):
     def rule(ctx, x, *, axes, index_dtype):
         aval = ctx.avals_in[0]
         dtype = aval.dtype
+        if dtypes.is_complex(dtype):
+            # JAX's message: its pair reducer compares the values with lax.lt/gt
+            compare = "gt" if direction == "GT" else "lt"
+            raise TypeError(f"{compare} does not accept dtype {np.dtype(dtype).name} at position "
+                            "0. Accepted dtypes at position 0 are subtypes of integer, floating, "
+                            "bool.")
         floating = dtypes.is_float(dtype)
         idx_aval = ShapedArray(aval.shape, index_dtype)
         iota = hlo.iota(tensor_type(idx_aval), axes[0])
@@ -340,7 +350,7 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     """The operand's cotangent is ct with the padding cut off (and interior padding strided
     over); the padding value's is the sum of everything else."""
     ndim = len(padding_config)
-    unpadded = pad(ct, 0, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    unpadded = pad(ct, const(ct, 0), [(-lo, -hi, 0) for lo, hi, _ in padding_config])
     ct_operand = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape,
                        tuple(interior + 1 for _, _, interior in padding_config))
     ct_value = None
