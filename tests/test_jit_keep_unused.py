@@ -193,3 +193,21 @@ def test_committed_arguments_on_two_devices_are_refused():
             r"platform CPU")):
         minijax.jit(lambda a, b: a + b)(z1, z2)
     np.testing.assert_array_equal(minijax.jit(lambda a, b: b + 1)(z1, z2), np.arange(4.0) + 1)
+
+
+def test_argument_only_a_checkpoint_or_cond_ignores_is_unused(meshes):
+    # JAX 0.10.2 prunes through remat and cond (its DCE rules): SingleDeviceSharding(device 0)
+    x = _put(meshes[0])
+    home = SingleDeviceSharding(minijax.devices()[0])
+    g = minijax.jit(lambda a, b: minijax.checkpoint(lambda u, v: (jnp.sin(u), v * 2))(a, b)[1])
+    out = g(x, 3.0)
+    assert out.sharding == home
+    np.testing.assert_array_equal(out, 6.0)
+    f = minijax.jit(lambda p, a, b: minijax.lax.cond(p, lambda u, v: v, lambda u, v: v * 2, a, b))
+    assert f(True, x, 3.0).sharding == home
+    np.testing.assert_array_equal(f(False, x, 3.0), 6.0)
+    h = minijax.jit(lambda p, a, b: minijax.lax.cond(
+        p, lambda u, v: (u, v), lambda u, v: (u * 2, v), a, b))
+    u, v = h(False, x, 3.0)  # both outputs used: x is taken
+    np.testing.assert_array_equal(u, np.arange(4.0) * 2)
+    assert u.sharding == NamedSharding(meshes[0], P("d"))

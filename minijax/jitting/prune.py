@@ -4,8 +4,9 @@ JAX does. Dispatch still takes them, but they are not operands of the executable
 pick its devices nor are donated.
 
 Dead equations go first (an argument read only by an unused computation is unused), through
-nested ``jit`` equations too: a callee's unused outputs and then its unused operands go, so an
-argument an inner jitted function ignores is unused outside as well.
+nested ``jit`` and ``checkpoint`` calls and ``cond`` branches too, as JAX's rules for them do:
+their unused outputs and then the operands no longer needed go, so an argument an inner
+function ignores is unused outside as well.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from minijax.interpreters.walk import sub_jaxprs
 from minijax.jitting.pjit import pjit_p
+from minijax.lax.control_flow.conditionals import cond_p
+from minijax.rematerialization import checkpoint_p
 
 
 def prune_unused(closed):
@@ -35,8 +38,10 @@ def _dce(jaxpr, used_outputs):
         used = [v in live for v in eqn.outvars]
         if not (any(used) or _has_effects(eqn)):
             continue
-        if eqn.primitive is pjit_p:
+        if eqn.primitive is pjit_p or eqn.primitive is checkpoint_p:
             eqn = _dce_call(eqn, used)
+        elif eqn.primitive is cond_p:
+            eqn = _dce_cond(eqn, used)
         eqns.append(eqn)
         live.update(v for v in eqn.invars if type(v) is Var)
     eqns.reverse()
@@ -59,16 +64,41 @@ def _has_effects(eqn):
 
 
 def _dce_call(eqn, used_outputs):
-    """A ``jit`` equation giving only its used outputs (and its callee's side effects), on
-    the operands its callee needs for them."""
+    """A ``jit`` or ``checkpoint`` equation giving only its used outputs (and its callee's
+    side effects), on the operands its callee needs for them. A ``jit`` holds its callee as
+    a ClosedJaxpr, a ``checkpoint`` as an open Jaxpr."""
     callee = eqn.params["jaxpr"]
-    inner, used_consts, used_in = _dce(callee.jaxpr, used_outputs)
-    if all(used_in) and all(used_outputs) and len(inner.eqns) == len(callee.jaxpr.eqns):
+    closed = type(callee) is ClosedJaxpr
+    body = callee.jaxpr if closed else callee
+    inner, used_consts, used_in = _dce(body, used_outputs)
+    if all(used_in) and all(used_outputs) and len(inner.eqns) == len(body.eqns):
         return eqn
     params = dict(eqn.params)
-    params["jaxpr"] = ClosedJaxpr(inner, [c for c, u in zip(callee.consts, used_consts) if u])
-    params["donated_invars"] = tuple(d for d, u in zip(eqn.params["donated_invars"], used_in)
-                                     if u)
+    params["jaxpr"] = inner
+    if closed:
+        params["jaxpr"] = ClosedJaxpr(inner, [c for c, u in zip(callee.consts, used_consts) if u])
+    if "donated_invars" in params:
+        params["donated_invars"] = tuple(d for d, u in zip(params["donated_invars"], used_in) if u)
+    return _rebuilt(eqn, used_in, used_outputs, params)
+
+
+def _dce_cond(eqn, used_outputs):
+    """A ``cond`` giving only its used outputs, on the operands some branch needs for them
+    (its first operand, the branch index, always stays)."""
+    branches = eqn.params["branches"]
+    pruned = [_dce(b.jaxpr, used_outputs) for b in branches]
+    used_ops = [any(p[2][i] for p in pruned) for i in range(len(eqn.invars) - 1)]
+    if all(used_ops) and all(used_outputs) and all(
+            len(p[0].eqns) == len(b.jaxpr.eqns) for p, b in zip(pruned, branches)):
+        return eqn
+    new = tuple(
+        ClosedJaxpr(Jaxpr(b.jaxpr.constvars, [v for v, u in zip(b.jaxpr.invars, used_ops) if u],
+                          p[0].outvars, p[0].eqns), b.consts)
+        for p, b in zip(pruned, branches))
+    return _rebuilt(eqn, [True] + used_ops, used_outputs, dict(eqn.params, branches=new))
+
+
+def _rebuilt(eqn, used_in, used_outputs, params):
     return JaxprEqn(
         eqn.primitive,
         [v for v, u in zip(eqn.invars, used_in) if u],
