@@ -71,3 +71,57 @@ def test_low_precision_triangular_solve_and_det_compute(dtype):
     sign, logdet = jnp.linalg.slogdet(jnp.asarray(_A.astype(dtype)))
     assert sign.dtype == dtype and float(sign) == 1.0
     np.testing.assert_allclose(float(logdet), np.log(11.0), rtol=1e-2)
+
+
+def test_grad_of_jit_does_not_compute_residuals_of_dead_equations():
+    # JAX 0.10.2 (case s5048-14): grad(jit(f)) with an unused bf16 solve gives zeros; the
+    # residuals (LU factors) only the dead tangent equations read are not computed
+    def f(a, y):
+        jnp.linalg.solve(a, a)
+        return jnp.sin(y)
+
+    a = jnp.asarray(np.array([[2.0, 0.0], [1.0, 4.0]], BF16))
+    g = minijax.grad(minijax.jit(f))(a, 1.0)
+    assert g.dtype == BF16
+    np.testing.assert_array_equal(np.asarray(g, np.float32), np.zeros((2, 2)))
+    with pytest.raises(NotImplementedError):  # eagerly, every operation runs (JAX alike)
+        minijax.grad(f)(a, 1.0)
+
+
+def test_empty_boolean_mask_axis_matches_any_axis():
+    # JAX 0.10.2 (case s5001-18): a mask axis of length 0 selects nothing from any axis
+    a = jnp.arange(3.0)
+    assert a[np.zeros(0, bool)].shape == (0,)
+    b = jnp.arange(6.0).reshape(2, 3)
+    assert b[np.zeros(0, bool)].shape == (0, 3)
+    assert b[np.zeros((2, 0), bool)].shape == (0,)
+    assert b[np.zeros((0, 3), bool)].shape == (0,)
+    with pytest.raises(IndexError):
+        a[np.ones(2, bool)]
+
+
+def test_scatter_into_an_empty_slice_returns_the_operand():
+    # JAX 0.10.2's _scatter_impl returns x when the indexed slice is empty: no broadcast check,
+    # no scatter (cases s5038-339: scatter_mul's update derivative; s5052-78: bool add)
+    x = jnp.zeros((3, 0))
+    idx = np.array([0, 0, 2])
+    g = minijax.grad(lambda u: x.at[idx].mul(u).sum())(2.0)
+    assert float(g) == 0.0
+    assert x.at[idx].set(jnp.ones(5)).shape == (3, 0)
+    m = jnp.zeros((2, 0), bool)
+    out = m.at[np.array([1, 0])].add(True, mode="clip")
+    assert out.dtype == np.bool_ and out.shape == (2, 0)
+
+
+def test_vmap_of_empty_conv_inside_shard_map_varies():
+    # JAX 0.10.2 (case s5057-22): f32[0,2,2] from vmapped jnp.convolve over an empty batch
+    mesh = minijax.make_mesh((1,), ("d",))
+    P = minijax.sharding.PartitionSpec
+
+    def body(a, v):
+        return lax.psum(minijax.vmap(lambda r: jnp.convolve(r, v, mode="valid"))(a), "d")
+
+    a = jnp.zeros((0, 4), jnp.float32)
+    v = jnp.ones(2, jnp.float32)
+    out = minijax.shard_map(body, mesh=mesh, in_specs=(P(), P("d")), out_specs=P())(a, v)
+    assert out.shape == (0, 3) and out.dtype == np.float32

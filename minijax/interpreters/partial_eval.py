@@ -274,13 +274,20 @@ def partial_eval_jaxpr(closed, unknowns, instantiate):
             staged = pe.finish(unk_in, [o for o, u in zip(outs, out_unk) if u])
         finally:
             pe.invalidate()
-        residuals = staged.consts
+        sj = staged.jaxpr
+        unknown = dce_jaxpr(ClosedJaxpr(
+            Jaxpr([], sj.constvars + sj.invars, sj.outvars, sj.eqns), [])).jaxpr
+        # Residuals only dead staged equations read are not saved (as JAX), so the known side
+        # need not compute them: a dead factorization JAX never lowers must not be lowered.
+        read = {v for e in unknown.eqns for v in e.invars if type(v) is Var}
+        read.update(v for v in unknown.outvars if type(v) is Var)
+        kept = [(v, r) for v, r in zip(sj.constvars, staged.consts) if v in read]
+        residuals = [r for _, r in kept]
         ids = {id(x): i for i, x in enumerate(known_args)}
         found["fwd"] = [ids.get(id(r)) for r in residuals]
-        sj = staged.jaxpr
-        found["unknown"] = dce_jaxpr(ClosedJaxpr(
-            Jaxpr([], sj.constvars + sj.invars, sj.outvars, sj.eqns), []))
-        found["res_avals"] = [v.aval for v in sj.constvars]
+        found["unknown"] = ClosedJaxpr(
+            Jaxpr([], [v for v, _ in kept] + sj.invars, sj.outvars, unknown.eqns), [])
+        found["res_avals"] = [v.aval for v, _ in kept]
         found["out_unk"] = out_unk
         return [o for o, u in zip(outs, out_unk) if not u] + list(residuals)
 

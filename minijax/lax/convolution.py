@@ -26,7 +26,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
@@ -400,7 +400,10 @@ def _conv_batching(args, dims, **params):
                                    else _shape(x), get_aval(x).dtype)
                        for x, d in ((lhs, ld), (rhs, rd))]
         out = _conv_rule(*per_example, **params)
-        return full((0, *out.shape), 0, out.dtype), 0
+        empty = full((0, *out.shape), 0, out.dtype)
+        if any(get_aval(x).vma for x in (lhs, rhs)):  # in shard_map: varies as the operands
+            empty = core.insert_pvary((empty, lhs, rhs))[0]
+        return empty, 0
     if ld is not None and rd is not None:
         if bgc > 1:
             new_lhs = _reshape_axis_into(ld, lhs_spec[0], lhs)

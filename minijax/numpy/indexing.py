@@ -350,7 +350,11 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
             if isinstance(i, _AdvIndex):
                 v = i.value
                 ms = i.mask_shape
-                if ms is not None and tuple(x.shape[dim:dim + len(ms)]) != tuple(ms):
+                axes = tuple(x.shape[dim:dim + len(ms)]) if ms is not None else None
+                # as JAX's expand_bool_indices: a zero-length mask axis matches any axis (the
+                # mask selects nothing)
+                if ms is not None and (len(axes) != len(ms) or
+                                       not all(m in (0, a) for m, a in zip(ms, axes))):
                     raise IndexError(f"boolean index of shape {tuple(ms)} does not match the "
                                      f"indexed array's axes {tuple(x.shape[dim:])}")
             elif _is_dynamic_int(i):
@@ -457,14 +461,18 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
             np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
         values = to_array(np.asarray(values, dtype))
     values = to_array(values)
+    # JAX combines in the promoted dtype and casts the result back, warning first.
+    if values.aval.dtype != dtype and dtypes.result_type(values, dtype) != dtype:
+        warnings.warn(
+            "scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={values.aval.dtype} to dtype={dtype} with "
+            "jax_numpy_dtype_promotion=standard. In future JAX releases this will result "
+            "in an error.", FutureWarning, stacklevel=4)
+    if 0 in flat.shape:
+        # as JAX's _scatter_impl: an empty slice returns x untouched (no broadcast check, no
+        # scatter: so no scatter_mul update derivative to refuse either)
+        return x
     if values.aval.dtype != dtype:
-        # JAX combines in the promoted dtype and casts the result back, warning first.
-        if dtypes.result_type(values, dtype) != dtype:
-            warnings.warn(
-                "scatter inputs have incompatible types: cannot safely cast value from "
-                f"dtype={values.aval.dtype} to dtype={dtype} with "
-                "jax_numpy_dtype_promotion=standard. In future JAX releases this will result "
-                "in an error.", FutureWarning, stacklevel=4)
         x, values = promote_dtypes(x, values)
     if tuple(values.shape) != tuple(flat.shape):
         try:
