@@ -457,6 +457,8 @@ def _std_basis(leaves):
 
 def _split_last(x, in_avals, out_shape):
     """A Jacobian block ``x`` of shape (*out_shape, N) split per input leaf."""
+    if get_aval(x).dtype == dtypes.float0:  # nothing to slice: float0 blocks, as JAX's
+        return [np.zeros((*out_shape, *a.shape), dtypes.float0) for a in in_avals]
     pieces, start = [], 0
     for a in in_avals:
         piece = lax.slice_in_dim(x, start, start + a.size, axis=len(out_shape))
@@ -507,8 +509,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                     raise TypeError("a bytes-like object is required, not 'int' (jacfwd of a "
                                     "function with a bool output, as JAX 0.10.2)")
             t = y_tree.unflatten([
-                lax.full(get_aval(yl).shape, 0, get_aval(yl).dtype)
-                if get_aval(tl).dtype == dtypes.float0 else tl
+                lax.full_like(yl, 0)  # weak as the output, as JAX's
+                # a float0 output (a jvp's integer tangent) keeps its float0 block, as JAX
+                if get_aval(tl).dtype == dtypes.float0 != get_aval(yl).dtype else tl
                 for yl, tl in zip(y_leaves, _registry.flatten(res[1])[0])])
             return (res[0], t, *res[2:])
 

@@ -125,3 +125,13 @@ def test_vmap_of_empty_conv_inside_shard_map_varies():
     v = jnp.ones(2, jnp.float32)
     out = minijax.shard_map(body, mesh=mesh, in_specs=(P(), P("d")), out_specs=P())(a, v)
     assert out.shape == (0, 3) and out.dtype == np.float32
+
+
+def test_jacfwd_of_a_jvp_with_an_integer_output():
+    # JAX 0.10.2 (case s5050-169): the int output's block is weak int32 zeros, its float0
+    # tangent's block float0 of shape out + in
+    f = lambda x: jnp.where(x > 0, 1, 2)
+    (y, t) = minijax.jacfwd(lambda x: minijax.jvp(f, (x,), (x,)))(jnp.ones(2))
+    assert y.dtype == np.int32 and y.shape == (2, 2) and y.weak_type
+    np.testing.assert_array_equal(np.asarray(y), np.zeros((2, 2)))
+    assert t.dtype == minijax.dtypes.float0 and t.shape == (2, 2)
