@@ -16,6 +16,7 @@ import numpy as np
 from minijax import dtypes
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import creation, math, reductions, sorting
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact
 from minijax.numpy.creation import to_array
 from minijax.numpy.linear_algebra import matmul, outer, tensordot, vecdot
@@ -165,6 +166,7 @@ def _det_closed_form(a):
             - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))
 
 
+@eager_jit
 def det(a):
     a = _matrix("det", a, square=True)
     if a.shape[-1] in (2, 3):
@@ -173,6 +175,7 @@ def det(a):
     return parity * reductions.prod(diag, axis=-1)
 
 
+@eager_jit(static_argnames=("method",))
 def slogdet(a, *, method=None):
     """``SlogdetResult(sign, logabsdet)``: sign 0 and logabsdet -inf for singular matrices.
     As JAX: 1x1 and 2x2 from the closed-form determinant; larger from LU, where any zero
@@ -218,6 +221,7 @@ def _lu_solve(lu, perm, b):
     return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
 
 
+@eager_jit
 def solve(a, b):
     """x with a @ x = b; ``b`` is a vector (..., m) when 1-D, else matrices (..., m, k)."""
     a = _matrix("solve", a, square=True)
@@ -236,6 +240,7 @@ def solve(a, b):
     return x[..., 0] if vector else x
 
 
+@eager_jit
 def inv(a):
     a = _matrix("inv", a, square=True)
     eye = broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)

@@ -21,9 +21,9 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import dtypes, lax
+from minijax.autodiff import jvp
 from minijax.core import Tracer
 from minijax.custom_derivatives import custom_jvp
-from minijax.lax.families import const
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._ufuncs import _binary, _dtype, _unary, _zero_like, _zeros_like_bool
 from minijax.numpy._util import (
@@ -82,8 +82,7 @@ def floor_divide(x1, x2, /):
         # C division truncates; step down where the signs differ and something was cut off.
         signs_differ = lax.ne(lax.sign(x1), lax.sign(x2))
         inexact = lax.ne(lax.rem(x1, x2), _zero_like(x1))
-        rounded_down = lax.sub(quotient, const(quotient, 1))
-        return lax.select(lax.bitwise_and(signs_differ, inexact), rounded_down, quotient)
+        return lax.select(lax.bitwise_and(signs_differ, inexact), lax.sub(quotient, 1), quotient)
     if dtype.kind == "c":
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
@@ -99,7 +98,7 @@ def _float_divmod(x1, x2):
     signs_differ = lax.ne(lax.sign(x2), lax.sign(mod))
     ind = lax.bitwise_and(mod_nonzero, signs_differ)
     mod = lax.select(ind, lax.add(mod, x2), mod)
-    div = lax.select(ind, lax.sub(div, const(div, 1)), div)
+    div = lax.select(ind, lax.sub(div, 1.0), div)
     return lax.round(div), mod
 
 
@@ -171,9 +170,9 @@ def _integer_power(x1, x2):
     # the result's shape: a rank-0 base with an array exponent takes the exponent's
     acc = lax.full(np.broadcast_shapes(np.shape(x1), np.shape(x2)), 1, dtype)
     for _ in range(8 * dtype.itemsize):
-        odd = lax.ne(lax.bitwise_and(x2, const(x2, 1)), const(x2, 0))
+        odd = lax.ne(lax.bitwise_and(x2, 1), 0)
         acc = lax.select(odd, lax.mul(acc, x1), acc)
-        x2 = lax.shift_right_logical(x2, const(x2, 1))
+        x2 = lax.shift_right_logical(x2, 1)
         x1 = lax.mul(x1, x1)
     return acc
 
@@ -333,7 +332,7 @@ def _replace_posinf(x):
     """``x`` with ``+inf`` (in the real part) replaced by 0: ``exp(inf - inf)`` would be NaN
     where it should be 1."""
     re = lax.real(x) if dtypes.is_complex(_dtype(x)) else x
-    return lax.select(lax.eq(re, const(re, np.inf)), lax.full_like(x, 0), x)
+    return lax.select(lax.eq(re, np.inf), lax.full_like(x, 0), x)
 
 
 def _make_logaddexp(base2):
@@ -376,8 +375,7 @@ def hypot(x1, x2, /):
     safe_big = lax.select(lax.eq(big, _zero_like(big)), lax.full_like(to_array(big), 1), big)
     ratio = lax.div(small, safe_big)
     out = lax.select(
-        lax.eq(big, _zero_like(big)), big,
-        lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.square(ratio)))),
+        lax.eq(big, _zero_like(big)), big, lax.mul(big, lax.sqrt(lax.add(1.0, lax.square(ratio))))
     )
     return lax.select(any_inf, lax.full_like(out, np.inf), out)
 
@@ -385,13 +383,13 @@ def hypot(x1, x2, /):
 @eager_jit
 def deg2rad(x, /):
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, const(x, np.pi / 180))
+    return lax.mul(x, np.pi / 180)
 
 
 @eager_jit
 def rad2deg(x, /):
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, const(x, 180 / np.pi))
+    return lax.mul(x, 180 / np.pi)
 
 
 radians, degrees = deg2rad, rad2deg
@@ -519,7 +517,7 @@ def signbit(x, /):
         raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")  # JAX's words
     int_type = np.dtype(f"int{8 * dtype.itemsize}")
     bits = lax.bitcast_convert_type(to_array(x), int_type)
-    return lax.lt(bits, const(bits, 0))
+    return lax.lt(bits, 0)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -826,61 +824,55 @@ def heaviside(x1, x2):
 
 
 @eager_jit
+@eager_jit
 def sinc(x):
-    """sin(pi x) / (pi x), 1 at 0, with the right derivatives at 0 (a safe denominator)."""
+    """sin(pi x) / (pi x) with a safe denominator; at 0 the Maclaurin series, whose custom JVP
+    gives every derivative there. JAX's formula, op for op: its rounding is JAX's, also in
+    second derivatives, where the quotient's terms cancel near 0."""
     x = _inexact(x)
-    eq0 = x == 0
-    safe = jnp.where(eq0, jnp.ones_like(x), x)
-    pix = jnp.pi * safe
-    return jnp.where(eq0, jnp.ones_like(x) - (jnp.pi * x) ** 2 / 6, sin(pix) / pix)
+    eq0 = lax.eq(x, const(x, 0))
+    pi_x = lax.mul(const(x, np.pi), x)
+    safe_pi_x = jnp.where(eq0, const(x, 1), pi_x)
+    return jnp.where(eq0, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
+def _sinc_maclaurin_fn(k, x):
+    """The ``k``-th derivative of sin(x)/x at 0, shaped like ``x``."""
+    zero = lax.mul(x, const(x, 0))
+    return zero if k % 2 else lax.add(zero, const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin_fn, nondiff_argnums=(0,))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+@eager_jit
 def i0(x):
-    """Modified Bessel function of order 0: Cephes' Chebyshev expansions, as NumPy."""
+    """Modified Bessel function of order 0: ``exp(|x|) * i0e(|x|)``, as JAX (its rounding), with
+    JAX's derivative: zero at 0, where ``|x|``'s derivative would be the sign of zero."""
     x = _inexact(x)
     if dtypes.is_complex(x.dtype):
         raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")  # JAX's words
-    a_coef = [-4.41534164647933937950e-18, 3.33079451882223809783e-17,
-              -2.43127984654795469359e-16, 1.71539128555513303061e-15,
-              -1.16853328779934516808e-14, 7.67618549860493561688e-14,
-              -4.85644678311192946090e-13, 2.95505266312963983461e-12,
-              -1.72682629144155570723e-11, 9.67580903537323691224e-11,
-              -5.18979560163526290666e-10, 2.65982372468238665035e-9,
-              -1.30002500998624804212e-8, 6.04699502254191894932e-8,
-              -2.67079385394061173391e-7, 1.11738753912010371815e-6,
-              -4.41673835845875056359e-6, 1.64484480707288970893e-5,
-              -5.75419501008210370398e-5, 1.88502885095841655729e-4,
-              -5.76375574538582365885e-4, 1.63947561694133579842e-3,
-              -4.32430999505057594430e-3, 1.05464603945949983183e-2,
-              -2.37374148058994688156e-2, 4.93052842396707084878e-2,
-              -9.49010970480476444210e-2, 1.71620901522208775349e-1,
-              -3.04682672343198398683e-1, 6.76795274409476084995e-1]
-    b_coef = [-7.23318048787475395456e-18, -4.83050448594418207126e-18,
-              4.46562142029675999901e-17, 3.46122286769746109310e-17,
-              -2.82762398051658348494e-16, -3.42548561967721913462e-16,
-              1.77256013305652638360e-15, 3.81168066935262242075e-15,
-              -9.55484669882830764870e-15, -4.15056934728722208663e-14,
-              1.54008621752140982691e-14, 3.85277838274214270114e-13,
-              7.18012445138366623367e-13, -1.79417853150680611778e-12,
-              -1.32158118404477131188e-11, -3.14991652796324136454e-11,
-              1.18891471078464383424e-11, 4.94060238822496958910e-10,
-              3.39623202570838634515e-9, 2.26666899049817806459e-8,
-              2.04891858946906374183e-7, 2.89137052083475648297e-6,
-              6.88975834691682398426e-5, 3.36911647825569408990e-3,
-              8.04490411014108831608e-1]
+    return _i0(x)
 
-    def chbevl(t, coef):
-        b0, b1, b2 = jnp.zeros_like(t), jnp.zeros_like(t), jnp.zeros_like(t)
-        for c in coef:
-            b2, b1 = b1, b0
-            b0 = t * b1 - b2 + c
-        return 0.5 * (b0 - b2)
 
-    ax = abs(x)
-    small = chbevl(ax / 2.0 - 2.0, a_coef)
-    safe = jnp.where(ax <= 8.0, 8.0, ax)
-    large = chbevl(32.0 / safe - 2.0, b_coef) / sqrt(safe)
-    return exp(ax) * jnp.where(ax <= 8.0, small, large)
+def _i0_fn(x):
+    abs_x = lax.abs(x)
+    return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
+
+
+_i0 = custom_jvp(_i0_fn)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    primal_out, tangent_out = jvp(_i0_fn, primals, tangents)
+    return primal_out, jnp.where(primals[0] == 0, 0.0, tangent_out)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
