@@ -23,6 +23,7 @@ from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
     NUMBER,
     check_dtype_allowed,
+    const,
     fill_region,
     highest,
     hlo_compare,
@@ -160,7 +161,7 @@ def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
     the weights are 1/2 at a tie and an infinite entry gets a finite derivative, as in JAX)."""
 
     def no_posinf(v):
-        return el.select(el.eq(v, np.inf), full_like(v, 0), v)
+        return el.select(el.eq(v, const(v, np.inf)), full_like(v, 0), v)
 
     def combine(a, b):
         (x1, t1), (x2, t2) = a, b
@@ -194,7 +195,8 @@ def _complex_logaddexp_jvp(a, b):
     out = el.complex(el.real(out), el.sub(rem, pi))
 
     def no_posinf(v):
-        return el.select(el.eq(el.real(v), np.inf), full_like(v, 0), v)
+        re = el.real(v)
+        return el.select(el.eq(re, const(re, np.inf)), full_like(v, 0), v)
 
     t = el.add(el.mul(t1, el.exp(el.sub(no_posinf(x1), no_posinf(out)))),
                el.mul(t2, el.exp(el.sub(no_posinf(x2), no_posinf(out)))))

@@ -46,6 +46,7 @@ from minijax.lax.families import (
     check_dtype_allowed,
     check_same_dtypes,
     coerce_scalars,
+    const,
     elementwise_prim,
     elementwise_shape,
     full_like_shape,
@@ -171,7 +172,7 @@ def _balanced_eq(x, ans, y):
     dtype = get_aval(ans).dtype
     x_won = convert_element_type(eq(x, ans), dtype)
     y_won = convert_element_type(eq(y, ans), dtype)
-    return div(x_won, add(y_won, 1))
+    return div(x_won, add(y_won, const(y_won, 1)))
 
 
 for _p in (max_p, min_p):
@@ -188,14 +189,14 @@ abs_p = elementwise_prim("abs", SIGNED | INEXACT, _abs_lowering, result_dtype=_r
 
 def _abs_jvp(g, ans, x):
     if get_aval(x).dtype.kind != "c":
-        return select(ge(x, 0), g, neg(g))
+        return select(ge(x, const(x, 0)), g, neg(g))
 
     ans_c = convert_element_type(ans, get_aval(x).dtype)
     return real(mul(g, div(conj(x), _replace_zero(ans_c))))  # Re(conj(x) dx) / |x|
 
 
 def _replace_zero(x):
-    return select(eq(x, 0), ad.full_like(x, 1), x)
+    return select(eq(x, const(x, 0)), ad.full_like(x, 1), x)
 
 
 ad.defjvp2(abs_p, _abs_jvp)
@@ -220,7 +221,7 @@ def _square_lowering(ctx, x):
 
 
 square_p = elementwise_prim("square", NUMBER, _square_lowering)
-ad.defjvp(square_p, lambda g, x: mul(g, mul(2, x)))
+ad.defjvp(square_p, lambda g, x: mul(g, mul(const(x, 2), x)))
 
 
 def _pow_abstract_eval(x, y):
@@ -229,8 +230,9 @@ def _pow_abstract_eval(x, y):
     check_dtype_allowed("pow", y.dtype, INT | INEXACT)
     if y.dtype != x.dtype and not dtypes.is_int(y.dtype):
         raise TypeError(
-            "pow requires the exponent to have the base's dtype or an integer dtype, got "
-            f"{x.str_short()}, {y.str_short()}."
+            "the first argument to pow must have an inexact dtype (float or complex), and the "
+            "second argument must have an inexact or integer dtype, and two inexact dtypes "
+            f"must match, but got {x.dtype.name} and {y.dtype.name} respectively."
         )
     shape = broadcast_elementwise_shapes("pow", [x, y])
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
@@ -253,12 +255,12 @@ def _pow_jvp_x(g, ans, x, y):
     """y * x ** (y - 1); for an integer y, exactly 0 where y == 0 (even at x == 0)."""
     y_dtype = get_aval(y).dtype
     if not dtypes.is_int(y_dtype):
-        return mul(g, mul(y, pow(x, sub(y, 1))))
+        return mul(g, mul(y, pow(x, sub(y, const(y, 1)))))
 
     shape = get_aval(ans).shape
     x, y = ad.broadcast_to_shape(x, shape), ad.broadcast_to_shape(y, shape)
     y_f = convert_element_type(y, get_aval(x).dtype)
-    jac = select(eq(y, 0), ad.full_like(y_f, 0), mul(y_f, pow(x, sub(y, 1))))
+    jac = select(eq(y, const(y, 0)), ad.full_like(y_f, 0), mul(y_f, pow(x, sub(y, const(y, 1)))))
     return mul(g, jac)
 
 
@@ -301,7 +303,7 @@ def _integer_pow_jvp(g, x, *, y):
         return ad.Zero.from_primal_value(x)
     if y == 1:
         return g
-    return mul(g, mul(y, integer_pow(x, y - 1)))
+    return mul(g, mul(const(x, y), integer_pow(x, y - 1)))
 
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
@@ -338,29 +340,29 @@ polygamma_p = naryop("polygamma", chlo.polygamma, FLOAT)  # (m, x): the m-th der
 _SQRT_PI = float(np.sqrt(np.pi))
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
 ad.defjvp(log_p, lambda g, x: div(g, x))
-ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1)))
-ad.defjvp(log1p_p, lambda g, x: div(g, add(x, 1)))
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, const(ans, 1))))
+ad.defjvp(log1p_p, lambda g, x: div(g, add(x, const(x, 1))))
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(square(ans), 1)))
-ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(1, square(x)))))
-ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(1, square(x))))))
-ad.defjvp(atan_p, lambda g, x: div(g, add(square(x), 1)))
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(square(ans), const(ans, 1))))
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(const(x, 1), square(x)))))
+ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(const(x, 1), square(x))))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(square(x), const(x, 1))))
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(1, square(ans))))
-ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), 1))))
-ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, 1), add(x, 1)))))
-ad.defjvp(atanh_p, lambda g, x: div(g, mul(add(x, 1), sub(1, x))))
-ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(0.5, ans)))
-ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
-ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(1 / 3, integer_pow(ans, -2))))
-ad.defjvp(erf_p, lambda g, x: mul(g, mul(2 / _SQRT_PI, exp(neg(square(x))))))
-ad.defjvp(erfc_p, lambda g, x: mul(g, mul(-2 / _SQRT_PI, exp(neg(square(x))))))
-ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(_SQRT_PI / 2, exp(square(ans)))))
+ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(const(ans, 1), square(ans))))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), const(x, 1)))))
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, const(x, 1)), add(x, const(x, 1))))))
+ad.defjvp(atanh_p, lambda g, x: div(g, mul(add(x, const(x, 1)), sub(const(x, 1), x))))
+ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(const(ans, 0.5), ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(const(ans, -0.5), div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(const(ans, 1 / 3), integer_pow(ans, -2))))
+ad.defjvp(erf_p, lambda g, x: mul(g, mul(const(x, 2 / _SQRT_PI), exp(neg(square(x))))))
+ad.defjvp(erfc_p, lambda g, x: mul(g, mul(const(x, -2 / _SQRT_PI), exp(neg(square(x))))))
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(const(ans, _SQRT_PI / 2), exp(square(ans)))))
 ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
-ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(1, x)))
-ad.defjvp(polygamma_p, None, lambda g, m, x: mul(g, polygamma(add(m, 1), x)))
+ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(const(x, 1), x)))
+ad.defjvp(polygamma_p, None, lambda g, m, x: mul(g, polygamma(add(m, const(m, 1)), x)))
 
 
 def _exp2_lowering(ctx, x):
@@ -369,7 +371,7 @@ def _exp2_lowering(ctx, x):
 
 
 exp2_p = elementwise_prim("exp2", INEXACT, _exp2_lowering)
-ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(float(np.log(2)), ans)))
+ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(const(ans, np.log(2)), ans)))
 
 
 def _logistic_lowering(ctx, x):
@@ -379,7 +381,7 @@ def _logistic_lowering(ctx, x):
 
 
 logistic_p = elementwise_prim("logistic", INEXACT, _logistic_lowering)
-ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(1, ans))))
+ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(const(ans, 1), ans))))
 
 # ------------------------------------------------------------------------------------------------
 # Rounding and classification (floating only)
@@ -430,8 +432,8 @@ conj_p = elementwise_prim("conj", _COMPLEX_PARTS | COMPLEX, _conj_lowering, _com
 
 # Transposes of the real-linear maps between real and complex numbers, w.r.t. the pairing
 # <a, b> = Re(sum(a * b)) that JAX uses: Re(ct * (x + iy)) = Re(ct) x - Im(ct) y, and so on.
-ad.deflinear(real_p, lambda ct, z: [complex(ct, 0.0)])
-ad.deflinear(imag_p, lambda ct, z: [complex(0.0, neg(ct))])
+ad.deflinear(real_p, lambda ct, z: [complex(ct, const(ct, 0))])
+ad.deflinear(imag_p, lambda ct, z: [complex(const(ct, 0), neg(ct))])
 ad.deflinear(complex_p, lambda ct, x, y: [_linear_ct(x, real(ct)), _linear_ct(y, neg(imag(ct)))])
 ad.deflinear(conj_p, lambda ct, z, *, input_dtype: [
     conj(ct) if input_dtype.kind == "c" else real(ct)])
@@ -489,7 +491,7 @@ def _select_n_abstract_eval(which, *cases):
             "select_n `which` must be scalar or have the same shape as cases, got `which` "
             f"{which.str_short()} but cases {cases[0].str_short()}."
         )
-    dtype = check_same_dtypes("select_n", cases)
+    dtype = check_same_dtypes("select", cases)
     if which.dtype not in BOOL | INT:
         raise TypeError(
             f"select_n `which` must be boolean or integer type, got {which.str_short()}."

@@ -10,7 +10,8 @@
   ``build``.
 - ``naryop`` / ``elementwise_prim``: an elementwise primitive with its shape rule, lowering and
   vmap's elementwise rule (``batching.elementwise_rule``): one batching rule for the family.
-- ``coerce_scalars``: Python scalars take the dtype of the array operands, weakly typed.
+- ``coerce_scalars``: Python scalars take their default dtype, weakly typed (as JAX's lax);
+  ``const(x, value)``: a constant of ``x``'s dtype for minijax's own lax calls.
 - Lowering helpers for more than one StableHLO op: ``hlo_compare``, ``minmax_values``,
   ``full_like_shape``.
 """
@@ -22,7 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, WeakScalar, get_aval
+from minijax.core import Primitive, ShapedArray, WeakScalar
 from minijax.interpreters import batching
 from minijax.lowering.stablehlo import dense_i64, element_type, full_like_aval
 
@@ -58,13 +59,34 @@ def _shapes_str(avals):
     return ", ".join(a.str_short() for a in avals)
 
 
+# The jnp function JAX's "same dtypes" error points to, per lax op (JAX's own table).
+_JNP_EQUIVALENTS = {
+    "abs": "fabs", "acos": "arccos", "acosh": "arccosh", "add": "add", "asin": "arcsin",
+    "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
+    "bitwise_and": "bitwise_and", "bitwise_not": "bitwise_not", "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor", "cbrt": "cbrt", "ceil": "ceil", "concatenate": "concatenate",
+    "cos": "cos", "cosh": "cosh", "div": "divide", "eq": "equal", "exp": "exp",
+    "expm1": "expm1", "floor": "floor", "greater": "greater", "greater_equal": "greater_equal",
+    "less": "less", "less_equal": "less_equal", "log": "log", "logical_and": "logical_and",
+    "logical_not": "logical_not", "logical_or": "logical_or", "logical_xor": "logical_xor",
+    "log1p": "log1p", "max": "maximum", "min": "minimum", "mul": "multiply", "ne": "not_equal",
+    "neg": "negative", "nextafter": "nextafter", "pow": "float_power", "round": "round",
+    "select": "where", "shift_left": "left_shift", "shift_right_logical": "right_shift",
+    "shift_right_arithmetic": "right_shift", "sign": "sign", "sin": "sin", "sinh": "sinh",
+    "sqrt": "sqrt", "sub": "subtract", "tan": "tan", "tanh": "tanh",
+}
+
+
 def check_same_dtypes(name, avals):
+    """Operands of one dtype, exactly (weak types aside), with JAX's error and tip."""
     first = avals[0].dtype
     if any(a.dtype != first for a in avals[1:]):
-        raise TypeError(
-            f"{name} requires arguments to have the same dtypes, got {_shapes_str(avals)}. "
-            "Convert explicitly (x.astype(...)) or use minijax.numpy, which promotes."
-        )
+        msg = (f"lax.{name} requires arguments to have the same dtypes, got "
+               f"{', '.join(a.dtype.name for a in avals)}.")
+        if name in _JNP_EQUIVALENTS:
+            msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does "
+                    "automatic type promotion on inputs).")
+        raise TypeError(msg)
     return first
 
 
@@ -152,39 +174,22 @@ def naryop(name, build, allowed=ANY, result_dtype=None):
 
 
 def coerce_scalars(*args):
-    """Python scalars become the dtype of the array operands (weakly typed), as JAX's lax does.
-
-    ``lax.mul(x_f32, 2)`` binds ``mul x 2.0:f32[]``; two Python scalars keep their own dtypes.
-    """
-    target = None
-    for x in args:
-        if not dtypes.is_python_scalar(x):
-            target = get_aval(x).dtype
-            break
-    if target is None:
-        return args
+    """Python scalars become weakly typed scalars of their default dtype (int32, float32,
+    complex64; 64-bit under x64), as in JAX's lax: ``lax.add(x_f16, 1.5)`` is an error (lax
+    ops take operands of one dtype), and an int that does not fit the default int raises
+    OverflowError. Constants of minijax's own code go through ``const``."""
     return tuple(
-        WeakScalar(x, target) if dtypes.is_python_scalar(x) and _scalar_fits(x, target) else x
+        WeakScalar(x, dtypes.python_scalar_dtype(x))
+        if dtypes.is_python_scalar(x) and type(x) is not bool else x
         for x in args
     )
 
 
-def _scalar_fits(x, dtype):
-    # A Python float must not silently truncate into an int array (lax would refuse; so do we).
-    if isinstance(x, complex) and dtype.kind != "c":
-        return False
-    if isinstance(x, float) and dtype.kind in "iub":
-        return False
-    if type(x) is int and dtype.kind in "iu":
-        # Nor may an int wrap around: lax.add(int8_array, 1000) is an error (JAX's lax refuses
-        # any mixed dtypes); jnp.add wraps like JAX, converting the scalar before lax sees it.
-        info = np.iinfo(dtype)
-        if not info.min <= x <= info.max:
-            raise OverflowError(
-                f"Python int {x} out of bounds for {dtype.name}, the dtype of the array operand "
-                f"of a lax operation (lax does not wrap Python ints around; use "
-                f"minijax.numpy, which does as JAX does, or convert explicitly)")
-    return True
+def const(x, value):
+    """``value`` as a weakly typed rank-0 operand of ``x``'s dtype: how minijax's own code
+    writes a constant into a lax op (``lax.mul(x, const(x, 0.5))``), since lax ops refuse
+    operands of other dtypes. Like a Python scalar, it does not make the result strong."""
+    return WeakScalar(value, dtypes.dtype_of(x)[0])
 
 
 # ------------------------------------------------------------------------------------------------

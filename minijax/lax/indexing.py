@@ -42,6 +42,7 @@ from minijax.lax.families import (
     NUMBER,
     check_dtype_allowed,
     check_same_dtypes,
+    const,
     fill_region,
     hlo_compare,
     scalar_type,
@@ -826,7 +827,7 @@ def _wrap_negative(i, dim, dtype):
     i = _convert_element_type(i, dtype)
     if dtype.kind == "u":  # unsigned indices cannot be negative
         return i
-    return select_n(lt(i, 0), i, add(i, dim))
+    return select_n(lt(i, const(i, 0)), i, add(i, const(i, dim)))
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):

@@ -19,7 +19,7 @@ from minijax.core import get_aval
 from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, div, eq, mul, ne, select
-from minijax.lax.families import ANY, NUMBER
+from minijax.lax.families import ANY, NUMBER, const
 from minijax.lax.indexing import (
     GatherScatterMode,
     _gather_of_scatter,
@@ -107,9 +107,10 @@ def _minmax_jvp(prim):
         op_kept = eq(read(op), read(out))
         num_updates = count(select(upd_won, full_like(upd, 1), _zeros(upd)))
         num_refs = count(full_like(upd, 1))
-        shared = div(1.0, add(num_updates, 1.0))
-        upd_coef = select(upd_won, select(op_kept, shared, div(1.0, num_updates)), _zeros(upd))
-        op_coef = div(add(-1.0, select(op_kept, shared, _zeros(num_updates))), num_refs)
+        one = const(num_updates, 1)
+        shared = div(one, add(num_updates, one))
+        upd_coef = select(upd_won, select(op_kept, shared, div(one, num_updates)), _zeros(upd))
+        op_coef = div(add(const(one, -1), select(op_kept, shared, _zeros(num_updates))), num_refs)
         t_updates = add(mul(read(t_op), op_coef), mul(t_upd, upd_coef))
         return out, scatter_add(t_op, idx, t_updates, dn, **_index_kw(params))
 

@@ -53,6 +53,7 @@ from minijax.lax.families import (
     broadcast_elementwise_shapes,
     check_dtype_allowed,
     coerce_scalars,
+    const,
     elementwise_prim,
     naryop,
 )
@@ -118,28 +119,28 @@ def _series(ax, x, a, enabled, mode):
     eps = _eps(x)
 
     def cond(vals):
-        return bitwise_and(lt(vals[0], _MAX_ITERATIONS), _any(vals[1]))
+        return bitwise_and(lt(vals[0], const(vals[0], _MAX_ITERATIONS)), _any(vals[1]))
 
     def body(vals):
         i, on, r, c, total, dc, dtotal = vals
-        r1 = add(r, 1.0)
+        r1 = add(r, const(r, 1.0))
         dc1 = sub(mul(dc, div(x, r1)), div(mul(c, x), mul(r1, r1)))
         c1 = mul(c, div(x, r1))
         total1, dtotal1 = add(total, c1), add(dtotal, dc1)
         if mode == _VALUE:
-            still = gt(div(c1, total1), eps)
+            still = gt(div(c1, total1), const(x, eps))
         else:
-            still = gt(abs(div(dc1, dtotal1)), eps)
+            still = gt(abs(div(dc1, dtotal1)), const(x, eps))
         keep = [select(on, new, old) for new, old in
                 zip((r1, c1, total1, dc1, dtotal1), (r, c, total, dc, dtotal))]
-        return (add(i, 1), bitwise_and(on, still), *keep)
+        return (add(i, const(i, 1)), bitwise_and(on, still), *keep)
 
     one, zero = _full(a, 1.0), _full(a, 0.0)
     _, _, _, _, total, _, dtotal = while_loop(
         cond, body, (np.int32(0), enabled, a, one, one, zero, zero))
     if mode == _VALUE:
         return div(mul(total, ax), a)
-    dlogax_da = sub(log(x), digamma(add(a, 1.0)))
+    dlogax_da = sub(log(x), digamma(add(a, const(a, 1.0))))
     d = add(mul(total, dlogax_da), dtotal)
     if mode == _DERIVATIVE:
         return div(mul(ax, d), a)
@@ -152,15 +153,15 @@ def _continued_fraction(ax, x, a, enabled, mode):
     big = 1.0 / eps
 
     def cond(vals):
-        return bitwise_and(lt(vals[0], _MAX_ITERATIONS), _any(vals[1]))
+        return bitwise_and(lt(vals[0], const(vals[0], _MAX_ITERATIONS)), _any(vals[1]))
 
     def body(vals):
         (i, on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm1, dqkm1, dpkm2, dqkm2, dans) = vals
-        c1, y1, z1 = add(c, 1.0), add(y, 1.0), add(z, 2.0)
+        c1, y1, z1 = add(c, const(c, 1.0)), add(y, const(y, 1.0)), add(z, const(z, 2.0))
         yc = mul(y1, c1)
         pk = sub(mul(pkm1, z1), mul(pkm2, yc))
         qk = sub(mul(qkm1, z1), mul(qkm2, yc))
-        nonzero = ne(qk, 0.0)
+        nonzero = ne(qk, const(qk, 0.0))
         r = div(pk, select(nonzero, qk, _full(qk, 1.0)))
         t = select(nonzero, abs(div(sub(ans, r), r)), _full(r, 1.0))
         ans1 = select(nonzero, r, ans)
@@ -169,20 +170,20 @@ def _continued_fraction(ax, x, a, enabled, mode):
         dans1 = select(nonzero, div(sub(dpk, mul(ans1, dqk)), qk), dans)
         dchange = select(nonzero, abs(sub(dans1, dans)), _full(dans, 1.0))
         # The convergents grow without bound: rescale them (their ratio is what counts).
-        rescale = gt(abs(pk), big)
-        scaled = [select(rescale, mul(v, eps), v)
+        rescale = gt(abs(pk), const(x, big))
+        scaled = [select(rescale, mul(v, const(v, eps)), v)
                   for v in (pk, qk, pkm1, qkm1, dpk, dqk, dpkm1, dqkm1)]
-        still = gt(t, eps) if mode == _VALUE else gt(dchange, eps)
+        still = gt(t, const(t, eps)) if mode == _VALUE else gt(dchange, const(dchange, eps))
         new = (ans1, y1, z1, c1, *scaled, dans1)
         old = (ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm1, dqkm1, dpkm2, dqkm2, dans)
         keep = [select(on, n, o) for n, o in zip(new, old)]
-        return (add(i, 1), bitwise_and(on, still), *keep)
+        return (add(i, const(i, 1)), bitwise_and(on, still), *keep)
 
-    y = sub(1.0, a)
-    z = add(add(x, y), 1.0)
+    y = sub(const(a, 1.0), a)
+    z = add(add(x, y), const(x, 1.0))
     zero = _full(x, 0.0)
     pkm2, qkm2 = _full(x, 1.0), x
-    pkm1, qkm1 = add(x, 1.0), mul(z, x)
+    pkm1, qkm1 = add(x, const(x, 1.0)), mul(z, x)
     ans = div(pkm1, qkm1)
     dqkm1 = neg(x)
     dans = div(neg(mul(ans, dqkm1)), qkm1)
@@ -201,20 +202,20 @@ def _continued_fraction(ax, x, a, enabled, mode):
 def _log_ax(a, x):
     """log(x^a e^-x / Gamma(a)) and whether it underflows."""
     log_ax = sub(sub(mul(a, log(x)), x), lgamma(a))
-    return log_ax, lt(log_ax, -float(np.log(np.finfo(x.dtype).max)))
+    return log_ax, lt(log_ax, const(log_ax, -float(np.log(np.finfo(x.dtype).max))))
 
 
 def _igamma_impl(a, x):
-    x_zero, x_inf = eq(x, 0.0), eq(x, np.inf)
-    bad = bitwise_or(bitwise_or(lt(x, 0.0), lt(a, 0.0)),
-                     bitwise_or(bitwise_and(eq(a, 0.0), x_zero),
+    x_zero, x_inf = eq(x, const(x, 0.0)), eq(x, const(x, np.inf))
+    bad = bitwise_or(bitwise_or(lt(x, const(x, 0.0)), lt(a, const(a, 0.0))),
+                     bitwise_or(bitwise_and(eq(a, const(a, 0.0)), x_zero),
                                 bitwise_or(_isnan(a), _isnan(x))))
-    use_cf = bitwise_and(ge(x, 1.0), gt(x, a))
+    use_cf = bitwise_and(ge(x, const(x, 1.0)), gt(x, a))
     log_ax, underflow = _log_ax(a, x)
     ax = exp(log_ax)
     on = bitwise_not(bitwise_or(bitwise_or(x_zero, bad), bitwise_or(underflow, x_inf)))
     out = select(use_cf,
-                 sub(1.0, _continued_fraction(ax, x, a, bitwise_and(on, use_cf), _VALUE)),
+                 sub(const(x, 1.0), _continued_fraction(ax, x, a, bitwise_and(on, use_cf), _VALUE)),
                  _series(ax, x, a, bitwise_and(on, bitwise_not(use_cf)), _VALUE))
     out = select(x_zero, _full(out, 0.0), out)
     out = select(x_inf, _full(out, 1.0), out)
@@ -222,16 +223,16 @@ def _igamma_impl(a, x):
 
 
 def _igammac_impl(a, x):
-    a_zero, x_inf = eq(a, 0.0), eq(x, np.inf)
-    bad = bitwise_or(bitwise_or(lt(x, 0.0), lt(a, 0.0)),
-                     bitwise_or(bitwise_and(a_zero, eq(x, 0.0)),
+    a_zero, x_inf = eq(a, const(a, 0.0)), eq(x, const(x, np.inf))
+    bad = bitwise_or(bitwise_or(lt(x, const(x, 0.0)), lt(a, const(a, 0.0))),
+                     bitwise_or(bitwise_and(a_zero, eq(x, const(x, 0.0))),
                                 bitwise_or(_isnan(a), _isnan(x))))
-    use_series = bitwise_or(lt(x, 1.0), lt(x, a))
+    use_series = bitwise_or(lt(x, const(x, 1.0)), lt(x, a))
     log_ax, underflow = _log_ax(a, x)
     ax = exp(log_ax)
     on = bitwise_not(bitwise_or(bitwise_or(bad, underflow), bitwise_or(x_inf, a_zero)))
     out = select(use_series,
-                 sub(1.0, _series(ax, x, a, bitwise_and(on, use_series), _VALUE)),
+                 sub(const(x, 1.0), _series(ax, x, a, bitwise_and(on, use_series), _VALUE)),
                  _continued_fraction(ax, x, a, bitwise_and(on, bitwise_not(use_series)), _VALUE))
     out = select(bitwise_or(x_inf, a_zero), _full(out, 0.0), out)
     return select(bad, _full(out, np.nan), out)
@@ -239,9 +240,10 @@ def _igammac_impl(a, x):
 
 def _igamma_derivative_impl(mode):
     def impl(a, x):
-        x_zero = eq(x, 0.0)
-        bad = bitwise_or(bitwise_or(lt(x, 0.0), le(a, 0.0)), bitwise_or(_isnan(a), _isnan(x)))
-        use_cf = bitwise_and(gt(x, 1.0), gt(x, a))
+        x_zero = eq(x, const(x, 0.0))
+        bad = bitwise_or(bitwise_or(lt(x, const(x, 0.0)), le(a, const(a, 0.0))),
+                         bitwise_or(_isnan(a), _isnan(x)))
+        use_cf = bitwise_and(gt(x, const(x, 1.0)), gt(x, a))
         log_ax, underflow = _log_ax(a, x)
         ax = exp(log_ax)
         on = bitwise_not(bitwise_or(bitwise_or(x_zero, bad), underflow))
@@ -264,32 +266,33 @@ def _betainc_impl(a, b, x):
     dtype = x.dtype
     tiny = float(np.finfo(dtype).eps) / 2
     max_iterations = 200 if dtype == np.float32 else 600
-    a_zero = bitwise_or(eq(a, 0.0), eq(b, np.inf))
-    b_zero = bitwise_or(eq(b, 0.0), eq(a, np.inf))
-    x_zero, x_one = eq(x, 0.0), eq(x, 1.0)
+    a_zero = bitwise_or(eq(a, const(a, 0.0)), eq(b, const(b, np.inf)))
+    b_zero = bitwise_or(eq(b, const(b, 0.0)), eq(a, const(a, np.inf)))
+    x_zero, x_one = eq(x, const(x, 0.0)), eq(x, const(x, 1.0))
     is_zero = bitwise_or(bitwise_and(b_zero, bitwise_not(x_one)), bitwise_and(a_zero, x_zero))
     is_one = bitwise_or(bitwise_and(a_zero, bitwise_not(x_zero)), bitwise_and(b_zero, x_one))
-    is_nan = bitwise_or(bitwise_or(bitwise_or(lt(a, 0.0), lt(b, 0.0)),
-                                   bitwise_or(lt(x, 0.0), gt(x, 1.0))),
+    is_nan = bitwise_or(bitwise_or(bitwise_or(lt(a, const(a, 0.0)), lt(b, const(b, 0.0))),
+                                   bitwise_or(lt(x, const(x, 0.0)), gt(x, const(x, 1.0)))),
                         bitwise_or(bitwise_and(a_zero, b_zero),
                                    bitwise_or(_isnan(a), bitwise_or(_isnan(b), _isnan(x)))))
-    direct = lt(x, div(add(a, 1.0), add(add(a, b), 2.0)))
+    direct = lt(x, div(add(a, const(a, 1.0)), add(add(a, b), const(x, 2.0))))
     a, b = select(direct, a, b), select(direct, b, a)
-    x = select(direct, x, sub(1.0, x))
+    x = select(direct, x, sub(const(x, 1.0), x))
 
     def clamp_small(v):
-        return select(lt(abs(v), tiny), _full(v, tiny), v)
+        return select(lt(abs(v), const(x, tiny)), _full(v, tiny), v)
 
     def cond(vals):
-        return bitwise_and(lt(vals[0], max_iterations), vals[1])
+        return bitwise_and(lt(vals[0], const(vals[0], max_iterations)), vals[1])
 
     def body(vals):
         n, _, c, d, h = vals
         dn = _numerator(n, a, b, x)
-        c1 = clamp_small(add(1.0, div(dn, c)))
-        d1 = reciprocal(clamp_small(add(1.0, mul(dn, d))))
+        c1 = clamp_small(add(const(x, 1.0), div(dn, c)))
+        d1 = reciprocal(clamp_small(add(const(x, 1.0), mul(dn, d))))
         delta = mul(c1, d1)
-        return (add(n, 1), _any(ge(abs(sub(delta, 1.0)), tiny)), c1, d1, mul(h, delta))
+        unconverged = _any(ge(abs(sub(delta, const(delta, 1.0))), const(x, tiny)))
+        return (add(n, const(n, 1)), unconverged, c1, d1, mul(h, delta))
 
     one = _full(x, 1.0)
     # n = 0 has numerator 1 and denominator 0, so the first convergent is 1/(1 + d_1 ...).
@@ -298,7 +301,7 @@ def _betainc_impl(a, b, x):
         cond, body, (np.int32(1), np.bool_(True), h0, _full(x, 0.0), h0))
     # Near a = 0, a * Gamma(a) = Gamma(a + 1) -> 1 keeps the prefactor finite.
     lbeta_small_a = sub(lgamma(b), lgamma(add(a, b)))
-    small_a = lt(a, 2 * float(np.finfo(dtype).tiny))
+    small_a = lt(a, const(a, 2 * float(np.finfo(dtype).tiny)))
     factor = select(small_a, exp(sub(mul(log1p(neg(x)), b), lbeta_small_a)),
                     div(exp(sub(add(mul(log(x), a), mul(log1p(neg(x)), b)),
                                 add(lgamma(a), lbeta_small_a))), a))
@@ -316,15 +319,15 @@ def _numerator(n, a, b, x):
     def scalar_pred(p):
         return broadcast_in_dim(p, x.shape, ())
 
-    m_int = div(sub(n, 1), 2)
+    m_int = div(sub(n, const(n, 1)), const(n, 2))
     m = convert_element_type(m_int, x.dtype)
-    a2m = add(a, mul(2.0, m))
-    first_odd = div(neg(mul(add(a, b), x)), add(a, 1.0))  # m = 0: exact near a = 0
-    odd = div(neg(mul(mul(add(a, m), add(add(a, b), m)), x)), mul(a2m, add(a2m, 1.0)))
-    odd = select(scalar_pred(eq(m_int, 0)), first_odd, odd)
-    even = div(mul(mul(m, sub(b, m)), x), mul(sub(a2m, 1.0), a2m))
-    d = select(scalar_pred(eq(rem(n, 2), 0)), odd, even)
-    return select(scalar_pred(eq(n, 1)), _full(x, 1.0), d)
+    a2m = add(a, mul(const(m, 2.0), m))
+    first_odd = div(neg(mul(add(a, b), x)), add(a, const(a, 1.0)))  # m = 0: exact near a = 0
+    odd = div(neg(mul(mul(add(a, m), add(add(a, b), m)), x)), mul(a2m, add(a2m, const(a2m, 1.0))))
+    odd = select(scalar_pred(eq(m_int, const(m_int, 0))), first_odd, odd)
+    even = div(mul(mul(m, sub(b, m)), x), mul(sub(a2m, const(a2m, 1.0)), a2m))
+    d = select(scalar_pred(eq(rem(n, const(n, 2)), const(n, 0))), odd, even)
+    return select(scalar_pred(eq(n, const(n, 1))), _full(x, 1.0), d)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -359,8 +362,8 @@ def _chebyshev(x, coefficients):
     b0 = b1 = b2 = _full(x, 0.0)
     for c in coefficients:
         b2, b1 = b1, b0
-        b0 = add(sub(mul(x, b1), b2), c)
-    return mul(0.5, sub(b0, b2))
+        b0 = add(sub(mul(x, b1), b2), const(x, c))
+    return mul(const(x, 0.5), sub(b0, b2))
 
 
 def _i0e_impl(x):
@@ -368,9 +371,9 @@ def _i0e_impl(x):
     few = x.dtype == np.float32
     coef_a, coef_b = (_I0E_A[-18:], _I0E_B[-7:]) if few else (_I0E_A, _I0E_B)
     x = abs(x)
-    small = _chebyshev(sub(mul(0.5, x), 2.0), coef_a)
-    large = div(_chebyshev(sub(div(32.0, x), 2.0), coef_b), sqrt(x))
-    return select(le(x, 8.0), small, large)
+    small = _chebyshev(sub(mul(const(x, 0.5), x), const(x, 2.0)), coef_a)
+    large = div(_chebyshev(sub(div(const(x, 32.0), x), const(x, 2.0)), coef_b), sqrt(x))
+    return select(le(x, const(x, 8.0)), small, large)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -398,7 +401,7 @@ def _not_differentiable(name, operand):
 
 def _igamma_dx(g, a, x):
     # The Gamma(a, 1) density.
-    return mul(g, exp(sub(sub(mul(sub(a, 1.0), log(x)), x), lgamma(a))))
+    return mul(g, exp(sub(sub(mul(sub(a, const(a, 1.0)), log(x)), x), lgamma(a))))
 
 
 def _gamma_density_da(g, a, x):
@@ -412,18 +415,18 @@ ad.defjvp(igammac_p, lambda g, a, x: neg(mul(g, igamma_grad_a(a, x))),
 ad.defjvp(igamma_grad_a_p, _not_differentiable("igamma_grad_a", "a"), _gamma_density_da)
 ad.defjvp(regularized_incomplete_beta_p,
     _not_differentiable("betainc", "a"), _not_differentiable("betainc", "b"),
-    lambda g, a, b, x: mul(g, exp(sub(add(mul(sub(b, 1.0), log1p(neg(x))),
-                                          mul(sub(a, 1.0), log(x))),
+    lambda g, a, b, x: mul(g, exp(sub(add(mul(sub(b, const(b, 1.0)), log1p(neg(x))),
+                                          mul(sub(a, const(a, 1.0)), log(x))),
                                       sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))))))
 ad.defjvp(zeta_p, _not_differentiable("zeta", "x"),
-          lambda g, s, q: mul(g, neg(mul(s, zeta(add(s, 1.0), q)))))
+          lambda g, s, q: mul(g, neg(mul(s, zeta(add(s, const(s, 1.0)), q)))))
 ad.defjvp2(bessel_i0e_p, lambda g, y, x: mul(g, sub(bessel_i1e(x), mul(sign(x), y))))
 
 
 def _bessel_i1e_jvp(g, y, x):
     # i1e' = i0e - i1e * (sign(x) + 1/x), with its limit 1/2 at 0.
     eps = _eps(x)
-    not_tiny = gt(abs(x), eps)
+    not_tiny = gt(abs(x), const(x, eps))
     safe_x = select(not_tiny, x, _full(x, eps))
     dy = sub(bessel_i0e(safe_x), mul(y, add(sign(safe_x), reciprocal(safe_x))))
     return mul(g, select(not_tiny, dy, _full(x, 0.5)))

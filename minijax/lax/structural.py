@@ -35,7 +35,7 @@ from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped, to_val_axis
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import select_n
-from minijax.lax.families import check_same_dtypes, coerce_scalars
+from minijax.lax.families import check_same_dtypes, coerce_scalars, const
 from minijax.lowering.array import Array
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.source_info import with_user_line
@@ -405,7 +405,11 @@ def rev(operand, dimensions):
 
 
 def _pad_rule(operand, padding_value, *, padding_config):
-    check_same_dtypes("pad", [operand, padding_value])
+    if operand.dtype != padding_value.dtype:
+        raise TypeError(
+            "pad operand and padding_value must be same dtype: got "
+            f"{operand.dtype.name} and {padding_value.dtype.name}."
+        )
     if padding_value.ndim != 0:
         raise TypeError(
             f"pad padding_value must be a scalar, got {_shapes(operand, padding_value)}."
@@ -633,7 +637,7 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
     for start, n, stride, dim in zip(start_indices, ct_shape, strides, shape):
         end = start + (0 if n == 0 else 1 + (n - 1) * stride)  # one past the last element taken
         config.append((start, dim - end, stride - 1))
-    return [pad(ct, 0, config)]
+    return [pad(ct, const(ct, 0), config)]
 
 
 ad.deflinear(slice_p, _slice_transpose)

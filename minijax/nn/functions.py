@@ -15,6 +15,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
+from minijax.lax.families import const
 from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args_inexact
 from minijax.numpy.creation import to_array
 
@@ -97,7 +98,7 @@ def log_sigmoid(x):
 
 def soft_sign(x):
     x = _inexact("soft_sign", x)
-    return lax.div(x, lax.add(lax.abs(x), 1.0))
+    return lax.div(x, lax.add(lax.abs(x), const(x, 1)))
 
 
 def gelu(x, approximate=True):
@@ -105,11 +106,12 @@ def gelu(x, approximate=True):
     x = _inexact("gelu", x)
     if approximate:
         sqrt_2_over_pi = float(np.sqrt(2 / np.pi))
-        cdf = lax.mul(0.5, lax.add(1.0, lax.tanh(
-            lax.mul(sqrt_2_over_pi, lax.add(x, lax.mul(0.044715, lax.integer_pow(x, 3)))))))
+        cubic = lax.mul(const(x, 0.044715), lax.integer_pow(x, 3))
+        cdf = lax.mul(const(x, 0.5), lax.add(const(x, 1), lax.tanh(
+            lax.mul(const(x, sqrt_2_over_pi), lax.add(x, cubic)))))
         return lax.mul(x, cdf)
     # JAX's form: 0.5 * x * erfc(-x / sqrt(2)) stays finite at the largest floats
-    return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), float(np.sqrt(0.5)))))
+    return lax.mul(lax.mul(const(x, 0.5), x), lax.erfc(lax.mul(lax.neg(x), const(x, np.sqrt(0.5)))))
 
 
 def elu(x, alpha=1.0):

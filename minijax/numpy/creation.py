@@ -19,6 +19,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
+from minijax.lax.families import const
 from minijax.lowering.array import Array, device_copy, device_put_value
 from minijax.tree_util import tree_map_internal
 from minijax.numpy._util import (
@@ -275,12 +276,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num > 1:
         t_shape = [1] * len(bounds_shape)
         t_shape.insert(axis, div)
-        t = lax.div(lax.reshape(lax.iota(compute, div), tuple(t_shape)), float(div))
+        t = lax.reshape(lax.iota(compute, div), tuple(t_shape))
+        t = lax.div(t, const(t, div))
         full_shape = bounds_shape[:axis] + (div,) + bounds_shape[axis:]
         t = lax.broadcast_in_dim(t, full_shape, tuple(range(len(full_shape))))
         sb = lax.broadcast_in_dim(start_b, full_shape, tuple(range(len(full_shape))))
         eb = lax.broadcast_in_dim(stop_b, full_shape, tuple(range(len(full_shape))))
-        out = lax.add(lax.mul(sb, lax.sub(1.0, t)), lax.mul(eb, t))
+        out = lax.add(lax.mul(sb, lax.sub(const(t, 1), t)), lax.mul(eb, t))
         if endpoint:
             out = lax.concatenate([out, stop_b], axis)
     elif num == 1:
@@ -291,7 +293,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = lax.floor(out)
     out = convert(out, dtype)
     if retstep:
-        step = lax.div(lax.sub(stop, start), float(div)) if div > 0 else np.nan
+        span = lax.sub(stop, start)
+        step = lax.div(span, const(span, div)) if div > 0 else np.nan
         return out, step
     return out
 
@@ -306,7 +309,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     dtype = _default_dtype(dtype)
     rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return convert(lax.eq(lax.add(rows, k), cols), dtype)
+    return convert(lax.eq(lax.add(rows, const(rows, k)), cols), dtype)
 
 
 def identity(n, dtype=None):

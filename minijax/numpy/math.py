@@ -24,6 +24,7 @@ from minijax import dtypes, lax
 from minijax.autodiff import jvp
 from minijax.core import Tracer
 from minijax.custom_derivatives import custom_jvp
+from minijax.lax.families import const
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._ufuncs import _binary, _dtype, _unary, _zero_like, _zeros_like_bool
 from minijax.numpy._util import (
@@ -82,7 +83,8 @@ def floor_divide(x1, x2, /):
         # C division truncates; step down where the signs differ and something was cut off.
         signs_differ = lax.ne(lax.sign(x1), lax.sign(x2))
         inexact = lax.ne(lax.rem(x1, x2), _zero_like(x1))
-        return lax.select(lax.bitwise_and(signs_differ, inexact), lax.sub(quotient, 1), quotient)
+        rounded_down = lax.sub(quotient, const(quotient, 1))
+        return lax.select(lax.bitwise_and(signs_differ, inexact), rounded_down, quotient)
     if dtype.kind == "c":
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
@@ -98,7 +100,7 @@ def _float_divmod(x1, x2):
     signs_differ = lax.ne(lax.sign(x2), lax.sign(mod))
     ind = lax.bitwise_and(mod_nonzero, signs_differ)
     mod = lax.select(ind, lax.add(mod, x2), mod)
-    div = lax.select(ind, lax.sub(div, 1.0), div)
+    div = lax.select(ind, lax.sub(div, const(div, 1)), div)
     return lax.round(div), mod
 
 
@@ -170,9 +172,9 @@ def _integer_power(x1, x2):
     # the result's shape: a rank-0 base with an array exponent takes the exponent's
     acc = lax.full(np.broadcast_shapes(np.shape(x1), np.shape(x2)), 1, dtype)
     for _ in range(8 * dtype.itemsize):
-        odd = lax.ne(lax.bitwise_and(x2, 1), 0)
+        odd = lax.ne(lax.bitwise_and(x2, const(x2, 1)), const(x2, 0))
         acc = lax.select(odd, lax.mul(acc, x1), acc)
-        x2 = lax.shift_right_logical(x2, 1)
+        x2 = lax.shift_right_logical(x2, const(x2, 1))
         x1 = lax.mul(x1, x1)
     return acc
 
@@ -332,7 +334,7 @@ def _replace_posinf(x):
     """``x`` with ``+inf`` (in the real part) replaced by 0: ``exp(inf - inf)`` would be NaN
     where it should be 1."""
     re = lax.real(x) if dtypes.is_complex(_dtype(x)) else x
-    return lax.select(lax.eq(re, np.inf), lax.full_like(x, 0), x)
+    return lax.select(lax.eq(re, const(re, np.inf)), lax.full_like(x, 0), x)
 
 
 def _make_logaddexp(base2):
@@ -375,7 +377,8 @@ def hypot(x1, x2, /):
     safe_big = lax.select(lax.eq(big, _zero_like(big)), lax.full_like(to_array(big), 1), big)
     ratio = lax.div(small, safe_big)
     out = lax.select(
-        lax.eq(big, _zero_like(big)), big, lax.mul(big, lax.sqrt(lax.add(1.0, lax.square(ratio))))
+        lax.eq(big, _zero_like(big)), big,
+        lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.square(ratio)))),
     )
     return lax.select(any_inf, lax.full_like(out, np.inf), out)
 
@@ -383,13 +386,13 @@ def hypot(x1, x2, /):
 @eager_jit
 def deg2rad(x, /):
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, np.pi / 180)
+    return lax.mul(x, const(x, np.pi / 180))
 
 
 @eager_jit
 def rad2deg(x, /):
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, 180 / np.pi)
+    return lax.mul(x, const(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -517,7 +520,7 @@ def signbit(x, /):
         raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")  # JAX's words
     int_type = np.dtype(f"int{8 * dtype.itemsize}")
     bits = lax.bitcast_convert_type(to_array(x), int_type)
-    return lax.lt(bits, 0)
+    return lax.lt(bits, const(bits, 0))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ from minijax.core import (
 from minijax.interpreters.partial_eval import dce_jaxpr
 from minijax.interpreters.walk import iter_eqns
 from minijax.jitting import jit
+from minijax.lax.families import const
 from minijax.transforms.api import Transformed, run_pass, trace
 from minijax.transforms.rewrite import _Builder, replace_eqn, trace_replacement
 
@@ -529,7 +530,7 @@ def _to_int8(x, scale):
     dtype = dtypes.promote_types(x.dtype, np.float32)
     y = lax.div(lax.convert_element_type(x, dtype), np.asarray(scale, dtype))
     y = lax.round(y, lax.RoundingMethod.TO_NEAREST_EVEN)
-    return lax.convert_element_type(lax.min(lax.max(y, -127.0), 127.0), np.int8)
+    return lax.convert_element_type(lax.min(lax.max(y, const(y, -127)), const(y, 127)), np.int8)
 
 
 def _int8_matmul(eqn, wi, dims, act_max, view=None):

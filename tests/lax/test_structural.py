@@ -156,7 +156,7 @@ def _raises(exc, fn, *args, jit=False):
     (TypeError, lambda x: lax.concatenate([x, x], 2), f32(2, 3),
      ["concatenate dimension out of bounds", "dimension 2", "f32[2,3]"]),
     (TypeError, lambda x: lax.concatenate([x, x.astype(np.int32)], 0), f32(2),
-     ["concatenate requires arguments to have the same dtypes", "f32[2], i32[2]"]),
+     ["lax.concatenate requires arguments to have the same dtypes, got float32, int32."]),
     (ValueError, lambda x: lax.pad(x, 0.0, [(-2, -2, 0)]), f32(3),
      ["pad: dimension size after padding is not at least 0", "f32[3]"]),
     (ValueError, lambda x: lax.pad(x, 0.0, [(0, 0, -1)]), f32(3),
@@ -164,7 +164,7 @@ def _raises(exc, fn, *args, jit=False):
     (ValueError, lambda x: lax.pad(x, 0.0, [(0, 0, 0)]), f32(2, 3),
      ["pad: length of padding_config must equal the number of axes", "f32[2,3]"]),
     (TypeError, lambda x: lax.pad(x, np.int32(0), [(1, 1, 0)]), f32(3),
-     ["pad requires arguments to have the same dtypes", "f32[3], i32[]"]),
+     ["pad operand and padding_value must be same dtype: got float32 and int32."]),
     (TypeError, lambda x: lax.dynamic_slice(x, (0, 0), (3, 1)), f32(2, 3),
      ["dynamic_slice slice_sizes must be less than or equal to operand shape", "(3, 1)",
       "f32[2,3]"]),
@@ -292,9 +292,13 @@ def test_negative_padding_crops():
     np.testing.assert_array_equal(run_both(lambda x: lax.pad(x, 7.0, [(-6, 3, 0)]), x), [7, 7])
 
 
-def test_pad_with_a_python_scalar_keeps_the_operand_dtype():
+def test_pad_with_a_python_scalar_of_another_dtype_is_refused():
+    # JAX 0.10.2: a Python float is float32, whatever the operand's dtype
     x = np.arange(3, dtype=BF16)
-    out = run_both(lambda x: lax.pad(x, 9.0, [(1, 0, 0)]), x)
+    with pytest.raises(TypeError, match="pad operand and padding_value must be same dtype: "
+                                        "got bfloat16 and float32."):
+        lax.pad(x, 9.0, [(1, 0, 0)])
+    out = run_both(lambda x: lax.pad(x, BF16.type(9), [(1, 0, 0)]), x)
     assert out.dtype == BF16
     np.testing.assert_array_equal(out.astype(np.float32), [9, 0, 1, 2])
 
