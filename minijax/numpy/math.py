@@ -827,7 +827,6 @@ def heaviside(x1, x2):
 
 
 @eager_jit
-@eager_jit
 def sinc(x):
     """sin(pi x) / (pi x) with a safe denominator; at 0 the Maclaurin series, whose custom JVP
     gives every derivative there. JAX's formula, op for op: its rounding is JAX's, also in
