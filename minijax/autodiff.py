@@ -140,6 +140,13 @@ def _as_arrays(xs):
     return [_as_array(x) for x in xs]
 
 
+def _primals_out(xs):
+    """A function's outputs as jvp/linearize/vjp/value_and_grad return them: a Python scalar
+    or NumPy value the function returned untouched comes back as it is, as in JAX."""
+    return [x if type(x) in (float, int, complex, bool) or isinstance(x, (np.generic, np.ndarray))
+            else _as_array(x) for x in xs]
+
+
 # ------------------------------------------------------------------------------------------------
 # Forward mode
 
@@ -219,7 +226,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     ps_out, ts_out = ad.jvp_flat(joined, p_leaves, ts)
     n = n_out[0]
     out_tree = trees[0][0] if has_aux else trees[0]
-    primal_out = out_tree.unflatten(_as_arrays(ps_out[:n]))
+    primal_out = out_tree.unflatten(_primals_out(ps_out[:n]))
     tangent_out = out_tree.unflatten(_instantiate(ts_out[:n]))
     if has_aux:
         return primal_out, tangent_out, trees[0][1].unflatten(_as_arrays(ps_out[n:]))
@@ -247,7 +254,7 @@ def linearize(fun, *primals, has_aux=False):
         ts = [_linearized_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
         return out_tree.unflatten(_instantiate(lin.jvp(ts)))
 
-    out = out_tree.unflatten(_as_arrays(lin.primals_out))
+    out = out_tree.unflatten(_primals_out(lin.primals_out))
     if has_aux:
         return out, f_jvp, trees[0][1].unflatten(lin.aux)
     return out, f_jvp
@@ -333,7 +340,7 @@ def vjp(fun, *primals, has_aux=False):
     trees = []
     lin = ad.linearize_flat(_flat_fun(fun, p_tree, trees, has_aux), p_leaves, has_aux)
     out_tree = trees[0][0] if has_aux else trees[0]
-    out = out_tree.unflatten(_as_arrays(lin.primals_out))
+    out = out_tree.unflatten(_primals_out(lin.primals_out))
     f_vjp = _pullback(lin, p_tree, out_tree)
     if has_aux:
         return out, f_vjp, trees[0][1].unflatten(lin.aux)
@@ -361,10 +368,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         lin = ad.linearize_flat(_flat_fun(f, _registry.flatten((dyn,))[1], trees, has_aux),
                                 leaves, has_aux)
         out_tree = trees[0][0] if has_aux else trees[0]
-        # a Python or NumPy scalar the function returned untouched comes back as it is (JAX)
-        ans = out_tree.unflatten([x if type(x) in (float, int, complex, bool)
-                                  or isinstance(x, np.generic) else _as_array(x)
-                                  for x in lin.primals_out])
+        ans = out_tree.unflatten(_primals_out(lin.primals_out))
         _check_scalar_output(out_tree, ans, holomorphic)
         out = lin.primals_out[0]
         aval = get_aval(out)

@@ -26,7 +26,7 @@ import types
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core
-from minijax.core import ClosedJaxpr, Jaxpr, Primitive, get_aval, jaxpr_as_fun
+from minijax.core import ClosedJaxpr, Jaxpr, Primitive, WeakScalar, get_aval, jaxpr_as_fun
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open, needs_axis_data
@@ -122,7 +122,10 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         jaxpr, consts = trace_open(flat_fun, [get_aval(x) for x in leaves])
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
-        return out_trees[0].unflatten(outs)
+        # a Python scalar the function returned comes back a Python scalar (JAX: a TypedFloat),
+        # not the weak literal it was inside
+        return out_trees[0].unflatten([o.val.item() if isinstance(o, WeakScalar) else o
+                                       for o in outs])
 
     return fun_remat
 

@@ -141,3 +141,22 @@ def test_grad_through_a_while_loop_that_passes_a_value_through():
     out = minijax.jit(lambda x: lax.while_loop(lambda c: c[0] < c[1],
                                                lambda c: (c[0] + 1, c[1]), (0, x)))(3)
     assert [int(o) for o in out] == [3, 3]
+
+
+# -- outputs the function returned untouched come back as they went in ----------------------------
+
+
+def test_untouched_python_scalar_outputs_stay_python_scalars():
+    x = jnp.ones(3)
+    # JAX 0.10.2: float (jvp's tangent a weak float32 zero), float, float, numpy.ndarray
+    p, t = minijax.jvp(lambda y: 0.0, (x,), (x,))
+    assert type(p) is float and t.dtype == np.float32 and t.weak_type
+    assert type(minijax.vjp(lambda y: (0.0, y), x)[0][0]) is float
+    assert type(minijax.linearize(lambda y: 0.0, x)[0]) is float
+    assert type(minijax.jvp(lambda y: np.zeros(2), (x,), (x,))[0]) is np.ndarray
+    # JAX 0.10.2: jvp of value_and_grad of a constant: the value stays a Python float
+    assert type(minijax.jvp(lambda y: minijax.value_and_grad(lambda z: 0.0)(y), (x,),
+                            (x,))[0][0]) is float
+    # JAX 0.10.2: a TypedFloat (a float subclass), usable as a number
+    r = minijax.checkpoint(lambda y: 0.0)(x)
+    assert isinstance(r, float) and r + 1 == 1.0
