@@ -55,3 +55,16 @@ def test_reduce_window_max_linearize_next_to_nan():
     _, f_jvp = jax.linearize(f, x)
     t = f_jvp(jnp.array([[0.75, 0.85, 0.95, 1.05]], jnp.float32))
     np.testing.assert_allclose(np.asarray(t), [[0.85, 0.95, 0.95, 1.05]], rtol=1e-6)
+
+
+def test_scan_transpose_gives_a_dead_const_a_symbolic_zero():
+    # FINDINGS 72 (s5002-264). JAX 0.10.2 -> [1., 1.]; minijax gave [nan, 1.] (the dead
+    # rsqrt(-1)'s NaN derivative times an accumulated zero cotangent).
+    def f(x):
+        t1 = lax.rsqrt(x)
+
+        def body(i, c):
+            jnp.where(c > 0, t1, c)  # dead: JAX's DCE drops it from the loop
+            return -c
+        return lax.fori_loop(0, 2, body, x).sum()
+    np.testing.assert_array_equal(np.asarray(jax.grad(f)(jnp.array([-1., 4.]))), [1., 1.])
