@@ -19,12 +19,8 @@ DATA = os.path.join(os.path.dirname(__file__), "..", "data", "difftest")
 
 # case id -> the bug (its number in tools/difftest/FINDINGS.md)
 KNOWN = {
-    "s21-15": "12: lax.max(python scalar, f16) accepted; JAX requires equal dtypes",
-    "s21-319": "12: lax.rem of f32 and f16 accepted inside a transform",
     # regressions.json: the minimized cases, one per FINDINGS.md entry
     "s101-90-min": "15: scatter-max JVP with an integer update: 0 where JAX gives NaN",
-    "s101-129-min": "12: lax.rem with a Python scalar of another dtype accepted",
-    "s21-171-min": "30: grad(grad(jnp.i0))(0.) is 0.5 (right); JAX says 0",
 }
 
 @pytest.fixture(scope="module")
