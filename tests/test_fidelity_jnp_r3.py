@@ -112,3 +112,19 @@ def test_argmin_of_complex_fails_only_when_lowered():
         jnp.argmax(x.reshape(1, 2), axis=1)
     with pytest.raises(TypeError, match="lt does not accept dtype complex64 at position 0"):
         minijax.checkpoint(lambda x: (jnp.argmin(x), x)[1])(x)
+
+
+def test_einsum_broadcasts_size_one_named_labels_in_any_order():
+    # s4006-345, s5049-280. JAX 0.10.2 broadcasts a size-1 axis of a named label whichever
+    # operand comes first; minijax refused a 1 after a 2 (ValueError: label 'j' has sizes 2, 1)
+    a = jnp.arange(4.0).reshape(2, 2)
+    b = jnp.arange(3.0).reshape(1, 3) + 1
+    np.testing.assert_array_equal(np.asarray(jnp.einsum("ij,jk->ik", a, b)),
+                                  [[1, 2, 3], [5, 10, 15]])
+    np.testing.assert_array_equal(np.asarray(jnp.einsum("ij,ij->i", a, jnp.ones((1, 2)))), [1, 5])
+    np.testing.assert_array_equal(np.asarray(jnp.einsum("ij,ij->ij", a, jnp.ones((2, 1)))),
+                                  [[0, 1], [2, 3]])
+    np.testing.assert_array_equal(np.asarray(jnp.einsum("ij,kj->ik", a, jnp.ones((3, 1)))),
+                                  [[1, 1, 1], [5, 5, 5]])
+    with pytest.raises(ValueError):  # JAX 0.10.2: ValueError (sizes 2 and 3)
+        jnp.einsum("ij,jk->ik", a, jnp.ones((3, 3)))

@@ -142,8 +142,7 @@ def _label_sizes(inputs, shapes):
             if old is None or old == 1:
                 sizes[lab] = d
             elif d != 1 and d != old:
-                raise ValueError(f"einsum: label {lab!r} has sizes {old} and {d}")
-            elif d != old and not lab.startswith("."):
+                # a size-1 axis broadcasts against any size, for named labels too (as JAX)
                 raise ValueError(f"einsum: label {lab!r} has sizes {old} and {d}")
     return sizes
 
