@@ -171,11 +171,17 @@ def test_weak_python_int_wraps_into_narrow_array_dtype():
         np.testing.assert_array_equal(np.asarray(out), ref)
 
 
-def test_lax_refuses_to_wrap_python_int():
-    with pytest.raises(OverflowError, match="1000 out of bounds for int8"):
-        minijax.lax.add(jnp.arange(3, dtype=jnp.int8), 1000)
-    out = minijax.lax.add(jnp.arange(3, dtype=jnp.int8), 100)
-    np.testing.assert_array_equal(np.asarray(out), np.arange(3, dtype=np.int8) + 100)
+def test_lax_refuses_a_python_int_of_another_dtype():
+    # JAX 0.10.2: lax takes a Python int as int32 (the default int), whatever the array's dtype
+    for value in (1000, 100):
+        with pytest.raises(TypeError, match="lax.add requires arguments to have the same "
+                                            "dtypes, got int8, int32"):
+            minijax.lax.add(jnp.arange(3, dtype=jnp.int8), value)
+    with pytest.raises(OverflowError, match="Python int 1099511627776 too large to convert to "
+                                            "int32"):
+        minijax.lax.add(jnp.arange(3, dtype=jnp.int32), 2**40)
+    out = minijax.lax.add(jnp.arange(3, dtype=jnp.int32), 100)
+    np.testing.assert_array_equal(np.asarray(out), np.arange(3, dtype=np.int32) + 100)
 
 
 def test_python_int_range_under_x64():
