@@ -36,8 +36,10 @@ device's copy). ``check_vma=False`` types nothing and checks nothing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import threading
 import typing
 
 from jaxlib.mlir import ir
@@ -194,7 +196,7 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=None, auto=frozenset(), *,
                 eager.append(jit(wrapped))
             # Even under disable_jit: the manual region exists only inside a program, and
             # running jit(wrapped) op by op would come straight back here.
-            with config_context("jax_disable_jit", False):
+            with config_context("jax_disable_jit", False), _eager_body():
                 return eager[0](*args)
         leaves, in_tree = _registry.flatten(args)
         in_leaf_specs = _specs_for(in_specs, args, "in_specs")
@@ -230,6 +232,26 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=None, auto=frozenset(), *,
         return out_tree.unflatten(outs)
 
     return wrapped
+
+
+_EAGER = threading.local()
+
+
+@contextlib.contextmanager
+def _eager_body():
+    prev = getattr(_EAGER, "on", False)
+    _EAGER.on = True
+    try:
+        yield
+    finally:
+        _EAGER.on = prev
+
+
+def in_eager_body():
+    """Whether a shard_map called eagerly is tracing its body here. JAX runs such a body op by
+    op, and some ops refuse that (device_put to an explicit device); minijax stages it in a
+    jit, so this says when to refuse them as JAX does."""
+    return getattr(_EAGER, "on", False)
 
 
 def _check_not_auto(auto, spec, what):

@@ -15,7 +15,7 @@ from minijax.core import Tracer
 from minijax.jitting.args import arg_paths
 from minijax.lax.sharding_constraint import reshard, with_sharding_constraint
 from minijax.lowering.array import Array, device_put_value
-from minijax.shard_map import shard_map
+from minijax.shard_map import in_eager_body, shard_map
 from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
 from minijax.tree_util import _registry, tree_map_internal
 from minijax.sharding_types import (
@@ -61,12 +61,32 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
 def _put_leaf(x, device):
     if isinstance(x, Tracer):
+        if device is not None:
+            _check_in_shard_map(x, device)
         return x  # inside a transformation device_put is the identity (placement is XLA's)
     if type(x) is Array:
         if device is None or x.devices() == {device}:
             return x
         return device_put_value(x._value, device, weak_type=x.weak_type)
     return device_put_value(x, device)
+
+
+def _check_in_shard_map(x, target):
+    """JAX's refusals of an explicit placement inside shard_map: a value varying over manual
+    axes cannot take a sharding over the (non-manual) mesh; and a shard_map called eagerly
+    takes no explicit device at all."""
+    vma = getattr(x.aval, "vma", ())
+    mesh = getattr(target, "mesh", None)
+    if vma and mesh is not None:
+        axis = sorted(vma, key=str)[0]
+        kind = dict(zip(mesh.axis_names, mesh.axis_types)).get(axis, shd.AxisType.Auto)
+        raise ValueError(
+            "Axes mentioned in `manual_axis_type` field of ShapedArray should be of type "
+            f"`Manual`. Got manual_axis_type={x.aval.manual_axis_type} with axis: {axis} of "
+            f"type AxisType.{kind.name}")
+    if in_eager_body():
+        raise ValueError("device_put with explicit device not allowed within "
+                         f"shard_map-decorated functions, but got device {target}")
 
 
 def device_put(x, device=None):
@@ -86,6 +106,7 @@ def device_put(x, device=None):
             continue
         s = shd.resolve(s, what)
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
+            _check_in_shard_map(leaf, s)
             out.append(with_sharding_constraint(leaf, s)
                        if isinstance(s, shd.NamedSharding) else leaf)
             continue

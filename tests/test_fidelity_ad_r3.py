@@ -160,3 +160,29 @@ def test_untouched_python_scalar_outputs_stay_python_scalars():
     # JAX 0.10.2: a TypedFloat (a float subclass), usable as a number
     r = minijax.checkpoint(lambda y: 0.0)(x)
     assert isinstance(r, float) and r + 1 == 1.0
+
+
+# -- device_put to an explicit placement inside shard_map --------------------------------------
+
+
+@pytest.mark.devices(2)
+def test_device_put_inside_shard_map():
+    mesh = _mesh()
+    put = lambda s: lambda x: minijax.device_put(x, s)  # noqa: E731
+    smap = lambda f, spec: minijax.shard_map(f, mesh=mesh, in_specs=spec, out_specs=spec)  # noqa
+    x = jnp.arange(4.0)
+    # JAX 0.10.2: a varying value cannot take a sharding over the mesh (also under jit)
+    for f in (smap(put(NamedSharding(mesh, P())), P("d")),
+              minijax.jit(smap(put(NamedSharding(mesh, P("d"))), P("d")))):
+        with pytest.raises(ValueError, match=r"Axes mentioned in `manual_axis_type` field of "
+                           r"ShapedArray should be of type `Manual`\. Got manual_axis_type="
+                           r"ManualAxisType\(varying=frozenset\(\{'d'\}\), unreduced=frozenset"
+                           r"\(\), reduced=frozenset\(\)\) with axis: d of type AxisType.Auto"):
+            f(x)
+    # JAX 0.10.2: an eager shard_map takes no explicit device; under jit it is allowed
+    for target in (NamedSharding(mesh, P()), minijax.devices()[0]):
+        with pytest.raises(ValueError, match="device_put with explicit device not allowed "
+                           "within shard_map-decorated functions, but got device"):
+            smap(put(target), P())(x)
+        np.testing.assert_array_equal(minijax.jit(smap(put(target), P()))(x), np.arange(4.0))
+    np.testing.assert_array_equal(smap(minijax.device_put, P("d"))(x), np.arange(4.0))
