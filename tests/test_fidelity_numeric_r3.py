@@ -68,3 +68,13 @@ def test_scan_transpose_gives_a_dead_const_a_symbolic_zero():
             return -c
         return lax.fori_loop(0, 2, body, x).sum()
     np.testing.assert_array_equal(np.asarray(jax.grad(f)(jnp.array([-1., 4.]))), [1., 1.])
+
+
+def test_top_k_derivatives_keep_nan_where_it_is():
+    # FINDINGS 73 (s5009-30). JAX 0.10.2: vjp -> [nan, 0., 1.], jvp -> [1., 2.]; minijax's
+    # one-hot contraction gave [nan, nan, nan] and [nan, nan].
+    x = jnp.array([0.12, -5.4, -3.36])
+    _, vjp = jax.vjp(lambda v: lax.top_k(v, 2)[0], x)
+    np.testing.assert_array_equal(np.asarray(vjp(jnp.array([NAN, 1.]))[0]), [NAN, 0., 1.])
+    _, t = jax.jvp(lambda v: lax.top_k(v, 2)[0], (x,), (jnp.array([1., NAN, 2.]),))
+    np.testing.assert_array_equal(np.asarray(t), [1., 2.])

@@ -20,9 +20,6 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
-from minijax.lax.convert import convert_element_type
-from minijax.lax.dot import dot_general
-from minijax.lax.elementwise import eq
 from minijax.lax.families import (
     ANY,
     REAL,
@@ -32,7 +29,8 @@ from minijax.lax.families import (
     is_nan,
     scalar_type,
 )
-from minijax.lax.structural import broadcast_in_dim, broadcasted_iota, transpose
+from minijax.lax.indexing import GatherDimensionNumbers, gather
+from minijax.lax.structural import broadcasted_iota, reshape
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 
 __all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
@@ -250,21 +248,15 @@ def _top_k_jvp(primals, tangents, *, k, axis):
 
 
 def _take_along_axis(x, indices, axis):
-    """``x``'s elements at ``indices`` along ``axis``, as a contraction with a one-hot matrix
-    built from the (fixed) indices: linear in ``x``, so dot_general's rules transpose it."""
-    ndim = get_aval(x).ndim
-    perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
-    x_t, idx_t = transpose(x, perm), transpose(indices, perm)
-    *batch, n = get_aval(x_t).shape
-    k = get_aval(idx_t).shape[-1]
-    nb = len(batch)
-    hot_shape = (*batch, k, n)
-    hot = eq(broadcast_in_dim(idx_t, hot_shape, tuple(range(nb + 1))),
-             broadcasted_iota(get_aval(idx_t).dtype, hot_shape, nb + 1))
-    hot = convert_element_type(hot, get_aval(x).dtype)
-    batch_dims = tuple(range(nb))
-    out = dot_general(hot, x_t, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
-    return transpose(out, tuple(int(i) for i in np.argsort(perm)))
+    """``x``'s elements at ``indices`` along ``axis``: JAX's batched gather, so a NaN or inf
+    elsewhere in ``x`` (or in a cotangent, through the scatter-add transpose) stays where it is
+    (a one-hot contraction would spread it as 0 * inf)."""
+    rank = get_aval(indices).ndim
+    batch = tuple(i for i in range(rank) if i != axis)
+    dnums = GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+        operand_batching_dims=batch, start_indices_batching_dims=batch)
+    return gather(x, reshape(indices, (*get_aval(indices).shape, 1)), dnums, (1,) * rank)
 
 
 ad.primitive_jvps[top_k_p] = _top_k_jvp
