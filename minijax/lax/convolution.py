@@ -31,7 +31,7 @@ from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import _precision_config, canonicalize_precision
-from minijax.lax.families import NUMBER, check_dtype_allowed
+from minijax.lax.families import ANY, check_dtype_allowed
 from minijax.lax.sharding_constraint import lay_out
 from minijax.lax.structural import full, reshape, rev
 from minijax.lowering.stablehlo import tensor_type
@@ -160,7 +160,7 @@ def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     shapes = f"lhs {lhs.str_short()} and rhs {rhs.str_short()}"
     if lhs.dtype != rhs.dtype:
         raise TypeError(f"{name} requires lhs and rhs of the same dtype, got {shapes}")
-    check_dtype_allowed(name, lhs.dtype, NUMBER)
+    check_dtype_allowed(name, lhs.dtype, ANY)  # bool too: XLA convolves predicates (or of ands)
     if lhs.ndim != rhs.ndim or lhs.ndim < 2:
         raise TypeError(f"{name} requires lhs and rhs of equal rank >= 2, got {shapes}")
     lhs_spec, rhs_spec, out_spec = dimension_numbers
