@@ -128,3 +128,37 @@ def test_einsum_broadcasts_size_one_named_labels_in_any_order():
                                   [[1, 1, 1], [5, 5, 5]])
     with pytest.raises(ValueError):  # JAX 0.10.2: ValueError (sizes 2 and 3)
         jnp.einsum("ij,jk->ik", a, jnp.ones((3, 3)))
+
+
+def test_convolve_pads_per_mode_so_valid_has_no_inf_times_zero():
+    # s5001-183. JAX 0.10.2 convolves with "valid"/"same" padding directly; minijax computed the
+    # full convolution and sliced it, so an inf met zero cotangents outside the window (NaN)
+    v = jnp.array([-0.1363525390625, -0.0, np.inf, -65504.0], jnp.float16)
+    g = minijax.grad(lambda v: jnp.convolve(v, v, mode="valid").sum())(v)
+    # JAX 0.10.2: [-inf, inf, 0, -0.2727]
+    np.testing.assert_allclose(np.asarray(g, np.float32), [-np.inf, np.inf, 0, -0.2727],
+                               rtol=1e-3)
+    # JAX 0.10.2, a = [1, 2, 3, 4.5], v = [0.5, -1, 2]
+    a, w = jnp.array([1.0, 2.0, 3.0, 4.5]), jnp.array([0.5, -1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(jnp.convolve(a, w, mode="same")),
+                                  [0.0, 1.5, 3.25, 1.5])
+    np.testing.assert_array_equal(np.asarray(jnp.correlate(w, a, mode="full")),
+                                  [2.25, -3.0, 7.0, 4.5, 3.0, 2.0])
+    np.testing.assert_array_equal(
+        np.asarray(minijax.grad(lambda a: jnp.correlate(a, w, mode="same").sum())(a)),
+        [-0.5, 1.5, 1.5, 1.0])
+    # JAX 0.10.2: [(3-3j), (2-4j), (6+0j), (2-2j)]
+    c = jnp.array([1 + 1j, 2, 3j], jnp.complex64)
+    np.testing.assert_allclose(np.asarray(jnp.correlate(c[:2], c, mode="full")),
+                               [3 - 3j, 2 - 4j, 6, 2 - 2j], rtol=1e-6)
+
+
+def test_conv_general_dilated_of_bool():
+    # s4001-763, s4009-417. JAX 0.10.2 convolves predicates (an or of ands): [True]
+    b = jnp.array([True, False, True])[None, None]
+    out = lax.conv_general_dilated(b, b, (1,), "VALID")
+    assert out.dtype == np.bool_ and out.tolist() == [[[True]]]
+    # JAX 0.10.2: int32 [1, 0, 2, 0, 1] with a preferred element type
+    out = jnp.convolve(jnp.array([True, False, True]), jnp.array([True, False, True]),
+                       preferred_element_type=jnp.int32)
+    assert out.dtype == np.int32 and out.tolist() == [1, 0, 2, 0, 1]

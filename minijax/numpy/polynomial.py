@@ -2,10 +2,8 @@
 polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit, poly, roots, convolve,
 correlate.
 
-``convolve``/``correlate`` use ``lax.conv_general_dilated`` when minijax.lax has it (one XLA
-convolution); otherwise one sliding-window ``gather`` (a ``(len(out), len(v))`` matrix of
-windows of the zero-padded ``a``) and one ``dot_general`` with the reversed kernel. Both are
-differentiable and batch under vmap.
+``convolve``/``correlate`` are one ``lax.conv_general_dilated`` each, padded per mode as JAX
+pads them (complex operands: one sliding-window ``gather`` and one ``dot_general``).
 """
 
 from __future__ import annotations
@@ -38,70 +36,65 @@ def _1d(name, *xs):
 # Convolution
 
 
-def _conv_full(a, v, precision, preferred_element_type):
-    """Full discrete convolution of 1-D ``a`` (length n) and ``v`` (length m)."""
-    n, m = a.shape[0], v.shape[0]
-    out_len = n + m - 1
-    if not dtypes.is_complex(np.dtype(a.dtype)) and a.dtype != np.bool_:
-        # XLA's convolution is a cross-correlation: flip the kernel.
-        lhs = lax.reshape(a, (1, 1, n))
-        rhs = lax.reshape(lax.rev(v, (0,)), (1, 1, m))
-        out = lax.conv_general_dilated(lhs, rhs, window_strides=(1,), padding=[(m - 1, m - 1)],
-                   precision=precision, preferred_element_type=preferred_element_type)
-        return lax.reshape(out, (out_len,))
-    padded = lax.pad(a, convert(0, a.dtype), [(m - 1, m - 1, 0)])
+def _conv(x, y, mode, op, precision, preferred_element_type):
+    """JAX's ``_conv``: one ``conv_general_dilated`` (a cross-correlation) padded for ``mode``,
+    so "valid" and "same" never compute the products outside their window (an inf there would
+    make NaNs in the derivative)."""
+    x, y = _1d(op, x, y)
+    if preferred_element_type is None:  # NumPy's default for convolutions, as JAX
+        x, y = promote_dtypes_inexact(x, y)
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    reverse_out = False
+    if op == "correlate":
+        if dtypes.is_complex(np.dtype(x.dtype)):
+            y = lax.conj(y)
+        if x.shape[0] < y.shape[0]:
+            x, y, reverse_out = y, x, True
+    else:
+        if x.shape[0] < y.shape[0]:  # NumPy swaps so the longer one slides
+            x, y = y, x
+        y = lax.rev(y, (0,))
+    m = y.shape[0]
+    if mode == "valid":
+        padding = (0, 0)
+    elif mode == "same":
+        padding = (m // 2, m - m // 2 - 1)
+    elif mode == "full":
+        padding = (m - 1, m - 1)
+    else:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    out = _cross_correlate(x, y, padding, precision, preferred_element_type)
+    return lax.rev(out, (0,)) if reverse_out else out
+
+
+def _cross_correlate(x, y, padding, precision, preferred_element_type):
+    """``out[k] = sum_j xp[k + j] * y[j]`` with ``xp`` the zero-padded ``x``."""
+    n, m = x.shape[0], y.shape[0]
+    if not dtypes.is_complex(np.dtype(x.dtype)):
+        out = lax.conv_general_dilated(
+            lax.reshape(x, (1, 1, n)), lax.reshape(y, (1, 1, m)), (1,), [padding],
+            precision=precision, preferred_element_type=preferred_element_type)
+        return lax.reshape(out, (out.shape[2],))
+    # XLA's convolution takes no complex operands on every backend: a sliding-window gather
+    # (an (out_len, m) matrix of windows) and one dot.
+    out_len = n + padding[0] + padding[1] - m + 1
+    padded = lax.pad(x, convert(0, x.dtype), [(padding[0], padding[1], 0)])
     starts = lax.expand_dims(lax.iota(np.int32, out_len), (1,))
     dnums = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
                                        start_index_map=(0,))
-    windows = lax.gather(padded, starts, dnums, (m,), mode="clip",
-                         indices_are_sorted=True)  # (out_len, m): windows[k, j] = padded[k + j]
-    return lax.dot_general(windows, lax.rev(v, (0,)), (((1,), (0,)), ((), ())),
-                           precision=precision, preferred_element_type=preferred_element_type)
-
-
-def _mode_slice(full, n, m, mode):
-    """The ``mode`` part of the full result of operands of lengths ``n`` and ``m``."""
-    if mode == "full":
-        return full
-    if mode == "same":  # NumPy centres the longer operand's length, rounding as below
-        start = (m - 1) // 2 if n >= m else n // 2
-        return lax.slice(full, (start,), (start + max(n, m),))
-    if mode == "valid":
-        length = max(n, m) - min(n, m) + 1
-        start = min(n, m) - 1
-        return lax.slice(full, (start,), (start + length,))
-    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+    windows = lax.gather(padded, starts, dnums, (m,), mode="clip", indices_are_sorted=True)
+    return lax.dot_general(windows, y, (((1,), (0,)), ((), ())), precision=precision,
+                           preferred_element_type=preferred_element_type)
 
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
-    a, v = _1d("convolve", a, v)
-    if preferred_element_type is None:  # NumPy's default for convolutions, as JAX
-        a, v = promote_dtypes_inexact(a, v)
-    if a.shape[0] == 0 or v.shape[0] == 0:
-        raise ValueError("convolve: inputs cannot be empty")
-    if a.dtype == np.bool_:
-        a, v = convert(a, dtypes.default_int_dtype()), convert(v, dtypes.default_int_dtype())
-    n, m = a.shape[0], v.shape[0]
-    if m > n:  # NumPy swaps so the longer one slides
-        a, v, n, m = v, a, m, n
-    full = _conv_full(a, v, precision, preferred_element_type)
-    return _mode_slice(full, n, m, mode)
+    return _conv(a, v, mode, "convolve", precision, preferred_element_type)
 
 
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
-    """``c[k] = sum_n a[n + k] * conj(v[n])``: a convolution with the reversed, conjugated
-    ``v``."""
-    a, v = _1d("correlate", a, v)
-    if preferred_element_type is None:  # NumPy's default for convolutions, as JAX
-        a, v = promote_dtypes_inexact(a, v)
-    if a.shape[0] == 0 or v.shape[0] == 0:
-        raise ValueError("correlate: inputs cannot be empty")
-    if a.dtype == np.bool_:
-        a, v = convert(a, dtypes.default_int_dtype()), convert(v, dtypes.default_int_dtype())
-    n, m = a.shape[0], v.shape[0]
-    vr = lax.rev(jnp.conj(v) if dtypes.is_complex(np.dtype(v.dtype)) else v, (0,))
-    full = _conv_full(a, vr, precision, preferred_element_type)
-    return _mode_slice(full, n, m, mode)
+    """``c[k] = sum_n a[n + k] * conj(v[n])``."""
+    return _conv(a, v, mode, "correlate", precision, preferred_element_type)
 
 
 # ------------------------------------------------------------------------------------------------
