@@ -186,3 +186,14 @@ def test_device_put_inside_shard_map():
             smap(put(target), P())(x)
         np.testing.assert_array_equal(minijax.jit(smap(put(target), P()))(x), np.arange(4.0))
     np.testing.assert_array_equal(smap(minijax.device_put, P("d"))(x), np.arange(4.0))
+
+
+@pytest.mark.devices(2)
+def test_batched_gather_with_uint8_indices_on_a_sharded_operand():
+    mesh = _mesh()
+    x = minijax.device_put(jnp.arange(12.0).reshape(4, 3), NamedSharding(mesh, P("d")))
+    i = jnp.array([1, 2, 0], jnp.uint8)
+    # the values NumPy gives (JAX 0.10.2's program keeps the uint8 indices and XLA's
+    # partitioner aborts the process: "Unsupported indices type: U8")
+    got = minijax.jit(minijax.vmap(lambda a, j: a[j], (1, 0)))(x, i)
+    np.testing.assert_array_equal(got, np.arange(12.0).reshape(4, 3).T[[0, 1, 2], [1, 2, 0]])

@@ -242,7 +242,12 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
         start_index_map=list(dn.start_index_map), index_vector_dim=idx_aval.ndim - 1,
     )
     if mode != GatherScatterMode.FILL_OR_DROP:
-        # XLA clamps every start into bounds: CLIP, and fine for PROMISE_IN_BOUNDS
+        # XLA clamps every start into bounds: CLIP, and fine for PROMISE_IN_BOUNDS. Indices
+        # narrower than 32 bits are widened (the same values): XLA's SPMD partitioner aborts
+        # the process on a gather of a sharded operand with 8- or 16-bit indices (so does JAX's
+        # program, which keeps them).
+        if idx_aval.dtype.itemsize < 4:
+            indices = hlo.convert(tensor_type(idx_aval.update(dtype=np.int32)), indices)
         return hlo.gather(operand, indices, attr, dense_i64(slice_sizes),
                           indices_are_sorted=bool(indices_are_sorted))
     # As JAX's _gather_fill: the indices become int32 (int64 past int32's range) first; XLA's
