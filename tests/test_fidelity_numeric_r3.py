@@ -78,3 +78,20 @@ def test_top_k_derivatives_keep_nan_where_it_is():
     np.testing.assert_array_equal(np.asarray(vjp(jnp.array([NAN, 1.]))[0]), [NAN, 0., 1.])
     _, t = jax.jvp(lambda v: lax.top_k(v, 2)[0], (x,), (jnp.array([1., NAN, 2.]),))
     np.testing.assert_array_equal(np.asarray(t), [1., 2.])
+
+
+@pytest.mark.parametrize("fn, x, expected", [
+    # JAX 0.10.2's values; minijax gave NaN for the first four (xlo + (xhi - xlo) * frac)
+    (lambda a: jnp.median(a), [-INF, 1.], -INF),
+    (lambda a: jnp.median(a), [-INF, 2., 3., -INF], -INF),
+    (lambda a: jnp.quantile(a, 0.3), [-INF, -INF], -INF),
+    (lambda a: jnp.percentile(a, 30.), [-INF, 1.], -INF),
+    # median is the midpoint method: (x + x) / 2 overflows as JAX's does (minijax 3.4e38)
+    (lambda a: jnp.median(a), [3.4e38, 3.4e38], INF),
+    # an exact inf order statistic: inf * 0 in JAX's weighted sum (minijax inf)
+    (lambda a: jnp.quantile(a, 1.0), [INF, 1.], NAN),
+])
+def test_quantile_weights_and_median_midpoint(fn, x, expected):
+    # FINDINGS 74 (s5013-324, s5015-65)
+    np.testing.assert_array_equal(np.asarray(fn(jnp.array(x, jnp.float32))),
+                                  np.float32(expected))

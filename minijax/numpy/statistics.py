@@ -84,8 +84,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         lo, hi = jnp.floor(pos), jnp.ceil(pos)
         xlo, xhi = pick(lo), pick(hi)
         frac = pos - lo
-        out = xlo + (xhi - xlo) * frac
-        out = jnp.where(hi == lo, xlo, out)  # exact order statistic (and inf - inf safe)
+        # JAX's weighted sum (rounding, infinities: -inf and 1 give -inf, an exact inf
+        # order statistic NaN, as inf * 0)
+        out = xlo * (convert(1, dtype) - frac) + xhi * frac
     elif method == "lower":
         out = pick(jnp.floor(pos))
     elif method == "higher":
@@ -131,11 +132,11 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return quantile(a, 0.5, axis=axis, keepdims=keepdims)
+    return quantile(a, 0.5, axis=axis, keepdims=keepdims, method="midpoint")
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return nanquantile(a, 0.5, axis=axis, keepdims=keepdims)
+    return nanquantile(a, 0.5, axis=axis, keepdims=keepdims, method="midpoint")
 
 
 # ------------------------------------------------------------------------------------------------
