@@ -95,3 +95,12 @@ def test_quantile_weights_and_median_midpoint(fn, x, expected):
     # FINDINGS 74 (s5013-324, s5015-65)
     np.testing.assert_array_equal(np.asarray(fn(jnp.array(x, jnp.float32))),
                                   np.float32(expected))
+
+
+def test_integer_remainder_by_zero_is_zero():
+    # FINDINGS 75 (s5013-266). JAX 0.10.2 replaces an integer divisor 0 by 1: [0 0 0 0], [0];
+    # minijax gave XLA's rem(x, 0) = x, so -4 % 0 was -4.
+    r = jnp.remainder(jnp.array([-4, 5, 0, -2147483648]), jnp.array([0, 0, 0, -1]))
+    np.testing.assert_array_equal(np.asarray(r), [0, 0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(jnp.mod(jnp.array([7], jnp.uint8), jnp.uint8(0))),
+                                  [0])

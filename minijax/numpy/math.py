@@ -110,6 +110,8 @@ def remainder(x1, x2, /):
     x1, x2 = promote_args_numeric("remainder", x1, x2)
     if _dtype(x1).kind == "c":
         raise TypeError("remainder does not support complex-valued inputs")
+    if _dtype(x2).kind in "iu":  # JAX: an integer x % 0 is 0 (XLA's rem would give x)
+        x2 = lax.select(lax.eq(x2, _zero_like(x2)), lax.full_like(x2, 1), x2)
     trunc_mod = lax.rem(x1, x2)
     if _dtype(x1).kind == "u":
         return trunc_mod
