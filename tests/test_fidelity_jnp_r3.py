@@ -162,3 +162,25 @@ def test_conv_general_dilated_of_bool():
     out = jnp.convolve(jnp.array([True, False, True]), jnp.array([True, False, True]),
                        preferred_element_type=jnp.int32)
     assert out.dtype == np.int32 and out.tolist() == [1, 0, 2, 0, 1]
+
+
+def test_scatter_mul_update_tangent_is_operand_times_scattered_tangents():
+    # s5009-256. JAX 0.10.2's rule: operand * scatter_add(zeros, idx, t_updates), so an
+    # infinite operand element where no update lands gets a NaN tangent
+    x0 = jnp.array([[0.5, -np.inf, 0.5], [1.5, 0.5, 1.5]], jnp.float32)
+    _, t = minijax.jvp(lambda x, y: x.at[1:].mul(y), (x0, jnp.float32(0.5)),
+                       (jnp.ones_like(x0), jnp.float32(1.0)))
+    # JAX 0.10.2: [[1, nan, 1], [2, 1, 2]]
+    np.testing.assert_array_equal(np.asarray(t), [[1, np.nan, 1], [2, 1, 2]])
+    # JAX 0.10.2, x = [1, 2, -inf, 4], u = [3, 5] at [0, 5] (unique): jvp along (1s, [1, 2]),
+    # grads of the sum
+    x, u, i = jnp.array([1.0, 2.0, -np.inf, 4.0]), jnp.array([3.0, 5.0]), jnp.array([0, 5])
+    expect = {"drop": ([4, 1, np.nan, 1], [3, 1, 1, 1], [1, 0]),
+              "clip": ([4, 1, np.nan, 13], [3, 1, 1, 5], [1, 4])}
+    for mode, (tan, gx, gu) in expect.items():
+        f = lambda x, u, mode=mode: x.at[i].mul(u, mode=mode, unique_indices=True)  # noqa: E731
+        _, t = minijax.jvp(f, (x, u), (jnp.ones(4), jnp.array([1.0, 2.0])))
+        np.testing.assert_array_equal(np.asarray(t), tan)
+        g = minijax.grad(lambda x, u: f(x, u).sum(), argnums=(0, 1))(x, u)
+        np.testing.assert_array_equal(np.asarray(g[0]), gx)
+        np.testing.assert_array_equal(np.asarray(g[1]), gu)

@@ -21,7 +21,6 @@ from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, div, eq, mul, ne, select
 from minijax.lax.families import ANY, NUMBER, const
 from minijax.lax.indexing import (
-    GatherScatterMode,
     _gather_of_scatter,
     _scatter_args,
     _scatter_prim,
@@ -67,15 +66,6 @@ def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
 
 def _zeros(x):
     return full(tuple(get_aval(x).shape), 0, get_aval(x).dtype)
-
-
-def _read_back(x, idx, upd, dn, mode, fill_value=None):
-    """Per update element, the element of ``x`` where it lands; ``fill_value`` where the update
-    is dropped (by default NaN or the dtype's extreme, so a dropped update never equals the
-    scatter's result)."""
-    gdn, sizes = _gather_of_scatter(dn, tuple(get_aval(x).shape), tuple(get_aval(upd).shape))
-    gmode = mode if mode != GatherScatterMode.FILL_OR_DROP else "fill"
-    return gather(x, idx, gdn, sizes, mode=gmode, fill_value=fill_value)
 
 
 def _index_kw(params, **overrides):
@@ -133,12 +123,10 @@ def _mul_jvp(primals, tangents, **params):
                 "scatter_mul is differentiable with respect to the updates only with "
                 "unique_indices=True (as in JAX): with repeated indices each update's "
                 "derivative depends on the others landing at the same place."))
-        # 0 where an update is dropped: its tangent then contributes nothing, and nor does
-        # its cotangent in the transpose (a NaN fill would leak through the gather there)
-        at = _read_back(op, idx, upd, dn, params["mode"], fill_value=0)
-        t_out = add(t_out, scatter_add_p.bind(
-            _zeros(op), idx, mul(at, t_upd), dimension_numbers=dn,
-            **_index_kw(params, unique_indices=True)))
+        # JAX's rule: the operand times the updates' tangents scattered into zeros, so an
+        # infinite or NaN operand element makes a NaN tangent even where no update lands
+        t_out = add(t_out, mul(op, scatter_add_p.bind(
+            _zeros(op), idx, t_upd, dimension_numbers=dn, **_index_kw(params))))
     return out, t_out
 
 
