@@ -101,3 +101,20 @@ def test_eager_transform_emits_one_jit_equation_staging_inlines():
     jaxpr = minijax.make_jaxpr(minijax.grad(lambda x: f(x).sum()))(x)
     assert "jit" not in str(jaxpr)
     assert seen[-1] == "JVPTracer"
+
+
+def test_function_jax_does_not_jit_stays_per_op_under_transforms():
+    """``tensordot`` or ``x ** 3`` are not jits in JAX: under an eager grad their ops run one
+    by one there, so here too (``fused_under_transforms=False``)."""
+    seen = []
+
+    @eager_jit(fused_under_transforms=False)
+    def f(x):
+        seen.append(type(x).__name__)
+        return jnp.sin(x) * 2.0
+
+    x = jnp.ones(3, jnp.float32)
+    np.testing.assert_allclose(f(x), 2 * np.sin(1.0) * np.ones(3), rtol=1e-6)
+    g = minijax.grad(lambda x: f(x).sum())(x)
+    np.testing.assert_allclose(g, 2 * np.cos(1.0) * np.ones(3), rtol=1e-6)
+    assert seen[-1] == "JVPTracer"

@@ -26,11 +26,14 @@ from minijax.interpreters.partial_eval import DynamicJaxprTrace
 from minijax.jitting import jit
 
 
-def eager_jit(fn=None, *, static_argnames=()):
+def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True):
     """Decorator: ``fn`` runs jitted when called eagerly or under eager transformations,
-    plainly when called while a jaxpr is being built."""
+    plainly when called while a jaxpr is being built. ``fused_under_transforms=False`` for a
+    function JAX does not jit (``tensordot``): under any transformation its ops run one by
+    one, as JAX's do; only the plain eager call takes the fast path."""
     if fn is None:
-        return functools.partial(eager_jit, static_argnames=static_argnames)
+        return functools.partial(eager_jit, static_argnames=static_argnames,
+                                 fused_under_transforms=fused_under_transforms)
     jitted = jit(fn, static_argnames=static_argnames or None)
     is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)
@@ -39,7 +42,8 @@ def eager_jit(fn=None, *, static_argnames=()):
     def wrapper(*args, **kwargs):
         if any(_has_jax_array(a) for a in args):
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
-        if is_eval_trace_current() or not _staging(core.current_trace()):
+        if is_eval_trace_current() or (fused_under_transforms
+                                       and not _staging(core.current_trace())):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
             return jitted(*args, **kwargs)

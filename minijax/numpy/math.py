@@ -151,7 +151,7 @@ def power(x1, x2, /):
     return _static_integer_power(x1, exponent)
 
 
-@eager_jit(static_argnames=("exponent",))
+@eager_jit(static_argnames=("exponent",), fused_under_transforms=False)
 def _static_integer_power(x1, exponent):
     (x1,) = promote_dtypes_numeric(x1)
     return lax.integer_pow(to_array(x1), exponent)

@@ -362,12 +362,12 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'))
+@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'), fused_under_transforms=False)
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative_with_initial(cumsum, 0, x, axis, dtype, include_initial)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'))
+@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'), fused_under_transforms=False)
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative_with_initial(cumprod, 1, x, axis, dtype, include_initial)
 
@@ -385,4 +385,3 @@ def _cumulative_with_initial(fn, init, x, axis, dtype, include_initial):
     pad = [(0, 0, 0)] * out.ndim
     pad[axis] = (1, 0, 0)
     return lax.pad(out, convert(init, out.dtype), tuple(pad))
-
