@@ -385,3 +385,4 @@ def _cumulative_with_initial(fn, init, x, axis, dtype, include_initial):
     pad = [(0, 0, 0)] * out.ndim
     pad[axis] = (1, 0, 0)
     return lax.pad(out, convert(init, out.dtype), tuple(pad))
+
