@@ -104,3 +104,14 @@ def test_integer_remainder_by_zero_is_zero():
     np.testing.assert_array_equal(np.asarray(r), [0, 0, 0, 0])
     np.testing.assert_array_equal(np.asarray(jnp.mod(jnp.array([7], jnp.uint8), jnp.uint8(0))),
                                   [0])
+
+
+def test_integer_power_uses_six_exponent_bits_as_jax():
+    # FINDINGS 76 (s5028-165). JAX 0.10.2's _pow_int_int: 6 exponent bits, 0 ** n = 0.
+    a = jnp.array([[1, -4, 0], [5, -4, -3]])
+    np.testing.assert_array_equal(np.asarray(a ** a), [[1, 0, 1], [3125, 0, 1197088493]])
+    np.testing.assert_array_equal(np.asarray(a ** jnp.array([0, 64, -1])),
+                                  [[1, 1, 0], [1, 1, -2111105451]])
+    np.testing.assert_array_equal(np.asarray(jnp.int32(0) ** jnp.array([0, 1, 64])), [1, 0, 0])
+    np.testing.assert_array_equal(np.asarray(jnp.array([2, 3]) ** jnp.int32(70)),
+                                  [0, -102221863])

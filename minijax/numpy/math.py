@@ -166,14 +166,18 @@ def _power(x1, x2):
 
 
 def _integer_power(x1, x2):
-    """Binary exponentiation over the bits of an integer exponent array (no loop primitive:
-    one step per bit, like JAX). A negative exponent is an error in NumPy; here its bits are
-    used as unsigned, as JAX does."""
+    """Binary exponentiation over the low 6 bits of an integer exponent array, as JAX's
+    ``_pow_int_int`` (a larger power overflows for any base > 1; a negative exponent, an
+    error in NumPy, gives JAX's wrapped value), started at 0 for ``0 ** (x2 != 0)``."""
     x1, x2 = promote_shapes(x1, x2)
     dtype = _dtype(x1)
     # the result's shape: a rank-0 base with an array exponent takes the exponent's
-    acc = lax.full(np.broadcast_shapes(np.shape(x1), np.shape(x2)), 1, dtype)
-    for _ in range(8 * dtype.itemsize):
+    shape = np.broadcast_shapes(np.shape(x1), np.shape(x2))
+    x1, x2 = (lax.broadcast_in_dim(x, shape, ()) if np.shape(x) != shape else x
+              for x in (x1, x2))
+    zero_base = lax.bitwise_and(lax.eq(x1, const(x1, 0)), lax.ne(x2, const(x2, 0)))
+    acc = lax.select(zero_base, lax.full(shape, 0, dtype), lax.full(shape, 1, dtype))
+    for _ in range(6):
         odd = lax.ne(lax.bitwise_and(x2, const(x2, 1)), const(x2, 0))
         acc = lax.select(odd, lax.mul(acc, x1), acc)
         x2 = lax.shift_right_logical(x2, const(x2, 1))
