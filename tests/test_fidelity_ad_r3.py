@@ -197,3 +197,24 @@ def test_batched_gather_with_uint8_indices_on_a_sharded_operand():
     # partitioner aborts the process: "Unsupported indices type: U8")
     got = minijax.jit(minijax.vmap(lambda a, j: a[j], (1, 0)))(x, i)
     np.testing.assert_array_equal(got, np.arange(12.0).reshape(4, 3).T[[0, 1, 2], [1, 2, 0]])
+
+
+# -- cond with a varying predicate inside shard_map --------------------------------------------
+
+
+@pytest.mark.devices(2)
+def test_grad_of_cond_with_varying_predicate_and_replicated_operand():
+    from minijax import lax
+
+    def f(x0, x1):
+        return lax.cond(jnp.sum(x1) > 0, lambda x: x * 2, jnp.sin, x0).sum()
+
+    g = minijax.shard_map(
+        lambda a, b: minijax.tree_util.tree_map(lambda l: lax.psum(l, "d"),
+                                                minijax.value_and_grad(f)(a, b)),
+        mesh=_mesh(), in_specs=(P(), P("d")), out_specs=P())
+    value, grad = g(jnp.array([1.0, 2.0, 3.0]), jnp.zeros((0,)))
+    # JAX 0.10.2: 3.7837768, [1.0806046, -0.8322937, -1.979985] (2 cos x: the operand is not
+    # made varying by the predicate, so its cotangent is not summed over the devices twice)
+    np.testing.assert_allclose(value, 3.7837768, rtol=1e-6)
+    np.testing.assert_allclose(grad, [1.0806046, -0.8322937, -1.979985], rtol=1e-6)

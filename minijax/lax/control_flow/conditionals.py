@@ -28,14 +28,19 @@ __all__ = ["cond", "cond_p", "switch"]
 
 cond_p = Primitive("cond", multiple_results=True)
 cond_p.pp_params = common.pp_nested
+# Inside shard_map, as in JAX, a varying index does not make the operands (or the results)
+# vary: each branch keeps its operands' types and the results have the branches' types.
+cond_p.own_vma = True
 
 
 def _out_avals(branches):
-    """Branch 0's output types; an output is weak only if it is weak in every branch."""
+    """Branch 0's output types; an output is weak only if it is weak in every branch, and
+    varies over the manual axes any branch's varies over."""
     outs = []
     for i, a in enumerate(branches[0].out_avals):
         weak = all(b.out_avals[i].weak_type for b in branches)
-        outs.append(a.update(weak_type=weak))
+        vma = frozenset().union(*(getattr(b.out_avals[i], "vma", ()) for b in branches))
+        outs.append(a.update(weak_type=weak, vma=vma) if vma else a.update(weak_type=weak))
     return outs
 
 
