@@ -125,13 +125,13 @@ def elu(x, alpha=1.0):
 def celu(x, alpha=1.0):
     check_arraylike("celu", x)
     x = to_array(x)  # not promoted first: as JAX's, an integer input gives a weak float
-    return jnp.maximum(x, 0.0) + alpha * lax.expm1(lax.div(jnp.minimum(x, 0.0), alpha))
+    return jnp.maximum(x, 0.0) + alpha * lax.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
 def selu(x):
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
-    return lax.mul(scale, elu(x, alpha))
+    return scale * elu(x, alpha)
 
 
 def leaky_relu(x, negative_slope=1e-2):

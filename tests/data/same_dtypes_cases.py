@@ -82,3 +82,50 @@ def x64_cases(jax):
         "add(int, float)": lambda: lax.add(1, 2.0),
         "pow(f32, int)": lambda: lax.pow(jnp.ones(2, jnp.float32), 2),
     }
+
+
+def internal_cases(jax):
+    """Functions built from lax ops with constants (derivative rules, special functions, nn,
+    jnp) on half-precision, float64 and integer operands, where every constant must take the
+    operand's dtype."""
+    jnp, lax, nn = jax.numpy, jax.lax, jax.nn
+    h = jnp.array([-1.5, 0.25, 2.0], jnp.float16)
+    b = jnp.array([-1.5, 0.25, 2.0], jnp.bfloat16)
+    pos = jnp.array([0.5, 1.25, 3.0], jnp.float16)
+    grad = lambda f, x: jax.grad(lambda x: f(x).astype(jnp.float32).sum())(x)  # noqa: E731
+    return {
+        "nn.celu(f16, 2.0)": lambda: nn.celu(h, 2.0),
+        "nn.selu(bf16)": lambda: nn.selu(b),
+        "nn.gelu(f16)": lambda: nn.gelu(h),
+        "nn.gelu(bf16, approximate=False)": lambda: nn.gelu(b, approximate=False),
+        "nn.soft_sign(f16)": lambda: nn.soft_sign(h),
+        "grad tanh f16": lambda: grad(jnp.tanh, h),
+        "grad sqrt bf16": lambda: grad(jnp.sqrt, pos.astype(jnp.bfloat16)),
+        "grad arcsinh f16": lambda: grad(jnp.arcsinh, h),
+        "grad erf bf16": lambda: grad(lax.erf, b),
+        "grad abs f16": lambda: grad(jnp.abs, h),
+        "grad square f16": lambda: grad(jnp.square, h),
+        "grad x**3 f16": lambda: grad(lambda x: x ** 3, h),
+        "grad maximum f16": lambda: grad(lambda x: jnp.maximum(x, x[::-1]), h),
+        "grad cbrt f16": lambda: grad(jnp.cbrt, pos),
+        "grad digamma f16": lambda: grad(lax.digamma, pos),
+        "lax.igamma f16": lambda: lax.igamma(pos, pos),
+        "lax.igammac bf16": lambda: lax.igammac(pos.astype(jnp.bfloat16), pos.astype(jnp.bfloat16)),
+        "lax.betainc f16": lambda: lax.betainc(pos, pos, pos / 4),
+        "lax.bessel_i0e f16": lambda: lax.bessel_i0e(h),
+        "jnp.linspace f16": lambda: jnp.linspace(0, 1, 5, dtype=jnp.float16),
+        "jnp.eye int8 k=1": lambda: jnp.eye(3, k=1, dtype=jnp.int8),
+        "jnp.mean f16": lambda: jnp.mean(h),
+        "jnp.var f16 ddof=1": lambda: jnp.var(h, ddof=1),
+        "jnp.hypot f16": lambda: jnp.hypot(h, h),
+        "jnp.deg2rad bf16": lambda: jnp.deg2rad(b),
+        "jnp.floor_divide int8": lambda: jnp.floor_divide(jnp.array([-7, 7], jnp.int8),
+                                                          jnp.array([2, -2], jnp.int8)),
+        "jnp.power int8": lambda: jnp.power(jnp.array([2, 3], jnp.int8), jnp.int8(3)),
+        "jnp.signbit bf16": lambda: jnp.signbit(b),
+        "jnp.cumsum grad f16": lambda: grad(lambda x: jnp.cumsum(x), h),
+        "jnp.prod f16 odd": lambda: jnp.prod(h),
+        "slice transpose f16": lambda: grad(lambda x: x[1:], h),
+        "logaddexp.accumulate-like cumlogsumexp f16": lambda: grad(
+            lambda x: lax.cumlogsumexp(x), h),
+    }

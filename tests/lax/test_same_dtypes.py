@@ -11,12 +11,13 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import minijax
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "data"))
-from same_dtypes_cases import cases, x64_cases  # noqa: E402
+from same_dtypes_cases import cases, internal_cases, x64_cases  # noqa: E402
 
 with open(os.path.join(os.path.dirname(__file__), "..", "data", "same_dtypes_jax.json")) as _f:
     JAX = json.load(_f)
@@ -61,3 +62,18 @@ def test_same_dtypes_as_jax(name):
 @pytest.mark.parametrize("name", sorted(JAX["x64"]))
 def test_same_dtypes_as_jax_x64(name):
     _check(JAX["x64"][name], _outcome(x64_cases(minijax)[name]))
+
+
+_INTERNAL = internal_cases(minijax)
+_RTOL = {"float16": 1e-2, "bfloat16": 6e-2}
+
+
+@pytest.mark.parametrize("name", sorted(JAX["internal"]))
+def test_own_constants_take_the_operand_dtype(name):
+    """minijax's own lax calls (derivative rules, special functions, nn, jnp) on float16,
+    bfloat16 and int8 operands: JAX's dtype and values."""
+    dtype, values = JAX["internal"][name]
+    out = _INTERNAL[name]()
+    assert str(out.dtype) == dtype
+    np.testing.assert_allclose(np.asarray(out, np.float64).ravel(), values,
+                               rtol=_RTOL.get(dtype, 1e-6), atol=_RTOL.get(dtype, 0))
