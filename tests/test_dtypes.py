@@ -61,10 +61,14 @@ def test_weak_types():
     )
 
 
-def test_lax_keeps_weak_scalar_literals_at_the_array_dtype():
-    jaxpr = minijax.make_jaxpr(lambda x: lax.mul(x, 2))(np.zeros(3, bf16))
-    assert "mul a 2.0:bf16[]" in str(jaxpr) or "mul a 2:bf16[]" in str(jaxpr)
-    assert jaxpr.out_avals[0].dtype == bf16 and not jaxpr.out_avals[0].weak_type
+def test_lax_takes_a_python_scalar_at_its_default_dtype():
+    # JAX 0.10.2: an int is int32 and a float float32 for lax, whatever the array's dtype
+    with pytest.raises(TypeError, match="lax.mul requires arguments to have the same dtypes, "
+                                        "got bfloat16, int32"):
+        lax.mul(np.zeros(3, bf16), 2)
+    jaxpr = minijax.make_jaxpr(lambda x: lax.mul(x, 2.0))(np.zeros(3, np.float32))
+    assert "mul a 2.0:f32[]" in str(jaxpr)
+    assert jaxpr.out_avals[0].dtype == np.float32 and not jaxpr.out_avals[0].weak_type
 
 
 def test_x64_off_canonicalizes_before_the_device():
