@@ -135,3 +135,36 @@ def test_jacfwd_of_a_jvp_with_an_integer_output():
     assert y.dtype == np.int32 and y.shape == (2, 2) and y.weak_type
     np.testing.assert_array_equal(np.asarray(y), np.zeros((2, 2)))
     assert t.dtype == minijax.dtypes.float0 and t.shape == (2, 2)
+
+
+def test_vmap_over_an_empty_batch_checks_only_the_batched_operation():
+    # JAX 0.10.2 (case s5035-62): f32[0,4]; an example would index an empty axis (unbatched,
+    # JAX's TypeError "Slice size at index 0 in gather op is out of range"), but none exists
+    x = jnp.zeros((0, 0))
+    i = jnp.zeros((4, 0), jnp.int32)
+    out = minijax.vmap(lambda a, k: a[k], (-1, -1))(x, i)
+    assert out.shape == (0, 4) and out.dtype == np.float32
+    with pytest.raises(TypeError, match="Slice size at index 0 in gather op is out of range"):
+        jnp.zeros((0,))[jnp.zeros(4, jnp.int32)]
+
+
+def test_same_rank_incompatible_shapes_are_the_lax_ops_type_error():
+    # JAX 0.10.2 (case s5051-9): jnp leaves one-rank operands to lax, "TypeError: add got
+    # incompatible shapes for broadcasting: (0,), (5,)."; different ranks: ValueError
+    with pytest.raises(TypeError, match="add got incompatible shapes for broadcasting"):
+        jnp.zeros(0, jnp.float16) + jnp.ones(5)
+    with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
+        jnp.multiply(jnp.ones(2), jnp.ones(5))
+    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+        jnp.ones((2, 3)) * jnp.ones((4, 1, 2))
+    np.testing.assert_array_equal(jnp.ones((1, 3)) + jnp.ones((2, 1)), np.full((2, 3), 2.0))
+
+
+def test_matmul_contracting_mismatch_is_dot_generals_type_error():
+    # JAX 0.10.2 (case s5031-336): "TypeError: dot_general requires contracting dimensions to
+    # have the same shape, got (2,) and (1,)."
+    for a, b, got in [((1, 2), (1, 1), "(2,) and (1,)"), ((3,), (2, 3), "(3,) and (2,)")]:
+        with pytest.raises(TypeError) as info:
+            jnp.ones(a) @ jnp.ones(b)
+        assert str(info.value) == ("dot_general requires contracting dimensions to have the "
+                                   f"same shape, got {got}.")

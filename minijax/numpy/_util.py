@@ -231,7 +231,9 @@ def promote_ranks(*args, name=None):
     shapes do not broadcast). ``name`` is the jnp function, for jax_numpy_rank_promotion."""
     shapes = [shape(x) for x in args]
     nonscalar = [s for s in shapes if s]
-    if not nonscalar or all(s == nonscalar[0] for s in nonscalar):
+    if len({len(s) for s in nonscalar}) < 2:
+        # one rank: the lax op broadcasts, or refuses with its TypeError, as JAX's
+        # _promote_shapes leaves it
         return list(args)
     check_rank_promotion(name, shapes, nonscalar)
     rank = len(broadcast_shapes(*shapes))

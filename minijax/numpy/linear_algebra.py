@@ -60,11 +60,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
     a_shape = (1, *a.shape) if a_vec else a.shape  # NumPy's 1-D rules, for the check
     b_shape = (*b.shape, 1) if b_vec else b.shape
-    if a_shape[-1] != b_shape[-2]:
-        raise ValueError(
-            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-            f"signature (n?,k),(k,m?)->(n?,m?) (size {b_shape[-2]} is different from "
-            f"{a_shape[-1]}); shapes {a_shape} and {b_shape}")
+    if a_shape[-1] != b_shape[-2]:  # JAX's error: its dot_general's
+        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                        f"got ({a_shape[-1]},) and ({b_shape[-2]},).")
     if a_vec or b_vec:
         # One dot_general, as JAX emits: a vector contracts with the other's core axis, and
         # dot_general's layout (a's free axes, b's free axes) is NumPy's result.
@@ -143,8 +141,7 @@ def outer(a, b, out=None):
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 
 
-@eager_jit(static_argnames=('axes', 'precision', 'preferred_element_type'),
-           fused_under_transforms=False)
+@eager_jit(static_argnames=('axes', 'precision', 'preferred_element_type'))
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""
@@ -167,8 +164,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
 
 
-@eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'),
-           fused_under_transforms=False)
+@eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'))
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product along ``axis``, broadcast over the other axes."""
     x1, x2 = _promoted("vecdot", x1, x2)
