@@ -141,7 +141,8 @@ def outer(a, b, out=None):
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 
 
-@eager_jit(static_argnames=('axes', 'precision', 'preferred_element_type'))
+@eager_jit(static_argnames=('axes', 'precision', 'preferred_element_type'),
+           fused_under_transforms=False)
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""
@@ -164,7 +165,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
 
 
-@eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'))
+@eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'),
+           fused_under_transforms=False)
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product along ``axis``, broadcast over the other axes."""
     x1, x2 = _promoted("vecdot", x1, x2)
