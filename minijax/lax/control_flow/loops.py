@@ -459,13 +459,15 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
                        jaxpr=tj, num_consts=n_rc, num_carry=n_lc + n_ct,
                        length=length, reverse=not reverse, unroll=unroll)
     d_c, d_init, d_xs = common.split(outs, [n_lc, n_ct, len(lin_x_avals)])
-    ii, ix = iter(d_init), iter(d_xs)
+    ii = iter(d_init)
     d_init = [next(ii) if c else None for c in carry_ct]
-    # A linear const no cotangent reaches (dead in the body) gets a symbolic zero, not the
+    # A linear const or xs no cotangent reaches (dead in the body) gets a symbolic zero, not the
     # accumulated zeros: JAX's DCE drops it, so 0 * inf upstream stays out of its gradient.
     d_c = [d if reached else ad.Zero(get_aval(d))
            for d, reached in zip(d_c, in_nz[:n_lc])]
-    ic = iter(d_c)
+    d_xs = [d if reached else ad.Zero(get_aval(d))
+            for d, reached in zip(d_xs, in_nz[n_lc + nk:])]
+    ic, ix = iter(d_c), iter(d_xs)
     return ([next(ic) if lin else None for lin in c_lin]
             + [d if lin else None for d, lin in zip(d_init, init_lin)]
             + [next(ix) if lin else None for lin in x_lin])
