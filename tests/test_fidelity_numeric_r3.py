@@ -1,5 +1,5 @@
 """Value / NaN-position differences from JAX 0.10.2 found by the difftest oracle run on seeds
-5000-5059 (tools/difftest/FINDINGS.md 67-). Expected values are JAX 0.10.2's outputs, written
+5000-5059 (tools/difftest/FINDINGS.md 71, 97-). Expected values are JAX 0.10.2's outputs, written
 in by hand from the plain-JAX reproducers quoted in each test."""
 
 import json
@@ -32,7 +32,7 @@ def _window_max(x, padding):
     ([-INF, NAN, -INF], "SAME", [10., 100., 0.]),
 ])
 def test_reduce_window_max_jvp_selects_like_select_and_gather_add(x, padding, expected):
-    # FINDINGS 67: minijax split ties evenly and lost the tangent next to a NaN.
+    # FINDINGS 71: minijax split ties evenly and lost the tangent next to a NaN.
     _, t = jax.jvp(lambda v: _window_max(v, padding), (jnp.array(x, jnp.float32),),
                    (jnp.asarray(TANGENT),))
     np.testing.assert_array_equal(np.asarray(t), np.array(expected, np.float32))
@@ -63,7 +63,7 @@ def test_reduce_window_max_linearize_next_to_nan():
 
 
 def test_scan_transpose_gives_a_dead_const_a_symbolic_zero():
-    # FINDINGS 72 (s5002-264). JAX 0.10.2 -> [1., 1.]; minijax gave [nan, 1.] (the dead
+    # FINDINGS 97 (s5002-264). JAX 0.10.2 -> [1., 1.]; minijax gave [nan, 1.] (the dead
     # rsqrt(-1)'s NaN derivative times an accumulated zero cotangent).
     def f(x):
         t1 = lax.rsqrt(x)
@@ -76,7 +76,7 @@ def test_scan_transpose_gives_a_dead_const_a_symbolic_zero():
 
 
 def test_top_k_derivatives_keep_nan_where_it_is():
-    # FINDINGS 73 (s5009-30). JAX 0.10.2: vjp -> [nan, 0., 1.], jvp -> [1., 2.]; minijax's
+    # FINDINGS 98 (s5009-30). JAX 0.10.2: vjp -> [nan, 0., 1.], jvp -> [1., 2.]; minijax's
     # one-hot contraction gave [nan, nan, nan] and [nan, nan].
     x = jnp.array([0.12, -5.4, -3.36])
     _, vjp = jax.vjp(lambda v: lax.top_k(v, 2)[0], x)
@@ -97,13 +97,13 @@ def test_top_k_derivatives_keep_nan_where_it_is():
     (lambda a: jnp.quantile(a, 1.0), [INF, 1.], NAN),
 ])
 def test_quantile_weights_and_median_midpoint(fn, x, expected):
-    # FINDINGS 74 (s5013-324, s5015-65)
+    # FINDINGS 99 (s5013-324, s5015-65)
     np.testing.assert_array_equal(np.asarray(fn(jnp.array(x, jnp.float32))),
                                   np.float32(expected))
 
 
 def test_integer_remainder_by_zero_is_zero():
-    # FINDINGS 75 (s5013-266). JAX 0.10.2 replaces an integer divisor 0 by 1: [0 0 0 0], [0];
+    # FINDINGS 100 (s5013-266). JAX 0.10.2 replaces an integer divisor 0 by 1: [0 0 0 0], [0];
     # minijax gave XLA's rem(x, 0) = x, so -4 % 0 was -4.
     r = jnp.remainder(jnp.array([-4, 5, 0, -2147483648]), jnp.array([0, 0, 0, -1]))
     np.testing.assert_array_equal(np.asarray(r), [0, 0, 0, 0])
@@ -112,7 +112,7 @@ def test_integer_remainder_by_zero_is_zero():
 
 
 def test_integer_power_uses_six_exponent_bits_as_jax():
-    # FINDINGS 76 (s5028-165). JAX 0.10.2's _pow_int_int: 6 exponent bits, 0 ** n = 0.
+    # FINDINGS 101 (s5028-165). JAX 0.10.2's _pow_int_int: 6 exponent bits, 0 ** n = 0.
     a = jnp.array([[1, -4, 0], [5, -4, -3]])
     np.testing.assert_array_equal(np.asarray(a ** a), [[1, 0, 1], [3125, 0, 1197088493]])
     np.testing.assert_array_equal(np.asarray(a ** jnp.array([0, 64, -1])),
@@ -139,5 +139,5 @@ def runner():
 
 @pytest.mark.parametrize("rec", _oracle_cases(), ids=lambda rec: rec["case"]["id"])
 def test_oracle_case_agrees_with_jax(runner, rec):
-    # the fixed cases themselves (FINDINGS 71-77), JAX 0.10.2's outputs recorded by the run
+    # the fixed cases themselves (FINDINGS 71, 97-101), JAX 0.10.2's outputs recorded by the run
     assert compare(rec["case"], rec["jax"], runner.run(rec["case"])) is None
