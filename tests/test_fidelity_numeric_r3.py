@@ -141,3 +141,15 @@ def runner():
 def test_oracle_case_agrees_with_jax(runner, rec):
     # the fixed cases themselves (FINDINGS 71, 97-101), JAX 0.10.2's outputs recorded by the run
     assert compare(rec["case"], rec["jax"], runner.run(rec["case"])) is None
+
+
+def test_standardize_squares_integers_in_their_dtype():
+    # FINDINGS 102 (s5040-2). JAX 0.10.2: jnp.square of the int8 input wraps, the "fast"
+    # variance is clipped to 0: [[-14388.364, 0, 19606.123], [14388.364, 0, -19606.123]];
+    # minijax converted to float32 first and gave [[-1, 0, 1], [1, 0, -1]].
+    x = jnp.array([[-27, 125, 125], [64, 125, 1]], jnp.int8)
+    np.testing.assert_allclose(np.asarray(jax.nn.standardize(x, axis=0)),
+                               [[-14388.364, 0., 19606.123], [14388.364, 0., -19606.123]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jax.nn.standardize(x, axis=0, algorithm="stable")),
+                                  [[-1., 0., 1.], [1., 0., -1.]])

@@ -16,6 +16,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.families import const
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args_inexact
 from minijax.numpy.creation import to_array
 
@@ -240,6 +241,7 @@ def softmax(x, axis=-1, where=None, initial=-np.inf):
     return out if where is None else jnp.where(where, out, 0.0)
 
 
+@eager_jit(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None, initial=-np.inf):
     """``x - logsumexp(x)`` along ``axis``; masked-out elements are ``-inf`` (see softmax)."""
     x = _inexact("log_softmax", _no_bool("log_softmax", x))
@@ -309,12 +311,15 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     return (lhs == rhs).astype(dtype)
 
 
+@eager_jit(static_argnames=("axis", "algorithm"))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (statistics computed if not
     given). ``algorithm="fast"`` computes the variance as ``E[x**2] - E[x]**2`` clipped at 0,
-    ``"stable"`` as ``E[(x - mean)**2]``, like JAX."""
-    x = _inexact("standardize", x)
+    ``"stable"`` as ``E[(x - mean)**2]``, like JAX. An integer ``x`` is squared in its own
+    dtype (wrapping), as JAX does."""
+    check_arraylike("standardize", x)
+    x = to_array(x)
     axes = _reduce_axes(x, axis)
     if mean is None:
         mean = jnp.mean(x, axes, keepdims=True, where=where)
