@@ -1,5 +1,5 @@
 """Value / NaN-position differences from JAX 0.10.2 found by the difftest oracle run on seeds
-5000-5059 (tools/difftest/FINDINGS.md 71, 97-). Expected values are JAX 0.10.2's outputs, written
+5000-5059 (tools/difftest/FINDINGS.md 71, 98-103). Expected values are JAX 0.10.2's outputs, written
 in by hand from the plain-JAX reproducers quoted in each test."""
 
 import json
@@ -63,7 +63,7 @@ def test_reduce_window_max_linearize_next_to_nan():
 
 
 def test_scan_transpose_gives_a_dead_const_a_symbolic_zero():
-    # FINDINGS 97 (s5002-264). JAX 0.10.2 -> [1., 1.]; minijax gave [nan, 1.] (the dead
+    # FINDINGS 103 (s5002-264). JAX 0.10.2 -> [1., 1.]; minijax gave [nan, 1.] (the dead
     # rsqrt(-1)'s NaN derivative times an accumulated zero cotangent).
     def f(x):
         t1 = lax.rsqrt(x)
@@ -139,7 +139,7 @@ def runner():
 
 @pytest.mark.parametrize("rec", _oracle_cases(), ids=lambda rec: rec["case"]["id"])
 def test_oracle_case_agrees_with_jax(runner, rec):
-    # the fixed cases themselves (FINDINGS 71, 97-101), JAX 0.10.2's outputs recorded by the run
+    # the fixed cases themselves (FINDINGS 71, 98-103), JAX 0.10.2's outputs recorded by the run
     assert compare(rec["case"], rec["jax"], runner.run(rec["case"])) is None
 
 
