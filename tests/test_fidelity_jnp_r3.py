@@ -184,3 +184,16 @@ def test_scatter_mul_update_tangent_is_operand_times_scattered_tangents():
         g = minijax.grad(lambda x, u: f(x, u).sum(), argnums=(0, 1))(x, u)
         np.testing.assert_array_equal(np.asarray(g[0]), gx)
         np.testing.assert_array_equal(np.asarray(g[1]), gu)
+
+
+def test_rfft_over_an_empty_axis_fails_only_when_lowered():
+    # s4003-248, s4008-880. JAX 0.10.2 traces it (result c64[2, 1]) and fails lowering:
+    # ValueError: Cannot lower jaxpr with verifier errors: ... So a jit that drops the unused
+    # primal RFFT (the gradient of a sum) runs: float32 (2, 0)
+    x = jnp.zeros((2, 0))
+    assert minijax.eval_shape(jnp.fft.rfft, x).shape == (2, 1)
+    with pytest.raises(ValueError, match="Cannot lower jaxpr with verifier errors"):
+        jnp.fft.rfft(x)
+    g = minijax.jit(minijax.grad(lambda x: jnp.fft.rfft(x).real.sum()))(x)
+    assert g.shape == (2, 0) and g.dtype == np.float32
+    assert jnp.fft.rfft(x, n=4).shape == (2, 3)  # JAX 0.10.2: complex64 (2, 3)
