@@ -218,3 +218,31 @@ def test_grad_of_cond_with_varying_predicate_and_replicated_operand():
     # made varying by the predicate, so its cotangent is not summed over the devices twice)
     np.testing.assert_allclose(value, 3.7837768, rtol=1e-6)
     np.testing.assert_allclose(grad, [1.0806046, -0.8322937, -1.979985], rtol=1e-6)
+
+
+# -- a custom_vjp's tangent that only feeds a zero-derivative op in a loop body ----------------
+
+
+def test_jvp_of_scan_with_a_dead_custom_vjp_tangent():
+    from minijax import lax
+
+    @minijax.custom_vjp
+    def cv(x, y):
+        return x * y
+
+    cv.defvjp(lambda x, y: (x * y, (x, y)), lambda r, g: (3.0 * g * r[1], g * r[0]))
+
+    def f(c0, xs):
+        return lax.scan(lambda c, x: (jnp.trunc(cv(c, c)), x), c0, xs)[0]
+
+    # JAX 0.10.2: ([1, 1, 1], [0, 0, 0]) eagerly and under jit (trunc's zero derivative leaves
+    # the custom_vjp's tangent dead, and dead equations are dropped before lowering)
+    for g in (lambda a, b: minijax.jvp(f, (a, b), (a, b)),
+              minijax.jit(lambda a, b: minijax.jvp(f, (a, b), (a, b)))):
+        p, t = g(jnp.ones(3), jnp.ones((3, 3)))
+        np.testing.assert_array_equal(p, [1.0, 1.0, 1.0])
+        np.testing.assert_array_equal(t, [0.0, 0.0, 0.0])
+    # JAX 0.10.2: a live custom_vjp tangent still raises
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        minijax.jvp(lambda c, xs: lax.scan(lambda c, x: (cv(c, c), x), c, xs)[0],
+                    (jnp.ones(3), jnp.ones((3, 3))), (jnp.ones(3), jnp.ones((3, 3))))
