@@ -168,3 +168,13 @@ def test_matmul_contracting_mismatch_is_dot_generals_type_error():
             jnp.ones(a) @ jnp.ones(b)
         assert str(info.value) == ("dot_general requires contracting dimensions to have the "
                                    f"same shape, got {got}.")
+
+
+def test_verifier_errors_are_jaxs_value_error():
+    # JAX 0.10.2 (case s5044-82): a conv over a zero-size window fails the StableHLO verifier:
+    # "ValueError: Cannot lower jaxpr with verifier errors:" (not XLA's compile error)
+    x = jnp.zeros((0, 2, 0), jnp.bfloat16)
+    f = minijax.jit(lambda x: lax.conv_general_dilated(x, x, window_strides=(1,),
+                                                       padding="VALID"))
+    with pytest.raises(ValueError, match="Cannot lower jaxpr with verifier errors:"):
+        f(x)

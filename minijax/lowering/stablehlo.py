@@ -330,7 +330,21 @@ def lower_jaxpr(
             n_consts = len(jaxpr.constvars)
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             func.ReturnOp(outs)
+        _verify(module)
     return LoweredModule(module, mctx.host_callbacks)
+
+
+def _verify(module):
+    """JAX's check before compiling: an op its verifier rejects (a zero-size window, ...) is
+    JAX's ValueError, not XLA's compile error."""
+    try:
+        ok = module.operation.verify()
+    except ir.MLIRError as e:
+        lines = ["Cannot lower jaxpr with verifier errors:"]
+        lines += [f"\t{d.message}\n\t\tat {d.location}" for d in e.error_diagnostics]
+        raise ValueError("\n".join(lines)) from None
+    if not ok:
+        raise ValueError("Cannot lower jaxpr with verifier errors.")
 
 
 def _sdy_attr(mctx, sharding, aval):
