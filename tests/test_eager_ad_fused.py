@@ -118,3 +118,16 @@ def test_function_jax_does_not_jit_stays_per_op_under_transforms():
     g = minijax.grad(lambda x: f(x).sum())(x)
     np.testing.assert_allclose(g, 2 * np.cos(1.0) * np.ones(3), rtol=1e-6)
     assert seen[-1] == "JVPTracer"
+
+
+@pytest.mark.parametrize("name", ["standardize", "log_softmax"])
+def test_nn_jits_under_eager_grad(name):
+    """``nn.standardize`` and ``nn.log_softmax`` are jits in JAX: the mean's cancellation
+    rounds as its fused gradient does (case s5013-280)."""
+    s = jnp.array([[-0.5742907524108887], [-0.7229952216148376], [-0.34849730134010315]],
+                  jnp.float32)
+    if name == "standardize":
+        fn = lambda x: minijax.nn.standardize(jnp.cosh(x), axis=0).sum()  # noqa: E731
+    else:
+        fn = lambda x: (minijax.nn.log_softmax(jnp.cosh(x), axis=0) * x).sum()  # noqa: E731
+    close(minijax.grad(fn)(s), JAX[f"{name}_grad"])

@@ -15,6 +15,7 @@ import numpy as np
 SINC_X = [-0.0033149505]
 I0_X = [0.39857155, -0.6465865, 0.06992284, 0.0, 9.5, -30.0]
 SLOGDET_A = [[0.3455, -0.2183], [0.2779, -0.1759]]
+STANDARDIZE_X = [[-0.5742907524108887], [-0.7229952216148376], [-0.34849730134010315]]
 
 
 def f32(x):
@@ -32,6 +33,7 @@ def record():
     i = jnp.array(I0_X, jnp.float32)
     i_total = lambda x: jnp.i0(x).sum()  # noqa: E731
     a = jnp.array(SLOGDET_A, jnp.float32)
+    s = jnp.array(STANDARDIZE_X, jnp.float32)
     return {
         "jax_version": jax.__version__,
         "sinc_grad": f32(jax.grad(total)(x)),
@@ -49,6 +51,10 @@ def record():
             lambda h: jnp.logaddexp(jnp.i0(h), 0.5).sum())(i.astype(jnp.float16)),
             np.float32).tolist(),
         "slogdet_grad": f32(jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(a)),
+        "standardize_grad": f32(jax.grad(
+            lambda x: jax.nn.standardize(jnp.cosh(x), axis=0).sum())(s)),
+        "log_softmax_grad": f32(jax.grad(
+            lambda x: (jax.nn.log_softmax(jnp.cosh(x), axis=0) * x).sum())(s)),
     }
 
 
