@@ -197,3 +197,13 @@ def test_rfft_over_an_empty_axis_fails_only_when_lowered():
     g = minijax.jit(minijax.grad(lambda x: jnp.fft.rfft(x).real.sum()))(x)
     assert g.shape == (2, 0) and g.dtype == np.float32
     assert jnp.fft.rfft(x, n=4).shape == (2, 3)  # JAX 0.10.2: complex64 (2, 3)
+
+
+def test_slogdet_reads_the_lu_diagonal_without_nan_leaking_along_a_row():
+    # s5015-198. JAX 0.10.2 takes the LU diagonal with jnp.diagonal; minijax multiplied by an
+    # identity, so a NaN beside the diagonal made its pivot NaN and the negative-pivot count
+    # (the sign) wrong. JAX 0.10.2: sign -1.0, logabsdet nan
+    a = jnp.array([[4.2e-45, 0.42, 0.498], [1.23, 0.994, -2.75], [-0.235, -0.661, np.nan]],
+                  jnp.float32)
+    sign, logdet = jnp.linalg.slogdet(a)
+    assert float(sign) == -1.0 and np.isnan(float(logdet))
