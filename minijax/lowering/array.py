@@ -338,6 +338,24 @@ def relabel(x: Array, jaxlib_sharding) -> Array:
     return Array(x.aval, jaxlib_sharding, backends.shard_pieces(x), x._committed, _skip_checks=True)
 
 
+def put_like(x: Array, like: Array) -> Array:
+    """``x`` laid out as ``like`` (its sharding, or its device when the shapes differ), and
+    committed as ``like`` is: where JAX puts the result of ``zeros_like(like)`` and kin."""
+    target = like._sharding
+    devs = target._internal_device_list
+    if x.shape != like.shape:
+        target = backends.single_device_sharding(devs[0])
+    if x._sharding is target or (len(devs) == 1 and x._sharding._internal_device_list == devs):
+        buf = x
+    elif len(devs) == 1:
+        (buf,) = backends._jax.batched_copy_array_to_devices_with_sharding(
+            [x], [devs], [target], [backends._jax.ArrayCopySemantics.REUSE_INPUT])
+    else:
+        buf = put_global(x._value, x.aval, target)
+    return Array(x.aval, buf._sharding, backends.shard_pieces(buf), like._committed,
+                 _skip_checks=True)
+
+
 def put_global(value: np.ndarray, aval, jaxlib_sharding) -> Array:
     """Puts host ``value`` on the devices of ``jaxlib_sharding``, each getting its slice."""
     if len(jaxlib_sharding._internal_device_list) == 1:

@@ -20,7 +20,8 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
 from minijax.lax.families import const
-from minijax.lowering.array import Array, device_copy, device_put_value
+from minijax.lowering.array import Array, device_copy, device_put_value, put_like
+from minijax.sharding import device_put
 from minijax.tree_util import tree_map_internal
 from minijax.numpy._util import (
     canonicalize_axis,
@@ -64,9 +65,13 @@ def _leaves(obj):
         yield obj
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 - NumPy's name
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  # noqa: A002
     """An Array from an array, a scalar or (nested) lists of them. Never aliases its input's
     host memory (Arrays are immutable), so ``copy`` only matters for API compatibility."""
+    return _place(_array(object, dtype, copy, order, ndmin), device)
+
+
+def _array(object, dtype, copy, order, ndmin):  # noqa: A002 - NumPy's name
     if order is not None and order != "K":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only implemented for order='K'")
     if dtype is not None:
@@ -134,13 +139,13 @@ def _host_tree(obj):
     return np.asarray(obj) if isinstance(obj, Array) else obj
 
 
-def asarray(a, dtype=None, order=None, *, copy=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """``a`` as an Array (a no-op for an Array or tracer of that dtype)."""
     if order is not None and order != "K":  # JAX 0.10.2 refuses it for every input
         raise NotImplementedError("Only implemented for order='K'")
     if is_array(a) and (dtype is None or dtypes.canonicalize_dtype(dtype) == a.aval.dtype):
-        return a
-    return array(a, dtype=dtype, copy=False, order=order or "K")
+        return _place(a, device)
+    return array(a, dtype=dtype, copy=False, order=order or "K", device=device)
 
 
 def to_array(x):
@@ -156,25 +161,34 @@ def copy(a, order=None):
 # Filled arrays
 
 
+def _place(out, device):
+    """``out`` on ``device`` (a Device or a Sharding), as JAX's ``device=`` argument puts it."""
+    return out if device is None else device_put(out, device)
+
+
 def _default_dtype(dtype):
     return dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
 
 
 def zeros(shape, dtype=None, *, device=None):
-    return lax.full(_canonical_shape(shape), 0, _default_dtype(dtype))
+    return _place(lax.full(_canonical_shape(shape), 0, _default_dtype(dtype)), device)
 
 
 def ones(shape, dtype=None, *, device=None):
-    return lax.full(_canonical_shape(shape), 1, _default_dtype(dtype))
+    return _place(lax.full(_canonical_shape(shape), 1, _default_dtype(dtype)), device)
 
 
 def empty(shape, dtype=None, *, device=None):
     """Zeros: XLA has no uninitialized memory to hand out, and JAX does the same."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
 def full(shape, fill_value, dtype=None, *, device=None):
     """``fill_value`` (a scalar, or an array broadcast to ``shape``) everywhere."""
+    return _place(_full(shape, fill_value, dtype), device)
+
+
+def _full(shape, fill_value, dtype):
     check_arraylike("full", fill_value)
     shape_ = _canonical_shape(shape)
     if _ndim(fill_value) == 0:
@@ -186,14 +200,28 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return jnp.broadcast_to(asarray(fill_value, dtype=dtype), shape_)
 
 
-def _like(name, a, fill_value, dtype, shape_):
+def _like(name, a, fill_value, dtype, shape_, device):
     if _is_shape_dtype(a):  # a ShapeDtypeStruct or aval: only its type is used, as in JAX
         return full(a.shape if shape_ is None else shape_, fill_value,
-                    a.dtype if dtype is None else dtype)
+                    a.dtype if dtype is None else dtype, device=device)
     check_arraylike(name, a)
     if shape_ is not None:
         shape_ = _canonical_shape(shape_)
-    return lax.full_like(asarray(a), fill_value, dtype, shape_)
+    return _follow(lax.full_like(asarray(a), fill_value, dtype, shape_), a, device)
+
+
+def _follow(out, a, device):
+    """A ``*_like`` result where JAX puts it: on ``device`` when given, else where a concrete
+    prototype lies (its sharding; only its device when the shape changes) and committed as it
+    is; a multi-device prototype of another shape leaves the result on the default device."""
+    if device is not None:
+        return device_put(out, device)
+    if type(a) is not Array or type(out) is not Array:
+        return out
+    devs = a._sharding._internal_device_list
+    if out.shape != a.shape and len(devs) != 1:
+        return out
+    return put_like(out, a)
 
 
 def _is_shape_dtype(a):
@@ -201,27 +229,28 @@ def _is_shape_dtype(a):
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
-    return _like("zeros_like", a, 0, dtype, shape)
+    return _like("zeros_like", a, 0, dtype, shape, device)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None):
-    return _like("ones_like", a, 1, dtype, shape)
+    return _like("ones_like", a, 1, dtype, shape, device)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
-    return _like("empty_like", prototype, 0, dtype, shape)
+    return _like("empty_like", prototype, 0, dtype, shape, device)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     if _is_shape_dtype(a):
         return full(a.shape if shape is None else shape, fill_value,
-                    a.dtype if dtype is None else dtype)
+                    a.dtype if dtype is None else dtype, device=device)
     check_arraylike("full_like", a, fill_value)
     if _ndim(fill_value):
         out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
         out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
-        return jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
-    return _like("full_like", a, fill_value, dtype, shape)
+        return _follow(jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape), a,
+                       device)
+    return _like("full_like", a, fill_value, dtype, shape, device)
 
 
 def _ndim(x):
@@ -245,10 +274,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         dtype = dtypes.result_type(*[np.asarray(x) if isinstance(x, Array) else x for x in given])
     dtype = dtypes.canonicalize_dtype(dtype)
     if stop is None and step is None and dtypes.is_int(dtype) and not isinstance(start, Array):
-        return lax.iota(dtype, max(int(np.ceil(start)), 0))
+        return _place(lax.iota(dtype, max(int(np.ceil(start)), 0)), device)
     values = np.arange(*[np.asarray(x) if isinstance(x, Array) else x for x in given],
                        dtype=dtype)
-    return device_put_value(values)
+    return _place(device_put_value(values), device)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
@@ -291,7 +320,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = lax.full(out_shape, 0, compute)
     if dtypes.is_int(dtype):
         out = lax.floor(out)
-    out = convert(out, dtype)
+    out = _place(convert(out, dtype), device)
     if retstep:
         span = lax.sub(stop, start)
         step = lax.div(span, const(span, div)) if div > 0 else np.nan
@@ -309,7 +338,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     dtype = _default_dtype(dtype)
     rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return convert(lax.eq(lax.add(rows, const(rows, k)), cols), dtype)
+    return _place(convert(lax.eq(lax.add(rows, const(rows, k)), cols), dtype), device)
 
 
 def identity(n, dtype=None):
@@ -455,4 +484,4 @@ def asanyarray(a, dtype=None, order=None):
 def astype(x, dtype, /, *, copy=False, device=None):
     """``x`` converted to ``dtype`` (canonicalized: float64 is float32 unless x64 is on)."""
     check_arraylike("astype", x)
-    return to_array(convert(to_array(x), dtype))
+    return _place(to_array(convert(to_array(x), dtype)), device)
