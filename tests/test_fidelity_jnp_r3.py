@@ -207,3 +207,15 @@ def test_slogdet_reads_the_lu_diagonal_without_nan_leaking_along_a_row():
                   jnp.float32)
     sign, logdet = jnp.linalg.slogdet(a)
     assert float(sign) == -1.0 and np.isnan(float(logdet))
+
+
+def test_solve_and_inv_differentiate_around_the_factorization():
+    # s5025-198. JAX 0.10.2 differentiates solve as custom_linear_solve (dx = a^-1 (db - da x)),
+    # not through the LU: with an infinite entry the VJP of a zero cotangent is all zeros;
+    # minijax's went through the LU's own derivative (NaN column)
+    a = jnp.array([[0.0, -0.0, 1.301], [0.4788, 0.8758, 4.2e-45], [np.inf, 0.6054, 0.5876]],
+                  jnp.float32)
+    _, vjp = minijax.vjp(jnp.linalg.inv, a)
+    np.testing.assert_array_equal(np.asarray(vjp(jnp.zeros((3, 3)))[0]), np.zeros((3, 3)))
+    np.testing.assert_array_equal(
+        np.asarray(vjp(jnp.zeros((3, 3)).at[0].set(1.0))[0]), np.zeros((3, 3)))

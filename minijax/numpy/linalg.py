@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minijax import dtypes
+from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
 from minijax.numpy import creation, math, reductions, sorting
 from minijax.numpy._eager import eager_jit
@@ -236,17 +237,33 @@ def solve(a, b):
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = broadcast_to(a, (*batch, *a.shape[-2:]))
     b = broadcast_to(b, (*batch, *b.shape[-2:]))
+    x = _solve(a, b)
+    return x[..., 0] if vector else x
+
+
+@custom_jvp
+def _solve(a, b):
+    """``a^-1 b`` through one LU. Differentiated as JAX's ``custom_linear_solve`` is, never
+    through the factorization: ``dx = a^-1 (db - da x)`` (the LU of an infinite matrix holds
+    infs whose own derivative would be NaN even for a zero cotangent)."""
+    lu, _, perm = lax_linalg.lu(a)
+    return _lu_solve(lu, perm, b)
+
+
+@_solve.defjvp
+def _solve_jvp(primals, tangents):
+    a, b = primals
+    da, db = tangents
     lu, _, perm = lax_linalg.lu(a)
     x = _lu_solve(lu, perm, b)
-    return x[..., 0] if vector else x
+    return x, _lu_solve(lu, perm, db - matmul(da, x))
 
 
 @eager_jit
 def inv(a):
     a = _matrix("inv", a, square=True)
     eye = broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
-    lu, _, perm = lax_linalg.lu(a)
-    return _lu_solve(lu, perm, eye)
+    return _solve(a, eye)
 
 
 def matrix_power(a, n):
