@@ -44,6 +44,7 @@ from minijax.lax.reductions import argmax, reduce_sum
 from minijax.lax.structural import (
     broadcast_in_dim,
     broadcasted_iota,
+    concatenate,
     full,
     pad,
     slice,
@@ -494,27 +495,56 @@ def _eq_mask(shape):
                        compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
 
 
-def _qr_jvp(primals, tangents, *, full_matrices):
+def _thin_qr_jvp(q, r, dx):
     # J. Townsend, "Differentiating the QR decomposition" (JAX's rule): m >= n, reduced Q.
-    (x,), (dx,) = primals, tangents
-    *_, m, n = x.shape
-    if m < n or (full_matrices and m != n):
-        raise NotImplementedError("Unimplemented case of QR decomposition derivative: it needs "
-                                  "m >= n, and full_matrices=False unless the matrix is square")
-    q, r = qr_p.bind(x, full_matrices=False)
-    if type(dx) is ad.Zero:
-        return [q, r], [ad.Zero.from_primal_value(q), ad.Zero.from_primal_value(r)]
     dx_rinv = triangular_solve(r, dx)  # dx r^-1 (right side)
     qt_dx_rinv = _matmul(_H(q), dx_rinv)
     low = _tril(qt_dx_rinv, -1)
     do = sub(low, _H(low))  # skew-Hermitian
-    if ffi.is_complex(x.dtype):  # the imaginary diagonal, fixed by R's real diagonal
-        im_diag = make_complex(full(qt_dx_rinv.shape, 0, _real_dtype(x.dtype)),
+    if ffi.is_complex(dx.dtype):  # the imaginary diagonal, fixed by R's real diagonal
+        im_diag = make_complex(full(qt_dx_rinv.shape, 0, _real_dtype(dx.dtype)),
                                imag(qt_dx_rinv))
         do = add(do, mul(_eye(do.shape, do.dtype), im_diag))
     dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(sub(qt_dx_rinv, do), r)
-    return [q, r], [dq, dr]
+    return dq, dr
+
+
+def _last2(x, rows, cols):
+    """x[..., rows[0]:rows[1], cols[0]:cols[1]]."""
+    nb = x.ndim - 2
+    return slice(x, (0,) * nb + (rows[0], cols[0]), (*x.shape[:nb], rows[1], cols[1]))
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (x,), (dx,) = primals, tangents
+    *_, m, n = x.shape
+    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    if type(dx) is ad.Zero:
+        return [q, r], [ad.Zero.from_primal_value(q), ad.Zero.from_primal_value(r)]
+    last = x.ndim - 1
+    if m < n:
+        # X = [X1 X2] with X1 = Q R1 square: the square rule gives dQ and dR1, and
+        # R2 = Q^H X2 gives dR2 = dQ^H X2 + Q^H dX2.
+        dq, dr1 = _thin_qr_jvp(q, _last2(r, (0, m), (0, m)), _last2(dx, (0, m), (0, m)))
+        dr2 = add(_matmul(_H(dq), _last2(x, (0, m), (m, n))),
+                  _matmul(_H(q), _last2(dx, (0, m), (m, n))))
+        return [q, r], [dq, concatenate((dr1, dr2), last)]
+    if not full_matrices or m == n:
+        return [q, r], list(_thin_qr_jvp(q, r, dx))
+    # Tall, full Q = [Q_mn Q_mp]: the thin rule gives dQ_mn and dR_nn (R's last m - n rows
+    # are zero); dQ_mp follows Roberts & Roberts, arXiv 2409.13374 eqs. 32-33 (JAX's rule):
+    # Z = Q_pn (Q_nn - I)^-1 and dQ_mp = dQ_mn Z^H - (Q_mn + Q_mp Z) (dQ_pn - Z dQ_nn)^H.
+    q_mn, q_mp = _last2(q, (0, m), (0, n)), _last2(q, (0, m), (n, m))
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, _last2(r, (0, n), (0, n)), dx)
+    q_nn, q_pn = _last2(q_mn, (0, n), (0, n)), _last2(q_mn, (n, m), (0, n))
+    dq_nn, dq_pn = _last2(dq_mn, (0, n), (0, n)), _last2(dq_mn, (n, m), (0, n))
+    z_h = _lu_solve_lax(_H(sub(q_nn, _eye(q_nn.shape, q_nn.dtype))), _H(q_pn))
+    z = _H(z_h)
+    dq_mp = sub(_matmul(dq_mn, z_h),
+                _matmul(add(q_mn, _matmul(q_mp, z)), _H(sub(dq_pn, _matmul(z, dq_nn)))))
+    dr = concatenate((dr_nn, full((*dr_nn.shape[:-2], m - n, n), 0, dr_nn.dtype)), last - 1)
+    return [q, r], [concatenate((dq_mn, dq_mp), last), dr]
 
 
 qr_p = Primitive("qr", multiple_results=True)
@@ -649,9 +679,11 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     # JAX's rule (Townsend's notes), for distinct nonzero singular values.
     (a,), (da,) = primals, tangents
-    if compute_uv and full_matrices:
+    if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
+        # JAX 0.10.2's svd_jvp_rule makes the same refusal (a square matrix's full and
+        # reduced factors coincide, so that case goes on).
         raise NotImplementedError("Singular value decomposition JVP not implemented for full "
-                                  "matrices (use full_matrices=False)")
+                                  "matrices")
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
     primal_out = [s, u, vt] if compute_uv else [s]
     if type(da) is ad.Zero:
