@@ -378,6 +378,8 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
             # (under a trace the seed stays a plain literal, which user code may see as the
             # cotangent in a custom_vjp's bwd)
             one = device_put_value(one, weak_type=True)
+        if aval.vma:  # inside shard_map the seed has the output's type, as JAX's
+            one = lax.pcast(one, tuple(sorted(aval.vma, key=str)), to="varying")
         grads = tree.unflatten(_instantiate(lin.vjp([one])))
         if has_aux:
             return (ans, trees[0][1].unflatten(lin.aux)), grads

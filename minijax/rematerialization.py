@@ -138,6 +138,10 @@ remat = checkpoint
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
 checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
+# Inside shard_map, as in JAX, a call keeps its operands' types (no pvary to a common set of
+# axes, whose transpose would sum a replicated operand's cotangent over the devices) and its
+# results have the types the body gives them.
+checkpoint_p.own_vma = True
 checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
 
 

@@ -107,3 +107,45 @@ def test_data_parallel_training_step_matches_jax():
         -0.4732831120491028, -0.24107497930526733, -0.008866867981851101, 0.22334125638008118],
         rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(b).ravel(), [0.015248680487275124], rtol=1e-4)
+
+
+# A call inside the body (checkpoint, jit) keeps its operands' types, as JAX's: the replicated
+# ``a`` is not pvary'd to the varying ``b``'s axes at the call, so its cotangent is summed over
+# the devices once (by the pvary of the add inside), not twice. The expected values are JAX
+# 0.10.2's (4 cos(a) on 2 devices: the inner pvary's psum, then the psum of a replicated value);
+# minijax gave 8 cos(a). Oracle cases s5001-160, s5025-49, s5028-171.
+def _grad_then_psum(f, a, b):
+    def body(a, b):
+        g = mj.grad(f, argnums=(0, 1))(a, b)
+        return [lax.psum(x, "d") for x in g]
+
+    m = Mesh(np.array(mj.devices()[:2]), ("d",))
+    return mj.shard_map(body, mesh=m, in_specs=(P(), P("d")), out_specs=P())(a, b)
+
+
+@pytest.mark.parametrize("wrap", [mj.checkpoint, mj.jit,
+                                  lambda f: mj.checkpoint(f, policy=mj.checkpoint_policies.
+                                                          nothing_saveable)])
+def test_call_in_the_body_keeps_a_replicated_operand_replicated(wrap):
+    a = np.array([0.5, -0.9, 1.07], np.float32)
+    b = np.array([1.0, 2.0], np.float32)
+    ga, gb = _grad_then_psum(wrap(lambda a, b: jnp.sum(jnp.sin(a)) * b[0]), a, b)
+    np.testing.assert_allclose(ga, 4 * np.cos(a) * 1.5, rtol=1e-5)  # b[0]: 1 and 2 summed
+    np.testing.assert_allclose(gb, [2 * np.sum(np.sin(a))], rtol=1e-5)
+
+
+def test_grad_seed_has_the_outputs_type():
+    # The seed cotangent of a varying output is varying (JAX: pvary 1.0), so the gradient
+    # w.r.t. a varying input is varying, and a loss built from it varies: the second-order
+    # gradient below is JAX 0.10.2's 8 (-2a / (1 + a^2)^2); minijax gave half (s5047-257).
+    seen = {}
+
+    def f(a, b):
+        ga, gb = mj.grad(lambda a, b: jnp.sum(jnp.arctan(a)) + jnp.sum(b), argnums=(0, 1))(a, b)
+        seen["gb"] = mj.typeof(gb)
+        return jnp.sum(ga) + jnp.sum(gb)
+
+    a = np.array([0.5, -0.9, 1.07], np.float32)
+    ga, _ = _grad_then_psum(f, a, np.zeros(2, np.float32))
+    assert seen["gb"].vma == {"d"}  # JAX: f32[1]{V:d}
+    np.testing.assert_allclose(ga, 8 * (-2 * a / (1 + a * a) ** 2), rtol=1e-5)

@@ -70,6 +70,9 @@ def _unless_tracers(key, consts):
 
 
 pjit_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
+# Inside shard_map a call keeps its operands' types and has its body's result types, as in
+# JAX (a pvary of the operands would sum a replicated operand's cotangent over the devices).
+pjit_p.own_vma = True
 
 # --- impl: the callee compiled once, run through jit ------------------------------------------
 
