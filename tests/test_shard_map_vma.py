@@ -149,3 +149,16 @@ def test_grad_seed_has_the_outputs_type():
     ga, _ = _grad_then_psum(f, a, np.zeros(2, np.float32))
     assert seen["gb"].vma == {"d"}  # JAX: f32[1]{V:d}
     np.testing.assert_allclose(ga, 8 * (-2 * a / (1 + a * a) ** 2), rtol=1e-5)
+
+
+def test_zero_cotangent_has_the_inputs_type():
+    # The gradient w.r.t. a varying input the function does not use is varying zeros (JAX's
+    # zeros_like_aval pvary's them), so a loss that sums it varies: JAX 0.10.2's second-order
+    # gradient below is 4 (-2a / (1 + a^2)^2); minijax gave half (s5047-257).
+    def f(a, b):
+        ga, gb = mj.grad(lambda a, b: jnp.sum(jnp.arctan(a)), argnums=(0, 1))(a, b)
+        return jnp.sum(ga) + jnp.sum(gb)
+
+    a = np.array([0.5, -0.9, 1.07], np.float32)
+    ga, _ = _grad_then_psum(f, a, np.zeros(2, np.float32))
+    np.testing.assert_allclose(ga, 4 * (-2 * a / (1 + a * a) ** 2), rtol=1e-5)

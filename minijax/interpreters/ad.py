@@ -118,6 +118,9 @@ def zeros_like_aval(aval):
     # a weak aval's zeros stay weak (JAX's zeros_like_aval): the zero tangent of a value that
     # does not depend on the inputs has the value's type
     zero = WeakScalar(0, aval.dtype) if aval.weak_type else np.zeros((), aval.dtype)
+    if aval.vma:  # inside shard_map the zeros have the value's type, as JAX's
+        return lax_ops.pvary(lax_ops.broadcast_in_dim(zero, aval.shape, ()),
+                             tuple(sorted(aval.vma, key=str)))
     if not aval.shape:
         return zero  # stages as a literal
     return lax_ops.broadcast_in_dim(zero, aval.shape, ())

@@ -10,6 +10,8 @@ slots are filled before they are read.
 from __future__ import annotations
 
 add = broadcast_in_dim = full = reduce_sum = reshape = transpose = None
+# (x, axes) -> x typed as varying over the manual axes ``axes`` (lax/parallel.py fills it)
+pvary = None
 
 
 def install(*, add, broadcast_in_dim, full, reduce_sum, reshape, transpose):

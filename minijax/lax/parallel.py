@@ -41,7 +41,7 @@ import numpy as np
 
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, get_aval
-from minijax.interpreters import ad, batching
+from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.batching import axis_size_of, not_mapped
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, div, eq, mul
@@ -264,6 +264,7 @@ def _insert_pvary(args):
 
 
 core.insert_pvary = _insert_pvary
+lax_ops.pvary = lambda x, axes: pvary_p.bind(x, axes=axes)
 
 
 def pcast(x, axis_name, *, to):
