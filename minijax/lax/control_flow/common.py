@@ -18,12 +18,16 @@ Conventions used by every control-flow primitive:
 
 from __future__ import annotations
 
+import functools
+import inspect
+import os
+
 from minijax.core import ClosedJaxpr, Jaxpr, pp_jaxpr
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import trace_open
 from minijax.source_info import with_user_line
-from minijax.tree_util import _registry
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path
 
 # ------------------------------------------------------------------------------------------------
 # Tracing user functions
@@ -60,6 +64,136 @@ def same_types(a, b):
     return len(a) == len(b) and all(
         x.shape == y.shape and x.dtype == y.dtype for x, y in zip(a, b)
     )
+
+
+def _mismatch_extra(a, b):
+    """JAX's ``core.aval_mismatch_extra``: which of dtype, shape and manual axes differ."""
+    what = [w for w, differs in (("the dtypes do not match", a.dtype != b.dtype),
+                                 ("the shapes do not match", a.shape != b.shape),
+                                 ("the manual axis types do not match", a.vma != b.vma))
+            if differs]
+    if not what:
+        return ""
+    if len(what) == 1:
+        return ", so " + what[0]
+    return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
+
+
+def _long_str(aval):
+    """An aval as JAX's ``str_short()`` shows it in these errors: full dtype names."""
+    vma = "{V:" + ",".join(sorted(map(str, aval.vma))) + "}" if aval.vma else ""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]{vma}"
+
+
+def _typematch(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and a.vma == b.vma
+
+
+def _carry_list(items):
+    """JAX's list in a carry error: one item as a sentence, several as a bullet list."""
+    if len(items) == 1:
+        return items[0][0].upper() + items[0][1:] + ".\n"
+    return "\n".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n"
+
+
+_SCAN_VMA_DOC = ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+                 "information.\n\n")
+
+# minijax's own modules: their loops and conditionals are internal steps (a gamma sampler's
+# rejection loop), whose carries may gain manual axes; only user functions get JAX's checks.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _unwrap(fun):
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return inspect.unwrap(fun)
+
+
+def is_user_fun(fun):
+    """Whether ``fun`` (or the function it wraps, ``__wrapped__``) is not minijax's own."""
+    code = getattr(_unwrap(fun), "__code__", None)
+    return code is None or not os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep)
+
+
+def _paths(tree):
+    return [keystr(p) for p, _ in tree_flatten_with_path(tree.unflatten(range(tree.num_leaves)))[0]]
+
+
+def check_carry_vma(name, body_fun, tree, in_avals, out_avals):
+    """JAX's TypeError for a loop carry whose varying manual axes (inside ``shard_map``) the
+    body changes; JAX pvarys no carry itself. Carries equal in shape and dtype come here."""
+    if all(a.vma == b.vma for a, b in zip(in_avals, out_avals)) or not is_user_fun(body_fun):
+        return
+    try:
+        carry_name = list(inspect.signature(body_fun, follow_wrapped=False).parameters)[0]
+    except (ValueError, TypeError, IndexError):
+        carry_name = None
+    if carry_name:
+        component = lambda p: (f"the input carry component {carry_name}{p}"  # noqa: E731
+                               if p else f"the input carry {carry_name}")
+    else:
+        component = lambda p: (f"the input carry at path {p}"  # noqa: E731
+                               if p else "the input carry")
+    bad = [(p, a, b) for p, a, b in zip(_paths(tree), in_avals, out_avals) if not _typematch(a, b)]
+    diffs = [f"{component(p)} has type {_long_str(a)} but the corresponding output carry "
+             f"component has type {_long_str(b)}{_mismatch_extra(a, b)}" for p, a, b in bad]
+    differences = _carry_list(diffs)
+    fixes = [f"applying `jax.lax.pcast(..., {tuple(b.vma - a.vma)}, to='varying')`, to the "
+             f"initial carry value corresponding to {component(p)}"
+             for p, a, b in bad if b.vma - a.vma]
+    if not fixes:
+        fix = ""
+    elif len(fixes) == 1:
+        fix = f"This might be fixed by {fixes[0]}.\n" + _SCAN_VMA_DOC
+    else:
+        fix = "This might be fixed by:\n" + _carry_list(fixes) + _SCAN_VMA_DOC
+    raise user_error(
+        f"{name} function carry input and carry output must have equal types, but they "
+        f"differ:\n\n{differences}\n{fix}Revise the function so "
+        "that all output types match the corresponding input types.")
+
+
+def _sourceinfo(fun):
+    fun = _unwrap(fun)
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return "<unknown>"
+    return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def check_branch_vma(api_name, name1, name2, f1, f2, tree, avals1, avals2):
+    """JAX's TypeError for branches whose outputs (equal in shape and dtype) differ in their
+    varying manual axes inside ``shard_map``; JAX pvarys no branch output itself."""
+    if all(a.vma == b.vma for a, b in zip(avals1, avals2)) or not (
+            is_user_fun(f1) or is_user_fun(f2)):
+        return
+    paths = _paths(tree)
+    at = lambda p: f" at path {p}" if p else ""  # noqa: E731
+    bad = [(p, a, b) for p, a, b in zip(paths, avals1, avals2) if not _typematch(a, b)]
+    diffs = [f"the output of {name1}{at(p)} has type {_long_str(a)} but the corresponding "
+             f"output of {name2} has type {_long_str(b)}{_mismatch_extra(a, b)}"
+             for p, a, b in bad]
+    if len(diffs) == 1:
+        differences = diffs[0][0].upper() + diffs[0][1:] + ".\n"
+    else:
+        differences = ("\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n")
+    # JAX's hint names the axes one way round and tests them the other
+    fixes = [f"applying `jax.lax.pcast(..., {tuple(a1.vma - a2.vma)}, to='varying')` to the "
+             f"output of {n}{at(p)}"
+             for p, x, y in bad for n, a1, a2 in ((name1, y, x), (name2, x, y))
+             if a2.vma - a1.vma]
+    if not fixes:
+        fix = ""
+    elif len(fixes) == 1:
+        fix = f"This might be fixed by {fixes[0]}.\n" + _SCAN_VMA_DOC
+    else:
+        fix = ("This might be fixed by:\n" + "\n".join(f"  * {d};" for d in fixes[:-1])
+               + f"\n  * {fixes[-1]}.\n" + _SCAN_VMA_DOC)
+    raise user_error(
+        f"{api_name} branches must have equal output types but they differ.\n\n"
+        f"{name1} is {_sourceinfo(f1)}\n{name2} is {_sourceinfo(f2)}\n\n{differences}\n{fix}"
+        f"Revise {name1} and/or {name2} so that all output types match.")
 
 
 def check_operand_types(name, jaxpr_avals, avals, what):

@@ -208,17 +208,21 @@ cond_p.def_batching(_cond_batching)
 # The user-facing functions
 
 
-def _trace_branches(funs, names, operands):
+def _trace_branches(api_name, funs, names, operands):
     leaves, in_tree = _registry.flatten(operands)
     avals = [get_aval(x) for x in leaves]
     traced = [common.trace_user_fun(f, in_tree, avals) for f in funs]
     first_tree, first_avals = traced[0][2], traced[0][0].out_avals
-    for (closed, _, tree), name in zip(traced[1:], names[1:]):
+    for i, ((closed, _, tree), name) in enumerate(zip(traced[1:], names[1:]), 1):
         if tree != first_tree or not common.same_types(closed.out_avals, first_avals):
             raise common.user_error(
                 f"{names[0]} and {name} output must have identical types, got\n"
                 f"  {names[0]}: {_describe(first_tree, first_avals)}\n"
                 f"  {name}: {_describe(tree, closed.out_avals)}")
+        # JAX names switch's branches "branch 0" and "branch1" here
+        name2 = name if api_name == "cond" else f"branch{i}"
+        common.check_branch_vma(api_name, names[0], name2, funs[0], funs[i], first_tree,
+                                first_avals, closed.out_avals)
     # every branch takes all the hoisted consts (of every branch), then the operands
     all_consts = [c for _, consts, _ in traced for c in consts]
     const_avals = [get_aval(c) for c in all_consts]
@@ -282,7 +286,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
         operands = (operand,)
     index = _index_of_pred(pred)
     branches, consts, leaves, tree = _trace_branches(
-        [true_fun, false_fun], ["true_fun", "false_fun"], operands)
+        "cond", [true_fun, false_fun], ["true_fun", "false_fun"], operands)
     return _bind(index, branches[::-1], consts, leaves, tree)  # index 0 is false
 
 
@@ -298,6 +302,6 @@ def switch(index, branches, *operands):
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
     names = [f"branch {i}" for i in range(len(branches))]
-    closed, consts, leaves, tree = _trace_branches(branches, names, operands)
+    closed, consts, leaves, tree = _trace_branches("switch", branches, names, operands)
     return _bind(index, closed, consts, leaves, tree)
 

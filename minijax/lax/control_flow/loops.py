@@ -599,6 +599,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             break
     if c_tree != init_tree or not common.same_types(out_carry, carry_avals):
         raise _carry_mismatch("scan body", init_tree, carry_avals, c_tree, out_carry)
+    common.check_carry_vma("scan body", f, init_tree, carry_avals, out_carry)
     outs = scan_p.bind(*consts, *init_leaves, *xs_leaves, jaxpr=body, num_consts=len(consts),
                        num_carry=nk, length=length, reverse=bool(reverse), unroll=unroll)
     carry = init_tree.unflatten(outs[:nk])
@@ -647,6 +648,7 @@ def while_loop(cond_fun, body_fun, init_val, max_steps=None):
             f"{common.type_str(pred)}.")
     if out_tree != tree or not common.same_types(body.out_avals, avals):
         raise _carry_mismatch("while_loop body", tree, avals, out_tree, body.out_avals)
+    common.check_carry_vma("while_loop body", body_fun, tree, avals, body.out_avals)
     cond_j, body, moved = _hoist_forwarded(cond_j, len(cconsts), body, len(bconsts))
     kept = [x for x, m in zip(leaves, moved) if not m]
     bconsts = [*bconsts, *(x for x, m in zip(leaves, moved) if m)]
@@ -714,10 +716,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if _is_static(lower) and _is_static(upper):
         lo, hi = int(np.asarray(lower)), int(np.asarray(upper))
 
-        def step(carry, _):
-            i, val = carry
+        def step(loop_carry, _):
+            i, val = loop_carry
             return (add(i, np.int32(1)), body_fun(i, val)), None
 
+        step.__wrapped__ = body_fun  # the user's loop: scan checks its carry types, as JAX's
         (_, val), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
         return val
@@ -725,13 +728,15 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     upper = convert_element_type(upper, np.int32)
 
     def wcond(c):
-        return lt(c[0], c[2])
+        return lt(c[0], c[1])
 
-    def wbody(c):
-        i, val, hi = c
-        return add(i, np.int32(1)), body_fun(i, val), hi
+    # JAX's carry layout and name, which its type errors show
+    def wbody(loop_carry):
+        i, hi, val = loop_carry
+        return add(i, np.int32(1)), hi, body_fun(i, val)
 
-    return while_loop(wcond, wbody, (lower, init_val, upper))[1]
+    wbody.__wrapped__ = body_fun  # the user's loop: while_loop checks its carry types
+    return while_loop(wcond, wbody, (lower, upper, init_val))[2]
 
 
 def _vmap(f, xs):
