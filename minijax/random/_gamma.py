@@ -17,6 +17,7 @@ import numpy as np
 
 from minijax import lax
 from minijax import numpy as jnp
+from minijax.core import get_aval
 from minijax.custom_derivatives import custom_jvp
 from minijax.numpy._eager import eager_jit
 from minijax.random._distributions import (
@@ -29,6 +30,7 @@ from minijax.random._distributions import (
     _uniform,
 )
 from minijax.random._keys import _shape_tuple, _single, _split
+from minijax.source_info import with_user_line
 from minijax.vmapping import vmap
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet"]
@@ -126,18 +128,44 @@ def _prepare_a(name, a, shape, dtype):
     return a
 
 
+def _match_key_vma(name, data, *args):
+    """Inside ``shard_map``, as JAX's ``random_insert_pvary``: an argument varying over fewer
+    manual axes than the key is cast to varying over the key's; one varying over axes the key
+    does not is a TypeError (casting the key would reuse it on every device)."""
+    key_vma = get_aval(data).vma
+    out = []
+    for a in args:
+        missing = key_vma - get_aval(a).vma
+        if missing:
+            a = lax.pcast(a, tuple(sorted(missing, key=str)), to="varying")
+        aval = get_aval(a)
+        if aval.vma != key_vma:
+            key_type = "key<fry>[]" + ("{V:" + ",".join(sorted(map(str, key_vma))) + "}"
+                                       if key_vma else "")
+            arg_type = (f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+                        "{V:" + ",".join(sorted(map(str, aval.vma))) + "}")
+            raise TypeError(with_user_line(
+                f"{name} requires all arguments to have matching type. Got key type: {key_type}"
+                f" vs arg type: {arg_type}. Use jax.lax.pcast(..., to='varying') to make them "
+                "match. If your key is less varying than arg, watch out for key-reuse problems."))
+        out.append(a)
+    return out
+
+
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(a, 1) samples (Marsaglia-Tsang), one per element of ``shape``."""
     data, _ = _single("gamma", key)
     dtype = _float_dtype("gamma", dtype)
-    return _gamma_impl(data, _prepare_a("gamma", a, shape, dtype), False)
+    (a,) = _match_key_vma("gamma", data, _prepare_a("gamma", a, shape, dtype))
+    return _gamma_impl(data, a, False)
 
 
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a, 1) samples, accurate for tiny ``a`` (where the samples underflow)."""
     data, _ = _single("loggamma", key)
     dtype = _float_dtype("loggamma", dtype)
-    return _gamma_impl(data, _prepare_a("loggamma", a, shape, dtype), True)
+    (a,) = _match_key_vma("gamma", data, _prepare_a("loggamma", a, shape, dtype))
+    return _gamma_impl(data, a, True)
 
 
 def beta(key, a, b, shape=None, dtype=None):
@@ -149,6 +177,7 @@ def beta(key, a, b, shape=None, dtype=None):
     else:
         shape = _shape_tuple("beta", shape)
         _check_shape("beta", shape, _shape(a), _shape(b))
+    a, b = _match_key_vma("jax.random.beta", data, _as_array(a), _as_array(b))
     key_a, key_b = _split(data, (2,))
     log_ga = loggamma(key_a, a, shape, dtype)
     log_gb = loggamma(key_b, b, shape, dtype)
