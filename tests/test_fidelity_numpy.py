@@ -280,3 +280,13 @@ def test_histogram_bins_must_be_arraylike():
         jnp.histogram_bin_edges(jnp.arange(3.0), bins="auto")
     counts, edges = jnp.histogram(jnp.arange(3.0), bins=np.array([0, 1, 2.0]))
     _same(counts, [1, 2], "float32")
+
+
+def test_linspace_dtype_is_the_inexact_result_type_of_its_bounds():
+    # JAX 0.10.2: to_inexact_dtype(result_type(start, stop)); a float16 bound stays float16.
+    cases = [((jnp.float16(0), jnp.float16(1)), "float16"), ((0, 1), "float32"),
+             ((jnp.int8(0), 4), "float32"), ((np.int32(0), 4), "float32"),
+             ((jnp.bfloat16(0), 1.0), "bfloat16"), ((0, jnp.ones(2, jnp.float16)), "float16")]
+    for (start, stop), want in cases:
+        assert jnp.linspace(start, stop, 3).dtype == want, (start, stop)
+    np.testing.assert_array_equal(jnp.linspace(0, 10, 5, dtype=jnp.int32), [0, 2, 5, 7, 10])

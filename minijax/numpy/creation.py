@@ -31,6 +31,7 @@ from minijax.numpy._util import (
     is_array,
     is_arraylike,
     shape,
+    to_inexact_dtype,
 )
 
 __all__ = [
@@ -290,9 +291,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     check_arraylike("linspace", start, stop)
     if dtype is None:
-        dtype = dtypes.result_type(start, stop, dtypes.default_float_dtype())
+        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
     dtype = dtypes.canonicalize_dtype(dtype)
-    compute = dtype if dtypes.is_inexact(dtype) else dtypes.default_float_dtype()
+    compute = to_inexact_dtype(dtype)
     start = asarray(start, dtype=compute)
     stop = asarray(stop, dtype=compute)
     bounds_shape = tuple(np.broadcast_shapes(start.shape, stop.shape))
