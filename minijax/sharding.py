@@ -14,7 +14,7 @@ from minijax import sharding_types as shd
 from minijax.core import Tracer
 from minijax.jitting.args import arg_paths
 from minijax.lax.sharding_constraint import reshard, with_sharding_constraint
-from minijax.lowering.array import Array, device_put_value
+from minijax.lowering.array import Array, committed, device_put_value
 from minijax.shard_map import in_eager_body, shard_map
 from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
 from minijax.tree_util import _registry, tree_map_internal
@@ -65,8 +65,10 @@ def _put_leaf(x, device):
             _check_in_shard_map(x, device)
         return x  # inside a transformation device_put is the identity (placement is XLA's)
     if type(x) is Array:
-        if device is None or x.devices() == {device}:
+        if device is None:
             return x
+        if x.devices() == {device}:  # naming its device commits it there (as JAX)
+            return committed(x)
         return device_put_value(x._value, device, weak_type=x.weak_type)
     return device_put_value(x, device)
 

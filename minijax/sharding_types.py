@@ -676,7 +676,7 @@ def put(x, sharding, what="device_put"):
     target = sharding._to_jaxlib(len(aval.shape))
     if type(x) is _array.Array:
         if x._sharding is target:
-            return x
+            return _array.committed(x)  # a named sharding commits it there (as JAX)
         if x.is_deleted():
             raise RuntimeError(f"{what}: the Array has been deleted or donated")
         value = x._value

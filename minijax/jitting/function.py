@@ -210,20 +210,24 @@ class _Entry:
         self.in_shardings = exe.in_shardings
         self.kept = kept  # the argument leaves the program takes (None: all of them)
         self.jaxpr = jaxpr  # as traced, every argument an input (debug_numerics reruns it)
-        self.committed = committed  # whether the outputs are committed to their devices
+        self.committed = committed  # outputs committed whatever the arguments (a placement)
 
     def __call__(self, leaves):
         targets = self.in_shardings
         bufs = self.const_bufs.copy()
         if self.kept is not None:  # unused arguments are no operands (keep_unused=False)
             leaves = [leaves[i] for i in self.kept]
+        committed = self.committed
         for x in leaves:
             i = len(bufs)
-            if type(x) is Array and x._sharding is targets[i]:
-                bufs.append(x)
-            else:  # numpy / Python scalar / Array laid out otherwise: the slow path
-                bufs.append(_put_arg(x, targets[i], self.exe.in_avals[i]))
-        return self.out_tree.unflatten(self.exe.execute(bufs))
+            if type(x) is Array:
+                committed = committed or x._committed
+                if x._sharding is targets[i]:
+                    bufs.append(x)
+                    continue
+            # numpy / Python scalar / Array laid out otherwise: the slow path
+            bufs.append(_put_arg(x, targets[i], self.exe.in_avals[i]))
+        return self.out_tree.unflatten(self.exe.execute(bufs, committed))
 
     def fastpath(self, leaves):
         """The data the C++ fast path needs to run this entry without Python, or None when a
@@ -234,10 +238,13 @@ class _Entry:
         n0 = len(self.const_bufs)
         targets = self.in_shardings
         kept = range(len(leaves)) if self.kept is None else self.kept
+        committed = self.committed
         for j, i in enumerate(kept):
             x = leaves[i]
-            if type(x) is Array and x._sharding is not targets[n0 + j]:
-                return None
+            if type(x) is Array:
+                if x._sharding is not targets[n0 + j]:
+                    return None
+                committed = committed or x._committed
         bitvec = [True] * n0 + [False] * len(leaves)  # consts, then the arguments it takes
         for i in kept:
             bitvec[n0 + i] = True
@@ -248,7 +255,7 @@ class _Entry:
             list(targets),
             list(self.exe.out_shardings),
             out_avals,
-            [self.committed] * len(out_avals),
+            [committed] * len(out_avals),
             bitvec,
             [None] * len(targets),
             list(self.const_bufs),
@@ -622,13 +629,11 @@ class JitFunction:
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
         )
         timer.mark("compile")
-        # As in JAX, outputs are committed to their devices unless nothing chose them: no
-        # argument taken, no sharding, no device given (constants do not count).
-        committed = bool(all_in[len(const_avals):]) or place.mesh is not None or (
-            self._device is not None)
-        if not committed:
-            exe.handlers = [backends.result_handler(a, s, False)
-                            for a, s in zip(exe.out_avals, exe.out_shardings)]
+        # As in JAX, outputs are committed to their devices when a placement was named (a
+        # device, shardings, a mesh); else iff a taken argument is committed (per call).
+        committed = (place.mesh is not None or self._device is not None
+                     or self._out_shardings is not None
+                     or (self._in_shardings is not None and bool(place.in_shardings)))
         if place.mesh is not None:  # Array.sharding names the layouts on this mesh
             for s, a in zip(exe.in_shardings, all_in):
                 shd.from_jaxlib(s, len(a.shape), place.mesh)

@@ -56,10 +56,12 @@ def any_placed(leaves):
 
 
 def committed_key(leaves):
-    """The part of the cache key that arguments placed elsewhere add: their layouts."""
+    """The part of the cache key that arguments placed elsewhere add: their layouts, and
+    whether those on the default device are committed there (then they clash with others)."""
     home = _home()
     return tuple([
-        x._sharding if type(x) is Array and x._sharding is not home else None for x in leaves
+        (x._sharding if x._sharding is not home else x._committed) if type(x) is Array else None
+        for x in leaves
     ])
 
 
@@ -113,18 +115,16 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
 
 
 def _argument_device(name, record, kept, arg_names):
-    """The device that the taken Arrays committed to one device other than the default one
-    share, or None. JAX runs a program where its committed arguments are and refuses two
-    devices; minijax cannot tell which Arrays on the default device JAX would call committed,
-    so those follow the others, as JAX's uncommitted ones do."""
-    home = default_device()
+    """The device that the taken Arrays committed to one device share, or None. JAX runs a
+    program where its committed arguments are and refuses two devices; uncommitted Arrays
+    follow them."""
     found = None
     for i in kept:
         x = record.leaves[i]
         if type(x) is not Array or not x._committed:
             continue
         devs = x._sharding._internal_device_list
-        if len(devs) != 1 or devs[0] is home or devs[0] == home:
+        if len(devs) != 1:
             continue
         if found is None:
             found = (devs[0], i)

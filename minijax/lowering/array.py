@@ -338,6 +338,13 @@ def relabel(x: Array, jaxlib_sharding) -> Array:
     return Array(x.aval, jaxlib_sharding, backends.shard_pieces(x), x._committed, _skip_checks=True)
 
 
+def committed(x: Array) -> Array:
+    """``x`` committed to the devices it lies on (its buffers, no copy)."""
+    if x._committed:
+        return x
+    return Array(x.aval, x._sharding, backends.shard_pieces(x), True, _skip_checks=True)
+
+
 def put_like(x: Array, like: Array) -> Array:
     """``x`` laid out as ``like`` (its sharding, or its device when the shapes differ), and
     committed as ``like`` is: where JAX puts the result of ``zeros_like(like)`` and kin."""
@@ -387,7 +394,8 @@ def _reconstruct(value, weak_type):
 
 
 def device_put_value(x, device=None, weak_type=None) -> Array:
-    """A NumPy array or Python scalar on ``device`` (default: the default backend's first).
+    """A NumPy array or Python scalar on ``device``, committed to it (JAX's ``committed``);
+    without one, on the default backend's first device and uncommitted.
 
     64-bit dtypes are canonicalized here, on the host, before the copy: with x64 off an int64
     input arrives as int32, and the Array's aval always matches its buffer.
@@ -397,7 +405,7 @@ def device_put_value(x, device=None, weak_type=None) -> Array:
         aval = aval.update(weak_type=weak_type)
     value = np.asarray(x, dtype=aval.dtype)
     if device is None:
-        device = default_device()
+        return backends.device_put_numpy(value, aval, default_device(), False)
     return backends.device_put_numpy(value, aval, device)
 
 

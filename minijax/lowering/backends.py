@@ -290,11 +290,11 @@ def result_handler(aval, sharding, committed=True):
     return _jax.array_result_handler(aval, sharding, committed)
 
 
-def device_put_numpy(value: np.ndarray, aval, device):
+def device_put_numpy(value: np.ndarray, aval, device, committed=True):
     """Copies a NumPy array (already of ``aval.dtype``) onto ``device``."""
     sharding = single_device_sharding(device)
     return _jax.batched_device_put(
-        aval, sharding, [value], [device], True, False, enable_x64=config.jax_enable_x64
+        aval, sharding, [value], [device], committed, False, enable_x64=config.jax_enable_x64
     )
 
 

@@ -32,7 +32,7 @@ class Executable:
 
     __slots__ = (
         "xla", "name", "devices", "in_shardings", "out_shardings", "in_avals", "out_avals",
-        "handlers", "synchronous",
+        "handlers", "loose_handlers", "synchronous",
     )
 
     def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None):
@@ -50,6 +50,9 @@ class Executable:
             self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
         self.handlers = [
             backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
+        ]
+        self.loose_handlers = [  # for outputs JAX leaves uncommitted
+            backends.result_handler(a, s, False) for a, s in zip(out_avals, self.out_shardings)
         ]
         # XLA:CPU runs the collectives of a multi-device program as in-process rendezvous on
         # a shared thread pool; with hundreds of such executions queued asynchronously the
@@ -70,10 +73,12 @@ class Executable:
             return [interned_sharding(self.devices, hlo.replicate(), mesh) for _ in avals]
         return [interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in protos]
 
-    def execute(self, bufs):
-        """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached)."""
+    def execute(self, bufs, committed=True):
+        """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached),
+        committed to their devices or not."""
+        handlers = self.handlers if committed else self.loose_handlers
         try:
-            outs = self.xla.execute_sharded(bufs).consume_with_handlers(self.handlers)
+            outs = self.xla.execute_sharded(bufs).consume_with_handlers(handlers)
         except (backends.JaxRuntimeError, ValueError) as e:
             for i, b in enumerate(bufs):
                 if b.is_deleted():

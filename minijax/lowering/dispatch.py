@@ -34,13 +34,18 @@ def _params_key(params):
 
 
 def apply_primitive(prim, args, params):
-    # Run where the first Array operand lives (its interned sharding names the device); other
-    # operands (NumPy, Python scalars, Arrays elsewhere) are put there.
-    sharding = None
-    for x in args:
+    # Run where the first committed Array operand lives, else the first Array (its interned
+    # sharding names the device); other operands (NumPy, Python scalars, Arrays elsewhere) are
+    # put there. As in JAX, the results are committed iff an operand is.
+    sharding, committed = None, False
+    for i, x in enumerate(args):
         if type(x) is Array:
-            sharding = x._sharding
-            break
+            if x._committed:
+                if committed and x._sharding is not sharding:
+                    _check_same_devices(prim, args, i)
+                sharding, committed = x._sharding, True
+            elif sharding is None:
+                sharding = x._sharding
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
     elif sharding in _multi_device:  # a sharded operand: run as the jit of the op (as JAX)
@@ -58,13 +63,29 @@ def apply_primitive(prim, args, params):
         exe = _compile_primitive(prim, avals, params, backends.sharding_devices(sharding))
         if key is not None:
             _eager_cache[key] = exe
-    outs = exe.execute(arrays)
+    outs = exe.execute(arrays, committed)
     if Hooks.check_outputs is not None:
         Hooks.check_outputs(prim, outs)
     return outs if prim.multiple_results else outs[0]
 
 
 core.apply_primitive = apply_primitive
+
+
+def _check_same_devices(prim, args, i):
+    """JAX's refusal of committed operands on different devices (operand ``i`` and the first
+    committed one)."""
+    first = next(j for j, x in enumerate(args) if type(x) is Array and x._committed)
+    a, b = args[first], args[i]
+    da, db = (backends.buffer_devices(x) for x in (a, b))
+    if da != db:
+        ta, tb = (f"{x.dtype.name}[{','.join(map(str, x.shape))}]" for x in (a, b))
+        raise ValueError(
+            "Received incompatible devices for jitted computation. Got argument "
+            f"args[{first}] of {prim.name} with shape {ta} and with device ids "
+            f"{[d.id for d in da]} on platform {da[0].platform.upper()} and argument "
+            f"args[{i}] of {prim.name} with shape {tb} and with device ids "
+            f"{[d.id for d in db]} on platform {db[0].platform.upper()}")
 
 
 def _put(x, sharding):

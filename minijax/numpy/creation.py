@@ -129,7 +129,12 @@ def _array_from_sequence(seq, dtype):
         # Traced elements: stack them with lax ops (NumPy cannot see inside a tracer).
         return jnp.stack([array(x, dtype) for x in seq])
     value = np.array(_host_tree(seq), dtype=dtype)
-    return device_put_value(value)
+    out = device_put_value(value)
+    # as in JAX, the result lies where a committed one-device element lies, committed
+    for leaf in leaves:
+        if type(leaf) is Array and leaf._committed and len(leaf.devices()) == 1:
+            return put_like(out, leaf)
+    return out
 
 
 def _host_tree(obj):
