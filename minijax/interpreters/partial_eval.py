@@ -227,21 +227,52 @@ def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     """``closed`` without the equations (and constvars) no output depends on.
 
     Primitives have no side effects, so an equation whose results are unused can go, except
-    the host callbacks marked ``effectful`` (``debug.print``).
+    the host callbacks marked ``effectful`` (``debug.print``). A loop's carries that no
+    output needs go too (``dce_rules``).
     """
     jaxpr = closed.jaxpr
-    live = {v for v in jaxpr.outvars if type(v) is Var}
-    kept = []
-    for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars) or eqn.primitive.effectful:
-            kept.append(eqn)
-            live.update(v for v in eqn.invars if type(v) is Var)
-    kept.reverse()
-    if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):
+    kept, live = _dce_live(jaxpr.eqns, jaxpr.outvars)
+    if len(kept) == len(jaxpr.eqns) and all(
+            a is b for a, b in zip(kept, jaxpr.eqns)) and all(v in live for v in jaxpr.constvars):
         return closed
     consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     new = Jaxpr([v for v, _ in consts], jaxpr.invars, jaxpr.outvars, kept)
     return ClosedJaxpr(new, [c for _, c in consts])
+
+
+# Primitive -> rule(eqn, used_outputs) -> (used_inputs, eqn): the equation computing only the
+# flagged outputs (dropped from its outvars) on the flagged inputs (dropped from its invars),
+# for primitives whose unused outputs can free more than themselves (the loops' carries).
+dce_rules: dict = {}
+
+
+def _dce_live(eqns, outvars):
+    """The equations ``outvars`` need (rewritten by ``dce_rules`` where an equation has one),
+    and the variables they read."""
+    live = {v for v in outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(eqns):
+        used = [v in live for v in eqn.outvars]
+        if any(used) or eqn.primitive.effectful:
+            rule = dce_rules.get(eqn.primitive)
+            if rule is not None and not all(used):
+                eqn = rule(eqn, used)[1]
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is Var)
+    kept.reverse()
+    return kept, live
+
+
+def dce_jaxpr_used(closed, used_outputs):
+    """``(closed', used_inputs)``: ``closed`` computing only the outputs flagged in
+    ``used_outputs`` (the others dropped, its invars all kept), and which of its invars
+    that needs. For the loops' ``dce_rules``."""
+    jaxpr = closed.jaxpr
+    outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
+    kept, live = _dce_live(jaxpr.eqns, outvars)
+    consts = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
+    new = Jaxpr([v for v, _ in consts], jaxpr.invars, outvars, kept)
+    return ClosedJaxpr(new, [c for _, c in consts]), [v in live for v in jaxpr.invars]
 
 
 # ------------------------------------------------------------------------------------------------

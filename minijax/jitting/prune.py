@@ -12,6 +12,7 @@ function ignores is unused outside as well.
 from __future__ import annotations
 
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from minijax.interpreters.partial_eval import dce_rules
 from minijax.interpreters.walk import sub_jaxprs
 from minijax.jitting.pjit import pjit_p
 from minijax.lax.control_flow.conditionals import cond_p
@@ -42,6 +43,8 @@ def _dce(jaxpr, used_outputs):
             eqn = _dce_call(eqn, used)
         elif eqn.primitive is cond_p:
             eqn = _dce_cond(eqn, used)
+        elif eqn.primitive in dce_rules:  # the loops: their dead carries go
+            eqn = dce_rules[eqn.primitive](eqn, used)[1]
         eqns.append(eqn)
         live.update(v for v in eqn.invars if type(v) is Var)
     eqns.reverse()
