@@ -42,6 +42,7 @@ import math
 import threading
 import typing
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
@@ -54,7 +55,7 @@ from minijax.interpreters.batching import batch_open
 from minijax.interpreters.calls import eval_open
 from minijax.interpreters.partial_eval import hoist_consts, split_known_staged, trace_open
 from minijax.jitting import jit
-from minijax.lowering.stablehlo import lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.sharding_types import (
     Mesh,
     NamedSharding,
@@ -369,17 +370,33 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, auto):
     out_types = [tensor_type(a) for a in ctx.avals_out]
     manual = sdy.ManualAxesAttr.get(
         [ir.StringAttr.get(a) for a in mesh.axis_names if a not in auto])
-    op = sdy.ManualComputationOp(out_types, list(args), shardings(in_specs, ctx.avals_in),
-                                 shardings(out_specs, ctx.avals_out), manual)
-    block = op.body.blocks.append(*[tensor_type(v.aval) for v in jaxpr.invars])
+    # An empty operand holds no data: the body makes it as a constant. XLA turns empty
+    # operands into constants itself, and then refuses a region none of whose remaining
+    # operands comes through its GlobalToLocalShape (FINDINGS 117).
+    passed = [not _empty(v.aval) for v in jaxpr.invars]
+    op = sdy.ManualComputationOp(
+        out_types, [x for x, p in zip(args, passed) if p],
+        shardings([s for s, p in zip(in_specs, passed) if p],
+                  [a for a, p in zip(ctx.avals_in, passed) if p]),
+        shardings(out_specs, ctx.avals_out), manual)
+    block = op.body.blocks.append(
+        *[tensor_type(v.aval) for v, p in zip(jaxpr.invars, passed) if p])
     mctx.manual_mesh = mesh
     try:
         with ir.InsertionPoint(block):
-            outs = lower_jaxpr_body(mctx, jaxpr, [], list(block.arguments))
+            block_args = iter(block.arguments)
+            body_args = [next(block_args) if p else ir_constant(np.zeros(v.aval.shape,
+                                                                          v.aval.dtype))
+                         for v, p in zip(jaxpr.invars, passed)]
+            outs = lower_jaxpr_body(mctx, jaxpr, [], body_args)
             sdy.ReturnOp(outs)
     finally:
         mctx.manual_mesh = None
     return op.results
+
+
+def _empty(aval):
+    return 0 in aval.shape and isinstance(aval.dtype, np.dtype)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -31,12 +31,15 @@ class Placement:
         self.out_shardings = out_shardings
 
     def module_shardings(self, n_consts):
-        """``(arg_shardings, result_shardings)`` for the lowering (constants first, replicated),
-        or ``(None, None)`` for an unannotated program."""
+        """``(arg_shardings, result_shardings)`` for the lowering (constants first), or
+        ``(None, None)`` for an unannotated program. The constants are left unannotated, so
+        Shardy lays them out as it would JAX's constants baked into the module (a replicated
+        constant argument beside a sharded operand crashes XLA's partitioner: FINDINGS 116);
+        their buffers are placed by the executable's chosen layout."""
         if self.mesh is None:
             return None, None
         replicated = shd.NamedSharding(self.mesh, shd.PartitionSpec())
-        args = [replicated] * n_consts + [s or replicated for s in self.in_shardings]
+        args = [None] * n_consts + [s or replicated for s in self.in_shardings]
         return args, self.out_shardings
 
 
