@@ -122,7 +122,15 @@ def _check_input_dtype(name, holomorphic, allow_int, x):
 
 
 def _instantiate(ts):
-    return [_as_array(ad.instantiate_zeros(t)) for t in ts]
+    return [_tangent_array(ad.instantiate_zeros(t)) for t in ts]
+
+
+def _tangent_array(x):
+    """A tangent or cotangent minijax made (materialized zeros are a WeakScalar or NumPy
+    value) as an Array, under an enclosing transformation too: JAX returns Arrays there."""
+    if isinstance(x, core.WeakScalar) or (isinstance(x, np.ndarray) and x.dtype != dtypes.float0):
+        return device_put_value(x)
+    return _as_array(x)
 
 
 def _as_array(x):
@@ -453,10 +461,14 @@ def _std_basis(leaves):
     avals = [get_aval(x) for x in leaves]
     sizes = [a.size for a in avals]
     n = sum(sizes)
-    eye = np.eye(n)
+    # built from iotas, as JAX's jnp.eye: under jit XLA sees an identity (and folds e.g. the
+    # 0 * inf of an off-diagonal entry to 0, as it does for JAX), not an opaque constant
+    eye = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+                 lax.broadcasted_iota(np.int32, (n, n), 1))
     out, start = [], 0
     for a, s in zip(avals, sizes):
-        out.append(eye[:, start:start + s].reshape((n, *a.shape)).astype(a.dtype))
+        piece = lax.slice_in_dim(eye, start, start + s, axis=1)
+        out.append(lax.convert_element_type(lax.reshape(piece, (n, *a.shape)), a.dtype))
         start += s
     return out
 
