@@ -122,7 +122,16 @@ def _check_input_dtype(name, holomorphic, allow_int, x):
 
 
 def _instantiate(ts):
-    return [_as_array(ad.instantiate_zeros(t)) for t in ts]
+    return [_tangent_array(ad.instantiate_zeros(t)) for t in ts]
+
+
+def _tangent_array(x):
+    """A tangent or cotangent minijax made (materialized zeros are a WeakScalar or NumPy
+    value) as an Array, under an enclosing transformation too: JAX returns Arrays there."""
+    if isinstance(x, core.WeakScalar) or (
+            isinstance(x, np.ndarray) and x.dtype != dtypes.float0):
+        return device_put_value(x)
+    return _as_array(x)
 
 
 def _as_array(x):

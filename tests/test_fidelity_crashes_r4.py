@@ -57,3 +57,21 @@ def test_shard_map_empty_bool_and_int_operands_beside_a_used_one():
              np.zeros((2, 0), np.int32))
     assert float(s) == 6.0
     assert b.shape == (0, 2) and b.dtype == jnp.bool_
+
+
+def test_jvp_tangents_of_constant_outputs_are_arrays_under_an_outer_transform():
+    # s4011-904: under grad, jvp's materialized zero tangent was minijax's internal WeakScalar
+    # (no .dtype). JAX 0.10.2: Arrays, f32[] weak, and the grad is zeros(3).
+    x2 = jnp.asarray(np.int8(2))
+    seen = []
+
+    def h(x):
+        p, t = jax.jvp(lambda x: jax.nn.relu6(x2 * 3.0), (x,), (x,))
+        seen.append((t.dtype, t.shape, t.weak_type))
+        _, ct = jax.vjp(lambda y: x2 * 3.0, x)
+        (c,) = ct(jnp.float32(1.0))
+        seen.append((c.dtype, c.shape, c.weak_type))
+        return p + t + jnp.sum(c)
+
+    np.testing.assert_array_equal(np.asarray(jax.grad(h)(jnp.ones(3))), np.zeros(3))
+    assert seen == [(jnp.float32, (), True), (jnp.float32, (3,), False)]
