@@ -45,6 +45,7 @@ from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.batching import axis_size_of, not_mapped
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, div, eq, mul
+from minijax.lax.families import const
 from minijax.lax.indexing import GatherDimensionNumbers, gather
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import expand_dims, iota, reshape, squeeze, transpose
@@ -194,7 +195,7 @@ def _allreduce(name, if_unmapped, reduce):
     return p
 
 
-psum_p = _allreduce("psum", lambda x, n: mul(x, n), lambda: reduce_sum)
+psum_p = _allreduce("psum", lambda x, n: mul(x, const(x, n)), lambda: reduce_sum)
 pmax_p = _allreduce("pmax", lambda x, n: x, lambda: reduce_max)
 pmin_p = _allreduce("pmin", lambda x, n: x, lambda: reduce_min)
 
@@ -232,7 +233,7 @@ pvary_p.own_vma = True
 ad.deflinear(pvary_p, lambda ct, x, *, axes: [
     psum_invariant_p.bind(ct, axes=axes, axis_index_groups=None)])
 
-psum_invariant_p = _allreduce("psum_invariant", lambda x, n: mul(x, n), lambda: reduce_sum)
+psum_invariant_p = _allreduce("psum_invariant", lambda x, n: mul(x, const(x, n)), lambda: reduce_sum)
 psum_invariant_p.def_lowering(_unbound_lowering("psum", "axes", _real_all_reduce("psum")))
 ad.deflinear(psum_invariant_p, lambda ct, x, *, axes, axis_index_groups: [
     pvary_p.bind(ct, axes=axes)])
@@ -331,7 +332,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
     if not any(isinstance(v, Tracer) for v in leaves):
         # A constant is the same on every member of the axis: the sum is size * x (JAX's
         # constant case; so axis_size stays a Python int).
-        outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, size)
+        outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, const(v, size))
                 for v in leaves]
     elif groups is None and _typed(names):
         outs = [psum_invariant_p.bind(_varying(v, names), axes=names, axis_index_groups=None)
@@ -499,7 +500,7 @@ def _psum_scatter_batching(axis_data, args, dims, *, scatter_dimension, axis_nam
     _no_groups(axis_index_groups, "psum_scatter")
     _single_own_name(axis_data, axis_name, "psum_scatter")
     n = axis_data.size
-    y = mul(x, n) if d is not_mapped else reduce_sum(x, (d,))
+    y = mul(x, const(x, n)) if d is not_mapped else reduce_sum(x, (d,))
     if tiled:  # example k keeps chunk k of the scattered axis
         shape = get_aval(y).shape
         y = reshape(y, shape[:dim] + (n, shape[dim] // n) + shape[dim + 1:])
