@@ -75,3 +75,18 @@ def test_jvp_tangents_of_constant_outputs_are_arrays_under_an_outer_transform():
 
     np.testing.assert_array_equal(np.asarray(jax.grad(h)(jnp.ones(3))), np.zeros(3))
     assert seen == [(jnp.float32, (), True), (jnp.float32, (3,), False)]
+
+
+def test_vmap_select_batched_which_beside_unbatched_scalar_cases():
+    # s4007-518: per example lax.select(bool[3,1], f32[], f32[]) is invalid, but JAX 0.10.2's
+    # vmap computes it (its batching rule broadcasts the scalar cases to `which`'s shape).
+    w = np.array([[[True], [False], [True]], [[False], [False], [True]]])
+    y = jnp.float32(1.5)
+    out = jax.vmap(lambda w, y: lax.select(w, y, 2 * y), (0, None))(w, y)
+    assert out.shape == (2, 3, 1) and out.dtype == jnp.float32
+    np.testing.assert_array_equal(np.asarray(out), np.where(w, 1.5, 3.0))
+    # its gradient: d/dy sum(where(w, y, 2y)) = 3 * 1 + 3 * 2 (JAX 0.10.2: 9.0)
+    g = jax.grad(lambda y: jnp.sum(jax.vmap(lambda w: lax.select(w, y, 2 * y))(w)))(y)
+    assert float(g) == 9.0
+    with pytest.raises(TypeError, match="must be scalar or have the same shape"):
+        lax.select(w[0], y, y)

@@ -206,10 +206,13 @@ class BatchTrace(core.Trace):
                                                 and x._trace is self else get_aval(x)
                                                 for x in args], params)
             except (TypeError, ValueError):
-                if self.axis_data.size != 0:
+                lenient = getattr(rule, "accepts_invalid", None)
+                if self.axis_data.size != 0 and not (lenient and lenient(vals, dims)):
                     raise
-                # No example exists: JAX checks only the batched operation (an index into an
-                # empty axis gathers nothing), so the rule decides; its result is unchecked.
+                # No example exists, or the rule takes per-example types the primitive does
+                # not (``rule.accepts_invalid(vals, dims)``): JAX checks only the batched
+                # operation (an index into an empty axis gathers nothing), so the rule
+                # decides; its result is unchecked.
                 expected = None
             if getattr(rule, "needs_axis_data", False):
                 out, out_dim = rule(self.axis_data, vals, dims, **params)

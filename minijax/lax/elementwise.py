@@ -29,7 +29,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, concrete_or_error, get_aval
-from minijax.interpreters import ad, batching
+from minijax.interpreters import ad, batching, lax_ops
 from minijax.lax.convert import convert_element_type
 from minijax.lax.families import (
     ANY,
@@ -526,7 +526,28 @@ select_n_p = Primitive("select_n")
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_lowering(_select_n_lowering)
 # Only `which` may stay rank 0 while the cases are arrays; the cases must agree in shape.
-select_n_p.def_batching(batching.elementwise_rule(select_n_p, scalar_ok=lambda i: i == 0))
+_select_n_elementwise = batching.elementwise_rule(select_n_p, scalar_ok=lambda i: i == 0)
+
+
+def _scalar_cases_under_batched_which(vals, dims):
+    which, *cases = vals
+    return (dims[0] is not batching.not_mapped and batching.ndim(which) > 1
+            and all(d is batching.not_mapped and batching.ndim(c) == 0
+                    for c, d in zip(cases, dims[1:])))
+
+
+def _select_n_batching(vals, dims):
+    """JAX's rule: a batched `which` beside unbatched scalar cases (per example an invalid
+    select_n, which JAX's vmap computes) broadcasts the cases to `which`'s shape."""
+    if _scalar_cases_under_batched_which(vals, dims):
+        which, *cases = vals
+        return select_n_p.bind(which, *[lax_ops.broadcast_in_dim(c, get_aval(which).shape, ())
+                                        for c in cases]), dims[0]
+    return _select_n_elementwise(vals, dims)
+
+
+_select_n_batching.accepts_invalid = _scalar_cases_under_batched_which
+select_n_p.def_batching(_select_n_batching)
 
 
 def _select_n_transpose(ct, which, *cases):
