@@ -29,7 +29,7 @@ from minijax.core import (
     ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, ShapedArray, Tracer, get_aval, jaxpr_as_fun,
     set_current_trace,
 )
-from minijax.interpreters import ad, batching
+from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import (
     dce_jaxpr_used, dce_rules, partial_eval_jaxpr, trace_to_jaxpr,
@@ -48,9 +48,66 @@ from minijax.tree_util import _registry
 __all__ = ["fori_loop", "map", "scan", "scan_p", "while_loop", "while_p"]
 
 # ------------------------------------------------------------------------------------------------
+# Varying manual axes (inside shard_map): as in JAX, a loop keeps each operand's own type (no
+# pvary to a common set of axes, whose transpose would sum a replicated carry's cotangent over
+# the devices a second time) and its carries' results have the carries' types.
+
+
+def _cast_up(args, avals):
+    """Each operand pvary'd to the manual axes its jaxpr input varies over and it does not (a
+    derived loop's zeros or accumulators); a user's loop has its operands' types already."""
+    out = []
+    for x, a in zip(args, avals):
+        more = _vma(a) - _vma(get_aval(x))
+        out.append(lax_ops.pvary(x, tuple(sorted(more, key=str))) if more else x)
+    return out
+
+
+def _carry_result_avals(init, *carry_outs):
+    """The carries' result types: the initial carries' types, varying also where the body's
+    carry outputs do (only minijax's own loops may make a carry vary more; JAX's refuse)."""
+    return [a.update(vma=_vma(a).union(*(_vma(o) for o in outs)))
+            if any(_vma(o) - _vma(a) for o in outs) else a
+            for a, *outs in zip(init, *carry_outs)]
+
+
+def _vma(aval):
+    return getattr(aval, "vma", frozenset())
+
+
+class _LoopPrimitive(Primitive):
+    """A loop primitive whose ``bind`` casts its operands up to its jaxprs' input types."""
+
+    def bind(self, *args, **params):
+        avals = self.in_avals_of(params)
+        if any(_vma(a) for a in avals):
+            args = _cast_up(args, avals)
+        return super().bind(*args, **params)
+
+
+class _WhilePrimitive(_LoopPrimitive):
+    @staticmethod
+    def in_avals_of(params):
+        cj, bj = params["cond_jaxpr"], params["body_jaxpr"]
+        nc, nb = params["cond_nconsts"], params["body_nconsts"]
+        carry = _carry_result_avals(bj.in_avals[nb:], cj.in_avals[nc:])
+        return cj.in_avals[:nc] + bj.in_avals[:nb] + carry
+
+
+class _ScanPrimitive(_LoopPrimitive):
+    @staticmethod
+    def in_avals_of(params):
+        jaxpr, length = params["jaxpr"], params["length"]
+        n = params["num_consts"] + params["num_carry"]
+        return jaxpr.in_avals[:n] + [a.update(shape=(length, *a.shape))
+                                     for a in jaxpr.in_avals[n:]]
+
+
+# ------------------------------------------------------------------------------------------------
 # while_p
 
-while_p = Primitive("while", multiple_results=True)
+while_p = _WhilePrimitive("while", multiple_results=True)
+while_p.own_vma = True
 while_p.pp_params = common.pp_nested
 
 
@@ -68,7 +125,7 @@ def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         raise TypeError("while_loop: body_fun output and input must have identical types, got "
                         f"input {common.type_str(init)} and output "
                         f"{common.type_str(body_jaxpr.out_avals)}")
-    return list(init)
+    return _carry_result_avals(init, body_jaxpr.out_avals)
 
 
 @while_p.def_lowering
@@ -227,7 +284,8 @@ while_p.def_batching(_while_batching)
 # ------------------------------------------------------------------------------------------------
 # scan_p
 
-scan_p = Primitive("scan", multiple_results=True)
+scan_p = _ScanPrimitive("scan", multiple_results=True)
+scan_p.own_vma = True
 scan_p.pp_params = common.pp_nested
 
 
@@ -246,7 +304,7 @@ def _scan_abstract_eval(*args, jaxpr, num_consts, num_carry, length, reverse, un
                         f"input, got input {common.type_str(init)} and output "
                         f"{common.type_str(carry_out)}")
     ys = [y.update(shape=(length, *y.shape)) for y in jaxpr.out_avals[num_carry:]]
-    return list(init) + ys
+    return _carry_result_avals(init, carry_out) + ys
 
 
 @scan_p.def_lowering
