@@ -90,3 +90,27 @@ def test_vmap_select_batched_which_beside_unbatched_scalar_cases():
     assert float(g) == 9.0
     with pytest.raises(TypeError, match="must be scalar or have the same shape"):
         lax.select(w[0], y, y)
+
+
+def test_eigh_svd_jvp_diagonal_beside_an_inf():
+    # The eigenvalue / singular value tangent is the diagonal of V^H dA V; minijax took it
+    # with a product by the identity (0 * inf = NaN along the row). JAX 0.10.2's values:
+    a = jnp.array([[2.0, 1.0, 0.5], [1.0, 3.0, np.inf], [0.5, np.inf, 1.0]], jnp.float32)
+    t = jnp.ones_like(a)
+    _, dw = jax.jvp(lambda m: jnp.linalg.eigh(m)[0], (a,), (t,))
+    np.testing.assert_array_equal(np.asarray(dw), [1.0, np.nan, np.nan])
+    _, ds = jax.jvp(lambda m: jnp.linalg.svd(m, compute_uv=False), (a,), (t,))
+    np.testing.assert_array_equal(np.asarray(ds), [np.nan, np.nan, 1.0])
+
+
+def test_svd_jvp_repeated_singular_values_is_nan_as_jax():
+    # s5057-6: JAX 0.10.2's svd JVP guards only F's diagonal, so at a zero matrix (all
+    # singular values 0) dU, dV and the hessian of sum(svd(a, compute_uv=False)) are NaN
+    # (minijax guarded every s_i = s_j and gave 0). The singular values' tangent is finite.
+    z = jnp.zeros((2, 2), jnp.float32)
+    t = jnp.array([[1.0, 2.0], [3.0, 4.0]], jnp.float32)
+    _, (du, ds, dvh) = jax.jvp(jnp.linalg.svd, (z,), (t,))
+    np.testing.assert_array_equal(np.asarray(ds), [1.0, 4.0])
+    assert np.isnan(np.asarray(du)).all() and np.isnan(np.asarray(dvh)).all()
+    h = jax.hessian(lambda a: jnp.sum(jnp.linalg.svd(a, compute_uv=False)))(z)
+    assert h.shape == (2, 2, 2, 2) and np.isnan(np.asarray(h)).all()

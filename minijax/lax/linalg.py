@@ -47,6 +47,7 @@ from minijax.lax.structural import (
     concatenate,
     full,
     pad,
+    reshape,
     slice,
     squeeze,
     transpose,
@@ -104,8 +105,13 @@ def _eye(shape, dtype):
 
 
 def _diag(x):
-    """The diagonal (..., n) of square matrices (..., n, n), as a linear map of x."""
-    return reduce_sum(mul(x, _eye(x.shape, x.dtype)), (x.ndim - 1,))
+    """The diagonal (..., n) of square matrices (..., n, n): every (n+1)-th element of the
+    flattened matrices, a slice, as JAX extracts it; a product with the identity made 0 * inf
+    = NaN, so a NaN or inf off the diagonal spread along its row (FINDINGS 127)."""
+    *batch, n, _ = x.shape
+    nb = len(batch)
+    flat = reshape(x, (*batch, n * n))
+    return slice(flat, (0,) * (nb + 1), (*batch, n * n), (1,) * nb + (n + 1,))
 
 
 def _row(v, n_rows):
@@ -698,8 +704,10 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         return primal_out, [ds]
     s_row, s_col = _row(s, k), _col(s, k)  # s_j, s_i
     s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))
-    zeros_to_one = _to(eq(s_diffs, full(s_diffs.shape, 0, s.dtype)), s.dtype)
-    f = sub(div(full(s_diffs.shape, 1, s.dtype), add(s_diffs, zeros_to_one)), zeros_to_one)
+    # JAX 0.10.2 guards only the diagonal: a repeated singular value (s_i = s_j, i != j)
+    # makes F infinite and dU, dV NaN there, as JAX's (the hessian at a zero matrix)
+    eye_s = _eye(s_diffs.shape, s.dtype)
+    f = sub(div(full(s_diffs.shape, 1, s.dtype), add(s_diffs, eye_s)), eye_s)
     f = _to(f, dtype)
     dss = mul(_to(s_row, dtype), ds_mat)  # dS diag(s)
     sds = mul(_to(s_col, dtype), ds_mat)  # diag(s) dS
