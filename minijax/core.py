@@ -209,7 +209,9 @@ class Primitive:
         # Collectives: params -> the named axes it uses (vmap and shard_map look for them).
         self.axis_names_of = None
         # Inside shard_map, its abstract eval sets its results' varying manual axes itself
-        # (collectives, pvary); other primitives' results vary where an operand does.
+        # (collectives, pvary, jit/checkpoint calls, cond and loops: no pvary of its operands
+        # at bind);
+        # other primitives' results vary where an operand does.
         self.own_vma = False
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
@@ -265,9 +267,8 @@ def abstract_eval(prim, avals, params):
         raise type(e)(with_user_line(str(e))) from None
     vma = frozenset().union(*(getattr(a, "vma", ()) for a in avals))
     if vma and not prim.own_vma:
-        # a value computed from varying operands varies (collectives and pvary type their
-        # results themselves; a call or loop of varying operands gets all of them pvary'd to
-        # the same axes at bind, so its results vary over those)
+        # a value computed from varying operands varies (collectives, pvary, calls, cond and loops
+        # type their results themselves: own_vma)
         if prim.multiple_results:
             return [_with_vma(a, vma) for a in out]
         return _with_vma(out, vma)
