@@ -210,8 +210,7 @@ class Primitive:
         self.axis_names_of = None
         # Inside shard_map, its abstract eval sets its results' varying manual axes itself
         # (collectives, pvary, jit/checkpoint calls, cond and loops: no pvary of its operands
-        # at bind);
-        # other primitives' results vary where an operand does.
+        # at bind); other primitives' results vary where an operand does.
         self.own_vma = False
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
@@ -267,8 +266,8 @@ def abstract_eval(prim, avals, params):
         raise type(e)(with_user_line(str(e))) from None
     vma = frozenset().union(*(getattr(a, "vma", ()) for a in avals))
     if vma and not prim.own_vma:
-        # a value computed from varying operands varies (collectives, pvary, calls, cond and loops
-        # type their results themselves: own_vma)
+        # a value computed from varying operands varies (the own_vma primitives type their
+        # results themselves)
         if prim.multiple_results:
             return [_with_vma(a, vma) for a in out]
         return _with_vma(out, vma)
