@@ -114,3 +114,17 @@ def test_svd_jvp_repeated_singular_values_is_nan_as_jax():
     assert np.isnan(np.asarray(du)).all() and np.isnan(np.asarray(dvh)).all()
     h = jax.hessian(lambda a: jnp.sum(jnp.linalg.svd(a, compute_uv=False)))(z)
     assert h.shape == (2, 2, 2, 2) and np.isnan(np.asarray(h)).all()
+
+
+@pytest.mark.parametrize("spec, shape, expected", [
+    # JAX 0.10.2's values for x = arange(prod(shape)) + 1 (a repeat keeps its last size)
+    ("ii->i", (1, 2), [1.0, 0.0]),
+    ("ii->i", (2, 1), [1.0]),
+    ("ii", (1, 2), 1.0),
+    ("iij->ij", (1, 2, 3), [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]),
+    ("iji->ij", (1, 2, 3), [[1.0, 4.0], [0.0, 0.0], [0.0, 0.0]]),
+    ("jii->ij", (3, 2, 1), [[1.0, 3.0, 5.0]]),
+])
+def test_einsum_repeated_label_with_a_size_one_axis(spec, shape, expected):
+    x = jnp.asarray(np.arange(np.prod(shape), dtype=np.float32).reshape(shape) + 1)
+    np.testing.assert_array_equal(np.asarray(jnp.einsum(spec, x)), expected)

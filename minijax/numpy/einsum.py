@@ -281,18 +281,19 @@ def _resolve_path(optimize, inputs, out_labels, sizes):
 
 
 def _diagonal(x, labels):
-    """Repeated labels in one operand (``'ii'``): keep the diagonal, one axis per label."""
+    """Repeated labels in one operand (``'ii'``): keep the diagonal, one axis per label. As
+    JAX's, the entries where the axes' indices agree are summed over all but the last
+    occurrence, so a size-1 occurrence beside a larger one keeps the last one's size
+    (``'ii->i'`` of shape (1, 2) is ``[x[0, 0], 0]``)."""
     while len(set(labels)) != len(labels):
         lab = next(lab for lab in labels if labels.count(lab) > 1)
         i = labels.index(lab)
         j = labels.index(lab, i + 1)
-        n = x.shape[i]
-        eye = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
-                     lax.broadcasted_iota(np.int32, (n, n), 1))
-        mask = lax.broadcast_in_dim(eye, x.shape, (i, j))
+        mask = lax.eq(lax.broadcasted_iota(np.int32, x.shape, i),
+                      lax.broadcasted_iota(np.int32, x.shape, j))
         x = lax.select(mask, x, lax.full_like(x, 0))
-        x = lax.reduce_sum(x, (j,)) if x.dtype != np.bool_ else lax.reduce_or(x, (j,))
-        labels = labels[:j] + labels[j + 1:]
+        x = lax.reduce_sum(x, (i,)) if x.dtype != np.bool_ else lax.reduce_or(x, (i,))
+        labels = labels[:i] + labels[i + 1:]
     return x, labels
 
 
@@ -356,16 +357,14 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     dtype = dtypes.result_type(*operands)
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
-    ops = []
-    for x, labels in zip(operands, inputs):
-        x = convert(x, dtype)
+    ops = [_diagonal(convert(x, dtype), list(labels)) for x, labels in zip(operands, inputs)]
+    # a label's size once each operand's repeats are a diagonal (a repeat keeps its last size)
+    sizes = _label_sizes([lab for _, lab in ops], [x.shape for x, _ in ops])
+    for k, (x, labels) in enumerate(ops):
         # broadcasting: a size-1 axis facing a larger one leaves the operand
         drop = tuple(i for i, lab in enumerate(labels) if x.shape[i] == 1 and sizes[lab] != 1)
         if drop:
-            x = lax.squeeze(x, drop)
-            labels = [lab for i, lab in enumerate(labels) if i not in drop]
-        x, labels = _diagonal(x, list(labels))
-        ops.append((x, labels))
+            ops[k] = (lax.squeeze(x, drop), [lab for i, lab in enumerate(labels) if i not in drop])
 
     out_set = set(out_labels)
     # labels used by one operand only (and not the output) are summed right away
