@@ -39,3 +39,15 @@ def test_scatter_max_clip_mode_gradient_is_zero_where_update_wins():
     finite = np.isfinite(np.asarray(x))
     fd = (np.asarray(f(x + h))[finite] - np.asarray(f(x - h))[finite]) / (2 * h)
     np.testing.assert_array_equal(fd, 0)
+
+
+def test_integer_pow_zero_tangent_is_materialized():
+    # FINDINGS 129 (s5053-45): the JVP of x**0 is an array of zeros (JAX's `_zeros(g)`), so
+    # inv's rule still runs on it: solve(ones, 0) is NaN for the singular all-ones matrix.
+    # JAX 0.10.2: all NaN; minijax's symbolic zero gave 0.
+    x = jnp.asarray(np.array([[1., 2.], [3., 4.]], np.float32))
+    jac = jax.jacfwd(lambda a: jnp.linalg.inv(a ** 0))(x)
+    assert np.isnan(np.asarray(jac)).all()
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda a: jnp.sum(a ** 0))(x)), 0)
+    primal, tangent = jax.jvp(lambda a: jax.lax.integer_pow(a, 0), (2.0,), (1.0,))
+    assert float(primal) == 1.0 and float(tangent) == 0.0 and tangent.weak_type

@@ -300,7 +300,9 @@ integer_pow_p.def_batching(batching.elementwise_rule(integer_pow_p))
 
 def _integer_pow_jvp(g, x, *, y):
     if y == 0:
-        return ad.Zero.from_primal_value(x)
+        # materialized zeros, as JAX's: a consumer's rule then runs on them (``inv(x**0)``'s
+        # tangent is ``solve(A, 0)``, NaN for a singular A), where a symbolic zero skips it
+        return ad.zeros_like_aval(get_aval(g))
     if y == 1:
         return g
     return mul(g, mul(const(x, y), integer_pow(x, y - 1)))
