@@ -13,13 +13,14 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from minijax import dtypes
 from minijax.core import Primitive, get_aval, jaxpr_as_fun, set_current_trace
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import partial_eval_jaxpr, trace_to_jaxpr
 from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
-from minijax.lax.elementwise import clamp, ne, select_n
+from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
 from minijax.lax.structural import broadcast_in_dim
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.tree_util import _registry
@@ -177,9 +178,9 @@ def _cond_batching(axis_data, args, dims, *, branches):
     size = axis_data.size
     index, ops = args[0], args[1:]
     idx_dim, op_dims = dims[0], dims[1:]
-    in_b = [d is not not_mapped for d in op_dims]
-    ops = [common.to_batched(x, d, b, size) for x, d, b in zip(ops, op_dims, in_b)]
     if idx_dim is not_mapped:
+        in_b = [d is not not_mapped for d in op_dims]
+        ops = [common.to_batched(x, d, b, size) for x, d, b in zip(ops, op_dims, in_b)]
         out_b = [False] * len(branches[0].out_avals)
         for b in branches:
             out_b = [x or y for x, y in zip(out_b, batching.batch_jaxpr(b, axis_data, in_b,
@@ -188,10 +189,16 @@ def _cond_batching(axis_data, args, dims, *, branches):
         outs = cond_p.bind(index, *ops, branches=batched)
         return outs, [0 if b else not_mapped for b in out_b]
     # A batched index: every branch runs, and each example selects its branch's outputs.
+    # As in JAX, every operand is batched and branch i sees, for the examples that take
+    # another branch, its operands through stop_gradient: an untaken branch's (possibly NaN)
+    # partials then meet no cotangent under reverse mode (jax issue 1052).
     n_out = len(branches[0].out_avals)
-    batched = [batching.batch_jaxpr(b, axis_data, in_b, [True] * n_out)[0] for b in branches]
-    results = [jaxpr_as_fun(b)(*ops) for b in batched]
+    ops = [batching.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
+    batched = [batching.batch_jaxpr(b, axis_data, [True] * len(ops), [True] * n_out)[0]
+               for b in branches]
     index = batching.moveaxis(index, idx_dim, 0)
+    results = [jaxpr_as_fun(b)(*[_taken_only(eq(index, np.int32(i)), x) for x in ops])
+               for i, b in enumerate(batched)]
     outs = []
     for k in range(n_out):
         cases = [r[k] for r in results]
@@ -199,6 +206,15 @@ def _cond_batching(axis_data, args, dims, *, branches):
         which = broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
         outs.append(select_n(which, *cases))
     return outs, [0] * n_out
+
+
+def _taken_only(taken, x):
+    """``x`` where ``taken`` (over its leading axis), ``stop_gradient(x)`` elsewhere."""
+    if not dtypes.is_inexact(get_aval(x).dtype):
+        return x
+    shape = get_aval(x).shape
+    pred = broadcast_in_dim(taken, shape, (0,)) if len(shape) > 1 else taken
+    return select_n(pred, stop_gradient(x), x)
 
 
 cond_p.def_batching(_cond_batching)
