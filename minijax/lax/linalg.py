@@ -40,6 +40,7 @@ from minijax.lax.elementwise import (
     sub,
 )
 from minijax.lax.elementwise import complex as make_complex
+from minijax.lax.indexing import GatherDimensionNumbers, gather
 from minijax.lax.reductions import argmax, reduce_sum
 from minijax.lax.structural import (
     broadcast_in_dim,
@@ -367,12 +368,17 @@ def _lu_lowering(ctx, x):
     return [lu, piv, perm]
 
 
-def _permutation_matrix(perm, dtype):
-    """P (..., m, m) with P[i, perm[i]] = 1, so P @ A == A[perm]."""
-    m = perm.shape[-1]
-    shape = (*perm.shape, m)
-    rows = broadcast_in_dim(perm, shape, tuple(range(perm.ndim)))
-    return _to(eq(rows, broadcasted_iota(np.int32, shape, len(shape) - 1)), dtype)
+def _permute_rows(x, perm):
+    """x[..., perm, :] for x (..., m, k) and perm (..., m), as one gather (JAX indexes, so a
+    non-finite entry stays in its own row, where a permutation matmul's 0 * inf is NaN in all)."""
+    nd = x.ndim
+    batch = tuple(range(nd - 2))
+    dnums = GatherDimensionNumbers(
+        offset_dims=(nd - 1,), collapsed_slice_dims=(nd - 2,), start_index_map=(nd - 2,),
+        operand_batching_dims=batch, start_indices_batching_dims=batch)
+    idx = broadcast_in_dim(perm, (*perm.shape, 1), tuple(range(perm.ndim)))
+    return gather(x, idx, dnums, (1,) * (nd - 1) + (x.shape[-1],), indices_are_sorted=False,
+                  unique_indices=True, mode="promise_in_bounds")
 
 
 def _lu_jvp(primals, tangents):
@@ -395,8 +401,8 @@ def _lu_jvp(primals, tangents):
     if n > k:  # ones on the padded diagonal keep u invertible; they do not touch the result
         corner = mul(_eye((*batch, n, n), dtype), _to(_ge_rows((*batch, n, n), k), dtype))
         u = add(u, corner)
-    la = triangular_solve(lower, _matmul(_permutation_matrix(perm, dtype), a_dot), left_side=True,
-                          lower=True, unit_diagonal=True)
+    la = triangular_solve(lower, _permute_rows(a_dot, perm), left_side=True, lower=True,
+                          unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
     lu_dot = add(_matmul(lower, _tril(lau, -1)), _matmul(_triu(lau), u))
     return [lu, piv, perm], [lu_dot, *zeros]
@@ -876,8 +882,8 @@ def _cumsum_last_hlo(x, aval, n):
 def _lu_solve_lax(a, b):
     """a^-1 b for square a (..., n, n) and b (..., n, k), via LU (linear in b)."""
     lu_, _, perm = lu_p.bind(a)
-    x = _matmul(_permutation_matrix(perm, b.dtype), b)
-    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = triangular_solve(lu_, _permute_rows(b, perm), left_side=True, lower=True,
+                         unit_diagonal=True)
     return triangular_solve(lu_, x, left_side=True, lower=False)
 
 

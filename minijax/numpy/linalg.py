@@ -216,10 +216,8 @@ def slogdet(a, *, method=None):
 
 def _lu_solve(lu, perm, b):
     """Solves A X = B given P A = L U, for B of shape (..., m, k)."""
-    m = perm.shape[-1]
-    p = (expand_dims(perm, -1) == creation.arange(m, dtype=perm.dtype)).astype(b.dtype)
-    x = matmul(p, b)
-    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = lax_linalg.triangular_solve(lu, lax_linalg._permute_rows(b, perm), left_side=True,
+                                    lower=True, unit_diagonal=True)
     return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
 
 
