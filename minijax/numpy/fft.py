@@ -22,6 +22,7 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.lax import fft as lax_fft
 from minijax.lax.fft import FftType
+from minijax.numpy._util import to_inexact_dtype
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift",
@@ -55,13 +56,12 @@ def _as_inexact(a, real):
             raise ValueError("only real valued inputs supported for rfft")  # JAX's words
         if dtypes.issubdtype(dtype, np.floating) and dtype not in (np.float32, np.float64):
             raise ValueError(f"RFFT input must be float32 or float64, got {dtype}")  # JAX's words
-        if dtype not in (np.float32, np.float64):
-            a = a.astype(dtypes.canonicalize_dtype(np.float64))
-        return a
+        return a.astype(to_inexact_dtype(dtype))
     if not dtypes.is_complex(dtype):
-        real_dtype = dtype if dtype in (np.float32, np.float64) else np.float64
-        complex_dtype = np.complex128 if real_dtype == np.float64 else np.complex64
-        a = a.astype(dtypes.canonicalize_dtype(complex_dtype))
+        # JAX's to_complex_dtype: complex128 only from float64 or a 64-bit integer, so float16
+        # and int32 stay complex64 under x64
+        wide = to_inexact_dtype(dtype) == np.float64
+        a = a.astype(dtypes.canonicalize_dtype(np.complex128 if wide else np.complex64))
     return a
 
 
