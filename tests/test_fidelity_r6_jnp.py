@@ -49,3 +49,29 @@ def test_irfft_f16_values_under_x64(x64):
     out = jnp.fft.irfft(jnp.array([1.0, 2.0, 3.0], jnp.float16))
     assert out.dtype == jnp.float32
     np.testing.assert_allclose(np.asarray(out), np.fft.irfft(np.array([1.0, 2.0, 3.0])), atol=1e-6)
+
+
+# --- jnp.power, inexact base and integer-array exponent (s6052-10, s6006-293): JAX's "Case 3"
+# keeps the integer exponent (lax.pow(x, int)), so the result is strong and d/dx at y == 0 is 0
+
+
+def test_power_float_scalar_int_array_is_strong():
+    out = 0.5 ** jnp.array([1, 2], jnp.int32)
+    assert out.dtype == jnp.float32 and not out.weak_type  # JAX: float32, weak_type=False
+    np.testing.assert_array_equal(np.asarray(out), [0.5, 0.25])
+    out = jnp.power(0.5, jnp.array([1, 2], jnp.int32))
+    assert not out.weak_type
+    # an f16 carry divided by it is float32 in JAX (its fori_loop refuses the carry change)
+    assert (jnp.float16(1.0) / out).dtype == jnp.float32
+
+
+def test_power_float_scalar_int_array_under_x64(x64):
+    out = 0.5 ** jnp.array([1, 2], jnp.int32)
+    assert out.dtype == jnp.float64 and not out.weak_type  # JAX 0.10.2
+
+
+def test_power_grad_at_zero_exponent_is_zero():
+    f = minijax.jit(minijax.grad(lambda x, k: jnp.power(x, k)))
+    assert float(f(jnp.float32(np.nan), jnp.int32(0))) == 0.0  # JAX 0.10.2: 0.0
+    assert float(f(jnp.float32(0.0), jnp.int32(0))) == 0.0
+    np.testing.assert_allclose(float(f(jnp.float32(-2.0), jnp.int32(3))), 12.0)

@@ -159,6 +159,10 @@ def _static_integer_power(x1, exponent):
 
 @eager_jit
 def _power(x1, x2):
+    # an inexact base with an integer exponent keeps the exponent's dtype (JAX's "Case 3"): the
+    # result is strong, and pow's JVP in x is exactly 0 where the exponent is 0
+    if dtypes.is_inexact(_dtype(x1)) and _dtype(x2).kind in "iu":
+        return lax.pow(*promote_shapes(to_array(x1), to_array(x2), name="power"))
     x1, x2 = promote_args_numeric("power", x1, x2)
     if _dtype(x1).kind not in "iu":
         return lax.pow(x1, x2)
