@@ -75,3 +75,18 @@ def test_power_grad_at_zero_exponent_is_zero():
     assert float(f(jnp.float32(np.nan), jnp.int32(0))) == 0.0  # JAX 0.10.2: 0.0
     assert float(f(jnp.float32(0.0), jnp.int32(0))) == 0.0
     np.testing.assert_allclose(float(f(jnp.float32(-2.0), jnp.int32(3))), 12.0)
+
+
+# --- bool -> int32 in to_numeric_dtype, also under x64 (s6008-227)
+
+
+@pytest.mark.parametrize("fn", [
+    jnp.square, lambda b: jnp.power(b, b), lambda b: b ** 2, lambda b: jnp.floor_divide(b, b),
+    lambda b: jnp.remainder(b, b), lambda b: jnp.fmod(b, b), lambda b: jnp.divmod(b, b)[0],
+])
+def test_numeric_ops_of_bool_are_int32_under_x64(fn, x64):
+    assert fn(jnp.array([True, False])).dtype == jnp.int32  # JAX 0.10.2 (NumPy: int8/int64)
+
+
+def test_standardize_bool_is_float32_under_x64(x64):
+    assert nn.standardize(jnp.array([True, False])).dtype == jnp.float32  # JAX 0.10.2

@@ -123,8 +123,9 @@ def to_inexact_dtype(dtype):
 
 
 def to_numeric_dtype(dtype):
+    """JAX's: bool becomes int32 even under x64 (``jnp.square`` of bools is int32)."""
     dtype = np.dtype(dtype)
-    return dtypes.default_int_dtype() if dtype == dtypes.bool_ else dtype
+    return np.dtype(np.int32) if dtype == dtypes.bool_ else dtype
 
 
 def promote_dtypes_inexact(*args):
@@ -138,7 +139,7 @@ def promote_dtypes_inexact(*args):
 
 
 def promote_dtypes_numeric(*args):
-    """Promotion, then bool becomes the default int (``power``, ``sum`` of bools)."""
+    """Promotion, then bool becomes int32 (``power``, ``square`` of bools)."""
     shared = _shared_dtype(args)
     if shared is not None and shared != dtypes.bool_:
         return list(args)
