@@ -90,3 +90,46 @@ def test_numeric_ops_of_bool_are_int32_under_x64(fn, x64):
 
 def test_standardize_bool_is_float32_under_x64(x64):
     assert nn.standardize(jnp.array([True, False])).dtype == jnp.float32  # JAX 0.10.2
+
+
+# --- gelu / heaviside / hypot weak types (s6003-194, s6019-260, s6110-1, s6042-273, s6043-136,
+# s6012-330, s6048-175): JAX mixes in NumPy constants, strong unless the input is a weak 0-d
+
+
+def _weak_vec():
+    return jnp.remainder(-1.5, jnp.array([2, 3]))  # float32, weak_type=True
+
+
+def _weak_scalar():
+    return jnp.remainder(-1.5, jnp.int32(2))
+
+
+@pytest.mark.parametrize("fn, want", [
+    # (weak f32[2], weak f32[], Python float): JAX 0.10.2's weak_type of the result
+    (lambda a: nn.gelu(a), (False, False, False)),
+    (lambda a: nn.gelu(a, approximate=False), (False, False, False)),
+    (lambda a: jnp.heaviside(a, 0.5), (False, True, True)),
+    (lambda a: jnp.heaviside(0.5, a), (True, True, True)),
+    (lambda a: jnp.hypot(a, 2.0), (False, True, True)),
+])
+def test_weak_type_of_results(fn, want):
+    got = tuple(fn(a).weak_type for a in (_weak_vec(), _weak_scalar(), 1.5))
+    assert got == want
+    assert minijax.jit(fn)(_weak_vec()).weak_type == want[0]
+
+
+def test_weak_type_reproducers_values():
+    i = jnp.array([0, 0, -1])
+    out = jnp.heaviside(i, 0.5)
+    assert not out.weak_type
+    np.testing.assert_array_equal(np.asarray(out), [0.5, 0.5, 0.0])
+    out = jnp.hypot(i, -1.5)
+    assert not out.weak_type
+    np.testing.assert_allclose(np.asarray(out), [1.5, 1.5, 1.8027756], rtol=1e-6)
+    out = jnp.hypot(jnp.array([np.inf, 3.0, 0.0]), jnp.array([np.nan, 4.0, 0.0]))
+    np.testing.assert_array_equal(np.asarray(out), [np.inf, 5.0, 0.0])
+    for approximate in (True, False):
+        out = nn.gelu(jnp.remainder(-1.5, i), approximate=approximate)
+        assert not out.weak_type
+    x = jnp.array([1.5, -2.0, 3.0], jnp.bfloat16)
+    assert nn.gelu(x).dtype == jnp.bfloat16

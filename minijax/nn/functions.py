@@ -105,14 +105,16 @@ def soft_sign(x):
 def gelu(x, approximate=True):
     """Gaussian error linear unit: ``x * Phi(x)``; ``approximate`` uses the tanh formula."""
     x = _inexact("gelu", x)
+    # JAX's scale factors are NumPy scalars of x's dtype, strong, so the result is never weak
     if approximate:
-        sqrt_2_over_pi = float(np.sqrt(2 / np.pi))
+        sqrt_2_over_pi = np.sqrt(2 / np.pi).astype(x.dtype)
         cubic = lax.mul(const(x, 0.044715), lax.integer_pow(x, 3))
         cdf = lax.mul(const(x, 0.5), lax.add(const(x, 1), lax.tanh(
-            lax.mul(const(x, sqrt_2_over_pi), lax.add(x, cubic)))))
+            lax.mul(sqrt_2_over_pi, lax.add(x, cubic)))))
         return lax.mul(x, cdf)
     # JAX's form: 0.5 * x * erfc(-x / sqrt(2)) stays finite at the largest floats
-    return lax.mul(lax.mul(const(x, 0.5), x), lax.erfc(lax.mul(lax.neg(x), const(x, np.sqrt(0.5)))))
+    sqrt_half = np.sqrt(0.5).astype(x.dtype)
+    return lax.mul(lax.mul(const(x, 0.5), x), lax.erfc(lax.mul(lax.neg(x), sqrt_half)))
 
 
 def elu(x, alpha=1.0):

@@ -372,6 +372,13 @@ _logaddexp = _make_logaddexp(base2=False)
 _logaddexp2 = _make_logaddexp(base2=True)
 
 
+def _lax_const(x, value):
+    """JAX's ``lax._const``: weak for a weak rank-0 ``x``, else a strong NumPy constant, which
+    makes hypot's and heaviside's results on weak arrays strong, as JAX's."""
+    dtype, weak = dtypes.dtype_of(x)
+    return const(x, value) if weak and np.ndim(x) == 0 else np.array(value, dtype)
+
+
 @eager_jit
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` scaled by the larger magnitude, so squares cannot overflow."""
@@ -390,7 +397,7 @@ def hypot(x1, x2, /):
         lax.eq(big, _zero_like(big)), big,
         lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.square(ratio)))),
     )
-    return lax.select(any_inf, lax.full_like(out, np.inf), out)
+    return jnp.where(any_inf, _lax_const(out, np.inf), out)
 
 
 @eager_jit
@@ -830,10 +837,10 @@ def modf(x, /, out=None):
 def heaviside(x1, x2):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     x1 = to_array(x1)  # a Python scalar arrives as a WeakScalar, which has no comparisons
-    zero = jnp.zeros_like(x1)
+    zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
     # lax's comparisons, as JAX's: they refuse complex operands
     return jnp.where(lax.lt(x1, zero), zero,
-                     jnp.where(lax.gt(x1, zero), jnp.ones_like(x1), jnp.where(x1 != x1, x1, x2)))
+                     jnp.where(lax.gt(x1, zero), one, jnp.where(x1 != x1, x1, x2)))
 
 
 @eager_jit
