@@ -133,3 +133,27 @@ def test_weak_type_reproducers_values():
         assert not out.weak_type
     x = jnp.array([1.5, -2.0, 3.0], jnp.bfloat16)
     assert nn.gelu(x).dtype == jnp.bfloat16
+
+
+# --- median/quantile of a 0-d input with keepdims (s6021-242): JAX ravels it first -> (1,)
+
+
+@pytest.mark.parametrize("fn, shape", [
+    (lambda a: jnp.median(a, keepdims=True), (1,)),
+    (lambda a: jnp.median(a, axis=(), keepdims=True), (1,)),
+    (lambda a: jnp.median(a), ()),
+    (lambda a: jnp.nanmedian(a, keepdims=True), (1,)),
+    (lambda a: jnp.quantile(a, jnp.array([0.1, 0.5]), keepdims=True), (2, 1)),
+    (lambda a: jnp.nanquantile(a, 0.5, keepdims=True), (1,)),
+    (lambda a: jnp.percentile(a, 50, keepdims=True), (1,)),
+    (lambda a: jnp.nanpercentile(a, 50, keepdims=True), (1,)),
+])
+def test_quantile_of_0d_keepdims_shape(fn, shape):
+    out = fn(jnp.float32(-2.0))
+    assert out.shape == shape  # JAX 0.10.2 (NumPy keeps rank 0)
+    np.testing.assert_array_equal(np.asarray(out), np.full(shape, -2.0))
+
+
+def test_quantile_of_nd_keepdims_shape_unchanged():
+    assert jnp.median(jnp.ones((2, 3)), keepdims=True).shape == (1, 1)
+    assert jnp.median(jnp.ones((2, 3)), axis=(), keepdims=True).shape == (2, 3)

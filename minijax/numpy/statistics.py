@@ -47,6 +47,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
                          "defined.")
     a = convert(a, dtype)
     q = convert(to_array(q), dtype)
+    if keepdims and a.ndim == 0 and (axis is None or axis == ()):
+        # JAX ravels a 0-d input first, so the kept axis is the raveled array's: shape (1,)
+        a = lax.reshape(a, (1,))
     axes = canonicalize_axes(axis, a.ndim)
     kept = tuple(i for i in range(a.ndim) if i not in axes)
     # move the reduced axes last and merge them
