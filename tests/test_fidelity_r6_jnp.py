@@ -157,3 +157,48 @@ def test_quantile_of_0d_keepdims_shape(fn, shape):
 def test_quantile_of_nd_keepdims_shape_unchanged():
     assert jnp.median(jnp.ones((2, 3)), keepdims=True).shape == (1, 1)
     assert jnp.median(jnp.ones((2, 3)), axis=(), keepdims=True).shape == (2, 3)
+
+
+# --- the samplers' error for a wrong dtype (s6029-152): JAX's ValueError and words
+
+_R = minijax.random
+_K = _R.key(0)
+_BAD_DTYPE = {  # sampler -> the name JAX 0.10.2's message gives, "or complex" where it says so
+    "uniform": (lambda d: _R.uniform(_K, (2,), d), "uniform", False),
+    "normal": (lambda d: _R.normal(_K, (2,), d), "normal", True),
+    "truncated_normal": (lambda d: _R.truncated_normal(_K, -1.0, 1.0, (2,), d),
+                         "truncated_normal", False),
+    "beta": (lambda d: _R.beta(_K, 1.0, 1.0, (2,), d), "beta", False),
+    "cauchy": (lambda d: _R.cauchy(_K, (2,), d), "cauchy", False),
+    "exponential": (lambda d: _R.exponential(_K, (2,), d), "exponential", False),
+    "gamma": (lambda d: _R.gamma(_K, 1.0, (2,), d), "gamma", False),
+    "loggamma": (lambda d: _R.loggamma(_K, 1.0, (2,), d), "gamma", False),
+    "gumbel": (lambda d: _R.gumbel(_K, (2,), d), "gumbel", False),
+    "laplace": (lambda d: _R.laplace(_K, (2,), d), "laplace", False),
+    "logistic": (lambda d: _R.logistic(_K, (2,), d), "logistic", False),
+    "multivariate_normal": (lambda d: _R.multivariate_normal(_K, jnp.zeros(2), jnp.eye(2), (2,), d),
+                            "multivariate_normal", False),
+    "orthogonal": (lambda d: _R.orthogonal(_K, 2, (2,), d), "normal", True),
+    "ball": (lambda d: _R.ball(_K, 2, 2, (2,), d), "gamma", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BAD_DTYPE))
+def test_sampler_refuses_int_dtype_with_jax_error(name):
+    fn, shown, complex_ok = _BAD_DTYPE[name]
+    kinds = "a float or complex" if complex_ok else "a float"
+    msg = f"dtype argument to `{shown}` must be {kinds} dtype, got int32"
+    with pytest.raises(ValueError) as e:
+        fn(jnp.int32)
+    assert str(e.value).startswith(msg)
+
+
+def test_sampler_dtype_error_under_jit_and_bits():
+    with pytest.raises(ValueError, match="dtype argument to `uniform` must be a float dtype"):
+        minijax.jit(lambda k: _R.uniform(k, (2,), jnp.int32))(_K)
+    with pytest.raises(ValueError, match="dtype argument to `gumbel` must be a float dtype"):
+        _R.categorical(_K, jnp.array([1, 2]))
+    with pytest.raises(ValueError) as e:
+        _R.bits(_K, (2,), jnp.int32)
+    assert str(e.value).startswith("dtype argument to `bits` must be an unsigned int dtype, "
+                                   "got int32")

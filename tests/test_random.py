@@ -358,7 +358,7 @@ def test_errors_are_clear():
         random.split(np.zeros(2, np.int32))
     with pytest.raises(TypeError, match=r"single key.*vmap"):
         random.uniform(random.split(k, 3), (2,))
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(ValueError, match="must be a float dtype"):  # JAX's class and words
         random.uniform(k, (2,), jnp.int32)
     with pytest.raises(TypeError, match="integer dtypes"):
         random.randint(k, (2,), 0, 3, jnp.float32)

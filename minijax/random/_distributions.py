@@ -52,9 +52,9 @@ def _check_shape(name, shape, *param_shapes):
 def _float_dtype(name, dtype, allow_complex=False):
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
     ok = dtypes.is_float(dtype) or (allow_complex and dtypes.is_complex(dtype))
-    if not ok:
-        kinds = "floating point or complex" if allow_complex else "floating point"
-        raise TypeError(f"{name} only accepts {kinds} dtypes, got {dtype}.")
+    if not ok:  # JAX's class and words
+        kinds = "a float or complex" if allow_complex else "a float"
+        raise ValueError(f"dtype argument to `{name}` must be {kinds} dtype, got {dtype}")
     return dtype
 
 
@@ -347,7 +347,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     prefix = shape[: len(shape) - len(batch_shape)]
     logits_shape = list(shape[len(shape) - len(batch_shape):])
     logits_shape.insert(axis % ndim, logits.shape[axis])
-    dtype = _float_dtype("categorical", logits.dtype)
+    dtype = _float_dtype("gumbel", logits.dtype)  # JAX samples gumbel noise of this dtype
     if replace:
         g = gumbel(data, (*prefix, *logits_shape), dtype, mode)
         expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits

@@ -163,7 +163,7 @@ def gamma(key, a, shape=None, dtype=None):
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a, 1) samples, accurate for tiny ``a`` (where the samples underflow)."""
     data, _ = _single("loggamma", key)
-    dtype = _float_dtype("loggamma", dtype)
+    dtype = _float_dtype("gamma", dtype)  # JAX names gamma in loggamma's error
     (a,) = _match_key_vma("gamma", data, _prepare_a("loggamma", a, shape, dtype))
     return _gamma_impl(data, a, True)
 

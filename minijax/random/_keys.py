@@ -311,7 +311,7 @@ def bits(key, shape=(), dtype=None):
     data, _ = _single("bits", key)
     dtype = _U32 if dtype is None else np.dtype(dtype)
     if dtype.kind != "u":
-        raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     if dtype.itemsize == 8 and not config.jax_enable_x64:
         raise TypeError("bits with dtype uint64 requires jax_enable_x64")
     return random_bits(data, dtype.itemsize * 8, _shape_tuple("bits", shape))

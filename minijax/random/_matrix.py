@@ -57,7 +57,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     (``m`` defaults to ``n``)."""
     data, _ = _single("orthogonal", key)
     shape = _shape_tuple("orthogonal", shape)
-    dtype = _float_dtype("orthogonal", dtype, allow_complex=True)
+    dtype = _float_dtype("normal", dtype, allow_complex=True)  # JAX's error names its normal
     n = operator.index(n)
     m = n if m is None else operator.index(m)
     z = normal(data, (*shape, max(n, m), min(n, m)), dtype)
