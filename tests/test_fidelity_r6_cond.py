@@ -43,3 +43,39 @@ def test_batched_switch_mixed_branches_value_and_grad():
     np.testing.assert_allclose(float(v), 7.7182817, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(g), [[2.7182817, 1.], [2., 2.], [0., 0.]],
                                rtol=1e-6)
+
+
+def _weak(x):
+    return bool(x.aval.weak_type)
+
+
+def test_loop_result_has_the_body_carry_weak_type():
+    # JAX 0.10.2: a strong carry the body replaces by a Python float comes out weak
+    # (Array(5., float32, weak_type=True) for each); a body computing from the carry keeps it.
+    x = jnp.float32(1)
+    fori = lax.fori_loop(0, 2, lambda i, c: 5.0, x)
+    whl = lax.while_loop(lambda c: c < 3, lambda c: 5.0, x)
+    carry, ys = lax.scan(lambda c, _: (5.0, 1.0), x, None, length=2)
+    for r in (fori, whl, carry):
+        assert (r.dtype, _weak(r), float(r)) == (np.float32, True, 5.0)
+    assert _weak(ys)
+    r = lax.fori_loop(0, 2, lambda i, c: 5.0 * c, x)
+    assert (r.dtype, _weak(r), float(r)) == (np.float32, False, 25.0)
+
+
+def test_fori_loop_zero_cotangent_is_weak_where_the_carry_is():
+    # s6050-272 (x64 there; the weak flag is the same in float32). JAX 0.10.2:
+    # grad Array(0., float32, weak_type=True); with the carry read, strong 25.
+    g = minijax.grad(lambda x: lax.fori_loop(0, 2, lambda i, c: 5.0, x))(jnp.float32(1))
+    assert (g.dtype, _weak(g), float(g)) == (np.float32, True, 0.0)
+    t = minijax.jvp(lambda x: lax.fori_loop(0, 2, lambda i, c: 5.0, x),
+                    (jnp.float32(1),), (jnp.float32(1),))[1]
+    assert (t.dtype, _weak(t), float(t)) == (np.float32, True, 0.0)
+    g = minijax.grad(lambda x: lax.fori_loop(0, 2, lambda i, c: 5.0 * c, x))(jnp.float32(1))
+    assert (g.dtype, _weak(g), float(g)) == (np.float32, False, 25.0)
+    # a scan whose carry the body makes weak, beside a strong ys cotangent: JAX 0.10.2
+    # (float32 weak 0.0, float32 strong 0.0)
+    xs = jnp.arange(3.)
+    gx, gxs = minijax.grad(lambda x, xs: lax.scan(lambda c, x: (5.0, x), x, xs)[0],
+                           argnums=(0, 1))(jnp.float32(2), xs)
+    assert (_weak(gx), _weak(gxs)) == (True, False)

@@ -71,6 +71,12 @@ def _carry_result_avals(init, *carry_outs):
             for a, *outs in zip(init, *carry_outs)]
 
 
+def _weak_as(avals, carry_outs):
+    """As JAX's loops, whose results have the body's carry output types: a strong carry the
+    body makes weak (a Python scalar) comes out weak."""
+    return [a.update(weak_type=o.weak_type) for a, o in zip(avals, carry_outs)]
+
+
 def _vma(aval):
     return getattr(aval, "vma", frozenset())
 
@@ -125,7 +131,7 @@ def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         raise TypeError("while_loop: body_fun output and input must have identical types, got "
                         f"input {common.type_str(init)} and output "
                         f"{common.type_str(body_jaxpr.out_avals)}")
-    return _carry_result_avals(init, body_jaxpr.out_avals)
+    return _weak_as(_carry_result_avals(init, body_jaxpr.out_avals), body_jaxpr.out_avals)
 
 
 @while_p.def_lowering
@@ -304,7 +310,7 @@ def _scan_abstract_eval(*args, jaxpr, num_consts, num_carry, length, reverse, un
                         f"input, got input {common.type_str(init)} and output "
                         f"{common.type_str(carry_out)}")
     ys = [y.update(shape=(length, *y.shape)) for y in jaxpr.out_avals[num_carry:]]
-    return _carry_result_avals(init, carry_out) + ys
+    return _weak_as(_carry_result_avals(init, carry_out), carry_out) + ys
 
 
 @scan_p.def_lowering
@@ -496,7 +502,12 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         if grown == carry_ct:
             break
         carry_ct = grown
-    carry_avals = [x.aval for x, c in zip(init, carry_ct) if c]
+    # As JAX's accumulators, a carry's cotangent has the incoming cotangent's type: a carry
+    # the body makes weak has a weak cotangent, zeros included.
+    ct_carry = [ad.instantiate_zeros(ct) for ct, c in zip(ct_carry, carry_ct) if c]
+    carry_avals = [x.aval.update(weak_type=get_aval(ct).weak_type)
+                   for x, ct in zip([x for x, c in zip(init, carry_ct) if c], ct_carry)]
+    carry_nz = [nz for nz, c in zip(in_nz[n_lc:n_lc + nk], carry_ct) if c]
     n_ct = len(carry_avals)
     n_rc, n_rx = len(res_c), len(res_x)
     y_avals = [a for a, p in zip(jaxpr.out_avals[nk:], ys_present) if p]
@@ -508,13 +519,13 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
         outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
         d_c, d_carry, d_x = common.split(outs, [n_lc, nk, len(lin_x_avals)])
-        d_carry = [d for d, c in zip(d_carry, carry_ct) if c]
+        d_carry = [d if nz else ad.zeros_like_aval(a) for d, nz, a in
+                   zip([d for d, c in zip(d_carry, carry_ct) if c], carry_nz, carry_avals)]
         return [add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
 
     rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
     tj = trace_to_jaxpr(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
                            + rx_avals + y_avals)
-    ct_carry = [ad.instantiate_zeros(ct) for ct, c in zip(ct_carry, carry_ct) if c]
     acc0 = [ad.zeros_like_aval(a) for a in lin_c_avals]
     outs = scan_p.bind(*res_c, *acc0, *ct_carry, *res_x,
                        *[ct for ct, p in zip(ct_ys, ys_present) if p],
