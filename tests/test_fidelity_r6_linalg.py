@@ -57,3 +57,26 @@ def test_lu_jvp_permutes_tangent_rows_by_indexing():
     np.testing.assert_array_equal(np.asarray(lu), np.eye(2))
     np.testing.assert_array_equal(np.asarray(dlu), [[nan, 0.], [nan, nan]])
 
+
+def test_cumlogsumexp_jvp_primal_is_the_scans():
+    # s6030-249: over a size-1 axis the scan's primal is the input; the primitive's own
+    # (-inf + x with x = +-3.4e38 + 0j) is NaN. JAX 0.10.2: [[-3.4e38, 3.4e38, 1]].
+    x = jnp.array([[-3.4e38 + 0j, 3.4e38 + 0j, 1 + 0j]], jnp.complex64)
+    out, _ = minijax.vjp(lambda x: lax.cumlogsumexp(x, axis=0), x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x))
+
+
+def test_cumlogsumexp_jvp_beside_infinities():
+    # JAX 0.10.2 (real): primal [[-3.4e38, 3.4e38, 3.4e38], [-inf, inf, inf]], tangent
+    # [[1, 1, 1], [1, 1, 8.389056]] forward; reversed over axis 0 the primal is
+    # [[-3.4e38, inf, 2.3132617], [-inf, inf, 2]], the tangent [[1, inf, .99999994], [1, 1, 1]].
+    x = jnp.array([[-3.4e38, 3.4e38, 1.], [-inf, inf, 2.]], jnp.float32)
+    y, t = minijax.jvp(lambda x: lax.cumlogsumexp(x, axis=1), (x,), (jnp.ones_like(x),))
+    np.testing.assert_array_equal(np.asarray(y), np.float32([[-3.4e38, 3.4e38, 3.4e38],
+                                                             [-inf, inf, inf]]))
+    np.testing.assert_allclose(np.asarray(t), [[1, 1, 1], [1, 1, 8.389056]], rtol=1e-6)
+    y, t = minijax.jvp(lambda x: lax.cumlogsumexp(x, axis=0, reverse=True), (x,),
+                       (jnp.ones_like(x),))
+    np.testing.assert_allclose(np.asarray(y), np.float32([[-3.4e38, inf, 2.3132617],
+                                                          [-inf, inf, 2.]]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(t), [[1, inf, .99999994], [1, 1, 1]], rtol=1e-6)

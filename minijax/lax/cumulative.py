@@ -156,9 +156,11 @@ def _scan_jvp(prim, combine):
 
 
 def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
-    """The scan of (value, tangent) pairs combined by JAX's logaddexp and its custom JVP,
-    ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with ``+inf`` read as 0 in the exponents (so
-    the weights are 1/2 at a tie and an infinite entry gets a finite derivative, as in JAX)."""
+    """JAX's rule: the JVP of ``associative_scan`` over (value, tangent) pairs combined by
+    JAX's logaddexp and its custom JVP, ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with
+    ``+inf`` read as 0 in the exponents (so the weights are 1/2 at a tie and an infinite entry
+    gets a finite derivative). The primal is the scan's too (over a size-1 axis the input
+    itself, where the primitive's -inf + x is NaN at x = +-3.4e38 + 0j)."""
 
     def no_posinf(v):
         return el.select(el.eq(v, const(v, np.inf)), full_like(v, 0), v)
@@ -175,11 +177,9 @@ def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
         return out, t
 
     (x,), (g,) = primals, tangents
-    ans = cumlogsumexp_p.bind(x, axis=axis, reverse=reverse)
     if np.dtype(x.dtype).kind == "c":
         combine = _complex_logaddexp_jvp
-    _, t = associative_scan(combine, (x, ad.instantiate_zeros(g)), reverse=reverse, axis=axis)
-    return ans, t
+    return associative_scan(combine, (x, ad.instantiate_zeros(g)), reverse=reverse, axis=axis)
 
 
 def _complex_logaddexp_jvp(a, b):
