@@ -357,7 +357,8 @@ def tri(N, M=None, k=0, dtype=None):
     M = N if M is None else operator.index(M)
     rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return convert(lax.ge(lax.add(rows, operator.index(k)), cols), _default_dtype(dtype))
+    return convert(lax.ge(lax.add(rows, const(rows, operator.index(k))), cols),
+                   _default_dtype(dtype))
 
 
 def _tri_mask(m, k, lower):
