@@ -18,12 +18,15 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
+from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lax import elementwise as el
 from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
+    INEXACT,
     NUMBER,
     check_dtype_allowed,
     const,
+    elementwise_prim,
     fill_region,
     highest,
     hlo_compare,
@@ -33,7 +36,7 @@ from minijax.lax.families import (
     scalar_type,
 )
 from minijax.lax.structural import full_like
-from minijax.lowering.stablehlo import dense_i64, ir_constant
+from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p",
@@ -155,51 +158,62 @@ def _scan_jvp(prim, combine):
     return rule
 
 
-def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
-    """JAX's rule: the JVP of ``associative_scan`` over (value, tangent) pairs combined by
-    JAX's logaddexp and its custom JVP, ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with
-    ``+inf`` read as 0 in the exponents (so the weights are 1/2 at a tie and an infinite entry
-    gets a finite derivative). The primal is the scan's too (over a size-1 axis the input
-    itself, where the primitive's -inf + x is NaN at x = +-3.4e38 + 0j)."""
-
-    def no_posinf(v):
-        return el.select(el.eq(v, const(v, np.inf)), full_like(v, 0), v)
-
-    def combine(a, b):
-        (x1, t1), (x2, t2) = a, b
-        # log(exp(x1) + exp(x2)) shifted by m = max(x1, x2) held constant (0 where infinite):
-        # differentiated again (a Hessian), its derivative is the same weights, 1/2 at a tie
-        m = el.stop_gradient(el.max(x1, x2))
-        m = el.select(el.is_finite(m), m, full_like(m, 0))
-        out = el.add(m, el.log(el.add(el.exp(el.sub(x1, m)), el.exp(el.sub(x2, m)))))
-        t = el.add(el.mul(t1, el.exp(el.sub(no_posinf(x1), no_posinf(out)))),
-                   el.mul(t2, el.exp(el.sub(no_posinf(x2), no_posinf(out)))))
-        return out, t
-
-    (x,), (g,) = primals, tangents
-    if np.dtype(x.dtype).kind == "c":
-        combine = _complex_logaddexp_jvp
-    return associative_scan(combine, (x, ad.instantiate_zeros(g)), reverse=reverse, axis=axis)
-
-
-def _complex_logaddexp_jvp(a, b):
-    """(value, tangent) pairs combined by JAX's complex logaddexp and its custom JVP (an entry
-    whose real part is +inf reads as 0 in the exponents)."""
-    (x1, t1), (x2, t2) = a, b
+def _logaddexp_value(x1, x2):
+    """JAX's ``lax.logaddexp`` op for op (so values round as JAX's do): ``max +
+    log1p(exp(-|x1 - x2|))``, ``x1 + x2`` where ``x1 - x2`` is NaN; for complex numbers
+    ``m + log1p(exp(x1 + x2 - 2m))`` with m the lexicographic max, the phase wrapped into
+    [-pi, pi]."""
     big = el.max(x1, x2)
+    if np.dtype(x1.dtype).kind != "c":
+        delta = el.sub(x1, x2)
+        stable = el.add(big, el.log1p(el.exp(el.neg(el.abs(delta)))))
+        return el.select(el.ne(delta, delta), el.add(x1, x2), stable)
     out = el.add(big, el.log1p(el.exp(el.sub(el.add(x1, x2), el.mul(big, full_like(big, 2))))))
     im = el.imag(out)
     pi, two_pi = full_like(im, np.pi), full_like(im, 2 * np.pi)
     rem = el.rem(el.add(im, pi), two_pi)
     rem = el.select(el.lt(rem, full_like(rem, 0)), el.add(rem, two_pi), rem)
-    out = el.complex(el.real(out), el.sub(rem, pi))
+    return el.complex(el.real(out), el.sub(rem, pi))
+
+
+def _lower_logaddexp(ctx, *values):
+    closed = trace_to_jaxpr(lambda *xs: [_logaddexp_value(*xs)],
+                            [a.update(weak_type=False) for a in ctx.avals_in])
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(values))[0]
+
+
+# JAX's scan combines with ``lax.logaddexp``, a custom_jvp function; a primitive with that
+# JVP rule is how lax code gets the same derivatives at every order (differentiated again, its
+# output's derivative is the rule's weights, never exp(inf)/exp(inf)).
+_logaddexp_p = elementwise_prim("logaddexp", INEXACT, _lower_logaddexp)
+
+
+def _logaddexp_jvp(primals, tangents):
+    """JAX's logaddexp JVP: ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with ``+inf`` (in the
+    real part) read as 0 in the exponents, so the weights are 1/2 at a tie and an infinite
+    entry gets a finite derivative."""
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp_p.bind(x1, x2)
 
     def no_posinf(v):
-        re = el.real(v)
+        re = el.real(v) if np.dtype(v.dtype).kind == "c" else v
         return el.select(el.eq(re, const(re, np.inf)), full_like(v, 0), v)
 
-    t = el.add(el.mul(t1, el.exp(el.sub(no_posinf(x1), no_posinf(out)))),
-               el.mul(t2, el.exp(el.sub(no_posinf(x2), no_posinf(out)))))
+    parts = [el.mul(ad.instantiate_zeros(t), el.exp(el.sub(no_posinf(x), no_posinf(out))))
+             for x, t in ((x1, t1), (x2, t2))]
+    return out, el.add(*parts)
+
+
+ad.primitive_jvps[_logaddexp_p] = _logaddexp_jvp
+
+
+def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
+    """JAX's rule: the JVP of ``associative_scan`` of ``logaddexp``. The primal is the scan's
+    too (over a size-1 axis the input itself, where the primitive's -inf + x is NaN at
+    x = +-3.4e38 + 0j)."""
+    scan = lambda v: [associative_scan(_logaddexp_p.bind, v, reverse=reverse, axis=axis)]
+    (out,), (t,) = ad.jvp_flat(scan, list(primals), list(tangents))
     return out, t
 
 

@@ -1,0 +1,45 @@
+"""Derivatives beside inf/NaN/3.4e38 that differed from JAX (FINDINGS 121's cases), each against
+values recorded from JAX 0.10.2 (the snippet that made each is in its test)."""
+
+import numpy as np
+
+import minijax
+import minijax.numpy as jnp
+from minijax import lax
+
+nan, inf = np.nan, np.inf
+
+
+def test_cumlogsumexp_second_derivative_beside_inf():
+    # s5033-141. JAX's scan combines with logaddexp's custom JVP, so differentiated again the
+    # derivative of an infinite entry is 1, not exp(inf)/exp(inf) = NaN:
+    # jax.jacrev(jax.grad(f))(x).reshape(9, 9) with f below, JAX 0.10.2
+    x = jnp.array([[1.0, -0.0, 1.0], [1.0, 1.0, 0.0], [1.0, 1.0, inf]], jnp.float32)
+    f = lambda x: lax.cumlogsumexp(x, axis=0, reverse=True).sum()
+    a, b, c, d, e = 0.22222221, -0.1111111, 0.13122493, -0.06561247, 2.7182817
+    p, q, r, s = 0.4722222, -0.3611111, 0.49396563, -0.4283532
+    expected = np.zeros((9, 9), np.float32)
+    expected[[0, 3, 6], 0] = a, b, b
+    expected[[1, 4, 7], 1] = c, d, d
+    expected[2, 2] = e
+    expected[[0, 3, 6], 3] = b, p, q
+    expected[[1, 4, 7], 4] = d, r, s
+    expected[5, 5] = 2.0
+    expected[[0, 3, 6], 6] = b, q, p
+    expected[[1, 4, 7], 7] = d, s, r
+    got = np.asarray(minijax.jacrev(minijax.grad(f))(x)).reshape(9, 9)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    fwd = np.asarray(minijax.jacfwd(minijax.grad(f))(x)).reshape(9, 9)
+    np.testing.assert_allclose(fwd, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_cumlogsumexp_hessian_at_infinities_and_float_max():
+    # jax.hessian(f)(x), jax.grad(f)(x), JAX 0.10.2: the row of 3.4e38 is NaN in JAX too
+    x = jnp.array([-inf, 1.0, 3.4e38, inf], jnp.float32)
+    f = lambda x: (lax.cumlogsumexp(x) * jnp.arange(1.0, 5.0)).sum()
+    np.testing.assert_allclose(np.asarray(minijax.grad(f)(x)), [1.0, 12.873127, inf, 4.0],
+                               rtol=1e-6)
+    expected = np.zeros((4, 4), np.float32)
+    expected[1, 1] = 10.873127
+    expected[2] = nan
+    np.testing.assert_allclose(np.asarray(minijax.hessian(f)(x)), expected, rtol=1e-6)
