@@ -409,6 +409,8 @@ def elementwise_rule(prim, scalar_ok=None):
         size = axis_size(args, dims)
         ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(args, dims)]
         rank = max(ranks)
+        if any(0 < r < rank for r in ranks):
+            return _pad_ranks_at_end(prim, args, dims, rank, params), 0
         out_dim = next(
             (d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank), 0
         )
@@ -433,7 +435,34 @@ def elementwise_rule(prim, scalar_ok=None):
                 new.append(lax_ops.broadcast_in_dim(x, out_shape, (out_dim,)))
         return prim.bind(*new, **params), out_dim
 
+    rule.accepts_invalid = _jax_pads_ranks
     return rule
+
+
+def _jax_pads_ranks(args, dims):
+    """Whether batched per-example operands of different ranks are JAX's to compute: its
+    broadcast batcher pads a batched lower-rank operand with trailing size-1 axes (so vmap
+    takes ``max(f32[1,1], f32[3])`` per example, which lax refuses outside vmap). An unbatched
+    operand of a lower nonzero rank stays JAX's rank error."""
+    ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(args, dims)]
+    rank = max(ranks)
+    return any(d is not not_mapped and 0 < r < rank for r, d in zip(ranks, dims)) and all(
+        r in (0, rank) for r, d in zip(ranks, dims) if d is not_mapped)
+
+
+def _pad_ranks_at_end(prim, args, dims, rank, params):
+    """JAX's broadcast batcher: batch axes to the front (an unbatched operand gets a size-1
+    axis there), batched lower-rank operands padded at the end; size-1 axes then broadcast."""
+    new = []
+    for x, d in zip(args, dims):
+        if ndim(x) == 0:
+            new.append(x)
+            continue
+        x = lax_ops.reshape(x, (1, *get_aval(x).shape)) if d is not_mapped else moveaxis(x, d, 0)
+        shape = get_aval(x).shape
+        new.append(x if len(shape) == rank + 1 else
+                   lax_ops.reshape(x, shape + (1,) * (rank + 1 - len(shape))))
+    return prim.bind(*new, **params)
 
 
 def _ok(scalar_ok, i):
