@@ -43,3 +43,19 @@ def test_cumlogsumexp_hessian_at_infinities_and_float_max():
     expected[1, 1] = 10.873127
     expected[2] = nan
     np.testing.assert_allclose(np.asarray(minijax.hessian(f)(x)), expected, rtol=1e-6)
+
+
+def test_scatter_mul_zero_operand_tangent_beside_nan_update():
+    # s5040-282. JAX's scatter_mul JVP skips a zero operand tangent, so differentiating the
+    # gradient with respect to the updates does not meet 0 * NaN:
+    # jax.jacfwd(jax.grad(f, argnums=(0, 1)), argnums=(0, 1))(x0, x2), JAX 0.10.2
+    x0 = jnp.array([[[0.5, 2.0, -1.0]]], jnp.float32)
+    x2 = jnp.array([[nan, -0.69, inf]], jnp.float32)
+    f = lambda x0, x2: (x0.at[-1].mul(x2) * jnp.arange(1.0, 4.0)).sum()
+    (d00, d01), (d10, d11) = minijax.jacfwd(minijax.grad(f, argnums=(0, 1)),
+                                            argnums=(0, 1))(x0, x2)
+    zeros, diag = np.zeros((3, 3), np.float32), np.diag([1.0, 2.0, 3.0]).astype(np.float32)
+    for got, expected in ((d00, zeros), (d01, diag), (d10, diag), (d11, zeros)):
+        np.testing.assert_array_equal(np.asarray(got).reshape(3, 3), expected)
+    t = minijax.jvp(lambda u: x0.at[-1].mul(u), (x2,), (jnp.ones_like(x2),))[1]
+    np.testing.assert_array_equal(np.asarray(t), [[[0.5, 2.0, -1.0]]])

@@ -114,9 +114,13 @@ def _mul_jvp(primals, tangents, **params):
     if type(t_op) is ad.Zero and type(t_upd) is ad.Zero:
         return out, ad.Zero.from_primal_value(out)
     dn = params["dimension_numbers"]
-    ones = full(tuple(get_aval(op).shape), 1, get_aval(op).dtype)
-    factor = scatter_mul_p.bind(ones, idx, upd, **params)  # the product landing on each element
-    t_out = mul(factor, ad.instantiate_zeros(t_op))
+    t_out = ad.Zero.from_primal_value(out)
+    if type(t_op) is not ad.Zero:
+        # skipped for a zero operand tangent, as JAX's per-operand rule: a NaN or infinite
+        # update would make 0 * factor NaN
+        ones = full(tuple(get_aval(op).shape), 1, get_aval(op).dtype)
+        factor = scatter_mul_p.bind(ones, idx, upd, **params)  # the product landing there
+        t_out = mul(factor, t_op)
     if type(t_upd) is not ad.Zero:
         if not params["unique_indices"]:
             raise NotImplementedError(with_user_line(
@@ -125,7 +129,7 @@ def _mul_jvp(primals, tangents, **params):
                 "derivative depends on the others landing at the same place."))
         # JAX's rule: the operand times the updates' tangents scattered into zeros, so an
         # infinite or NaN operand element makes a NaN tangent even where no update lands
-        t_out = add(t_out, mul(op, scatter_add_p.bind(
+        t_out = ad.add_tangents(t_out, mul(op, scatter_add_p.bind(
             _zeros(op), idx, t_upd, dimension_numbers=dn, **_index_kw(params))))
     return out, t_out
 
