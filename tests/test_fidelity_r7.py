@@ -47,3 +47,19 @@ def test_vmap_rank_padding_s7025_208():
                        (1, 0))(x0, x1)
     assert out.shape == (1, 2, 3, 3) and out.dtype == jnp.bfloat16
     np.testing.assert_array_equal(np.asarray(out, np.float32), np.zeros((1, 2, 3, 3)))
+
+
+# --- bfloat16 derivatives of the Bessel functions (s7045-68): the rules read the dtype's eps
+# with NumPy's finfo, which does not know bfloat16 (ValueError "not inexact").
+
+def test_bessel_derivatives_of_bfloat16():
+    x = jnp.asarray(np.array([-2.875, -3.90625, 0.9140625], dtype=jnp.bfloat16))
+    g = minijax.vmap(minijax.grad(jnp.i0))(x)
+    assert g.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(g, np.float32), [-3.53125, -9, 0.507812])
+    j = minijax.jacfwd(minijax.scipy.special.i1e)(x)
+    np.testing.assert_allclose(np.diag(np.asarray(j, np.float32)), [-0.0185547, -0.0175781, 0.0625],
+                               rtol=1e-5)
+    g = minijax.grad(lambda x: minijax.scipy.special.i0e(x).sum())(x)
+    np.testing.assert_allclose(np.asarray(g, np.float32), [0.0498047, 0.0292969, -0.285156],
+                               rtol=1e-5)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir.dialects import chlo
 
+from minijax import dtypes
 from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lax.control_flow import while_loop
@@ -102,7 +103,7 @@ def _isnan(x):
 
 
 def _eps(x):
-    return float(np.finfo(x.dtype).eps)
+    return float(dtypes.finfo(x.dtype).eps)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -202,7 +203,7 @@ def _continued_fraction(ax, x, a, enabled, mode):
 def _log_ax(a, x):
     """log(x^a e^-x / Gamma(a)) and whether it underflows."""
     log_ax = sub(sub(mul(a, log(x)), x), lgamma(a))
-    return log_ax, lt(log_ax, const(log_ax, -float(np.log(np.finfo(x.dtype).max))))
+    return log_ax, lt(log_ax, const(log_ax, -float(np.log(dtypes.finfo(x.dtype).max))))
 
 
 def _igamma_impl(a, x):
@@ -264,7 +265,7 @@ def _igamma_derivative_impl(mode):
 
 def _betainc_impl(a, b, x):
     dtype = x.dtype
-    tiny = float(np.finfo(dtype).eps) / 2
+    tiny = float(dtypes.finfo(dtype).eps) / 2
     max_iterations = 200 if dtype == np.float32 else 600
     a_zero = bitwise_or(eq(a, const(a, 0.0)), eq(b, const(b, np.inf)))
     b_zero = bitwise_or(eq(b, const(b, 0.0)), eq(a, const(a, np.inf)))
@@ -301,7 +302,7 @@ def _betainc_impl(a, b, x):
         cond, body, (np.int32(1), np.bool_(True), h0, _full(x, 0.0), h0))
     # Near a = 0, a * Gamma(a) = Gamma(a + 1) -> 1 keeps the prefactor finite.
     lbeta_small_a = sub(lgamma(b), lgamma(add(a, b)))
-    small_a = lt(a, const(a, 2 * float(np.finfo(dtype).tiny)))
+    small_a = lt(a, const(a, 2 * float(dtypes.finfo(dtype).tiny)))
     factor = select(small_a, exp(sub(mul(log1p(neg(x)), b), lbeta_small_a)),
                     div(exp(sub(add(mul(log(x), a), mul(log1p(neg(x)), b)),
                                 add(lgamma(a), lbeta_small_a))), a))

@@ -795,7 +795,7 @@ def frexp(x):
     x = _inexact(x)
     if dtypes.is_complex(np.dtype(x.dtype)):
         raise TypeError("frexp does not support complex-valued inputs")
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     nmant, bits = info.nmant, info.bits
     int_t = {16: np.int16, 32: np.int32, 64: np.int64}[bits]
     big = abs(x) < info.smallest_normal
@@ -943,7 +943,7 @@ def real_if_close(a, tol=100):
         return a
     if isinstance(a, Tracer):
         raise a._concretization_error("jnp.real_if_close (its output dtype depends on values)")
-    eps = np.finfo(np.asarray(a).real.dtype).eps
+    eps = dtypes.finfo(np.asarray(a).real.dtype).eps
     tol = tol * eps if tol > 1 else tol
     return real(a) if bool(np.all(np.abs(np.asarray(a).imag) < tol)) else a
 

@@ -203,7 +203,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     deg = operator.index(deg)
     order = deg + 1
     if rcond is None:
-        rcond = x.shape[0] * float(np.finfo(dt).eps)
+        rcond = x.shape[0] * float(dtypes.finfo(dt).eps)
     lhs = jnp.vander(x, order)
     rhs = y
     if w is not None:

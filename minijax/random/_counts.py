@@ -202,7 +202,7 @@ def _binomial(data, count, prob, shape, dtype):
     count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
     count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
     q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
-    max_iters = dtype.type(np.finfo(dtype).max)
+    max_iters = dtype.type(dtypes.finfo(dtype).max)
     samples = lax.select(use_inversion,
                          _binomial_inversion(data, count_inv, q, shape, dtype, max_iters),
                          _btrs(data, count_btrs, q_btrs, shape, dtype, max_iters))

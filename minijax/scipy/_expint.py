@@ -146,7 +146,7 @@ def expi(x):
 
 def _expn_series(x, n):
     """The power series, for x <= 1."""
-    eps = float(np.finfo(x.dtype).eps)
+    eps = float(dtypes.finfo(x.dtype).eps)
     psi = -np.euler_gamma - jnp.log(x)
     psi = lax.fori_loop(1.0, n, lambda i, psi: psi + 1.0 / i, psi)
     n1 = jnp.where(n == 1, 2.0, n)
@@ -170,7 +170,7 @@ def _expn_series(x, n):
 def _expn_continued_fraction(x, n):
     """The continued fraction, for x > 1 (terms rescaled when they grow past 2^57)."""
     big = 1.4411518807585587e17
-    eps = float(np.finfo(x.dtype).eps)
+    eps = float(dtypes.finfo(x.dtype).eps)
     one, zero = jnp.ones_like(x), jnp.zeros_like(x)
     init = dict(k=jnp.ones_like(n), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
                 t=jnp.full_like(x, np.inf), r=zero, x=x)

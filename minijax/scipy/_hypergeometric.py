@@ -25,7 +25,7 @@ def _real(name, *args):
 def _sum_series(first, ratio, weight=None, start=None):
     """sum_k t_k (weight(k) t_k if ``weight``) with t_1 = ``first``, t_(k+1) = t_k ratio(k),
     from ``start`` (1 without weights, 0 with), until a term falls below eps relative."""
-    eps = float(np.finfo(first.dtype).eps)
+    eps = float(dtypes.finfo(first.dtype).eps)
     one = jnp.ones_like(first)
     init_sum = one if start is None else start
 
@@ -98,7 +98,7 @@ def hyp1f1(a, b, x):
 
 def _hyp2f1_terminal(a, b, c, x):
     """The polynomial when a (or b, swapped in) is a non-positive integer: |a| + 1 terms."""
-    eps = float(np.finfo(x.dtype).eps) * 50
+    eps = float(dtypes.finfo(x.dtype).eps) * 50
     ib = jnp.round(b)
     swap = (b < a) & (jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
     a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
@@ -114,7 +114,7 @@ def _hyp2f1_terminal(a, b, c, x):
 
 
 def _hyp2f1_series(a, b, c, x):
-    rtol = float(np.finfo(x.dtype).eps)
+    rtol = float(dtypes.finfo(x.dtype).eps)
 
     def body(state):
         total, k, term = state
@@ -130,7 +130,7 @@ def _hyp2f1_series(a, b, c, x):
 def _hyp2f1_digamma_transform(a, b, c, x):
     """Near x = 1 with c - a - b an integer: the limit of the 1 - x transformation, whose terms
     carry digammas (Abramowitz and Stegun 15.3.10-12, as Cephes)."""
-    rtol = float(np.finfo(x.dtype).eps)
+    rtol = float(dtypes.finfo(x.dtype).eps)
     d = c - a - b
     s = 1 - x
     rd = jnp.round(d)
@@ -178,7 +178,7 @@ def _hyp2f1_digamma_transform(a, b, c, x):
 
 
 def _hyp2f1_terminal_or_series(a, b, c, x):
-    eps = float(np.finfo(x.dtype).eps) * 50
+    eps = float(dtypes.finfo(x.dtype).eps) * 50
     d = c - a - b
     neg_int_a = (a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)
     neg_int_b = (b <= 0) & (jnp.abs(b - jnp.round(b)) < eps)
@@ -191,7 +191,7 @@ def _hyp2f1_terminal_or_series(a, b, c, x):
 
 
 def _hyp2f1_scalar(a, b, c, x):
-    eps = float(np.finfo(x.dtype).eps) * 50
+    eps = float(dtypes.finfo(x.dtype).eps) * 50
     d = c - a - b
     s = 1 - x
     ca, cb = c - a, c - b

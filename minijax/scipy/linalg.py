@@ -390,7 +390,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     radius = jnp.concatenate([e_abs, jnp.zeros(1, real_dtype)]) + jnp.concatenate(
         [jnp.zeros(1, real_dtype), e_abs])
     lower, upper = jnp.min(dr - radius), jnp.max(dr + radius)
-    finfo = np.finfo(real_dtype)
+    finfo = dtypes.finfo(real_dtype)
     scale = jnp.maximum(jnp.abs(lower), jnp.abs(upper))
     pivmin = finfo.tiny * jnp.maximum(1, jnp.max(e_abs ** 2, initial=0))
     atol = 2 * finfo.eps * scale if tol is None else jnp.asarray(tol, real_dtype)
