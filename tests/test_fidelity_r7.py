@@ -63,3 +63,22 @@ def test_bessel_derivatives_of_bfloat16():
     g = minijax.grad(lambda x: minijax.scipy.special.i0e(x).sum())(x)
     np.testing.assert_allclose(np.asarray(g, np.float32), [0.0498047, 0.0292969, -0.285156],
                                rtol=1e-5)
+
+
+# --- an advanced index with an empty result is a constant (s7049-244): JAX's indexing skips
+# the gather when the result is empty, so its tangent is a symbolic zero and grad through a
+# while_loop carrying it works (JAX 0.10.2: [] for the first two, the reverse-mode error for
+# the last, a basic index).
+
+def test_empty_advanced_index_result_has_no_tangent():
+    x0, i = jnp.zeros((2, 0)), jnp.uint8(1)
+    loop = lambda t: lax.while_loop(lambda ic: ic[0] < 3,  # noqa: E731
+                                    lambda ic: (ic[0] + 1, minijax.nn.relu6(ic[1])), (0, t))[1]
+    g = minijax.grad(lambda x: loop(x.at[i].get(mode="fill")).sum())(x0)
+    assert g.shape == (2, 0) and g.dtype == jnp.float32
+    g = minijax.grad(lambda x: loop(x[jnp.array([1])]).sum())(x0)
+    assert g.shape == (2, 0)
+    jaxpr = minijax.make_jaxpr(lambda x: x.at[i].get(mode="fill"))(x0)
+    assert "gather" not in str(jaxpr)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        minijax.grad(lambda x: loop(x[1]).sum())(x0)

@@ -395,10 +395,13 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     # JAX's default: XLA's gather clamps, and the transpose's scatter drops what is out of
     # bounds (so an out-of-bounds read gets no gradient).
     gmode = "promise_in_bounds" if mode is None else mode
+    windows, batches = iter(y.shape[a] for a in window), iter(batch)
+    shape = tuple(next(windows) if i in offset else next(batches)
+                  for i in range(len(window) + nb))
     if _empty_fills and y.size == 0:
-        windows, batches = iter(y.shape[a] for a in window), iter(batch)
-        shape = [next(windows) if i in offset else next(batches) for i in range(len(window) + nb)]
-        return lax.full(tuple(shape), fill_value, y.dtype)
+        return lax.full(shape, fill_value, y.dtype)
+    if 0 in shape:  # as JAX: no gather for an empty result, so its tangent is a symbolic zero
+        return lax.full_like(y, 0, shape=shape)
     return lax.gather(y, indices, dn, sizes, mode=gmode, fill_value=fill_value)
 
 
