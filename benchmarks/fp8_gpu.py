@@ -10,6 +10,9 @@ Stages, each printing one JSON line (and appending it to ``--out``):
 - ``gpt``: ``gpu_train.py``'s GPT step (bf16, d_model 2048, 16 heads, 12 layers, seq 1024,
   batch 8, vocab 32000, attention written out and fused by jit into cuDNN, SGD), bf16 vs FP8
   (the 49 weight matmuls: qkv, out, mlp in/out of each block, the head);
+- ``profile``: the GPU kernels of 3 steps of each of the MLP's and the GPT's bf16 and FP8
+  steps, from a profiler trace: ms per step by kernel (the top ones and the total), and the
+  FP8 steps' optimized HLO written into the folder ``BENCH_HLO_DIR`` names, if set;
 - ``loss``: the same GPT at ``--loss-size`` trained for ``--steps`` steps with Adam on a
   synthetic task that learns (each next token is a fixed random permutation of the previous
   one with probability 1/2, else uniform: ``loss_floor`` is the best loss), bf16 vs FP8,
@@ -25,15 +28,20 @@ Steps are jitted with their state donated; step times are the median of 5 blocks
 from __future__ import annotations
 
 import argparse
+import collections
+import glob
+import gzip
 import json
 import os
 import statistics
+import tempfile
 import time
 
 import numpy as np
 
 import minijax as jax
 import minijax.numpy as jnp
+import minijax.profiler
 from minijax.transforms import fp8
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -173,11 +181,8 @@ GPT = (64, 4, 2, 32, 2, 256) if QUICK else (2048, 16, 12, 1024, 8, 32000)
 
 
 def stage_gpt():
-    D, HEADS, L, S, BATCH, V = GPT
     params, loss, flops = gpt_setup(*GPT)
-    rng = np.random.default_rng(1)
-    tokens = jnp.asarray(rng.integers(0, V, size=(BATCH, S + 1)), jnp.int32)
-    batch = (tokens[:, :-1], tokens[:, 1:])
+    batch = gpt_batch()
     bf16_step, fp8_step, fp8_loss = sgd_steps(loss, 1e-3)
     out = {}
     state = fp8_loss.init(params, *batch)
@@ -189,6 +194,53 @@ def stage_gpt():
     s, (params,) = time_steps(bf16_step, (params,), batch, 2 if QUICK else 10)
     out["gpt_bf16_step_ms"], out["gpt_bf16_tflops"] = s * 1e3, flops / s / 1e12
     out["gpt_speedup"] = out["gpt_bf16_step_ms"] / out["gpt_fp8_step_ms"]
+    return out
+
+
+def gpt_batch():
+    _, _, _, S, BATCH, V = GPT
+    tokens = jnp.asarray(np.random.default_rng(1).integers(0, V, size=(BATCH, S + 1)), jnp.int32)
+    return tokens[:, :-1], tokens[:, 1:]
+
+
+def kernel_times(step, state, rest, n=3, top=25):
+    """The GPU kernels of ``n`` steps from a profiler trace, ``{"total": ms per step, "top":
+    [[name, ms per step, launches per step], ...]}`` (the ``top`` costliest), and the state."""
+    state = step(*state, *rest)
+    jax.block_until_ready(state)
+    with tempfile.TemporaryDirectory() as d:
+        with minijax.profiler.trace(d) as t:
+            for _ in range(n):
+                state = step(*state, *rest)
+            jax.block_until_ready(state)
+        (path,) = glob.glob(os.path.join(t.run_dir, "*.trace.json.gz"))
+        with gzip.open(path) as f:
+            events = json.load(f)["traceEvents"]
+    devices = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+               and "GPU" in str(e.get("args", {}).get("name", ""))}
+    ms, count = collections.Counter(), collections.Counter()
+    for e in events:
+        if e.get("ph") == "X" and e.get("pid") in devices:
+            ms[e["name"]] += e["dur"] / 1e3 / n
+            count[e["name"]] += 1 / n
+    return {"total": round(sum(ms.values()), 3),
+            "top": [[k[:120], round(v, 3), round(count[k], 1)] for k, v in ms.most_common(top)]
+            }, state
+
+
+def stage_profile():
+    out = {}
+    hlo_dir = os.environ.get("BENCH_HLO_DIR")
+    params, batch, loss, _ = mlp_setup()
+    gparams, gloss, _ = gpt_setup(*GPT)
+    for name, p, b, f in (("mlp", params, batch, loss), ("gpt", gparams, gpt_batch(), gloss)):
+        bf16_step, fp8_step, fp8_loss = sgd_steps(f, 1e-3)
+        state = fp8_loss.init(p, *b)
+        if hlo_dir:
+            with open(os.path.join(hlo_dir, f"{name}_fp8.hlo.txt"), "w") as fh:
+                fh.write(fp8_step.lower(p, state, *b).compile().as_text())
+        out[f"{name}_fp8_kernels"], (p, _) = kernel_times(fp8_step, (p, state), b)
+        out[f"{name}_bf16_kernels"], _ = kernel_times(bf16_step, (p,), b)
     return out
 
 

@@ -198,6 +198,32 @@ def test_bf16_model_keeps_its_dtypes():
     assert st[0]["g"]["amax_history"].dtype == np.float32
 
 
+def test_bf16_matmuls_dequantize_in_bf16_and_write_bf16():
+    # cuBLASLt has no f32 x f32 -> bf16 GEMM: only bf16-dequantized operands let XLA's FP8
+    # GEMM write bf16 itself, with no f32 result and cast pass
+    x, w = jnp.asarray(X, jnp.bfloat16), jnp.asarray(W, jnp.bfloat16)
+    f = fp8.autocast(lambda x, w: jnp.sum((x @ w).astype(jnp.float32) * C), history_length=H)
+    state = _state(0.01, 0.004, 0.02)  # none of them a bf16 number
+    grad = minijax.make_jaxpr(minijax.value_and_grad(f, argnums=(0, 2)))(x, state, w)
+    dots = find_eqns(grad, "dot_general")
+    assert len(dots) == 3
+    for e in dots:
+        assert [a.aval.dtype for a in e.invars] == [jnp.bfloat16] * 2
+        assert e.params["preferred_element_type"] == jnp.bfloat16
+    # each scale rounded to bf16 for the quantizing as for the dequantizing: on a GPU the GEMM
+    # computes the FP8 round trip at that scale (here the CPU also rounds each dequantized
+    # value and the output to bf16)
+    rd = [float(ml_dtypes.bfloat16(s)) for s in (0.01, 0.004, 0.02)]
+    ct = C.astype(ml_dtypes.bfloat16)  # the bf16 product's cotangent
+    xd, wd, gd = (_qdq(np.asarray(a, np.float32), s, fmt)
+                  for a, s, fmt in ((x, rd[0], E4M3), (w, rd[1], E4M3), (ct, rd[2], E5M2)))
+    out, (dx, dw) = minijax.jit(minijax.value_and_grad(f, argnums=(0, 2)))(x, state, w)
+    np.testing.assert_allclose(out, np.sum((xd @ wd) * C), rtol=2e-2)
+    for got, ref in ((dx, gd @ wd.T), (dw, xd.T @ gd)):
+        assert got.dtype == jnp.bfloat16
+        np.testing.assert_allclose(np.asarray(got, np.float32), ref, atol=1e-2 * np.abs(ref).max())
+
+
 def test_wrong_state_is_an_error():
     f = fp8.autocast(one_matmul, history_length=H)
     with pytest.raises(ValueError, match="1 FP8 matmuls"):

@@ -9,11 +9,13 @@ FP8 matmul, the way NVIDIA's Transformer Engine does on Hopper:
   history of its last ``history_length`` absolute maxima (amax); the scale a step uses was
   computed from that history by the previous step, ``scale = max(history) * 2**margin /
   fp8_max`` (values beyond ``fp8_max * scale`` saturate);
-- the products accumulate in f32 from operands dequantized in f32,
-  ``dot(convert(x_q, f32) * x_scale, convert(w_q, f32) * w_scale)``: XLA's GEMM rewriter turns
-  exactly this into one cuBLASLt FP8 GEMM (``__cublas$lt$matmul$f8``) on Hopper, and the
-  weight is laid out "NT" (both operands contract their minor axis, its fastest variant).
-  Other platforms (the CPU) compute the same numbers with the converts emulated.
+- the products accumulate in f32 from dequantized operands,
+  ``dot(convert(x_q, t) * x_scale, convert(w_q, t) * w_scale)`` with ``t`` bf16 for a bf16
+  matmul (its scales rounded to bf16) and f32 otherwise: XLA's GEMM rewriter turns exactly this
+  into one cuBLASLt FP8 GEMM (``__cublas$lt$matmul$f8``) on Hopper that writes ``t`` itself,
+  and the weight is laid out "NT" (both operands contract their minor axis, its fastest
+  variant).
+  Other platforms (the CPU) emulate the converts (and round the bf16 dequantizing products).
 
 The scales are state the user carries like optimizer state::
 
@@ -64,6 +66,7 @@ __all__ = ["E4M3", "E5M2", "Fp8Autocast", "autocast", "find_sites", "init_meta",
 E4M3 = dtypes.float8_e4m3fn  # forward operands
 E5M2 = dtypes.float8_e5m2  # cotangents
 _F32 = np.dtype(np.float32)
+_BF16 = np.dtype(dtypes.bfloat16)
 # how a weight may reach its matmul from an input: layout changes and casts only
 _WEIGHT_PATH = ("convert_element_type", "transpose", "reshape", "broadcast_in_dim", "copy")
 
@@ -129,8 +132,9 @@ def _quantize(x, scale, fmt):
     return q, amax
 
 
-def _dequantize(q, scale):
-    return q.astype(_F32) * scale  # in f32: the pattern XLA makes one FP8 GEMM of
+def _dequantize(q, scale, dtype):
+    # a convert and a scalar multiply in f32 or bf16: the pattern XLA makes one FP8 GEMM of
+    return q.astype(dtype) * scale.astype(dtype)
 
 
 def _nt(dimension_numbers, rhs_ndim):
@@ -146,16 +150,25 @@ def _nt(dimension_numbers, rhs_ndim):
 def _fp8_dot(dimension_numbers, lhs_dtype, rhs_dtype, out_dtype, rhs_ndim, margin):
     """``f(lhs, rhs, meta) -> out``: one site's FP8 matmul with its custom VJP."""
     nt = _nt(dimension_numbers, rhs_ndim)
+    # The GEMM writes the dtype its operands are dequantized in: cuBLASLt has no f32 x f32 ->
+    # bf16 GEMM, so XLA makes an FP8 GEMM of f32-dequantized operands only with an f32 output
+    # and a separate pass casting it. A bf16 matmul dequantizes in bf16 instead, each scale
+    # rounded to bf16 for the quantizing too, so that the GEMM (which applies the scales in
+    # f32) computes exactly the FP8 round trip and writes bf16 itself.
+    deq = _BF16 if lhs_dtype == rhs_dtype == out_dtype == _BF16 else _F32
+
+    def rounded(scale):
+        return scale.astype(_BF16).astype(_F32) if deq == _BF16 else scale
 
     def product(lq, sl, rq, sr):
-        lhs, dims = _dequantize(lq, sl), dimension_numbers
+        lhs, dims = _dequantize(lq, sl, deq), dimension_numbers
         if nt is not None:  # transposed in FP8 (one byte an element), then dequantized
             rq, dims = lax.transpose(rq, (1, 0)), nt
-        out = lax.dot_general(lhs, _dequantize(rq, sr), dims, preferred_element_type=_F32)
+        out = lax.dot_general(lhs, _dequantize(rq, sr, deq), dims, preferred_element_type=deq)
         return out.astype(out_dtype)
 
     def forward(lhs, rhs, meta):
-        sl, sr = meta["x"]["scale"], meta["w"]["scale"]
+        sl, sr = rounded(meta["x"]["scale"]), rounded(meta["w"]["scale"])
         lq, la = _quantize(lhs, sl, E4M3)
         rq, ra = _quantize(rhs, sr, E4M3)
         return product(lq, sl, rq, sr), (lq, sl, la, rq, sr, ra)
@@ -172,16 +185,16 @@ def _fp8_dot(dimension_numbers, lhs_dtype, rhs_dtype, out_dtype, rhs_ndim, margi
 
     def bwd(res, ct):
         lq, sl, rq, sr, new, meta_g = res
-        sg = meta_g["scale"]
+        sg = rounded(meta_g["scale"])
         gq, ga = _quantize(ct, sg, E5M2)
-        g = _dequantize(gq, sg)
-        lhs, rhs = _dequantize(lq, sl), _dequantize(rq, sr)
+        g = _dequantize(gq, sg, deq)
+        lhs, rhs = _dequantize(lq, sl, deq), _dequantize(rq, sr, deq)
         transpose = ad.primitive_transposes[lax.dot_general_p]
         # the forward's precision: the transpose rule takes it as given, unlike dot_general
-        f32_params = dict(dimension_numbers=dimension_numbers, preferred_element_type=_F32,
-                          precision=canonicalize_precision(None))
-        d_lhs, _ = transpose(g, ad.UndefinedPrimal(core.get_aval(lhs)), rhs, **f32_params)
-        _, d_rhs = transpose(g, lhs, ad.UndefinedPrimal(core.get_aval(rhs)), **f32_params)
+        params = dict(dimension_numbers=dimension_numbers, preferred_element_type=deq,
+                      precision=canonicalize_precision(None))
+        d_lhs, _ = transpose(g, ad.UndefinedPrimal(core.get_aval(lhs)), rhs, **params)
+        _, d_rhs = transpose(g, lhs, ad.UndefinedPrimal(core.get_aval(rhs)), **params)
         new = dict(new, g=update_meta(meta_g, ga, E5M2, margin))
         return d_lhs.astype(lhs_dtype), d_rhs.astype(rhs_dtype), new
 
