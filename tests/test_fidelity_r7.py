@@ -82,3 +82,31 @@ def test_empty_advanced_index_result_has_no_tangent():
     assert "gather" not in str(jaxpr)
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         minijax.grad(lambda x: loop(x[1]).sum())(x0)
+
+
+# --- a custom_vjp's dead tangent in a loop body (FINDINGS 97; s7003-66, s7046-251, ...): JAX's
+# JVP of a loop body keeps the custom_lin equation and drops it only when lowering, so a jvp of
+# the loop computes, while a vmap or a second derivative of that jvp meets custom_lin and
+# raises (a custom_vjp has no forward mode).
+
+@minijax.custom_vjp
+def _cv(x, y):
+    return x * y
+
+
+_cv.defvjp(lambda x, y: (x * y, (x, y)), lambda r, g: (3.0 * g * r[1], g * r[0]))
+
+
+def _dead_tangent_loop(c, xs):
+    return lax.scan(lambda c, x: (jnp.trunc(_cv(c, c)), x), c, xs)[0]
+
+
+def test_dead_custom_vjp_tangent_in_a_loop_body_only_lowers():
+    a, b = jnp.ones(3), jnp.ones((3, 3))
+    p, t = minijax.jvp(_dead_tangent_loop, (a, b), (a, b))
+    np.testing.assert_array_equal(t, [0.0, 0.0, 0.0])
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        minijax.vmap(lambda a, b: minijax.jvp(_dead_tangent_loop, (a, b), (a, b)))(
+            jnp.ones((2, 3)), jnp.ones((2, 3, 3)))
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'custom_lin'"):
+        minijax.vjp(lambda a: minijax.jvp(_dead_tangent_loop, (a, b), (a, b))[1], a)

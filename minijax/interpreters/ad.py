@@ -300,10 +300,7 @@ def jvp_jaxpr(closed, nonzeros, instantiate):
         found[:] = out_nz
         return outs + [instantiate_zeros(t) for t, nz in zip(touts, out_nz) if nz]
 
-    # dead equations go, as JAX's DCE drops them before lowering: a custom_vjp's tangent
-    # (custom_lin, which cannot run forward) that only feeds a zero-derivative op such as trunc
-    # must not be lowered inside a loop body
-    return dce_jaxpr(trace_to_jaxpr(fn, list(in_avals) + t_avals)), list(found)
+    return trace_to_jaxpr(fn, list(in_avals) + t_avals), list(found)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from minijax import dtypes
 from minijax.core import Primitive, get_aval, jaxpr_as_fun, set_current_trace
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
-from minijax.interpreters.partial_eval import partial_eval_jaxpr, trace_to_jaxpr
+from minijax.interpreters.partial_eval import dce_jaxpr, partial_eval_jaxpr, trace_to_jaxpr
 from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
@@ -73,6 +73,10 @@ def _cond_lowering(ctx, index, *ops, branches):
 
 
 def _lower_closed(mctx, closed, args):
+    # dead equations go first, as JAX's DCE drops them before lowering: a custom_vjp's tangent
+    # (custom_lin, which cannot run forward) that only feeds a zero-derivative op such as trunc
+    # must not be lowered inside a loop body or a branch
+    closed = dce_jaxpr(closed)
     consts = [ir_constant(np.asarray(c)) for c in closed.consts]
     return lower_jaxpr_body(mctx, closed.jaxpr, consts, list(args))
 
