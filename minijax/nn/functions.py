@@ -86,8 +86,10 @@ swish = silu
 
 
 def softplus(x):
-    """``log(1 + exp(x))`` without overflow (``logaddexp(x, 0)``)."""
-    return jnp.logaddexp(_inexact("softplus", x), 0)
+    """``log(1 + exp(x))`` without overflow (``logaddexp(x, 0)``; an integer or bool input is
+    promoted there, beside the weak 0, so its result is weak as in JAX)."""
+    check_arraylike("softplus", x)
+    return jnp.logaddexp(x, 0)
 
 
 def log_sigmoid(x):
@@ -138,7 +140,9 @@ def selu(x):
 
 
 def leaky_relu(x, negative_slope=1e-2):
-    x = _inexact("leaky_relu", x)
+    # not promoted first: an integer input meets the Python slope and becomes weak, as in JAX
+    check_arraylike("leaky_relu", x)
+    x = to_array(x)
     # jnp's >= orders complex numbers lexicographically, as JAX's leaky_relu relies on
     return jnp.where(x >= 0, x, negative_slope * x)
 

@@ -1,0 +1,27 @@
+"""Cases of the oracle run of seeds 7000-7059 where minijax differed from JAX 0.10.2, each
+against values recorded from JAX 0.10.2 (the snippet that made each is in its test)."""
+
+import numpy as np
+
+import minijax
+import minijax.numpy as jnp
+from minijax import nn
+
+
+def test_softplus_and_leaky_relu_of_integers_are_weak():
+    # s7006-229, s7012-172, s7043-64. JAX promotes an integer/bool input inside the op, beside
+    # a Python scalar, so the float result is weak:
+    # jax.nn.softplus(jnp.array([True, False])), jax.nn.leaky_relu(jnp.array([3, -4]), 0.2),
+    # JAX 0.10.2: Array([1.3132617, 0.6931472], float32, weak_type=True),
+    # Array([3., -0.8], float32, weak_type=True)
+    b = jnp.array([True, False])
+    i = jnp.array([3, -4], jnp.int32)
+    for f, x, expected in [(nn.softplus, b, [1.3132617, 0.6931472]),
+                           (lambda v: nn.leaky_relu(v, 0.2), i, [3.0, -0.8])]:
+        for g in (f, minijax.vmap(f), minijax.jit(f)):
+            got = g(x)
+            assert got.dtype == np.float32 and got.weak_type
+            np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
+    # a float or strong-integer path stays as in JAX: log_sigmoid(int32) is strong float32
+    assert not nn.log_sigmoid(i).weak_type
+    assert nn.softplus(jnp.array([1.0], jnp.float16)).dtype == np.float16
