@@ -59,3 +59,62 @@ def test_scatter_mul_zero_operand_tangent_beside_nan_update():
         np.testing.assert_array_equal(np.asarray(got).reshape(3, 3), expected)
     t = minijax.jvp(lambda u: x0.at[-1].mul(u), (x2,), (jnp.ones_like(x2),))[1]
     np.testing.assert_array_equal(np.asarray(t), [[[0.5, 2.0, -1.0]]])
+
+
+def _window_max(x, window, strides, padding, base_dilation=None):
+    return lax.reduce_window(x, -jnp.inf, lax.max, window, strides, padding, base_dilation)
+
+
+def _weighted_grad(x, *args, sign=1.0):
+    """grad of sum(w * reduce_window max (or min of -x)) with w = 1, 2, ... per output."""
+    x = jnp.array(x, jnp.float32) * sign
+
+    def f(v):
+        if sign > 0:
+            out = _window_max(v, *args)
+        else:
+            out = lax.reduce_window(v, jnp.inf, lax.min, *args)
+        return (out * (1.0 + jnp.arange(out.size, dtype=jnp.float32).reshape(out.shape))).sum()
+
+    return np.asarray(minijax.grad(f)(x))
+
+
+def test_reduce_window_max_min_vjp_is_select_and_scatter_add():
+    # s5015-57. JAX's VJP is select_and_scatter_add: each window's cotangent goes to its FIRST
+    # element when nothing beats it (a window of only -inf), padding and base-dilation holes
+    # being elements too (a cotangent chosen there is dropped). Each expected value is
+    # jax.grad(f)(x) of _weighted_grad's f, JAX 0.10.2.
+    cases = [
+        (([-inf, -inf, 1.0, 2.0], (2,), (2,), "VALID"), [1.0, 0.0, 0.0, 2.0]),
+        (([-inf, -inf, -inf, 2.0], (2,), (1,), "SAME"), [1.0, 2.0, 0.0, 7.0]),
+        (([-inf, -inf, -inf], (2,), (1,), [(1, 1)]), [2.0, 3.0, 4.0]),
+        (([-inf, 3.0, -inf], (3,), (1,), [(2, 2)]), [0.0, 9.0, 5.0]),
+        (([-inf, -inf, 1.0], (2,), (1,), [(0, 0)], (2,)), [1.0, 3.0, 4.0]),
+        (([-inf, -inf, 1.0], (3,), (1,), [(1, 1)], (2,)), [2.0, 0.0, 9.0]),
+        (([-inf, 1.0, -inf, -inf], (2,), (1,), "VALID"), [0.0, 3.0, 3.0, 0.0]),
+        (([nan, 1.0, 2.0, nan, -inf, 5.0], (2,), (2,), "VALID"),
+         [0.0, 1.0, 0.0, 2.0, 0.0, 3.0]),
+    ]
+    for args, expected in cases:
+        np.testing.assert_array_equal(_weighted_grad(*args), expected, err_msg=str(args))
+        np.testing.assert_array_equal(_weighted_grad(*args, sign=-1.0), expected,
+                                      err_msg=f"min {args}")
+    x = jnp.array([[-inf, -inf, 3.0], [-inf, 1.0, -inf], [2.0, -inf, -inf]], jnp.float32)
+    np.testing.assert_array_equal(_weighted_grad(x, (2, 2), (1, 1), "SAME"),
+                                  [[0.0, 0.0, 5.0], [0.0, 6.0, 6.0], [11.0, 8.0, 9.0]])
+    # jax.vmap(jax.grad(lambda v: _window_max(v, (2,), (1,), 'SAME').sum()))(x)
+    got = minijax.vmap(minijax.grad(lambda v: _window_max(v, (2,), (1,), "SAME").sum()))(x)
+    np.testing.assert_array_equal(np.asarray(got), [[1.0, 0.0, 2.0], [0.0, 2.0, 1.0],
+                                                    [1.0, 1.0, 1.0]])
+    # jax.jacrev(lambda v: _window_max(v, (2,), (1,), 'SAME'))(jnp.array([-inf, -inf, 3.]))
+    got = minijax.jacrev(lambda v: _window_max(v, (2,), (1,), "SAME"))(
+        jnp.array([-inf, -inf, 3.0], jnp.float32))
+    np.testing.assert_array_equal(np.asarray(got), [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0],
+                                                    [0.0, 0.0, 1.0]])
+    # the JVP is still select_and_gather_add's (a window of only -inf has tangent 0):
+    # jax.jvp(lambda v: _window_max(v, (2,), (2,), 'VALID'), (x,), (t,)) for x = [-inf,
+    # -inf, 1, 2], t = [1, 2, 3, 4] gives [0, 4]
+    t = minijax.jvp(lambda v: _window_max(v, (2,), (2,), "VALID"),
+                    (jnp.array([-inf, -inf, 1.0, 2.0], jnp.float32),),
+                    (jnp.array([1.0, 2.0, 3.0, 4.0], jnp.float32),))[1]
+    np.testing.assert_array_equal(np.asarray(t), [0.0, 4.0])

@@ -10,12 +10,15 @@ Differentiation:
 - ``reduce_window_sum`` is linear; its transpose pads the cotangent (interior padding undoes
   the strides) and sums windows again with the roles of strides and base dilation swapped
   (as JAX does).
-- ``reduce_window_max/min``: the tangent of the element a sequential scan of the window
-  keeps (JAX's ``select_and_gather_add``: the first of ties, never a NaN followed by a
-  number), as a fold over the window's offsets carrying (value, tangent) pairs.
+- ``reduce_window_max/min``: JAX's ``select_and_gather_add`` primitive, linear in the
+  tangent: the tangent of the element a sequential scan of the window keeps (the first of
+  ties, never a NaN followed by a number), lowered as a fold over the window's offsets
+  carrying (value, tangent) pairs. Its transpose is JAX's ``select_and_scatter_add`` (each
+  window's cotangent goes to the element XLA's SelectAndScatter picks, starting from the
+  window's first element, padding included), written as the same kind of fold.
 - the generic ``reduce_window``: the tangent is the JVP of the same reduction written as a
   fold over the window's offsets, with the computation's own lax ops, so their JVP rules apply.
-- Both folds: each offset contributes one strided ``slice`` of the padded, dilated operand.
+- The folds: each offset contributes one strided ``slice`` of the padded, dilated operand.
   This is gather-free, transposable with the rules of ``pad``, ``slice`` and ``select_n``, and
   costs one elementwise op per window element — windows are small. The primal output is still
   one ``reduce_window``. XLA's computation must be associative and commutative, which is what
@@ -37,6 +40,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
+from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lax import elementwise
 from minijax.lax.control_flow.common import trace_user_fun
 from minijax.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
@@ -202,21 +206,28 @@ def _reduce_window_sum_transpose(ct, operand, **params):
 ad.deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
 
 
-def _window_slices(x, init, *, window_dimensions, window_strides, padding, base_dilation,
-                   window_dilation):
-    """Every window offset's strided slice of ``x`` padded and dilated with ``init``."""
-    config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
-    padded = pad(x, init, config)
-    out_shape = reduce_window_shape_tuple(get_aval(x).shape, window_dimensions, window_strides,
-                                          padding, base_dilation, window_dilation)
-    slices = []
+def _window_slice_bounds(shape, *, window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation):
+    """(start, limit, strides) of every window offset's strided slice of the operand padded
+    and dilated as the window params say."""
+    out_shape = reduce_window_shape_tuple(shape, window_dimensions, window_strides, padding,
+                                          base_dilation, window_dilation)
+    bounds = []
     for offset in itertools.product(*(range(w) for w in window_dimensions)):
         # an empty output axis slices [0, 0): its window may reach past the padded operand
         start = [o * d if n else 0 for o, d, n in zip(offset, window_dilation, out_shape)]
         limit = [s + (n - 1) * st + 1 if n else 0
                  for s, n, st in zip(start, out_shape, window_strides)]
-        slices.append(lax_slice(padded, start, limit, window_strides))
-    return slices
+        bounds.append((start, limit, window_strides))
+    return bounds
+
+
+def _window_slices(x, init, **params):
+    """Every window offset's strided slice of ``x`` padded and dilated with ``init``."""
+    config = [(lo, hi, b - 1) for (lo, hi), b in zip(params["padding"], params["base_dilation"])]
+    padded = pad(x, init, config)
+    return [lax_slice(padded, start, limit, strides)
+            for start, limit, strides in _window_slice_bounds(get_aval(x).shape, **params)]
 
 
 def _fold_windows(combine, xs, inits, params):
@@ -230,32 +241,115 @@ def _fold_windows(combine, xs, inits, params):
     return acc
 
 
-def _chooser_jvp(prim, select_name, identity):
+def _chooser_jvp(prim, select_prim):
     def rule(primals, tangents, **params):
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, **params)
-        dtype = get_aval(x).dtype
-        fill = np.array(identity(dtype), dtype)
-        keep = getattr(elementwise, select_name)
-
-        def choose(acc, part):
-            which = elementwise.bitwise_or(keep(acc[0], part[0]), elementwise.bitwise_not(part[2]))
-            return [elementwise.select(which, a, p) for a, p in zip(acc, part)]
-
-        # The tangent of the element XLA's sequential window scan keeps in JAX's
-        # select_and_gather_add: it starts from (identity, 0), skips padding and dilation
-        # holes (``valid``), keeps the first of ties, and keeps a NaN only until the next
-        # element.
-        valid = broadcast_in_dim(np.array(True), get_aval(x).shape, ())
-        t = _fold_windows(choose, [x, g, valid],
-                          [fill, np.zeros((), dtype), np.array(False)], params)[1]
-        return ans, t
+        return ans, select_and_gather_add_p.bind(g, x, select_prim=select_prim, **params)
 
     return rule
 
 
-ad.primitive_jvps[reduce_window_max_p] = _chooser_jvp(reduce_window_max_p, "ge", lowest)
-ad.primitive_jvps[reduce_window_min_p] = _chooser_jvp(reduce_window_min_p, "le", highest)
+ad.primitive_jvps[reduce_window_max_p] = _chooser_jvp(reduce_window_max_p, elementwise.ge_p)
+ad.primitive_jvps[reduce_window_min_p] = _chooser_jvp(reduce_window_min_p, elementwise.le_p)
+
+
+# JAX's select_and_gather_add: linear in the tangents ``t``, the operand ``x`` fixed. Its
+# transpose is not the transpose of its fold but JAX's select_and_scatter_add, whose choice
+# differs where a window holds only the identity (-inf for max) or padding.
+
+
+def _select_identity(select_prim, dtype):
+    return np.array((lowest if select_prim is elementwise.ge_p else highest)(dtype), dtype)
+
+
+def _gather_fold(t, x, *, select_prim, **params):
+    """The tangent of the element XLA's sequential window scan keeps: it starts from
+    (identity, 0), skips padding and dilation holes (``valid``), keeps the first of ties, and
+    keeps a NaN only until the next element."""
+    dtype = get_aval(x).dtype
+
+    def choose(acc, part):
+        which = elementwise.bitwise_or(select_prim.bind(acc[0], part[0]),
+                                       elementwise.bitwise_not(part[2]))
+        return [elementwise.select(which, a, p) for a, p in zip(acc, part)]
+
+    valid = broadcast_in_dim(np.array(True), get_aval(x).shape, ())
+    inits = [_select_identity(select_prim, dtype), np.zeros((), get_aval(t).dtype),
+             np.array(False)]
+    return _fold_windows(choose, [x, t, valid], inits, params)[1]
+
+
+def _select_and_scatter_add(ct, x, *, select_prim, **params):
+    """JAX's select_and_scatter_add as lowered on CPU: ``x`` is padded (and dilated) with the
+    identity as real elements; each window's choice starts at its first element and moves on
+    to a later one wherever ``select_prim(chosen, later)`` is false; the window's cotangent is
+    added at the chosen element (dropped when that is padding)."""
+    dtype = get_aval(x).dtype
+    slices = _window_slices(x, _select_identity(select_prim, dtype), **params)
+    best, chosen = slices[0], broadcast_in_dim(np.int32(0), get_aval(ct).shape, ())
+    for k, part in enumerate(slices[1:], 1):
+        move = elementwise.bitwise_not(select_prim.bind(best, part))
+        best = elementwise.select(move, part, best)
+        chosen = elementwise.select(move, broadcast_in_dim(np.int32(k), get_aval(ct).shape, ()),
+                                    chosen)
+    # each offset's share goes back through the transpose of its strided slice: a pad
+    padding, dilation = params["padding"], params["base_dilation"]
+    padded_shape = [n + lo + hi for n, (lo, hi) in
+                    zip(dilate_shape(get_aval(x).shape, dilation), padding)]
+    zero = np.zeros((), get_aval(ct).dtype)
+    total = None
+    for k, (start, limit, strides) in enumerate(_window_slice_bounds(get_aval(x).shape,
+                                                                     **params)):
+        share = elementwise.select(elementwise.eq(chosen, np.int32(k)), ct,
+                                   broadcast_in_dim(zero, get_aval(ct).shape, ()))
+        share = pad(share, zero, [(b, n - e, st - 1) for b, e, n, st in
+                                  zip(start, limit, padded_shape, strides)])
+        total = share if total is None else elementwise.add(total, share)
+    # undo the padding and dilation of x (pad's transpose)
+    unpadded = pad(total, zero, [(-lo, -hi, 0) for lo, hi in padding])
+    return lax_slice(unpadded, (0,) * len(padding), get_aval(unpadded).shape, dilation)
+
+
+def _select_and_gather_add_rule(t, x, *, select_prim, **params):
+    shape = reduce_window_shape_tuple(x.shape, **params)
+    return ShapedArray(shape, t.dtype, t.weak_type)
+
+
+def _select_and_gather_add_lowering(ctx, t, x, **params):
+    closed = trace_to_jaxpr(lambda *a: [_gather_fold(*a, **params)],
+                            [a.update(weak_type=False) for a in ctx.avals_in])
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [t, x])[0]
+
+
+def _select_and_gather_add_jvp(primals, tangents, **params):
+    (t, x), (g, _) = primals, tangents
+    out = select_and_gather_add_p.bind(t, x, **params)
+    if type(g) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, select_and_gather_add_p.bind(g, x, **params)
+
+
+def _select_and_gather_add_transpose(ct, t, x, **params):
+    assert ad.is_undefined_primal(t) and not ad.is_undefined_primal(x)
+    return [_select_and_scatter_add(ct, x, **params), None]
+
+
+def _select_and_gather_add_batching(args, dims, *, select_prim, **params):
+    size = batching.axis_size(args, dims)
+    t, x = (batching.bdim_at_front(a, d, size) for a, d in zip(args, dims))
+    out = select_and_gather_add_p.bind(t, x, select_prim=select_prim,
+                                       **_batched_params(params, 0))
+    return out, 0
+
+
+select_and_gather_add_p = Primitive("select_and_gather_add")
+select_and_gather_add_p.def_abstract_eval(_select_and_gather_add_rule)
+select_and_gather_add_p.def_lowering(_select_and_gather_add_lowering)
+select_and_gather_add_p.def_batching(_select_and_gather_add_batching)
+ad.primitive_jvps[select_and_gather_add_p] = _select_and_gather_add_jvp
+ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
 
 
 # ------------------------------------------------------------------------------------------------
