@@ -25,3 +25,21 @@ def test_softplus_and_leaky_relu_of_integers_are_weak():
     # a float or strong-integer path stays as in JAX: log_sigmoid(int32) is strong float32
     assert not nn.log_sigmoid(i).weak_type
     assert nn.softplus(jnp.array([1.0], jnp.float16)).dtype == np.float16
+
+
+def test_scan_slice_of_weak_xs_is_weak():
+    # s7019-127. JAX traces scan's body with the xs slices' own avals, weak ones included, so a
+    # y passed on (or computed from it with Python scalars) stacks weak, and so does its jacobian:
+    # t3 = jnp.where(jnp.array([True, False]), jnp.array([1, 1], jnp.uint8), -1.5)
+    # lax.scan(lambda c, y: (c, y * 2), x, t3)[1], jax.jacfwd(...)(x), JAX 0.10.2:
+    # Array([2., -3.], float32, weak_type=True), zeros (2, 3) float32 weak_type=True
+    t3 = jnp.where(jnp.array([True, False]), jnp.array([1, 1], jnp.uint8), -1.5)
+    x = jnp.ones((3,), jnp.float32)
+    f = lambda x: minijax.lax.scan(lambda c, y: (c, y * 2), x, t3)[1]
+    ys = f(x)
+    assert ys.weak_type
+    np.testing.assert_array_equal(np.asarray(ys), [2.0, -3.0])
+    jac = minijax.jacfwd(minijax.jit(f))(x)
+    assert jac.shape == (2, 3) and jac.weak_type
+    # the carry is unaffected: a strong init stays strong
+    assert not minijax.lax.scan(lambda c, y: (c + y, y), x[0], t3)[0].weak_type

@@ -723,8 +723,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         unroll = length if unroll else 1
     unroll = max(1, int(unroll))
     init_leaves, init_tree = _registry.flatten(init)
-    x_avals = [common.strong(get_aval(x)).update(shape=get_aval(x).shape[1:])
-               for x in xs_leaves]
+    # a slice of a weak xs is weak in the body, as JAX's (so are the ys it passes on)
+    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_leaves]
     in_tree = _registry.flatten((init, xs))[1]
     nk = len(init_leaves)
     for _ in range(2):
