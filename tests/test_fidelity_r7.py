@@ -110,3 +110,17 @@ def test_dead_custom_vjp_tangent_in_a_loop_body_only_lowers():
             jnp.ones((2, 3)), jnp.ones((2, 3, 3)))
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'custom_lin'"):
         minijax.vjp(lambda a: minijax.jvp(_dead_tangent_loop, (a, b), (a, b))[1], a)
+
+
+# --- jnp's binary functions leave same-rank shapes to lax (s7006-113): JAX's promote_shapes
+# only promotes ranks, so jnp.remainder of (0, 2) and (3, 2) is lax's TypeError ("rem got
+# incompatible shapes for broadcasting"), not NumPy's ValueError.
+
+def test_jnp_functions_leave_same_rank_shapes_to_lax():
+    for fn in (jnp.remainder, jnp.fmod, jnp.arctan2, jnp.maximum):
+        with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
+            fn(jnp.zeros((0, 2)), jnp.ones((3, 2)))
+    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+        jnp.remainder(jnp.zeros((2,)), jnp.ones((3, 3)))
+    np.testing.assert_array_equal(jnp.remainder(jnp.arange(6.0).reshape(2, 3), jnp.array([[2.0], [4.0]])),
+                                  [[0, 1, 0], [3, 0, 1]])

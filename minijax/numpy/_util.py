@@ -8,8 +8,9 @@ hand lax operands of ONE dtype and ONE shape (or rank 0), because lax never prom
   ``bf16_array * 2.0`` stays bfloat16 and ``int32_array + 1.5`` becomes float32.
 - ``promote_shapes``: NumPy broadcasting with ``lax.broadcast_in_dim``; rank-0 operands are left
   alone, since every lax elementwise op broadcasts them itself (smaller jaxprs).
-- ``promote_ranks``: for the binary ufuncs, only the ranks are made equal (leading size-1
-  axes); the lax op broadcasts the size-1 axes itself, as JAX's does. ``x / x.sum(-1,
+- ``promote_ranks``: for the binary ufuncs and ``promote_args*`` (JAX's ``promote_shapes``),
+  only the ranks are made equal (leading size-1 axes); the lax op broadcasts the size-1 axes
+  itself, or refuses same-rank shapes with its TypeError, as JAX's does. ``x / x.sum(-1,
   keepdims=True)`` then binds ``div f32[n,k] f32[n,1]``, and its derivative keeps the row
   sums, not an n-by-k copy of them, from the forward pass.
 
@@ -256,17 +257,17 @@ def promote_shapes(*args, name=None):
 
 def promote_args(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes(*args), name=name)
+    return promote_ranks(*promote_dtypes(*args), name=name)
 
 
 def promote_args_inexact(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes_inexact(*args), name=name)
+    return promote_ranks(*promote_dtypes_inexact(*args), name=name)
 
 
 def promote_args_numeric(name, *args):
     check_arraylike(name, *args)
-    return promote_shapes(*promote_dtypes_numeric(*args), name=name)
+    return promote_ranks(*promote_dtypes_numeric(*args), name=name)
 
 
 # ------------------------------------------------------------------------------------------------
