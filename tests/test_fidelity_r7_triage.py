@@ -43,3 +43,34 @@ def test_scan_slice_of_weak_xs_is_weak():
     assert jac.shape == (2, 3) and jac.weak_type
     # the carry is unaffected: a strong init stays strong
     assert not minijax.lax.scan(lambda c, y: (c + y, y), x[0], t3)[0].weak_type
+
+
+def test_slogdet_custom_jvp_and_small_sign():
+    # s7014-32, s7013-259, s7042-142. JAX 0.10.2 differentiates slogdet with a custom rule
+    # (d logabsdet = trace(solve(a, da)), the sign's derivative zero for real matrices) and
+    # takes a 1x1/2x2 sign as jnp.sign of the closed-form determinant. JAX 0.10.2:
+    # jax.jacrev(jax.jit(jnp.linalg.slogdet))(x1): sign block all NaN, logabsdet block NaN but
+    # inf at [1, 2]; jnp.linalg.slogdet(c).sign nan+nanj, logabsdet inf;
+    # jax.jvp(jnp.linalg.slogdet, (a,), (ones,)) and jax.grad(logabsdet)(b) as below
+    inf, nan = np.inf, np.nan
+    x1 = jnp.array([[-0.05, inf, 0.38], [4.2e-45, -0.0, 4.2e-45], [-3.4e38, 0.5, -0.13]],
+                   jnp.float32)
+    sign_j, logdet_j = minijax.jacrev(minijax.jit(jnp.linalg.slogdet))(x1)
+    assert np.isnan(np.asarray(sign_j)).all()
+    expected = np.full((3, 3), nan, np.float32)
+    expected[1, 2] = inf
+    np.testing.assert_array_equal(np.asarray(logdet_j), expected)
+    c = jnp.array([[-3.4e38 + 0j, -inf + 0j], [-0.59 - 0.57j, -0.0 + 0j]], jnp.complex64)
+    sign, logdet = jnp.linalg.slogdet(c)
+    assert np.isnan(complex(sign).real) and np.isnan(complex(sign).imag) and float(logdet) == inf
+    a = jnp.array([[1.0 + 1j, 2.0], [0.5j, -1.0]], jnp.complex64)
+    (s, l), (ds, dl) = minijax.jvp(jnp.linalg.slogdet, (a,), (jnp.ones_like(a),))
+    np.testing.assert_allclose(complex(s), -0.4472136 - 0.8944272j, rtol=1e-6)
+    np.testing.assert_allclose(float(l), 0.804719, rtol=1e-6)
+    np.testing.assert_allclose(complex(ds), -0.80498445 + 0.40249223j, rtol=1e-5)
+    np.testing.assert_allclose(float(dl), 0.2, rtol=1e-5)
+    b = jnp.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]], jnp.float32)
+    np.testing.assert_allclose(
+        np.asarray(minijax.grad(lambda b: jnp.linalg.slogdet(b)[1])(b)),
+        [[0.6111111, -0.22222222, 0.05555556], [-0.22222222, 0.44444445, -0.11111112],
+         [0.05555556, -0.11111112, 0.2777778]], rtol=1e-5)

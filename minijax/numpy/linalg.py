@@ -21,7 +21,7 @@ from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact
 from minijax.numpy.creation import to_array
 from minijax.numpy.indexing_routines import diagonal
-from minijax.numpy.linear_algebra import matmul, outer, tensordot, vecdot
+from minijax.numpy.linear_algebra import matmul, outer, tensordot, trace, vecdot
 from minijax.numpy.manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis
 
 __all__ = [
@@ -182,21 +182,25 @@ def slogdet(a, *, method=None):
     """``SlogdetResult(sign, logabsdet)``: sign 0 and logabsdet -inf for singular matrices.
     As JAX: 1x1 and 2x2 from the closed-form determinant; larger from LU, where any zero
     pivot decides (so an inf pivot beside it gives -inf, not NaN) and, for real matrices,
-    the sign counts the negative pivots instead of dividing by them."""
+    the sign counts the negative pivots instead of dividing by them. Both are differentiated
+    by JAX's custom rule (``d logabsdet = trace(a^-1 da)``), never through the factorization."""
     if method not in (None, "lu", "qr"):  # "qr" gives the same values, here through LU
         raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' "
                          "(`None`), and 'qr'.")
     a = _matrix("slogdet", a, square=True)
-    if a.shape[-1] in (1, 2):
-        d = a[..., 0, 0] if a.shape[-1] == 1 else _det_closed_form(a)
-        mag = math.abs(d)
-        if np.issubdtype(a.dtype, np.complexfloating):
-            # d / |d| rather than sign(d), whose derivative is zero: JAX's rule turns the
-            # sign's phase with the determinant's
-            sign = sorting.where(mag == 0, 0, d / sorting.where(mag == 0, 1, mag).astype(d.dtype))
-        else:
-            sign = math.sign(d)
-        return SlogdetResult(sign.astype(a.dtype), math.real(math.log(mag)))
+    if method != "qr" and a.shape[-1] in (1, 2):
+        return SlogdetResult(*_slogdet_small(a))
+    return SlogdetResult(*_slogdet_lu(a))
+
+
+@custom_jvp
+def _slogdet_small(a):
+    d = a[..., 0, 0] if a.shape[-1] == 1 else _det_closed_form(a)
+    return math.sign(d), math.real(math.log(math.abs(d)))
+
+
+@custom_jvp
+def _slogdet_lu(a):
     lu, piv, _ = lax_linalg.lu(a)
     diag = _diagonal(lu)
     is_zero = reductions.any(diag == 0, axis=-1)
@@ -211,7 +215,36 @@ def slogdet(a, *, method=None):
     sign = sorting.where(is_zero, creation.zeros((), a.dtype), sign * flip)
     logabsdet = reductions.sum(math.log(math.abs(diag)), axis=-1)
     logabsdet = sorting.where(is_zero, creation.full((), -np.inf, logabsdet.dtype), logabsdet)
-    return SlogdetResult(sign, logabsdet)
+    return sign, logabsdet
+
+
+def _slogdet_tangents(sign, ans_dot):
+    """A complex determinant's phase turns with the imaginary part of ``trace(a^-1 da)``; a
+    real sign has zero derivative."""
+    if np.issubdtype(ans_dot.dtype, np.complexfloating):
+        return (ans_dot - math.real(ans_dot).astype(ans_dot.dtype)) * sign, math.real(ans_dot)
+    return creation.zeros_like(sign), ans_dot
+
+
+@_slogdet_small.defjvp
+def _slogdet_small_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    sign, ans = _slogdet_small(x)
+    if x.shape[-1] == 1:
+        ans_dot = g[..., 0, 0] / x[..., 0, 0]
+    else:
+        e, t = (lambda i, j: x[..., i, j]), (lambda i, j: g[..., i, j])
+        ans_dot = (t(0, 0) * e(1, 1) - t(0, 1) * e(1, 0) - t(1, 0) * e(0, 1)
+                   + t(1, 1) * e(0, 0)) / _det_closed_form(x)
+    return (sign, ans), _slogdet_tangents(sign, ans_dot)
+
+
+@_slogdet_lu.defjvp
+def _slogdet_lu_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    sign, ans = _slogdet_lu(x)
+    ans_dot = trace(solve(x, g), axis1=-1, axis2=-2)
+    return (sign, ans), _slogdet_tangents(sign, ans_dot)
 
 
 def _lu_solve(lu, perm, b):
