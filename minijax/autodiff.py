@@ -463,9 +463,12 @@ def _std_basis(leaves):
     sizes = [a.size for a in avals]
     n = sum(sizes)
     # built from iotas, as JAX's jnp.eye: under jit XLA sees an identity (and folds e.g. the
-    # 0 * inf of an off-diagonal entry to 0, as it does for JAX), not an opaque constant
-    eye = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
-                 lax.broadcasted_iota(np.int32, (n, n), 1))
+    # 0 * inf of an off-diagonal entry to 0, as it does for JAX), not an opaque constant.
+    # Converted to the leaves' common dtype before the reshape, as JAX's: XLA folds a multiply
+    # by convert(reshape(eq)) but not by reshape(convert(eq)), so NaN/0 entries follow JAX's
+    eye = lax.convert_element_type(lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+                                          lax.broadcasted_iota(np.int32, (n, n), 1)),
+                                   dtypes.result_type(*leaves))
     out, start = [], 0
     for a, s in zip(avals, sizes):
         piece = lax.slice_in_dim(eye, start, start + s, axis=1)

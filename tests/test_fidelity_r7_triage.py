@@ -74,3 +74,27 @@ def test_slogdet_custom_jvp_and_small_sign():
         np.asarray(minijax.grad(lambda b: jnp.linalg.slogdet(b)[1])(b)),
         [[0.6111111, -0.22222222, 0.05555556], [-0.22222222, 0.44444445, -0.11111112],
          [0.05555556, -0.11111112, 0.2777778]], rtol=1e-5)
+
+
+def test_jacobian_basis_converted_before_reshape():
+    # s7041-31 and 7 more. JAX's basis is jnp.eye in the inputs' common dtype, reshaped per
+    # leaf: XLA folds `convert(eq(iota, iota)) * d` to a select only when no reshape sits
+    # between, so for a non-vector leaf JAX's off-diagonal 0 * NaN stays NaN. JAX 0.10.2:
+    # jax.jit(jax.jacrev(jnp.arcsin))(x).ravel() for x (3, 1), and for x.ravel() (3,)
+    nan = np.nan
+    x = jnp.array([[-0.078], [np.inf], [0.5]], jnp.float32)
+    got = np.asarray(minijax.jit(minijax.jacrev(jnp.arcsin))(x)).ravel()
+    np.testing.assert_allclose(got, [1.0030559, nan, 0, 0, nan, 0, 0, nan, 1.1547005],
+                               rtol=1e-6)
+    got = np.asarray(minijax.jit(minijax.jacrev(jnp.arcsin))(x.ravel())).ravel()
+    np.testing.assert_allclose(got, [1.0030559, 0, 0, 0, nan, 0, 0, 0, 1.1547005], rtol=1e-6)
+    # leaves of two dtypes share a float32 basis, each block in its leaf's dtype:
+    # jax.jit(jax.jacfwd(lambda a, b: a.sum() * jnp.arcsin(b), argnums=(0, 1)))(h, x)
+    h = jnp.array([1.0, 2.0], jnp.float16)
+    da, db = minijax.jit(minijax.jacfwd(lambda a, b: a.sum() * jnp.arcsin(b),
+                                        argnums=(0, 1)))(h, x)
+    assert da.dtype == np.float32 and db.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(da).ravel(), [-0.0780792, -0.0780792, nan, nan,
+                                                        0.5235988, 0.5235988], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(db).ravel(), [3.0091677, 0, 0, nan, nan, nan, 0, 0,
+                                                        3.4641016], rtol=1e-5)
