@@ -98,3 +98,17 @@ def test_jacobian_basis_converted_before_reshape():
                                                         0.5235988, 0.5235988], rtol=1e-5)
     np.testing.assert_allclose(np.asarray(db).ravel(), [3.0091677, 0, 0, nan, nan, nan, 0, 0,
                                                         3.4641016], rtol=1e-5)
+
+
+def test_prod_over_empty_axis_has_materialized_zero_tangent():
+    # s7058-168. JAX's reduce_prod JVP (a product tree of no factors) returns materialized
+    # zeros, so a later sqrt at 0 gives 0 / 0 = NaN where a symbolic zero would skip it:
+    # jax.jvp(lambda x: jnp.std(jnp.prod(x, axis=-1)), (x,), (t,)) with x, t zeros (2, 0),
+    # JAX 0.10.2: (0., nan); the prod's own jvp (ones(2), zeros(2))
+    x = t = jnp.zeros((2, 0), jnp.float32)
+    p, dp = minijax.jvp(lambda x: jnp.prod(x, axis=-1), (x,), (t,))
+    np.testing.assert_array_equal(np.asarray(p), [1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(dp), [0.0, 0.0])
+    s, ds = minijax.jvp(lambda x: jnp.std(jnp.prod(x, axis=-1)), (x,), (t,))
+    assert float(s) == 0.0 and np.isnan(float(ds))
+    assert minijax.grad(lambda x: jnp.std(jnp.prod(x, axis=-1)))(x).shape == (2, 0)

@@ -173,8 +173,8 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     shape = get_aval(x).shape
     kept = _kept_axes(len(shape), axes)
     n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    if n == 0:
-        return ans, ad.Zero.from_primal_value(ans)
+    if n == 0:  # JAX's product tree of no factors has materialized zeros as its tangent
+        return ans, ad.instantiate_zeros(ad.Zero.from_primal_value(ans))
     rows = (n, *(shape[i] for i in kept))  # the reduced axes flattened in front
     _, (t,) = ad.jvp_flat(lambda v: [_product_tree(v)], [reshape(x, rows, axes + kept)],
                           [reshape(g, rows, axes + kept)])
