@@ -8,7 +8,11 @@ import pytest
 
 import minijax as mj
 import minijax.numpy as jnp
-from minijax import lax
+import minijax.scipy.linalg as slinalg
+import minijax.scipy.sparse.linalg as sparse_linalg
+from minijax import lax, random
+from minijax.experimental import checkify
+from minijax.scipy import optimize, special
 from minijax.sharding import Mesh
 from minijax.sharding import PartitionSpec as P
 
@@ -243,3 +247,80 @@ def test_grad_through_vmapped_fori_loop_with_a_replicated_carry():
 
     np.testing.assert_allclose(_loop_smap(body, P()), [1.5572878, 0.72007895, -0.5112783],
                                rtol=1e-5)
+
+
+# minijax's own loops and conditionals (rejection samplers, special functions' series, iterative
+# solvers, checkify's state) type their initial carries as varying as the values their bodies
+# meet, as JAX's library loops pvary theirs, so they pass the carry and branch checks inside
+# shard_map on a varying and on a replicated operand alike, with the values they have outside.
+_A = np.array([0.5, 1.5, 2.5, 3.5], np.float32)
+_M = np.array([[4, 1, 0, 0], [1, 3, 1, 0], [0, 1, 2, 0.5], [0, 0, 0.5, 1]], np.float32)
+
+
+def _checked_loop(a, key):
+    def step(i, c):
+        checkify.check(jnp.all(c > -100.0), "small {}", i)
+        return c / a
+
+    return checkify.checkify(lambda a: lax.fori_loop(0, 2, step, a) + lax.cond(
+        a[0] > 1, jnp.log, lambda x: x, a), errors=checkify.all_checks)(a)[1]
+
+
+_INTERNAL_LOOPS = {
+    "random.gamma": lambda a, key: random.gamma(key, a),
+    "random.beta": lambda a, key: random.beta(key, a, a + 1.0),
+    "random.binomial": lambda a, key: random.binomial(key, 100.0, a / 4.0),
+    "random.multinomial": lambda a, key: random.multinomial(key, 10.0, a / 8.0),
+    "jnp.gcd": lambda a, key: jnp.gcd(12, a.astype(np.int32) + 4),
+    "jnp.searchsorted": lambda a, key: jnp.searchsorted(_A, a * 0.9, method="scan"),
+    "scipy.special.expn": lambda a, key: special.expn(2, a),
+    "scipy.special.expn(n)": lambda a, key: special.expn(a.astype(np.int32) + 1, 0.5),
+    "scipy.special.hyp2f1": lambda a, key: special.hyp2f1(a, 1.0, 2.0, a / 8.0),
+    "scipy.special.hyp2f1(x~1)": lambda a, key: special.hyp2f1(0.5, 1.0, 1.5, 0.95 + a / 100),
+    "scipy.special.betainc": lambda a, key: special.betainc(2.0, 3.0, a / 4.0),
+    "scipy.linalg.polar": lambda a, key: slinalg.polar(_M * a[:1])[0],
+    "scipy.linalg.expm": lambda a, key: slinalg.expm(_M * a[:1] / 4),
+    "scipy.linalg.qr(pivoting)": lambda a, key: slinalg.qr(_M * a, pivoting=True)[1],
+    "scipy.linalg.solve_sylvester": lambda a, key: slinalg.solve_sylvester(_M, _M, _M * a),
+    "sparse.linalg.gmres": lambda a, key: sparse_linalg.gmres(_M, a)[0],
+    "sparse.linalg.bicgstab": lambda a, key: sparse_linalg.bicgstab(_M, a)[0],
+    "optimize.minimize": lambda a, key: optimize.minimize(
+        lambda z: jnp.sum((z - a) ** 2), jnp.zeros(4), method="BFGS").x,
+    "checkify": _checked_loop,
+}
+
+
+@pytest.mark.parametrize("varying", [True, False], ids=["varying", "replicated"])
+@pytest.mark.parametrize("name", list(_INTERNAL_LOOPS))
+def test_internal_loops_type_their_carries(name, varying):
+    f = _INTERNAL_LOOPS[name]
+    key_data = random.key_data(random.key(0))
+
+    def body(a, kd):
+        # a varying operand comes with a varying key (JAX refuses a key less varying than
+        # the arguments of gamma and beta)
+        kd = lax.pcast(kd, "d", to="varying") if varying else kd
+        return f(a, random.wrap_key_data(kd))
+
+    spec = P("d") if varying else P()
+    g = mj.shard_map(body, mesh=mesh(), in_specs=(spec, P()), out_specs=spec, check_vma=True)
+    out = np.asarray(g(np.tile(_A, 4) if varying else _A, key_data))
+    expected = np.asarray(f(jnp.asarray(_A), random.wrap_key_data(key_data)))
+    if varying:  # every device computed the same function of the same values
+        out = out.reshape(4, *expected.shape)
+    np.testing.assert_allclose(out, np.broadcast_to(expected, out.shape), rtol=2e-5, atol=1e-6)
+
+
+def test_a_users_loop_and_cond_still_get_the_type_errors():
+    def loop(a):
+        return lax.fori_loop(0, 2, lambda i, c: c + a, jnp.zeros(4))
+
+    def branches(a):
+        return lax.cond(a[0] > 0, lambda x: x + a, lambda x: x, jnp.zeros(4))
+
+    for body, match in ((loop, "scan body function carry input and carry output must have "
+                               "equal types"),
+                        (branches, "cond branches must have equal output types")):
+        f = mj.shard_map(body, mesh=mesh(), in_specs=P("d"), out_specs=P("d"))
+        with pytest.raises(TypeError, match=match):
+            f(np.tile(_A, 4))

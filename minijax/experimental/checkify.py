@@ -43,6 +43,7 @@ from minijax.core import ClosedJaxpr, Literal, Primitive, get_aval, is_eval_trac
 from minijax.interpreters import ad, batching
 from minijax.interpreters.walk import sub_jaxprs
 from minijax.jitting import jit
+from minijax.lax.control_flow.common import vary_like
 from minijax.lax.indexing import GatherScatterMode
 from minijax.lowering.array import device_put_value
 from minijax.numpy.creation import to_array
@@ -435,6 +436,9 @@ class _Checkifier:
             batch = self.batch_after_eqn(eqn, tuple(state[0].shape))
             if name != "cond":
                 state = _widen(state, batch)
+            # inside shard_map a check may record values that vary over manual axes: the state
+            # enters typed as varying as the operands, so the branches' and the loop's agree
+            state = vary_like(state, ins)
         if name == "cond":
             def branch(b):
                 def run(ops, st):

@@ -20,6 +20,7 @@ from minijax import dtypes
 from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lax.control_flow import while_loop
+from minijax.lax.control_flow.common import vary_like
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import (
     abs,
@@ -138,7 +139,7 @@ def _series(ax, x, a, enabled, mode):
 
     one, zero = _full(a, 1.0), _full(a, 0.0)
     _, _, _, _, total, _, dtotal = while_loop(
-        cond, body, (np.int32(0), enabled, a, one, one, zero, zero))
+        cond, body, vary_like((np.int32(0), enabled, a, one, one, zero, zero), x))
     if mode == _VALUE:
         return div(mul(total, ax), a)
     dlogax_da = sub(log(x), digamma(add(a, const(a, 1.0))))
@@ -190,7 +191,7 @@ def _continued_fraction(ax, x, a, enabled, mode):
     dans = div(neg(mul(ans, dqkm1)), qkm1)
     init = (np.int32(0), enabled, ans, y, z, zero, pkm1, qkm1, pkm2, qkm2,
             zero, dqkm1, zero, zero, dans)
-    vals = while_loop(cond, body, init)
+    vals = while_loop(cond, body, vary_like(init, a))
     ans, dans = vals[2], vals[-1]
     if mode == _VALUE:
         return mul(ans, ax)
@@ -299,7 +300,7 @@ def _betainc_impl(a, b, x):
     # n = 0 has numerator 1 and denominator 0, so the first convergent is 1/(1 + d_1 ...).
     h0 = _full(x, tiny)
     _, _, _, _, fraction = while_loop(
-        cond, body, (np.int32(1), np.bool_(True), h0, _full(x, 0.0), h0))
+        cond, body, vary_like((np.int32(1), np.bool_(True), h0, _full(x, 0.0), h0), a, b))
     # Near a = 0, a * Gamma(a) = Gamma(a + 1) -> 1 keeps the prefactor finite.
     lbeta_small_a = sub(lgamma(b), lgamma(add(a, b)))
     small_a = lt(a, const(a, 2 * float(dtypes.finfo(dtype).tiny)))

@@ -25,6 +25,7 @@ from minijax.autodiff import jvp
 from minijax.core import Tracer
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.families import const
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._ufuncs import _binary, _dtype, _unary, _zero_like, _zeros_like_bool
 from minijax.numpy._util import (
@@ -776,7 +777,7 @@ def gcd(x1, x2):
         safe = jnp.where(b == 0, 1, b)
         return jnp.where(b == 0, a, b), jnp.where(b == 0, 0, remainder(a, safe))
 
-    return lax.while_loop(cond, body, (a, b))[0]
+    return lax.while_loop(cond, body, vary_like((a, b)))[0]
 
 
 def lcm(x1, x2):

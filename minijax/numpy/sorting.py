@@ -16,6 +16,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
@@ -190,7 +191,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
         for i in range(steps):
             state = step(i, state)
         return state[0]
-    return lax.fori_loop(0, steps, step, (lo, hi))[0]
+    return lax.fori_loop(0, steps, step, vary_like((lo, hi), a, v))[0]
 
 
 def _searchsorted_sort(a, v, side, out_dtype):

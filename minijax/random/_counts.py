@@ -14,6 +14,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax import numpy as jnp
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
 from minijax.random._compound import _constrain, _user_dtype
@@ -45,7 +46,7 @@ def _poisson_knuth(data, lam, shape, dtype, max_iters):
 
     k_init = lax.full_like(lam, 0, dtype, shape)
     log_rate_init = lax.full_like(lam, 0, np.float32, shape)
-    k = lax.while_loop(cond_fn, body_fn, (0, k_init, data, log_rate_init))[1]
+    k = lax.while_loop(cond_fn, body_fn, vary_like((0, k_init, data, log_rate_init), lam))[1]
     return (k - 1).astype(dtype)
 
 
@@ -76,7 +77,7 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
 
     k_init = lax.full_like(lam, -1, lam.dtype, shape)
     accepted = lax.full_like(lam, False, np.dtype(bool), shape)
-    k = lax.while_loop(cond_fn, body_fn, (0, k_init, accepted, data))[1]
+    k = lax.while_loop(cond_fn, body_fn, vary_like((0, k_init, accepted, data), lam))[1]
     return k.astype(dtype)
 
 
@@ -141,7 +142,8 @@ def _binomial_inversion(data, count, prob, shape, dtype, max_iters):
 
     num_geom_init = lax.full_like(prob, 0, prob.dtype, shape)
     geom_sum_init = lax.full_like(prob, 0, prob.dtype, shape)
-    k = lax.while_loop(cond_fn, body_fn, (0, num_geom_init, geom_sum_init, data))[1]
+    k = lax.while_loop(cond_fn, body_fn,
+                       vary_like((0, num_geom_init, geom_sum_init, data), count, prob))[1]
     return (k - 1).astype(dtype)
 
 
@@ -182,7 +184,7 @@ def _btrs(data, count, prob, shape, dtype, max_iters):
 
     k_init = lax.full_like(prob, -1, prob.dtype, shape)
     carry = (0, k_init, jnp.full(shape, False, bool), data)
-    return lax.while_loop(cond_fn, body_fn, carry)[1].astype(dtype)
+    return lax.while_loop(cond_fn, body_fn, vary_like(carry, count, prob))[1].astype(dtype)
 
 
 @eager_jit(static_argnames=("shape", "dtype"))
@@ -254,6 +256,6 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     remaining_probs = lax.cumsum(p, 0, reverse=True)
     ratios = p / jnp.where(remaining_probs == 0, 1, remaining_probs)
     keys = _split(data, (ratios.shape[0],))
-    _, counts = lax.scan(draw, n, (ratios, keys), unroll=unroll)
+    _, counts = lax.scan(draw, vary_like(n, ratios, keys), (ratios, keys), unroll=unroll)
     out_dtype = dtypes.default_float_dtype() if dtype is None else dtype
     return jnp.moveaxis(counts, 0, -1).astype(out_dtype)

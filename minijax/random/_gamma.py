@@ -19,6 +19,7 @@ from minijax import lax
 from minijax import numpy as jnp
 from minijax.core import get_aval
 from minijax.custom_derivatives import custom_jvp
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.random._distributions import (
     _as_array,
@@ -65,7 +66,7 @@ def _gamma_one(data, alpha, log_space):
 
         keys = _split(state[0], (3,))
         _, x, v = lax.while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv,
-                                 (keys[1], zero, minus_one))
+                                 vary_like((keys[1], zero, minus_one), c))
         X = lax.mul(x, x)
         V = lax.mul(lax.mul(v, v), v)
         U = _uniform(keys[2], 0.0, 1.0, (), dtype)
@@ -73,7 +74,7 @@ def _gamma_one(data, alpha, log_space):
 
     keys = _split(data, (2,))
     # the initial state makes cond_fn true, so the body runs at least once
-    _, _, V, _ = lax.while_loop(cond_fn, body_fn, (keys[0], zero, one, c_(2)))
+    _, _, V, _ = lax.while_loop(cond_fn, body_fn, vary_like((keys[0], zero, one, c_(2)), alpha))
     if log_space:
         log_samples = lax.neg(_exponential(keys[1], (), dtype))
         log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,

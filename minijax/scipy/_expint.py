@@ -7,6 +7,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
 
@@ -148,7 +149,8 @@ def _expn_series(x, n):
     """The power series, for x <= 1."""
     eps = float(dtypes.finfo(x.dtype).eps)
     psi = -np.euler_gamma - jnp.log(x)
-    psi = lax.fori_loop(1.0, n, lambda i, psi: psi + 1.0 / i, psi)
+    lower, psi = vary_like((1.0, psi), n)
+    psi = lax.fori_loop(lower, n, lambda i, psi: psi + 1.0 / i, psi)
     n1 = jnp.where(n == 1, 2.0, n)
     zero, one = jnp.zeros_like(x), jnp.ones_like(x)
     init = dict(x=x, z=-x, xk=zero, yk=one, pk=one - n,
@@ -163,7 +165,7 @@ def _expn_series(x, n):
         d["t"] = jnp.where(d["ans"] != 0, jnp.abs(d["yk"] / d["ans"]), 1.0)
         return d
 
-    d = lax.while_loop(lambda d: (d["x"] > 0) & (d["t"] > eps), body, init)
+    d = lax.while_loop(lambda d: (d["x"] > 0) & (d["t"] > eps), body, vary_like(init, n))
     return d["z"] ** (n - 1) * psi / jnp.exp(lax.lgamma(n)) - d["ans"]
 
 
@@ -194,7 +196,8 @@ def _expn_continued_fraction(x, n):
             d[key] = jnp.where(is_big, d[key] / big, d[key])
         return d
 
-    d = lax.while_loop(lambda d: (d["x"] > d["k"] * 0) & (d["t"] > eps), body, init)
+    d = lax.while_loop(lambda d: (d["x"] > d["k"] * 0) & (d["t"] > eps), body,
+                       vary_like(init, n))
     return d["ans"] * jnp.exp(-x)
 
 

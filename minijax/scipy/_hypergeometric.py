@@ -8,6 +8,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
 from minijax.scipy.special import gamma
@@ -38,7 +39,7 @@ def _sum_series(first, ratio, weight=None, start=None):
         total, k, term = state
         return (k < _MAX_TERMS) & (jnp.abs(term) / jnp.abs(total) > eps)
 
-    return lax.while_loop(cond, body, (init_sum, one, first))[0]
+    return lax.while_loop(cond, body, vary_like((init_sum, one, first)))[0]
 
 
 # --- 1F1(a; b; x) ------------------------------------------------------------------------------
@@ -110,7 +111,8 @@ def _hyp2f1_terminal(a, b, c, x):
         return total + term, term
 
     one = jnp.ones_like(x)
-    return lax.fori_loop(jnp.ones_like(a), a + 1, body, (one, one))[0]
+    lower, init = vary_like((jnp.ones_like(a), (one, one)), b, c)
+    return lax.fori_loop(lower, a + 1, body, init)[0]
 
 
 def _hyp2f1_series(a, b, c, x):
@@ -124,7 +126,8 @@ def _hyp2f1_series(a, b, c, x):
         total, k, term = state
         return (k < _MAX_TERMS) & (jnp.abs(term) > rtol * jnp.abs(total))
 
-    return lax.while_loop(cond, body, (jnp.zeros_like(x), jnp.ones_like(x), jnp.ones_like(x)))[0]
+    init = (jnp.zeros_like(x), jnp.ones_like(x), jnp.ones_like(x))
+    return lax.while_loop(cond, body, vary_like(init, a, b, c))[0]
 
 
 def _hyp2f1_digamma_transform(a, b, c, x):
@@ -155,7 +158,7 @@ def _hyp2f1_digamma_transform(a, b, c, x):
         p = p * s * (a + t + d1) / (t + 1.0) * (b + t + d1) / (t + 1.0 + e)
         return p, q, t + 1.0, y + q
 
-    _, _, _, y = lax.while_loop(cond, body, (p, y, jnp.ones_like(x), y))
+    _, _, _, y = lax.while_loop(cond, body, vary_like((p, y, jnp.ones_like(x), y), a, b, c))
 
     def with_finite_sum(y):
         def for_body(i, state):
@@ -166,7 +169,8 @@ def _hyp2f1_digamma_transform(a, b, c, x):
             return p, t, y1 + p
 
         one = jnp.ones_like(x)
-        y1 = lax.fori_loop(1, ard, for_body, (one, jnp.zeros_like(x), one))[-1]
+        lower, init = vary_like((1, (one, jnp.zeros_like(x), one)), a, b, c)
+        y1 = lax.fori_loop(lower, ard, for_body, init)[-1]
         gc = gamma(c)
         y1 = y1 * gamma(e) * gc / (gamma(a + d1) * gamma(b + d1))
         y = y * gc / (gamma(a + d2) * gamma(b + d2))

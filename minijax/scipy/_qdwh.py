@@ -32,6 +32,7 @@ from minijax import lax
 from minijax import numpy as jnp
 from minijax.jitting import jit
 from minijax.lax import linalg as lax_linalg
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy import linalg as jnp_linalg
 
 _QR_WHILE_C_ABOVE = 100.0
@@ -112,7 +113,7 @@ def _iterate(x, max_iterations, eps):
         return k + 1, new, jnp_linalg.norm(new - u)
 
     k, u, moved = lax.while_loop(keep_going, body,
-                                 (jnp.array(0, np.int32), u, jnp.array(np.inf, real)))
+                                 vary_like((jnp.array(0, np.int32), u, jnp.array(np.inf, real))))
     # One Newton-Schulz step, u (3 I - u^H u) / 2, restores orthonormality to working
     # accuracy at the cost of two products.
     u = 1.5 * u - 0.5 * _matmul(u, _matmul(_adjoint(u), u))

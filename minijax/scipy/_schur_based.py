@@ -19,6 +19,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.jitting import jit
 from minijax.lax import linalg as lax_linalg
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._util import promote_dtypes_inexact
 
 __all__ = ["funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
@@ -104,7 +105,7 @@ def _rsf2csf_2d(T, Z):
         Z = _dot(Z, _H(G))
         return T.at[m, m - 1].set(0), Z
 
-    return lax.fori_loop(0, n - 1, step, (T, Z))
+    return lax.fori_loop(0, n - 1, step, vary_like((T, Z)))
 
 
 @partial(jit, static_argnames=("check_finite",))
@@ -221,7 +222,7 @@ def _sylvester_triangular(R, S, F):
                                         lower=False)[:, 0]
         return Y.at[:, k].set(y), None
 
-    Y, _ = lax.scan(column, jnp.zeros((m, n), R.dtype), jnp.arange(n))
+    Y, _ = lax.scan(column, vary_like(jnp.zeros((m, n), R.dtype), R, S, F), jnp.arange(n))
     return Y
 
 

@@ -20,6 +20,7 @@ from minijax import numpy as jnp
 from minijax.autodiff import jvp
 from minijax.jitting import jit
 from minijax.lax import linalg as lax_linalg
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy._util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 from minijax.scipy._qdwh import qdwh
@@ -292,7 +293,7 @@ def _pivoted_qr(a, full_matrices):
             resid = resid - v[:, None] * proj[None, :]
             return resid, perm
 
-        _, perm = lax.fori_loop(0, k, step, (a, jnp.arange(n, dtype=np.int32)))
+        _, perm = lax.fori_loop(0, k, step, vary_like((a, jnp.arange(n, dtype=np.int32))))
         return perm
 
     perm = jnp.vectorize(one, signature="(m,n)->(n)")(a)

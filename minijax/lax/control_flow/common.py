@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 
+from minijax import core
 from minijax.core import ClosedJaxpr, Jaxpr, pp_jaxpr
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import trace_open
 from minijax.source_info import with_user_line
-from minijax.tree_util import _registry, keystr, tree_flatten_with_path
+from minijax.tree_util import _registry, keystr, tree_flatten, tree_flatten_with_path, tree_leaves
 
 # ------------------------------------------------------------------------------------------------
 # Tracing user functions
@@ -53,6 +53,16 @@ def trace_user_fun(fun, in_tree, in_avals):
 
     jaxpr, consts = trace_open(flat, list(in_avals))
     return ClosedJaxpr(jaxpr, []), consts, out_trees[0]
+
+
+def vary_like(tree, *refs):
+    """``tree`` with every leaf cast (pvary) to the manual axes that any leaf of ``tree`` or
+    ``refs`` varies over inside ``shard_map`` (unchanged outside one). minijax's own loops type
+    their initial carries (and conditionals their branch outputs) with it, as JAX's library
+    loops pvary theirs, so the body's output carry has the input carry's type."""
+    leaves, treedef = tree_flatten(tree)
+    out = core.insert_pvary((*leaves, *tree_leaves(refs)))
+    return treedef.unflatten(out[:len(leaves)])
 
 
 def type_str(avals):
@@ -99,21 +109,10 @@ def _carry_list(items):
 _SCAN_VMA_DOC = ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
                  "information.\n\n")
 
-# minijax's own modules: their loops and conditionals are internal steps (a gamma sampler's
-# rejection loop), whose carries may gain manual axes; only user functions get JAX's checks.
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
 def _unwrap(fun):
     while isinstance(fun, functools.partial):
         fun = fun.func
     return inspect.unwrap(fun)
-
-
-def is_user_fun(fun):
-    """Whether ``fun`` (or the function it wraps, ``__wrapped__``) is not minijax's own."""
-    code = getattr(_unwrap(fun), "__code__", None)
-    return code is None or not os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep)
 
 
 def _paths(tree):
@@ -123,7 +122,7 @@ def _paths(tree):
 def check_carry_vma(name, body_fun, tree, in_avals, out_avals):
     """JAX's TypeError for a loop carry whose varying manual axes (inside ``shard_map``) the
     body changes; JAX pvarys no carry itself. Carries equal in shape and dtype come here."""
-    if all(a.vma == b.vma for a, b in zip(in_avals, out_avals)) or not is_user_fun(body_fun):
+    if all(a.vma == b.vma for a, b in zip(in_avals, out_avals)):
         return
     try:
         carry_name = list(inspect.signature(body_fun, follow_wrapped=False).parameters)[0]
@@ -165,8 +164,7 @@ def _sourceinfo(fun):
 def check_branch_vma(api_name, name1, name2, f1, f2, tree, avals1, avals2):
     """JAX's TypeError for branches whose outputs (equal in shape and dtype) differ in their
     varying manual axes inside ``shard_map``; JAX pvarys no branch output itself."""
-    if all(a.vma == b.vma for a, b in zip(avals1, avals2)) or not (
-            is_user_fun(f1) or is_user_fun(f2)):
+    if all(a.vma == b.vma for a, b in zip(avals1, avals2)):
         return
     paths = _paths(tree)
     at = lambda p: f" at path {p}" if p else ""  # noqa: E731

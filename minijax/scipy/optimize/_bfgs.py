@@ -11,6 +11,7 @@ import numpy as np
 from minijax import lax
 from minijax import numpy as jnp
 from minijax.autodiff import value_and_grad
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy import linalg as jnp_linalg
 from minijax.scipy.optimize._line_search import line_search
 
@@ -77,7 +78,7 @@ def minimize_bfgs(fun: Callable, x0, maxiter: int | None = None, norm=np.inf,
                               k=state.k + 1, x_k=x_kp1, f_k=ls.f_k, g_k=ls.g_k, H_k=H_kp1,
                               old_old_fval=state.f_k)
 
-    state = lax.while_loop(cond_fun, body_fun, state)
+    state = lax.while_loop(cond_fun, body_fun, vary_like(state))
     status = jnp.where(state.converged, 0,
                        jnp.where(state.k == maxiter, 1,
                                  jnp.where(state.failed, 2 + state.line_search_status, -1)))

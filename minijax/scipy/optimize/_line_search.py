@@ -12,6 +12,7 @@ import numpy as np
 from minijax import lax
 from minijax import numpy as jnp
 from minijax.autodiff import value_and_grad
+from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._util import promote_dtypes_inexact
 
 _dot = partial(jnp.dot, precision=lax.Precision.HIGHEST)
@@ -128,7 +129,7 @@ def _zoom(restricted_func_and_grad, wolfe_one, wolfe_two, a_lo, phi_lo, dphi_lo,
         return state._replace(failed=state.failed | (state.j >= 30))
 
     return lax.while_loop(
-        lambda state: (~state.done) & (~pass_through) & (~state.failed), body, state)
+        lambda state: (~state.done) & (~pass_through) & (~state.failed), body, vary_like(state))
 
 
 class _LineSearchState(NamedTuple):
@@ -227,7 +228,8 @@ def line_search(f, xk, pk, old_fval=None, old_old_fval=None, gfk=None, c1=1e-4, 
         return state._replace(i=state.i + 1, a_i1=a_i, phi_i1=phi_i, dphi_i1=dphi_i)
 
     state = lax.while_loop(
-        lambda state: (~state.done) & (state.i <= maxiter) & (~state.failed), body, state)
+        lambda state: (~state.done) & (state.i <= maxiter) & (~state.failed), body,
+        vary_like(state, xk, pk))
 
     status = jnp.where(state.failed, jnp.array(1),  # zoom failed
                        jnp.where(state.i > maxiter, jnp.array(3), jnp.array(0)))

@@ -21,6 +21,7 @@ from minijax import lax
 from minijax import numpy as jnp
 from minijax.autodiff import linear_transpose, vjp
 from minijax.custom_derivatives import closure_convert, custom_vjp
+from minijax.lax.control_flow.common import vary_like
 from minijax.tree_util import tree_flatten, tree_leaves, tree_map
 
 __all__ = ["bicgstab", "cg", "gmres"]
@@ -81,7 +82,8 @@ def _cg_iterate(mv, pc, b, x0, tol, atol, mv_consts, pc_consts, *, maxiter):
         gamma_next = jnp.real(_dot(r, z)).astype(b.dtype)
         return x, r, z + (gamma_next / gamma) * p, gamma_next, k + 1
 
-    return lax.while_loop(cond, body, (x0, r, z, gamma, 0))[0]
+    state = vary_like((x0, r, z, gamma, 0), b, mv_consts, pc_consts)
+    return lax.while_loop(cond, body, state)[0]
 
 
 def _bicgstab_iterate(mv, pc, b, x0, tol, atol, mv_consts, pc_consts, *, maxiter):
@@ -116,7 +118,7 @@ def _bicgstab_iterate(mv, pc, b, x0, tol, atol, mv_consts, pc_consts, *, maxiter
 
     zeros = jnp.zeros_like(b)
     state = (x0, r0, zeros, zeros, one, one, one, jnp.array(False), 0)
-    return lax.while_loop(cond, body, state)[0]
+    return lax.while_loop(cond, body, vary_like(state, b, mv_consts, pc_consts))[0]
 
 
 def _gmres_cycle(A, M, x, b, restart, bound, incremental):
@@ -161,9 +163,9 @@ def _gmres_cycle(A, M, x, b, restart, bound, incremental):
             V, H = step(j, V, H)
             return j + 1, V, H, least_squares(H)[1]
 
-        _, V, H, _ = lax.while_loop(cond, body, (0, V, H, _sq_norm(r)))
+        _, V, H, _ = lax.while_loop(cond, body, vary_like((0, V, H, _sq_norm(r))))
     else:
-        V, H = lax.fori_loop(0, restart, lambda j, c: step(j, *c), (V, H))
+        V, H = lax.fori_loop(0, restart, lambda j, c: step(j, *c), vary_like((V, H)))
     y, _ = least_squares(H)
     return x + jnp.matmul(y, V[:restart], precision=_HIGHEST)
 
@@ -186,7 +188,8 @@ def _gmres_iterate(mv, pc, b, x0, tol, atol, mv_consts, pc_consts, *, maxiter, r
         x = _gmres_cycle(A, M, x, b, restart, bound, incremental)
         return x, residual(x), k + 1
 
-    return lax.while_loop(cond, body, (x0, residual(x0), 0))[0]
+    state = vary_like((x0, residual(x0), 0), b, mv_consts, pc_consts)
+    return lax.while_loop(cond, body, state)[0]
 
 
 # ------------------------------------------------------------------------------------------------
