@@ -112,3 +112,17 @@ def test_prod_over_empty_axis_has_materialized_zero_tangent():
     s, ds = minijax.jvp(lambda x: jnp.std(jnp.prod(x, axis=-1)), (x,), (t,))
     assert float(s) == 0.0 and np.isnan(float(ds))
     assert minijax.grad(lambda x: jnp.std(jnp.prod(x, axis=-1)))(x).shape == (2, 0)
+
+
+def test_norm_eager_is_one_program():
+    # s7036-178 (its eager part). JAX's jnp.linalg.norm is a jit, so XLA sees sqrt(sum(x*x))
+    # over a length-1 axis whole and 3.4e38 does not overflow: jnp.linalg.norm(x0, axis=1),
+    # JAX 0.10.2 [3.4028235e+38, 3.4028235e+38, 4.2038954e-45] eagerly and under jit
+    x0 = jnp.array([[3.4028234663852886e+38], [-3.4028234663852886e+38], [4.2e-45]],
+                   jnp.float32)
+    expected = np.array([3.4028235e+38, 3.4028235e+38, 4.2038954e-45], np.float32)
+    np.testing.assert_array_equal(np.asarray(jnp.linalg.norm(x0, axis=1)), expected)
+    np.testing.assert_array_equal(
+        np.asarray(minijax.jit(lambda x: jnp.linalg.norm(x, axis=1))(x0)), expected)
+    np.testing.assert_allclose(float(jnp.linalg.norm(jnp.arange(6.0).reshape(2, 3),
+                                                     axis=[0, 1])), 7.4161983, rtol=1e-6)

@@ -414,6 +414,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+@eager_jit(static_argnames=("ord", "axis", "keepdims"))  # one XLA program, as JAX's jit
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's ``norm``: vector norms over one axis, matrix norms over two; with ``axis=None``
     the 2-norm of the flattened array (or the matrix norm ``ord`` of a 2-D array)."""
