@@ -124,3 +124,19 @@ def test_jnp_functions_leave_same_rank_shapes_to_lax():
         jnp.remainder(jnp.zeros((2,)), jnp.ones((3, 3)))
     np.testing.assert_array_equal(jnp.remainder(jnp.arange(6.0).reshape(2, 3), jnp.array([[2.0], [4.0]])),
                                   [[0, 1, 0], [3, 0, 1]])
+
+
+# --- shifts and bitwise_count of bools (JAX's promote_args_numeric: bools become ints first)
+
+def test_shifts_and_bitwise_count_of_bools():
+    b = jnp.array([True, False])
+    for out, dtype, value in [(jnp.left_shift(b, 1), "int32", [2, 0]),
+                              (jnp.right_shift(b, b), "int32", [0, 0]),
+                              (jnp.left_shift(b, jnp.uint8(1)), "uint8", [2, 0]),
+                              (jnp.right_shift(b, jnp.int8(1)), "int8", [0, 0]),
+                              (jnp.bitwise_count(b), "uint8", [1, 0]),
+                              (jnp.bitwise_count(jnp.array([3, -1], jnp.int16)), "uint8", [2, 1])]:
+        assert out.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(out, value)
+    with pytest.raises(TypeError, match="shift_left does not accept dtype bool"):
+        lax.shift_left(b, b)

@@ -16,6 +16,7 @@ from minijax.numpy._util import (
     promote_args_inexact,
     promote_dtypes,
     promote_dtypes_inexact,
+    promote_dtypes_numeric,
     promote_ranks,
 )
 from minijax.numpy.creation import to_array
@@ -45,8 +46,10 @@ def _unary(name, lax_fn_name, inexact=False):
     return eager_jit(fn)
 
 
-def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None):
-    promote = promote_dtypes_inexact if inexact else promote_dtypes
+def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None, numeric=False):
+    """``numeric``: bools are promoted to ints first (JAX's ``promote_args_numeric``)."""
+    promote = (promote_dtypes_inexact if inexact else
+               promote_dtypes_numeric if numeric else promote_dtypes)
 
     def fn(x1, x2, /):
         check_arraylike(name, x1, x2)

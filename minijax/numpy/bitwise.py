@@ -10,7 +10,7 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._ufuncs import _binary, _dtype, _unary
-from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, promote_args
+from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, promote_args_numeric
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -35,7 +35,7 @@ bitwise_not = _unary("bitwise_not", "bitwise_not")
 invert = bitwise_invert = bitwise_not
 
 
-left_shift = _binary("left_shift", "shift_left")
+left_shift = _binary("left_shift", "shift_left", numeric=True)
 
 
 bitwise_left_shift = left_shift
@@ -44,7 +44,7 @@ bitwise_left_shift = left_shift
 @eager_jit
 def right_shift(x1, x2, /):
     """Arithmetic shift for signed integers (sign fill), logical for unsigned ones."""
-    x1, x2 = promote_args("right_shift", x1, x2)
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
     if _dtype(x1).kind == "u":
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
@@ -106,8 +106,8 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 
 
 def bitwise_count(x, /):
-    x = to_array(x)
-    if dtypes.is_int(np.dtype(x.dtype)) and np.dtype(x.dtype).kind == "i":
+    x, = promote_args_numeric("bitwise_count", x)
+    if _dtype(x).kind == "i":
         x = jnp.abs(x)
     out = lax.population_count(x)
     return convert(out, np.uint8)
