@@ -7,7 +7,6 @@ loss and gradients within FP8 tolerance of f32 once the scales have warmed up. T
 ``gpu`` (``MINIJAX_TEST_GPU=1``) checks that XLA makes cuBLASLt FP8 GEMMs of the program.
 """
 
-import functools
 import os
 
 import ml_dtypes
@@ -81,17 +80,13 @@ def test_jaxpr_structure_forward_and_backward():
         assert [a.aval.dtype for a in e.invars] == [np.float32, np.float32]
 
 
-def _exact_f32(test):
-    """Runs ``test`` with f32 matmuls at "highest": a GPU's default is TF32, whose 10-bit
-    operands are not the f32 dequantized values the NumPy references multiply."""
-    @functools.wraps(test)
-    def run():
-        with minijax.default_matmul_precision("highest"):
-            test()
-    return run
+# The NumPy references multiply the dequantized values exactly in f32. On a Hopper GPU, XLA
+# runs these products as cuBLASLt FP8 GEMMs (padded to 16 rows), whose tensor cores accumulate
+# with fewer bits than f32: 1.4e-4 relative off on an H100, with the quantized operands equal
+# bit for bit to NumPy's.
+FP8_GEMM_RTOL = 5e-4 if ON_GPU else 1e-5
 
 
-@_exact_f32
 def test_forward_and_gradients_match_numpy_quantization():
     sx, sw, sg = 0.01, 0.004, 0.02
     f = fp8.autocast(one_matmul, history_length=H)
@@ -99,11 +94,11 @@ def test_forward_and_gradients_match_numpy_quantization():
     xd, wd, gd = _qdq(X, sx, E4M3), _qdq(W, sw, E4M3), _qdq(C, sg, E5M2)
     out, (dx, new_state, dw) = minijax.jit(minijax.value_and_grad(f, argnums=(0, 1, 2)))(
         X, state, W)
-    np.testing.assert_allclose(out, np.sum((xd @ wd) * C), rtol=1e-5)
-    np.testing.assert_allclose(dx, gd @ wd.T, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(dw, xd.T @ gd, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out, np.sum((xd @ wd) * C), rtol=FP8_GEMM_RTOL)
+    np.testing.assert_allclose(dx, gd @ wd.T, rtol=FP8_GEMM_RTOL, atol=1e-6)
+    np.testing.assert_allclose(dw, xd.T @ gd, rtol=FP8_GEMM_RTOL, atol=1e-6)
     # inference: the forward alone, at the state's scales
-    np.testing.assert_allclose(f(X, state, W), np.sum((xd @ wd) * C), rtol=1e-5)
+    np.testing.assert_allclose(f(X, state, W), np.sum((xd @ wd) * C), rtol=FP8_GEMM_RTOL)
     # the quantization is real: f32 differs by more than rounding
     assert abs(float(out) - np.sum((X @ W) * C)) > 1e-4 * abs(np.sum((X @ W) * C))
 
@@ -153,7 +148,6 @@ def test_update_keeps_scale_on_empty_or_nonfinite_history():
     assert float(new["scale"]) == 0.5
 
 
-@_exact_f32
 def test_dead_and_stopped_matmuls_keep_a_usable_state():
     def f(x, w):
         dead = x @ w  # noqa: F841 - never read: not a site
@@ -170,7 +164,7 @@ def test_dead_and_stopped_matmuls_keep_a_usable_state():
     assert sx == pytest.approx(np.abs(X).max() / 448.0)
     expected = (np.sum(_qdq(X, 1.0, E4M3) @ _qdq(W, 1.0, E4M3))  # the stopped site's scale 1
                 + np.sum((_qdq(X, sx, E4M3) @ _qdq(W, sw, E4M3)) * C))
-    np.testing.assert_allclose(minijax.jit(g)(X, state, W), expected, rtol=1e-5)
+    np.testing.assert_allclose(minijax.jit(g)(X, state, W), expected, rtol=FP8_GEMM_RTOL)
 
 
 def _mlp_loss(params, x, y):
