@@ -324,3 +324,23 @@ def test_a_users_loop_and_cond_still_get_the_type_errors():
         f = mj.shard_map(body, mesh=mesh(), in_specs=P("d"), out_specs=P("d"))
         with pytest.raises(TypeError, match=match):
             f(np.tile(_A, 4))
+
+
+def test_pcast_of_a_typed_key_varies_its_data():
+    # JAX 0.10.2 (tests/data/shard_map_vma_r7_jax.py): pcast takes a key<fry> array; the key's
+    # varying axes are its data's, uint32[2]{V:d}
+    seen = {}
+
+    def body(x):
+        k = lax.pcast(random.key(0), "d", to="varying")
+        seen["key"], seen["data"] = k, mj.typeof(random.key_data(k))
+        return random.uniform(random.fold_in(k, lax.axis_index("d")), (2,))
+
+    f = mj.shard_map(body, mesh=mesh(), in_specs=P("d"), out_specs=P("d"))
+    out = f(jnp.arange(8.0))
+    assert isinstance(seen["key"], random.PRNGKeyArray)
+    assert str(seen["data"]) == "u32[2]{V:d}"
+    np.testing.assert_allclose(out, [0.8423141241073608, 0.1823786497116089,
+                                     0.007293820381164551, 0.020891189575195312,
+                                     0.9024494886398315, 0.9122928380966187,
+                                     0.26698946952819824, 0.733950138092041], rtol=1e-6)

@@ -51,7 +51,7 @@ from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import expand_dims, iota, reshape, squeeze, transpose
 from minijax.lowering import collectives
 from minijax.source_info import with_user_line
-from minijax.tree_util import tree_flatten, tree_map, tree_unflatten
+from minijax.tree_util import tree_flatten, tree_map, tree_map_internal, tree_unflatten
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
@@ -297,7 +297,8 @@ def pcast(x, axis_name, *, to):
             raise ValueError(with_user_line(f"Unsupported pcast from={from_}, to={to!r}"))
         return pvary_p.bind(leaf, axes=axes)
 
-    return tree_map(bind, x)
+    # the internal registry: a typed key array's varying axes are those of its uint32 data
+    return tree_map_internal(bind, x)
 
 
 def _chooser_jvp(prim):
