@@ -295,10 +295,16 @@ class _JitCompiled(_compile.Compiled):
         p, exe = self._program, self._executable
         n0 = len(p.closed.consts)
         kept = range(len(p.record.avals)) if p.kept is None else p.kept
+        given = p.placement.in_shardings
+        # As JAX, what propagation chose for an open argument is named on a mesh only when
+        # another argument's sharding names one; else it is XLA's GSPMDSharding.
+        named = p.placement.mesh is None or any(
+            isinstance(s, shd.NamedSharding) for s in given)
         flat = [None] * len(p.record.avals)
         for j, i in enumerate(kept):
-            flat[i] = shd.from_jaxlib(exe.in_shardings[n0 + j], len(exe.in_avals[n0 + j].shape),
-                                      p.placement.mesh)
+            s = exe.in_shardings[n0 + j]
+            flat[i] = (shd.from_jaxlib(s, len(exe.in_avals[n0 + j].shape), p.placement.mesh)
+                       if named or given[j] is not None else shd.GSPMDSharding(s))
         return p.record.in_tree.unflatten(flat)
 
     @property

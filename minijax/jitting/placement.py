@@ -17,10 +17,14 @@ from minijax.lowering.array import Array, default_device
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 
+REPLICATED = "replicated"  # an argument's sharding: replicated over the program's mesh
+
+
 class Placement:
     """``devices`` (partition i on ``devices[i]``), the ``mesh`` the program's annotations name
-    (None: one device, no annotations), and per argument / result leaf its NamedSharding or
-    None (replicated for an argument, left to Shardy's propagation for a result)."""
+    (None: one device, no annotations), and per argument / result leaf its NamedSharding,
+    ``REPLICATED`` (an argument only), or None: left to Shardy's propagation, as JAX leaves an
+    uncommitted argument's; the executable says what it chose and the call places it there."""
 
     __slots__ = ("devices", "mesh", "in_shardings", "out_shardings")
 
@@ -39,7 +43,8 @@ class Placement:
         if self.mesh is None:
             return None, None
         replicated = shd.NamedSharding(self.mesh, shd.PartitionSpec())
-        args = [None] * n_consts + [s or replicated for s in self.in_shardings]
+        args = [None] * n_consts + [replicated if s is REPLICATED else s
+                                    for s in self.in_shardings]
         return args, self.out_shardings
 
 
@@ -90,8 +95,10 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
     errors (default: their paths).
 
     An argument's sharding comes from ``in_shardings``, else from the committed multi-device
-    Array passed (if a NamedSharding), else it is replicated. Outputs without ``out_shardings``
-    are left to Shardy's propagation; the executable says what it chose. Without any sharding
+    Array passed (replicated if not a NamedSharding), else it is left open, as JAX leaves an
+    uncommitted one (an Array committed to one device is resharded like one). Outputs without
+    ``out_shardings`` are left to Shardy's propagation; the executable says what it chose (and
+    the call places open arguments where it chose). Without any sharding
     the program runs on ``device`` (default: the default device). Arguments the program does
     not take have no say, as in JAX: neither their layouts nor their ``in_shardings``.
     """
@@ -100,7 +107,7 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
         in_sh = [in_sh[i] for i in kept]
     kept = range(len(record.leaves)) if kept is None else kept
     out_sh = _result_shardings(closed, out_tree, out_shardings)
-    meshes = [s.mesh for s in in_sh + out_sh if s is not None]
+    meshes = [s.mesh for s in in_sh + out_sh if isinstance(s, shd.NamedSharding)]
     meshes += _constraint_meshes(closed.jaxpr, [])
     if not meshes:
         if device is None and in_shardings is None:
@@ -161,8 +168,10 @@ def _argument_shardings(record, in_shardings):
             g = shd.from_jaxlib(x._sharding, len(aval.shape))
         elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):
             g = x.sharding  # a ShapeDtypeStruct(..., sharding=...) given to lower()
-        if not isinstance(g, shd.NamedSharding):
-            g = None  # SingleDeviceSharding or an opaque layout: replicated, resharded at call
+        if g is None:
+            pass  # open: Shardy chooses, the call places the argument there
+        elif not isinstance(g, shd.NamedSharding):
+            g = REPLICATED  # SingleDeviceSharding or an opaque layout: resharded at call
         else:
             shd.check_divisible(g, aval.shape, f"jit in_shardings for {path} of {aval.str_short()}")
         out.append(g)
