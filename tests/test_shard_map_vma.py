@@ -344,3 +344,25 @@ def test_pcast_of_a_typed_key_varies_its_data():
                                      0.007293820381164551, 0.020891189575195312,
                                      0.9024494886398315, 0.9122928380966187,
                                      0.26698946952819824, 0.733950138092041], rtol=1e-6)
+
+
+def test_vmap_of_a_while_whose_predicate_varies():
+    # JAX 0.10.2 (tests/data/shard_map_vma_r7_jax.py): the predicate varies (it reads x), the
+    # carries do not; each example stops at its own step and the carries keep their
+    # (replicated) types, as JAX selects them in the while's lowering
+    seen = {}
+
+    def body(x):
+        r = mj.vmap(lambda x: lax.while_loop(lambda c: c[1] < x,
+                                             lambda c: (c[0] + 1, c[1] + 1.0), (0, 0.0)))(x)
+        seen["types"] = [mj.typeof(a) for a in r]
+        return r
+
+    f = mj.shard_map(body, mesh=mesh(), in_specs=P("d"), out_specs=P("d"))
+    n, c = f(jnp.arange(8.0))
+    # JAX's ~int32[2], ~float32[2]: weak (Python scalars), not varying
+    assert [(str(a), a.vma, a.weak_type) for a in seen["types"]] == [
+        ("i32[2]", frozenset(), True), ("f32[2]", frozenset(), True)]
+    assert n.dtype == np.int32 and c.dtype == np.float32
+    np.testing.assert_array_equal(n, np.arange(8))
+    np.testing.assert_array_equal(c, np.arange(8.0))

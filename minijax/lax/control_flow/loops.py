@@ -38,7 +38,7 @@ from minijax.interpreters.walk import sub_jaxprs
 from minijax.lax.control_flow import common, ref_writes
 from minijax.lax.control_flow.conditionals import _lower_closed, cond
 from minijax.lax.convert import convert_element_type
-from minijax.lax.elementwise import add, lt, select_n
+from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
@@ -274,7 +274,7 @@ def _while_batching(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
         for n, o in zip(new, carry):
             shape = get_aval(o).shape
             which = broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
-            out.append(select_n(which, o, n))
+            out.append(_carry_select_p.bind(which, o, n))
         return out
 
     cond_any = trace_to_jaxpr(any_cond, cavals + carry_avals)
@@ -285,6 +285,42 @@ def _while_batching(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
 
 
 while_p.def_batching(_while_batching)
+
+
+# The per-example choice of a carry under a batched predicate: ``new`` where ``which``, else
+# ``old``. JAX selects so in the while's lowering, so the carry keeps its type: the
+# predicate's varying manual axes (it may vary where the carry does not) do not enter it, as
+# they would a select_n's.
+_carry_select_p = Primitive("while_carry_select")
+_carry_select_p.own_vma = True
+
+
+@_carry_select_p.def_abstract_eval
+def _carry_select_abstract_eval(which, old, new):
+    assert which.shape == old.shape == new.shape, (which, old, new)
+    return old.update(weak_type=old.weak_type and new.weak_type, vma=_vma(old) | _vma(new))
+
+
+_carry_select_p.def_lowering(lambda ctx, which, old, new: hlo.select(which, new, old))
+
+
+@batching.needs_axis_data
+def _carry_select_batching(axis_data, args, dims):
+    args = [common.to_batched(x, d, True, axis_data.size) for x, d in zip(args, dims)]
+    return _carry_select_p.bind(*args), 0
+
+
+_carry_select_p.def_batching(_carry_select_batching)
+
+
+def _carry_select_transpose(ct, which, old, new):
+    zeros = ad.full_like(ct, 0)
+    return [None,
+            _carry_select_p.bind(which, ct, zeros) if ad.is_undefined_primal(old) else None,
+            _carry_select_p.bind(which, zeros, ct) if ad.is_undefined_primal(new) else None]
+
+
+ad.deflinear(_carry_select_p, _carry_select_transpose)  # linear in old and new
 
 
 # ------------------------------------------------------------------------------------------------
