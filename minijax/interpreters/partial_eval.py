@@ -251,14 +251,16 @@ def _dce_live(eqns, outvars):
     and the variables they read."""
     live = {v for v in outvars if type(v) is Var}
     kept = []
-    for eqn in reversed(eqns):
-        used = [v in live for v in eqn.outvars]
-        if any(used) or eqn.primitive.effectful:
-            rule = dce_rules.get(eqn.primitive)
-            if rule is not None and not all(used):
+    for eqn in reversed(eqns):  # set operations keep it cheap (literals join ``live`` harmlessly)
+        if live.isdisjoint(eqn.outvars) and not eqn.primitive.effectful:
+            continue
+        rule = dce_rules.get(eqn.primitive)
+        if rule is not None:
+            used = [v in live for v in eqn.outvars]
+            if not all(used):
                 eqn = rule(eqn, used)[1]
-            kept.append(eqn)
-            live.update(v for v in eqn.invars if type(v) is Var)
+        kept.append(eqn)
+        live.update(eqn.invars)
     kept.reverse()
     return kept, live
 

@@ -35,18 +35,19 @@ def _dce(jaxpr, used_outputs):
     in ``used_outputs`` (the others dropped), without what they do not need."""
     live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
     eqns = []
+    # one pass per jit: set operations keep it cheap (literals join ``live`` harmlessly)
     for eqn in reversed(jaxpr.eqns):
-        used = [v in live for v in eqn.outvars]
-        if not (any(used) or _has_effects(eqn)):
+        if live.isdisjoint(eqn.outvars) and not _has_effects(eqn):
             continue
-        if eqn.primitive is pjit_p or eqn.primitive is checkpoint_p:
-            eqn = _dce_call(eqn, used)
-        elif eqn.primitive is cond_p:
-            eqn = _dce_cond(eqn, used)
-        elif eqn.primitive in dce_rules:  # the loops: their dead carries go
-            eqn = dce_rules[eqn.primitive](eqn, used)[1]
+        prim = eqn.primitive
+        if prim is pjit_p or prim is checkpoint_p:
+            eqn = _dce_call(eqn, [v in live for v in eqn.outvars])
+        elif prim is cond_p:
+            eqn = _dce_cond(eqn, [v in live for v in eqn.outvars])
+        elif prim in dce_rules:  # the loops: their dead carries go
+            eqn = dce_rules[prim](eqn, [v in live for v in eqn.outvars])[1]
         eqns.append(eqn)
-        live.update(v for v in eqn.invars if type(v) is Var)
+        live.update(eqn.invars)
     eqns.reverse()
     used_consts = [v in live for v in jaxpr.constvars]
     used_invars = [v in live for v in jaxpr.invars]
