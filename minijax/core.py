@@ -202,6 +202,9 @@ class Primitive:
         # cotangents for zero ones, and JAX runs it); others are skipped then.
         self.transpose_zero_cotangents = False
         self.not_differentiable = False  # every output's tangent is zero (ad.defjvp_zero)
+        # Staged by partial evaluation even when every operand is known: a tangent-only op
+        # that cannot run forward (custom_lin), as JAX's linearize stages every tangent op.
+        self.staged_when_known = False
         self.batching = None  # filled by vmap
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them
         # A side effect: dead-code elimination keeps the equation, CSE never merges two.

@@ -693,6 +693,7 @@ def _custom_lin_jvp(*_, **__):
 
 ad.primitive_jvps[custom_lin_p] = _custom_lin_jvp
 custom_lin_p.def_batching(_forward_mode_error)
+custom_lin_p.staged_when_known = True  # a known (e.g. zeros) tangent still cannot run forward
 custom_lin_p.transpose_zero_cotangents = True  # bwd runs, as in JAX, on zero cotangents too
 
 

@@ -140,3 +140,21 @@ def test_shifts_and_bitwise_count_of_bools():
         np.testing.assert_array_equal(out, value)
     with pytest.raises(TypeError, match="shift_left does not accept dtype bool"):
         lax.shift_left(b, b)
+
+
+# --- a custom_vjp function of a value whose tangent is a known zero (s8025-210): JAX's vjp
+# stages the custom_vjp's tangent (custom_lin) and runs its bwd when transposing; minijax's
+# partial evaluation ran custom_lin forward because its operands were known.
+
+def test_custom_vjp_of_a_value_with_a_known_zero_tangent():
+    @minijax.custom_vjp
+    def triple_grad(x):
+        return x
+
+    triple_grad.defvjp(lambda x: (x, None), lambda _, g: (3.0 * g,))
+    x = jnp.array([1.5, -2.0])
+    out, pullback = minijax.vjp(lambda x: triple_grad(lax.integer_pow(x, 0)) + x, x)
+    np.testing.assert_array_equal(out, [2.5, -1.0])
+    np.testing.assert_array_equal(pullback(jnp.ones(2))[0], [1.0, 1.0])
+    g = minijax.grad(lambda x: (triple_grad(lax.integer_pow(x, 0)) * x).sum())(x)
+    np.testing.assert_array_equal(g, [1.0, 1.0])

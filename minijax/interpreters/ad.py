@@ -491,7 +491,9 @@ def backward_pass(jaxpr, consts, args, cts_out):
             env[v] = a
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(v) is Var and v in linear for v in eqn.invars):
+        # custom_lin is a tangent op even on known (zero) tangents: transposed, never run
+        if eqn.primitive.staged_when_known or any(
+                type(v) is Var and v in linear for v in eqn.invars):
             linear_eqns.append(eqn)
             linear.update(eqn.outvars)
         else:
