@@ -158,3 +158,27 @@ def test_custom_vjp_of_a_value_with_a_known_zero_tangent():
     np.testing.assert_array_equal(pullback(jnp.ones(2))[0], [1.0, 1.0])
     g = minijax.grad(lambda x: (triple_grad(lax.integer_pow(x, 0)) * x).sum())(x)
     np.testing.assert_array_equal(g, [1.0, 1.0])
+
+
+# --- sort inside shard_map types each result as its own operand (s8045-25): JAX 0.10.2's sort
+# does not pvary its operands, so argsort's permutation (sorted along an unvarying iota) is
+# unvarying, and a vjp of a function of it takes an unvarying cotangent.
+
+@pytest.mark.devices(2)
+def test_sort_results_keep_their_operands_varying_axes():
+    from minijax.sharding import Mesh, PartitionSpec as P
+    mesh = Mesh(np.array(minijax.devices()[:2]), ("d",))
+    seen = {}
+
+    def f(x):
+        seen["argsort"] = minijax.typeof(jnp.argsort(x)).vma
+        seen["sort"] = minijax.typeof(jnp.sort(x)).vma
+        g = minijax.vjp(lambda x: jnp.power(3.0, jnp.argsort(x)), x)[1]
+        return g(np.ones(x.shape, np.float32))[0]
+
+    out = minijax.shard_map(f, mesh=mesh, in_specs=P("d"), out_specs=P("d"))(jnp.arange(4.0))
+    np.testing.assert_array_equal(out, np.zeros(4))
+    assert seen == {"argsort": frozenset(), "sort": frozenset({"d"})}  # int32[2], float32[2]{V:d}
+    with pytest.raises(ValueError, match="unexpected JAX type"):  # a varying output still checks
+        minijax.shard_map(lambda x: minijax.vjp(jnp.sin, x)[1](np.ones(x.shape, np.float32))[0],
+                          mesh=mesh, in_specs=P("d"), out_specs=P("d"))(jnp.arange(4.0))

@@ -107,6 +107,9 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_abstract_eval(_sort_rule)
 sort_p.def_lowering(_sort_lowering)
+# Inside shard_map each result has its own operand's varying axes (JAX 0.10.2's sort does not
+# pvary its operands): argsort's permutation, sorted along an unvarying iota, is unvarying.
+sort_p.own_vma = True
 
 
 def _sort_batching(args, dims, *, dimension, is_stable, num_keys):
