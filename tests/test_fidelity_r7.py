@@ -182,3 +182,24 @@ def test_sort_results_keep_their_operands_varying_axes():
     with pytest.raises(ValueError, match="unexpected JAX type"):  # a varying output still checks
         minijax.shard_map(lambda x: minijax.vjp(jnp.sin, x)[1](np.ones(x.shape, np.float32))[0],
                           mesh=mesh, in_specs=P("d"), out_specs=P("d"))(jnp.arange(4.0))
+
+
+# --- a value read only by dead code in a cond branch needs no derivative (s8033-158): JAX's
+# cond DCE rule drops branch operands no branch needs, so the linearized while_loop that made
+# the value is dead and never transposed (JAX 0.10.2: [2, 2] and diag(2, 2)).
+
+def test_grad_through_a_value_only_a_dead_branch_equation_reads():
+    def f(x):
+        t = lax.while_loop(lambda ic: ic[0] < 2, lambda ic: (ic[0] + 1, jnp.deg2rad(ic[1])),
+                           (0, x))[1]
+
+        def second(y):
+            jnp.sin(t)  # dead
+            return jnp.reciprocal(y)
+
+        index = jnp.clip(jnp.floor(jnp.sum(t)), -1, 1).astype(jnp.int32)
+        return lax.switch(index, [lambda y: y * 2, second], x)
+
+    x = jnp.array([0.5, 0.25])
+    np.testing.assert_array_equal(minijax.grad(lambda x: f(x).sum())(x), [2.0, 2.0])
+    np.testing.assert_array_equal(minijax.jacrev(f)(x), [[2.0, 0.0], [0.0, 2.0]])

@@ -245,6 +245,8 @@ def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
 # Primitive -> rule(eqn, used_outputs) -> (used_inputs, eqn): the equation computing only the
 # flagged outputs (dropped from its outvars) on the flagged inputs (dropped from its invars),
 # for primitives whose unused outputs can free more than themselves (the loops' carries).
+# A rule with ``runs_when_all_used`` also runs when every output is used (cond: operands that
+# only dead equations of its branches read go).
 dce_rules: dict = {}
 
 
@@ -259,7 +261,7 @@ def _dce_live(eqns, outvars):
         rule = dce_rules.get(eqn.primitive)
         if rule is not None:
             used = [v in live for v in eqn.outvars]
-            if not all(used):
+            if not all(used) or getattr(rule, "runs_when_all_used", False):
                 eqn = rule(eqn, used)[1]
         kept.append(eqn)
         live.update(eqn.invars)

@@ -26,6 +26,7 @@ from minijax.core import ClosedJaxpr, Jaxpr, pp_jaxpr
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import trace_open
+from minijax.interpreters.walk import sub_jaxprs
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten, tree_flatten_with_path, tree_leaves
 
@@ -53,6 +54,28 @@ def trace_user_fun(fun, in_tree, in_avals):
 
     jaxpr, consts = trace_open(flat, list(in_avals))
     return ClosedJaxpr(jaxpr, []), consts, out_trees[0]
+
+
+def effectful(closed):
+    """Whether ``closed`` (nested jaxprs included) holds a side effect: DCE keeps it whole."""
+    return any(e.primitive.effectful or any(effectful(_as_closed(sub))
+                                            for _, sub in sub_jaxprs(e.params))
+               for e in closed.jaxpr.eqns)
+
+
+def _as_closed(j):
+    return j if isinstance(j, ClosedJaxpr) else ClosedJaxpr(j, [])
+
+
+def keep(xs, flags):
+    return [x for x, f in zip(xs, flags) if f]
+
+
+def pruned(closed, used_in):
+    """``closed`` without the invars ``used_in`` does not flag (DCE rules' operands)."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, keep(j.invars, used_in), j.outvars, j.eqns),
+                       closed.consts)
 
 
 def vary_like(tree, *refs):

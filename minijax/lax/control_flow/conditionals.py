@@ -14,10 +14,12 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, get_aval, jaxpr_as_fun, set_current_trace
+from minijax.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, get_aval, jaxpr_as_fun,
+                          set_current_trace)
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
-from minijax.interpreters.partial_eval import dce_jaxpr, partial_eval_jaxpr, trace_to_jaxpr
+from minijax.interpreters.partial_eval import (dce_jaxpr, dce_jaxpr_used, dce_rules,
+                                               partial_eval_jaxpr, trace_to_jaxpr)
 from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
@@ -79,6 +81,29 @@ def _lower_closed(mctx, closed, args):
     closed = dce_jaxpr(closed)
     consts = [ir_constant(np.asarray(c)) for c in closed.consts]
     return lower_jaxpr_body(mctx, closed.jaxpr, consts, list(args))
+
+
+def _cond_dce(eqn, used_outputs):
+    """JAX's DCE rule for cond: each branch computes only the used outputs, and the operands no
+    branch reads then go (the index stays). It runs with every output used too, so a value only
+    a dead equation of some branch read (its tangent, in a linearized program) is not needed."""
+    branches = eqn.params["branches"]
+    if any(common.effectful(b) for b in branches):
+        return [True] * len(eqn.invars), eqn
+    split = [dce_jaxpr_used(b, used_outputs) for b in branches]
+    used_ops = [any(reads[i] for _, reads in split) for i in range(len(eqn.invars) - 1)]
+    if all(used_ops) and all(used_outputs) and all(
+            len(b.jaxpr.eqns) == len(new.jaxpr.eqns) for (new, _), b in zip(split, branches)):
+        return [True] * len(eqn.invars), eqn
+    new_branches = tuple(common.pruned(new, used_ops) for new, _ in split)
+    used_in = [True, *used_ops]
+    return used_in, JaxprEqn(cond_p, common.keep(eqn.invars, used_in),
+                             common.keep(eqn.outvars, used_outputs),
+                             dict(eqn.params, branches=new_branches), eqn.source_info)
+
+
+_cond_dce.runs_when_all_used = True
+dce_rules[cond_p] = _cond_dce
 
 
 # ------------------------------------------------------------------------------------------------

@@ -34,7 +34,6 @@ from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import (
     dce_jaxpr_used, dce_rules, partial_eval_jaxpr, trace_to_jaxpr,
 )
-from minijax.interpreters.walk import sub_jaxprs
 from minijax.lax.control_flow import common, ref_writes
 from minijax.lax.control_flow.conditionals import _lower_closed, cond
 from minijax.lax.convert import convert_element_type
@@ -622,16 +621,6 @@ scan_p.def_batching(_scan_batching)
 # an invalid derivative in a dead carry (a custom_vjp's forward tangent) is never lowered.
 
 
-def _effectful(closed):
-    return any(e.primitive.effectful or any(_effectful(_closed(sub))
-                                            for _, sub in sub_jaxprs(e.params))
-               for e in closed.jaxpr.eqns)
-
-
-def _closed(j):
-    return j if isinstance(j, ClosedJaxpr) else ClosedJaxpr(j, [])
-
-
 def _live_carries(body, n_before, used_carry, used_rest):
     """Fixed point: the carries ``used_carry`` or some live carry needs through ``body``
     (whose invars are (n_before operands, carries, ...) and outvars (carries, rest))."""
@@ -644,46 +633,37 @@ def _live_carries(body, n_before, used_carry, used_rest):
         used_carry = grown
 
 
-def _keep(xs, flags):
-    return [x for x, f in zip(xs, flags) if f]
-
-
-def _pruned(closed, used_in):
-    j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr(j.constvars, _keep(j.invars, used_in), j.outvars, j.eqns),
-                       closed.consts)
-
-
 def _scan_dce(eqn, used_outputs):
     p = eqn.params
     nc, nk, body = p["num_consts"], p["num_carry"], p["jaxpr"]
-    if _effectful(body):
+    if common.effectful(body):
         return [True] * len(eqn.invars), eqn
     used_carry, new_body, used_in = _live_carries(body, nc, used_outputs[:nk], used_outputs[nk:])
     used_in = used_in[:nc] + used_carry + used_in[nc + nk:]  # a live carry stays an input
     used_out = used_carry + list(used_outputs[nk:])
-    params = dict(p, jaxpr=_pruned(new_body, used_in), num_consts=sum(used_in[:nc]),
+    params = dict(p, jaxpr=common.pruned(new_body, used_in), num_consts=sum(used_in[:nc]),
                   num_carry=sum(used_carry))
-    return used_in, JaxprEqn(eqn.primitive, _keep(eqn.invars, used_in),
-                             _keep(eqn.outvars, used_out), params, eqn.source_info)
+    return used_in, JaxprEqn(eqn.primitive, common.keep(eqn.invars, used_in),
+                             common.keep(eqn.outvars, used_out), params, eqn.source_info)
 
 
 def _while_dce(eqn, used_outputs):
     p = eqn.params
     ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
     cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-    if _effectful(cond) or _effectful(body):
+    if common.effectful(cond) or common.effectful(body):
         return [True] * len(eqn.invars), eqn
     _, cond_in = dce_jaxpr_used(cond, [True])
     start = [u or c for u, c in zip(used_outputs, cond_in[ncc:])]  # the predicate's carries
     used_carry, new_body, body_in = _live_carries(body, nbc, start, [])
     body_in = body_in[:nbc] + used_carry
     cond_in = cond_in[:ncc] + used_carry
-    params = dict(p, cond_jaxpr=_pruned(cond, cond_in), body_jaxpr=_pruned(new_body, body_in),
+    params = dict(p, cond_jaxpr=common.pruned(cond, cond_in),
+                  body_jaxpr=common.pruned(new_body, body_in),
                   cond_nconsts=sum(cond_in[:ncc]), body_nconsts=sum(body_in[:nbc]))
     used_in = cond_in[:ncc] + body_in
-    return used_in, JaxprEqn(eqn.primitive, _keep(eqn.invars, used_in),
-                             _keep(eqn.outvars, used_carry), params, eqn.source_info)
+    return used_in, JaxprEqn(eqn.primitive, common.keep(eqn.invars, used_in),
+                             common.keep(eqn.outvars, used_carry), params, eqn.source_info)
 
 
 dce_rules[scan_p] = _scan_dce
