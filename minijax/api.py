@@ -141,8 +141,8 @@ float0 = dtypes.float0  # the dtype of the tangent/cotangent of an integer or bo
 def typeof(x):
     """The abstract value (ShapedArray: shape, dtype, weak type) of an array, tracer, scalar
     or typed key array (dtype ``key<fry>``)."""
-    if isinstance(x, PRNGKeyArray):
-        return ShapedArray(x.shape, x.dtype)
+    if isinstance(x, PRNGKeyArray):  # inside shard_map, its data's varying axes are its own
+        return ShapedArray(x.shape, x.dtype, vma=core.get_aval(x._data).vma)
     return core.get_aval(x)
 
 

@@ -203,3 +203,22 @@ def test_grad_through_a_value_only_a_dead_branch_equation_reads():
     x = jnp.array([0.5, 0.25])
     np.testing.assert_array_equal(minijax.grad(lambda x: f(x).sum())(x), [2.0, 2.0])
     np.testing.assert_array_equal(minijax.jacrev(f)(x), [[2.0, 0.0], [0.0, 2.0]])
+
+
+# --- jax.typeof of a typed key inside shard_map shows its data's varying axes (FINDINGS 151;
+# JAX 0.10.2: key<fry>[] for random.key(0), key<fry>[]{V:d} once pcast to varying)
+
+@pytest.mark.devices(2)
+def test_typeof_of_a_varying_key():
+    from minijax.sharding import Mesh, PartitionSpec as P
+    mesh = Mesh(np.array(minijax.devices()[:2]), ("d",))
+    seen = []
+
+    def f(x):
+        k = minijax.random.key(0)
+        seen.append(minijax.typeof(k).vma)
+        seen.append(minijax.typeof(lax.pcast(k, "d", to="varying")).vma)
+        return x
+
+    minijax.shard_map(f, mesh=mesh, in_specs=P("d"), out_specs=P("d"))(jnp.arange(4.0))
+    assert seen == [frozenset(), frozenset({"d"})]
