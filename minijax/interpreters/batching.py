@@ -263,6 +263,16 @@ def _check_rule_result(prim, outs, expected):
     a cheap check that turns a rule bug into a clear error instead of a wrong program."""
     got = [get_aval(o) for o in outs]
     if got != list(expected):
+        if [a.update(vma=frozenset()) for a in got] == [
+                a.update(vma=frozenset()) for a in expected]:
+            # inside shard_map: e.g. a batched predicate that varies makes a cond's or loop's
+            # batched results vary where the primitive types them unvarying (JAX refuses too)
+            raise ValueError(with_user_line(
+                f"vmap of '{prim.name}' inside shard_map: the batched computation's results "
+                f"have the varying manual axes {[sorted(a.vma) for a in got]} but the "
+                f"primitive's results have {[sorted(a.vma) for a in expected]} (a batched "
+                "operand varies over more axes than the others). Cast the operands with "
+                "`lax.pcast(..., to='varying')` so they vary alike."))
         raise AssertionError(
             f"internal error: the batching rule of '{prim.name}' produced per-example types "
             f"{[a.str_short() for a in got]} (weak: {[a.weak_type for a in got]}) but the "
