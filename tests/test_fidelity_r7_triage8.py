@@ -37,3 +37,32 @@ def test_erf_family_derivatives_round_as_jax_in_half_precision():
     t = minijax.jvp(lax.erf_inv, (xb.astype(jnp.bfloat16),), (jnp.full(4, 0.7, jnp.bfloat16),))[1]
     assert np.asarray(t.astype(jnp.float32)).tolist() == [0.68359375, 0.71484375, 1.0078125,
                                                           0.9296875]
+
+
+def test_vmap_triangular_solve_of_unbatched_a_solves_one_wide_b():
+    # s8041-227. JAX's batching rule folds a batched B into one wider B when A is unbatched,
+    # so grad(vmap(...)) takes its A derivative's cheaper association for that wide B:
+    # a, b as below, w = jnp.linspace(0.5, 1.5, 9).reshape(3, 3, 1)
+    # jax.grad(lambda a, b: jnp.sum(jax.vmap(lambda b: lax.linalg.triangular_solve(a, b,
+    #     left_side=True, lower=True))(b) * w), argnums=(0, 1))(a, b)
+    # JAX 0.10.2: a's gradient [[-1.7214103, 0, 0], [-18.749514, nan, 0], [-21.240726, -inf, inf]]
+    # (b's finite, as below), where solving each column alone gives -inf at [1, 1]
+    a = jnp.asarray([[-2.6339402198791504, -1.0964252948760986, 0.12819606065750122],
+                     [0.8767444491386414, -0.9110104441642761, -0.56047123670578],
+                     [-0.5226723551750183, 0.8469104766845703, 0.047714170068502426]])
+    b = jnp.asarray([[[-0.45073559880256653], [0.1747700423002243], [1.813494086265564]],
+                     [[-0.8714930415153503], [-np.inf], [0.26652559638023376]],
+                     [[-0.9006492495536804], [-0.4398505389690399], [0.23495568335056305]]])
+    w = jnp.linspace(0.5, 1.5, 9).reshape(3, 3, 1)
+    f = lambda a, b: jnp.sum(minijax.vmap(lambda b: lax.linalg.triangular_solve(
+        a, b, left_side=True, lower=True))(b) * w)
+    ga, gb = minijax.grad(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(np.asarray(ga), [[-1.7214103, 0, 0], [-18.749514, np.nan, 0],
+                                                [-21.240726, -np.inf, np.inf]], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(gb).ravel(), [
+        1.3266668, 13.926566, 15.7186, 1.9197066, 20.821243, 23.5779, 2.5127463, 27.715921,
+        31.4372], rtol=1e-5)
+    # the right side folds the batch into B's rows: vmap's out_axes=1 keeps JAX's (1, 3, 3)
+    out = minijax.vmap(lambda b: lax.linalg.triangular_solve(a, b, lower=True), 0, 1)(
+        jnp.swapaxes(b, 1, 2))
+    assert out.shape == (1, 3, 3)

@@ -303,6 +303,20 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conj
 
 
 def _triangular_solve_batching(args, dims, **params):
+    a, b = args
+    if dims[0] is batching.not_mapped:
+        # JAX's fold: an unbatched A solves one wider B (the batch joins B's columns, or rows
+        # on the right side); its derivative then associates as for that wider B
+        if params["left_side"]:
+            b = batching.moveaxis(b, dims[1], b.ndim - 1)
+            flat = (*b.shape[:-2], b.shape[-2] * b.shape[-1])
+            out_dim = b.ndim - 1
+        else:
+            b = batching.moveaxis(b, dims[1], b.ndim - 2)
+            flat = (*b.shape[:-3], b.shape[-3] * b.shape[-2], b.shape[-1])
+            out_dim = b.ndim - 2
+        out = triangular_solve_p.bind(a, reshape(b, flat), **params)
+        return reshape(out, b.shape), out_dim
     size = batching.axis_size(args, dims)
     a, b = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
     return triangular_solve_p.bind(a, b, **params), 0
