@@ -66,3 +66,25 @@ def test_vmap_triangular_solve_of_unbatched_a_solves_one_wide_b():
     out = minijax.vmap(lambda b: lax.linalg.triangular_solve(a, b, lower=True), 0, 1)(
         jnp.swapaxes(b, 1, 2))
     assert out.shape == (1, 3, 3)
+
+
+def test_custom_vjp_bwd_may_return_another_inexact_dtype():
+    # s8037-163 (s8012-30). JAX 0.10.2 lets a custom_vjp's bwd return a cotangent of another
+    # dtype for an inexact input of the same shape (its "temporary dtype exception") and passes
+    # it on as it is; here `3.0 * ct` of a NumPy bfloat16 cotangent is float32:
+    # f = jax.custom_vjp(lambda x, y: x * y)
+    # f.defvjp(lambda x, y: (x * y, (x, y)), lambda r, ct: (3.0 * ct * r[1], ct * r[0]))
+    # x = jnp.zeros(3, jnp.bfloat16); ct = np.linspace(.5, 1.5, 3).astype(jnp.bfloat16)
+    # jax.vjp(f, x, x)[1](ct) -> (Array([0., 0., 0.], float32), Array([0, 0, 0], bfloat16))
+    # jax.vjp(lambda x: f(lax.digamma(x), x), x)[1](ct) -> TypeError:
+    # "lax.mul requires arguments to have the same dtypes, got float32, bfloat16. ..."
+    f = minijax.custom_vjp(lambda x, y: x * y)
+    f.defvjp(lambda x, y: (x * y, (x, y)), lambda r, ct: (3.0 * ct * r[1], ct * r[0]))
+    x = jnp.zeros(3, jnp.bfloat16)
+    ct = np.linspace(0.5, 1.5, 3).astype(jnp.bfloat16)
+    gx, gy = minijax.vjp(f, x, x)[1](ct)
+    assert gx.dtype == np.float32 and gy.dtype == jnp.bfloat16
+    pullback = minijax.vjp(lambda x: f(lax.digamma(x), x), x)[1]
+    with np.testing.assert_raises_regex(TypeError, "lax.mul requires arguments to have the "
+                                        "same dtypes, got float32, bfloat16"):
+        pullback(ct)
