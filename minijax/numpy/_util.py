@@ -29,6 +29,7 @@ from minijax import dtypes, lax
 from minijax.config import config
 from minijax.core import Tracer, WeakScalar, get_aval
 from minijax.lax.convert import _convert_element_type
+from minijax.lax.families import const
 from minijax.lowering.array import Array
 from minijax.source_info import with_user_line
 
@@ -268,6 +269,14 @@ def promote_args_inexact(name, *args):
 def promote_args_numeric(name, *args):
     check_arraylike(name, *args)
     return promote_ranks(*promote_dtypes_numeric(*args), name=name)
+
+
+def lax_const(example, val):
+    """JAX's ``lax._const``: ``val`` in ``example``'s dtype, weak for a weak rank-0 ``example``
+    (or a Python scalar), else a strong NumPy constant, so a weak array meeting it turns strong
+    (``x != 0``, ``x * (pi / 180)`` ... on weak arrays are strong in JAX)."""
+    dtype, weak = dtypes.dtype_of(example)
+    return const(example, val) if weak and np.ndim(example) == 0 else np.array(val, dtype)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -18,10 +18,10 @@ from minijax.numpy._ufuncs import _binary, _dtype, _zeros_like_bool
 from minijax.numpy._util import (
     check_arraylike,
     convert,
+    lax_const,
     promote_args,
     promote_dtypes,
     promote_ranks,
-    promote_shapes,
 )
 from minijax.numpy.creation import to_array
 
@@ -71,8 +71,10 @@ greater_equal = _ordering("greater_equal", "ge")
 
 
 def _to_bool(name, *args):
-    check_arraylike(name, *args)
-    return promote_shapes(*[convert(a, dtypes.bool_) for a in args], name=name)
+    """Promote, then test each operand ``!= 0`` against a JAX-style constant (``lax_const``):
+    a weak scalar operand gives a weak boolean, as in JAX."""
+    return [a if _dtype(a) == dtypes.bool_ else lax.ne(a, lax_const(a, 0))
+            for a in promote_args(name, *args)]
 
 
 @eager_jit
@@ -113,16 +115,14 @@ def isinf(x, /):
     if dtype.kind == "c":
         return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
     if dtypes.is_float(dtype):
-        return lax.eq(lax.abs(x), convert(np.inf, dtype, True))
+        return lax.eq(lax.abs(x), convert(np.inf, dtype))
     return _zeros_like_bool(x, False)
 
 
 @eager_jit
 def isnan(x, /):
     (x,) = promote_args("isnan", x)
-    if dtypes.is_inexact(_dtype(x)):
-        return lax.ne(x, x)
-    return _zeros_like_bool(x, False)
+    return lax.ne(x, x)
 
 
 def iscomplexobj(x):
@@ -180,34 +180,37 @@ def array_equiv(a1, a2):
     return jnp.all(equal(a1, a2))
 
 
-def isposinf(x, /, out=None):
+def _isposneginf(name, infinity, x, out):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+    check_arraylike(name, x)
     x = to_array(x)
-    if dtypes.is_complex(np.dtype(x.dtype)):
-        raise ValueError("isposinf does not support complex inputs")
-    return isinf(x) & ~jnp.signbit(x) if dtypes.is_inexact(np.dtype(x.dtype)) else \
-        jnp.zeros(x.shape, bool)
+    dtype = _dtype(x)
+    if dtypes.is_float(dtype):
+        return lax.eq(x, convert(infinity, dtype))
+    if dtype.kind == "c":
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    return _zeros_like_bool(x, False)
+
+
+def isposinf(x, /, out=None):
+    return _isposneginf("isposinf", np.inf, x, out)
 
 
 def isneginf(x, /, out=None):
-    x = to_array(x)
-    if dtypes.is_complex(np.dtype(x.dtype)):
-        raise ValueError("isneginf does not support complex inputs")
-    return isinf(x) & jnp.signbit(x) if dtypes.is_inexact(np.dtype(x.dtype)) else \
-        jnp.zeros(x.shape, bool)
+    return _isposneginf("isneginf", -np.inf, x, out)
 
 
+@eager_jit
 def isreal(x):
-    x = to_array(x)
-    if dtypes.is_complex(np.dtype(x.dtype)):
-        return jnp.imag(x) == 0
-    return jnp.ones(x.shape, bool)
+    i = jnp.imag(x)
+    return lax.eq(i, lax_const(i, 0))
 
 
+@eager_jit
 def iscomplex(x):
-    x = to_array(x)
-    if dtypes.is_complex(np.dtype(x.dtype)):
-        return jnp.imag(x) != 0
-    return jnp.zeros(x.shape, bool)
+    i = jnp.imag(x)
+    return lax.ne(i, lax_const(i, 0))
 
 
 def isscalar(element):

@@ -32,10 +32,12 @@ from minijax.numpy._util import (
     canonicalize_axis,
     check_arraylike,
     convert,
+    lax_const,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
     promote_dtypes,
+    promote_dtypes_inexact,
     promote_dtypes_numeric,
     promote_shapes,
     to_inexact_dtype,
@@ -50,7 +52,7 @@ __all__ = [
     "logaddexp2", "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
     "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asin", "acos",
     "atan", "atan2", "asinh", "acosh", "atanh", "hypot", "deg2rad", "rad2deg", "degrees",
-    "radians", "floor", "ceil", "round", "around", "trunc", "fix", "rint", "maximum", "minimum",
+    "radians", "floor", "ceil", "round", "around", "trunc", "rint", "maximum", "minimum",
     "clip", "signbit", "real", "imag", "conj", "conjugate", "angle", "diff", "ediff1d", "gradient",
     "cross", "trapezoid", "interp", "gcd", "lcm", "frexp", "ldexp", "modf", "heaviside", "sinc",
     "i0", "nan_to_num", "copysign", "nextafter", "fmax", "fmin", "real_if_close", "spacing",
@@ -275,7 +277,7 @@ arctanh = atanh = _unary("arctanh", "atanh", inexact=True)
 def _log_base(name, base):
     def fn(x, /):
         (x,) = promote_args_inexact(name, x)
-        return lax.div(lax.log(x), lax.log(convert(base, _dtype(x), True)))
+        return lax.div(lax.log(x), lax.log(convert(base, _dtype(x))))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``jnp.{name}``: ``log(x) / log({base})``."
@@ -309,9 +311,9 @@ def logaddexp2(x1, x2, /):
 
 def _wrap_between(x, a):
     """``x`` wrapped into ``[-a, a)``: the phase of a complex logarithm."""
-    a, two_a = convert(a, _dtype(x), True), convert(2 * a, _dtype(x), True)
+    a, two_a = lax_const(x, a), lax_const(x, 2 * a)
     r = lax.rem(lax.add(x, a), two_a)
-    r = lax.select(lax.lt(r, _zero_like(r)), lax.add(r, two_a), r)
+    r = lax.select(lax.lt(r, lax_const(x, 0)), lax.add(r, two_a), r)
     return lax.sub(r, a)
 
 
@@ -323,12 +325,12 @@ def _logaddexp_primal(x1, x2, base2=False):
 
     def log_of_1p(y):
         out = lax.log1p(y)
-        return lax.mul(convert(1 / np.log(2), dt, True), out) if base2 else out
+        return lax.mul(lax_const(amax, 1 / np.log(2)), out) if base2 else out
 
     if dtypes.is_complex(dt):
         # ``amax`` (lax.max orders complex numbers lexicographically) plus
         # ``log1p(exp(x1 + x2 - 2 amax))``, the phase wrapped into [-pi, pi).
-        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, convert(2, dt, True)))
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, lax_const(amax, 2)))
         out = lax.add(amax, log_of_1p(exp(delta)))
         bound = np.pi / np.log(2) if base2 else np.pi
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), bound))
@@ -373,13 +375,6 @@ _logaddexp = _make_logaddexp(base2=False)
 _logaddexp2 = _make_logaddexp(base2=True)
 
 
-def _lax_const(x, value):
-    """JAX's ``lax._const``: weak for a weak rank-0 ``x``, else a strong NumPy constant, which
-    makes hypot's and heaviside's results on weak arrays strong, as JAX's."""
-    dtype, weak = dtypes.dtype_of(x)
-    return const(x, value) if weak and np.ndim(x) == 0 else np.array(value, dtype)
-
-
 @eager_jit
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` scaled by the larger magnitude, so squares cannot overflow."""
@@ -398,19 +393,19 @@ def hypot(x1, x2, /):
         lax.eq(big, _zero_like(big)), big,
         lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.square(ratio)))),
     )
-    return jnp.where(any_inf, _lax_const(out, np.inf), out)
+    return jnp.where(any_inf, lax_const(out, np.inf), out)
 
 
 @eager_jit
 def deg2rad(x, /):
     (x,) = promote_args_inexact("deg2rad", x)
-    return lax.mul(x, const(x, np.pi / 180))
+    return lax.mul(x, lax_const(x, np.pi / 180))
 
 
 @eager_jit
 def rad2deg(x, /):
     (x,) = promote_args_inexact("rad2deg", x)
-    return lax.mul(x, const(x, 180 / np.pi))
+    return lax.mul(x, lax_const(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -444,9 +439,6 @@ def trunc(x, /):
     return lax.select(lax.lt(x, _zero_like(x)), lax.ceil(x), lax.floor(x))
 
 
-fix = trunc
-
-
 @eager_jit(static_argnames=("decimals",))
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """Round half to even (NumPy's rule), to ``decimals`` places (negative: tens, hundreds)."""
@@ -478,7 +470,7 @@ def _round_float(x, decimals):
     dtype = _dtype(x)
     if dtype == np.float16:
         x = convert(x, np.float32)
-    factor = convert(10.0**decimals, _dtype(x), True)
+    factor = lax_const(x, 10.0**decimals)
     out = lax.div(lax.round(lax.mul(x, factor), even), factor)
     return convert(out, dtype) if dtype == np.float16 else out
 
@@ -488,7 +480,11 @@ around = round
 
 @eager_jit
 def rint(x, /):
-    (x,) = promote_args_inexact("rint", x)
+    """Integers and bools convert to the default float (strong: an explicit conversion)."""
+    check_arraylike("rint", x)
+    x = to_array(x)
+    if _dtype(x).kind in "biu":
+        return convert(x, dtypes.default_float_dtype())
     return round(x)
 
 
@@ -531,7 +527,7 @@ def signbit(x, /):
     (x,) = promote_args("signbit", x)
     dtype = _dtype(x)
     if dtype.kind == "i":
-        return lax.lt(x, _zero_like(x))
+        return lax.lt(x, convert(0, dtype))
     if dtype.kind in "ub":
         return _zeros_like_bool(x, False)
     if dtype.kind == "c":
@@ -568,12 +564,17 @@ def conjugate(x, /):
 conj = conjugate
 
 
+@eager_jit(static_argnames=("deg",))
 def angle(z, deg=False):
-    (z,) = promote_args_inexact("angle", z)
-    if _dtype(z).kind == "c":
-        out = lax.atan2(lax.imag(z), lax.real(z))
-    else:
-        out = lax.atan2(_zero_like(z), z)
+    """``atan2(imag, real)``; integer parts, and a rank-0 real float, convert (strong) to the
+    default float first, as in JAX."""
+    check_arraylike("angle", z)
+    z = to_array(z)
+    re, im = real(z), imag(z)
+    if not dtypes.is_inexact(_dtype(re)) or (dtypes.is_float(_dtype(z)) and z.ndim == 0):
+        re = convert(re, dtypes.default_float_dtype())
+        im = convert(im, dtypes.default_float_dtype())
+    out = lax.atan2(im, re)
     return rad2deg(out) if deg else out
 
 
@@ -761,31 +762,37 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 # Rational and floating-point routines, special functions
 
 
+def _gcd_cond(state):
+    return jnp.any(state[1] != 0)
+
+
+def _gcd_body(state):
+    """JAX's Euclid step (XLA's integer ``rem`` by 0 is defined, and masked here); its zero is
+    ``lax_const``, so the loop over a weak array turns strong, as JAX's."""
+    a, b = state
+    a, b = jnp.where(b != 0, b, a), jnp.where(b != 0, lax.rem(a, b), lax_const(b, 0))
+    return jnp.where(a < b, b, a), jnp.where(a < b, a, b)
+
+
 def gcd(x1, x2):
     """Euclid's algorithm in a ``while_loop`` over the whole (broadcast) array."""
-    x1, x2 = promote_args("gcd", x1, x2)
-    x1, x2 = jnp.broadcast_arrays(to_array(x1), to_array(x2))
-    if not dtypes.is_int(np.dtype(x1.dtype)):
+    check_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(to_array(x1), to_array(x2))
+    if not dtypes.is_int(_dtype(x1)):
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
-    a, b = abs(x1), abs(x2)
-
-    def cond(state):
-        return jnp.any(state[1] != 0)
-
-    def body(state):
-        a, b = state
-        safe = jnp.where(b == 0, 1, b)
-        return jnp.where(b == 0, a, b), jnp.where(b == 0, 0, remainder(a, safe))
-
-    return lax.while_loop(cond, body, vary_like((a, b)))[0]
+    x1, x2 = jnp.broadcast_arrays(x1, x2)
+    return lax.while_loop(_gcd_cond, _gcd_body, vary_like((abs(x1), abs(x2))))[0]
 
 
 def lcm(x1, x2):
-    x1, x2 = promote_args("lcm", x1, x2)
-    x1, x2 = to_array(x1), to_array(x2)
-    g = gcd(x1, x2)
-    safe = jnp.where(g == 0, 1, g)
-    return jnp.where(g == 0, 0, abs(multiply(x1 // safe, x2)))
+    check_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(to_array(x1), to_array(x2))
+    x1, x2 = abs(x1), abs(x2)
+    if not dtypes.is_int(_dtype(x1)):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    safe = jnp.where(d == 0, lax_const(d, 1), d)
+    return jnp.where(d == 0, lax_const(d, 0), multiply(x1, floor_divide(x2, safe)))
 
 
 def frexp(x):
@@ -819,10 +826,10 @@ def frexp(x):
 
 def ldexp(x1, x2):
     check_arraylike("ldexp", x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)
+    if dtypes.is_complex(_dtype(x1)) or dtypes.is_inexact(_dtype(x2)):  # JAX's check and words
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
     x1 = _inexact(x1)
-    x2 = to_array(x2)
-    if not dtypes.is_int(np.dtype(x2.dtype)):
-        raise ValueError(f"ldexp exponent must be an integer, got {x2.dtype}")
     # two steps keep 2**e finite for exponents near the range ends
     e = convert(x2, x1.dtype)
     half = floor(e / 2)
@@ -830,7 +837,10 @@ def ldexp(x1, x2):
 
 
 def modf(x, /, out=None):
-    x = _inexact(x)
+    check_arraylike("modf", x)
+    (x,) = promote_dtypes_inexact(to_array(x))
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
     whole = trunc(x)
     return x - whole, whole
 
@@ -838,7 +848,7 @@ def modf(x, /, out=None):
 def heaviside(x1, x2):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     x1 = to_array(x1)  # a Python scalar arrives as a WeakScalar, which has no comparisons
-    zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
+    zero, one = lax_const(x1, 0), lax_const(x1, 1)
     # lax's comparisons, as JAX's: they refuse complex operands
     return jnp.where(lax.lt(x1, zero), zero,
                      jnp.where(lax.gt(x1, zero), one, jnp.where(x1 != x1, x1, x2)))
@@ -849,10 +859,11 @@ def sinc(x):
     """sin(pi x) / (pi x) with a safe denominator; at 0 the Maclaurin series, whose custom JVP
     gives every derivative there. JAX's formula, op for op: its rounding is JAX's, also in
     second derivatives, where the quotient's terms cancel near 0."""
-    x = _inexact(x)
-    eq0 = lax.eq(x, const(x, 0))
-    pi_x = lax.mul(const(x, np.pi), x)
-    safe_pi_x = jnp.where(eq0, const(x, 1), pi_x)
+    check_arraylike("sinc", x)
+    (x,) = promote_dtypes_inexact(to_array(x))
+    eq0 = lax.eq(x, lax_const(x, 0))
+    pi_x = lax.mul(lax_const(x, np.pi), x)
+    safe_pi_x = jnp.where(eq0, lax_const(x, 1), pi_x)
     return jnp.where(eq0, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
@@ -875,8 +886,8 @@ def _sinc_maclaurin_jvp(k, primals, tangents):
 def i0(x):
     """Modified Bessel function of order 0: ``exp(|x|) * i0e(|x|)``, as JAX (its rounding), with
     JAX's derivative: zero at 0, where ``|x|``'s derivative would be the sign of zero."""
-    x = _inexact(x)
-    if dtypes.is_complex(x.dtype):
+    (x,) = promote_args_inexact("i0", x)
+    if dtypes.is_complex(_dtype(x)):
         raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")  # JAX's words
     return _i0(x)
 

@@ -22,6 +22,7 @@ from minijax.numpy._util import (
     canonicalize_axis,
     check_arraylike,
     convert,
+    lax_const,
     to_inexact_dtype,
 )
 from minijax.numpy.creation import to_array
@@ -263,7 +264,9 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
 @eager_jit(static_argnames=('axis', 'keepdims'))
 def count_nonzero(a, axis=None, keepdims=False):
     check_arraylike("count_nonzero", a)
-    nonzero = convert(to_array(a), dtypes.bool_)
+    a = to_array(a)
+    # ``!= 0`` (JAX's): a complex value with only an imaginary part is nonzero
+    nonzero = lax.ne(a, lax_const(a, 0))
     return sum(nonzero, axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
@@ -334,8 +337,11 @@ def _cumulative(name, lax_fn, a, axis, dtype, out):
     _no_out(out, name)
     check_arraylike(name, a)
     a = to_array(a)
-    if axis is None:
+    # JAX ravels a weak rank-0 input (its ``_isscalar``) even when given an axis: then axis 0
+    # (or -1) of a 0-d weak value is valid, while a strong 0-d array refuses it.
+    if axis is None or (a.ndim == 0 and a.weak_type):
         a = lax.reshape(a, (a.size,))
+    if axis is None:
         axis = 0
     axis = canonicalize_axis(axis, a.ndim)
     result_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else a.dtype

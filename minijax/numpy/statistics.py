@@ -18,7 +18,13 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
-from minijax.numpy._util import canonicalize_axes, check_arraylike, convert, to_inexact_dtype
+from minijax.numpy._util import (
+    canonicalize_axes,
+    check_arraylike,
+    convert,
+    lax_const,
+    to_inexact_dtype,
+)
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -146,11 +152,14 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 # NaN-skipping reductions
 
 
-def _fill_nan(a, value):
+def _fill_nan(a, value, jax_const=False):
+    """NaNs of ``a`` replaced by ``value``; ``jax_const``: the fill is JAX's ``lax._const`` (weak
+    for a weak 0-d ``a``), as JAX's cumulative nan-functions fill."""
     a = to_array(a)
     if not dtypes.is_inexact(np.dtype(a.dtype)):
         return a
-    return jnp.where(jnp.isnan(a), convert(value, a.dtype), a)
+    fill = lax_const(a, value) if jax_const else convert(value, a.dtype)
+    return jnp.where(jnp.isnan(a), fill, a)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -214,11 +223,11 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
-    return jnp.cumsum(_fill_nan(a, 0), axis=axis, dtype=dtype)
+    return jnp.cumsum(_fill_nan(a, 0, jax_const=True), axis=axis, dtype=dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
-    return jnp.cumprod(_fill_nan(a, 1), axis=axis, dtype=dtype)
+    return jnp.cumprod(_fill_nan(a, 1, jax_const=True), axis=axis, dtype=dtype)
 
 
 # ------------------------------------------------------------------------------------------------
