@@ -122,11 +122,17 @@ class ShapedArray(AbstractValue):
         vma = "{V:" + ",".join(sorted(map(str, self.vma))) + "}" if self.vma else ""
         return f"{dtype}[{','.join(map(str, self.shape))}]{vma}"
 
+    def _str_long(self):
+        """JAX's printed type: the dtype's full name (``float32[2]{V:d}``)."""
+        vma = "{V:" + ",".join(sorted(map(str, self.vma))) + "}" if self.vma else ""
+        return f"{dtypes.long_name(self.dtype)}[{','.join(map(str, self.shape))}]{vma}"
+
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short()}{weak})"
+        return f"ShapedArray({self._str_long()}{weak})"
 
-    __str__ = str_short
+    def __str__(self):  # as JAX's: a weak type is marked ``~`` (``~float32[]``)
+        return ("~" if self.weak_type else "") + self._str_long()
 
 
 class WeakScalar:

@@ -391,6 +391,13 @@ _SHORT = {"bool": "bool", "bfloat16": "bf16"}
 
 
 @functools.cache
+def long_name(dtype):
+    """JAX's printed type spelling (``str(jax.typeof(x))``): float32, bfloat16, float0, key<fry>."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
+    return "float0" if np.dtype(dtype) == float0 else np.dtype(dtype).name
+
+
 def short_name(dtype):
     """The jaxpr spelling: f32, i32, u8, bf16, c64, bool, f8_e4m3fn ..."""
     if np.dtype(dtype) == float0:
