@@ -19,9 +19,6 @@ import record_r7_weak  # noqa: E402 - the recorder's own case table
 RECORDED = json.loads((DATA / "r7_weak_jax.json").read_text())
 # eager runs compile every call: only the weakly typed inputs (the point of these tables)
 EAGER_KINDS = ("wf", "wf_arr", "wi", "wf_2d")
-# Known difference: a traced (unhashable) value for angle's static ``deg`` raises
-# ConcretizationTypeError in minijax's jit, ValueError ("Non-hashable static arguments") in JAX.
-KNOWN = {k for k in RECORDED["traced"] if k.startswith("angle|") and "|'x'|" in k}
 
 
 def test_recorded_from_jax_0_10_2():
@@ -40,14 +37,13 @@ def _matches(expected, got):
     return got == expected
 
 
-def _mismatches(expected, got, skip=()):
-    return {k: (expected[k], v) for k, v in got.items()
-            if k not in skip and not _matches(expected[k], v)}
+def _mismatches(expected, got):
+    return {k: (expected[k], v) for k, v in got.items() if not _matches(expected[k], v)}
 
 
 def test_traced_dtype_and_weak_type_as_jax():
     got = record_r7_weak.run(jnp, eval_shape=minijax.eval_shape)
-    assert not _mismatches(RECORDED["traced"], got, KNOWN)
+    assert not _mismatches(RECORDED["traced"], got)
 
 
 def test_eager_dtype_and_weak_type_as_jax():

@@ -24,6 +24,7 @@ import inspect
 from minijax import core
 from minijax.interpreters.partial_eval import DynamicJaxprTrace
 from minijax.jitting import jit
+from minijax.jitting.args import split_static
 
 
 def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True):
@@ -47,6 +48,11 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
             return jitted(*args, **kwargs)
+        if static_argnames:
+            # inlined, but its static options must still hash, as under JAX's jit(inline=True):
+            # a traced value there is JAX's "Non-hashable static arguments" ValueError
+            split_static(*_hashable_static(args, kwargs, static_argnames, static_positions),
+                         static_positions, static_argnames)
         return fn(*args, **kwargs)
 
     wrapper._eager_jitted = jitted
