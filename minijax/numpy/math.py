@@ -285,7 +285,19 @@ def _log_base(name, base):
 
 
 log2 = _log_base("log2", 2.0)
-log10 = _log_base("log10", 10.0)
+
+
+@eager_jit
+def log10(x, /):
+    """``log(x)`` times 1/ln 10 as a strong constant (JAX's formula: ``log10(10)`` is exactly 1,
+    which ``log(x) / log(10)`` misses by an ulp in float32); complex: each part scaled."""
+    (x,) = promote_args_inexact("log10", x)
+    one_over_log10 = np.array(0.4342944819032518, dtypes.finfo(_dtype(x)).dtype)
+    r = lax.log(x)
+    if _dtype(x).kind == "c":
+        return lax.complex(lax.mul(lax.real(r), one_over_log10),
+                           lax.mul(lax.imag(r), one_over_log10))
+    return lax.mul(r, one_over_log10)
 
 
 @eager_jit
