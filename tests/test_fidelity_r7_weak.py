@@ -56,3 +56,9 @@ def test_eager_dtype_and_weak_type_as_jax():
 def test_out_refused_as_jax(fn):
     with pytest.raises(NotImplementedError):
         fn(jnp.asarray(1.5), jnp.zeros(()))
+
+
+def test_log10_of_powers_of_ten_is_exact_as_jax():
+    # JAX 0.10.2 (log(x) * (1/ln 10)) gives exactly [1, 2, 3, -5]; log(x) / log(10) did not
+    got = jnp.log10(np.array([10, 100, 1000, 1e-5], np.float32))
+    np.testing.assert_array_equal(np.asarray(got), np.float32([1, 2, 3, -5]))
