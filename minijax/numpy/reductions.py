@@ -235,6 +235,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 def _var_dtypes(a_dtype, dtype):
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtype)
+        if dtypes.is_complex(a_dtype) and not dtypes.is_complex(dtype):  # JAX's words
+            raise ValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the "
+                "variance of an array of complex values. The semantics of numpy.var seem "
+                "unclear in this case. Please comment on https://github.com/jax-ml/jax/issues/"
+                "2283 if this behavior is important to you.")
         if not dtypes.is_inexact(dtype):
             raise ValueError(f"dtype argument to jnp.var must be inexact, got {dtype}")
         return _upcast_f16(dtype), dtype

@@ -201,7 +201,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         return jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     dtype = dtype or a.dtype
     total = jnp.nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
-    return total / convert(_nan_count(a, axis, keepdims, where), dtype)
+    # lax.div, as JAX: an integer ``dtype`` gives an integer mean
+    return lax.div(total, convert(_nan_count(a, axis, keepdims, where), dtype))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
