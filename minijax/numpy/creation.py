@@ -149,7 +149,10 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """``a`` as an Array (a no-op for an Array or tracer of that dtype)."""
     if order is not None and order != "K":  # JAX 0.10.2 refuses it for every input
         raise NotImplementedError("Only implemented for order='K'")
-    if is_array(a) and (dtype is None or dtypes.canonicalize_dtype(dtype) == a.aval.dtype):
+    # a named dtype makes the result strong even where it matches (JAX: weak_type only when
+    # dtype is None), so a weak ``a`` goes through ``array``'s conversion
+    if is_array(a) and (dtype is None or (dtypes.canonicalize_dtype(dtype) == a.aval.dtype
+                                          and not a.aval.weak_type)):
         return _place(a, device)
     return array(a, dtype=dtype, copy=False, order=order or "K", device=device)
 
