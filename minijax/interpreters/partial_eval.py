@@ -178,6 +178,25 @@ def hoist_consts(closed):
     return Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns), list(closed.consts)
 
 
+def inline_consts(closed):
+    """``closed`` with its NumPy-typed constants written into the equations as literals, as
+    JAX 0.10 bakes a jit's constants into its module (typed keys stay constvars)."""
+    jaxpr = closed.jaxpr
+    sub, keep, kept = {}, [], []
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if isinstance(v.aval.dtype, np.dtype):
+            sub[v] = Literal(np.asarray(c), v.aval)
+        else:
+            keep.append(v)
+            kept.append(c)
+    if not sub:
+        return closed
+    eqns = [JaxprEqn(e.primitive, [sub.get(v, v) if type(v) is Var else v for v in e.invars],
+                     e.outvars, e.params, e.source_info) for e in jaxpr.eqns]
+    outvars = [sub.get(v, v) if type(v) is Var else v for v in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(keep, jaxpr.invars, outvars, eqns), kept)
+
+
 def trace_open(flat_fun, in_avals):
     """``(jaxpr, consts)``: ``flat_fun`` staged as an open jaxpr, its closed-over values as
     leading invars."""

@@ -31,7 +31,7 @@ from minijax import sharding_types as shd
 from minijax.config import config
 from minijax.core import get_aval
 from minijax.interpreters.batching import bound_axes
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.partial_eval import inline_consts, trace_to_jaxpr
 from minijax.jitting import pjit, placement
 from minijax.jitting.prune import prune_unused
 from minijax.lax.control_flow import ref_writes
@@ -611,10 +611,17 @@ class JitFunction:
             self._name, record, closed, out_tree, self._in_shardings, self._out_shardings,
             self._device, kept,
             lambda: record.names(self._signature.params, bool(self._static_argnums)))
-        if PROGRAM_PASSES:  # the passes see nested jits' equations in the program
+        if PROGRAM_PASSES and len(place.devices) == 1:
+            # the passes (single-device only) see nested jits' equations in the program; a
+            # partitioned program keeps its calls, which the lowering makes functions (as JAX)
             closed = pjit.inline_calls(closed)
         for program_pass in PROGRAM_PASSES:
             closed = program_pass(closed, place.devices)
+        if place.mesh is not None:
+            # JAX bakes constants into the module, and Shardy gives each use of a constant its
+            # own copy; a constant passed as an (open) argument would instead carry one
+            # operand's sharding to the constant's other uses.
+            closed = inline_consts(closed)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
         donated = set(record.donated)
         if kept is not None:  # an unused argument is not donated (JAX leaves it alive)

@@ -32,7 +32,8 @@ from minijax.interpreters.partial_eval import dce_jaxpr, hoist_consts, partial_e
 from minijax.interpreters.structure import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
-from minijax.lowering.stablehlo import lower_jaxpr_body
+from minijax.lax.control_flow.common import effectful
+from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body
 
 pjit_p = Primitive("jit", multiple_results=True)
 
@@ -101,7 +102,12 @@ def _pjit_impl(*args, jaxpr, name, donated_invars):
 
 @pjit_p.def_lowering
 def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars):
-    return lower_jaxpr_body(ctx.module_ctx, jaxpr.jaxpr, [], list(args))
+    mctx = ctx.module_ctx
+    # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
+    # refuses some calls in it) and where the callee orders effects (the token is the region's).
+    if getattr(mctx, "manual_mesh", None) is not None or effectful(jaxpr):
+        return lower_jaxpr_body(mctx, jaxpr.jaxpr, [], list(args))
+    return lower_call(mctx, jaxpr.jaxpr, args, name)
 
 
 def inline_calls(closed):

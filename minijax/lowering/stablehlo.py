@@ -154,6 +154,10 @@ class ModuleContext:
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
         self.token = None  # the ordered-effects token of the region being emitted
         self.keepalives = []  # objects a library's lowering asks to outlive the module
+        # Whether nested jits become private functions (see lower_call); set for programs
+        # Shardy partitions, where the call boundaries steer its propagation as in JAX's.
+        self.calls_as_functions = False
+        self.functions = {}  # a callee jaxpr -> the symbol of its private function
 
     def add_keepalive(self, obj):
         self.keepalives.append(obj)
@@ -243,10 +247,16 @@ def _location(module_ctx, eqn):
 def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
     """Emits the equations of ``jaxpr`` at the current insertion point; returns the outputs."""
     env = {}
+    baked = {}  # an array literal (a baked constant) is emitted once, however often it is read
 
     def read(v):
         if type(v) is Literal:
-            return ir_constant(v.val, v.aval.dtype)
+            if not v.aval.shape:
+                return ir_constant(v.val, v.aval.dtype)
+            x = baked.get(id(v))
+            if x is None:
+                x = baked[id(v)] = ir_constant(v.val, v.aval.dtype)
+            return x
         return env[v]
 
     for v, x in zip(jaxpr.constvars, consts_values):
@@ -270,6 +280,35 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
             env[v] = x
     module_ctx.token = saved_token
     return [read(v) for v in jaxpr.outvars]
+
+
+def lower_call(module_ctx, jaxpr, args, name):
+    """``jaxpr`` called on ``args``: a ``func.call`` of a private function of the module, as JAX
+    lowers a nested jit (one function per callee jaxpr), or its equations inline where the
+    module does not ask for functions."""
+    if not module_ctx.calls_as_functions:
+        return lower_jaxpr_body(module_ctx, jaxpr, [], list(args))
+    out_types = [tensor_type(v.aval) for v in jaxpr.outvars]
+    symbol = module_ctx.functions.get(jaxpr)
+    if symbol is None:
+        symbol = _unique_symbol(module_ctx, _symbol_name(name))
+        ftype = ir.FunctionType.get([tensor_type(v.aval) for v in jaxpr.invars], out_types)
+        with ir.InsertionPoint(module_ctx.module.body):
+            fn = func.FuncOp(symbol, ftype)
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            entry = fn.add_entry_block()
+        with ir.InsertionPoint(entry):
+            func.ReturnOp(lower_jaxpr_body(module_ctx, jaxpr, [], list(entry.arguments)))
+        module_ctx.functions[jaxpr] = symbol
+    return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), list(args)).results)
+
+
+def _unique_symbol(module_ctx, name):
+    taken = set(module_ctx.functions.values())
+    symbol, i = name, 0
+    while symbol in taken or symbol == "main":
+        symbol, i = f"{name}_{i}", i + 1
+    return symbol
 
 
 class LoweredModule:
@@ -300,6 +339,7 @@ def lower_jaxpr(
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_symbol_name(name))
         mctx = ModuleContext(module, name, platform)
+        mctx.calls_as_functions = bool(arg_shardings or result_shardings)
         with ir.InsertionPoint(module.body):
             ftype = ir.FunctionType.get(
                 [tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals]
@@ -370,6 +410,7 @@ __all__ = [
     "LoweredModule",
     "lower_jaxpr",
     "lower_jaxpr_body",
+    "lower_call",
     "module_to_text",
     "tensor_type",
 ]

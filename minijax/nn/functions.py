@@ -47,9 +47,11 @@ def _make_relus():
     """``relu``/``relu6`` with custom JVPs, as in JAX: their derivative at the kinks (0, and 6
     for relu6) is 0, not the 1/2 that ``max``'s tie-splitting rule would give."""
     relu_fn = custom_jvp(_relu_primal)
-    relu_fn.defjvps(lambda g, ans, x: jnp.where(x > 0, g, jnp.zeros_like(g)))
+    # lax.select, as JAX: jnp.where would skip the select for a zero-size x, and the
+    # program would then not read x (so a sharded jit would drop its placement).
+    relu_fn.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
     relu6_fn = custom_jvp(_relu6_primal)
-    relu6_fn.defjvps(lambda g, ans, x: jnp.where((x > 0) & (x < 6), g, jnp.zeros_like(g)))
+    relu6_fn.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
     return relu_fn, relu6_fn
 
 
@@ -119,6 +121,7 @@ def gelu(x, approximate=True):
     return lax.mul(lax.mul(const(x, 0.5), x), lax.erfc(lax.mul(lax.neg(x), sqrt_half)))
 
 
+@eager_jit(inline=False)  # a jit in JAX: a default alpha of 1 is a constant XLA folds
 def elu(x, alpha=1.0):
     check_arraylike("elu", x)
     x = to_array(x)  # not promoted first: as JAX's, an integer input gives a weak float
@@ -127,12 +130,14 @@ def elu(x, alpha=1.0):
     return jnp.where(positive, x, alpha * jnp.expm1(safe))
 
 
+@eager_jit(inline=False)
 def celu(x, alpha=1.0):
     check_arraylike("celu", x)
     x = to_array(x)  # not promoted first: as JAX's, an integer input gives a weak float
     return jnp.maximum(x, 0.0) + alpha * lax.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
+@eager_jit(inline=False)
 def selu(x):
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
@@ -247,7 +252,7 @@ def softmax(x, axis=-1, where=None, initial=-np.inf):
     return out if where is None else jnp.where(where, out, 0.0)
 
 
-@eager_jit(static_argnames=("axis",))
+@eager_jit(static_argnames=("axis",), inline=False)
 def log_softmax(x, axis=-1, where=None, initial=-np.inf):
     """``x - logsumexp(x)`` along ``axis``; masked-out elements are ``-inf`` (see softmax)."""
     x = _inexact("log_softmax", _no_bool("log_softmax", x))
@@ -317,7 +322,7 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     return (lhs == rhs).astype(dtype)
 
 
-@eager_jit(static_argnames=("axis", "algorithm"))
+@eager_jit(static_argnames=("axis", "algorithm"), inline=False)
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (statistics computed if not

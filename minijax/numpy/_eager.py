@@ -10,8 +10,11 @@ Under an eager transformation (grad, jvp, vmap, linearize over concrete values: 
 the stack builds a jaxpr) the call is one ``jit`` equation, whose derivative or batched form
 runs as one compiled program again, as JAX's jitted jnp functions do: in float32 a fused
 formula rounds differently from its ops run one by one, and JAX's eager gradients are the fused
-ones. Under a staging trace (jit, make_jaxpr) the wrapper calls the plain function: the jnp code
-is inlined there anyway, and the jaxpr stays flat.
+ones. Under a staging trace (jit, make_jaxpr) a function JAX jits with ``inline=True`` (most:
+the ufuncs, ``sum``) is called plainly, so the jaxpr stays flat; one JAX jits as a call
+(``inline=False``: ``jnp.where``'s ``_where``, ``var``, the random samplers) is a ``jit``
+equation there too, as in JAX's jaxprs, and a partitioned program lowers it as a function
+call, through which Shardy propagates shardings as it does through JAX's.
 Only functions whose every argument is an array or a hashable static option may be wrapped
 (shape-dependent or value-dependent functions like ``nonzero`` must stay plain).
 """
@@ -27,14 +30,16 @@ from minijax.jitting import jit
 from minijax.jitting.args import split_static
 
 
-def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True):
-    """Decorator: ``fn`` runs jitted when called eagerly or under eager transformations,
-    plainly when called while a jaxpr is being built. ``fused_under_transforms=False`` for a
+def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inline=True):
+    """Decorator: ``fn`` runs jitted when called eagerly or under eager transformations;
+    while a jaxpr is being built, plainly (``inline``) or as a ``jit`` equation (``inline=False``,
+    for a function JAX jits without ``inline=True``). ``fused_under_transforms=False`` for a
     function JAX does not jit (``tensordot``): under any transformation its ops run one by
     one, as JAX's do; only the plain eager call takes the fast path."""
     if fn is None:
         return functools.partial(eager_jit, static_argnames=static_argnames,
-                                 fused_under_transforms=fused_under_transforms)
+                                 fused_under_transforms=fused_under_transforms, inline=inline)
+    call_when_staged = fused_under_transforms and not inline
     jitted = jit(fn, static_argnames=static_argnames or None)
     is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)
@@ -43,8 +48,8 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True):
     def wrapper(*args, **kwargs):
         if any(_has_jax_array(a) for a in args):
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
-        if is_eval_trace_current() or (fused_under_transforms
-                                       and not _staging(core.current_trace())):
+        if call_when_staged or is_eval_trace_current() or (
+                fused_under_transforms and not _staging(core.current_trace())):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
             return jitted(*args, **kwargs)

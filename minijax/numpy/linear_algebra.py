@@ -177,7 +177,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     return lax.squeeze(out, (out.ndim - 2, out.ndim - 1))
 
 
-@eager_jit
+@eager_jit(inline=False)
 def matvec(x1, x2, /):
     x1, x2 = _promoted("matvec", x1, x2)
     out = matmul(x1, lax.expand_dims(x2, (x2.ndim,)))

@@ -108,7 +108,7 @@ def isfinite(x, /):
     return _zeros_like_bool(x, True)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def isinf(x, /):
     (x,) = promote_args("isinf", x)
     dtype = _dtype(x)
@@ -201,13 +201,13 @@ def isneginf(x, /, out=None):
     return _isposneginf("isneginf", -np.inf, x, out)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def isreal(x):
     i = jnp.imag(x)
     return lax.eq(i, lax_const(i, 0))
 
 
-@eager_jit
+@eager_jit(inline=False)
 def iscomplex(x):
     i = jnp.imag(x)
     return lax.ne(i, lax_const(i, 0))

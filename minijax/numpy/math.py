@@ -74,7 +74,7 @@ arctan2 = _binary("arctan2", "atan2", inexact=True)
 atan2 = arctan2
 
 
-@eager_jit
+@eager_jit(inline=False)
 def floor_divide(x1, x2, /):
     """Division rounded toward minus infinity (``-7 // 2 == -4``), NumPy's ``//``."""
     x1, x2 = promote_args_numeric("floor_divide", x1, x2)
@@ -107,7 +107,7 @@ def _float_divmod(x1, x2):
     return lax.round(div), mod
 
 
-@eager_jit
+@eager_jit(inline=False)
 def remainder(x1, x2, /):
     """Remainder with the sign of the divisor (Python's ``%``)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
@@ -128,14 +128,14 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
-@eager_jit
+@eager_jit(inline=False)
 def fmod(x1, x2, /):
     """Remainder with the sign of the dividend (C's ``fmod``)."""
     x1, x2 = promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, x2)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def divmod(x1, x2, /):  # noqa: A001 - NumPy's name
     x1, x2 = promote_args_numeric("divmod", x1, x2)
     if _dtype(x1).kind in "iu":
@@ -387,7 +387,7 @@ _logaddexp = _make_logaddexp(base2=False)
 _logaddexp2 = _make_logaddexp(base2=True)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` scaled by the larger magnitude, so squares cannot overflow."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
@@ -442,7 +442,7 @@ def ceil(x, /):
     return to_array(x) if _integer_or_bool(x) else lax.ceil(x)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def trunc(x, /):
     """Round toward zero."""
     (x,) = promote_args("trunc", x)
@@ -451,7 +451,7 @@ def trunc(x, /):
     return lax.select(lax.lt(x, _zero_like(x)), lax.ceil(x), lax.floor(x))
 
 
-@eager_jit(static_argnames=("decimals",))
+@eager_jit(static_argnames=("decimals",), inline=False)
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     """Round half to even (NumPy's rule), to ``decimals`` places (negative: tens, hundreds)."""
     if out is not None:  # JAX 0.10.2 refuses it too, in these words
@@ -490,7 +490,7 @@ def _round_float(x, decimals):
 around = round
 
 
-@eager_jit
+@eager_jit(inline=False)
 def rint(x, /):
     """Integers and bools convert to the default float (strong: an explicit conversion)."""
     check_arraylike("rint", x)
@@ -500,7 +500,7 @@ def rint(x, /):
     return round(x)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """``arr`` limited to ``[min, max]`` (either may be None). ``a``/``a_min``/``a_max`` are the
     older spellings JAX still accepts."""
@@ -533,7 +533,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
 # Floating-point classification
 
 
-@eager_jit
+@eager_jit(inline=False)
 def signbit(x, /):
     """True where the sign bit is set (``-0.0`` included)."""
     (x,) = promote_args("signbit", x)
@@ -576,7 +576,7 @@ def conjugate(x, /):
 conj = conjugate
 
 
-@eager_jit(static_argnames=("deg",))
+@eager_jit(static_argnames=("deg",), inline=False)
 def angle(z, deg=False):
     """``atan2(imag, real)``; integer parts, and a rank-0 real float, convert (strong) to the
     default float first, as in JAX."""
@@ -866,7 +866,7 @@ def heaviside(x1, x2):
                      jnp.where(lax.gt(x1, zero), one, jnp.where(x1 != x1, x1, x2)))
 
 
-@eager_jit
+@eager_jit(inline=False)
 def sinc(x):
     """sin(pi x) / (pi x) with a safe denominator; at 0 the Maclaurin series, whose custom JVP
     gives every derivative there. JAX's formula, op for op: its rounding is JAX's, also in
@@ -894,7 +894,7 @@ def _sinc_maclaurin_jvp(k, primals, tangents):
     return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def i0(x):
     """Modified Bessel function of order 0: ``exp(|x|) * i0e(|x|)``, as JAX (its rounding), with
     JAX's derivative: zero at 0, where ``|x|``'s derivative would be the sign of zero."""

@@ -196,7 +196,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return convert(out, result_dtype)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
+@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'), inline=False)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Variance ``mean(|a - mean(a)|**2)`` with ``ddof`` (or ``correction``) degrees of freedom
@@ -251,23 +251,25 @@ def _var_dtypes(a_dtype, dtype):
     return compute, result
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
+@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'), inline=False)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     _no_out(out, "std")
     return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     _no_out(out, "nansum")
     a = to_array(a)
     if dtypes.is_inexact(a.dtype):
-        a = lax.select(isnan(a), lax.full_like(a, 0), a)
+        zeros = lax.full_like(a, 0)
+        # JAX's _where: an empty ``a`` becomes the fill itself, so the program does not read it
+        a = zeros if 0 in a.shape else lax.select(isnan(a), zeros, a)
     return sum(a, axis, dtype, None, keepdims, initial, where)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), inline=False)
 def count_nonzero(a, axis=None, keepdims=False):
     check_arraylike("count_nonzero", a)
     a = to_array(a)
@@ -276,7 +278,7 @@ def count_nonzero(a, axis=None, keepdims=False):
     return sum(nonzero, axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), inline=False)
 def ptp(a, axis=None, out=None, keepdims=False):
     _no_out(out, "ptp")
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
@@ -364,17 +366,17 @@ def _cumulative(name, lax_fn, a, axis, dtype, out):
     return result
 
 
-@eager_jit(static_argnames=('axis', 'dtype'))
+@eager_jit(static_argnames=('axis', 'dtype'), inline=False)
 def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
 
 
-@eager_jit(static_argnames=('axis', 'dtype'))
+@eager_jit(static_argnames=('axis', 'dtype'), inline=False)
 def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'), fused_under_transforms=False)
+@eager_jit(static_argnames=('axis', 'dtype', 'include_initial'), fused_under_transforms=False, inline=False)
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative_with_initial(cumsum, 0, x, axis, dtype, include_initial)
 

@@ -306,7 +306,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return _where(condition, x, y)
 
 
-@eager_jit
+@eager_jit(inline=False)
 def _where(condition, x, y):
     check_arraylike("where", condition, x, y)
     condition = convert(condition, dtypes.bool_)

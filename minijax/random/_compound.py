@@ -79,7 +79,7 @@ def _constrain(x, out_sharding):
 # Transforms of one exponential, normal or uniform
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _pareto(data, b, shape, dtype):
     b = lax.convert_element_type(b, dtype)
     return lax.exp(_exponential(data, shape, dtype) / b)
@@ -94,7 +94,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     return _constrain(_pareto(data, b, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _weibull_min(data, scale, concentration, shape, dtype):
     u = _uniform(data, 0, 1, shape, dtype)
     return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale  # the inverse CDF
@@ -107,7 +107,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     return _weibull_min(data, scale, concentration, _shape_tuple("weibull_min", shape), dtype)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _rayleigh(data, scale, shape, dtype):
     u = _uniform(data, 0.0, 1.0, shape, dtype)
     scale = jnp.broadcast_to(lax.convert_element_type(scale, dtype), shape)
@@ -160,7 +160,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=
     return _constrain(_lognormal(data, sigma, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _wald(data, mean, shape, dtype):
     k1, k2 = _split(data, (2,))
     mean = jnp.broadcast_to(lax.convert_element_type(mean, dtype), shape)
@@ -184,7 +184,7 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     return _constrain(_wald(data, mean, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _geometric(data, p, shape, dtype):
     (p,) = promote_dtypes_inexact(_as_array(p))
     u = _uniform(data, 0.0, 1.0, shape, p.dtype)
@@ -204,7 +204,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     return _constrain(_geometric(data, p, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _maxwell(data, shape, dtype):
     return jnp.linalg.norm(_normal(data, shape + (3,), dtype), axis=-1)
 
@@ -216,7 +216,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     return _constrain(_maxwell(data, _shape_tuple("maxwell", shape), dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _double_sided_maxwell(data, loc, scale, shape, dtype):
     params_shape = broadcast_shapes(tuple(_shape(loc)), tuple(_shape(scale)))
     # JAX's rule, kept as is: the parameters' shape is appended to ``shape`` (and stands in
@@ -242,7 +242,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 # Transforms of gamma samples
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _t(data, df, shape, dtype):
     df = lax.convert_element_type(df, dtype)
     key_n, key_g = _split(data, (2,))
@@ -261,7 +261,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     return _constrain(_t(data, df, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _chisquare(data, df, shape, dtype):
     df = lax.convert_element_type(df, dtype)
     two = np.array(2, dtype)
@@ -278,7 +278,7 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     return _constrain(_chisquare(data, df, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _f(data, dfnum, dfden, shape, dtype):
     dfden = lax.convert_element_type(dfden, dtype)
     dfnum = lax.convert_element_type(dfnum, dtype)
@@ -297,7 +297,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     return _constrain(_f(data, dfnum, dfden, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _generalized_normal(data, p, shape, dtype):
     keys = _split(data, (2,))
     g = gamma(keys[0], 1 / p, shape, dtype)
@@ -314,7 +314,7 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     return _constrain(_generalized_normal(data, p, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("d", "shape", "dtype"))
+@eager_jit(static_argnames=("d", "shape", "dtype"), inline=False)
 def _ball(data, p, d, shape, dtype):
     k1, k2 = _split(data, (2,))
     g = generalized_normal(k1, p, (*shape, d), dtype)

@@ -81,7 +81,7 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
     return k.astype(dtype)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _poisson(data, lam, shape, dtype):
     use_knuth = _isnan(lam) | (lam < 10)
     lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))

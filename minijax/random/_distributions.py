@@ -66,7 +66,7 @@ def _as_array(x):
 # uniform, normal, truncated_normal
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _uniform(data, minval, maxval, shape, dtype):
     finfo = jnp.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
@@ -106,12 +106,12 @@ def _erf_inv_uniform(data, shape, dtype):
     return lax.erf_inv(_uniform(data, _open_minus_one(dtype), np.array(1.0, dtype), shape, dtype))
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _normal_real(data, shape, dtype):
     return lax.mul(np.array(np.sqrt(2), dtype), _erf_inv_uniform(data, shape, dtype))
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _normal(data, shape, dtype):
     if not dtypes.is_complex(dtype):
         return _normal_real(data, shape, dtype)
@@ -132,7 +132,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     return lay_out(out, out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _truncated_normal(data, lower, upper, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = lax.convert_element_type(lower, dtype)
@@ -175,7 +175,7 @@ def _convert_and_clip_integer(val, dtype):
     return lax.convert_element_type(lax.clamp(lo, val, hi), dtype)
 
 
-@eager_jit(static_argnames=("shape", "dtype"))
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
 def _randint(data, minval, maxval, shape, dtype):
     minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
     if not dtypes.is_int(minval.dtype):
@@ -216,7 +216,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     return lay_out(_randint(data, minval, maxval, shape, dtype), out_sharding)
 
 
-@eager_jit(static_argnames=("shape", "mode"))
+@eager_jit(static_argnames=("shape", "mode"), inline=False)
 def _bernoulli(data, p, shape, mode):
     dtype = get_aval(p).dtype
     if mode == "high":
@@ -250,7 +250,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
 # gumbel, exponential and other one-uniform transforms
 
 
-@eager_jit(static_argnames=("shape", "dtype", "mode"))
+@eager_jit(static_argnames=("shape", "dtype", "mode"), inline=False)
 def _gumbel(data, shape, dtype, mode):
     tiny = np.array(jnp.finfo(dtype).tiny, dtype)
     if mode == "high":

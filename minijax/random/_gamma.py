@@ -112,7 +112,7 @@ def _gamma_samples_jvp(log_space, primals, tangents):
     return ans, lax.mul(tangents[1], grad)
 
 
-@eager_jit(static_argnames=("log_space",))
+@eager_jit(static_argnames=("log_space",), inline=False)
 def _gamma_impl(data, a, log_space):
     return _gamma_samples(data, a, log_space)
 
