@@ -16,6 +16,8 @@ import numpy as np
 from minijax import dtypes
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
+from minijax.lax.elementwise import stop_gradient
+from minijax.lax.linear_solve import lu_linear_solve
 from minijax.numpy import creation, math, reductions, sorting
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact
@@ -168,7 +170,7 @@ def _det_closed_form(a):
             - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))
 
 
-@eager_jit
+@eager_jit(inline=False)
 def det(a):
     a = _matrix("det", a, square=True)
     if a.shape[-1] in (2, 3):
@@ -177,7 +179,7 @@ def det(a):
     return parity * reductions.prod(diag, axis=-1)
 
 
-@eager_jit(static_argnames=("method",))
+@eager_jit(static_argnames=("method",), inline=False)
 def slogdet(a, *, method=None):
     """``SlogdetResult(sign, logabsdet)``: sign 0 and logabsdet -inf for singular matrices.
     As JAX: 1x1 and 2x2 from the closed-form determinant; larger from LU, where any zero
@@ -247,14 +249,7 @@ def _slogdet_lu_jvp(primals, tangents):
     return (sign, ans), _slogdet_tangents(sign, ans_dot)
 
 
-def _lu_solve(lu, perm, b):
-    """Solves A X = B given P A = L U, for B of shape (..., m, k)."""
-    x = lax_linalg.triangular_solve(lu, lax_linalg._permute_rows(b, perm), left_side=True,
-                                    lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-
-
-@eager_jit
+@eager_jit(inline=False)
 def solve(a, b):
     """x with a @ x = b; ``b`` is a vector (..., m) when 1-D, else matrices (..., m, k)."""
     a = _matrix("solve", a, square=True)
@@ -272,25 +267,15 @@ def solve(a, b):
     return x[..., 0] if vector else x
 
 
-@custom_jvp
 def _solve(a, b):
-    """``a^-1 b`` through one LU. Differentiated as JAX's ``custom_linear_solve`` is, never
-    through the factorization: ``dx = a^-1 (db - da x)`` (the LU of an infinite matrix holds
-    infs whose own derivative would be NaN even for a zero cotangent)."""
-    lu, _, perm = lax_linalg.lu(a)
-    return _lu_solve(lu, perm, b)
+    """``a^-1 b`` through one LU of ``stop_gradient(a)``, as JAX's ``custom_linear_solve``:
+    every derivative is a solve with the same factors, never one through the factorization
+    (the LU of an infinite matrix holds infs whose own derivative would be NaN)."""
+    lu, _, perm = lax_linalg.lu(stop_gradient(a))
+    return lu_linear_solve(a, lu, perm, b)
 
 
-@_solve.defjvp
-def _solve_jvp(primals, tangents):
-    a, b = primals
-    da, db = tangents
-    lu, _, perm = lax_linalg.lu(a)
-    x = _lu_solve(lu, perm, b)
-    return x, _lu_solve(lu, perm, db - matmul(da, x))
-
-
-@eager_jit
+@eager_jit(inline=False)
 def inv(a):
     a = _matrix("inv", a, square=True)
     eye = broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -414,7 +399,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
-@eager_jit(static_argnames=("ord", "axis", "keepdims"))  # one XLA program, as JAX's jit
+@eager_jit(static_argnames=("ord", "axis", "keepdims"), inline=False)  # as JAX's jit
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's ``norm``: vector norms over one axis, matrix norms over two; with ``axis=None``
     the 2-norm of the flattened array (or the matrix norm ``ord`` of a 2-D array)."""

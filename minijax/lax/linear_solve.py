@@ -1,0 +1,112 @@
+"""``a^-1 b`` (or ``a^-T b``) from a given LU of ``a``, differentiated as JAX's
+``custom_linear_solve`` (the form ``jnp.linalg.solve``/``inv`` take in JAX).
+
+``lu_linear_solve_p(a, lu, perm, b, transpose=...)`` solves with the factors only; ``a`` is an
+operand for the derivative alone. Its JVP is ``dx = solve(a, db - da x)`` and its transpose in
+``b`` the transposed solve, both this primitive again, so no derivative of any order goes
+through the factorization (an LU holding infs has NaN derivatives even where ``a^-1`` is
+finite) and the factors' own tangents are ignored, as JAX ignores its solve's constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minijax.core import Primitive, ShapedArray
+from minijax.interpreters import ad, batching
+from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.lax.dot import Precision, dot_general
+from minijax.lax.elementwise import neg, sub
+from minijax.lax.linalg import _permute_rows, triangular_solve
+from minijax.lax.sorting import sort_key_val
+from minijax.lax.structural import broadcasted_iota, reshape
+from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
+
+__all__ = ["lu_linear_solve", "lu_linear_solve_p"]
+
+
+def _solve_with_factors(a, lu, perm, b, *, transpose):
+    """JAX's ``lu_solve`` with trans=0 (``a^-1 b``) or trans=1 (``a^-T b``), P a = L U."""
+    del a
+    if not transpose:
+        x = triangular_solve(lu, _permute_rows(b, perm), left_side=True, lower=True,
+                             unit_diagonal=True)
+        return triangular_solve(lu, x, left_side=True, lower=False)
+    x = triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True)
+    x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
+                         transpose_a=True)
+    iota = broadcasted_iota(perm.dtype, perm.shape, perm.ndim - 1)
+    _, inverse = sort_key_val(perm, iota, dimension=perm.ndim - 1)
+    return _permute_rows(x, inverse)
+
+
+def _lowering(ctx, *values, transpose):
+    closed = trace_to_jaxpr(lambda *xs: [_solve_with_factors(*xs, transpose=transpose)],
+                            list(ctx.avals_in))
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(values))[0]
+
+
+def _abstract(a, lu, perm, b, *, transpose):
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _matvec_tangent(da, x, transpose):
+    """``da x`` (``da^T x`` for the transposed solve): the matvec's tangent in ``a``, with
+    JAX's HIGHEST-precision dot."""
+    nb = da.ndim - 2
+    batch = tuple(range(nb))
+    contract = nb if transpose else nb + 1
+    return dot_general(da, x, (((contract,), (nb,)), (batch, batch)),
+                       precision=Precision.HIGHEST)
+
+
+def _jvp(primals, tangents, *, transpose):
+    a, lu, perm, b = primals
+    da, _, _, db = tangents  # the factors' tangents are ignored, as JAX's solve consts
+    x = lu_linear_solve_p.bind(a, lu, perm, b, transpose=transpose)
+    if type(da) is ad.Zero and type(db) is ad.Zero:
+        return x, ad.Zero.from_primal_value(x)
+    if type(da) is ad.Zero:
+        rhs = db
+    else:
+        mt = _matvec_tangent(da, x, transpose)
+        rhs = neg(mt) if type(db) is ad.Zero else sub(db, mt)
+    return x, lu_linear_solve_p.bind(a, lu, perm, rhs, transpose=transpose)
+
+
+def _transpose(ct, a, lu, perm, b, *, transpose):
+    if ad.is_undefined_primal(a) or ad.is_undefined_primal(lu):
+        raise ValueError("lu_linear_solve is linear in b only; a and its factors must be known")
+    if type(ct) is ad.Zero:
+        return [None, None, None, ad.Zero(b.aval)]
+    return [None, None, None, lu_linear_solve_p.bind(a, lu, perm, ct, transpose=not transpose)]
+
+
+def _batching(args, dims, *, transpose):
+    a, lu, perm, b = args
+    if all(d is batching.not_mapped for d in dims[:3]):
+        # as JAX's triangular_solve batching: an unbatched matrix solves one wider b (the
+        # batch joins b's columns; every column is solved alone)
+        b = batching.moveaxis(b, dims[3], b.ndim - 1)
+        flat = (*b.shape[:-2], b.shape[-2] * b.shape[-1])
+        out = lu_linear_solve_p.bind(a, lu, perm, reshape(b, flat), transpose=transpose)
+        return reshape(out, b.shape), b.ndim - 1
+    size = batching.axis_size(args, dims)
+    args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+    return lu_linear_solve_p.bind(*args, transpose=transpose), 0
+
+
+lu_linear_solve_p = Primitive("lu_linear_solve")
+lu_linear_solve_p.def_abstract_eval(_abstract)
+lu_linear_solve_p.def_lowering(_lowering)
+lu_linear_solve_p.def_batching(_batching)
+ad.primitive_jvps[lu_linear_solve_p] = _jvp
+ad.primitive_transposes[lu_linear_solve_p] = _transpose
+
+
+def lu_linear_solve(a, lu, perm, b, *, transpose=False):
+    """``a^-1 b`` (``a^-T b`` when ``transpose``) for ``b`` (..., n, k), given ``P a = L U``
+    packed in ``lu`` with the row permutation ``perm``; batch dimensions must match."""
+    return lu_linear_solve_p.bind(a, lu, perm, b, transpose=bool(transpose))
+
