@@ -24,7 +24,8 @@ __all__ = [
     "relu", "relu6", "sigmoid", "log_sigmoid", "silu", "swish", "gelu", "softplus",
     "soft_sign", "tanh", "elu", "celu", "selu", "leaky_relu", "hard_tanh", "hard_sigmoid",
     "hard_silu", "hard_swish", "glu", "softmax", "log_softmax", "logsumexp", "one_hot",
-    "standardize", "identity", "sparse_plus", "sparse_sigmoid", "mish",
+    "standardize", "identity", "sparse_plus", "sparse_sigmoid", "mish", "squareplus",
+    "logmeanexp",
 ]
 
 tanh = jnp.tanh
@@ -35,22 +36,24 @@ def _inexact(name, x):
     return to_array(x)
 
 
-def _relu_primal(x):
-    return jnp.maximum(x, 0)
-
-
-def _relu6_primal(x):
-    return jnp.minimum(jnp.maximum(x, 0), 6.0)
-
-
 def _make_relus():
     """``relu``/``relu6`` with custom JVPs, as in JAX: their derivative at the kinks (0, and 6
-    for relu6) is 0, not the 1/2 that ``max``'s tie-splitting rule would give."""
-    relu_fn = custom_jvp(_relu_primal)
+    for relu6) is 0, not the 1/2 that ``max``'s tie-splitting rule would give. As JAX's, each
+    is a custom_jvp of a jit named ``relu``/``relu6`` (a jit equation under staging)."""
+
+    @eager_jit(inline=False)
+    def relu(x):
+        return jnp.maximum(x, 0)
+
+    @eager_jit(inline=False)
+    def relu6(x):
+        return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+    relu_fn = custom_jvp(relu)
     # lax.select, as JAX: jnp.where would skip the select for a zero-size x, and the
     # program would then not read x (so a sharded jit would drop its placement).
     relu_fn.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
-    relu6_fn = custom_jvp(_relu6_primal)
+    relu6_fn = custom_jvp(relu6)
     relu6_fn.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
     return relu_fn, relu6_fn
 
@@ -77,6 +80,7 @@ def sigmoid(x):
     return lax.logistic(to_array(x))
 
 
+@eager_jit(inline=False)
 def silu(x):
     """``x * sigmoid(x)``."""
     check_arraylike("silu", x)
@@ -87,6 +91,7 @@ def silu(x):
 swish = silu
 
 
+@eager_jit(inline=False)
 def softplus(x):
     """``log(1 + exp(x))`` without overflow (``logaddexp(x, 0)``; an integer or bool input is
     promoted there, beside the weak 0, so its result is weak as in JAX)."""
@@ -94,6 +99,7 @@ def softplus(x):
     return jnp.logaddexp(x, 0)
 
 
+@eager_jit(inline=False)
 def log_sigmoid(x):
     """``log(sigmoid(x)) = -softplus(-x)`` (negated before promotion: bool is refused, as
     in JAX)."""
@@ -101,6 +107,7 @@ def log_sigmoid(x):
     return lax.neg(softplus(lax.neg(to_array(x))))
 
 
+@eager_jit(inline=False)
 def soft_sign(x):
     x = _inexact("soft_sign", x)
     return lax.div(x, lax.add(lax.abs(x), const(x, 1)))
@@ -144,6 +151,7 @@ def selu(x):
     return scale * elu(x, alpha)
 
 
+@eager_jit(inline=False)
 def leaky_relu(x, negative_slope=1e-2):
     # not promoted first: an integer input meets the Python slope and becomes weak, as in JAX
     check_arraylike("leaky_relu", x)
@@ -152,6 +160,7 @@ def leaky_relu(x, negative_slope=1e-2):
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
+@eager_jit(inline=False)
 def mish(x):
     """``x * tanh(softplus(x))``."""
     check_arraylike("mish", x)
@@ -159,6 +168,7 @@ def mish(x):
     return x * jnp.tanh(softplus(x))
 
 
+@eager_jit(inline=False)
 def hard_tanh(x):
     """``x`` clipped to [-1, 1], written with ``where`` as in JAX (derivative 1 at +-1)."""
     check_arraylike("hard_tanh", x)
@@ -166,11 +176,13 @@ def hard_tanh(x):
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@eager_jit(inline=False)
 def hard_sigmoid(x):
     check_arraylike("hard_sigmoid", x)
     return relu6(to_array(x) + 3.0) / 6.0  # an integer input gives a weak float, as JAX's
 
 
+@eager_jit(inline=False)
 def hard_silu(x):
     x = _inexact("hard_silu", x)
     return lax.mul(x, hard_sigmoid(x))
@@ -179,12 +191,22 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@eager_jit(inline=False)
+def squareplus(x, b=4):
+    """``(x + sqrt(x**2 + b)) / 2``: a smooth ReLU (arXiv:2112.11687)."""
+    check_arraylike("squareplus", x, b)
+    x, b = to_array(x), to_array(b)
+    return (x + jnp.sqrt(jnp.square(x) + b)) / 2
+
+
+@eager_jit(inline=False)
 def identity(x):
     """``x`` unchanged (as an array): the identity activation."""
     check_arraylike("identity", x)
     return to_array(x)
 
 
+@eager_jit(inline=False)
 def sparse_plus(x):
     """0 for x <= -1, (x + 1)**2 / 4 between, x for x >= 1: a softplus with exact zeros."""
     check_arraylike("sparse_plus", x)
@@ -192,11 +214,13 @@ def sparse_plus(x):
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@eager_jit(inline=False)
 def sparse_sigmoid(x):
     """(x + 1) / 2 clipped to [0, 1]: the derivative of ``sparse_plus``."""
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@eager_jit(static_argnames=("axis",), inline=False)
 def glu(x, axis=-1):
     """Gated linear unit: the first half of ``axis`` times the sigmoid of the second half."""
     x = to_array(x)
@@ -284,7 +308,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     axes = _reduce_axes(a, axis)
     amax = jnp.max(jnp.real(lax.stop_gradient(a)), axis=axes, keepdims=keepdims, where=where,
                    initial=-np.inf)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0).astype(amax.dtype))
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
     amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
     exp_a = jnp.exp(a - amax_with_dims.astype(a.dtype))
     if b is not None:
@@ -301,12 +325,32 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
+@eager_jit(static_argnames=("axis", "keepdims"), inline=False)
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """``log(mean(exp(x)))`` along ``axis``: ``logsumexp`` minus the log of the count (of the
+    ``where``-selected elements, if given)."""
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    if where is None:
+        shape = np.shape(x)
+        count = lax.convert_element_type(
+            int(np.prod([shape[ax] for ax in canonicalize_axes(axis, len(shape))])), lse.dtype)
+    else:
+        count = jnp.sum(jnp.broadcast_to(where, np.shape(x)), axis, dtype=lse.dtype,
+                        keepdims=keepdims)
+    return lse - jnp.log(count)
+
+
 def one_hot(x, num_classes, *, dtype=None, axis=-1):
     """``x[..., None] == arange(num_classes)`` as ``dtype`` (the default float: float64 under
     x64); the class axis goes at ``axis``, or is the mapped axis named ``axis``."""
     num_classes = operator.index(num_classes)
     x = to_array(x)
     dtype = dtypes.default_float_dtype() if dtype is None else dtype
+    return _one_hot(x, num_classes, dtype=dtype, axis=axis)
+
+
+@eager_jit(static_argnames=("num_classes", "dtype", "axis"), inline=False)
+def _one_hot(x, num_classes, *, dtype, axis):
     if not isinstance(axis, (int, np.integer)):
         axis_size = lax.axis_size(axis)
         if num_classes != axis_size:
