@@ -208,8 +208,9 @@ class Primitive:
         # cotangents for zero ones, and JAX runs it); others are skipped then.
         self.transpose_zero_cotangents = False
         self.not_differentiable = False  # every output's tangent is zero (ad.defjvp_zero)
-        # Staged by partial evaluation even when every operand is known: a tangent-only op
-        # that cannot run forward (custom_lin), as JAX's linearize stages every tangent op.
+        # params -> whether partial evaluation stages the equation even when every operand is
+        # known: a tangent-only op that cannot run forward (custom_lin), as JAX's linearize
+        # stages every tangent op of its own.
         self.staged_when_known = False
         self.batching = None  # filled by vmap
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them

@@ -40,7 +40,12 @@ from minijax.interpreters.batching import (
     not_mapped,
 )
 from minijax.interpreters.calls import eval_open, lower_open
-from minijax.interpreters.partial_eval import trace_open, trace_to_jaxpr
+from minijax.interpreters.partial_eval import (
+    DynamicJaxprTrace,
+    PartialEvalTrace,
+    trace_open,
+    trace_to_jaxpr,
+)
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
 from minijax.vmapping import vmap
@@ -621,6 +626,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
     lin_in = [ad.instantiate_zeros(t) for t, d in zip(tangents, in_diff) if d]
     lin_out = custom_lin_p.bind(
         *res, *lin_in, num_res=len(res), bwd=bwd, in_diff=tuple(in_diff),
+        linearized=_in_linearization(core.current_trace()),
         out_avals=tuple(ad.tangent_aval(a) for a, d in zip(call_jaxpr.out_avals, out_diff) if d),
         all_out_avals=tuple(ad.tangent_aval(a) for a in call_jaxpr.out_avals),
     )
@@ -631,6 +637,17 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
 
 
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
+
+
+def _in_linearization(trace):
+    """Whether a custom_lin bound on ``trace`` (the JVP's parent) is a linearization's own
+    tangent, which JAX's LinearizeTrace stages (on its tangent trace) even on known operands. A
+    plain jvp's custom_lin instead goes on down the traces, as JAX's JVPTrace binds it on its
+    parent: a linearization below passes it on when its operands are known, and it raises
+    where it runs. A loop or branch body's JVP is traced on the way (jaxpr traces between)."""
+    while type(trace) is DynamicJaxprTrace:
+        trace = trace.parent
+    return isinstance(trace, PartialEvalTrace)
 
 
 @custom_vjp_call_p.def_batching
@@ -678,9 +695,7 @@ def _custom_vjp_call_batching(axis_data, args, dims, *, call_jaxpr, fwd, bwd, nu
 
 def _forward_mode_error(*_, **__):
     raise TypeError(with_user_line(
-        "can't apply forward-mode autodiff (jvp) to a custom_vjp function: it only defines "
-        "reverse-mode rules. Use vjp/grad/jacrev, or define the function with custom_jvp."
-    ))
+        "can't apply forward-mode autodiff (jvp) to a custom_vjp function."))
 
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
@@ -696,11 +711,13 @@ def _custom_lin_jvp(*_, **__):
 
 ad.primitive_jvps[custom_lin_p] = _custom_lin_jvp
 custom_lin_p.def_batching(_forward_mode_error)
-custom_lin_p.staged_when_known = True  # a known (e.g. zeros) tangent still cannot run forward
+# a linearization's own custom_lin on known (e.g. zeros) tangents still cannot run forward
+custom_lin_p.staged_when_known = lambda params: params["linearized"]
 custom_lin_p.transpose_zero_cotangents = True  # bwd runs, as in JAX, on zero cotangents too
 
 
-def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_avals):
+def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_avals,
+                          linearized):
     res = list(args[:num_res])
     cts = iter(cts)
     full = [next(cts) if ad.is_differentiable_dtype(a.dtype) else Zero(a) for a in all_out_avals]
@@ -712,7 +729,8 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_
 ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 
-custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items() if k not in ("all_out_avals",)}
+custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items()
+                                    if k not in ("all_out_avals", "linearized")}
 
 
 # ------------------------------------------------------------------------------------------------

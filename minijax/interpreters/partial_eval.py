@@ -235,7 +235,7 @@ class PartialEvalTrace(DynamicJaxprTrace):
                 if prim.partial_eval is not None:  # e.g. scan: run the known part now
                     return prim.partial_eval(self, args, params)
                 return super().process_primitive(prim, args, params)
-        if prim.staged_when_known:
+        if prim.staged_when_known and prim.staged_when_known(params):
             return self.stage(prim, args, params)
         prev = core.swap_current_trace(self.parent)
         try:
