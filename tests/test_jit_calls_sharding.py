@@ -1,0 +1,104 @@
+"""Output shardings of sharded jits where JAX's program structure decides them: jnp functions
+that JAX jits as calls (lowered as ``func.call``s, through which Shardy propagates), constants
+baked into the module, and zero-size operands a program does or does not read. Expected values:
+JAX 0.10.2 on virtual CPU devices (tests/data/jit_calls_sharding_jax.json, recorded by
+tests/data/record_jit_calls_sharding.py, whose cases this file repeats)."""
+
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+
+import minijax
+import minijax.numpy as jnp
+from minijax import lax, nn
+from minijax.sharding import Mesh, NamedSharding
+from minijax.sharding import PartitionSpec as P
+
+pytestmark = pytest.mark.devices(2)
+
+with open(os.path.join(os.path.dirname(__file__), "data", "jit_calls_sharding_jax.json")) as f:
+    JAX = json.load(f)
+
+W = np.linspace(0.5, 1.5, 6).reshape(2, 3).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return Mesh(np.array(minijax.devices()[:2]), ("d",))
+
+
+def where_rsqrt(x1, x2):
+    return lax.rsqrt(jnp.where(x2, x1, x1))
+
+
+def vjp_const(x1, x2):
+    out, pullback = minijax.vjp(lambda a, b: a * b, x1, x2)
+    return (out,) + pullback(W)
+
+
+def relu_grad(x):
+    return minijax.grad(lambda x: jnp.sum(nn.relu(x + 0.5)))(x)
+
+
+def nansum_grad(x):
+    return minijax.grad(lambda x: jnp.sum(jnp.nansum(x * x, axis=0)))(x)
+
+
+def var_where(x, m):
+    return jnp.where(m, jnp.var(x, axis=0), 0.0)
+
+
+CASES = {
+    "where_rsqrt": (where_rsqrt, lambda: ((np.linspace(1, 2, 12, dtype=np.float32)
+                                          .reshape(3, 4), P()),
+                                         (np.array([True, False, True, False]), P("d")))),
+    "vjp_const": (vjp_const, lambda: ((np.float32(-1.28), P()),
+                                      (np.arange(6, dtype=np.float32).reshape(2, 3), P("d")))),
+    "relu_grad_empty": (relu_grad, lambda: ((np.zeros((0, 3), np.float32), P("d")),)),
+    "nansum_grad_empty": (nansum_grad, lambda: ((np.zeros((2, 0), np.float32), P("d")),)),
+    "var_where": (var_where, lambda: ((np.arange(12, dtype=np.float32).reshape(4, 3) ** 2, P()),
+                                      (np.array([[True, False, True]] * 2), P("d")))),
+}
+
+
+def _placement(x):
+    s = x.sharding
+    if isinstance(s, NamedSharding):
+        return ["named", list(s.spec)]
+    return ["single", None]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_output_placement_as_jax(mesh, name):
+    fun, args = CASES[name]
+    placed = [minijax.device_put(x, NamedSharding(mesh, spec)) for x, spec in args()]
+    leaves = minijax.tree_util.tree_leaves(minijax.jit(fun)(*placed))
+    assert [_placement(x) for x in leaves] == JAX[name]["placements"]
+    for x, want in zip(leaves, JAX[name]["values"]):
+        want = np.asarray(want, np.float32).reshape(x.shape)  # JSON keeps no empty shapes
+        np.testing.assert_allclose(np.asarray(x), want, rtol=1e-6)
+
+
+def test_where_is_a_jit_equation_as_in_jax():
+    jaxpr = minijax.make_jaxpr(where_rsqrt)(np.ones((3, 4), np.float32),
+                                            np.array([True, False, True, False]))
+    assert [[e.primitive.name, e.params.get("name")] for e in jaxpr.eqns] == JAX["jaxpr_where"]
+
+
+def test_partitioned_program_calls_private_functions(mesh):
+    """A jit equation of a program with shardings is a private function called once per use;
+    a constant is baked into the module, not an argument of main."""
+    x1 = minijax.device_put(np.ones((3, 4), np.float32), NamedSharding(mesh, P()))
+    x2 = minijax.device_put(np.array([True, False, True, False]), NamedSharding(mesh, P("d")))
+    text = minijax.jit(lambda a, b: where_rsqrt(a, b) + jnp.where(b, a, a) * W.sum()).lower(
+        x1, x2).as_text()
+    assert len(re.findall(r"func\.func private @_where\b", text)) == 1
+    assert len(re.findall(r"call @_where\(", text)) == 2
+    assert len(re.findall(r"%arg\d+: tensor", re.search(r"@main\((.*?)\) ->", text).group(1))) == 2
+    # one device: inlined, no functions
+    single = minijax.jit(where_rsqrt).lower(np.ones((3, 4), np.float32),
+                                            np.array([True, False, True, False])).as_text()
+    assert "func.func private" not in single and "call @" not in single
