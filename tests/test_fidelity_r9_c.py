@@ -74,3 +74,17 @@ def test_a_linearizations_own_custom_vjp_tangent_still_computes():
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'custom_lin'"):
         minijax.grad(lambda x: minijax.jvp(_cv, (x,), (x,))[1].sum())(_X)
 
+
+# --- vmap of a lax binary op with an unbatched operand of a lower nonzero rank, over an empty
+# batch (s9056-45): JAX's broadcast batcher does not pad an unbatched operand, so lax refuses
+# the ranks whatever the batch size; a batched lower-rank operand is padded and computes.
+
+@pytest.mark.parametrize("op", [lax.max, lax.add, lax.sub])
+def test_vmap_over_an_empty_batch_refuses_an_unbatched_lower_rank_operand(op):
+    with pytest.raises(TypeError, match="rank|number of dimensions"):
+        minijax.vmap(op, (0, None))(jnp.zeros((0, 3, 1)), jnp.ones(1))
+    with pytest.raises(TypeError, match="rank|number of dimensions"):
+        minijax.grad(lambda a, b: minijax.vmap(op, (0, None))(a, b).sum(), (0, 1))(
+            jnp.zeros((0, 3, 1)), jnp.ones(1))
+    out = minijax.vmap(op, (0, 0))(jnp.zeros((0, 3, 1)), jnp.ones((0, 1)))
+    assert out.shape == (0, 3, 1) and out.dtype == jnp.float32

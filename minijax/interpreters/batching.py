@@ -462,7 +462,9 @@ def _jax_pads_ranks(args, dims):
 
 def _pad_ranks_at_end(prim, args, dims, rank, params):
     """JAX's broadcast batcher: batch axes to the front (an unbatched operand gets a size-1
-    axis there), batched lower-rank operands padded at the end; size-1 axes then broadcast."""
+    axis there), batched lower-rank operands padded at the end; size-1 axes then broadcast. An
+    unbatched lower-rank operand is not padded: the primitive refuses it, as JAX's does, even
+    over an empty batch."""
     new = []
     for x, d in zip(args, dims):
         if ndim(x) == 0:
@@ -470,7 +472,7 @@ def _pad_ranks_at_end(prim, args, dims, rank, params):
             continue
         x = lax_ops.reshape(x, (1, *get_aval(x).shape)) if d is not_mapped else moveaxis(x, d, 0)
         shape = get_aval(x).shape
-        new.append(x if len(shape) == rank + 1 else
+        new.append(x if d is not_mapped or len(shape) == rank + 1 else
                    lax_ops.reshape(x, shape + (1,) * (rank + 1 - len(shape))))
     return prim.bind(*new, **params)
 
