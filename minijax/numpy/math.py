@@ -87,7 +87,7 @@ def floor_divide(x1, x2, /):
         signs_differ = lax.ne(lax.sign(x1), lax.sign(x2))
         inexact = lax.ne(lax.rem(x1, x2), _zero_like(x1))
         rounded_down = lax.sub(quotient, const(quotient, 1))
-        return lax.select(lax.bitwise_and(signs_differ, inexact), rounded_down, quotient)
+        return jnp.where(lax.bitwise_and(signs_differ, inexact), rounded_down, quotient)
     if dtype.kind == "c":
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
@@ -114,7 +114,7 @@ def remainder(x1, x2, /):
     if _dtype(x1).kind == "c":
         raise TypeError("remainder does not support complex-valued inputs")
     if _dtype(x2).kind in "iu":  # JAX: an integer x % 0 is 0 (XLA's rem would give x)
-        x2 = lax.select(lax.eq(x2, _zero_like(x2)), lax.full_like(x2, 1), x2)
+        x2 = jnp.where(lax.eq(x2, _zero_like(x2)), lax.full_like(x2, 1), x2)
     trunc_mod = lax.rem(x1, x2)
     if _dtype(x1).kind == "u":
         return trunc_mod
@@ -399,9 +399,9 @@ def hypot(x1, x2, /):
     inf = convert(np.inf, _dtype(x1), True)
     any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
     big, small = lax.max(x1, x2), lax.min(x1, x2)
-    safe_big = lax.select(lax.eq(big, _zero_like(big)), lax.full_like(to_array(big), 1), big)
+    safe_big = jnp.where(lax.eq(big, _zero_like(big)), lax.full_like(to_array(big), 1), big)
     ratio = lax.div(small, safe_big)
-    out = lax.select(
+    out = jnp.where(
         lax.eq(big, _zero_like(big)), big,
         lax.mul(big, lax.sqrt(lax.add(const(ratio, 1), lax.square(ratio)))),
     )
@@ -448,7 +448,7 @@ def trunc(x, /):
     (x,) = promote_args("trunc", x)
     if _integer_or_bool(x):
         return to_array(x)
-    return lax.select(lax.lt(x, _zero_like(x)), lax.ceil(x), lax.floor(x))
+    return jnp.where(lax.lt(x, _zero_like(x)), lax.ceil(x), lax.floor(x))
 
 
 @eager_jit(static_argnames=("decimals",), inline=False)
@@ -487,7 +487,10 @@ def _round_float(x, decimals):
     return convert(out, dtype) if dtype == np.float16 else out
 
 
-around = round
+@eager_jit(static_argnames=("decimals",), inline=False)
+def around(a, decimals=0, out=None):
+    """``round``, as its own jit (JAX's ``around`` is one, calling ``round``)."""
+    return round(a, decimals, out)
 
 
 @eager_jit(inline=False)
@@ -497,7 +500,9 @@ def rint(x, /):
     x = to_array(x)
     if _dtype(x).kind in "biu":
         return convert(x, dtypes.default_float_dtype())
-    return round(x)
+    if _dtype(x).kind == "c":
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
 @eager_jit(inline=False)
@@ -599,6 +604,7 @@ def _inexact(x):
     return convert(x, to_inexact_dtype(x.dtype))
 
 
+@eager_jit(static_argnames=("n", "axis"), inline=False)
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """``n``-th discrete difference along ``axis`` (bool: ``!=``, as NumPy)."""
     check_arraylike("diff", a)
@@ -631,6 +637,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return a
 
 
+@eager_jit(inline=False)
 def ediff1d(ary, to_end=None, to_begin=None):
     check_arraylike("ediff1d", ary)
     a = jnp.ravel(to_array(ary))
@@ -644,6 +651,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return jnp.concatenate(parts) if len(parts) > 1 else out
 
 
+@eager_jit(static_argnames=("axis", "edge_order"), inline=False)
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Second-order central differences inside, first-order one-sided at the edges."""
     check_arraylike("gradient", f)
@@ -699,6 +707,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return outs[0] if len(outs) == 1 else outs
 
 
+@eager_jit(static_argnames=("axisa", "axisb", "axisc", "axis"), inline=False)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     check_arraylike("cross", a, b)
     a, b = (to_array(x) for x in promote_dtypes(a, b))
@@ -718,28 +727,42 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return jnp.moveaxis(c, -1, axisc)
 
 
+@eager_jit(static_argnames=("axis",), inline=False)
 def trapezoid(y, x=None, dx=1.0, axis=-1):
-    check_arraylike("trapezoid", y)
-    y = _inexact(y)
-    axis = canonicalize_axis(axis, y.ndim)
-    n = y.shape[axis]
-    avg = (lax.slice_in_dim(y, 1, n, axis=axis) + lax.slice_in_dim(y, 0, max(n - 1, 0),
-                                                                     axis=axis)) * 0.5
+    """JAX's formula: a spacing constant along ``axis`` takes the sum-minus-ends fast path."""
     if x is None:
-        return jnp.sum(avg, axis=axis) * dx
-    x = _inexact(x)
-    if x.ndim == 1:
-        d = diff(x)
-        shape = [1] * y.ndim
-        shape[axis] = d.shape[0]
-        d = jnp.reshape(d, tuple(shape))
+        check_arraylike("trapezoid", y)
+        y = _inexact(y)
+        d = to_array(dx)
+        if d.ndim > 0:
+            d = lax.expand_dims(d, tuple(range(y.ndim - d.ndim)))
+            d = jnp.moveaxis(d, axis, -1)
     else:
-        d = diff(x, axis=axis)
-    return jnp.sum(avg * d, axis=axis)
+        check_arraylike("trapezoid", y, x)
+        y, x = (to_array(a) for a in promote_dtypes_inexact(y, x))
+        d = diff(x) if x.ndim == 1 else jnp.moveaxis(diff(x, axis=axis), axis, -1)
+    y = jnp.moveaxis(y, axis, -1)
+    if d.ndim == 0 or d.shape[-1] == 1:
+        d = d if d.ndim == 0 else d[..., 0]
+        return d * (y.sum(-1) - 0.5 * (y[..., 0] + y[..., -1]))
+    return 0.5 * (d * (y[..., 1:] + y[..., :-1])).sum(-1)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation of (``xp``, ``fp``) at ``x`` (``xp`` increasing)."""
+    """Piecewise-linear interpolation of (``xp``, ``fp``) at ``x`` (``xp`` increasing): one jit
+    ``_interp`` whose ``left``/``right``/``period`` are static where None, as JAX's."""
+    static = tuple(name for name, value in (("left", left), ("right", right), ("period", period))
+                   if value is None)
+    jitted = _INTERP_JITS.get(static)
+    if jitted is None:
+        jitted = _INTERP_JITS[static] = eager_jit(_interp, static_argnames=static, inline=False)
+    return jitted(x, xp, fp, left, right, period)
+
+
+_INTERP_JITS: dict = {}
+
+
+def _interp(x, xp, fp, left=None, right=None, period=None):
     check_arraylike("interp", x, xp, fp)
     x, xp, fp = _inexact(x), _inexact(xp), to_array(fp)
     if not dtypes.is_inexact(np.dtype(fp.dtype)):
@@ -786,6 +809,7 @@ def _gcd_body(state):
     return jnp.where(a < b, b, a), jnp.where(a < b, a, b)
 
 
+@eager_jit(inline=False)
 def gcd(x1, x2):
     """Euclid's algorithm in a ``while_loop`` over the whole (broadcast) array."""
     check_arraylike("gcd", x1, x2)
@@ -796,6 +820,7 @@ def gcd(x1, x2):
     return lax.while_loop(_gcd_cond, _gcd_body, vary_like((abs(x1), abs(x2))))[0]
 
 
+@eager_jit(inline=False)
 def lcm(x1, x2):
     check_arraylike("lcm", x1, x2)
     x1, x2 = promote_dtypes(to_array(x1), to_array(x2))
@@ -803,10 +828,11 @@ def lcm(x1, x2):
     if not dtypes.is_int(_dtype(x1)):
         raise ValueError("Arguments to jax.numpy.lcm must be integers.")
     d = gcd(x1, x2)
-    safe = jnp.where(d == 0, lax_const(d, 1), d)
-    return jnp.where(d == 0, lax_const(d, 0), multiply(x1, floor_divide(x2, safe)))
+    # XLA's integer division by 0 is defined; the where masks it, as JAX's
+    return jnp.where(d == 0, lax_const(d, 0), multiply(x1, floor_divide(x2, d)))
 
 
+@eager_jit(inline=False)
 def frexp(x):
     """Mantissa in [0.5, 1) and integer exponent, from the bits. Subnormals are scaled into the
     normal range first (XLA on CPU flushes subnormal *arithmetic* to zero, so results for them
@@ -836,6 +862,7 @@ def frexp(x):
             jnp.where(special, 0, exponent).astype(dtypes.default_int_dtype()))
 
 
+@eager_jit(inline=False)
 def ldexp(x1, x2):
     check_arraylike("ldexp", x1, x2)
     x1, x2 = to_array(x1), to_array(x2)
@@ -848,15 +875,17 @@ def ldexp(x1, x2):
     return x1 * exp2(half) * exp2(e - half)
 
 
+@eager_jit(inline=False)
 def modf(x, /, out=None):
     check_arraylike("modf", x)
     (x,) = promote_dtypes_inexact(to_array(x))
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
-    whole = trunc(x)
+    whole = jnp.where(lax.ge(x, _zero_like(x)), lax.floor(x), lax.ceil(x))
     return x - whole, whole
 
 
+@eager_jit(inline=False)
 def heaviside(x1, x2):
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     x1 = to_array(x1)  # a Python scalar arrives as a WeakScalar, which has no comparisons
@@ -918,6 +947,7 @@ def _i0_jvp(primals, tangents):
     return primal_out, jnp.where(primals[0] == 0, 0.0, tangent_out)
 
 
+@eager_jit(inline=False)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     check_arraylike("nan_to_num", x)
     x = to_array(x)
@@ -936,6 +966,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return jnp.where(jnp.isneginf(out), convert(neginf, dt), out)
 
 
+@eager_jit(inline=False)
 def copysign(x1, x2):
     x1, x2 = promote_args_inexact("copysign", x1, x2)
     if dtypes.is_complex(np.dtype(to_array(x1).dtype)):
@@ -948,12 +979,14 @@ def nextafter(x1, x2):
     return lax.nextafter(x1, x2)
 
 
+@eager_jit(inline=False)
 def fmax(x1, x2):
     """Maximum that ignores a NaN (NaN only when both are)."""
     x1, x2 = promote_args("fmax", x1, x2)
     return jnp.where((x1 > x2) | jnp.isnan(x2), x1, x2)
 
 
+@eager_jit(inline=False)
 def fmin(x1, x2):
     x1, x2 = promote_args("fmin", x1, x2)
     return jnp.where((x1 < x2) | jnp.isnan(x2), x1, x2)
@@ -973,11 +1006,18 @@ def real_if_close(a, tol=100):
 
 
 def spacing(x, /):
-    x = _inexact(x)
-    inf = convert(np.inf, x.dtype)
-    return jnp.where(signbit(x), lax.nextafter(x, -inf) - x, lax.nextafter(x, inf) - x)
+    """JAX's formula: a zero step (a subnormal flushed to zero) is the smallest subnormal."""
+    (x,) = promote_args_inexact("spacing", x)
+    if _dtype(x).kind == "c":
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = lax_const(x, np.inf)
+    if _dtype(x) == np.float16:
+        return lax.nextafter(x, inf) - x
+    result = lax.nextafter(x, copysign(inf, x)) - x
+    return jnp.where(result == 0, copysign(dtypes.finfo(_dtype(x)).smallest_subnormal, x), result)
 
 
+@eager_jit(static_argnames=("axis",), inline=False)
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     p = _inexact(p)
     axis = canonicalize_axis(axis, p.ndim)
