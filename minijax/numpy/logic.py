@@ -20,6 +20,7 @@ from minijax.numpy._util import (
     convert,
     lax_const,
     promote_args,
+    promote_args_inexact,
     promote_dtypes,
     promote_ranks,
 )
@@ -133,26 +134,25 @@ def isrealobj(x):
     return not iscomplexobj(x)
 
 
+@eager_jit(static_argnames=("equal_nan",), inline=False)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """JAX's test: ``a == b`` or, for a finite ``b``, ``|a - b| <= atol + rtol * |b|``, in the
+    inexact dtype (integers too); ``rtol``/``atol`` are traced, as in JAX's jit."""
     a, b = promote_args("isclose", a, b)
-    a, b = to_array(a), to_array(b)
-    dt = np.dtype(a.dtype)
-    if not dtypes.is_inexact(dt):
-        return equal(a, b)
-    rtol = convert(rtol, jnp.real(a).dtype if dtypes.is_complex(dt) else dt)
-    atol = convert(atol, rtol.dtype)
-    out = less_equal(jnp.abs(a - b), atol + rtol * jnp.abs(b))
-    out = out & isfinite(a) & isfinite(b) | (a == b)
-    if dtypes.is_complex(dt):
-        infs = ~(isfinite(a) & isfinite(b))
-        out = jnp.where(infs, a == b, out)
-    else:
-        out = jnp.where(isinf(a) | isinf(b), a == b, out)
-    if equal_nan:
-        out = out | (isnan(a) & isnan(b))
-    return out
+    if isinstance(_dtype(a), dtypes.ExtendedDType):
+        return lax.eq(a, b)
+    a, b = promote_args_inexact("isclose", a, b)
+    dtype = _dtype(a)
+    if dtype.kind == "c":
+        dtype = np.zeros((), dtype).real.dtype
+    rtol = lax.convert_element_type(rtol, dtype)
+    atol = lax.convert_element_type(atol, dtype)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(isfinite(b), in_range))
+    return logical_or(out, logical_and(isnan(a), isnan(b))) if equal_nan else out
 
 
+@eager_jit(static_argnames=("equal_nan",), inline=False)
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return jnp.all(isclose(a, b, rtol, atol, equal_nan))
 
