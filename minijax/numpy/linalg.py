@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minijax import dtypes
+from minijax.lax import Precision
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
 from minijax.lax.elementwise import stop_gradient
@@ -89,6 +90,7 @@ def _diagonal(x):
 # Factorizations
 
 
+@eager_jit(static_argnames=("upper", "symmetrize_input"), inline=False)
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """Lower (or ``upper``) Cholesky factor; NaNs where ``a`` is not positive definite."""
     a = _matrix("cholesky", a, square=True)
@@ -96,6 +98,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     return _H(L) if upper else L
 
 
+@eager_jit(static_argnames=("mode",), inline=False)
 def qr(a, mode: str = "reduced"):
     """``QRResult(Q, R)`` (modes 'reduced', 'complete'), or R alone (mode 'r')."""
     a = _matrix("qr", a)
@@ -105,6 +108,7 @@ def qr(a, mode: str = "reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
+@eager_jit(static_argnames=("full_matrices", "compute_uv", "hermitian"), inline=False)
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """``SVDResult(U, S, Vh)`` with a = U diag(S) Vh, S descending; or S (``compute_uv=False``)."""
     del hermitian  # a general SVD is exact for Hermitian input too
@@ -118,6 +122,7 @@ def svdvals(x):
     return svd(x, compute_uv=False)
 
 
+@eager_jit(static_argnames=("UPLO", "symmetrize_input"), inline=False)
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     """``EighResult(eigenvalues, eigenvectors)``, eigenvalues ascending."""
     a = _matrix("eigh", a, square=True)
@@ -127,8 +132,9 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO: str | None = "L"):
-    return eigh(a, UPLO).eigenvalues
+@eager_jit(static_argnames=("UPLO", "symmetrize_input"), inline=False)
+def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
 def eig(a):
@@ -140,6 +146,7 @@ def eig(a):
     return EigResult(w, v)
 
 
+@eager_jit(inline=False)
 def eigvals(a):
     """The (complex) eigenvalues of general square matrices, as ``eig(a).eigenvalues``."""
     a = _matrix("eigvals", a, square=True)
@@ -279,9 +286,10 @@ def _solve(a, b):
 def inv(a):
     a = _matrix("inv", a, square=True)
     eye = broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
-    return _solve(a, eye)
+    return solve(a, eye)  # the solve jit, as JAX's inv
 
 
+@eager_jit(static_argnames=("n",), inline=False)
 def matrix_power(a, n):
     """a @ a @ ... (n times) by repeated squaring; negative n inverts first; n = 0 gives I."""
     a = to_array(a)
@@ -315,43 +323,86 @@ def _default_rtol(a):
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """Moore-Penrose pseudo-inverse: singular values below rtol * max(s) are dropped."""
-    del hermitian
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    return _pinv(a, rtol, hermitian)
+
+
+# JAX's jit: rtol is traced
+@eager_jit(static_argnames=("hermitian",), inline=False)
+def _pinv(a, rtol=None, hermitian: bool = False):
     a = _matrix("pinv", a)
-    rtol = rcond if rtol is None else rtol
-    rtol = _default_rtol(a) if rtol is None else rtol
-    u, s, vh = lax_linalg.svd(a, full_matrices=False)
-    cutoff = rtol * reductions.max(s, axis=-1, keepdims=True)
-    s_inv = sorting.where(s > cutoff, 1 / sorting.where(s > cutoff, s, 1), 0).astype(a.dtype)
-    return matmul(_H(vh) * expand_dims(s_inv, -2), _H(u))
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return creation.empty(a.shape[:-2] + (n, m), a.dtype)
+    a = math.conj(a)
+    if rtol is None:
+        rtol = 10. * max(m, n) * creation.array(dtypes.finfo(a.dtype).eps)
+    rtol = to_array(rtol)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    # singular values at most rtol * the largest are dropped (1 / inf = 0)
+    rtol = expand_dims(rtol[..., None], tuple(range(s.ndim - rtol.ndim - 1)))
+    s = sorting.where(s > rtol * s[..., 0:1], s, np.inf).astype(u.dtype)
+    res = matmul(matrix_transpose(vh), math.divide(matrix_transpose(u), s[..., None]),
+                 precision=Precision.HIGHEST)
+    return res.astype(a.dtype)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
-    """``(x, residuals, rank, s)`` minimizing |a x - b|; residuals (k,) when m > n (summed
-    squares of each column's residual), else empty, whatever the rank (static shapes)."""
-    del numpy_resid
+    """``(x, residuals, rank, s)`` minimizing |a x - b|. The residuals are always the summed
+    squares of each column's residual, as JAX's (``numpy_resid``: empty where NumPy's are,
+    which needs a concrete rank, so it is not jitted)."""
+    if numpy_resid:
+        return _lstsq.__wrapped__(a, b, rcond, numpy_resid=True)
+    return _lstsq(a, b, rcond)
+
+
+# JAX's jit (named _lstsq): rcond is traced
+@eager_jit(inline=False)
+def _lstsq(a, b, rcond, *, numpy_resid=False):
     a, b = _inexact("lstsq", a, b)
-    if a.ndim != 2:
-        raise ValueError(f"lstsq: a must be 2-D, got shape {a.shape}")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError("Leading dimensions of input arrays must match")
     vector = b.ndim == 1
     if vector:
         b = b[:, None]
+    if a.ndim != 2:
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if b.ndim != 2:
+        raise TypeError(
+            f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
     m, n = a.shape
-    rcond = _default_rtol(a) if rcond is None or rcond < 0 else rcond
-    u, s, vh = lax_linalg.svd(a, full_matrices=False)
-    keep = s > rcond * (reductions.max(s) if s.size else 0)
-    rank = reductions.sum(keep).astype(np.int32)
-    s_inv = sorting.where(keep, 1 / sorting.where(keep, s, 1), 0).astype(a.dtype)
-    x = matmul(_H(vh), expand_dims(s_inv, -1) * matmul(_H(u), b))
-    if m > n:
-        resid = reductions.sum(math.abs(b - matmul(a, x)) ** 2, axis=0)
+    if a.size == 0:
+        s = creation.empty(0, dtype=a.dtype)
+        rank = creation.array(0, dtype=dtypes.default_int_dtype())
+        x = creation.zeros((n, *b.shape[1:]), dtype=a.dtype)
     else:
-        resid = creation.zeros((0,), dtype=s.dtype)
-    if vector:  # NumPy keeps residuals 1-D, shape (1,)
-        x = x[:, 0]
+        eps = dtypes.finfo(a.dtype).eps
+        if rcond is None:
+            rcond = float(eps) * max(n, m)
+        else:
+            rcond = sorting.where(to_array(rcond) < 0, eps, rcond)
+        u, s, vt = svd(a, full_matrices=False)
+        mask = (s > 0) & (s >= creation.array(rcond, dtype=s.dtype) * s[0])
+        rank = reductions.sum(mask)
+        safe_s = sorting.where(mask, s, 1).astype(a.dtype)
+        s_inv = sorting.where(mask, 1 / safe_s, 0)[:, None]
+        u_b = matmul(_H(u), b, precision=Precision.HIGHEST)
+        x = matmul(_H(vt), s_inv * u_b, precision=Precision.HIGHEST)
+    if numpy_resid and (rank < n or m <= n):
+        resid = creation.asarray([])
+    else:
+        b_estimate = matmul(a, x, precision=Precision.HIGHEST)
+        resid = norm(b - b_estimate, axis=0) ** 2
+    if vector:
+        x = x.ravel()
     return x, resid, rank, s
 
 
-def matrix_rank(M, rtol=None, *, tol=None):
+@eager_jit(static_argnames=("hermitian",), inline=False)
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     """The number of singular values above ``tol`` (default rtol * max(s))."""
     M = _inexact("matrix_rank", M)[0]
     if M.ndim < 2:
