@@ -29,6 +29,7 @@ from minijax.numpy.creation import to_array
 from minijax.numpy.logic import isnan
 from minijax.numpy.manipulation import broadcast_to
 from minijax.numpy.math import multiply, subtract, true_divide
+from minijax.numpy.sorting import _where
 
 __all__ = [
     "sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "std",
@@ -196,17 +197,28 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return convert(out, result_dtype)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'), inline=False)
+def _resolve_correction(ddof, correction):
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Variance ``mean(|a - mean(a)|**2)`` with ``ddof`` (or ``correction``) degrees of freedom
     subtracted from the count."""
-    _no_out(out, "var")
-    if correction is not None:
-        if ddof != 0:
-            raise ValueError("ddof and correction can't be provided simultaneously.")
-        ddof = correction
+    correction = _resolve_correction(ddof, correction)
     check_arraylike("var", a)
+    return _var(a, axis=axis, dtype=dtype, out=out, correction=correction, keepdims=keepdims,
+                where=where)
+
+
+# JAX's jit: the correction is traced, only axis/dtype/keepdims are static
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
+def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None):
+    _no_out(out, "var")
     a = to_array(a)
     axes = canonicalize_axes(axis, a.ndim)
     computation_dtype, result_dtype = _var_dtypes(a.dtype, dtype)
@@ -217,19 +229,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     else:
         centered = lax.square(centered)
     count = _count(a.shape, axes, where, centered.dtype)
-    normalizer = (lax.sub(count, const(count, ddof)) if not isinstance(count, int)
-                  else float(count - ddof))
+    if isinstance(count, int):
+        count = convert(count, centered.dtype)
+    normalizer = lax.sub(count, convert(correction, centered.dtype))
     total = sum(centered, axes, keepdims=keepdims, where=where)
     if where is not None and keepdims:
         normalizer = _keepdims(normalizer, axes, True)
-    if isinstance(normalizer, float):
-        normalizer = convert(normalizer, centered.dtype)
     out = convert(lax.div(total, normalizer), result_dtype)
     # No degrees of freedom left (count <= ddof): NaN, as JAX, not a negative or signed-zero
     # quotient. The quotient stays in the graph even then, so its derivative is JAX's (a NaN
     # cotangent through the division by 0, a signed zero through a negative count).
     has_dof = lax.gt(normalizer, convert(0, normalizer.dtype, True))
-    return lax.select(has_dof, out, lax.full_like(out, np.nan))
+    return _where(has_dof, out, np.nan)
 
 
 def _var_dtypes(a_dtype, dtype):
@@ -251,11 +262,19 @@ def _var_dtypes(a_dtype, dtype):
     return compute, result
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'), inline=False)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
+    correction = _resolve_correction(ddof, correction)
+    check_arraylike("std", a)
+    return _std(a, axis=axis, dtype=dtype, out=out, correction=correction, keepdims=keepdims,
+                where=where)
+
+
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
+def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None):
     _no_out(out, "std")
-    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
+    return lax.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where,
+                        correction=correction))
 
 
 @eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
@@ -263,9 +282,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     _no_out(out, "nansum")
     a = to_array(a)
     if dtypes.is_inexact(a.dtype):
-        zeros = lax.full_like(a, 0)
-        # JAX's _where: an empty ``a`` becomes the fill itself, so the program does not read it
-        a = zeros if 0 in a.shape else lax.select(isnan(a), zeros, a)
+        a = _where(isnan(a), lax.full_like(a, 0), a)
     return sum(a, axis, dtype, None, keepdims, initial, where)
 
 
@@ -278,8 +295,13 @@ def count_nonzero(a, axis=None, keepdims=False):
     return sum(nonzero, axis=axis, dtype=dtypes.default_int_dtype(), keepdims=keepdims)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'), inline=False)
 def ptp(a, axis=None, out=None, keepdims=False):
+    check_arraylike("ptp", a)
+    return _ptp(a, axis, out, keepdims)
+
+
+@eager_jit(static_argnames=('axis', 'keepdims'), inline=False)
+def _ptp(a, axis=None, out=None, keepdims=False):
     _no_out(out, "ptp")
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 

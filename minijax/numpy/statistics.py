@@ -18,6 +18,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     canonicalize_axes,
     check_arraylike,
@@ -26,6 +27,7 @@ from minijax.numpy._util import (
     to_inexact_dtype,
 )
 from minijax.numpy.creation import to_array
+from minijax.numpy.reductions import _cumulative
 
 __all__ = [
     "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
@@ -86,7 +88,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     hi_limit = count - 1
 
     def pick(p):
-        idx = convert(jnp.clip(p, 0, jnp.maximum(hi_limit, 0)), dtypes.default_int_dtype())
+        # min/max, not jnp.clip: JAX's quantile makes no clip jit here
+        idx = convert(jnp.minimum(jnp.maximum(p, 0), jnp.maximum(hi_limit, 0)),
+                      dtypes.default_int_dtype())
         return jnp.take_along_axis(xb, idx, axis=-1, mode="clip")
 
     if method == "linear":
@@ -116,34 +120,38 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     return out
 
 
+@eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, interpolation=None):
-    method = interpolation or method
+             keepdims=False):
     return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
 
 
+@eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, interpolation=None):
-    method = interpolation or method
+                keepdims=False):
     return _quantile("nanquantile", a, q, axis, method, keepdims, skip_nan=True)
 
 
+@eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, interpolation=None):
+               keepdims=False):
     q = jnp.true_divide(to_array(q), 100.0)
-    return quantile(a, q, axis, method=interpolation or method, keepdims=keepdims)
+    return quantile(a, q, axis, method=method, keepdims=keepdims)
 
 
+@eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, interpolation=None):
+                  keepdims=False):
     q = jnp.true_divide(to_array(q), 100.0)
-    return nanquantile(a, q, axis, method=interpolation or method, keepdims=keepdims)
+    return nanquantile(a, q, axis, method=method, keepdims=keepdims)
 
 
+@eager_jit(static_argnames=("axis", "overwrite_input", "keepdims"), inline=False)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return quantile(a, 0.5, axis=axis, keepdims=keepdims, method="midpoint")
 
 
+@eager_jit(static_argnames=("axis", "overwrite_input", "keepdims"), inline=False)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return nanquantile(a, 0.5, axis=axis, keepdims=keepdims, method="midpoint")
 
@@ -162,6 +170,7 @@ def _fill_nan(a, value, jax_const=False):
     return jnp.where(jnp.isnan(a), fill, a)
 
 
+@eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     return jnp.prod(_fill_nan(a, 1), axis=axis, dtype=dtype, keepdims=keepdims,
                     initial=initial, where=where)
@@ -180,10 +189,12 @@ def _nan_extreme(fn, a, axis, keepdims, initial, where):
     return jnp.where(all_nan, jnp.nan, out)
 
 
+@eager_jit(static_argnames=("axis", "keepdims"), inline=False)
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _nan_extreme(jnp.min, a, axis, keepdims, initial, where)
 
 
+@eager_jit(static_argnames=("axis", "keepdims"), inline=False)
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _nan_extreme(jnp.max, a, axis, keepdims, initial, where)
 
@@ -195,6 +206,7 @@ def _nan_count(a, axis, keepdims, where):
     return jnp.sum(valid, axis=axis, keepdims=keepdims)
 
 
+@eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     a = to_array(a)
     if not dtypes.is_inexact(np.dtype(a.dtype)):
@@ -205,6 +217,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return lax.div(total, convert(_nan_count(a, axis, keepdims, where), dtype))
 
 
+@eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     a = to_array(a)
     if not dtypes.is_inexact(np.dtype(a.dtype)):
@@ -212,23 +225,31 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     dtype = to_inexact_dtype(dtype or a.dtype)
     a = convert(a, dtype)
     mu = nanmean(a, axis=axis, keepdims=True, where=where)
-    d = a - mu
+    nan = jnp.isnan(a)
+    d = jnp.where(nan, 0, a - mu)  # JAX's double where: no NaN reaches the derivative
     sq = jnp.real(d * jnp.conj(d)) if dtypes.is_complex(np.dtype(dtype)) else d * d
-    total = jnp.nansum(sq, axis=axis, keepdims=keepdims, where=where)
-    n = convert(_nan_count(a, axis, keepdims, where), total.dtype) - ddof
-    return jnp.where(n > 0, total / jnp.maximum(n, 0), jnp.nan)
+    total = jnp.sum(sq, axis=axis, keepdims=keepdims, where=where)
+    n = _nan_count(a, axis, keepdims, where) - ddof
+    empty = n <= 0
+    total = jnp.where(empty, jnp.nan, total)
+    return lax.div(total, convert(jnp.where(empty, 1, n), total.dtype))
 
 
+@eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     return jnp.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
 
 
+@eager_jit(static_argnames=("axis", "dtype"), inline=False)
 def nancumsum(a, axis=None, dtype=None, out=None):
-    return jnp.cumsum(_fill_nan(a, 0, jax_const=True), axis=axis, dtype=dtype)
+    # the cumulative sum itself, not the cumsum jit: JAX's nancumsum holds no nested jit
+    return _cumulative("nancumsum", lax.cumsum, _fill_nan(a, 0, jax_const=True), axis, dtype, out)
 
 
+@eager_jit(static_argnames=("axis", "dtype"), inline=False)
 def nancumprod(a, axis=None, dtype=None, out=None):
-    return jnp.cumprod(_fill_nan(a, 1, jax_const=True), axis=axis, dtype=dtype)
+    return _cumulative("nancumprod", lax.cumprod, _fill_nan(a, 1, jax_const=True), axis, dtype,
+                       out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -385,6 +406,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
 # Covariance
 
 
+@eager_jit(static_argnames=("rowvar", "bias", "ddof"), inline=False)
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
     check_arraylike("cov", m)
     m = jnp.atleast_2d(to_array(m))
@@ -426,11 +448,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return jnp.squeeze(c)
 
 
+@eager_jit(static_argnames=("rowvar",), inline=False)
 def corrcoef(x, y=None, rowvar=True):
     c = cov(x, y, rowvar)
     if c.ndim == 0:
         return c / c
-    d = jnp.diagonal(c)
+    d = jnp.diag(c)
     stddev = jnp.sqrt(jnp.real(d))
     c = c / stddev[:, None] / stddev[None, :]
     if not dtypes.is_complex(np.dtype(c.dtype)):
