@@ -20,8 +20,8 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import dtypes, lax
-from minijax.lax import fft as lax_fft
 from minijax.lax.fft import FftType
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import to_inexact_dtype
 
 __all__ = [
@@ -31,6 +31,20 @@ __all__ = [
 
 
 _NORMS = (None, "backward", "ortho", "forward")
+
+
+def _jitted_lax_fft():
+    # JAX's lax.fft is a jit named ``fft`` (static type and lengths): each transform is one
+    # jit equation, a function call in partitioned programs. lax cannot hold a jit (layers),
+    # so jnp.fft's calls of it go through this one.
+    @eager_jit(static_argnames=("fft_type", "fft_lengths"), inline=False)
+    def fft(x, fft_type, fft_lengths):
+        return lax.fft(x, fft_type, fft_lengths)
+
+    return fft
+
+
+lax_fft = _jitted_lax_fft()
 
 
 def _check_norm(norm):
