@@ -16,6 +16,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer, concrete_or_error
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
     broadcast_to_shape,
@@ -267,11 +268,13 @@ def stack(arrays, axis=0, out=None, dtype=None):
     return concatenate(arrays, axis, dtype)
 
 
+@eager_jit(inline=False)
 def atleast_1d(*arys):
     out = [a if a.ndim >= 1 else lax.reshape(a, (1,)) for a in map(to_array, arys)]
     return out[0] if len(out) == 1 else out
 
 
+@eager_jit(inline=False)
 def atleast_2d(*arys):
     out = []
     for a in map(to_array, arys):
@@ -281,6 +284,7 @@ def atleast_2d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+@eager_jit(inline=False)
 def atleast_3d(*arys):
     out = []
     for a in map(to_array, arys):
@@ -376,9 +380,13 @@ def vsplit(ary, indices_or_sections):
 
 def flip(m, axis=None):
     check_arraylike("flip", m)
-    a = to_array(m)
-    axes = canonicalize_axes(axis, a.ndim)
-    return lax.rev(a, axes) if axes else a
+    return _flip(to_array(m), axis)
+
+
+@eager_jit(static_argnames=("axis",), inline=False)
+def _flip(m, axis=None):
+    axes = canonicalize_axes(axis, m.ndim)
+    return lax.rev(m, axes) if axes else m
 
 
 def fliplr(m):
@@ -390,26 +398,50 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    """Elements shifted by static ``shift`` positions along ``axis`` (wrapping around);
-    ``axis=None`` rolls the flattened array and restores the shape."""
+    """Elements shifted by ``shift`` positions along ``axis`` (wrapping around); ``axis=None``
+    rolls the flattened array and restores the shape. As JAX: a static shift is the jit
+    ``_roll_static``, a traced one ``_roll_dynamic`` (a dynamic slice of the doubled array)."""
     check_arraylike("roll", a)
     a = to_array(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = [concrete_or_error(operator.index, s, "jnp.roll (shift must be static here)")
-              for s in shifts]
-    shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
-    for s, ax in zip(shifts.tolist(), axes.tolist()):
-        ax = canonicalize_axis(ax, a.ndim)
+    axis = tuple(canonicalize_axis(ax, a.ndim) for ax in _index_tuple(axis))
+    try:
+        shift = _index_tuple(shift)
+    except TypeError:
+        return _roll_dynamic(a, jnp.asarray(shift), axis)
+    return _roll_static(a, shift, axis)
+
+
+def _index_tuple(x):
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+@eager_jit(static_argnames=("axis",), inline=False)
+def _roll_dynamic(a, shift, axis):
+    b_shape = broadcast_shapes(shift.shape, np.shape(axis))
+    if len(b_shape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    for x, i in zip(broadcast_to(shift, b_shape), np.broadcast_to(axis, b_shape).tolist()):
+        n = jnp.array(a.shape[i], dtype=np.int32)
+        x = jnp.remainder(lax.convert_element_type(x, np.int32), lax.max(n, np.int32(1)))
+        doubled = lax.concatenate((a, a), i)
+        a = lax.dynamic_slice_in_dim(doubled, n - x, a.shape[i], axis=i)
+    return a
+
+
+@eager_jit(static_argnames=("shift", "axis"), inline=False)
+def _roll_static(a, shift, axis):
+    for ax, s in zip(*(v.tolist() for v in np.broadcast_arrays(axis, shift))):
         n = a.shape[ax]
         if n == 0:
             continue
-        s %= n
-        if s:
-            a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
-                                 lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+        i = (-s) % n
+        a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=ax), lax.slice_in_dim(a, 0, i, axis=ax)],
+                            ax)
     return a
 
 
@@ -580,27 +612,33 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    return _pad(a, widths, mode, kwargs.get("constant_values", 0), kwargs.get("stat_length"),
+                kwargs.get("end_values", 0), kwargs.get("reflect_type", "even"))
+
+
+@eager_jit(static_argnames=("pad_width", "mode", "stat_length", "end_values", "reflect_type"),
+           inline=False)
+def _pad(a, pad_width, mode, constant_values, stat_length, end_values, reflect_type):
+    """JAX's jit: everything static but the array and ``constant_values``."""
+    widths = pad_width
     if a.ndim == 0:
         return a  # as JAX: a scalar has no axis to pad
     if any(lo < 0 or hi < 0 for lo, hi in widths):
         raise ValueError("index can't contain negative values")
     if mode == "constant":
-        return _pad_constant(a, widths, kwargs.get("constant_values", 0))
+        return _pad_constant(a, widths, constant_values)
     if mode == "wrap":
         return _pad_wrap(a, widths)
     if mode in ("reflect", "symmetric"):
-        reflect_type = kwargs.get("reflect_type", "even")
         if reflect_type not in ("even", "odd"):
             raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
         return _pad_mirror(a, widths, mode, reflect_type)
     if mode == "edge":
         return _pad_edge(a, widths)
     if mode == "linear_ramp":
-        return _pad_linear_ramp(a, widths, _pad_pairs(kwargs.get("end_values", 0), a.ndim,
-                                                      "end_values"))
+        return _pad_linear_ramp(a, widths, _pad_pairs(end_values, a.ndim, "end_values"))
     if mode == "empty":
         return _pad_empty(a, widths)
-    stat_length = kwargs.get("stat_length")
     if stat_length is not None:
         stat_length = _pad_pairs(stat_length, a.ndim, "stat_length")
     stat = {"maximum": jnp.max, "minimum": jnp.min, "mean": jnp.mean, "median": jnp.median}
@@ -672,6 +710,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
 # cannot depend on traced values)
 
 
+@eager_jit(static_argnames=("k", "axes"), inline=False)
 def rot90(m, k=1, axes=(0, 1)):
     check_arraylike("rot90", m)
     m = to_array(m)
@@ -690,6 +729,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return flip(transpose(m, perm), ax2)
 
 
+@eager_jit(inline=False)
 def block(arrays):
     """NumPy's ``block``: nested lists, the innermost concatenated along the last axis."""
     def depth(x):
@@ -730,6 +770,7 @@ def unstack(x, /, *, axis=0):
     return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
 
 
+@eager_jit(static_argnames=("axis", "start"), inline=False)
 def rollaxis(a, axis, start=0):
     a = to_array(a)
     n = a.ndim
@@ -752,6 +793,7 @@ def trim_zeros(filt, trim="fb"):
     return to_array(filt)[int(lo):int(hi)]
 
 
+@eager_jit(static_argnames=("new_shape",), inline=False)
 def resize(a, new_shape):
     a = ravel(to_array(a))
     new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(
@@ -824,6 +866,7 @@ def insert(arr, obj, values, axis=None):
     return jnp.take(both, jnp.asarray(src.astype(dtypes.default_int_dtype())), axis=axis)
 
 
+@eager_jit(static_argnames=("axis",), inline=False)
 def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(to_array(arr)), ravel(to_array(values))])
