@@ -21,6 +21,7 @@ from minijax import dtypes, lax
 from minijax.core import Tracer, WeakScalar, concrete_or_error
 from minijax.lax.families import const
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
+from minijax.numpy._eager import eager_jit
 from minijax.sharding import device_put
 from minijax.tree_util import tree_map_internal
 from minijax.numpy._util import (
@@ -293,8 +294,17 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
              device=None):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (arrays allowed: the samples
     run along ``axis``). Computed as ``start * (1 - t) + stop * t`` (JAX's formula, exact at
-    both ends)."""
-    num = operator.index(num)
+    both ends): the jit ``_linspace``, as JAX's."""
+    num = concrete_or_error(operator.index, num, "'num' argument of jnp.linspace")
+    axis = concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if device is None:
+        return out
+    return (_place(out[0], device), out[1]) if retstep else _place(out, device)
+
+
+@eager_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"), inline=False)
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     check_arraylike("linspace", start, stop)
@@ -329,7 +339,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = lax.full(out_shape, 0, compute)
     if dtypes.is_int(dtype):
         out = lax.floor(out)
-    out = _place(convert(out, dtype), device)
+    out = convert(out, dtype)
     if retstep:
         span = lax.sub(stop, start)
         step = lax.div(span, const(span, div)) if div > 0 else np.nan
@@ -376,10 +386,12 @@ def _tri_mask(m, k, lower):
     return lax.select(mask, a, lax.full_like(a, 0))
 
 
+@eager_jit(static_argnames=("k",), inline=False)
 def tril(m, k=0):
     return _tri_mask(m, operator.index(k), True)
 
 
+@eager_jit(static_argnames=("k",), inline=False)
 def triu(m, k=0):
     return _tri_mask(m, operator.index(k), False)
 
@@ -390,7 +402,11 @@ def triu(m, k=0):
 
 def diag(v, k=0):
     check_arraylike("diag", v)
-    v = to_array(v)
+    return _diag(to_array(v), operator.index(k))
+
+
+@eager_jit(static_argnames=("k",), inline=False)
+def _diag(v, k):
     if v.ndim == 1:
         n = v.shape[0] + abs(k)
         if v.shape[0] == 0:  # nothing to place (and nothing a gather could read)
@@ -405,7 +421,14 @@ def diag(v, k=0):
 
 
 def diagflat(v, k=0):
-    return diag(jnp.ravel(to_array(v)), k)
+    """A scatter of the flattened ``v`` into zeros (JAX's: no jit, unlike ``diag``)."""
+    check_arraylike("diagflat", v)
+    v = jnp.ravel(to_array(v))
+    k = operator.index(k)
+    n = v.shape[0] + abs(k)
+    i = jnp.arange(0, n - abs(k))
+    flat_index = i + k + i * n if k >= 0 else i + (i - k) * n
+    return zeros(n * n, v.dtype).at[flat_index].set(v).reshape(n, n)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -429,12 +452,26 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    num = concrete_or_error(operator.index, num, "'num' argument of jnp.logspace")
+    axis = concrete_or_error(operator.index, axis, "'axis' argument of jnp.logspace")
+    return _logspace(start, stop, num, endpoint, base, dtype, axis)
+
+
+@eager_jit(static_argnames=("num", "endpoint", "dtype", "axis"), inline=False)
+def _logspace(start, stop, num, endpoint, base, dtype, axis):
     y = linspace(start, stop, num, endpoint=endpoint, axis=axis)
     out = jnp.power(convert(base, y.dtype), y)
     return out if dtype is None else out.astype(dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    num = concrete_or_error(operator.index, num, "'num' argument of jnp.geomspace")
+    axis = concrete_or_error(operator.index, axis, "'axis' argument of jnp.geomspace")
+    return _geomspace(start, stop, num, endpoint, dtype, axis)
+
+
+@eager_jit(static_argnames=("num", "endpoint", "dtype", "axis"), inline=False)
+def _geomspace(start, stop, num, endpoint, dtype, axis):
     start, stop = to_array(start), to_array(stop)
     dt = np.result_type(start.dtype, stop.dtype, np.float32)
     start, stop = convert(start, dt), convert(stop, dt)
@@ -456,6 +493,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return out if dtype is None else out.astype(dtype)
 
 
+@eager_jit(static_argnames=("N", "increasing"), inline=False)
 def vander(x, N=None, increasing=False):
     x = to_array(x)
     if x.ndim != 1:
