@@ -1,0 +1,32 @@
+"""Cases of the oracle run of seeds 9000-9059 (helper A's share) where minijax differed from JAX
+0.10.2, each against values recorded from JAX 0.10.2 (the snippet that made each is in its
+test)."""
+
+import numpy as np
+
+import minijax
+import minijax.numpy as jnp
+from minijax import lax
+
+
+def _hex(a):
+    return [float(v).hex() for v in np.asarray(a).tolist()]
+
+
+def test_tanh_derivative_is_jaxs_product_form():
+    # s9016-21. JAX's tanh JVP is (g + g * ans) * (1 - ans): the cotangent -inf of sqrt at
+    # tanh(-0) = -0 meets `g * ans` = -inf * -0 = NaN (minijax's g * (1 - ans**2) gave -inf),
+    # and the two forms round differently:
+    # x = jnp.array([-0.0, 0.0, 1.5, -0.25], jnp.float32)
+    # jax.vjp(lambda x: jnp.sqrt(jnp.tanh(x)), x)[1](jnp.array([1., .5, .75, 1.25]))[0]
+    # y = jnp.array([-2.0, -0.7, 0.3, 1.1, 0.01, -5.0], jnp.float32)
+    # jax.vmap(jax.grad(jax.grad(lax.tanh)))(y)  (as float.hex)
+    x = jnp.asarray(np.array([-0.0, 0.0, 1.5, -0.25], np.float32))
+    ct = jnp.asarray(np.array([1.0, 0.5, 0.75, 1.25], np.float32))
+    g = minijax.vjp(lambda x: jnp.sqrt(jnp.tanh(x)), x)[1](ct)[0]
+    np.testing.assert_array_equal(np.asarray(g), np.array([np.nan, np.nan, 0.07122717052698135,
+                                                           np.nan], np.float32))
+    y = jnp.asarray(np.array([-2.0, -0.7, 0.3, 1.1, 0.01, -5.0], np.float32))
+    h = minijax.vmap(minijax.grad(minijax.grad(lax.tanh)))(y)
+    assert _hex(h) == ['0x1.16f9e00000000p-3', '0x1.88d2a80000000p-1', '-0x1.10fd360000000p-1',
+                       '-0x1.2670f40000000p-1', '-0x1.47a2dc0000000p-6', '0x1.7d00000000000p-12']
