@@ -407,14 +407,11 @@ def diag(v, k=0):
 
 @eager_jit(static_argnames=("k",), inline=False)
 def _diag(v, k):
-    if v.ndim == 1:
+    if v.ndim == 1:  # JAX's: the padded vector broadcast along rows, masked to the diagonal
+        zero = lax.full_like(v, 0, shape=())
         n = v.shape[0] + abs(k)
-        if v.shape[0] == 0:  # nothing to place (and nothing a gather could read)
-            return zeros((n, n), v.dtype)
-        rows = lax.broadcasted_iota(dtypes.default_int_dtype(), (n, n), 0)
-        cols = lax.broadcasted_iota(dtypes.default_int_dtype(), (n, n), 1)
-        src = jnp.take(v, rows if k >= 0 else cols, mode="clip")
-        return jnp.where(cols - rows == k, src, zeros((), v.dtype))
+        v = lax.pad(v, zero, ((max(0, -k), max(0, k), 0),))
+        return jnp.where(eye(n, k=k, dtype=bool), v[:, None], zero)
     if v.ndim == 2:
         return jnp.diagonal(v, k)
     raise ValueError("diag input must be 1d or 2d")

@@ -19,6 +19,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axis, check_arraylike, concrete_value, convert
 from minijax.numpy.creation import to_array
 
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 
+@eager_jit(static_argnames=("offset", "axis1", "axis2"), inline=False)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The ``offset`` diagonal of the (axis1, axis2) planes, as the last axis: a mask and a sum
     over one axis of the plane after aligning the diagonal with a slice."""
@@ -321,8 +323,17 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """``a``'s elements at ``indices`` along ``axis`` (flattened when None): one gather.
     ``mode``: ``'fill'`` (default: out-of-bounds give NaN / the int minimum / ``fill_value``),
-    ``'clip'``, or ``'wrap'``."""
+    ``'clip'``, or ``'wrap'``. The jit ``_take``, as JAX's."""
     check_arraylike("take", a, indices)
+    return _take(a, indices, None if axis is None else operator.index(axis), out, mode,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 fill_value=fill_value)
+
+
+@eager_jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted", "fill_value"),
+           inline=False)
+def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+          indices_are_sorted=False, fill_value=None):
     if out is not None:  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, axis = _flat_or_axis(a, axis)
@@ -333,8 +344,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         mode = "clip"
     elif mode == "raise":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    if not dtypes.is_int(np.dtype(idx.dtype)):
+        raise TypeError(f"indices must be integers, got {idx.dtype}")
     if mode != "clip":  # NumPy's clip mode clamps negative indices to 0 instead of wrapping
-        idx = _normalize_index(idx, n)
+        idx = jnp.where(idx < 0, idx + n, idx)
     mode = "fill" if mode is None else mode
     if n == 0:  # XLA cannot gather from an empty axis
         if idx.size:
@@ -373,6 +386,7 @@ def _along_axis_operands(name, arr, indices, axis):
     return arr, idx, axis, batch
 
 
+@eager_jit(static_argnames=("axis", "mode", "fill_value"), inline=False)
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     """``arr`` picked at ``indices`` along ``axis`` (NumPy's rule), as ONE gather whose other
     axes are gather batching dimensions."""
@@ -386,6 +400,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
                       mode="fill" if mode is None else mode, fill_value=fill_value)
 
 
+@eager_jit(static_argnames=("axis", "inplace", "mode"), inline=False)
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (a functional update, so
     ``inplace=False`` is required, as in JAX)."""
