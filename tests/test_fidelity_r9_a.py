@@ -30,3 +30,22 @@ def test_tanh_derivative_is_jaxs_product_form():
     h = minijax.vmap(minijax.grad(minijax.grad(lax.tanh)))(y)
     assert _hex(h) == ['0x1.16f9e00000000p-3', '0x1.88d2a80000000p-1', '-0x1.10fd360000000p-1',
                        '-0x1.2670f40000000p-1', '-0x1.47a2dc0000000p-6', '0x1.7d00000000000p-12']
+
+
+def test_differentiated_prod_returns_the_product_trees_primal():
+    # s9035-213. Under jvp/vjp JAX's reduce_prod primal is its pairwise product tree's,
+    # ((a * c) * b for 3 factors), not the reduce's ((a * b) * c): with an infinite complex
+    # factor the NaNs differ, in float32 the rounding:
+    # z = jnp.array([1.7743481-2.719595j, 1.5853399+0.12835233j, inf+0j], jnp.complex64)
+    # jax.vjp(jnp.prod, z)[0]                                   -> inf+nanj
+    # jax.jvp(lambda x: jnp.prod(x, axis=1), (x,), (jnp.ones_like(x),))[0]  (as float.hex)
+    z = jnp.asarray(np.array([1.7743481397628784 - 2.719594955444336j,
+                              1.585339903831482 + 0.1283523291349411j, complex(np.inf, 0.0)],
+                             np.complex64))
+    p = complex(minijax.vjp(jnp.prod, z)[0])
+    assert p.real == np.inf and np.isnan(p.imag)
+    x = jnp.asarray(np.array([[1.1, 0.3, 7.7, 1.9, 3.3], [0.7, 1.3, 2.9, 0.11, 5.5]], np.float32))
+    p, _ = minijax.jvp(lambda x: jnp.prod(x, axis=1), (x,), (jnp.ones_like(x),))
+    assert _hex(p) == ['0x1.fdd3820000000p+3', '0x1.98ba720000000p+0']
+    # undifferentiated, the reduce's own order (JAX 0.10.2 too): 0x1.fdd386p+3, 0x1.98ba74p+0
+    assert _hex(jnp.prod(x, axis=1)) == ['0x1.fdd3860000000p+3', '0x1.98ba740000000p+0']

@@ -167,17 +167,19 @@ def _reduce_chooser_jvp(g, ans, operand, *, axes):
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
     """Correct where elements are zero: the tangent is the JVP of a pairwise product tree
-    (mul's rule throughout), never a division by the product."""
+    (mul's rule throughout), never a division by the product. The primal is the tree's
+    product too, as JAX's: its order differs from the reduce's, and with an infinite complex
+    factor so do the NaNs (``(a c) b`` vs ``(a b) c``)."""
     (x,), (g,) = primals, tangents
-    ans = reduce_prod_p.bind(x, axes=axes)
     shape = get_aval(x).shape
     kept = _kept_axes(len(shape), axes)
     n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
     if n == 0:  # JAX's product tree of no factors has materialized zeros as its tangent
+        ans = reduce_prod_p.bind(x, axes=axes)
         return ans, ad.instantiate_zeros(ad.Zero.from_primal_value(ans))
     rows = (n, *(shape[i] for i in kept))  # the reduced axes flattened in front
-    _, (t,) = ad.jvp_flat(lambda v: [_product_tree(v)], [reshape(x, rows, axes + kept)],
-                          [reshape(g, rows, axes + kept)])
+    (ans,), (t,) = ad.jvp_flat(lambda v: [_product_tree(v)], [reshape(x, rows, axes + kept)],
+                               [reshape(g, rows, axes + kept)])
     return ans, t
 
 
