@@ -6,7 +6,7 @@ import numpy as np
 
 import minijax
 import minijax.numpy as jnp
-from minijax import lax
+from minijax import lax, nn
 
 
 def _hex(a):
@@ -49,3 +49,25 @@ def test_differentiated_prod_returns_the_product_trees_primal():
     assert _hex(p) == ['0x1.fdd3820000000p+3', '0x1.98ba720000000p+0']
     # undifferentiated, the reduce's own order (JAX 0.10.2 too): 0x1.fdd386p+3, 0x1.98ba74p+0
     assert _hex(jnp.prod(x, axis=1)) == ['0x1.fdd3860000000p+3', '0x1.98ba740000000p+0']
+
+
+def test_exponential_linear_units_are_jitted_as_jaxs():
+    # s9028-321. JAX's nn.elu/celu/selu are jits: a default alpha of 1 is a constant and XLA
+    # folds `1 * expm1(x)`, so elu(nan+0j) keeps its 0 imaginary part (an explicit alpha, or
+    # the complex product run op by op, gives nan+nanj):
+    # x = jnp.array([nan+0j, -1+0j, 0+nanj, -2+nanj], jnp.complex64)
+    # jax.nn.elu(x), jax.nn.celu(x), jax.vmap(jax.nn.elu)(x), jax.nn.elu(x, 1.0)
+    nan = float("nan")
+    x = jnp.asarray(np.array([complex(nan, 0.0), -1.0, complex(0.0, nan), complex(-2.0, nan)],
+                             np.complex64))
+    m = -0.63212055
+    for got, want in [(nn.elu(x), [complex(nan, 0), m, complex(nan, nan), complex(nan, nan)]),
+                      (minijax.vmap(nn.elu)(x), [complex(nan, 0), m, complex(nan, nan),
+                                                  complex(nan, nan)]),
+                      (nn.celu(x), [0, m, 0, complex(nan, nan)]),
+                      (nn.elu(x, 1.0), [complex(nan, nan), m, complex(nan, nan),
+                                        complex(nan, nan)])]:
+        got, want = np.asarray(got), np.array(want, np.complex64)
+        # each part on its own: a complex NaN is NaN whichever part is
+        np.testing.assert_allclose(got.real, want.real, rtol=1e-6)
+        np.testing.assert_allclose(got.imag, want.imag, rtol=1e-6)
