@@ -53,6 +53,7 @@ def right_shift(x1, x2, /):
 bitwise_right_shift = right_shift
 
 
+@eager_jit(static_argnames=("axis", "bitorder"), inline=False)
 def packbits(a, axis=None, bitorder="big"):
     check_arraylike("packbits", a)
     a = to_array(a)
@@ -67,9 +68,9 @@ def packbits(a, axis=None, bitorder="big"):
     n = bits.shape[axis]
     pad = (-n) % 8
     if pad:
-        widths = [(0, 0)] * bits.ndim
-        widths[axis] = (0, pad)
-        bits = jnp.pad(bits, widths)
+        widths = [(0, 0, 0)] * bits.ndim
+        widths[axis] = (0, pad, 0)
+        bits = lax.pad(bits, convert(0, np.uint8), tuple(widths))
     bits = jnp.moveaxis(bits, axis, -1)
     bits = jnp.reshape(bits, bits.shape[:-1] + ((n + pad) // 8, 8))
     shifts = np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)
@@ -78,6 +79,7 @@ def packbits(a, axis=None, bitorder="big"):
     return jnp.moveaxis(packed, -1, axis)
 
 
+@eager_jit(static_argnames=("axis", "count", "bitorder"), inline=False)
 def unpackbits(a, axis=None, count=None, bitorder="big"):
     check_arraylike("unpackbits", a)
     a = to_array(a)
@@ -99,12 +101,13 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
         if count <= n:
             bits = lax.slice_in_dim(bits, 0, count, axis=axis)
         else:
-            widths = [(0, 0)] * bits.ndim
-            widths[axis] = (0, count - n)
-            bits = jnp.pad(bits, widths)
+            widths = [(0, 0, 0)] * bits.ndim
+            widths[axis] = (0, count - n, 0)
+            bits = lax.pad(bits, convert(0, np.uint8), tuple(widths))
     return bits
 
 
+@eager_jit(inline=False)
 def bitwise_count(x, /):
     x, = promote_args_numeric("bitwise_count", x)
     if _dtype(x).kind == "i":

@@ -270,7 +270,20 @@ sinh = _unary("sinh", "sinh", inexact=True)
 cosh = _unary("cosh", "cosh", inexact=True)
 tanh = _unary("tanh", "tanh", inexact=True)
 arcsinh = asinh = _unary("arcsinh", "asinh", inexact=True)
-arccosh = acosh = _unary("arccosh", "acosh", inexact=True)
+
+
+@eager_jit(inline=False)
+def arccosh(x, /):
+    """``lax.acosh``; a complex result takes NumPy's branch (nonnegative real part), as JAX."""
+    (x,) = promote_args_inexact("arccosh", x)
+    result = lax.acosh(x)
+    if _dtype(result).kind == "c":
+        result = jnp.where(lax.lt(lax.real(result), _zero_like(lax.real(result))),
+                           lax.neg(result), result)
+    return result
+
+
+acosh = arccosh
 arctanh = atanh = _unary("arctanh", "atanh", inexact=True)
 
 
