@@ -52,6 +52,7 @@ def _int():
 # Sorting
 
 
+@eager_jit(static_argnames=("axis", "kind", "order", "stable", "descending"), inline=False)
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """Sorted copy of ``a`` along ``axis`` (NaNs last, as NumPy); ``descending`` is the
     ascending sort reversed, as JAX (so ties, and their gradients, come out last-first)."""
@@ -68,6 +69,8 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax.rev(out, (axis,)) if descending else out
 
 
+@eager_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"),
+           inline=False)
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """Indices (of ``dtype``, the default int if None) that sort ``a`` along ``axis``; stable
     (ties keep their order) by default."""
@@ -98,6 +101,7 @@ def sort_complex(a):
     return convert(out, dtypes.canonicalize_dtype(np.result_type(a.dtype, np.complex64)))
 
 
+@eager_jit(static_argnames=("axis",), inline=False)
 def lexsort(keys, axis=-1):
     """Indices sorting by the last key, then the one before, ...: one multi-key ``lax.sort``."""
     keys = tuple(keys) if not isinstance(keys, (Tracer, jnp.ndarray, np.ndarray)) else keys
@@ -217,7 +221,6 @@ def _searchsorted_sort(a, v, side, out_dtype):
 
 
 def _nan_arg(fn, fill, a, axis, keepdims):
-    a = to_array(a)
     if not dtypes.is_inexact(np.dtype(a.dtype)):
         return fn(a, axis=axis, keepdims=keepdims)
     nans = jnp.isnan(a)
@@ -226,11 +229,30 @@ def _nan_arg(fn, fill, a, axis, keepdims):
 
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
-    """Like argmin, NaNs skipped; an all-NaN slice gives -1 (as JAX; NumPy raises)."""
-    return _nan_arg(jnp.argmin, jnp.inf, a, axis, keepdims)
+    """Like argmin, NaNs skipped; an all-NaN slice gives -1 (as JAX; NumPy raises). The jit
+    ``_nanargmin``, as JAX's."""
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("The 'out' argument to jnp.nanargmin is not supported.")
+    check_arraylike("nanargmin", a)
+    return _nanargmin(to_array(a), None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("The 'out' argument to jnp.nanargmax is not supported.")
+    check_arraylike("nanargmax", a)
+    return _nanargmax(to_array(a), None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+@eager_jit(static_argnames=("axis", "keepdims"), inline=False)
+def _nanargmin(a, axis=None, keepdims=False):
+    return _nan_arg(jnp.argmin, jnp.inf, a, axis, keepdims)
+
+
+@eager_jit(static_argnames=("axis", "keepdims"), inline=False)
+def _nanargmax(a, axis=None, keepdims=False):
     return _nan_arg(jnp.argmax, -jnp.inf, a, axis, keepdims)
 
 
