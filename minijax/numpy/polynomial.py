@@ -14,6 +14,7 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import core, dtypes, lax
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import check_arraylike, convert, promote_dtypes, promote_dtypes_inexact
 from minijax.numpy.creation import to_array
 
@@ -36,6 +37,7 @@ def _1d(name, *xs):
 # Convolution
 
 
+@eager_jit(static_argnames=("mode", "op", "precision", "preferred_element_type"), inline=False)
 def _conv(x, y, mode, op, precision, preferred_element_type):
     """JAX's ``_conv``: one ``conv_general_dilated`` (a cross-correlation) padded for ``mode``,
     so "valid" and "same" never compute the products outside their window (an inf there would
@@ -54,7 +56,7 @@ def _conv(x, y, mode, op, precision, preferred_element_type):
     else:
         if x.shape[0] < y.shape[0]:  # NumPy swaps so the longer one slides
             x, y = y, x
-        y = lax.rev(y, (0,))
+        y = jnp.flip(y)
     m = y.shape[0]
     if mode == "valid":
         padding = (0, 0)
@@ -88,10 +90,12 @@ def _cross_correlate(x, y, padding, precision, preferred_element_type):
                            preferred_element_type=preferred_element_type)
 
 
+@eager_jit(static_argnames=("mode", "precision", "preferred_element_type"), inline=False)
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     return _conv(a, v, mode, "convolve", precision, preferred_element_type)
 
 
+@eager_jit(static_argnames=("mode", "precision", "preferred_element_type"), inline=False)
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """``c[k] = sum_n a[n + k] * conj(v[n])``."""
     return _conv(a, v, mode, "correlate", precision, preferred_element_type)
@@ -101,46 +105,44 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 # Polynomials
 
 
+@eager_jit(static_argnames=("unroll",), inline=False)
 def polyval(p, x, *, unroll=16):
-    """Horner's scheme, unrolled (the degree is static)."""
+    """Horner's scheme in a ``scan`` over the coefficients (``p``'s further axes broadcast
+    against ``x``), as JAX."""
     check_arraylike("polyval", p, x)
     p, x = (to_array(t) for t in promote_dtypes(p, x))
-    if p.ndim != 1:
-        raise ValueError("polyval: p must be one-dimensional")
-    y = jnp.zeros_like(x)
-    for i in range(p.shape[0]):
-        y = y * x + p[i]
-    return y
+    shape = tuple(np.broadcast_shapes(p.shape[1:], x.shape))
+    y = lax.full_like(x, 0, shape=shape)
+    return lax.scan(lambda y, c: (y * x + c, None), y, p, unroll=unroll)[0]
 
 
-def _pad_front(a, n):
-    return jnp.pad(a, (n - a.shape[0], 0)) if a.shape[0] < n else a
-
-
+@eager_jit(inline=False)
 def polyadd(a1, a2):
-    a1, a2 = _1d("polyadd", a1, a2)
-    n = max(a1.shape[0], a2.shape[0])
-    return _pad_front(a1, n) + _pad_front(a2, n)
+    """The shorter added into the end of the longer, as JAX."""
+    check_arraylike("polyadd", a1, a2)
+    a1, a2 = (to_array(x) for x in promote_dtypes(a1, a2))
+    if a2.shape[0] <= a1.shape[0]:
+        return a1.at[-a2.shape[0]:].add(a2)
+    return a2.at[-a1.shape[0]:].add(a1)
 
 
+@eager_jit(inline=False)
 def polysub(a1, a2):
-    a1, a2 = _1d("polysub", a1, a2)
-    n = max(a1.shape[0], a2.shape[0])
-    return _pad_front(a1, n) - _pad_front(a2, n)
+    check_arraylike("polysub", a1, a2)
+    a1, a2 = (to_array(x) for x in promote_dtypes(a1, a2))
+    return polyadd(a1, -a2)
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
-    a1, a2 = (jnp.atleast_1d(x) for x in _1d_any("polymul", a1, a2))
+    check_arraylike("polymul", a1, a2)
+    a1, a2 = (to_array(x) for x in promote_dtypes_inexact(a1, a2))
+    if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
+        a1, a2 = jnp.trim_zeros(a1, trim="f"), jnp.trim_zeros(a2, trim="f")
     if a1.shape[0] == 0:
-        a1 = jnp.zeros((1,), a1.dtype)
+        a1 = jnp.zeros((1,), a2.dtype)
     if a2.shape[0] == 0:
-        a2 = jnp.zeros((1,), a2.dtype)
+        a2 = jnp.zeros((1,), a1.dtype)
     return convolve(a1, a2, mode="full")
-
-
-def _1d_any(name, *xs):
-    check_arraylike(name, *xs)
-    return [to_array(x) for x in promote_dtypes(*xs)]
 
 
 def polydiv(u, v, *, trim_leading_zeros=False):
@@ -160,39 +162,46 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, r
 
 
+@eager_jit(static_argnames=("m",), inline=False)
 def polyder(p, m=1):
+    """JAX's: the coefficients times the falling factorials of their powers, at once."""
     check_arraylike("polyder", p)
+    m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyder")
+    (p,) = promote_dtypes_inexact(to_array(p))
     p = to_array(p)
-    m = operator.index(m)
     if m < 0:
         raise ValueError("Order of derivative must be positive")
-    if not dtypes.is_inexact(np.dtype(p.dtype)):
-        p = convert(p, dtypes.default_float_dtype()) if m else p
-    for _ in range(m):
-        n = p.shape[0]
-        if n <= 1:
-            return jnp.zeros((0,), p.dtype)
-        p = p[:-1] * jnp.arange(n - 1, 0, -1, dtype=p.dtype)
-    return p
+    if m == 0:
+        return p
+    coeff = jnp.prod(jnp.arange(m, p.shape[0], dtype=p.dtype)[None]
+                     - jnp.arange(m, dtype=p.dtype)[:, None], axis=0)
+    return p[:-m] * coeff[::-1]
 
 
+@eager_jit(static_argnames=("m",), inline=False)
 def polyint(p, m=1, k=None):
-    check_arraylike("polyint", p)
-    p = to_array(p)
-    m = operator.index(m)
+    """JAX's: the coefficients (and the constants ``k``) over the rising products of their
+    powers, at once; ``k`` is traced."""
+    m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
+    k = 0 if k is None else k
+    check_arraylike("polyint", p, k)
+    p, k = (to_array(x) for x in promote_dtypes_inexact(p, k))
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
-    if not dtypes.is_inexact(np.dtype(p.dtype)):
-        p = convert(p, dtypes.default_float_dtype())
-    ks = jnp.zeros((m,), p.dtype) if k is None else jnp.ravel(convert(to_array(k), p.dtype))
-    if ks.shape[0] == 1 and m > 1:
-        ks = jnp.broadcast_to(ks, (m,))
-    for i in range(m):
-        n = p.shape[0]
-        p = jnp.concatenate([p / jnp.arange(n, 0, -1, dtype=p.dtype), ks[i:i + 1]])
-    return p
+    k = jnp.atleast_1d(k)
+    if k.shape[0] == 1:
+        k = jnp.full((m,), k[0])
+    if k.shape != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p
+    grid = (jnp.arange(p.shape[0] + m, dtype=p.dtype)[None]
+            - jnp.arange(m, dtype=p.dtype)[:, None])
+    coeff = jnp.prod(jnp.maximum(1, grid), axis=0)[::-1]
+    return jnp.true_divide(jnp.concatenate((p, k)), coeff)
 
 
+@eager_jit(static_argnames=("deg", "rcond", "full", "cov"), inline=False)
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least-squares fit of a degree-``deg`` polynomial (columns scaled, as NumPy)."""
     check_arraylike("polyfit", x, y)
@@ -234,29 +243,47 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return c
 
 
+@eager_jit(inline=False)
 def poly(seq_of_zeros):
-    """Coefficients of the monic polynomial with the given roots (1-D input)."""
+    """Coefficients of the monic polynomial with the given roots (1-D input, or a square
+    matrix: its characteristic polynomial)."""
     check_arraylike("poly", seq_of_zeros)
-    z = to_array(seq_of_zeros)
-    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] > 0:
-        z = jnp.linalg.eigvals(z)  # the characteristic polynomial (complex coefficients)
-    z = jnp.ravel(z)
-    dt = dtypes.default_float_dtype() if not dtypes.is_inexact(np.dtype(z.dtype)) else z.dtype
+    (z,) = promote_dtypes_inexact(to_array(seq_of_zeros))
+    z = jnp.atleast_1d(z)
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        z = jnp.linalg.eigvals(z)  # complex coefficients
+    if z.ndim != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dt = z.dtype
+    if z.shape[0] == 0:
+        return jnp.ones((), dt)
     a = jnp.ones((1,), dt)
     for i in range(z.shape[0]):
-        a = convolve(a, jnp.stack([jnp.ones((), dt), -convert(z[i], dt)]), mode="full")
+        a = convolve(a, jnp.stack([jnp.ones((), dt), -z[i]]), mode="full")
     return a
 
 
-def _companion_roots(p):
+@eager_jit(inline=False)
+def _roots_no_zeros(p):
     """Eigenvalues of the companion matrix of ``p`` (p[0] != 0): the roots of the polynomial."""
-    n = p.shape[0]
     cdtype = np.result_type(p.dtype, np.complex64)
-    if n < 2:
+    if p.shape[0] < 2:
         return jnp.zeros((0,), cdtype)
-    a = jnp.eye(n - 1, k=-1, dtype=p.dtype)
+    a = jnp.diag(jnp.ones((p.shape[0] - 2,), p.dtype), -1)
     a = a.at[0, :].set(-p[1:] / p[0])
     return jnp.linalg.eigvals(a)
+
+
+@eager_jit(inline=False)
+def _roots_with_zeros(p, num_leading_zeros):
+    """Fixed shapes: the leading zeros rolled to the end (a polynomial with that many zero
+    roots), the zero roots moved last and one per leading zero marked NaN, as JAX."""
+    n = p.shape[0]
+    p = jnp.where(n == num_leading_zeros, 1.0, p)  # all zeros: no LAPACK failure
+    r = _roots_no_zeros(jnp.roll(p, -num_leading_zeros))
+    r = lax.sort_key_val(r == 0, r)[1]
+    return jnp.where(jnp.arange(r.shape[0]) < r.shape[0] - num_leading_zeros, r,
+                     complex(np.nan, np.nan))
 
 
 def roots(p, *, strip_zeros: bool = True):
@@ -265,28 +292,17 @@ def roots(p, *, strip_zeros: bool = True):
     order. ``strip_zeros`` drops leading zero coefficients, which needs a concrete ``p``; with
     ``strip_zeros=False`` (jit-compatible) each leading zero gives a NaN root instead."""
     check_arraylike("roots", p)
-    p = to_array(p)
-    if not dtypes.is_inexact(np.dtype(p.dtype)):
-        p = convert(p, dtypes.default_float_dtype())
+    (p,) = promote_dtypes_inexact(to_array(p))
     p = jnp.atleast_1d(p)
     if p.ndim != 1:
-        raise ValueError("roots: input must be a rank-1 array")
-    cdtype = np.result_type(p.dtype, np.complex64)
+        raise ValueError("Input must be a rank-1 array.")
     if p.shape[0] < 2:
-        return jnp.zeros((0,), cdtype)
+        return jnp.zeros((0,), np.result_type(p.dtype, np.complex64))
     leading = jnp.where(jnp.all(p == 0), p.shape[0], jnp.argmin(p == 0))
     if strip_zeros:
         k = core.concrete_or_error(
             int, leading, "jnp.roots(strip_zeros=True) drops leading zeros, so its output "
             "shape depends on p's values; under jit pass strip_zeros=False (leading zeros "
             "then give NaN roots)")
-        return _companion_roots(p[k:])
-    # Fixed shapes: roll the leading zeros to the end (a polynomial with that many zero
-    # roots), move the zero roots last and mark one per leading zero as NaN.
-    n = p.shape[0]
-    p = jnp.where(leading == n, jnp.ones_like(p), p)  # all zeros: no LAPACK failure
-    rolled = lax.dynamic_slice(jnp.concatenate([p, p]), (leading.astype(np.int32),), (n,))
-    r = _companion_roots(rolled)
-    r = lax.sort_key_val(r == 0, r)[1]
-    nan = jnp.asarray(complex(np.nan, np.nan), cdtype)
-    return jnp.where(jnp.arange(n - 1) < n - 1 - leading, r, nan)
+        return _roots_no_zeros(p[k:])
+    return _roots_with_zeros(p, leading)
