@@ -71,3 +71,31 @@ def test_exponential_linear_units_are_jitted_as_jaxs():
         # each part on its own: a complex NaN is NaN whichever part is
         np.testing.assert_allclose(got.real, want.real, rtol=1e-6)
         np.testing.assert_allclose(got.imag, want.imag, rtol=1e-6)
+
+
+def test_scan_residuals_of_its_consts_are_hoisted_out_of_the_loop():
+    # s9042-212. JAX's scan partial eval hoists what only known consts feed out of the known
+    # loop: the residual -2 x**-3 of `x ** -2` is a const of the backward scan, not a stack, so
+    # the second derivative sums the (mostly zero) carry cotangents over the iterations first
+    # and multiplies by d(-2 x**-3) = inf once (inf); inside the loop it was 0 * inf (NaN):
+    # f = lambda x: lax.scan(lambda c, _: (x ** -2, None), x, None, length=3)[0]
+    # g = lambda x: jax.vjp(f, x)[1](w)[0]
+    # g(x), jax.grad(lambda x: (g(x) * w).sum())(x), jax.jacfwd(g)(x)
+    x = jnp.asarray(np.array([-2.109375, -0.0, -0.498046875], np.float32))
+    w = jnp.asarray(np.array([0.5, 1.0, 1.5], np.float32))
+
+    def f(x):
+        return lax.scan(lambda c, _: (x ** -2, None), x, None, length=3)[0]
+
+    def g(x):
+        return minijax.vjp(f, x)[1](w)[0]
+
+    np.testing.assert_array_equal(np.asarray(g(x)), np.array(
+        [0.10654635727405548, np.nan, 24.283462524414062], np.float32))
+    want = np.array([0.07576630264520645, np.inf, 219.40821838378906], np.float32)
+    np.testing.assert_array_equal(
+        np.asarray(minijax.grad(lambda x: (g(x) * w).sum())(x)), want)
+    np.testing.assert_array_equal(
+        np.asarray(minijax.jit(minijax.grad(lambda x: (g(x) * w).sum()))(x)), want)
+    np.testing.assert_array_equal(np.asarray(minijax.jacfwd(g)(x)), np.array(
+        [[0.1515326052904129, 0, 0], [np.nan] * 3, [0, 0, 146.2721405029297]], np.float32))

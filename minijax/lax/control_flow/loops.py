@@ -473,16 +473,31 @@ def _scan_partial_eval(trace, args, params):
     stacked = [i for i, (kind, _) in enumerate(res_kind) if kind == "stacked"]
     keep = list(range(n_known_out)) + [n_known_out + i for i in stacked]
     known_body = common.permute_outvars(known, keep)
-    kparams = dict(params, jaxpr=known_body, num_consts=n_kc, num_carry=n_kk)
-    with set_current_trace(trace.parent):  # the known scan runs now
-        kouts = scan_p.bind(*k_consts, *k_init, *k_xs, **kparams)
+    # As JAX's, what only known consts feed is hoisted out of the known scan and runs once:
+    # residuals made there become consts of the unknown scan, not stacks, so differentiating
+    # them again happens outside the loop (a zero cotangent summed over the iterations meets
+    # an infinite derivative once, after the sum, not as 0 * inf in each iteration).
+    hoist, known_loop, varies, _, _ = partial_eval_jaxpr(
+        known_body, [False] * n_kc + [True] * (n_kk + len(k_xs)),
+        [True] * n_known_out + [False] * len(stacked))
+    n_hoisted = varies.count(False)
+    for j, i in enumerate(stacked):
+        if not varies[n_known_out + j]:
+            res_kind[i] = ("hoisted", None)
+    stacked = [i for i in stacked if res_kind[i][0] == "stacked"]
+    with set_current_trace(trace.parent):  # the invariant part and the known scan run now
+        hoisted = jaxpr_as_fun(hoist)(*k_consts)
+        loop_consts = hoisted[n_hoisted:]
+        kouts = scan_p.bind(*loop_consts, *k_init, *k_xs,
+                            **dict(params, jaxpr=known_loop, num_consts=len(loop_consts),
+                                   num_carry=n_kk))
     n_k_carry = n_kk
     k_carry, k_ys, stacked_res = common.split(
         kouts, [n_k_carry, n_known_out - n_k_carry, len(stacked)])
     # The unknown scan: consts (const residuals, unknown consts), carry (unknown carries), xs
     # (stacked and forwarded-xs residuals, unknown xs). unknown's inputs: residuals, unknowns.
-    const_res = [i for i, (kind, _) in enumerate(res_kind) if kind == "const"]
-    xs_res = [i for i, (kind, _) in enumerate(res_kind) if kind != "const"]
+    const_res = [i for i, (kind, _) in enumerate(res_kind) if kind in ("const", "hoisted")]
+    xs_res = [i for i, (kind, _) in enumerate(res_kind) if kind not in ("const", "hoisted")]
     n_res = len(res_avals)
     u_const = sum(const_uk)
     u_carry = sum(carry_uk)
@@ -494,7 +509,9 @@ def _scan_partial_eval(trace, args, params):
     stacked_it = iter(stacked_res)
     xs_res_vals = [next(stacked_it) if res_kind[i][0] == "stacked" else k_xs[res_kind[i][1]]
                    for i in xs_res]
-    const_res_vals = [k_consts[res_kind[i][1]] for i in const_res]
+    hoisted_it = iter(hoisted[:n_hoisted])
+    const_res_vals = [next(hoisted_it) if res_kind[i][0] == "hoisted" else k_consts[res_kind[i][1]]
+                      for i in const_res]
     u_args = (const_res_vals + [x for x, u in zip(consts, const_uk) if u]
               + [x for x, u in zip(init, carry_uk) if u]
               + xs_res_vals + [x for x, u in zip(xs, xs_uk) if u])
