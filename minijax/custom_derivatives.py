@@ -40,12 +40,7 @@ from minijax.interpreters.batching import (
     not_mapped,
 )
 from minijax.interpreters.calls import eval_open, lower_open
-from minijax.interpreters.partial_eval import (
-    DynamicJaxprTrace,
-    PartialEvalTrace,
-    trace_open,
-    trace_to_jaxpr,
-)
+from minijax.interpreters.partial_eval import in_linearization, trace_open, trace_to_jaxpr
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
 from minijax.vmapping import vmap
@@ -626,7 +621,8 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
     lin_in = [ad.instantiate_zeros(t) for t, d in zip(tangents, in_diff) if d]
     lin_out = custom_lin_p.bind(
         *res, *lin_in, num_res=len(res), bwd=bwd, in_diff=tuple(in_diff),
-        linearized=_in_linearization(core.current_trace()),
+        # a plain jvp's passes a linearization below when known, and raises where it runs
+        linearized=in_linearization(core.current_trace()),
         out_avals=tuple(ad.tangent_aval(a) for a, d in zip(call_jaxpr.out_avals, out_diff) if d),
         all_out_avals=tuple(ad.tangent_aval(a) for a in call_jaxpr.out_avals),
     )
@@ -637,17 +633,6 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
 
 
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
-
-
-def _in_linearization(trace):
-    """Whether a custom_lin bound on ``trace`` (the JVP's parent) is a linearization's own
-    tangent, which JAX's LinearizeTrace stages (on its tangent trace) even on known operands. A
-    plain jvp's custom_lin instead goes on down the traces, as JAX's JVPTrace binds it on its
-    parent: a linearization below passes it on when its operands are known, and it raises
-    where it runs. A loop or branch body's JVP is traced on the way (jaxpr traces between)."""
-    while type(trace) is DynamicJaxprTrace:
-        trace = trace.parent
-    return isinstance(trace, PartialEvalTrace)
 
 
 @custom_vjp_call_p.def_batching

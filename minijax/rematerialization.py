@@ -36,6 +36,7 @@ from minijax.interpreters.partial_eval import (
     dce_eqns,
     dce_jaxpr,
     hoist_consts,
+    in_linearization,
     partial_eval_jaxpr,
     split_known_staged,
     trace_open,
@@ -173,7 +174,9 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     avals = [get_aval(x) for x in (*primals, *nz_tangents)]
     body = structure_key(jaxpr)
-    key = None if body is None else (body, tuple(nonzero), tuple(avals))
+    # a custom_vjp's tangent in the body is staged differently inside a linearization
+    key = None if body is None else (body, tuple(nonzero), tuple(avals),
+                                     in_linearization(core.current_trace()))
     cached = _jvp_cache.get(key)
     if cached is None:
         jvp_closed, out_nonzero = ad.jvp_jaxpr(ClosedJaxpr(jaxpr, []), nonzero,

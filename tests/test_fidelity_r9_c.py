@@ -75,6 +75,16 @@ def test_a_linearizations_own_custom_vjp_tangent_still_computes():
         minijax.grad(lambda x: minijax.jvp(_cv, (x,), (x,))[1].sum())(_X)
 
 
+def test_a_jit_bodys_cached_jvp_keeps_its_context():
+    # the jit's JVP is cached: a plain jvp's body must not be reused inside a linearization
+    g = minijax.jit(lambda x: (_cv(lax.integer_pow(x, 0)) * x).sum())
+    with pytest.raises(TypeError, match=_FWD_ERROR):
+        minijax.jvp(g, (_X,), (_X,))
+    np.testing.assert_array_equal(minijax.grad(g)(_X), [1.0, 1.0])  # JAX 0.10.2
+    with pytest.raises(TypeError, match=_FWD_ERROR):
+        minijax.grad(lambda x: minijax.jvp(g, (x,), (np.ones(2, np.float32),))[1])(_X)
+
+
 # --- vmap of a lax binary op with an unbatched operand of a lower nonzero rank, over an empty
 # batch (s9056-45): JAX's broadcast batcher does not pad an unbatched operand, so lax refuses
 # the ranks whatever the batch size; a batched lower-rank operand is padded and computes.

@@ -244,6 +244,17 @@ class PartialEvalTrace(DynamicJaxprTrace):
             core.swap_current_trace(prev)
 
 
+def in_linearization(trace):
+    """Whether a JVP whose parent is ``trace`` belongs to a linearization (grad, vjp,
+    linearize): its custom_vjp tangents (custom_lin) are the linearization's own, staged even on
+    known operands, as JAX's LinearizeTrace stages them on its tangent trace. A plain jvp's go on
+    down the traces instead, as JAX's JVPTrace binds them on its parent. The jaxpr traces of a
+    loop, branch or call body's JVP stand between."""
+    while type(trace) is DynamicJaxprTrace:
+        trace = trace.parent
+    return isinstance(trace, PartialEvalTrace)
+
+
 def dce_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
     """``closed`` without the equations (and constvars) no output depends on.
 

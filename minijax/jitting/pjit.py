@@ -28,7 +28,12 @@ from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, Var, eval_jaxp
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_jaxpr, moveaxis, needs_axis_data, not_mapped
-from minijax.interpreters.partial_eval import dce_jaxpr, hoist_consts, partial_eval_jaxpr
+from minijax.interpreters.partial_eval import (
+    dce_jaxpr,
+    hoist_consts,
+    in_linearization,
+    partial_eval_jaxpr,
+)
 from minijax.interpreters.structure import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
@@ -169,7 +174,8 @@ _jvp_cache = BoundedCache()
 
 def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars):
     nonzero = tuple(type(t) is not Zero for t in tangents)
-    key = (jaxpr, nonzero)
+    # a custom_vjp's tangent in the body is staged differently inside a linearization
+    key = (jaxpr, nonzero, in_linearization(core.current_trace()))
     cached = _jvp_cache.get(key)
     if cached is None:
         jvp_closed, out_nonzero = ad.jvp_jaxpr(jaxpr, nonzero, [False] * len(jaxpr.out_avals))
