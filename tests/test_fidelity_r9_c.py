@@ -4,6 +4,9 @@ Every expected value or error was recorded from real JAX 0.10.2 (/work/venv_jax)
 same program; each block names the case it came from.
 """
 
+import json
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -98,3 +101,42 @@ def test_vmap_over_an_empty_batch_refuses_an_unbatched_lower_rank_operand(op):
             jnp.zeros((0, 3, 1)), jnp.ones(1))
     out = minijax.vmap(op, (0, 0))(jnp.zeros((0, 3, 1)), jnp.ones((0, 1)))
     assert out.shape == (0, 3, 1) and out.dtype == jnp.float32
+
+
+# --- var/std/nanvar/nanstd with an integer or bool dtype= (FINDINGS 157's leftover): JAX
+# computes in the dtype (an integer mean, a sum that wraps in int8/uint8); var's result is then
+# weak float32 (its final where with NaN), nanvar's is cast to the dtype (NaN becomes 0); std's
+# own check refuses a non-inexact dtype (ValueError), nanstd's lax.sqrt refuses an integer one
+# (TypeError), and a bool dtype is lax.div's TypeError. Also jnp.mean(dtype=int) is an integer
+# mean. Recorded by tests/data/record_r9_c_var.py.
+
+_VAR = json.loads((pathlib.Path(__file__).parent / "data" / "r9_c_var_jax.json").read_text())
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd"])
+def test_var_std_dtypes_as_jax(fn):
+    assert _VAR["jax_version"] == "0.10.2"
+    inputs = {k: np.array(v["value"], v["dtype"]) for k, v in _VAR["inputs"].items()}
+    wrong = []
+    for row in (r for r in _VAR["rows"] if r["fn"] == fn):
+        want = row["jax"]
+        try:
+            out = getattr(jnp, fn)(inputs[row["input"]], dtype=row["dtype"], **row["opts"])
+        except (TypeError, ValueError) as e:
+            if want.get("error") != type(e).__name__:
+                wrong.append((row, type(e).__name__))
+            continue
+        got = (str(out.dtype), bool(out.weak_type), list(out.shape))
+        if "error" in want or got != (want["dtype"], want["weak"], want["shape"]) or not (
+                np.allclose(np.asarray(out, np.float64).ravel(), want["value"], rtol=1e-6,
+                            equal_nan=True)):
+            wrong.append((row, got, np.asarray(out).tolist()))
+    assert not wrong, wrong
+
+
+def test_integer_mean_sums_and_divides_in_its_dtype():
+    x = jnp.array([[3, -1, 4], [1, 5, -9]], jnp.int32)
+    # JAX 0.10.2: the uint8 sum wraps (515 -> 3), then 3 // 6
+    out = jnp.mean(x, dtype=jnp.uint8)
+    assert out.dtype == jnp.uint8 and int(out) == 0
+    np.testing.assert_array_equal(jnp.mean(x, axis=0, dtype=jnp.int8), [2, 2, -2])

@@ -188,7 +188,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         result_dtype = to_inexact_dtype(a.dtype)
     else:
         result_dtype = dtypes.canonicalize_dtype(dtype)
-    compute_dtype = _upcast_f16(to_inexact_dtype(result_dtype))
+    # an integer dtype= sums (wrapping) and divides in it, as JAX
+    compute_dtype = _upcast_f16(result_dtype)
     total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)
     count = _count(a.shape, axes, where, compute_dtype)
     if where is not None and keepdims:
@@ -223,7 +224,9 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     axes = canonicalize_axes(axis, a.ndim)
     computation_dtype, result_dtype = _var_dtypes(a.dtype, dtype)
     a = convert(a, computation_dtype)
-    centered = subtract(a, mean(a, axes, keepdims=True, where=where))
+    # the mean and the sum in the computation dtype, as JAX: an integer dtype= gives an
+    # integer mean and a sum that wraps in it
+    centered = subtract(a, mean(a, axes, computation_dtype, keepdims=True, where=where))
     if dtypes.is_complex(computation_dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
@@ -232,7 +235,7 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     if isinstance(count, int):
         count = convert(count, centered.dtype)
     normalizer = lax.sub(count, convert(correction, centered.dtype))
-    total = sum(centered, axes, keepdims=keepdims, where=where)
+    total = sum(centered, axes, centered.dtype, keepdims=keepdims, where=where)
     if where is not None and keepdims:
         normalizer = _keepdims(normalizer, axes, True)
     out = convert(lax.div(total, normalizer), result_dtype)
@@ -252,8 +255,6 @@ def _var_dtypes(a_dtype, dtype):
                 "variance of an array of complex values. The semantics of numpy.var seem "
                 "unclear in this case. Please comment on https://github.com/jax-ml/jax/issues/"
                 "2283 if this behavior is important to you.")
-        if not dtypes.is_inexact(dtype):
-            raise ValueError(f"dtype argument to jnp.var must be inexact, got {dtype}")
         return _upcast_f16(dtype), dtype
     result = to_inexact_dtype(a_dtype)
     if dtypes.is_complex(result):
@@ -272,6 +273,9 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 @eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
 def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None):
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonicalize_dtype(dtype)):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got "
+                         f"{dtypes.canonicalize_dtype(dtype)}")
     _no_out(out, "std")
     return lax.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where,
                         correction=correction))

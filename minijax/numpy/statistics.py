@@ -27,7 +27,7 @@ from minijax.numpy._util import (
     to_inexact_dtype,
 )
 from minijax.numpy.creation import to_array
-from minijax.numpy.reductions import _cumulative
+from minijax.numpy.reductions import _cumulative, _var_dtypes
 
 __all__ = [
     "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
@@ -220,24 +220,25 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     a = to_array(a)
-    if not dtypes.is_inexact(np.dtype(a.dtype)):
-        return jnp.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where)
-    dtype = to_inexact_dtype(dtype or a.dtype)
-    a = convert(a, dtype)
-    mu = nanmean(a, axis=axis, keepdims=True, where=where)
+    # var's dtypes, as JAX: an integer dtype= computes in it (an integer mean), float16 in
+    # float32; the quotient is cast to the result dtype (NaN becomes an integer's 0)
+    computation_dtype, dtype = _var_dtypes(a.dtype, dtype)
+    a = convert(a, computation_dtype)
+    mu = nanmean(a, axis=axis, dtype=computation_dtype, keepdims=True, where=where)
     nan = jnp.isnan(a)
     d = jnp.where(nan, 0, a - mu)  # JAX's double where: no NaN reaches the derivative
-    sq = jnp.real(d * jnp.conj(d)) if dtypes.is_complex(np.dtype(dtype)) else d * d
+    sq = jnp.real(d * jnp.conj(d)) if dtypes.is_complex(computation_dtype) else d * d
     total = jnp.sum(sq, axis=axis, keepdims=keepdims, where=where)
     n = _nan_count(a, axis, keepdims, where) - ddof
     empty = n <= 0
     total = jnp.where(empty, jnp.nan, total)
-    return lax.div(total, convert(jnp.where(empty, 1, n), total.dtype))
+    return convert(lax.div(total, convert(jnp.where(empty, 1, n), total.dtype)), dtype)
 
 
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    return jnp.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+    # lax.sqrt, as JAX: an integer dtype= is sqrt's TypeError
+    return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
 
 
 @eager_jit(static_argnames=("axis", "dtype"), inline=False)
