@@ -91,7 +91,9 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         # min/max, not jnp.clip: JAX's quantile makes no clip jit here
         idx = convert(jnp.minimum(jnp.maximum(p, 0), jnp.maximum(hi_limit, 0)),
                       dtypes.default_int_dtype())
-        return jnp.take_along_axis(xb, idx, axis=-1, mode="clip")
+        # indexing with iotas, as JAX's quantile (which makes no take_along_axis jit)
+        index = [lax.broadcasted_iota(idx.dtype, idx.shape, d) for d in range(idx.ndim - 1)]
+        return xb[tuple(index) + (idx,)]
 
     if method == "linear":
         lo, hi = jnp.floor(pos), jnp.ceil(pos)
@@ -304,7 +306,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         if values.dtype == np.bool_:
             values = convert(values, dtypes.default_int_dtype())
     idx = convert(x, dtypes.default_int_dtype())
-    idx = jnp.where(idx < 0, length, idx)  # negatives dropped
+    idx = jnp.clip(idx, 0)  # as JAX's: a negative value counts in bin 0
     return _scatter_add_1d(length, idx, values)
 
 
@@ -326,10 +328,10 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
             raise NotImplementedError("string values for `bins` not implemented.")
         return convert(to_array(bins), dtype)
     a = convert(a, dtype)
-    lo, hi = _range_of(a, range)
-    degenerate = hi == lo  # NumPy widens an empty range to [lo - 0.5, hi + 0.5]
-    hi = jnp.where(degenerate, hi + 0.5, hi)
-    lo = jnp.where(degenerate, lo - 0.5, lo)
+    rng = jnp.stack(_range_of(a, range))
+    # NumPy widens an empty range to [lo - 0.5, hi + 0.5]; tested with ptp, as JAX's
+    lo = jnp.where(jnp.ptp(rng) == 0, rng[0] - 0.5, rng[0])
+    hi = jnp.where(jnp.ptp(rng) == 0, rng[1] + 0.5, rng[1])
     return jnp.linspace(lo, hi, bins + 1, dtype=dtype)
 
 
