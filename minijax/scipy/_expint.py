@@ -8,6 +8,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.control_flow.common import vary_like
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
 
@@ -124,13 +125,16 @@ def _expi_pos(x):
     return jnp.piecewise(x, conds, funcs)
 
 
-def _expi(x):
-    return jnp.piecewise(x, [x < 0], [lambda x: -_expn(1.0, -x), _expi_pos])
+def _jitted_expi():
+    # JAX's expi is a custom_jvp of a jit named expi (a jit equation under staging)
+    @eager_jit(inline=False)
+    def expi(x):
+        return jnp.piecewise(x, [x < 0], [lambda x: -_expn(1.0, -x), _expi_pos])
+
+    return expi
 
 
-@custom_jvp
-def _expi_custom(x):
-    return _expi(x)
+_expi_custom = custom_jvp(_jitted_expi())
 
 
 _expi_custom.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)

@@ -9,6 +9,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.control_flow.common import vary_like
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
 from minijax.scipy.special import gamma
@@ -76,9 +77,16 @@ _hyp1f1_da = jnp.vectorize(lambda a, b, x: _hyp1f1_d_scalar("a", a, b, x))
 _hyp1f1_db = jnp.vectorize(lambda a, b, x: _hyp1f1_d_scalar("b", a, b, x))
 
 
-@custom_jvp
-def _hyp1f1(a, b, x):
-    return _hyp1f1_vec(a, b, x)
+def _jitted_hyp1f1():
+    # JAX's hyp1f1 is a custom_jvp of a jit named hyp1f1 (a jit equation under staging)
+    @eager_jit(inline=False)
+    def hyp1f1(a, b, x):
+        return _hyp1f1_vec(a, b, x)
+
+    return hyp1f1
+
+
+_hyp1f1 = custom_jvp(_jitted_hyp1f1())
 
 
 _hyp1f1.defjvps(

@@ -146,7 +146,7 @@ def _fill_superdiagonals(F, masks, entry):
 
 
 @jit
-def _sqrtm_2d(A):
+def _sqrtm(A):  # JAX's jit name
     T, Z = lax_linalg.schur(_complex(A))
     n = T.shape[-1]
     if n <= 1:
@@ -168,7 +168,7 @@ def sqrtm(A, blocksize: int = 1):
     (A,) = promote_dtypes_inexact(jnp.asarray(A))
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"sqrtm expects a (batched) square matrix, got shape {A.shape}")
-    return jnp.vectorize(_sqrtm_2d, signature="(n,n)->(n,n)")(A)
+    return jnp.vectorize(_sqrtm, signature="(n,n)->(n,n)")(A)
 
 
 def funm(A, func, disp: bool = True):
@@ -248,6 +248,7 @@ def _solve_sylvester_2d(A, B, C, tol, *, method):
     return jnp.where(singular, jnp.nan, X).astype(C.dtype)
 
 
+@partial(jit, static_argnames=("method",))  # a jit in JAX (tol traced)
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
     """X with A X + X B = C (A (..., m, m), B (..., n, n), C (..., m, n); batch axes
     broadcast), by the Bartels-Stewart algorithm on complex Schur forms (``method='schur'``,

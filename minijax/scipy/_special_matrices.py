@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 import operator
+from functools import partial
 
 import numpy as np
 
 from minijax import dtypes
 from minijax import numpy as jnp
+from minijax.jitting import jit
 from minijax.numpy._util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 
 __all__ = [
@@ -131,6 +133,7 @@ def fiedler_companion(a):
     return c
 
 
+@partial(jit, static_argnames=("n", "mode"))  # a jit in JAX
 def convolution_matrix(a, n: int, mode: str = "full"):
     """The matrix A with A @ v == numpy.convolve(a, v, mode) for every v of length ``n``."""
     check_arraylike("convolution_matrix", a)
@@ -160,6 +163,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
 # Tables of a static size (exact on the host)
 
 
+@partial(jit, static_argnames=("n", "dtype"))  # a jit in JAX
 def hadamard(n: int, dtype=int):
     """The (n, n) Hadamard matrix of Sylvester's construction; ``n`` a power of 2."""
     n = operator.index(n)
@@ -171,6 +175,7 @@ def hadamard(n: int, dtype=int):
     return jnp.asarray(h, dtype=dtypes.canonicalize_dtype(dtype))
 
 
+@partial(jit, static_argnames=("n", "full"))  # a jit in JAX
 def helmert(n: int, full: bool = False):
     """The (n, n) orthogonal Helmert matrix, or its last n - 1 rows (default)."""
     n = _positive(n)
@@ -190,6 +195,7 @@ def _binomials(n):
 _PASCAL_KINDS = ["symmetric", "lower", "upper"]
 
 
+@partial(jit, static_argnames=("n", "kind"))  # a jit in JAX
 def pascal(n: int, kind: str | None = None):
     """The (n, n) Pascal matrix: 'symmetric' (default) C(i + j, i), 'lower' C(i, j), 'upper'
     its transpose. float32, as JAX returns for any x64 setting."""
@@ -201,6 +207,7 @@ def pascal(n: int, kind: str | None = None):
     return jnp.asarray(p.astype(np.float64), dtype=np.float32)
 
 
+@partial(jit, static_argnames=("n", "kind"))  # a jit in JAX
 def invpascal(n: int, kind: str | None = None):
     """The inverse of :func:`pascal`: the lower factor's inverse is the factor with
     alternating signs, (-1)^(i+j) C(i, j), and P^-1 = L^-T L^-1 for the symmetric kind."""
@@ -214,6 +221,7 @@ def invpascal(n: int, kind: str | None = None):
     return jnp.asarray(p.astype(np.float64), dtype=dtypes.default_float_dtype())
 
 
+@partial(jit, static_argnames=("n",))  # a jit in JAX
 def invhilbert(n: int):
     """The exact inverse of the (n, n) Hilbert matrix (integer entries), as floats:
     (-1)^(i+j) (i+j+1) C(n+i, n-j-1) C(n+j, n-i-1) C(i+j, i)^2."""
@@ -225,6 +233,7 @@ def invhilbert(n: int):
                        dtype=dtypes.default_float_dtype())
 
 
+@partial(jit, static_argnames=("n", "scale", "dtype"))  # a jit in JAX
 def dft(n: int, scale: str | None = None, *, dtype=None):
     """The (n, n) discrete Fourier transform matrix exp(-2 pi i j k / n), unscaled, divided
     by sqrt(n) ('sqrtn') or by n ('n'); ``dtype`` defaults to the default complex dtype."""

@@ -224,6 +224,11 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     """``(p, l, u)`` with a = p @ l @ u (l unit lower (M, K), u upper (K, N), K = min(M, N));
     ``(p @ l, u)`` with ``permute_l``. Leading axes are a batch."""
     del overwrite_a, check_finite
+    return _lu(a, permute_l)
+
+
+@partial(jit, static_argnums=(1,))  # JAX's inner jit
+def _lu(a, permute_l):
     (a,) = _inexact(a)
     if a.ndim < 2:
         raise ValueError(f"lu: expected an array of rank >= 2, got shape {a.shape}")
@@ -680,8 +685,7 @@ def toeplitz(c, r=None):
     return _toeplitz(jnp.atleast_1d(jnp.asarray(c)), jnp.atleast_1d(jnp.asarray(r)))
 
 
-@jit
-def _toeplitz(c, r):
+def _toeplitz(c, r):  # not a jit: JAX's is a plain vectorize
     return jnp.vectorize(_toeplitz_2d, signature="(m),(n)->(m,n)")(c, r)
 
 

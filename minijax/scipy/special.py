@@ -22,6 +22,7 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.nn.functions import log_softmax as _nn_log_softmax
 from minijax.nn.functions import logsumexp
 from minijax.nn.functions import softmax as _nn_softmax
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
 
@@ -92,11 +93,12 @@ def _float_only(name, x):
 
 def _ndtr(x):
     # erf near 0 (where 1 + erf is accurate), erfc in the tails (no cancellation there).
+    # lax.select, as JAX's (no where jit)
     half_sqrt2 = float(np.sqrt(0.5))
     w = x * half_sqrt2
     z = jnp.abs(w)
-    y = jnp.where(z < half_sqrt2, 1.0 + lax.erf(w),
-                  jnp.where(w > 0, 2.0 - lax.erfc(z), lax.erfc(z)))
+    y = lax.select(z < half_sqrt2, 1.0 + lax.erf(w),
+                   lax.select(w > 0, 2.0 - lax.erfc(z), lax.erfc(z)))
     return 0.5 * y
 
 
@@ -173,14 +175,16 @@ def gammaln(x):
     return lax.lgamma(x)
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def gammasgn(x):
     """The sign of ``Gamma(x)``: NaN at the poles (non-positive integers) and for NaN."""
     (x,) = _real("gammasgn", x)
-    floor_x = jnp.floor(x)
+    typ = x.dtype.type
+    floor_x = lax.floor(x)
     negative = x < 0
     nan = (negative & (x == floor_x)) | jnp.isnan(x)
     minus = (negative & (jnp.remainder(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
-    return jnp.where(nan, np.nan, jnp.where(minus, -1.0, 1.0)).astype(x.dtype)
+    return jnp.select([nan, minus], [typ(np.nan), typ(-1.0)], typ(1.0))
 
 
 def loggamma(x):
@@ -339,7 +343,7 @@ def _xlogx_jvp(primals, tangents):
 def entr(x):
     """``-x log x`` for ``x >= 0`` (0 at 0), ``-inf`` below."""
     (x,) = _real("entr", x)
-    return jnp.where(x < 0, -np.inf, -_xlogx(x)).astype(x.dtype)
+    return lax.select(x < 0, lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))  # as JAX's
 
 
 def rel_entr(p, q):

@@ -3,10 +3,12 @@
 import numpy as np
 
 from minijax import numpy as jnp
+from minijax.numpy._eager import eager_jit
 from minijax.scipy.special import betaln
 from minijax.scipy.stats._common import promote
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def logpmf(k, n, a, b, loc=0):
     k, n, a, b, loc = promote("betabinom.logpmf", k, n, a, b, loc)
     y = jnp.floor(k) - loc

@@ -3,6 +3,7 @@
 import numpy as np
 
 from minijax import numpy as jnp
+from minijax.numpy._eager import eager_jit
 from minijax.scipy.special import entr, gammaincc, gammaln, xlogy
 from minijax.scipy.stats._common import promote
 
@@ -31,6 +32,7 @@ def _entropy_by_sum(mu, max_k, upper):
     return jnp.sum(entr(probs), axis=0)
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def entropy(mu, loc=0):
     """The entropy: an exact sum for mu < 100 (over enough of the support), the asymptotic
     expansion 1/2 log(2 pi e mu) - 1/(12 mu) beyond."""

@@ -5,6 +5,7 @@ import numpy as np
 
 from minijax import numpy as jnp
 from minijax.nn.functions import logsumexp
+from minijax.numpy._eager import eager_jit
 from minijax.scipy.special import log_ndtr, ndtr
 from minijax.scipy.stats import norm
 from minijax.scipy.stats._common import promote, standardize
@@ -28,6 +29,7 @@ def _log_gauss_mass(a, b):
     return jnp.where(left | right, mass_tail, mass_central)
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def logpdf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = promote("truncnorm.logpdf", x, a, b, loc, scale)
     val = norm.logpdf(x, loc, scale) - _log_gauss_mass(a, b)
@@ -40,6 +42,7 @@ def pdf(x, a, b, loc=0, scale=1):
     return jnp.exp(logpdf(x, a, b, loc, scale))
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def logcdf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = promote("truncnorm.logcdf", x, a, b, loc, scale)
     x, a, b = jnp.broadcast_arrays(x, a, b)
@@ -53,14 +56,17 @@ def logcdf(x, a, b, loc=0, scale=1):
     return jnp.where(a >= b, np.nan, log_cdf)
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def cdf(x, a, b, loc=0, scale=1):
     return jnp.exp(logcdf(x, a, b, loc, scale))
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def logsf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = promote("truncnorm.logsf", x, a, b, loc, scale)
     return logcdf(-x, -b, -a, -loc, scale)
 
 
+@eager_jit(inline=False)  # a jit in JAX
 def sf(x, a, b, loc=0, scale=1):
     return jnp.exp(logsf(x, a, b, loc, scale))
