@@ -20,7 +20,13 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import canonicalize_axis, check_arraylike, concrete_value, convert
+from minijax.numpy._util import (
+    canonicalize_axis,
+    check_arraylike,
+    concrete_value,
+    convert,
+    promote_dtypes,
+)
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -164,17 +170,22 @@ def ix_(*args):
 
 
 def unravel_index(indices, shape):
-    """Coordinates of flat ``indices`` in ``shape`` (out-of-range clipped, as JAX)."""
+    """Coordinates of flat ``indices`` in ``shape``, JAX's way: a ``divmod`` per axis, then
+    out-of-range coordinates clipped (negative indices down to ``-size`` count from the end)."""
     check_arraylike("unravel_index", indices)
     idx = to_array(indices)
-    shape = tuple(operator.index(d) for d in np.atleast_1d(shape))
-    size = int(np.prod(shape, dtype=np.int64))
-    idx = jnp.clip(jnp.where(idx < 0, idx + size, idx), 0, max(size - 1, 0))
-    out = []
-    for d in reversed(shape):
-        out.append(idx % d if d else idx)
-        idx = idx // d if d else idx
-    return tuple(reversed(out))
+    try:
+        shape = list(shape)
+    except TypeError:
+        shape = [shape]
+    if any(np.ndim(d) != 0 for d in shape):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    out = [0] * len(shape)
+    for i, d in reversed(list(enumerate(shape))):
+        idx, out[i] = jnp.divmod(idx, d)
+    oob_pos = idx > 0
+    oob_neg = jnp.asarray(False) if np.dtype(idx.dtype).kind == "u" else idx < -1
+    return tuple(jnp.where(oob_pos, d - 1, jnp.where(oob_neg, 0, i)) for d, i in zip(shape, out))
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
@@ -206,19 +217,19 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def select(condlist, choicelist, default=0):
-    """The first choice whose condition holds, elementwise: one ``select_n`` after an argmax-free
-    chain of ``where`` from the last choice to the first."""
+    """The first choice whose condition holds, elementwise (``default`` where none does): the
+    argmax of the stacked conditions picks with one ``select_n``, as JAX."""
     if len(condlist) != len(choicelist):
-        raise ValueError("condlist must have length equal to choicelist")
-    if not condlist:
+        raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs "
+                         f"{len(choicelist)})")
+    if len(condlist) == 0:
         raise ValueError("condlist must be non-empty")
-    out = to_array(default)
-    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        cond = to_array(cond)
-        if cond.dtype != np.bool_:
-            raise TypeError("condlist must be boolean arrays")
-        out = jnp.where(cond, choice, out)
-    return out
+    check_arraylike("select", *condlist, *choicelist, default)
+    # the default goes first with a False condition: argmax of all-False is 0
+    choices = [to_array(c) for c in promote_dtypes(default, *choicelist)]
+    conditions = jnp.stack(jnp.broadcast_arrays(False, *condlist))
+    idx = jnp.argmax(conditions.astype(bool), axis=0)
+    return lax.select_n(*jnp.broadcast_arrays(idx, *choices))
 
 
 def choose(a, choices, out=None, mode="raise"):

@@ -762,10 +762,12 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation of (``xp``, ``fp``) at ``x`` (``xp`` increasing): one jit
-    ``_interp`` whose ``left``/``right``/``period`` are static where None, as JAX's."""
-    static = tuple(name for name, value in (("left", left), ("right", right), ("period", period))
-                   if value is None)
+    """Piecewise-linear interpolation of (``xp``, ``fp``) at ``x`` (``xp`` increasing); ``left``
+    / ``right`` may be ``'extrapolate'``. One jit ``_interp`` whose ``left``/``right`` are
+    static where None or a string and ``period`` where None, as JAX's."""
+    static = tuple(name for name, value in (("left", left), ("right", right))
+                   if value is None or isinstance(value, str))
+    static += ("period",) if period is None else ()
     jitted = _INTERP_JITS.get(static)
     if jitted is None:
         jitted = _INTERP_JITS[static] = eager_jit(_interp, static_argnames=static, inline=False)
@@ -776,33 +778,40 @@ _INTERP_JITS: dict = {}
 
 
 def _interp(x, xp, fp, left=None, right=None, period=None):
+    """JAX's formula."""
     check_arraylike("interp", x, xp, fp)
-    x, xp, fp = _inexact(x), _inexact(xp), to_array(fp)
-    if not dtypes.is_inexact(np.dtype(fp.dtype)):
-        fp = convert(fp, to_inexact_dtype(fp.dtype))
-    if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape:
+    if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = (to_array(a) for a in promote_dtypes_inexact(x, xp))
+    (fp,) = promote_dtypes_inexact(to_array(fp))
+    extrapolate = []
+    for name, value in (("left", left), ("right", right)):
+        if isinstance(value, str) and value != "extrapolate":
+            raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', but "
+                             f"got: {value!r}")
+        extrapolate.append(isinstance(value, str))
+    if dtypes.is_complex(np.dtype(x.dtype)):
+        raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
-        period = abs(convert(period, x.dtype))
-        x = mod(x, period)
-        xp = mod(xp, period)
-        order = jnp.argsort(xp)
-        xp, fp = jnp.take(xp, order), jnp.take(fp, order)
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
+        period = abs(period)
+        x = x % period
+        xp = xp % period
+        xp, fp = lax.sort_key_val(xp, fp)
         xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
         fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
-    n = xp.shape[0]
-    i = clip(jnp.searchsorted(xp, x, side="right"), 1, n - 1)
-    x0, x1 = jnp.take(xp, i - 1), jnp.take(xp, i)
-    f0, f1 = jnp.take(fp, i - 1), jnp.take(fp, i)
-    dx = x1 - x0
-    t = jnp.where(dx == 0, 0.0, (x - x0) / jnp.where(dx == 0, 1.0, dx))
-    f = f0 + t * (f1 - f0)
-    f = jnp.where(dx == 0, f1, f)
-    if period is None:
-        lv = fp[0] if left is None else convert(left, fp.dtype)
-        rv = fp[-1] if right is None else convert(right, fp.dtype)
-        f = jnp.where(x < xp[0], lv, f)
-        f = jnp.where(x > xp[-1], rv, f)
+    i = clip(jnp.searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    df = fp[i] - fp[i - 1]
+    dx = xp[i] - xp[i - 1]
+    delta = x - xp[i - 1]
+    epsilon = np.spacing(np.finfo(np.dtype(xp.dtype)).eps)
+    dx0 = lax.abs(dx) <= epsilon  # no NaN gradients where dx is (nearly) zero
+    f = jnp.where(dx0, fp[i - 1], fp[i - 1] + (delta / jnp.where(dx0, 1, dx)) * df)
+    if not extrapolate[0] and period is None:
+        f = jnp.where(x < xp[0], fp[0] if left is None else left, f)
+    if not extrapolate[1] and period is None:
+        f = jnp.where(x > xp[-1], fp[-1] if right is None else right, f)
     return f
 
 
