@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import types
 
+import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core
@@ -110,7 +111,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         nums = {i % n for i in static}
         dyn = [x for i, x in enumerate(args) if i not in nums]
         leaves, in_tree = _registry.flatten((dyn, kwargs))
-        out_trees = []
+        out_trees, py_bools = [], []
 
         def flat_fun(*xs):
             dyn_args, dyn_kwargs = in_tree.unflatten(xs)
@@ -118,15 +119,18 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
             full = [args[i] if i in nums else next(it) for i in range(n)]
             out_leaves, out_tree = _registry.flatten(fun(*full, **dyn_kwargs))
             out_trees.append(out_tree)
+            py_bools[:] = [type(x) is bool for x in out_leaves]
             return out_leaves
 
         jaxpr, consts = trace_open(flat_fun, [get_aval(x) for x in leaves])
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
-        # a Python scalar the function returned comes back a Python scalar (JAX: a TypedFloat),
-        # not the weak literal it was inside
-        return out_trees[0].unflatten([o.val.item() if isinstance(o, WeakScalar) else o
-                                       for o in outs])
+        # a Python scalar the function returned comes back a Python scalar (JAX: a TypedFloat;
+        # a bool), not the literal it was inside
+        return out_trees[0].unflatten([
+            o.val.item() if isinstance(o, WeakScalar)
+            else o.item() if b and isinstance(o, np.ndarray) else o
+            for o, b in zip(outs, py_bools)])
 
     return fun_remat
 

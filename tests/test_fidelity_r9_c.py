@@ -140,3 +140,18 @@ def test_integer_mean_sums_and_divides_in_its_dtype():
     out = jnp.mean(x, dtype=jnp.uint8)
     assert out.dtype == jnp.uint8 and int(out) == 0
     np.testing.assert_array_equal(jnp.mean(x, axis=0, dtype=jnp.int8), [2, 2, -2])
+
+
+# --- checkpoint of a function returning a Python bool (s9024-303's family, FINDINGS 77): JAX
+# returns its jaxpr's literal as the Python bool it was (an Array under jit); minijax returned
+# a NumPy array.
+
+def test_checkpoint_returns_a_python_bool_as_it_was():
+    b = jnp.array([False, True])
+    for policy in (None, minijax.checkpoint_policies.checkpoint_dots):
+        out = minijax.checkpoint(lambda b: True, policy=policy)(b)
+        assert type(out) is bool and out
+        out = minijax.checkpoint(lambda b: (False, b), policy=policy)(b)
+        assert type(out[0]) is bool and not out[0]
+        np.testing.assert_array_equal(out[1], [False, True])
+    assert isinstance(minijax.jit(minijax.checkpoint(lambda b: True))(b), minijax.Array)
