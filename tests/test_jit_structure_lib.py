@@ -11,9 +11,11 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import minijax
+import minijax.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
 import record_jit_structure_lib as rec  # noqa: E402
@@ -29,14 +31,11 @@ _D = "helper D's lax_numpy functions are not jits yet: "
 _HOST = "built on the host as a constant; JAX computes it traced, with inner jits"
 _LU_SOLVE = ("JAX's lax.linalg _lu_solve is a jit; minijax's lax cannot hold one (layers)")
 LEFT = {
-    "special.gammasgn": "jnp.select makes _where jits in minijax (JAX's: one select_n)",
-    "special.gamma": "jnp.select makes _where jits in minijax (JAX's: one select_n)",
     "special.betaln": "JAX 0.10.2's betaln is another algorithm (a log-gamma difference series)",
     "special.ndtri": "JAX's ndtri is Cephes' piecewise rational form (polyval jits); minijax: "
                      "erf_inv",
     "special.bessel_jn": "minijax's recurrence masks make one more _where",
     "special.expi": "another implementation inside the jit (JAX's _piecewise/polyval/expn jits)",
-    "special.hyp1f1": "jnp.select makes _where jits in gammasgn (JAX's: one select_n)",
     "sla.sqrtm": "JAX's scipy schur is the jit _schur and the triangular root _sqrtm_triu",
     "sla.solve_sylvester": "JAX's scipy schur is the jit _schur; another back-substitution",
     "sla.expm_frechet": "expm is another implementation (see sla.expm)",
@@ -44,6 +43,10 @@ LEFT = {
     "sla.inv": _LU_SOLVE,
     "linalg.inv": _LU_SOLVE,
     "linalg.solve": _LU_SOLVE,
+    "linalg.cond_1": _LU_SOLVE,
+    "linalg.tensorinv": _LU_SOLVE,
+    "linalg.tensorsolve": _LU_SOLVE,
+    "sla.eigh_tridiagonal": "another implementation inside the jit",
     "sla.expm": "another implementation (JAX's _calc_P_Q/_squaring jits, digitize)",
     "sla.polar": "JAX's polar is a jit tracing eps/max_iterations; minijax's qdwh needs them "
                  "static, and its iteration differs",
@@ -56,9 +59,6 @@ LEFT = {
     "sla.helmert": _HOST,
     "stats.rankdata": "another implementation inside the jit",
     "stats.mode": "another implementation inside the jit",
-    "stats.truncnorm.cdf": "jnp.select and log_ndtr make other _where jits inside logcdf",
-    "stats.truncnorm.sf": "jnp.select and log_ndtr make other _where jits inside logcdf",
-    "stats.truncnorm.logsf": "jnp.select and log_ndtr make other _where jits inside logcdf",
     "stats.betabinom.logpmf": "another implementation inside the jit (fewer _where)",
     "numpy.histogram": "searchsorted's scan jits (minijax's searchsorted is not one)",
 }
@@ -102,3 +102,28 @@ def test_outer_jits(cid):
     def names(st):
         return [name for name, _ in st]
     assert names(_structure(CASES[cid])) == names(CASES[cid]["structure"]), cid
+
+
+def test_linalg_cond_tensorinv_tensorsolve_multi_dot_cross_match_numpy():
+    """The jnp.linalg functions added beside the jits (cond is one) compute NumPy's values."""
+    rng = np.random.default_rng(0)
+    a = (rng.normal(size=(3, 3)) + 3 * np.eye(3)).astype(np.float32)
+    for p in (None, 2, -2, 1, -1, np.inf, "fro"):
+        np.testing.assert_allclose(jnp.linalg.cond(a, p), np.linalg.cond(a, p), rtol=1e-4)
+    assert jnp.linalg.cond(np.array([[1., 2.], [2., 4.]], np.float32), 1) == np.inf
+    t = (6 * np.eye(6) + rng.normal(size=(6, 6))).astype(np.float32).reshape(2, 3, 6)
+    np.testing.assert_allclose(jnp.linalg.tensorinv(t, ind=2), np.linalg.tensorinv(t, ind=2),
+                               rtol=1e-4, atol=1e-5)
+    b = rng.normal(size=(2, 3)).astype(np.float32)
+    np.testing.assert_allclose(jnp.linalg.tensorsolve(t, b), np.linalg.tensorsolve(t, b),
+                               rtol=1e-4, atol=1e-5)
+    v, w = rng.normal(size=3).astype(np.float32), rng.normal(size=3).astype(np.float32)
+    np.testing.assert_allclose(jnp.linalg.multi_dot([v, a, a.T, w]),
+                               np.linalg.multi_dot([v, a, a.T, w]), rtol=1e-4)
+    np.testing.assert_allclose(jnp.linalg.multi_dot([a, a.T]), a @ a.T, rtol=1e-5)
+    np.testing.assert_allclose(jnp.linalg.cross(a, a[::-1]), np.cross(a, a[::-1]), rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        jnp.linalg.cross(np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match="must be at least 2D"):
+        jnp.linalg.cond(np.ones(3))

@@ -8,6 +8,8 @@ factorizations' JVP rules, so grad, jit and vmap compose through every function 
 
 from __future__ import annotations
 
+import itertools
+import math as _math
 import operator
 from typing import NamedTuple
 
@@ -21,17 +23,20 @@ from minijax.lax.elementwise import stop_gradient
 from minijax.lax.linear_solve import lu_linear_solve
 from minijax.numpy import creation, math, reductions, sorting
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import broadcast_shapes, promote_dtypes_inexact
+from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
 from minijax.numpy.creation import to_array
+from minijax.numpy.einsum import einsum
 from minijax.numpy.indexing_routines import diagonal
+from minijax.numpy.logic import isnan
 from minijax.numpy.linear_algebra import matmul, outer, tensordot, trace, vecdot
 from minijax.numpy.manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis
 
 __all__ = [
-    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
-    "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm",
-    "matrix_power", "matrix_rank", "matrix_transpose", "norm", "outer", "pinv", "qr", "slogdet",
-    "solve", "svd", "svdvals", "tensordot", "vecdot", "vector_norm",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
+    "cross", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul",
+    "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
+    "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
+    "tensorsolve", "vecdot", "vector_norm",
 ]
 
 
@@ -287,6 +292,101 @@ def inv(a):
     a = _matrix("inv", a, square=True)
     eye = broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
     return solve(a, eye)  # the solve jit, as JAX's inv
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a matrix of its first ``ind`` axes by the others (shape
+    ``a.shape[ind:] + a.shape[:ind]``)."""
+    check_arraylike("tensorinv", a)
+    arr = to_array(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"ind must be a positive integer; got {ind=}")
+    contracting_shape, batch_shape = arr.shape[:ind], arr.shape[ind:]
+    flatshape = (_math.prod(contracting_shape), _math.prod(batch_shape))
+    if flatshape[0] != flatshape[1]:
+        raise ValueError("tensorinv is only possible when the product of the first"
+                         " `ind` dimensions equals that of the remaining dimensions."
+                         f" got {arr.shape=} with {ind=}.")
+    return inv(arr.reshape(flatshape)).reshape(*batch_shape, *contracting_shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """x with ``tensordot(a, x, x.ndim) == b`` (``axes`` of ``a`` moved to the end first)."""
+    check_arraylike("tensorsolve", a, b)
+    a_arr, b_arr = to_array(a), to_array(b)
+    if axes is not None:
+        a_arr = moveaxis(a_arr, axes, len(axes) * (a_arr.ndim - 1,))
+    out_shape = a_arr.shape[b_arr.ndim:]
+    if a_arr.shape[:b_arr.ndim] != b_arr.shape:
+        raise ValueError("After moving axes to end, leading shape of a must match shape of b."
+                         f" got a.shape={a_arr.shape}, b.shape={b_arr.shape}")
+    if b_arr.size != _math.prod(out_shape):
+        raise ValueError("Input arrays must have prod(a.shape[:b.ndim]) == "
+                         f"prod(a.shape[b.ndim:]); got a.shape={a_arr.shape}, "
+                         f"b.ndim={b_arr.ndim}.")
+    a_arr = a_arr.reshape(b_arr.size, _math.prod(out_shape))
+    return solve(a_arr, b_arr.ravel()).reshape(out_shape)
+
+
+def multi_dot(arrays, *, precision=None):
+    """The chained product ``arrays[0] @ arrays[1] @ ...`` as one einsum (which picks the
+    cheapest order); the first and last arrays may be 1-D."""
+    check_arraylike("jnp.linalg.multi_dot", *arrays)
+    # one array alone is split into its rows, as JAX's (its ensure_arraylike returns it bare)
+    arrs = [to_array(a) for a in (to_array(arrays[0]) if len(arrays) == 1 else arrays)]
+    if len(arrs) < 2:
+        raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrs)}")
+    if not (arrs[0].ndim in (1, 2) and arrs[-1].ndim in (1, 2) and
+            all(a.ndim == 2 for a in arrs[1:-1])):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for"
+                         " the first and last array which may be 1 or 2 dimensional."
+                         f" Got array shapes {[a.shape for a in arrs]}")
+    if any(a.shape[-1] != b.shape[0] for a, b in zip(arrs[:-1], arrs[1:])):
+        raise ValueError("multi_dot: last dimension of each array must match first dimension"
+                         f" of following array. Got array shapes {[a.shape for a in arrs]}")
+    einsum_axes = [(i, i + 1) for i in range(len(arrs))]
+    if arrs[0].ndim == 1:
+        einsum_axes[0] = einsum_axes[0][1:]
+    if arrs[-1].ndim == 1:
+        einsum_axes[-1] = einsum_axes[-1][:1]
+    return einsum(*itertools.chain(*zip(arrs, einsum_axes)), optimize="auto",
+                  precision=precision)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along ``axis`` (the array API's ``linalg.cross``)."""
+    check_arraylike("jnp.linalg.outer", x1, x2)  # JAX's name in its message
+    x1, x2 = to_array(x1), to_array(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(
+            "Both input arrays must be (arrays of) 3-dimensional vectors, "
+            f"but they have {x1.shape[axis]=} and {x2.shape[axis]=}")
+    return math.cross(x1, x2, axis=axis)
+
+
+@eager_jit(static_argnames=("p",), inline=False)  # a jit in JAX
+def cond(x, p=None):
+    """The condition number of ``x`` in the ``p`` norm (default 2: the ratio of the extreme
+    singular values); inf, not NaN, for a singular matrix without NaNs."""
+    check_arraylike("cond", x)
+    arr = to_array(x)
+    if arr.ndim < 2:
+        raise ValueError(f"jnp.linalg.cond: input array must be at least 2D; got {arr.shape=}")
+    if arr.shape[-1] == 0 or arr.shape[-2] == 0:
+        raise ValueError(f"jnp.linalg.cond: input array must not be empty; got {arr.shape=}")
+    if p is None or p == 2:
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1]
+    if p == -2:
+        s = svdvals(x)
+        r = s[..., -1] / s[..., 0]
+    else:
+        if arr.shape[-2] != arr.shape[-1]:
+            raise ValueError(f"jnp.linalg.cond: for {p=}, array must be square; got {arr.shape=}")
+        r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+    # NaNs become infs where the input has none (a singular matrix)
+    return sorting.where(isnan(r) & ~reductions.any(isnan(x), axis=(-2, -1)), np.inf, r)
 
 
 @eager_jit(static_argnames=("n",), inline=False)

@@ -74,7 +74,7 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         out = jnp.full(q.shape + batch_shape, jnp.nan, dtype)
         return lax.expand_dims(out, tuple(q.ndim + ax for ax in axes)) if keepdims else out
     x = lax.reshape(x, batch_shape + (n,))
-    x = jnp.sort(x, axis=-1)
+    x = lax.sort(x, dimension=x.ndim - 1)  # lax's, as JAX's quantile (no sort jit)
     if skip_nan:
         count = jnp.sum(~jnp.isnan(x), axis=-1, keepdims=True)  # batch + (1,)
     else:

@@ -13,6 +13,8 @@ import numpy as np
 
 ARG_KINDS = {  # kind -> (shape, dtype, how): the values do not matter to the structure
     "v": ((6,), "float32", "linspace"),
+    "c": ((3,), "float32", "linspace"),
+    "e": ((2,), "float32", "linspace"),
     "x": ((3, 4), "float32", "linspace"),
     "m": ((3, 3), "float32", "spd"),
     "i": ((5,), "int32", "arange"),
@@ -92,7 +94,6 @@ CASES = [  # (id, function path, argument kinds, static kwargs)
     ("special.sinc", "numpy.sinc", "x", {}),
     ("special.loggamma", "scipy.special.loggamma", "x", {}),
     ("special.expi", "scipy.special.expi", "x", {}),
-    ("special.sph_harm_y", "scipy.special.sph_harm_y", "iixx", {}),
     ("special.hyp1f1", "scipy.special.hyp1f1", "xxx", {}),
     # jax.scipy.linalg
     ("sla.cholesky", "scipy.linalg.cholesky", "m", {}),
@@ -114,7 +115,7 @@ CASES = [  # (id, function path, argument kinds, static kwargs)
     ("sla.sqrtm", "scipy.linalg.sqrtm", "m", {}),
     ("sla.schur", "scipy.linalg.schur", "m", {}),
     ("sla.expm_frechet", "scipy.linalg.expm_frechet", "mm", {}),
-    ("sla.eigh_tridiagonal", "scipy.linalg.eigh_tridiagonal", "vv", {"eigvals_only": True}),
+    ("sla.eigh_tridiagonal", "scipy.linalg.eigh_tridiagonal", "ce", {"eigvals_only": True}),
     ("sla.convolution_matrix", "scipy.linalg.convolution_matrix", "v", {"n": 3}),
     ("sla.hilbert", "scipy.linalg.hilbert", "", {"n": 3}),
     ("sla.invhilbert", "scipy.linalg.invhilbert", "", {"n": 3}),
@@ -156,6 +157,11 @@ CASES = [  # (id, function path, argument kinds, static kwargs)
     ("linalg.vector_norm", "numpy.linalg.vector_norm", "v", {}),
     ("linalg.matrix_norm", "numpy.linalg.matrix_norm", "m", {}),
     ("linalg.outer", "numpy.linalg.outer", "vv", {}),
+    ("linalg.cond", "numpy.linalg.cond", "m", {}),
+    ("linalg.cond_1", "numpy.linalg.cond", "m", {"p": 1}),
+    ("linalg.tensorinv", "numpy.linalg.tensorinv", "m", {"ind": 1}),
+    ("linalg.tensorsolve", "numpy.linalg.tensorsolve", "mc", {}),
+    ("linalg.cross", "numpy.linalg.cross", "mm", {}),
     ("linalg.trace", "numpy.linalg.trace", "m", {}),
     ("linalg.diagonal", "numpy.linalg.diagonal", "m", {}),
     # jnp.fft
