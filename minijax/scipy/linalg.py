@@ -186,8 +186,10 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
 
 def _lu_solve_core(lu_, perm, b, trans):
     """Solves op(A) x = b for one matrix, with P A = L U (op: none, transpose, adjoint)."""
-    if trans == 0:
-        return jnp_linalg._lu_solve(lu_, perm, b)
+    if trans == 0:  # L U x = P b: forward through L, back through U
+        x = lax_linalg.triangular_solve(lu_, lax_linalg._permute_rows(b, perm), left_side=True,
+                                        lower=True, unit_diagonal=True)
+        return lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
     conj = trans == 2
     # op(A) = op(U) op(L) P: back-substitute through U, then L, then undo the permutation.
     x = lax_linalg.triangular_solve(lu_, b, left_side=True, lower=False, transpose_a=True,
