@@ -9,6 +9,7 @@ own rules. ``nonzero`` and its relatives need concrete values unless given a sta
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -36,6 +37,7 @@ from minijax.numpy.indexing_routines import (
     unravel_index,
 )
 from minijax.numpy.setops import _compact
+from minijax.vmapping import vmap
 
 __all__ = [
     "sort", "argsort", "lexsort", "partition", "argpartition", "sort_complex", "msort",
@@ -148,54 +150,62 @@ def _lt(x, y):
     return jnp.less(x, y)
 
 
+@eager_jit(static_argnames=("side", "method"), inline=False)
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
-    """Insertion points of ``v`` in the sorted 1-D ``a`` (``side`` picks the end of a tie run).
+    """Insertion points of ``v`` in the sorted 1-D ``a`` (``side`` picks the end of a tie run),
+    as int32 (int64 only for a longer ``a``), as JAX.
 
-    ``method``: ``'scan'`` a binary search in a ``fori_loop`` (log2(n) gathers),
-    ``'scan_unrolled'`` the same unrolled, ``'compare_all'`` one (n × m) comparison and a sum
-    (fast for small ``a``), ``'sort'`` one sort of the concatenation (fast for large ``v``).
+    ``method``: ``'scan'`` a binary search in a ``scan`` (JAX's jit ``_searchsorted_scan_impl``,
+    vmapped over ``v``), ``'scan_unrolled'`` the same unrolled, ``'compare_all'`` one (n × m)
+    comparison and a sum (fast for small ``a``), ``'sort'`` one sort of the concatenation (fast
+    for large ``v``).
     """
     check_arraylike("searchsorted", a, v)
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}")
-    a, v = promote_dtypes(to_array(a), to_array(v))
     a, v = to_array(a), to_array(v)
     if a.ndim != 1:
-        raise ValueError("searchsorted: a must be one-dimensional")
+        raise ValueError("a should be 1-dimensional")
+    a, v = (to_array(x) for x in promote_dtypes(a, v))
     if sorter is not None:
-        a = take(a, sorter)
+        a = a[sorter]
     n = a.shape[0]
-    out_dtype = _int()
+    out_dtype = np.dtype(np.int64 if n > np.iinfo(np.int32).max else np.int32)
+    if method in ("scan", "scan_unrolled"):
+        return _searchsorted_scan_impl(a, v, side, out_dtype, method == "scan_unrolled")
     if method == "compare_all":
         va = lax.expand_dims(v, (v.ndim,))
         hits = _lt(a, va) if side == "left" else ~_lt(va, a)
         return jnp.sum(hits, axis=-1, dtype=out_dtype)
     if method == "sort":
         return _searchsorted_sort(a, v, side, out_dtype)
-    if method not in ("scan", "scan_unrolled"):
-        raise ValueError(f"searchsorted: unknown method {method!r}")
+    raise ValueError(f"Unsupported method: {method}")
+
+
+@eager_jit(static_argnames=("side", "dtype", "unrolled"), inline=False)
+def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
+    """JAX's binary search of one query (vmapped over the others): ``high`` ends at the
+    insertion point after ceil(log2(n + 1)) halvings, in unsigned arithmetic."""
+    n = sorted_arr.shape[0]
     if n == 0:
-        return lax.full(v.shape, 0, out_dtype)
-    lo = lax.full(v.shape, 0, out_dtype)
-    hi = lax.full(v.shape, n, out_dtype)
+        return lax.full(query.shape, 0, dtype)
+    if query.ndim > 0:
+        return vmap(functools.partial(_searchsorted_scan_impl, side=side, dtype=dtype,
+                                      unrolled=unrolled), in_axes=(None, 0))(sorted_arr, query)
+    unsigned = np.uint64 if np.iinfo(dtype).bits == 64 else np.uint32
 
-    def step(_, state):
-        lo, hi = state
-        mid = lax.div(lax.add(lo, hi), convert(2, out_dtype))
-        am = take(a, mid, mode="clip")
-        right = _lt(am, v) if side == "left" else ~_lt(v, am)
-        active = lax.lt(lo, hi)
-        lo = lax.select(lax.bitwise_and(active, right), lax.add(mid, convert(1, out_dtype)), lo)
-        hi = lax.select(lax.bitwise_and(active, lax.bitwise_not(right)), mid, hi)
-        return lo, hi
+    def body(state, _):
+        low, high = state
+        mid = low + (high - low) // 2  # this form cannot overflow
+        pivot = sorted_arr[mid]
+        go_left = ~_lt(pivot, query) if side == "left" else _lt(query, pivot)
+        return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), None
 
-    steps = int(n).bit_length()
-    if method == "scan_unrolled":
-        state = (lo, hi)
-        for i in range(steps):
-            state = step(i, state)
-        return state[0]
-    return lax.fori_loop(0, steps, step, vary_like((lo, hi), a, v))[0]
+    levels = int(np.ceil(np.log2(n + 1)))
+    # typed as varying as the values the body meets (inside shard_map)
+    init = vary_like((lax.full((), 0, unsigned), lax.full((), n, unsigned)), sorted_arr, query)
+    carry, _ = lax.scan(body, init, None, length=levels, unroll=levels if unrolled else 1)
+    return convert(carry[1], dtype)
 
 
 def _searchsorted_sort(a, v, side, out_dtype):
