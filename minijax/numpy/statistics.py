@@ -259,6 +259,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 # Counting and histograms
 
 
+@eager_jit(static_argnames=("right", "method"), inline=False)
 def digitize(x, bins, right=False, *, method="scan"):
     """Index of the bin each ``x`` falls in; ``bins`` increasing or decreasing."""
     check_arraylike("digitize", x, bins)
