@@ -34,7 +34,6 @@ LEFT = {
     "special.betaln": "JAX 0.10.2's betaln is another algorithm (a log-gamma difference series)",
     "special.ndtri": "JAX's ndtri is Cephes' piecewise rational form (polyval jits); minijax: "
                      "erf_inv",
-    "special.bessel_jn": "minijax's recurrence masks make one more _where",
     "special.expi": "another implementation inside the jit (JAX's _piecewise/polyval/expn jits)",
     "sla.sqrtm": "JAX's scipy schur is the jit _schur and the triangular root _sqrtm_triu",
     "sla.solve_sylvester": "JAX's scipy schur is the jit _schur; another back-substitution",

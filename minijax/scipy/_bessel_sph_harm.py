@@ -20,7 +20,8 @@ def _bessel_jn_scalar(z, *, v, n_iter):
     def body(carry, k):
         f0, f1, bs = carry
         f = 2.0 * (k + 1.0) * f1 / z - f0
-        bs = jnp.where(jnp.mod(k, 2) == 0, bs + 2.0 * f, bs)
+        # a cond on the (unbatched) step, as JAX's: no where jit per step
+        bs = lax.cond(jnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (bs, f))
         return (f1, f, bs), f
 
     init = (jnp.zeros_like(z), jnp.full_like(z, 1e-16), jnp.zeros_like(z))
