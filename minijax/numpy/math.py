@@ -183,10 +183,11 @@ def _integer_power(x1, x2):
     x1, x2 = (lax.broadcast_in_dim(x, shape, ()) if np.shape(x) != shape else x
               for x in (x1, x2))
     zero_base = lax.bitwise_and(lax.eq(x1, const(x1, 0)), lax.ne(x2, const(x2, 0)))
-    acc = lax.select(zero_base, lax.full(shape, 0, dtype), lax.full(shape, 1, dtype))
+    # jnp.where, as JAX's _where (its jit equations)
+    acc = jnp.where(zero_base, lax.full(shape, 0, dtype), lax.full(shape, 1, dtype))
     for _ in range(6):
         odd = lax.ne(lax.bitwise_and(x2, const(x2, 1)), const(x2, 0))
-        acc = lax.select(odd, lax.mul(acc, x1), acc)
+        acc = jnp.where(odd, lax.mul(acc, x1), acc)
         x2 = lax.shift_right_logical(x2, const(x2, 1))
         x1 = lax.mul(x1, x1)
     return acc
