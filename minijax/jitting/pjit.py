@@ -30,6 +30,8 @@ from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_jaxpr, moveaxis, needs_axis_data, not_mapped
 from minijax.interpreters.partial_eval import (
     dce_jaxpr,
+    dce_jaxpr_used,
+    dce_rules,
     hoist_consts,
     in_linearization,
     partial_eval_jaxpr,
@@ -37,7 +39,7 @@ from minijax.interpreters.partial_eval import (
 from minijax.interpreters.structure import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
-from minijax.lax.control_flow.common import effectful
+from minijax.lax.control_flow.common import effectful, keep, pruned
 from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body
 
 pjit_p = Primitive("jit", multiple_results=True)
@@ -166,6 +168,35 @@ def _pp_params(params):
 
 
 pjit_p.pp_params = _pp_params
+
+# --- dead-code elimination: the callee computes only the used outputs, on the operands it reads --
+
+_dce_cache = BoundedCache()
+
+
+def _pjit_dce(eqn, used_outputs):
+    """JAX's DCE rule for jit. It runs with every output used too: an operand only a dead
+    equation of the callee read (a custom_vjp's tangent feeding ``trunc``'s zero derivative)
+    goes, so the caller's DCE can drop what computed it."""
+    jaxpr = eqn.params["jaxpr"]  # its effectful equations stay (dce_jaxpr_used keeps them)
+    key = (jaxpr, tuple(used_outputs))
+    cached = _dce_cache.get(key)
+    if cached is None:
+        new, used_in = dce_jaxpr_used(jaxpr, used_outputs)
+        unchanged = all(used_in) and all(used_outputs) and len(new.jaxpr.eqns) == len(
+            jaxpr.jaxpr.eqns)
+        cached = _dce_cache.put(key, (None if unchanged else pruned(new, used_in), used_in))
+    callee, used_in = cached
+    if callee is None:
+        return used_in, eqn
+    params = dict(eqn.params, jaxpr=callee,
+                  donated_invars=tuple(keep(eqn.params["donated_invars"], used_in)))
+    return used_in, JaxprEqn(pjit_p, keep(eqn.invars, used_in), keep(eqn.outvars, used_outputs),
+                             params, eqn.source_info)
+
+
+_pjit_dce.runs_when_all_used = True
+dce_rules[pjit_p] = _pjit_dce
 
 # --- JVP ---------------------------------------------------------------------------------------
 
