@@ -278,8 +278,9 @@ def extract(condition, arr, *, size=None, fill_value=0):
 
 def nonzero(a, *, size=None, fill_value=None):
     """Indices of the non-zero elements, one array per axis. With ``size=`` the result has that
-    static length (padded with ``fill_value``, default 0) and works under jit: a cumsum of the
-    mask and one scatter. Without it ``a`` must be concrete."""
+    static length (padded with ``fill_value``, default 0) and works under jit, JAX's way: the
+    cumsum of a bincount of the mask's cumsum is each nonzero's flat index. Without it ``a``
+    must be concrete."""
     if size is None:
         if fill_value is not None:
             raise ValueError("fill_value is only used together with size=")
@@ -289,15 +290,20 @@ def nonzero(a, *, size=None, fill_value=None):
     if a.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d.")
     size = operator.index(size)
-    mask = jnp.ravel(a != 0) if a.dtype != np.bool_ else jnp.ravel(a)
-    flat = _compact(lax.iota(_int(), mask.shape[0]), mask, size, 0)
-    coords = unravel_index(flat, a.shape) if a.size else tuple(
-        jnp.zeros((size,), _int()) for _ in a.shape)
-    count = jnp.sum(mask, dtype=_int())
-    valid = lax.iota(_int(), size) < count
-    fills = fill_value if isinstance(fill_value, (tuple, list)) else (
-        [0 if fill_value is None else fill_value] * a.ndim)
-    return tuple(where(valid, c, convert(f, _int())) for c, f in zip(coords, fills))
+    mask = a if a.dtype == np.bool_ else a != 0
+    if a.size == 0 or size == 0:
+        return tuple(jnp.zeros((size,), _int()) for _ in a.shape)
+    flat_indices = jnp.cumsum(jnp.bincount(jnp.cumsum(mask), length=size))
+    strides = (np.cumprod(a.shape[::-1])[::-1] // a.shape).astype(flat_indices.dtype)
+    out = tuple((flat_indices // stride) % n for stride, n in zip(strides.tolist(), a.shape))
+    if fill_value is not None:
+        fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * a.ndim
+        if any(np.shape(f) != () for f in fills):
+            raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got "
+                             f"{fill_value}")
+        fill_mask = jnp.arange(size) >= mask.sum()
+        out = tuple(where(fill_mask, f, entry) for f, entry in zip(fills, out))
+    return out
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
@@ -305,9 +311,14 @@ def flatnonzero(a, *, size=None, fill_value=None):
 
 
 def argwhere(a, *, size=None, fill_value=None):
+    """JAX's: the stacked ``nonzero`` of ``atleast_1d(a)``; a 0-d ``a`` gives (n, 0)."""
+    check_arraylike("argwhere", a)
     a = to_array(a)
-    idx = nonzero(jnp.atleast_1d(a) if a.ndim == 0 else a, size=size, fill_value=fill_value)
-    return jnp.stack(idx, axis=1)
+    result = jnp.transpose(jnp.vstack(nonzero(jnp.atleast_1d(a), size=size,
+                                              fill_value=fill_value)))
+    if a.ndim == 0:
+        return result[:0].reshape(result.shape[0], 0)
+    return result.reshape(result.shape[0], a.ndim)
 
 
 def _nonzero_concrete(a):
