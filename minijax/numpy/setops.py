@@ -17,7 +17,8 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
-from minijax.numpy._util import canonicalize_axis, check_arraylike, convert
+from minijax.numpy._eager import eager_jit
+from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, promote_dtypes
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -159,25 +160,50 @@ def unique_all(x, *, size=None, fill_value=None):
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
-    """Whether each element is in ``test_elements``: one (n × m) comparison for small inputs,
-    a sort + searchsorted otherwise."""
+    """Whether each element is in ``test_elements``: the jit ``_in1d`` of the flattened
+    arrays, reshaped, as JAX."""
     check_arraylike("isin", element, test_elements)
-    element, test = to_array(element), jnp.ravel(to_array(test_elements))
-    if method == "auto":
-        method = "compare_all" if element.size * test.size <= 1 << 16 else "sort"
-    if method == "compare_all" or test.shape[0] == 0:
-        hit = jnp.any(jnp.equal(element[..., None], test), axis=-1)
-    elif method in ("sort", "binary_search"):
-        st = jnp.sort(test)
-        i = jnp.searchsorted(st, element)
-        hit = jnp.take(st, i, mode="clip") == element
-    else:
-        raise ValueError(f"isin: unknown method {method!r}")
-    return ~hit if invert else hit
+    element = to_array(element)
+    result = _in1d(element, test_elements, invert=invert, method=method,
+                   assume_unique=assume_unique)
+    return result.reshape(element.shape)
 
 
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, method="auto"):
-    return isin(jnp.ravel(to_array(ar1)), ar2, invert=invert, method=method)
+    check_arraylike("in1d", ar1, ar2)
+    return _in1d(ar1, ar2, invert=invert, method=method, assume_unique=assume_unique)
+
+
+@eager_jit(static_argnames=("assume_unique", "invert", "method"), inline=False)
+def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
+    """JAX's methods: ``auto``/``compare_all`` one (n × m) comparison; ``binary_search`` a
+    sort and searchsorted; ``sort`` a co-sort of the (uniqued) elements and the tests."""
+    arr1, arr2 = (jnp.ravel(to_array(x)) for x in promote_dtypes(ar1, ar2))
+    if arr1.size == 0 or arr2.size == 0:
+        return (jnp.ones if invert else jnp.zeros)(arr1.shape, dtype=bool)
+    if method in ("auto", "compare_all"):
+        if invert:
+            return jnp.all(arr1[:, None] != arr2[None, :], axis=-1)
+        return jnp.any(arr1[:, None] == arr2[None, :], axis=-1)
+    if method == "binary_search":
+        arr2 = lax.sort(arr2)
+        ind = jnp.searchsorted(arr2, arr1)
+        return arr1 != arr2[ind] if invert else arr1 == arr2[ind]
+    if method == "sort":
+        if assume_unique:
+            ind_out = slice(None)
+        else:
+            arr1, ind_out = unique(arr1, size=arr1.shape[0], return_inverse=True,
+                                   fill_value=jnp.max(arr2))
+        aux, ind = lax.sort_key_val(jnp.concatenate([arr1, arr2]),
+                                    jnp.arange(arr1.shape[0] + arr2.shape[0]))
+        if invert:
+            out = jnp.ones(arr1.shape, bool).at[ind[:-1]].set(aux[1:] != aux[:-1], mode="drop")
+        else:
+            out = jnp.zeros(arr1.shape, bool).at[ind[:-1]].set(aux[1:] == aux[:-1], mode="drop")
+        return out[ind_out]
+    raise ValueError(f"{method=} is not implemented; options are 'compare_all', "
+                     "'binary_search', 'sort', and 'auto'")
 
 
 def _sorted_unique_mask(x):
