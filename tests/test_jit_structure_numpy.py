@@ -1,0 +1,46 @@
+"""The jit equations of jnp functions under ``make_jaxpr`` (names, nesting) are JAX 0.10.2's:
+a partitioned program lowers each as a function call, through which Shardy propagates
+shardings differently from inlined ops (FINDINGS 123). Recorded from JAX by
+tests/data/record_jit_structure_numpy.py, which also holds the cases."""
+
+import json
+import os
+import sys
+
+import pytest
+
+import minijax
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+from record_jit_structure_numpy import cases, jit_structure  # noqa: E402
+
+with open(os.path.join(os.path.dirname(__file__), "data", "jit_structure_numpy_jax.json")) as fh:
+    _RECORDED = json.load(fh)
+assert _RECORDED["jax_version"] == "0.10.2"
+
+# case -> why minijax's structure differs from JAX's (kept honest: the test fails if it matches)
+KNOWN_DIFFERENT = {
+    "piecewise": "minijax's piecewise is not JAX's jit _piecewise (static funcs; cumsum)",
+    "histogram": "one more _where than JAX's in the bin edges",
+    "extract_size": "compress(size=) is not JAX's (_where + argsort)",
+    "fill_diagonal": "a where over a cumsum/take (it supports wrap=True); JAX's is one .at[].set",
+    "unique_size": "unique is not JAX's _unique_sorted_mask (lexsort) + nonzero(size=)",
+    "unique_values_size": "as unique_size",
+    "intersect1d_size": "not JAX's jit _intersect1d_size (built on unique)",
+    "setxor1d_size": "not JAX's jit _setxor1d_size (built on unique)",
+    "setdiff1d_size": "not JAX's unique + _in1d + nonzero",
+    "union1d_size": "not JAX's unique",
+}
+
+_CASES = cases(minijax.numpy)
+
+
+@pytest.mark.parametrize("name", sorted(k for k, v in _RECORDED["cases"].items()
+                                        if v[:1] != ["error"]))
+def test_jit_structure_matches_jax(name):
+    fn, args = _CASES[name]
+    got = jit_structure(minijax.make_jaxpr(fn)(*args).jaxpr)
+    if name in KNOWN_DIFFERENT:
+        assert got != _RECORDED["cases"][name], f"{name} now matches JAX: drop it from KNOWN_DIFFERENT"
+    else:
+        assert got == _RECORDED["cases"][name]
