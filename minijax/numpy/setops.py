@@ -10,13 +10,14 @@ code runs eagerly and traced.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
 import minijax.numpy as jnp
 from minijax import dtypes, lax
-from minijax.core import Tracer
+from minijax.core import Tracer, concrete_or_error
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, promote_dtypes
 from minijax.numpy.creation import to_array
@@ -71,92 +72,130 @@ def _neq(a, b, equal_nan=True):
     return ne
 
 
-def _sorted_with_perm(x):
-    """``x`` (n, ...) sorted along axis 0 (rows lexicographically) and the permutation."""
-    iota = lax.iota(_int(), x.shape[0])
-    if x.ndim == 1:
-        s, perm = lax.sort((x, iota), dimension=0, is_stable=True, num_keys=1)
-        return s, perm
-    flat = jnp.reshape(x, (x.shape[0], -1))
-    keys = [flat[:, i] for i in range(flat.shape[1])]
-    *_, perm = lax.sort((*keys, iota), dimension=0, is_stable=True, num_keys=len(keys))
-    return jnp.take(x, perm, axis=0), perm
+_UNIQUE_SIZE_HINT = (
+    "To make jnp.unique() compatible with JIT and other transforms, you can specify a concrete "
+    "value for the size argument, which will determine the output size.")
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
-    """The sorted distinct values of ``ar`` (and optionally first indices, inverse, counts).
+    """The sorted distinct values of ``ar`` (and optionally first indices, inverse, counts),
+    JAX's way: the jit ``_unique_sorted_mask`` (a lexsort and a first-of-run mask), then the
+    mask's ``nonzero``.
 
     Under jit pass ``size=``: the result then has exactly ``size`` entries, padded with
-    ``fill_value`` (default: the smallest unique value); padded counts are 0 and padded indices
-    0.
+    ``fill_value`` (default: the smallest unique value).
     """
+    del sorted  # as JAX: the values always come sorted
     check_arraylike("unique", ar)
     ar = to_array(ar)
-    orig_shape = ar.shape
+    if size is None:
+        ar = concrete_or_error(None, ar, "The error arose for the first argument of "
+                               "jnp.unique(). " + _UNIQUE_SIZE_HINT)
+    else:
+        size = concrete_or_error(operator.index, size, "The error arose for the size "
+                                 "argument of jnp.unique(). " + _UNIQUE_SIZE_HINT)
+    shape = ar.shape
     if axis is None:
-        x = jnp.ravel(ar)
-        axis_ = 0
+        axis_int, ar = 0, jnp.ravel(ar)
     else:
-        axis_ = canonicalize_axis(axis, ar.ndim)
-        x = jnp.moveaxis(ar, axis_, 0)
-    n = x.shape[0]
-    if n == 0:
-        s, perm = x, lax.iota(_int(), 0)
-        mask = lax.full((0,), True, np.bool_)
+        axis_int = canonicalize_axis(axis, ar.ndim)
+    result = _unique(ar, axis_int, return_index, return_inverse, return_counts,
+                     equal_nan=equal_nan, size=size, fill_value=fill_value)
+    if return_inverse and axis is None:
+        i = 2 if return_index else 1
+        result = (*result[:i], result[i].reshape(shape), *result[i + 1:])
+    return result
+
+
+@eager_jit(static_argnames=("axis", "equal_nan"), inline=False)
+def _unique_sorted_mask(ar, axis, equal_nan):
+    """``ar`` sorted along ``axis`` (moved first; slices lexicographically), a first-of-run
+    mask and the sorting permutation."""
+    aux = jnp.moveaxis(ar, axis, 0)
+    if dtypes.is_complex(np.dtype(aux.dtype)):
+        # a NaN only in the imaginary part sorts as NumPy's only when the whole value is NaN
+        aux = jnp.where(jnp.isnan(aux), convert(np.nan, aux.dtype), aux)
+    size, *out_shape = aux.shape
+    if math.prod(out_shape) == 0:
+        size = 1
+        perm = jnp.zeros(1, dtype=_int())
     else:
-        s, perm = _sorted_with_perm(x)
-        first = lax.full((1,), True, np.bool_)
-        mask = lax.concatenate([first, _neq(s[1:], s[:-1], equal_nan)], 0)
-    k = _static_size("unique", mask, size)
-    values = _compact(s, mask, k, fill_value)
-    if axis is not None:
-        values = jnp.moveaxis(values, 0, axis_)
-    if not (return_index or return_inverse or return_counts):
-        return values
-    out = [values]
+        perm = jnp.lexsort(aux.reshape(size, math.prod(out_shape)).T[::-1])
+    aux = aux[perm]
+    if aux.size:
+        if dtypes.is_inexact(np.dtype(aux.dtype)) and equal_nan:
+            def neq(x, y):
+                return lax.ne(x, y) & ~(jnp.isnan(x) & jnp.isnan(y))
+        else:
+            neq = lax.ne
+        mask = jnp.ones(size, dtype=bool).at[1:].set(
+            jnp.any(neq(aux[1:], aux[:-1]), tuple(range(1, aux.ndim))))
+    else:
+        mask = jnp.zeros(size, dtype=bool)
+    return aux, mask, perm
+
+
+def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
+            equal_nan=True, size=None, fill_value=None):
+    if ar.shape[axis] == 0 and size and fill_value is None:
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    if size is None:
+        ind = concrete_or_error(None, mask, "The error arose in jnp.unique(). "
+                                + _UNIQUE_SIZE_HINT)
+    else:
+        ind = jnp.nonzero(mask, size=size)[0]
+    result = aux[ind] if aux.size else aux
+    if size is not None and fill_value is not None:
+        fill_value = jnp.asarray(fill_value).astype(result.dtype)
+        if result.shape[0]:
+            valid = lax.expand_dims(jnp.arange(size) < mask.sum(), tuple(range(1, result.ndim)))
+            result = jnp.where(valid, result, fill_value)
+        else:
+            result = lax.full_like(result, fill_value, shape=(size, *result.shape[1:]))
+    result = jnp.moveaxis(result, 0, axis)
+    ret = (result,)
     if return_index:
-        out.append(_compact(perm, mask, k, 0))
-    if return_inverse or return_counts:
-        group = lax.sub(lax.cumsum(convert(mask, _int()), 0), convert(1, _int()))
+        ret += (perm[ind] if aux.size else perm,)
     if return_inverse:
-        inv = _scatter_to(perm, group, n)
-        if axis is None:
-            inv = jnp.reshape(inv, orig_shape)
-        out.append(inv)
+        if aux.size:
+            inverse = jnp.zeros(mask.shape, dtype=_int()).at[perm].set(jnp.cumsum(mask) - 1)
+        else:
+            inverse = jnp.zeros(ar.shape[axis], dtype=_int())
+        ret += (inverse,)
     if return_counts:
-        ones = lax.full((n,), 1, _int())
-        counts = jnp.zeros((k,), _int())
-        dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-                                            scatter_dims_to_operand_dims=(0,))
-        counts = lax.scatter_add(counts, lax.expand_dims(group, (1,)), ones, dnums, mode="drop")
-        out.append(counts)
-    return tuple(out)
+        if aux.size:
+            if size is None:
+                idx = jnp.append(jnp.nonzero(mask)[0], mask.size)
+            else:
+                idx = jnp.nonzero(mask, size=size + 1)[0]
+                idx = idx.at[1:].set(jnp.where(idx[1:], idx[1:], mask.size))
+            ret += (jnp.diff(idx),)
+        elif ar.shape[axis]:
+            ret += (jnp.full((1,), ar.shape[axis], dtype=_int()),)
+        else:
+            ret += (jnp.zeros(0, dtype=_int()),)
+    return ret[0] if len(ret) == 1 else ret
 
 
-def _scatter_to(idx, values, n):
-    """``out[idx[i]] = values[i]`` for a permutation ``idx`` of range(n)."""
-    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-                                        scatter_dims_to_operand_dims=(0,))
-    return lax.scatter(jnp.zeros((n,), values.dtype), lax.expand_dims(idx, (1,)), values, dnums,
-                       unique_indices=True, mode="drop")
-
-
+# The array API's unique_*: NaNs are all distinct (equal_nan=False), as JAX's.
 def unique_values(x, *, size=None, fill_value=None):
-    return unique(x, size=size, fill_value=fill_value)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, *, size=None, fill_value=None):
-    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+    return unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_inverse(x, *, size=None, fill_value=None):
-    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    return unique(x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_all(x, *, size=None, fill_value=None):
-    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
-                  fill_value=fill_value)
+    return unique(x, return_index=True, return_inverse=True, return_counts=True,
+                  equal_nan=False, size=size, fill_value=fill_value)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
