@@ -30,8 +30,6 @@ CASES = {c["id"]: c for c in DATA["cases"]}
 _HOST = "built on the host as a constant; JAX computes it traced, with inner jits"
 _LU_SOLVE = ("JAX's lax.linalg _lu_solve is a jit; minijax's lax cannot hold one (layers)")
 LEFT = {
-    "special.ndtri": "JAX's ndtri is Cephes' piecewise rational form (polyval jits); minijax: "
-                     "erf_inv",
     "special.expi": "another implementation inside the jit (JAX's _piecewise/polyval/expn jits)",
     "sla.sqrtm": "JAX's scipy schur is the jit _schur and the triangular root _sqrtm_triu",
     "sla.solve_sylvester": "JAX's scipy schur is the jit _schur; another back-substitution",
@@ -59,7 +57,6 @@ LEFT = {
 }
 # Cases whose outermost jits differ too.
 LEFT_OUTER = {
-    "special.ndtri": LEFT["special.ndtri"],
     "sla.polar": LEFT["sla.polar"],
     "sla.toeplitz": LEFT["sla.toeplitz"],
     "numpy.histogram": LEFT["numpy.histogram"],
