@@ -53,13 +53,11 @@ LEFT = {
     "sla.hadamard": _HOST,
     "sla.helmert": _HOST,
     "stats.mode": "another implementation inside the jit",
-    "numpy.histogram": "searchsorted's scan jits (minijax's searchsorted is not one)",
 }
 # Cases whose outermost jits differ too.
 LEFT_OUTER = {
     "sla.polar": LEFT["sla.polar"],
     "sla.toeplitz": LEFT["sla.toeplitz"],
-    "numpy.histogram": LEFT["numpy.histogram"],
 }
 
 

@@ -24,6 +24,7 @@ from minijax.numpy._util import (
     check_arraylike,
     convert,
     lax_const,
+    promote_dtypes_inexact,
     to_inexact_dtype,
 )
 from minijax.numpy.creation import to_array
@@ -338,23 +339,23 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     """Counts (or ``weights`` sums) per bin; the last bin includes its right edge."""
-    check_arraylike("histogram", a, bins)  # as JAX: a string bins is a TypeError here
-    a = jnp.ravel(to_array(a))
-    edges = histogram_bin_edges(a, bins, range, weights)
-    nbins = edges.shape[0] - 1
-    a = convert(a, edges.dtype)
-    idx = jnp.searchsorted(edges, a, side="right") - 1
-    idx = jnp.where(a == edges[-1], nbins - 1, idx)
-    outside = (a < edges[0]) | (a > edges[-1]) | jnp.isnan(a)
-    idx = jnp.where(outside, nbins, idx)
     if weights is None:
-        values = jnp.ones_like(a)
+        check_arraylike("histogram", a, bins)  # as JAX: a string bins is a TypeError here
+        (a,) = promote_dtypes_inexact(to_array(a))
+        weights = jnp.ones_like(a)
     else:
-        values = jnp.ravel(to_array(weights))
-    counts = _scatter_add_1d(nbins, idx, values)
+        check_arraylike("histogram", a, bins, weights)
+        if np.shape(a) != np.shape(weights):
+            raise ValueError("weights should have the same shape as a.")
+        a, weights = promote_dtypes_inexact(to_array(a), to_array(weights))
+    edges = histogram_bin_edges(a, bins, range, weights)
+    # JAX's: bin i + 1 holds edges[i] <= a < edges[i + 1], the last edge joins the last bin;
+    # values below the first edge land in bin 0 and are cut, those past the last are dropped
+    idx = jnp.searchsorted(edges, a, side="right")
+    idx = jnp.where(a == edges[-1], len(edges) - 1, idx)
+    counts = jnp.zeros(len(edges), weights.dtype).at[idx].add(weights)[1:]
     if density:
-        widths = jnp.diff(edges)
-        counts = counts / jnp.sum(counts) / widths
+        counts = counts / jnp.diff(edges) / counts.sum()
     return counts, edges
 
 
