@@ -97,10 +97,11 @@ def msort(a):
     return sort(a, axis=0)
 
 
+@eager_jit(inline=False)
 def sort_complex(a):
-    a = to_array(a)
-    out = sort(a, axis=-1)
-    return convert(out, dtypes.canonicalize_dtype(np.result_type(a.dtype, np.complex64)))
+    check_arraylike("sort_complex", a)
+    a = lax.sort(to_array(a))
+    return convert(a, dtypes.canonicalize_dtype(np.result_type(a.dtype, np.complex64)))
 
 
 @eager_jit(static_argnames=("axis",), inline=False)
@@ -123,20 +124,49 @@ def lexsort(keys, axis=-1):
     return out[-1]
 
 
+@eager_jit(static_argnames=("kth", "axis"), inline=False)
 def partition(a, kth, axis=-1):
-    """``a`` with the k-th element where sorting puts it, smaller ones before, larger after.
-    (A full sort on XLA: ``top_k`` would only help for small k on the last axis.)"""
+    """``a`` with the k-th element where sorting puts it, smaller ones before (ascending),
+    larger after (descending): two ``top_k``, as JAX."""
     check_arraylike("partition", a)
-    a = to_array(a)
-    axis = canonicalize_axis(axis, a.ndim)
-    operator.index(kth)
-    return lax.sort(a, dimension=axis)
+    arr = to_array(a)
+    if dtypes.is_complex(np.dtype(arr.dtype)):
+        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    arr = jnp.swapaxes(arr, axis, -1)
+    if np.dtype(arr.dtype).kind == "u":  # -(x + 1) keeps a zero from wrapping
+        bottom = -lax.top_k(-(arr + 1), kth + 1)[0] - 1
+    else:
+        bottom = -lax.top_k(-arr, kth + 1)[0]
+    top = lax.top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return jnp.swapaxes(lax.concatenate([bottom, top], arr.ndim - 1), -1, axis)
 
 
+@eager_jit(static_argnames=("kth", "axis"), inline=False)
 def argpartition(a, kth, axis=-1):
-    check_arraylike("argpartition", a)
-    operator.index(kth)
-    return argsort(a, axis=axis)
+    """The indices ``partition`` would place, as JAX (the top ones through a proxy, so ties
+    cannot repeat an index)."""
+    check_arraylike("partition", a)
+    arr = to_array(a)
+    if dtypes.is_complex(np.dtype(arr.dtype)):
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    arr = jnp.swapaxes(arr, axis, -1)
+    if np.dtype(arr.dtype).kind == "u":
+        bottom_ind = lax.top_k(-(arr + 1), kth + 1)[1]
+    else:
+        bottom_ind = lax.top_k(-arr, kth + 1)[1]
+
+    def set_to_zero(x, i):
+        return x.at[i].set(0)
+
+    for _ in range(arr.ndim - 1):
+        set_to_zero = vmap(set_to_zero)
+    proxy = set_to_zero(lax.full(arr.shape, 1.0), bottom_ind)
+    top_ind = lax.top_k(proxy, arr.shape[-1] - kth - 1)[1]
+    return jnp.swapaxes(lax.concatenate([bottom_ind, top_ind], arr.ndim - 1), -1, axis)
 
 
 # ------------------------------------------------------------------------------------------------

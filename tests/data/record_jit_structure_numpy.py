@@ -215,6 +215,9 @@ def cases(jnp):
         "setdiff1d_size": (lambda a, b: jnp.setdiff1d(a, b, size=3), (v, w)),
         "union1d_size": (lambda a, b: jnp.union1d(a, b, size=3), (v, w)),
         "lexsort": (lambda a, b: jnp.lexsort((a, b)), (v, v * 2)),
+        "partition": (lambda a: jnp.partition(a, 2), (x,)),
+        "argpartition": (lambda a: jnp.argpartition(a, 1, axis=0), (x,)),
+        "sort_complex": (jnp.sort_complex, (v,)),
         # polynomial
         "roots": (lambda p: jnp.roots(p, strip_zeros=False), (w,)),
         "poly": (jnp.poly, (w,)),
