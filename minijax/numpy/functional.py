@@ -11,8 +11,8 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import lax
-from minijax.core import Tracer
-from minijax.numpy._util import canonicalize_axis, convert
+from minijax.numpy._eager import eager_jit
+from minijax.numpy._util import canonicalize_axis, check_arraylike
 from minijax.numpy.creation import to_array
 from minijax.vmapping import vmap
 
@@ -22,29 +22,42 @@ __all__ = [
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """Each function applied everywhere, then picked with ``select`` (XLA evaluates both sides
-    of a select anyway; this keeps shapes static, as JAX)."""
+    """``funclist[i]`` (a function or a constant) where ``condlist[i]`` first holds, the extra
+    function (or 0) where none does, JAX's way: the jit ``_piecewise`` picks per element with a
+    vectorized ``lax.switch`` (each function is applied to scalars)."""
+    check_arraylike("piecewise", x)
     x = to_array(x)
-    if isinstance(condlist, (Tracer, jnp.ndarray, np.ndarray)) and np.ndim(condlist) == x.ndim:
-        condlist = [condlist]
-    condlist = [to_array(c) for c in condlist]
-    n = len(condlist)
-    if len(funclist) == n + 1:
-        otherwise = funclist[-1]
-        funclist = funclist[:-1]
-    elif len(funclist) == n:
-        otherwise = 0
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = funclist[-1:] + funclist[:-1]
+    elif nf == nc:
+        funclist = [0] + list(funclist)
     else:
-        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc+1} functions are expected; "
+                         f"got {nf}")
+    consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+    funcs = {i: f for i, f in enumerate(funclist) if callable(f)}
+    return _piecewise(x, jnp.asarray(condlist, dtype=bool), consts,
+                      frozenset(funcs.items()), *args, **kw)  # a dict does not hash
 
-    def value(f):
-        return jnp.broadcast_to(convert(f(x, *args, **kw) if callable(f) else f, x.dtype),
-                                x.shape)
 
-    out = value(otherwise)
-    for cond, f in zip(reversed(condlist), reversed(funclist)):
-        out = jnp.where(cond, value(f), out)
-    return out
+@eager_jit(static_argnames=("funcs",), inline=False)
+def _piecewise(x, condlist, consts, funcs, *args, **kw):
+    funcdict = dict(funcs)
+    funclist = [consts.get(i, funcdict.get(i)) for i in range(len(condlist) + 1)]
+    # 0 where no condition holds, else 1 + the first that does
+    indices = jnp.argmax(jnp.cumsum(jnp.concatenate(
+        [jnp.zeros_like(condlist[:1]), condlist], 0), 0), 0)
+    dtype = x.dtype
+
+    def call(f):
+        return lambda x: f(x, *args, **kw).astype(dtype)
+
+    def constant(v):
+        return lambda x: jnp.array(v, dtype=dtype)
+
+    funclist = [call(f) if callable(f) else constant(f) for f in funclist]
+    return vectorize(lax.switch, excluded=(1,))(indices, funclist, x)
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):

@@ -29,14 +29,7 @@ from minijax.numpy._util import (
 )
 from minijax.numpy._util import shape as _shape
 from minijax.numpy.creation import asarray, to_array
-from minijax.numpy.indexing_routines import (
-    _flat_or_axis,
-    compress,
-    put_along_axis,
-    take,
-    unravel_index,
-)
-from minijax.numpy.setops import _compact
+from minijax.numpy.indexing_routines import _flat_or_axis, compress, put_along_axis
 from minijax.vmapping import vmap
 
 __all__ = [
