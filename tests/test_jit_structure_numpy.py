@@ -20,8 +20,6 @@ assert _RECORDED["jax_version"] == "0.10.2"
 
 # case -> why minijax's structure differs from JAX's (kept honest: the test fails if it matches)
 KNOWN_DIFFERENT = {
-    "extract_size": "compress(size=) is not JAX's (_where + argsort)",
-    "fill_diagonal": "a where over a cumsum/take (it supports wrap=True); JAX's is one .at[].set",
     "intersect1d_size": "not JAX's jit _intersect1d_size (a sort, isin and one compaction)",
     "setxor1d_size": "not JAX's jit _setxor1d_size (sorts, isin and one compaction)",
     "setdiff1d_size": "not JAX's unique + _in1d + nonzero",

@@ -113,31 +113,27 @@ def mask_indices(n, mask_func, k=0):
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """``a`` with ``val`` (cycled) on its main diagonal: one ``.at[].set``, as JAX (which
+    implements neither ``inplace`` nor ``wrap``)."""
     if inplace:
-        raise ValueError("JAX arrays are immutable, so jnp.fill_diagonal cannot work in place; "
-                         "pass inplace=False to get an updated array.")
-    a = to_array(a)
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    check_arraylike("fill_diagonal", a, val)
+    a, val = to_array(a), to_array(val)
     if a.ndim < 2:
         raise ValueError("array must be at least 2-d")
-    if a.ndim > 2 and len(set(a.shape)) != 1:
+    if a.ndim > 2 and not all(n == a.shape[0] for n in a.shape[1:]):
         raise ValueError("All dimensions of input must be of equal length")
     n = min(a.shape)
-    if a.ndim == 2 and wrap:
-        rows = a.shape[0]
-    else:
-        rows = n if a.ndim == 2 else a.shape[0]
-    idx = [lax.broadcasted_iota(dtypes.default_int_dtype(), a.shape, d) for d in range(a.ndim)]
-    if a.ndim == 2:
-        flat = idx[0] * a.shape[1] + idx[1]
-        on = (flat % (a.shape[1] + 1) == 0) & (idx[0] < rows)
-    else:
-        on = functools.reduce(jnp.logical_and, [i == idx[0] for i in idx[1:]])
-    val = jnp.ravel(convert(to_array(val), a.dtype))
-    if val.shape[0] == 0:
-        return a
-    k = jnp.cumsum(on.ravel().astype(dtypes.default_int_dtype())).reshape(a.shape) - 1
-    vals = take(val, k % val.shape[0], mode="clip")
-    return jnp.where(on, vals, a)
+    idx = diag_indices(n, a.ndim)
+    return a.at[idx].set(val if val.ndim == 0 else _tile_to_size(jnp.ravel(val), n))
+
+
+def _tile_to_size(arr, size):
+    if arr.size < size:
+        arr = jnp.tile(arr, int(np.ceil(size / arr.size)))
+    return arr[:size] if arr.size > size else arr
 
 
 def indices(dimensions, dtype=None, sparse=False):
@@ -255,19 +251,39 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
-    condition = jnp.ravel(to_array(condition))
-    a = to_array(a)
+    """``a``'s slices along ``axis`` where the 1-D ``condition`` holds, JAX's way: without
+    ``size`` a concrete boolean index; with it, the kept slices first by a stable descending
+    argsort of the condition (the others ``fill_value``), cut to ``size``."""
+    check_arraylike("compress", condition, a, fill_value)
+    if size is None:  # a concrete condition stays on the host (also under jit)
+        condition = np.asarray(concrete_value(to_array(condition),
+                                              "jnp.compress (pass size= under jit)"), bool)
+    else:
+        condition = to_array(condition).astype(bool)
+    arr = to_array(a)
+    if out is not None:  # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1D array")
     if axis is None:
-        a, axis = jnp.ravel(a), 0
-    axis = canonicalize_axis(axis, a.ndim)
+        axis = 0
+        arr = jnp.ravel(arr)
+    else:
+        arr = jnp.moveaxis(arr, axis, 0)
+    condition, extra = condition[:arr.shape[0]], condition[arr.shape[0]:]
+    arr = arr[:condition.shape[0]]
     if size is None:
-        mask = concrete_value(condition, "jnp.compress (pass size= under jit)").astype(bool)
-        keep = np.nonzero(mask[:a.shape[axis]])[0]
-        return take(a, jnp.asarray(keep.astype(dtypes.default_int_dtype())), axis=axis)
-    cond = condition[:a.shape[axis]] != 0
-    cond = jnp.pad(cond, (0, a.shape[axis] - cond.shape[0]))
-    idx = jnp.nonzero(cond, size=size, fill_value=a.shape[axis])[0]
-    return take(a, idx, axis=axis, mode="fill", fill_value=fill_value)
+        if extra.any():
+            raise ValueError("condition contains entries that are out of bounds")
+        result = arr[np.nonzero(condition)[0]]
+    elif not 0 <= size <= arr.shape[0]:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got {size=} for a.shape[axis]={arr.shape[0]}")
+    else:
+        mask = lax.expand_dims(condition, tuple(range(1, arr.ndim)))
+        arr = jnp.where(mask, arr, jnp.array(fill_value, dtype=arr.dtype))
+        result = arr[jnp.argsort(condition, stable=True, descending=True)][:size]
+    return jnp.moveaxis(result, 0, axis)
 
 
 def place(arr, mask, vals, *, inplace=True):
