@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from minijax import dtypes
+from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.jitting import jit
 from minijax.numpy._util import check_arraylike, promote_dtypes, promote_dtypes_inexact
@@ -135,28 +135,64 @@ def fiedler_companion(a):
 
 @partial(jit, static_argnames=("n", "mode"))  # a jit in JAX
 def convolution_matrix(a, n: int, mode: str = "full"):
-    """The matrix A with A @ v == numpy.convolve(a, v, mode) for every v of length ``n``."""
+    """The matrix A with A @ v == numpy.convolve(a, v, mode) for every v of length ``n`` (as
+    JAX's: the Toeplitz matrix of the zero-padded ``a`` and its reverse)."""
+    n = operator.index(n)
+    if n <= 0:
+        raise ValueError(f"n must be a positive integer; got {n}.")
     check_arraylike("convolution_matrix", a)
-    n = _positive(n)
-    a = jnp.asarray(a)
-    if a.ndim == 0:
-        a = a[None]
-    if a.shape[-1] == 0:
-        raise ValueError(f"len(a) must be at least 1; got shape {a.shape}.")
+    a_arr = jnp.asarray(a)
+    if a_arr.ndim == 0:
+        raise ValueError("convolution_matrix: a must be at least 1-dimensional, got a scalar.")
+    m = a_arr.shape[-1]
+    if m < 1:
+        raise ValueError(f"len(a) must be at least 1; got shape {a_arr.shape}.")
     if mode not in ("full", "valid", "same"):
         raise ValueError(f"mode must be one of 'full', 'valid', 'same'; got {mode!r}.")
-    m = a.shape[-1]
-    # The full matrix is Toeplitz: column j holds a shifted down by j rows.
-    rows = np.arange(m + n - 1)[:, None] - np.arange(n)[None, :]
-    padded = jnp.concatenate((a, jnp.zeros((*a.shape[:-1], 1), a.dtype)), axis=-1)
-    full = padded[..., np.where((rows >= 0) & (rows < m), rows, m)]
-    trim = min(m, n) - 1
-    if mode == "full":
-        return full
+    pad_widths = [(0, 0)] * (a_arr.ndim - 1) + [(0, n - 1)]
+    az = jnp.pad(a_arr, pad_widths)
+    raz = jnp.pad(jnp.flip(a_arr, axis=-1), pad_widths)
+    length = m + n - 1
     if mode == "same":
-        start = trim // 2
-        return full[..., start:start + max(m, n), :]
-    return full[..., trim:m + n - 1 - trim, :]
+        trim = min(n, m) - 1
+        tb = trim // 2
+        te = trim - tb
+    elif mode == "valid":
+        tb = te = min(n, m) - 1
+    else:
+        tb = te = 0
+    col0 = lax.slice_in_dim(az, tb, length - te, axis=-1)
+    row0 = lax.slice_in_dim(raz, length - n - tb, length - tb, axis=-1)
+    return toeplitz(col0, row0)
+
+
+def toeplitz(c, r=None):
+    """The Toeplitz matrix with first column ``c`` and first row ``r`` (default conj(c);
+    r[0] is ignored): A[i, j] = c[i - j] for i >= j, r[j - i] above. Leading axes of ``c``
+    and ``r`` are broadcast batch axes."""
+    if r is None:
+        check_arraylike("toeplitz", c)
+        r = jnp.conjugate(jnp.asarray(c))
+    else:
+        check_arraylike("toeplitz", c, r)
+    return _toeplitz(jnp.atleast_1d(jnp.asarray(c)), jnp.atleast_1d(jnp.asarray(r)))
+
+
+def _toeplitz(c, r):  # not a jit: JAX's is a plain vectorize
+    return jnp.vectorize(_toeplitz_2d, signature="(m),(n)->(m,n)")(c, r)
+
+
+def _toeplitz_2d(c, r):
+    """JAX's construction: the length-n windows of [c[::-1], r[1:]] (conv patches), flipped."""
+    ncols, nrows = c.shape[0], r.shape[0]
+    if ncols == 0 or nrows == 0:
+        return jnp.empty((ncols, nrows), dtype=jnp.promote_types(c.dtype, r.dtype))
+    nelems = ncols + nrows - 1
+    elems = jnp.concatenate((c[::-1], r[1:]))
+    patches = lax.conv_general_dilated_patches(
+        elems.reshape((1, nelems, 1)), (nrows,), (1,), "VALID",
+        dimension_numbers=("NTC", "IOT", "NTC"), precision=lax.Precision.HIGHEST)[0]
+    return jnp.flip(patches, axis=0)
 
 
 # ------------------------------------------------------------------------------------------------

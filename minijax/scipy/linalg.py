@@ -22,7 +22,7 @@ from minijax.jitting import jit
 from minijax.lax import linalg as lax_linalg
 from minijax.lax.control_flow.common import vary_like
 from minijax.numpy import linalg as jnp_linalg
-from minijax.numpy._util import check_arraylike, promote_dtypes, promote_dtypes_inexact
+from minijax.numpy._util import promote_dtypes, promote_dtypes_inexact
 from minijax.scipy._qdwh import qdwh
 from minijax.scipy._schur_based import funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm
 from minijax.scipy._special_matrices import (
@@ -39,6 +39,7 @@ from minijax.scipy._special_matrices import (
     invpascal,
     leslie,
     pascal,
+    toeplitz,
 )
 
 __all__ = [
@@ -673,33 +674,6 @@ def block_diag(*arrs):
                               ((0, 0, 0), (col, total_cols - cols - col, 0))))
         col += cols
     return jnp.concatenate(padded, axis=0)
-
-
-def toeplitz(c, r=None):
-    """The Toeplitz matrix with first column ``c`` and first row ``r`` (default conj(c);
-    r[0] is ignored): A[i, j] = c[i - j] for i >= j, r[j - i] above. Leading axes of ``c``
-    and ``r`` are broadcast batch axes."""
-    if r is None:
-        check_arraylike("toeplitz", c)
-        r = jnp.conjugate(jnp.asarray(c))
-    else:
-        check_arraylike("toeplitz", c, r)
-    return _toeplitz(jnp.atleast_1d(jnp.asarray(c)), jnp.atleast_1d(jnp.asarray(r)))
-
-
-def _toeplitz(c, r):  # not a jit: JAX's is a plain vectorize
-    return jnp.vectorize(_toeplitz_2d, signature="(m),(n)->(m,n)")(c, r)
-
-
-def _toeplitz_2d(c, r):
-    c, r = promote_dtypes(c, r)
-    nrows, ncols = c.shape[0], r.shape[0]
-    if nrows == 0 or ncols == 0:
-        return jnp.empty((nrows, ncols), dtype=c.dtype)
-    # elems = [c[m-1], ..., c[1], c[0], r[1], ..., r[n-1]]; A[i, j] = elems[m - 1 - i + j].
-    elems = jnp.concatenate((c[::-1], r[1:]))
-    idx = (nrows - 1) - jnp.arange(nrows)[:, None] + jnp.arange(ncols)[None, :]
-    return elems[idx]
 
 
 @partial(jit, static_argnames=("n",))
