@@ -22,7 +22,6 @@ assert _RECORDED["jax_version"] == "0.10.2"
 KNOWN_DIFFERENT = {
     "intersect1d_size": "not JAX's jit _intersect1d_size (a sort, isin and one compaction)",
     "setxor1d_size": "not JAX's jit _setxor1d_size (sorts, isin and one compaction)",
-    "setdiff1d_size": "not JAX's unique + _in1d + nonzero",
 }
 
 _CASES = cases(minijax.numpy)

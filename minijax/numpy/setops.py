@@ -282,11 +282,27 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted unique values of ``ar1`` not in ``ar2``, JAX's way: ``unique`` then an
+    inverted ``_in1d``; with ``size=`` padded with ``fill_value`` (default 0)."""
     check_arraylike("setdiff1d", ar1, ar2)
-    a, b = _promote(ar1, ar2)
-    s, mask = _sorted_unique_mask(a)
-    keep = mask & ~isin(s, b)
-    return _compact(s, keep, _static_size("setdiff1d", keep, size), fill_value)
+    arr1, arr2 = jnp.ravel(to_array(ar1)), jnp.ravel(to_array(ar2))
+    if size is None:
+        concrete_or_error(None, arr1, "The error arose in setdiff1d()")
+    else:
+        size = concrete_or_error(operator.index, size, "The error arose in setdiff1d()")
+    fill_value = lax.full_like(arr1, 0 if fill_value is None else fill_value, shape=())
+    if arr1.size == 0:
+        return lax.full_like(arr1, fill_value, shape=(size or 0,))
+    if not assume_unique:
+        arr1 = unique(arr1, size=size and arr1.size)
+    mask = _in1d(arr1, arr2, invert=True, assume_unique=assume_unique)
+    if size is None:
+        return arr1[mask]
+    if not assume_unique:  # unique's padding repeats its first value: not a result
+        n_unique = arr1.size + 1 - (arr1 == arr1[0]).sum()
+        mask = jnp.where(jnp.arange(arr1.size) < n_unique, mask, False)
+    return jnp.where(jnp.arange(size) < mask.sum(), arr1[jnp.nonzero(mask, size=size)[0]],
+                     fill_value)
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):

@@ -141,8 +141,8 @@ def test_unique_axis_nan_and_errors():
     check(jnp.unique(x), np.unique(x))  # NaNs equal (NumPy 2's equal_nan=True)
     with pytest.raises(minijax.errors.ConcretizationTypeError, match="the size argument"):
         minijax.jit(jnp.unique)(x)  # JAX 0.10.2's hint
-    with pytest.raises(minijax.errors.ConcretizationTypeError, match="size="):
-        minijax.jit(jnp.setdiff1d)(x, x)
+    with pytest.raises(minijax.errors.ConcretizationTypeError, match="arose in setdiff1d"):
+        minijax.jit(jnp.setdiff1d)(x, x)  # JAX 0.10.2's words
     # vmap with a static size
     out = minijax.vmap(lambda r: jnp.unique(r, size=3, fill_value=0))(np.array([[1, 1, 2],
                                                                               [3, 3, 3]]))
