@@ -18,12 +18,6 @@ with open(os.path.join(os.path.dirname(__file__), "data", "jit_structure_numpy_j
     _RECORDED = json.load(fh)
 assert _RECORDED["jax_version"] == "0.10.2"
 
-# case -> why minijax's structure differs from JAX's (kept honest: the test fails if it matches)
-KNOWN_DIFFERENT = {
-    "intersect1d_size": "not JAX's jit _intersect1d_size (a sort, isin and one compaction)",
-    "setxor1d_size": "not JAX's jit _setxor1d_size (sorts, isin and one compaction)",
-}
-
 _CASES = cases(minijax.numpy)
 
 
@@ -32,7 +26,4 @@ _CASES = cases(minijax.numpy)
 def test_jit_structure_matches_jax(name):
     fn, args = _CASES[name]
     got = jit_structure(minijax.make_jaxpr(fn)(*args).jaxpr)
-    if name in KNOWN_DIFFERENT:
-        assert got != _RECORDED["cases"][name], f"{name} now matches JAX: drop it from KNOWN_DIFFERENT"
-    else:
-        assert got == _RECORDED["cases"][name]
+    assert got == _RECORDED["cases"][name]

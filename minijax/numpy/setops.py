@@ -3,9 +3,10 @@ setdiff1d, setxor1d.
 
 The result's length depends on the values, so each takes ``size=`` (a static length: the result
 is padded with ``fill_value`` or truncated) to work under ``jit``; without it the input must be
-concrete (eager) and the size is read from the data. Every one is a sort, an "is this the first
-of its run" mask, and a scatter of the kept elements to their ``cumsum`` positions, so the same
-code runs eagerly and traced.
+concrete (eager) and the size is read from the data. They are JAX 0.10.2's algorithms and jits
+(``_unique_sorted_mask``, ``_in1d``, ``_intersect1d_size``, ``_setxor1d_size``): a sort, a
+"first of its run" mask and a ``nonzero(size=)`` of it, so the same code runs eagerly and traced
+and a jaxpr holds JAX's jit equations.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import dtypes, lax
-from minijax.core import Tracer, concrete_or_error
+from minijax.core import concrete_or_error
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, promote_dtypes
 from minijax.numpy.creation import to_array
@@ -30,46 +31,6 @@ __all__ = [
 
 def _int():
     return dtypes.default_int_dtype()
-
-
-def _static_size(name, mask, size):
-    """``size`` if given; else the mask's count, which needs concrete values."""
-    if size is not None:
-        return operator.index(size)
-    if isinstance(mask, Tracer):
-        raise mask._concretization_error(
-            f"jnp.{name} (its output length depends on the values). Pass a static size= "
-            f"argument, e.g. jnp.{name}(x, size=n, fill_value=...), to use it under jit, vmap "
-            "or grad")
-    return int(np.asarray(mask).sum())
-
-
-def _compact(values, mask, size, fill_value):
-    """The ``values`` where ``mask`` (in order) packed into the first slots of a length-``size``
-    array; the rest ``fill_value`` (default: the first kept value, i.e. the minimum when
-    ``values`` is sorted). One scatter."""
-    pos = lax.sub(lax.cumsum(convert(mask, _int()), 0), convert(1, _int()))
-    pos = lax.select(mask, pos, lax.full_like(pos, size))  # dropped: out of bounds
-    if fill_value is None:
-        fill = values[0] if values.shape[0] else lax.full((), 0, values.dtype)
-    else:
-        fill = convert(fill_value, values.dtype)
-    out = jnp.broadcast_to(convert(fill, values.dtype), (size,) + values.shape[1:])
-    dnums = lax.ScatterDimensionNumbers(update_window_dims=tuple(range(1, values.ndim)),
-                                        inserted_window_dims=(0,),
-                                        scatter_dims_to_operand_dims=(0,))
-    return lax.scatter(out, lax.expand_dims(pos, (1,)), values, dnums, mode="drop",
-                       unique_indices=True, indices_are_sorted=False)
-
-
-def _neq(a, b, equal_nan=True):
-    """Elementwise "not the same value" (NaNs equal when ``equal_nan``), any rank: rows."""
-    ne = jnp.not_equal(a, b)
-    if equal_nan and dtypes.is_inexact(np.dtype(a.dtype)):
-        ne = ne & ~(jnp.isnan(a) & jnp.isnan(b))
-    if a.ndim > 1:
-        ne = jnp.any(ne, axis=tuple(range(1, a.ndim)))
-    return ne
 
 
 _UNIQUE_SIZE_HINT = (
@@ -137,7 +98,7 @@ def _unique_sorted_mask(ar, axis, equal_nan):
 
 
 def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
-            equal_nan=True, size=None, fill_value=None):
+            equal_nan=True, size=None, fill_value=None, return_true_size=False):
     if ar.shape[axis] == 0 and size and fill_value is None:
         raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
                          "fill_value must be specified")
@@ -177,6 +138,8 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
             ret += (jnp.full((1,), ar.shape[axis], dtype=_int()),)
         else:
             ret += (jnp.zeros(0, dtype=_int()),)
+    if return_true_size:  # for the set routines built on it
+        ret += (mask.sum(),)
     return ret[0] if len(ret) == 1 else ret
 
 
@@ -245,14 +208,6 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
                      "'binary_search', 'sort', and 'auto'")
 
 
-def _sorted_unique_mask(x):
-    """``x`` flattened and sorted, with a first-of-run mask."""
-    s = jnp.sort(jnp.ravel(to_array(x)))
-    if s.shape[0] == 0:
-        return s, lax.full((0,), True, np.bool_)
-    return s, lax.concatenate([lax.full((1,), True, np.bool_), _neq(s[1:], s[:-1])], 0)
-
-
 def _promote(a, b):
     a, b = to_array(a), to_array(b)
     dt = dtypes.result_type(a, b)
@@ -268,17 +223,77 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
+    """The sorted values in both ``ar1`` and ``ar2`` (optionally their first indices), JAX's
+    way; with ``size=`` the jit ``_intersect1d_size``, padded as ``setxor1d``."""
     check_arraylike("intersect1d", ar1, ar2)
-    a, b = _promote(ar1, ar2)
-    s, mask = _sorted_unique_mask(a)
-    keep = mask & isin(s, b)
-    k = _static_size("intersect1d", keep, size)
-    out = _compact(s, keep, k, fill_value)
+    arr1, arr2 = (jnp.ravel(to_array(x)) for x in promote_dtypes(ar1, ar2))
+    if size is not None:
+        return _intersect1d_size(arr1, arr2, fill_value, return_indices=return_indices,
+                                 size=size, assume_unique=assume_unique)
+    ind1 = ind2 = jnp.arange(0)
+    if not assume_unique:
+        if return_indices:
+            arr1, ind1 = unique(arr1, return_index=True)
+            arr2, ind2 = unique(arr2, return_index=True)
+        else:
+            arr1, arr2 = unique(arr1), unique(arr2)
+    aux, mask, aux_sort_indices = _intersect1d_sorted_mask(arr1, arr2, return_indices)
+    int1d = aux[:-1][mask]
     if not return_indices:
-        return out
-    i1 = jnp.argmax(jnp.equal(out[:, None], jnp.ravel(a)), axis=1)
-    i2 = jnp.argmax(jnp.equal(out[:, None], jnp.ravel(b)), axis=1)
-    return out, i1, i2
+        return int1d
+    arr1_indices = aux_sort_indices[:-1][mask]
+    arr2_indices = aux_sort_indices[1:][mask] - arr1.size
+    if not assume_unique:
+        arr1_indices, arr2_indices = ind1[arr1_indices], ind2[arr2_indices]
+    return int1d, arr1_indices, arr2_indices
+
+
+@eager_jit(static_argnames=("return_indices",), inline=False)
+def _intersect1d_sorted_mask(arr1, arr2, return_indices):
+    arr = jnp.concatenate((arr1, arr2))
+    if return_indices:
+        idx_dtype = np.int64 if arr.shape[0] > np.iinfo(np.int32).max else np.int32
+        aux, indices = lax.sort_key_val(arr, lax.broadcasted_iota(idx_dtype, arr.shape, 0))
+    else:
+        aux, indices = jnp.sort(arr), None
+    return aux, aux[1:] == aux[:-1], indices
+
+
+@eager_jit(static_argnames=("assume_unique", "size", "return_indices"), inline=False)
+def _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indices=False):
+    """Both inputs' sorted unique values side by side: an equal neighbour is a common value."""
+    if assume_unique:
+        ind1, num_unique1 = jnp.arange(arr1.size), jnp.full((), arr1.size)
+        ind2 = jnp.arange(arr2.size)
+        arr = jnp.concatenate([arr1, arr2])
+        aux, aux_sort_indices = lax.sort((arr, jnp.arange(arr.size)), is_stable=True,
+                                         num_keys=1)
+        mask = jnp.ones(arr.size, dtype=bool)
+    else:
+        arr1, ind1, num_unique1 = _unique(arr1, 0, size=arr1.size, return_index=True,
+                                          return_true_size=True, fill_value=0)
+        arr2, ind2, num_unique2 = _unique(arr2, 0, size=arr2.size, return_index=True,
+                                          return_true_size=True, fill_value=0)
+        arr = jnp.zeros(arr1.size + arr2.size, dtype=dtypes.result_type(arr1, arr2))
+        arr = lax.dynamic_update_slice(arr, arr1, (0,))
+        arr = lax.dynamic_update_slice(arr, arr2, (num_unique1,))
+        mask = jnp.arange(arr.size) < num_unique1 + num_unique2
+        _, aux, aux_sort_indices = lax.sort((~mask, arr, jnp.arange(arr.size)), is_stable=True,
+                                            num_keys=2)
+    aux_mask = (aux[1:] == aux[:-1]) & mask[1:]
+    vals, val_indices, num_results = _padded_results(aux, aux_mask, size, fill_value)
+    if not return_indices:
+        return vals
+    valid = jnp.arange(size) < num_results
+    arr1_indices = aux_sort_indices.at[val_indices].get(mode="fill", fill_value=arr1.size)
+    arr1_indices = jnp.where(valid, arr1_indices, arr1.size)
+    arr2_indices = aux_sort_indices.at[val_indices + 1].get(
+        mode="fill", fill_value=arr2.size) - num_unique1
+    arr2_indices = jnp.where(valid, arr2_indices, arr2.size)
+    if not assume_unique:
+        arr1_indices = ind1.at[arr1_indices].get(mode="fill", fill_value=ind1.size)
+        arr2_indices = ind2.at[arr2_indices].get(mode="fill", fill_value=ind2.size)
+    return vals, arr1_indices, arr2_indices
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -306,12 +321,64 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted values in exactly one of ``ar1`` and ``ar2``, JAX's way; with ``size=`` the
+    jit ``_setxor1d_size``, padded with ``fill_value`` (default: the largest value, then the
+    smallest where there is none)."""
     check_arraylike("setxor1d", ar1, ar2)
-    a, b = _promote(ar1, ar2)
-    sa, ma = _sorted_unique_mask(a)
-    sb, mb = _sorted_unique_mask(b)
-    both = jnp.concatenate([sa, sb])
-    keep = jnp.concatenate([ma & ~isin(sa, b), mb & ~isin(sb, a)])
-    s, order = lax.sort((both, lax.iota(_int(), both.shape[0])), dimension=0, num_keys=1)
-    keep = jnp.take(keep, order)
-    return _compact(s, keep, _static_size("setxor1d", keep, size), fill_value)
+    arr1, arr2 = (to_array(x) for x in promote_dtypes(jnp.ravel(to_array(ar1)),
+                                                        jnp.ravel(to_array(ar2))))
+    if size is not None:
+        return _setxor1d_size(arr1, arr2, fill_value, assume_unique=assume_unique, size=size)
+    if not assume_unique:
+        arr1, arr2 = unique(arr1), unique(arr2)
+    aux = jnp.concatenate((arr1, arr2))
+    if aux.size == 0:
+        return aux
+    aux = jnp.sort(aux)
+    flag = jnp.concatenate([jnp.ones(1, bool), aux[1:] != aux[:-1], jnp.ones(1, bool)])
+    return aux[flag[1:] & flag[:-1]]
+
+
+def _concat_unique(arr1, arr2):
+    """The unique values of ``arr1`` then those of ``arr2`` (zeros after), and their count."""
+    arr1, num_unique1 = _unique(arr1, 0, size=arr1.size, return_true_size=True)
+    arr2, num_unique2 = _unique(arr2, 0, size=arr2.size, return_true_size=True)
+    arr = jnp.zeros(arr1.size + arr2.size, dtype=dtypes.result_type(arr1, arr2))
+    arr = lax.dynamic_update_slice(arr, arr1, (0,))
+    arr = lax.dynamic_update_slice(arr, arr2, (num_unique1,))
+    return arr, num_unique1 + num_unique2
+
+
+@eager_jit(static_argnames=("assume_unique", "size"), inline=False)
+def _setxor1d_size(arr1, arr2, fill_value, *, assume_unique, size):
+    if assume_unique:
+        aux = jnp.sort(jnp.concatenate([arr1, arr2]))
+        flag = jnp.concatenate([jnp.full((1,), bool(aux.size)), aux[1:] != aux[:-1],
+                                jnp.ones(1, bool)])
+    else:
+        arr, num_unique = _concat_unique(arr1, arr2)
+        mask = jnp.arange(arr.size + 1) < num_unique + 1
+        _, aux = lax.sort((~mask[1:], arr), is_stable=True, num_keys=2)
+        flag = mask & jnp.concatenate([jnp.full((1,), bool(aux.size)), aux[1:] != aux[:-1],
+                                       jnp.zeros(1, bool)]).at[num_unique].set(True)
+    aux_mask = flag[1:] & flag[:-1]
+    return _padded_results(aux, aux_mask, size, fill_value)[0]
+
+
+def _padded_results(aux, aux_mask, size, fill_value):
+    """``aux`` where ``aux_mask``, ``size`` long, padded as JAX's set routines pad; also the
+    picked indices and the count of real results."""
+    num_results = aux_mask.sum()
+    if aux.size:
+        indices = jnp.nonzero(aux_mask, size=size, fill_value=aux.shape[0])[0]
+        vals = aux.at[indices].get(mode="fill", fill_value=0)
+    else:
+        indices = jnp.arange(0)
+        vals = jnp.zeros(size, aux.dtype)
+    valid = jnp.arange(vals.shape[0]) < num_results
+    if fill_value is None:
+        vals = jnp.where(valid, vals, vals.max())
+        vals = jnp.where(valid, vals, vals.min())
+    else:
+        vals = jnp.where(valid, vals, fill_value)
+    return vals, indices, num_results
