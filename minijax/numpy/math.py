@@ -887,15 +887,21 @@ def frexp(x):
 
 @eager_jit(inline=False)
 def ldexp(x1, x2):
+    """``x1 * 2**x2``, JAX's way: the exponent split off with ``frexp`` first, so a small ``x1``
+    with a large ``x2`` does not overflow on the way."""
     check_arraylike("ldexp", x1, x2)
     x1, x2 = to_array(x1), to_array(x2)
     if dtypes.is_complex(_dtype(x1)) or dtypes.is_inexact(_dtype(x2)):  # JAX's check and words
         raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
-    x1 = _inexact(x1)
-    # two steps keep 2**e finite for exponents near the range ends
-    e = convert(x2, x1.dtype)
-    half = floor(e / 2)
-    return x1 * exp2(half) * exp2(e - half)
+    (x1,) = promote_args_inexact("ldexp", x1)
+    x2 = lax.convert_element_type(x2, _dtype(x1))
+    m, e = frexp(x1)
+    e = (e.astype(x2.dtype) + x2).astype(_dtype(x1))
+    # the exponent may overflow by one and the result still be finite
+    m = jnp.where(e > 0, m * 2, m)
+    e = jnp.where(e > 0, e - 1, e)
+    x = m * (2 ** e.astype(m.dtype))
+    return jnp.where(jnp.isinf(x1) | (x1 == 0), x1, x)
 
 
 @eager_jit(inline=False)

@@ -161,7 +161,7 @@ def cases(jnp):
         "heaviside": (jnp.heaviside, (x, y)),
         "hypot": (jnp.hypot, (x, y)),
         "copysign": (jnp.copysign, (x, y)),
-        "ldexp": (jnp.ldexp, (x, i[:, :1])),
+        "ldexp": (jnp.ldexp, (x, idx[:, :1])),
         "frexp": (jnp.frexp, (x,)),
         "modf": (jnp.modf, (x,)),
         "rint": (jnp.rint, (x,)),
