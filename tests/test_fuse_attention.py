@@ -200,7 +200,10 @@ def test_refusals_name_the_reason(caplog):
             return einsum_btnh(x, k, v), None
         return minijax.grad(lambda q: jnp.sum(lax.scan(body, q, None, length=2)[0]))(q)
 
-    assert "outputs of this jaxpr" in _refusal(caplog, grad_of_scan, q, k, v)
+    # refused either way: scan's partial eval hoists the mask's loop-invariant fill out of the
+    # body (as JAX's), so the matcher meets that first
+    reason = _refusal(caplog, grad_of_scan, q, k, v)
+    assert "outputs of this jaxpr" in reason or "not a constant" in reason
 
 
 def test_explicit_xla_implementation_is_not_fused(caplog):

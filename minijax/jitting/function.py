@@ -57,7 +57,9 @@ from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 logger = logging.getLogger("minijax")
 # Passes ``(closed_jaxpr, devices) -> closed_jaxpr`` run on each traced program before it is
-# lowered; higher layers register theirs (transforms/fuse_attention.py: cuDNN attention).
+# lowered; higher layers register theirs (transforms/fuse_attention.py: cuDNN attention). The
+# program holds its nested jits as calls: a pass that must see through them inlines them
+# (``pjit.inline_calls``) when it applies.
 PROGRAM_PASSES = []
 
 
@@ -611,10 +613,6 @@ class JitFunction:
             self._name, record, closed, out_tree, self._in_shardings, self._out_shardings,
             self._device, kept,
             lambda: record.names(self._signature.params, bool(self._static_argnums)))
-        if PROGRAM_PASSES and len(place.devices) == 1:
-            # the passes (single-device only) see nested jits' equations in the program; a
-            # partitioned program keeps its calls, which the lowering makes functions (as JAX)
-            closed = pjit.inline_calls(closed)
         for program_pass in PROGRAM_PASSES:
             closed = program_pass(closed, place.devices)
         if place.mesh is not None:

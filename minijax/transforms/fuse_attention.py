@@ -71,6 +71,7 @@ from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.interpreters.walk import map_sub_jaxprs
 from minijax.jitting import function as jit_function
+from minijax.jitting.pjit import inline_calls
 from minijax.transforms.rewrite import _Builder, trace_replacement
 from minijax.transforms.simplify import has_side_effects
 
@@ -823,6 +824,9 @@ def _plan(lv, dot2, kernel, capability, tried):
 
 def _rewrite_level(closed, kernel, capability, known=None):
     """``known``: values of invars that are constants of an enclosing level."""
+    # each level sees through its nested jits: the attention's pieces may sit in them
+    # (jnp.where's _where masks it)
+    closed = inline_calls(closed)
     consts = {**(known or {}), **dict(zip(closed.jaxpr.constvars, closed.consts))}
     closed = _rewrite_nested(closed, kernel, capability, consts)
     jaxpr = closed.jaxpr
