@@ -102,3 +102,22 @@ def test_partitioned_program_calls_private_functions(mesh):
     single = minijax.jit(where_rsqrt).lower(np.ones((3, 4), np.float32),
                                             np.array([True, False, True, False])).as_text()
     assert "func.func private" not in single and "call @" not in single
+
+
+def test_baked_bool_constants_keep_their_values(mesh):
+    """A closed-over bool array of any size is baked element by element (a packed buffer was
+    read as one splat value, or refused past 8 elements)."""
+    x = minijax.device_put(np.arange(12, dtype=np.float32).reshape(4, 3),
+                           NamedSharding(mesh, P("d")))
+    for mask in (np.array([True, False, True]), np.arange(12).reshape(4, 3) % 5 == 0,
+                 np.arange(9) % 2 == 0):
+        got = minijax.jit(lambda x: jnp.where(mask, x.ravel()[:mask.size].reshape(mask.shape)
+                                              if mask.ndim == 1 and mask.size != 3 else x,
+                                              -1.0))(x)
+        xs = np.asarray(x)
+        want = np.where(mask, xs.ravel()[:9] if mask.size == 9 else xs, -1.0)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    # the float0 tangent of a bool output is baked too (s10025-233)
+    primal, tangent = minijax.jit(lambda x: minijax.jvp(jnp.isnan, (x,), (x,)))(x)
+    np.testing.assert_array_equal(np.asarray(primal), np.zeros((4, 3), bool))
+    assert tangent.shape == (4, 3) and tangent.dtype == minijax.dtypes.float0

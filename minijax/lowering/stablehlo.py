@@ -104,14 +104,7 @@ def ir_constant(value, dtype=None):
     """A ``stablehlo.constant`` holding ``value`` (any NumPy-convertible value)."""
     x = np.asarray(value, dtype=dtype)
     etype = element_type(x.dtype)
-    ttype = ir.RankedTensorType.get(x.shape, etype)
-    if x.dtype == np.bool_:
-        if x.size == 1:  # splat is the reliable form for a single bool
-            attr = ir.DenseElementsAttr.get_splat(ttype, ir.BoolAttr.get(bool(x.ravel()[0])))
-        else:
-            packed = np.packbits(x.ravel(), bitorder="little")
-            attr = ir.DenseElementsAttr.get(packed, type=etype, shape=x.shape)
-    elif x.dtype in (dtypes.bfloat16, *dtypes.float8_types):
+    if x.dtype in (dtypes.bfloat16, *dtypes.float8_types):
         bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(bits), type=etype, shape=x.shape)
     else:
