@@ -207,9 +207,10 @@ class BatchTrace(core.Trace):
                                                 for x in args], params)
             except (TypeError, ValueError):
                 lenient = getattr(rule, "accepts_invalid", None)
-                if self.axis_data.size != 0 and not (lenient and lenient(vals, dims)):
+                if (self.axis_data.size != 0 and not _maps_empty_axis(vals)
+                        and not (lenient and lenient(vals, dims))):
                     raise
-                # No example exists, or the rule takes per-example types the primitive does
+                # No example exists (here or in an enclosing vmap), or the rule takes per-example types the primitive does
                 # not (``rule.accepts_invalid(vals, dims)``): JAX checks only the batched
                 # operation (an index into an empty axis gathers nothing), so the rule
                 # decides; its result is unchecked.
@@ -232,6 +233,17 @@ class BatchTrace(core.Trace):
 
     def wrap(self, val, dim):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+
+def _maps_empty_axis(vals):
+    """Whether an enclosing vmap of size 0 maps one of ``vals`` (parent-level values): the
+    batched operation then has no example, and JAX checks only its full, empty shapes."""
+    for v in vals:
+        while isinstance(v, BatchTracer):
+            if v.batch_dim is not not_mapped and v._trace.axis_data.size == 0:
+                return True
+            v = v.val
+    return False
 
 
 def _uses_axis(params, name):
