@@ -288,17 +288,17 @@ acosh = arccosh
 arctanh = atanh = _unary("arctanh", "atanh", inexact=True)
 
 
-def _log_base(name, base):
-    def fn(x, /):
-        (x,) = promote_args_inexact(name, x)
-        return lax.div(lax.log(x), lax.log(convert(base, _dtype(x))))
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``jnp.{name}``: ``log(x) / log({base})``."
-    return eager_jit(fn)
-
-
-log2 = _log_base("log2", 2.0)
+@eager_jit
+def log2(x, /):
+    """``log(x) / log(2)``; complex: each part divided by the real ln 2, as JAX (a complex
+    divisor would turn ``log(-inf)``'s imaginary pi into NaN)."""
+    (x,) = promote_args_inexact("log2", x)
+    r = lax.log(x)
+    if _dtype(x).kind == "c":
+        re, im = lax.real(r), lax.imag(r)
+        ln2 = lax.log(convert(2.0, _dtype(re)))
+        return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
+    return lax.div(r, lax.log(convert(2.0, _dtype(x))))
 
 
 @eager_jit
