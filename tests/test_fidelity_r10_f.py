@@ -6,6 +6,7 @@ import numpy as np
 
 import minijax as jax
 import minijax.numpy as jnp
+from minijax import lax
 
 _INF = float("inf")
 
@@ -22,3 +23,20 @@ def test_complex_log2_divides_each_part_by_real_ln2():
         np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
     g = jax.grad(lambda x: jnp.log2(x).real)(jnp.complex64(2 + 2j))
     np.testing.assert_allclose(np.asarray(g), np.complex64(0.36067376 - 0.36067376j), rtol=1e-6)
+
+
+def test_cond_and_switch_results_take_branch_zero_weak_type():
+    # s10046-123: JAX's cond/switch results have branch 0's types, weak type included (a
+    # weak branch 0 makes a weak result even where the other branch is strong and runs, and
+    # a strong branch 0 a strong one); JAX 0.10.2 printed these weak types.
+    weak = jnp.arange(4) / -1.5
+    strong = jnp.ones(4, jnp.float32)
+    w, s = (lambda _: weak), (lambda _: strong)
+    for p in (True, False):
+        assert lax.cond(p, w, s, 0).weak_type is False
+        assert lax.cond(p, s, w, 0).weak_type is True
+        assert jax.jit(lambda p: lax.cond(p, s, w, 0))(p).weak_type is True
+    for i in (0, 1, 2):
+        assert lax.switch(i, [w, s, s], 0).weak_type is True
+        assert lax.switch(i, [s, w, w], 0).weak_type is False
+    assert lax.cond(True, lambda _: jnp.float32(2), lambda _: 1.0, 0).weak_type is True

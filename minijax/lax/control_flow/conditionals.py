@@ -37,13 +37,13 @@ cond_p.own_vma = True
 
 
 def _out_avals(branches):
-    """Branch 0's output types; an output is weak only if it is weak in every branch, and
-    varies over the manual axes any branch's varies over."""
+    """Branch 0's output types, weak types included (JAX's abstract eval returns branch 0's
+    avals: ``cond(p, strong_fn, weak_fn)`` is weak, whichever branch runs); an output varies
+    over the manual axes any branch's varies over."""
     outs = []
     for i, a in enumerate(branches[0].out_avals):
-        weak = all(b.out_avals[i].weak_type for b in branches)
         vma = frozenset().union(*(getattr(b.out_avals[i], "vma", ()) for b in branches))
-        outs.append(a.update(weak_type=weak, vma=vma) if vma else a.update(weak_type=weak))
+        outs.append(a.update(vma=vma) if vma else a)
     return outs
 
 
