@@ -14,6 +14,7 @@ import numpy as np
 
 from minijax import core, dtypes, lax
 from minijax.core import Tracer, get_aval
+from minijax.custom_derivatives import run_forward
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.lowering.array import Array, device_put_value
@@ -251,6 +252,7 @@ def linearize(fun, *primals, has_aux=False):
         _aval_of(p, "linearize primal")
     trees = []
     lin = ad.linearize_flat(_flat_fun(fun, p_tree, trees, has_aux), p_leaves, has_aux)
+    lin.jaxpr = run_forward(lin.jaxpr)
     out_tree = trees[0][0] if has_aux else trees[0]
 
     def f_jvp(*tangents):

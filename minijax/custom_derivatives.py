@@ -41,6 +41,7 @@ from minijax.interpreters.batching import (
 )
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import in_linearization, trace_open, trace_to_jaxpr
+from minijax.interpreters.walk import map_sub_jaxprs
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
 from minijax.vmapping import vmap
@@ -716,6 +717,24 @@ ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items()
                                     if k not in ("all_out_avals", "linearized")}
+
+
+def run_forward(closed):
+    """A finished linearization's map ``closed`` as linearize's f_jvp runs it: its custom_lin
+    equations are no longer that linearization's own, so run forward they raise as JAX's do,
+    an enclosing grad included (which would otherwise stage them as its own, known operands
+    and all, and transpose them)."""
+    def eqn(e):
+        params = map_sub_jaxprs(e.params, run_forward)
+        if e.primitive is custom_lin_p and params["linearized"]:
+            params = {**params, "linearized": False}
+        if params is e.params:
+            return e
+        return core.JaxprEqn(e.primitive, e.invars, e.outvars, params, e.source_info)
+
+    j = closed.jaxpr
+    return core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, j.outvars, map(eqn, j.eqns)),
+                            closed.consts)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -30,3 +30,37 @@ def test_index_into_empty_axis_under_an_empty_outer_vmap():
     # The empty outer vmap does not map the indices: they are not empty, JAX refuses.
     with pytest.raises(TypeError, match="Slice size at index 0 in gather op is out of range"):
         minijax.vmap(lambda y: minijax.vmap(f)(jnp.zeros((1, 2), jnp.int8)))(jnp.zeros((0,)))
+
+
+@minijax.custom_vjp
+def _cv_clip(x):
+    return x
+
+
+_cv_clip.defvjp(lambda x: (x, None), lambda _, ct: (jnp.clip(ct, -0.75, 0.75),))
+
+
+def test_linearized_custom_vjp_run_forward_under_vjp_raises():
+    # s10022-316. linearize's f_jvp runs its custom_lin forward, which JAX refuses, also when
+    # an enclosing vjp traces it (minijax staged it as the vjp's own and transposed it):
+    # c = np.linspace(.5, 1.5, 3).astype(np.float32); x = jnp.array([-0.29, 0.43, -0.32])
+    # lin = lambda x: jax.linearize(cv_clip, x)[1](c)
+    # jax.vjp(lin, x)[1](x)  -> TypeError: can't apply forward-mode autodiff (jvp) to a
+    #                           custom_vjp function.
+    # jax.vjp(lambda x: jax.linearize(lambda x: jnp.sin(cv_clip(x)), x)[1](c), x)  -> same
+    # jax.grad(lambda x: jax.linearize(cv_clip, x)[1](x).sum())(x)
+    #     -> NotImplementedError: Differentiation rule for 'custom_lin' not implemented
+    c = np.linspace(0.5, 1.5, 3).astype(np.float32)
+    x = jnp.asarray(np.array([-0.29, 0.43, -0.32], np.float32))
+    msg = "can't apply forward-mode autodiff"
+    with pytest.raises(TypeError, match=msg):
+        minijax.vjp(lambda x: minijax.linearize(_cv_clip, x)[1](c), x)[1](x)
+    with pytest.raises(TypeError, match=msg):
+        minijax.vjp(lambda x: minijax.linearize(lambda x: jnp.sin(_cv_clip(x)), x)[1](c), x)
+    with pytest.raises(TypeError, match=msg):
+        minijax.linearize(_cv_clip, x)[1](c)
+    with pytest.raises(NotImplementedError, match="'custom_lin' not implemented"):
+        minijax.grad(lambda x: minijax.linearize(_cv_clip, x)[1](x).sum())(x)
+    # a linearization's own custom_lin is still transposed: vjp of the clip
+    np.testing.assert_allclose(np.asarray(minijax.vjp(_cv_clip, x)[1](x * 3)[0]),
+                               [-0.75, 0.75, -0.75])
