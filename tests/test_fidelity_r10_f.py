@@ -40,3 +40,21 @@ def test_cond_and_switch_results_take_branch_zero_weak_type():
         assert lax.switch(i, [w, s, s], 0).weak_type is True
         assert lax.switch(i, [s, w, w], 0).weak_type is False
     assert lax.cond(True, lambda _: jnp.float32(2), lambda _: 1.0, 0).weak_type is True
+
+
+def test_cumprod_jvp_primal_is_the_associative_scan():
+    # s10008-166: under jvp JAX computes cumprod's primal with the tangent, from the parallel
+    # prefix scan: its first element is the input's own (nan+0j; the eager primitive gives
+    # nan+nanj, 1+0j times it) and float32 products round in the scan's order.
+    z = jnp.asarray(np.array([complex(np.nan, 0), 2 + 1j, 0.5 - 1j], np.complex64))
+    out, tan = jax.jvp(jnp.cumprod, (z,), (jnp.ones_like(z),))
+    np.testing.assert_array_equal(np.asarray(out), np.array(
+        [complex(np.nan, 0), complex(np.nan, np.nan), complex(np.nan, np.nan)], np.complex64))
+    np.testing.assert_array_equal(np.asarray(tan)[:1], np.array([1 + 0j], np.complex64))
+    assert np.isnan(np.asarray(jnp.cumprod(z))[0].imag)
+    x = jnp.asarray(np.linspace(0.7, 1.9, 7).astype(np.float32))
+    out, _ = jax.jvp(jnp.cumprod, (x,), (jnp.ones_like(x),))
+    assert [float(v).hex() for v in np.asarray(out)][3:5] == [
+        "0x1.cd42c20000000p-1", "0x1.59f2120000000p+0"]
+    assert [float(v).hex() for v in np.asarray(jnp.cumprod(x))][3:5] == [
+        "0x1.cd42c40000000p-1", "0x1.59f2140000000p+0"]

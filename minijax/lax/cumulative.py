@@ -147,12 +147,12 @@ ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=a
                                                                       reverse=not reverse)])
 
 
-def _scan_jvp(prim, combine):
+def _scan_jvp(combine):
     def rule(primals, tangents, *, axis, reverse):
-        (x,), (g,) = primals, tangents
-        ans = prim.bind(x, axis=axis, reverse=reverse)
+        # the primal is the scan's too, as JAX's: its first element is the input's own
+        # (complex cumprod's reduce_window multiplies it by 1 + 0j, NaN + 0j becomes NaN + NaNj)
         scan = lambda v: [associative_scan(combine, v, reverse=reverse, axis=axis)]
-        _, (t,) = ad.jvp_flat(scan, [x], [g])
+        (ans,), (t,) = ad.jvp_flat(scan, list(primals), list(tangents))
         return ans, t
 
     return rule
@@ -224,9 +224,9 @@ def _lax_op(name):
     return combine
 
 
-ad.primitive_jvps[cumprod_p] = _scan_jvp(cumprod_p, _lax_op("mul"))
-ad.primitive_jvps[cummax_p] = _scan_jvp(cummax_p, _lax_op("max"))
-ad.primitive_jvps[cummin_p] = _scan_jvp(cummin_p, _lax_op("min"))
+ad.primitive_jvps[cumprod_p] = _scan_jvp(_lax_op("mul"))
+ad.primitive_jvps[cummax_p] = _scan_jvp(_lax_op("max"))
+ad.primitive_jvps[cummin_p] = _scan_jvp(_lax_op("min"))
 ad.primitive_jvps[cumlogsumexp_p] = _cumlogsumexp_jvp
 
 
