@@ -64,3 +64,43 @@ def test_linearized_custom_vjp_run_forward_under_vjp_raises():
     # a linearization's own custom_lin is still transposed: vjp of the clip
     np.testing.assert_allclose(np.asarray(minijax.vjp(_cv_clip, x)[1](x * 3)[0]),
                                [-0.75, 0.75, -0.75])
+
+
+@minijax.custom_vjp
+def _cv_up(x):
+    return x
+
+
+_cv_up.defvjp(lambda x: (x, None), lambda _, ct: (ct.astype(jnp.float32) * 3,))
+
+
+def test_jit_transpose_traces_on_a_custom_vjp_cotangents_dtype():
+    # s10025-286. A custom_vjp bwd may give a float32 cotangent for a bfloat16 input; JAX
+    # passes it on, and its transpose of a jit traces the callee's transpose on it (minijax
+    # traced it on bfloat16 and called it with float32: an ill-typed program):
+    # up: custom_vjp identity, bwd (ct.astype(jnp.float32) * 3,); x = bf16 [1, 2, 3]
+    # f = jax.jit(lambda x: -x.reshape(3))
+    # jax.vjp(lambda x: up(f(x)), x)[1](jnp.ones(3, jnp.bfloat16))  -> ([-3., -3., -3.] f32,)
+    # jax.jit(that)(x)                                                -> the same
+    # g = jax.jit(lambda x: (jnp.sin(x), x + 1))
+    # jax.vjp(lambda x: up(g(x)[0]) + g(x)[1], x)[1](ones bf16)
+    #     -> TypeError: lax.mul requires arguments to have the same dtypes, got float32, bfloat16
+    # jax.jit(jax.vjp(lambda x: m3(jnp.roll(x, 5), x) ...)) of the case: JAX's own
+    #     AssertionError (bf16[3], f32[3]) adding the callee's cotangents; minijax a TypeError
+    x = jnp.asarray(np.array([1.0, 2.0, 3.0], jnp.bfloat16))
+    ones = jnp.ones(3, jnp.bfloat16)
+    f = minijax.jit(lambda x: -x.reshape(3))
+    for run in (lambda x: minijax.vjp(lambda x: _cv_up(f(x)), x)[1](ones),
+                minijax.jit(lambda x: minijax.vjp(lambda x: _cv_up(f(x)), x)[1](ones))):
+        (ct,) = run(x)
+        assert ct.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(ct), [-3.0, -3.0, -3.0])
+    g = minijax.jit(lambda x: (jnp.sin(x), x + 1))
+    with pytest.raises(TypeError, match="lax.mul requires arguments to have the same dtypes"):
+        minijax.vjp(lambda x: _cv_up(g(x)[0]) + g(x)[1], x)[1](ones)
+    # h = jax.jit(lambda x: (x[::-1], x))
+    # jax.jit(lambda x: jax.vjp(lambda x: up(h(x)[0]) + h(x)[1], x)[1](ones))(x)
+    #     -> AssertionError: (ShapedArray(bfloat16[3]), ShapedArray(float32[3])) (JAX's own)
+    h = minijax.jit(lambda x: (x[::-1], x))
+    with pytest.raises(TypeError, match="lax.add requires arguments to have the same dtypes"):
+        minijax.jit(lambda x: minijax.vjp(lambda x: _cv_up(h(x)[0]) + h(x)[1], x)[1](ones))(x)

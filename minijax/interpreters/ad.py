@@ -534,15 +534,19 @@ def backward_pass(jaxpr, consts, args, cts_out):
             for v, a in zip(jaxpr.invars, args)]
 
 
-def transpose_jaxpr(closed, linear, ct_present):
+def transpose_jaxpr(closed, linear, ct_present, ct_types=None):
     """The transpose of ``closed`` (linear in the inputs marked ``linear``): inputs are
     (non-linear inputs..., cotangents of the outputs marked ``ct_present``...), outputs the
     cotangents of the linear inputs (zeros materialized). Returns ``(transposed, nonzero)``:
     ``nonzero[i]`` is False where linear input i's cotangent is a symbolic zero (a loop's
-    fixed point on which carries have a cotangent reads it)."""
+    fixed point on which carries have a cotangent reads it). ``ct_types``: the present
+    cotangents' types where they are not the outputs' tangent types (a custom_vjp bwd may give
+    another dtype, which JAX's transpose of a call passes on as it is)."""
     in_avals = closed.in_avals
     res_avals = [a for a, lin in zip(in_avals, linear) if not lin]
     ct_avals = [a for a, p in zip(closed.out_avals, ct_present) if p]
+    if ct_types is None:
+        ct_types = [tangent_aval(a) for a in ct_avals]
     n_res = len(res_avals)
     nonzero = []
 
@@ -559,4 +563,4 @@ def transpose_jaxpr(closed, linear, ct_present):
                 for ct, nz, a in zip(in_cts, nonzero, [a for a, lin in zip(in_avals, linear)
                                                        if lin])]
 
-    return trace_to_jaxpr(fn, res_avals + [tangent_aval(a) for a in ct_avals]), list(nonzero)
+    return trace_to_jaxpr(fn, res_avals + list(ct_types)), list(nonzero)

@@ -23,7 +23,7 @@ that alive) and what the rule saw, so calling a jitted function many times deriv
 
 from __future__ import annotations
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
@@ -276,10 +276,12 @@ _transpose_cache = BoundedCache()
 def _pjit_transpose(cts, *args, jaxpr, name, donated_invars):
     linear = tuple(type(x) is UndefinedPrimal for x in args)
     ct_present = tuple(type(c) is not Zero for c in cts)
-    key = (jaxpr, linear, ct_present)
+    ct_types = _ct_types(cts, jaxpr.out_avals)
+    key = (jaxpr, linear, ct_present, ct_types)
     cached = _transpose_cache.get(key)
     if cached is None:
-        t_closed, nonzero = ad.transpose_jaxpr(jaxpr, list(linear), list(ct_present))
+        t_closed, nonzero = ad.transpose_jaxpr(jaxpr, list(linear), list(ct_present),
+                                               ct_types)
         t_jaxpr, consts = open_closed(t_closed)
         cached = _transpose_cache.put(_unless_tracers(key, consts), (t_jaxpr, consts, nonzero))
     t_jaxpr, consts, nonzero = cached
@@ -295,6 +297,19 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars):
 
 
 ad.primitive_transposes[pjit_p] = _pjit_transpose
+
+
+def _ct_types(cts, out_avals):
+    """None, or the present cotangents' types where one has another dtype than its output's
+    tangent: a custom_vjp bwd may give one, which JAX's transpose of a call traces on as it is
+    (it flows on, or fails in a lax op) where a callee traced on the output's type would be
+    called ill-typed."""
+    pairs = [(ad.tangent_aval(a), core.get_aval(c).dtype) for c, a in zip(cts, out_avals)
+             if type(c) is not Zero]
+    if all(t.dtype == d or t.dtype == dtypes.float0 for t, d in pairs):
+        return None
+    return tuple(t if t.dtype == dtypes.float0 else t.update(dtype=d) for t, d in pairs)
+
 
 # --- batching ----------------------------------------------------------------------------------
 
