@@ -58,3 +58,22 @@ def test_cumprod_jvp_primal_is_the_associative_scan():
         "0x1.cd42c20000000p-1", "0x1.59f2120000000p+0"]
     assert [float(v).hex() for v in np.asarray(jnp.cumprod(x))][3:5] == [
         "0x1.cd42c40000000p-1", "0x1.59f2140000000p+0"]
+
+
+def test_eager_linearization_inlines_the_tangent_of_inline_jnp_functions():
+    # s10057-197: JAX jits jnp.multiply with inline=True, so in an eager grad/vjp its tangent
+    # is inlined into the linear program and the transpose's multiply and reduce_sum run one by
+    # one: 8 * 3.4e38 overflows to inf beside -inf, NaN (JAX 0.10.2). Run as one compiled
+    # call, XLA contracts them to an FMA and gets -inf, as under an outer jit (JAX too).
+    x = jnp.asarray(np.array([-_INF, 3.4028234663852886e38, -0.29221341013908386], np.float32))
+    w = jnp.asarray(np.arange(1.0, 10.0, dtype=np.float32).reshape(3, 3))
+
+    def f(v):
+        return jnp.sum(jnp.outer(v, v) * w)
+
+    assert np.isnan(np.asarray(jax.grad(f)(x))).all()
+    assert np.isnan(np.asarray(jax.value_and_grad(f)(x)[1])).all()
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.grad(f))(x)), [-_INF] * 3)
+    d = x[None, :]
+    ct = jax.vjp(lambda v: v * d, x[:, None])[1](w)[0]
+    assert np.isnan(np.asarray(ct)).all()

@@ -23,6 +23,8 @@ that alive) and what the rule saw, so calling a jitted function many times deriv
 
 from __future__ import annotations
 
+import threading
+
 from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from minijax.interpreters import ad
@@ -238,8 +240,30 @@ def _split(jaxpr, unknown):
     return known_jaxpr, known_consts, staged, out_unknown, forwarded, n_known_out
 
 
+class _InlineStaged(threading.local):
+    flag = False
+
+
+# Set around the call of a function JAX jits with ``inline=True`` (jnp's ufuncs, ``sum``):
+# JAX's linearization binds such a call's tangent jaxpr inline on its tangent trace, so in an
+# eager grad/vjp/linearize its ops are the linear program's own and its transpose runs op by op
+# (its primal still runs as one compiled call). Taken by the first partial evaluation below.
+_inline_staged = _InlineStaged()
+
+
+def call_inlining_staged(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, the staged part of the ``jit`` it binds inlined when it is
+    partially evaluated (the tangent of an ``inline=True`` function in a linearization)."""
+    _inline_staged.flag = True
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _inline_staged.flag = False
+
+
 def _pjit_partial_eval(trace, args, params):
     jaxpr, name = params["jaxpr"], params["name"]
+    inline, _inline_staged.flag = _inline_staged.flag, False
     unknown = tuple(trace.is_unknown(x) for x in args)
     key = (jaxpr, unknown)
     cached = _partial_eval_cache.get(key)
@@ -259,9 +283,13 @@ def _pjit_partial_eval(trace, args, params):
     computed = iter(known_outs[n_known_out:])
     residuals = [next(computed) if f is None else known_args[f] for f in forwarded]
     unknown_args = [x for x, u in zip(args, unknown) if u]
-    n = len(residuals) + len(unknown_args)
-    staged_outs = trace.stage(pjit_p, residuals + unknown_args,
-                              dict(jaxpr=staged, name=name, donated_invars=(False,) * n))
+    if inline:
+        with core.set_current_trace(trace):
+            staged_outs = eval_jaxpr(staged.jaxpr, staged.consts, *residuals, *unknown_args)
+    else:
+        n = len(residuals) + len(unknown_args)
+        staged_outs = trace.stage(pjit_p, residuals + unknown_args,
+                                  dict(jaxpr=staged, name=name, donated_invars=(False,) * n))
     known_it, staged_it = iter(known_outs[:n_known_out]), iter(staged_outs)
     return [next(staged_it) if u else next(known_it) for u in out_unknown]
 

@@ -10,11 +10,12 @@ Under an eager transformation (grad, jvp, vmap, linearize over concrete values: 
 the stack builds a jaxpr) the call is one ``jit`` equation, whose derivative or batched form
 runs as one compiled program again, as JAX's jitted jnp functions do: in float32 a fused
 formula rounds differently from its ops run one by one, and JAX's eager gradients are the fused
-ones. Under a staging trace (jit, make_jaxpr) a function JAX jits with ``inline=True`` (most:
-the ufuncs, ``sum``) is called plainly, so the jaxpr stays flat; one JAX jits as a call
-(``inline=False``: ``jnp.where``'s ``_where``, ``var``, the random samplers) is a ``jit``
-equation there too, as in JAX's jaxprs, and a partitioned program lowers it as a function
-call, through which Shardy propagates shardings as it does through JAX's.
+ones (except the transpose of an ``inline=True`` function's tangent: JAX's linearization
+inlines it, so it runs op by op). Under a staging trace (jit, make_jaxpr) a function JAX jits
+with ``inline=True`` (most: the ufuncs, ``sum``) is called plainly, so the jaxpr stays flat;
+one JAX jits as a call (``inline=False``: ``jnp.where``'s ``_where``, ``var``, the random
+samplers) is a ``jit`` equation there too, as in JAX's jaxprs, and a partitioned program
+lowers it as a function call, through which Shardy propagates shardings as it does through JAX's.
 Only functions whose every argument is an array or a hashable static option may be wrapped
 (shape-dependent or value-dependent functions like ``nonzero`` must stay plain).
 """
@@ -28,6 +29,7 @@ from minijax import core
 from minijax.interpreters.partial_eval import DynamicJaxprTrace
 from minijax.jitting import jit
 from minijax.jitting.args import split_static
+from minijax.jitting.pjit import call_inlining_staged
 
 
 def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inline=True):
@@ -52,6 +54,8 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
                 fused_under_transforms and not _staging(core.current_trace())):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
+            if inline and not is_eval_trace_current():
+                return call_inlining_staged(jitted, *args, **kwargs)
             return jitted(*args, **kwargs)
         if static_argnames:
             # inlined, but its static options must still hash, as under JAX's jit(inline=True):
@@ -67,7 +71,8 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
 def _staging(trace) -> bool:
     """Whether a trace on the stack from ``trace`` down builds a jaxpr (``jit``, ``make_jaxpr``,
     a loop body). ``linearize``'s partial evaluation does not count: it runs known values now
-    and stages only the tangents, which the ``jit`` equation's rules keep fused."""
+    and stages only the tangents, as one ``jit`` equation for a function JAX jits as a call,
+    inlined for an ``inline=True`` one (``call_inlining_staged``), as JAX's linearization does."""
     while trace is not None:
         if type(trace) is DynamicJaxprTrace:
             return True
