@@ -121,3 +121,14 @@ def test_baked_bool_constants_keep_their_values(mesh):
     primal, tangent = minijax.jit(lambda x: minijax.jvp(jnp.isnan, (x,), (x,)))(x)
     np.testing.assert_array_equal(np.asarray(primal), np.zeros((4, 3), bool))
     assert tangent.shape == (4, 3) and tangent.dtype == minijax.dtypes.float0
+
+
+def test_differentiated_empty_product_reads_nothing(mesh):
+    """JAX's product tree of no factors is a constant 1: a vjp of ``prod`` over an empty axis
+    does not read its (sharded) operand, so the program runs on one device (s10028-274)."""
+    x = minijax.device_put(np.zeros((0,), np.float32), NamedSharding(mesh, P("d")))
+    out, ct = minijax.jit(lambda x: (lambda o, pb: (o, pb(jnp.ones(2))))(
+        *minijax.vjp(lambda x: jnp.tile(jnp.prod(x, axis=-1), (2,)), x)))(x)
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 1.0])
+    assert ct[0].shape == (0,)
+    assert [_placement(v) for v in (out, ct[0])] == [["single", None], ["single", None]]

@@ -291,6 +291,9 @@ _INTERNAL_LOOPS = {
 }
 
 
+_JAX_REFUSES_VARYING = {"scipy.special.expn", "scipy.special.expn(n)"}
+
+
 @pytest.mark.parametrize("varying", [True, False], ids=["varying", "replicated"])
 @pytest.mark.parametrize("name", list(_INTERNAL_LOOPS))
 def test_internal_loops_type_their_carries(name, varying):
@@ -305,6 +308,12 @@ def test_internal_loops_type_their_carries(name, varying):
 
     spec = P("d") if varying else P()
     g = mj.shard_map(body, mesh=mesh(), in_specs=(spec, P()), out_specs=spec, check_vma=True)
+    if varying and name in _JAX_REFUSES_VARYING:
+        # JAX 0.10.2's expn is a jnp.piecewise whose constant branches are not varying: its
+        # switch refuses the branches' types (checked against JAX), and so does minijax's
+        with pytest.raises(TypeError, match="must have equal"):
+            g(np.tile(_A, 4), key_data)
+        return
     out = np.asarray(g(np.tile(_A, 4) if varying else _A, key_data))
     expected = np.asarray(f(jnp.asarray(_A), random.wrap_key_data(key_data)))
     if varying:  # every device computed the same function of the same values

@@ -44,6 +44,7 @@ from minijax.lax.structural import (
     _reshape_to,
     broadcast_in_dim,
     broadcast_in_dim_p,
+    full_like,
     pad,
     pad_p,
     reshape,
@@ -174,8 +175,8 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     shape = get_aval(x).shape
     kept = _kept_axes(len(shape), axes)
     n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    if n == 0:  # JAX's product tree of no factors has materialized zeros as its tangent
-        ans = reduce_prod_p.bind(x, axes=axes)
+    if n == 0:  # JAX's product tree of no factors: ones (x is not read), zeros as tangent
+        ans = full_like(x, 1, shape=[shape[i] for i in kept])
         return ans, ad.instantiate_zeros(ad.Zero.from_primal_value(ans))
     rows = (n, *(shape[i] for i in kept))  # the reduced axes flattened in front
     (ans,), (t,) = ad.jvp_flat(lambda v: [_product_tree(v)], [reshape(x, rows, axes + kept)],
