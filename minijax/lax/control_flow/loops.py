@@ -886,8 +886,10 @@ def _bounded_while(cond_fun, body_fun, init_val, max_steps):
 
 
 def _is_static(x):
+    """A concrete scalar bound: JAX's fori_loop then runs ``range(int(lower), int(upper))``
+    as a scan (a float bound is truncated)."""
     return not isinstance(x, Tracer) and np.ndim(x) == 0 and (
-        isinstance(x, (int, np.integer)) or np.asarray(x).dtype.kind in "iu")
+        isinstance(x, (int, float, np.integer, np.floating)) or np.asarray(x).dtype.kind in "iuf")
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
@@ -904,8 +906,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         (_, val), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
         return val
-    lower = convert_element_type(lower, np.int32)
-    upper = convert_element_type(upper, np.int32)
+    # traced bounds keep their (common) dtype, as JAX's: float bounds count in floats
+    dtype = np.result_type(get_aval(lower).dtype, get_aval(upper).dtype)
+    lower = convert_element_type(lower, dtype)
+    upper = convert_element_type(upper, dtype)
+    one = np.ones((), dtype)
 
     def wcond(c):
         return lt(c[0], c[1])
@@ -913,7 +918,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     # JAX's carry layout and name, which its type errors show
     def wbody(loop_carry):
         i, hi, val = loop_carry
-        return add(i, np.int32(1)), hi, body_fun(i, val)
+        return add(i, one), hi, body_fun(i, val)
 
     wbody.__wrapped__ = body_fun  # the user's loop: while_loop checks its carry types
     return while_loop(wcond, wbody, (lower, upper, init_val))[2]
