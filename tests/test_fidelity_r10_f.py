@@ -1,4 +1,4 @@
-"""Cases of the 10000-seed oracle run (helper F's share, triage_10000_f.md).
+"""Cases of the 10000-seed oracle run (tools/difftest/triage_10000.md).
 
 Expected values were printed by JAX 0.10.2 (/work/venv_jax) on CPU for the same inputs.
 """
