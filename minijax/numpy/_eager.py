@@ -50,11 +50,12 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
     def wrapper(*args, **kwargs):
         if any(_has_jax_array(a) for a in args):
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
-        if call_when_staged or is_eval_trace_current() or (
+        eager = is_eval_trace_current()  # the hot case: checked once
+        if eager or call_when_staged or (
                 fused_under_transforms and not _staging(core.current_trace())):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
-            if inline and not is_eval_trace_current():
+            if inline and not eager:
                 return call_inlining_staged(jitted, *args, **kwargs)
             return jitted(*args, **kwargs)
         if static_argnames:
