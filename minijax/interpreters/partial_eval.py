@@ -244,6 +244,17 @@ class PartialEvalTrace(DynamicJaxprTrace):
             core.swap_current_trace(prev)
 
 
+def building_jaxpr(trace) -> bool:
+    """Whether a trace on the stack from ``trace`` down builds a jaxpr (``jit``, ``make_jaxpr``,
+    a loop body), where JAX inlines a function jitted with ``inline=True``. A linearization's
+    partial evaluation does not count: it runs known values now and stages only the tangents."""
+    while trace is not None:
+        if type(trace) is DynamicJaxprTrace:
+            return True
+        trace = trace.parent
+    return False
+
+
 def in_linearization(trace):
     """Whether a JVP whose parent is ``trace`` belongs to a linearization (grad, vjp,
     linearize): its custom_vjp tangents (custom_lin) are the linearization's own, staged even on

@@ -31,7 +31,7 @@ from minijax import sharding_types as shd
 from minijax.config import config
 from minijax.core import get_aval
 from minijax.interpreters.batching import bound_axes
-from minijax.interpreters.partial_eval import inline_consts, trace_to_jaxpr
+from minijax.interpreters.partial_eval import building_jaxpr, inline_consts, trace_to_jaxpr
 from minijax.jitting import pjit, placement
 from minijax.jitting.prune import prune_unused
 from minijax.lax.control_flow import ref_writes
@@ -478,15 +478,17 @@ class JitFunction:
 
     def _call_traced(self, args, kwargs):
         """Under another trace: one ``jit`` equation holding the traced function (JAX's
-        ``pjit``), or the function itself with ``inline=True`` or jit disabled."""
-        if self._inline or config.jax_disable_jit:
+        ``pjit``), or the function itself with jit disabled or, with ``inline=True``, while a
+        jaxpr is being built (elsewhere the equation carries ``inline``, as JAX's does)."""
+        if config.jax_disable_jit or (self._inline and building_jaxpr(core.current_trace())):
             return self._fun(*args, **kwargs)
         record = self._record(args, kwargs, get_aval)
         at = [i for i in _ref_positions(record.avals) if type(record.leaves[i]) is Ref]
         self._check_refs(record, at)
         closed, out_tree = self._trace(record)
         return _run_with_refs(
-            lambda vals: out_tree.unflatten(pjit.bind(closed, vals, self._name, record.donated)),
+            lambda vals: out_tree.unflatten(
+                pjit.bind(closed, vals, self._name, record.donated, self._inline)),
             out_tree, record.leaves, at)
 
     def _check_refs(self, record, at):

@@ -23,8 +23,6 @@ that alive) and what the rule saw, so calling a jitted function many times deriv
 
 from __future__ import annotations
 
-import threading
-
 from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
 from minijax.interpreters import ad
@@ -56,21 +54,25 @@ def open_closed(closed):
 _opened = BoundedCache()  # a traced ClosedJaxpr -> its open form, one object per callee
 
 
-def bind(closed, args, name, donated=()):
-    """``closed`` called on ``args`` as one ``jit`` equation (its consts become operands)."""
+def bind(closed, args, name, donated=(), inline=False):
+    """``closed`` called on ``args`` as one ``jit`` equation (its consts become operands).
+    ``inline``: JAX's param of a function jitted with ``inline=True`` (jnp's ufuncs, ``sum``),
+    which JAX's linearization inlines: see ``_pjit_partial_eval``."""
     opened = _opened.get(closed)
     if opened is None:  # the rules' caches key on the open jaxpr's identity: kept per callee
         opened = _opened.put(_unless_tracers(closed, closed.consts), open_closed(closed))
     jaxpr, consts = opened
     donated = set(donated)
     flags = (False,) * len(consts) + tuple(i in donated for i in range(len(args)))
-    return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=flags)
+    return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=flags,
+                       inline=inline)
 
 
-def _rebind(jaxpr, consts, args, name):
+def _rebind(jaxpr, consts, args, name, inline=False):
     """A derived callee (no donation: its operands are the caller's intermediates)."""
     n = len(consts) + len(args)
-    return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=(False,) * n)
+    return pjit_p.bind(*consts, *args, jaxpr=jaxpr, name=name, donated_invars=(False,) * n,
+                       inline=inline)
 
 
 def _unless_tracers(key, consts):
@@ -90,7 +92,7 @@ _callees = BoundedCache()
 
 
 @pjit_p.def_impl
-def _pjit_impl(*args, jaxpr, name, donated_invars):
+def _pjit_impl(*args, jaxpr, name, donated_invars, inline):
     key = (jaxpr, donated_invars)
     callee = _callees.get(key)
     if callee is None:
@@ -110,7 +112,7 @@ def _pjit_impl(*args, jaxpr, name, donated_invars):
 
 
 @pjit_p.def_lowering
-def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars):
+def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars, inline):
     mctx = ctx.module_ctx
     # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
     # refuses some calls in it) and where the callee orders effects (the token is the region's).
@@ -205,7 +207,7 @@ dce_rules[pjit_p] = _pjit_dce
 _jvp_cache = BoundedCache()
 
 
-def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars):
+def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline):
     nonzero = tuple(type(t) is not Zero for t in tangents)
     # a custom_vjp's tangent in the body is staged differently inside a linearization
     key = (jaxpr, nonzero, in_linearization(core.current_trace()))
@@ -216,7 +218,7 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars):
         cached = _jvp_cache.put(_unless_tracers(key, consts), (jvp_jaxpr, consts, out_nonzero))
     jvp_jaxpr, consts, out_nonzero = cached
     outs = _rebind(jvp_jaxpr, consts,
-                   [*primals, *[t for t in tangents if type(t) is not Zero]], name)
+                   [*primals, *[t for t in tangents if type(t) is not Zero]], name, inline)
     n_out = len(jaxpr.out_avals)
     return outs[:n_out], ad.with_zeros(outs[n_out:], out_nonzero, jaxpr.out_avals)
 
@@ -240,30 +242,12 @@ def _split(jaxpr, unknown):
     return known_jaxpr, known_consts, staged, out_unknown, forwarded, n_known_out
 
 
-class _InlineStaged(threading.local):
-    flag = False
-
-
-# Set around the call of a function JAX jits with ``inline=True`` (jnp's ufuncs, ``sum``):
-# JAX's linearization binds such a call's tangent jaxpr inline on its tangent trace, so in an
-# eager grad/vjp/linearize its ops are the linear program's own and its transpose runs op by op
-# (its primal still runs as one compiled call). Taken by the first partial evaluation below.
-_inline_staged = _InlineStaged()
-
-
-def call_inlining_staged(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)``, the staged part of the ``jit`` it binds inlined when it is
-    partially evaluated (the tangent of an ``inline=True`` function in a linearization)."""
-    _inline_staged.flag = True
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        _inline_staged.flag = False
-
-
 def _pjit_partial_eval(trace, args, params):
-    jaxpr, name = params["jaxpr"], params["name"]
-    inline, _inline_staged.flag = _inline_staged.flag, False
+    """The known part runs now as a ``jit``; the staged part on the residuals is a ``jit``
+    equation, or, for an ``inline`` one, its equations: JAX's linearization binds such a call's
+    tangent jaxpr inline on its tangent trace, so in an eager grad/vjp/linearize its transpose
+    runs op by op (XLA would contract a compiled multiply+reduce to an FMA)."""
+    jaxpr, name, inline = params["jaxpr"], params["name"], params["inline"]
     unknown = tuple(trace.is_unknown(x) for x in args)
     key = (jaxpr, unknown)
     cached = _partial_eval_cache.get(key)
@@ -289,7 +273,8 @@ def _pjit_partial_eval(trace, args, params):
     else:
         n = len(residuals) + len(unknown_args)
         staged_outs = trace.stage(pjit_p, residuals + unknown_args,
-                                  dict(jaxpr=staged, name=name, donated_invars=(False,) * n))
+                                  dict(jaxpr=staged, name=name, donated_invars=(False,) * n,
+                                       inline=False))
     known_it, staged_it = iter(known_outs[:n_known_out]), iter(staged_outs)
     return [next(staged_it) if u else next(known_it) for u in out_unknown]
 
@@ -301,7 +286,7 @@ pjit_p.partial_eval = _pjit_partial_eval
 _transpose_cache = BoundedCache()
 
 
-def _pjit_transpose(cts, *args, jaxpr, name, donated_invars):
+def _pjit_transpose(cts, *args, jaxpr, name, donated_invars, inline):
     linear = tuple(type(x) is UndefinedPrimal for x in args)
     ct_present = tuple(type(c) is not Zero for c in cts)
     ct_types = _ct_types(cts, jaxpr.out_avals)
@@ -346,7 +331,7 @@ _batch_cache = BoundedCache()
 
 @pjit_p.def_batching
 @needs_axis_data
-def _pjit_batching(axis_data, args, dims, *, jaxpr, name, donated_invars):
+def _pjit_batching(axis_data, args, dims, *, jaxpr, name, donated_invars, inline):
     in_batched = tuple(d is not not_mapped for d in dims)
     try:
         key = (jaxpr, in_batched, axis_data)
@@ -362,5 +347,6 @@ def _pjit_batching(axis_data, args, dims, *, jaxpr, name, donated_invars):
     b_jaxpr, consts, out_batched = cached
     args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
     outs = pjit_p.bind(*consts, *args, jaxpr=b_jaxpr, name=name,
-                       donated_invars=(False,) * len(consts) + tuple(donated_invars))
+                       donated_invars=(False,) * len(consts) + tuple(donated_invars),
+                       inline=inline)
     return outs, [0 if b else not_mapped for b in out_batched]

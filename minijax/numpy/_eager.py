@@ -26,10 +26,9 @@ import functools
 import inspect
 
 from minijax import core
-from minijax.interpreters.partial_eval import DynamicJaxprTrace
+from minijax.interpreters.partial_eval import building_jaxpr
 from minijax.jitting import jit
 from minijax.jitting.args import split_static
-from minijax.jitting.pjit import call_inlining_staged
 
 
 def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inline=True):
@@ -42,7 +41,7 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
         return functools.partial(eager_jit, static_argnames=static_argnames,
                                  fused_under_transforms=fused_under_transforms, inline=inline)
     call_when_staged = fused_under_transforms and not inline
-    jitted = jit(fn, static_argnames=static_argnames or None)
+    jitted = jit(fn, static_argnames=static_argnames or None, inline=inline)
     is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)
 
@@ -52,11 +51,9 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
         eager = is_eval_trace_current()  # the hot case: checked once
         if eager or call_when_staged or (
-                fused_under_transforms and not _staging(core.current_trace())):
+                fused_under_transforms and not building_jaxpr(core.current_trace())):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
-            if inline and not eager:
-                return call_inlining_staged(jitted, *args, **kwargs)
             return jitted(*args, **kwargs)
         if static_argnames:
             # inlined, but its static options must still hash, as under JAX's jit(inline=True):
@@ -67,18 +64,6 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
 
     wrapper._eager_jitted = jitted
     return wrapper
-
-
-def _staging(trace) -> bool:
-    """Whether a trace on the stack from ``trace`` down builds a jaxpr (``jit``, ``make_jaxpr``,
-    a loop body). ``linearize``'s partial evaluation does not count: it runs known values now
-    and stages only the tangents, as one ``jit`` equation for a function JAX jits as a call,
-    inlined for an ``inline=True`` one (``call_inlining_staged``), as JAX's linearization does."""
-    while trace is not None:
-        if type(trace) is DynamicJaxprTrace:
-            return True
-        trace = trace.parent
-    return False
 
 
 # type -> whether it converts itself with ``__jax_array__`` (flax.nnx's Variable): jnp
