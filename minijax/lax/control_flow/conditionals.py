@@ -145,27 +145,24 @@ def _cond_partial_eval(trace, args, params):
         out_uk = [x or y for x, y in zip(out_uk, partial_eval_jaxpr(
             b, unknowns, out_uk)[2])]
     splits = [partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
-    # Each branch has its own residuals; the known cond returns all of them (zeros for the
-    # branches not taken), and each unknown branch reads its own.
-    res_avals = [a for s in splits for a in s[3]]
-    offsets = np.cumsum([0] + [len(s[3]) for s in splits])
+    res_avals, slots = _merge_residuals([s[3] for s in splits])
     known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
     known_branches, unknown_branches = [], []
-    for i, (known, unknown, _, _, _) in enumerate(splits):
-        def kfun(*xs, known=known, i=i):
+    for (known, unknown, *_), mine in zip(splits, slots):
+        def kfun(*xs, known=known, mine=mine):
             outs = jaxpr_as_fun(known)(*xs)
-            n_known = len(outs) - len(res_avals[offsets[i]:offsets[i + 1]])
-            mine = outs[n_known:]
-            all_res = [ad.zeros_like_aval(a) for a in res_avals[:offsets[i]]] + list(mine) + [
-                ad.zeros_like_aval(a) for a in res_avals[offsets[i + 1]:]]
+            n_known = len(outs) - len(mine)
+            all_res = [ad.zeros_like_aval(a) for a in res_avals]
+            for j, r in zip(mine, outs[n_known:]):
+                all_res[j] = r
             return list(outs[:n_known]) + all_res
 
         known_branches.append(trace_to_jaxpr(kfun, known_avals))
         unk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
 
-        def ufun(*xs, unknown=unknown, i=i):
-            all_res, rest = xs[:len(res_avals)], xs[len(res_avals):]
-            return jaxpr_as_fun(unknown)(*all_res[offsets[i]:offsets[i + 1]], *rest)
+        def ufun(*xs, unknown=unknown, mine=mine):
+            rest = xs[len(res_avals):]
+            return jaxpr_as_fun(unknown)(*[xs[j] for j in mine], *rest)
 
         unknown_branches.append(trace_to_jaxpr(ufun, res_avals + unk_avals))
     known_ops = [x for x, u in zip(ops, unknowns) if not u]
@@ -181,6 +178,28 @@ def _cond_partial_eval(trace, args, params):
 
 
 cond_p.partial_eval = _cond_partial_eval
+
+
+def _merge_residuals(per_branch):
+    """JAX's residual slots (``_merge_branch_residuals``): the k-th residual of a type in each
+    branch shares one slot, so the known cond returns one value per slot (zeros where the taken
+    branch has none) and each unknown branch reads its slots. Shared slots matter beyond
+    memory: a slot's tangent is nonzero if any branch's residual there has one, so under a
+    further JVP the taken branch sees an instantiated zero tangent (``x / r`` then gives
+    ``0 * inf`` NaN where ``r`` is 0, as in JAX). Returns the slots' avals and, per branch, the
+    slot of each of its residuals."""
+    index, avals, slots = {}, [], []
+    for branch_avals in per_branch:
+        seen, mine = {}, []
+        for a in branch_avals:
+            key = (a, seen.get(a, 0))
+            seen[a] = key[1] + 1
+            if key not in index:
+                index[key] = len(avals)
+                avals.append(a)
+            mine.append(index[key])
+        slots.append(mine)
+    return avals, slots
 
 
 def _cond_transpose(cts, index, *ops, branches):
