@@ -259,7 +259,7 @@ def _pjit_partial_eval(trace, args, params):
     prev = core.swap_current_trace(trace.parent)
     try:
         if known_jaxpr.jaxpr.eqns:
-            known_outs = _rebind(known_jaxpr, known_consts, known_args, name)
+            known_outs = _rebind(known_jaxpr, known_consts, known_args, name, inline)
         else:  # nothing to compute now (outputs are operands or literals)
             known_outs = eval_jaxpr(known_jaxpr.jaxpr, [], *known_consts, *known_args)
     finally:
@@ -300,7 +300,7 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars, inline):
     t_jaxpr, consts, nonzero = cached
     res = [x for x, lin in zip(args, linear) if not lin]
     outs = iter(_rebind(t_jaxpr, consts, [*res, *[c for c in cts if type(c) is not Zero]],
-                        name))
+                        name, inline))
     nz = iter(nonzero)
     in_cts = []
     for lin in linear:  # the transposed callee gives one (maybe zero) cotangent per linear input
