@@ -42,3 +42,22 @@ def test_inline_jit_stays_inline_through_partial_eval_and_transpose():
     np.testing.assert_allclose(np.asarray(got), [[5.661229133605957, 2.9429285526275635,
                                                   1.9682199954986572]], rtol=1e-6)
 
+
+def test_jit_bakes_closed_over_scalar_arrays_into_the_program():
+    # A scalar Array closed over by a jitted function is a literal in JAX's jaxpr, a constant
+    # XLA folds (0.7 * cos(x) ...); passed as an argument the same program rounds otherwise.
+    # JAX 0.10.2: -2.0 with the closed-over tangent, -4.0 with the tangent an argument.
+    assert float(jax.jit(lambda x: _third(x, jnp.float32(0.7)))(X)) == -2.0
+    assert float(jax.jit(_third)(X, T)) == -4.0
+
+    def jvp_jvp_grad(x):
+        t = jnp.float32(0.7)
+        return jax.jvp(lambda y: jax.jvp(jax.grad(_f), (y,), (t,))[1], (x,), (t,))[1]
+
+    def jvp_jvp_jvp(x):
+        t = jnp.float32(0.7)
+        return jax.jvp(lambda y: jax.jvp(lambda z: jax.jvp(_f, (z,), (t,))[1], (y,), (t,))[1],
+                       (x,), (t,))[1]
+
+    assert float(jax.jit(jvp_jvp_grad)(X)) == 0.0
+    assert float(jax.jit(jvp_jvp_jvp)(X)) == -1.0

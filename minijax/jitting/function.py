@@ -617,11 +617,11 @@ class JitFunction:
             lambda: record.names(self._signature.params, bool(self._static_argnums)))
         for program_pass in PROGRAM_PASSES:
             closed = program_pass(closed, place.devices)
-        if place.mesh is not None:
-            # JAX bakes constants into the module, and Shardy gives each use of a constant its
-            # own copy; a constant passed as an (open) argument would instead carry one
-            # operand's sharding to the constant's other uses.
-            closed = inline_consts(closed)
+        # JAX bakes constants into the module, and Shardy gives each use of a constant its
+        # own copy; a constant passed as an (open) argument would instead carry one operand's
+        # sharding to the constant's other uses. Without a mesh only the scalars (JAX's
+        # literals: `jnp.float32(.7)` closed over) need baking, for XLA to fold them as JAX's.
+        closed = inline_consts(closed, scalars_only=place.mesh is None)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
         donated = set(record.donated)
         if kept is not None:  # an unused argument is not donated (JAX leaves it alive)
