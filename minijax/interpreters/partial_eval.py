@@ -4,7 +4,7 @@ evaluation (the known part of a computation now, the rest staged).
 ``DynamicJaxprTrace`` records one equation per primitive bound while it is current. Values it
 does not own become inputs of the jaxpr: Python and NumPy scalars become inline ``Literal``s,
 arrays (closed-over ``Array``s, NumPy arrays, tracers of outer transformations) become
-*constvars*, which jit passes to the executable as arguments instead of baking them in.
+*constvars*, which jit passes to the executable as arguments (the scalars it bakes in).
 
 The convention for jaxprs held by primitives and made by transformations:
 
