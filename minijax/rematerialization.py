@@ -27,7 +27,8 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core
-from minijax.core import ClosedJaxpr, Jaxpr, Primitive, WeakScalar, get_aval, jaxpr_as_fun
+from minijax.core import (
+    ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, WeakScalar, get_aval, jaxpr_as_fun)
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open, needs_axis_data
@@ -36,6 +37,8 @@ from minijax.interpreters.partial_eval import (
     PartialEvalTrace,
     dce_eqns,
     dce_jaxpr,
+    dce_jaxpr_used,
+    dce_rules,
     hoist_consts,
     in_linearization,
     partial_eval_jaxpr,
@@ -44,6 +47,7 @@ from minijax.interpreters.partial_eval import (
     trace_to_jaxpr,
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
+from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import inline_calls
 from minijax.source_info import wraps
 from minijax.tree_util import _registry
@@ -148,6 +152,22 @@ checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # results have the types the body gives them.
 checkpoint_p.own_vma = True
 checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
+
+
+def _checkpoint_dce(eqn, used_outputs):
+    """JAX's DCE rule for remat: the body computes only the used outputs (its side effects
+    stay), on the operands it reads."""
+    body = eqn.params["jaxpr"]  # open: its constants are leading operands
+    new, used_in = dce_jaxpr_used(ClosedJaxpr(body, []), used_outputs)
+    if all(used_in) and all(used_outputs) and len(new.jaxpr.eqns) == len(body.eqns):
+        return used_in, eqn
+    body = Jaxpr([], keep(body.invars, used_in), new.jaxpr.outvars, new.jaxpr.eqns)
+    return used_in, JaxprEqn(checkpoint_p, keep(eqn.invars, used_in),
+                             keep(eqn.outvars, used_outputs), dict(eqn.params, jaxpr=body),
+                             eqn.source_info)
+
+
+dce_rules[checkpoint_p] = _checkpoint_dce
 
 
 @checkpoint_p.def_lowering

@@ -46,6 +46,7 @@ from minijax.core import (
     set_current_trace,
 )
 from minijax.interpreters.leaks import check_leaks
+from minijax.interpreters.walk import has_effects
 from minijax.source_info import user_frame
 
 
@@ -298,7 +299,7 @@ def _dce_live(eqns, outvars):
     live = {v for v in outvars if type(v) is Var}
     kept = []
     for eqn in reversed(eqns):  # set operations keep it cheap (literals join ``live`` harmlessly)
-        if live.isdisjoint(eqn.outvars) and not eqn.primitive.effectful:
+        if live.isdisjoint(eqn.outvars) and not has_effects(eqn):
             continue
         rule = dce_rules.get(eqn.primitive)
         if rule is not None:

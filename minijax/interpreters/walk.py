@@ -31,6 +31,15 @@ def sub_jaxprs(params):
                     yield f"{k}[{i}]", b
 
 
+def has_effects(eqn) -> bool:
+    """Whether ``eqn`` must run for its side effects: an effectful primitive, or one holding
+    such an equation in a nested jaxpr (a ``debug.print`` in a loop body or a jit's callee).
+    Dead-code elimination keeps it."""
+    return eqn.primitive.effectful or any(
+        has_effects(e) for _, sub in sub_jaxprs(eqn.params)
+        for e in getattr(sub, "jaxpr", sub).eqns)
+
+
 def map_sub_jaxprs(params, fn):
     """``params`` with every nested ClosedJaxpr ``c`` replaced by ``fn(c)``.
 

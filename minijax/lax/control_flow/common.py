@@ -26,7 +26,7 @@ from minijax.core import ClosedJaxpr, Jaxpr, pp_jaxpr
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import trace_open
-from minijax.interpreters.walk import sub_jaxprs
+from minijax.interpreters.walk import has_effects
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten, tree_flatten_with_path, tree_leaves
 
@@ -58,13 +58,7 @@ def trace_user_fun(fun, in_tree, in_avals):
 
 def effectful(closed):
     """Whether ``closed`` (nested jaxprs included) holds a side effect: DCE keeps it whole."""
-    return any(e.primitive.effectful or any(effectful(_as_closed(sub))
-                                            for _, sub in sub_jaxprs(e.params))
-               for e in closed.jaxpr.eqns)
-
-
-def _as_closed(j):
-    return j if isinstance(j, ClosedJaxpr) else ClosedJaxpr(j, [])
+    return any(has_effects(e) for e in closed.jaxpr.eqns)
 
 
 def keep(xs, flags):
