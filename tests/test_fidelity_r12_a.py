@@ -38,3 +38,20 @@ def test_cond_branches_share_residual_slots_of_one_type():
 
     np.testing.assert_array_equal(_leaves(jax.hessian(g, (0, 1))(x, jnp.float16(1.7))),
                                   [0.0, 0.0, 0.0, 0.0])
+
+
+def test_scalar_update_of_a_nan_constant_folds_as_in_jax():
+    # s11029-276: std over an empty axis is a constant NaN (0/0). XLA:CPU computes exp of a
+    # NaN constant inside a fused loop as garbage: JAX 0.10.2's own
+    # jit(lambda v: jnp.exp(jnp.full((2,), jnp.nan) + v))(2.) returns it. JAX's program for
+    # the case escapes because all of it is constant: the update 2 is a literal, and XLA folds
+    # the scatter and the exp on the host. minijax passed the scalar 2 as an executable
+    # argument, so the fused kernel ran and gave [1e-45, 1e-45]. Since de4b496 a jit bakes its
+    # scalar constants as JAX's literals. JAX 0.10.2 printed [nan, nan] (eager too).
+    x = jnp.zeros((2, 0), jnp.float32)
+
+    def f(x):
+        return jnp.exp(jnp.std(x, axis=1).at[1:].mul(2))
+
+    for g in (f, jax.jit(f), jax.jit(jax.jit(f))):
+        np.testing.assert_array_equal(np.asarray(g(x)), [_NAN, _NAN])
