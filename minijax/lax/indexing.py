@@ -386,7 +386,7 @@ def _scatter_window(dn, ndim):
 
 
 def _scatter_lowering(combine):
-    """``combine(old, new)`` builds the scalar update: the new value, or their sum."""
+    """``combine(old, new, dtype)`` builds the scalar update: the new value, their sum ..."""
 
     def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
               unique_indices, mode):
@@ -414,7 +414,8 @@ def _scatter_lowering(combine):
         op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], attr,
                            indices_are_sorted=ir.BoolAttr.get(bool(indices_are_sorted)),
                            unique_indices=ir.BoolAttr.get(bool(unique_indices)))
-        fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2, combine)
+        fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2,
+                    lambda old, new: combine(old, new, op_aval.dtype))
         return op.results[0]
 
     return lower
@@ -447,8 +448,8 @@ def _scatter_prim(name, combine, allowed):
     return p
 
 
-scatter_p = _scatter_prim("scatter", lambda old, new: new, ANY)
-scatter_add_p = _scatter_prim("scatter_add", hlo.add, NUMBER)
+scatter_p = _scatter_prim("scatter", lambda old, new, dtype: new, ANY)
+scatter_add_p = _scatter_prim("scatter_add", lambda old, new, dtype: hlo.add(old, new), NUMBER)
 
 
 def _scatter_args(dimension_numbers, indices_are_sorted, unique_indices, mode):

@@ -13,13 +13,15 @@ Derivatives follow JAX:
 
 from __future__ import annotations
 
+import functools
+
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import get_aval
 from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, div, eq, mul, ne, select
-from minijax.lax.families import ANY, NUMBER, const
+from minijax.lax.families import ANY, NUMBER, const, minmax_values
 from minijax.lax.indexing import (
     _gather_of_scatter,
     _scatter_args,
@@ -34,9 +36,13 @@ from minijax.source_info import with_user_line
 __all__ = ["scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul",
            "scatter_mul_p"]
 
-scatter_mul_p = _scatter_prim("scatter_mul", hlo.multiply, NUMBER)
-scatter_min_p = _scatter_prim("scatter_min", hlo.minimum, ANY)  # bool too, as lax.min
-scatter_max_p = _scatter_prim("scatter_max", hlo.maximum, ANY)
+scatter_mul_p = _scatter_prim("scatter_mul", lambda old, new, dtype: hlo.multiply(old, new),
+                              NUMBER)
+# bool too, as lax.min; complex numbers compare lexicographically, as lax.min/max
+scatter_min_p = _scatter_prim("scatter_min", functools.partial(minmax_values, hlo.minimum, "LT"),
+                              ANY)
+scatter_max_p = _scatter_prim("scatter_max", functools.partial(minmax_values, hlo.maximum, "GT"),
+                              ANY)
 
 
 def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
