@@ -266,7 +266,9 @@ def _stable_shift(x, axes, where, initial=-np.inf):
 def softmax(x, axis=-1, where=None, initial=-np.inf):
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability. Masked-out
     elements (``where`` False) are 0, and get no gradient, even in a row masked entirely."""
-    x = _inexact("softmax", _no_bool("softmax", x))
+    # The shift is taken in x's own dtype, as JAX's: an unsigned x - max(x) wraps around, so
+    # JAX's softmax of unsigned integers is NaN/0 (log_softmax -inf) unless a row is constant
+    x = to_array(_no_bool("softmax", x))
     axes = _reduce_axes(x, axis)
     # Masked elements enter as ``initial`` through a select, so whatever NaN an all-masked row
     # makes below (-inf - -inf) never reaches x's gradient: the select sends them zero.
@@ -279,7 +281,7 @@ def softmax(x, axis=-1, where=None, initial=-np.inf):
 @eager_jit(static_argnames=("axis",), inline=False)
 def log_softmax(x, axis=-1, where=None, initial=-np.inf):
     """``x - logsumexp(x)`` along ``axis``; masked-out elements are ``-inf`` (see softmax)."""
-    x = _inexact("log_softmax", _no_bool("log_softmax", x))
+    x = to_array(_no_bool("log_softmax", x))  # shifted in x's dtype, as softmax
     axes = _reduce_axes(x, axis)
     x_safe = x if where is None else jnp.where(where, x, initial)
     shifted = x_safe - _stable_shift(x, axes, where, initial)

@@ -1,0 +1,44 @@
+"""Cases of the 12000-seed oracle run (tools/difftest/triage_12000_d.md).
+
+Expected values were printed by JAX 0.10.2 (/work/venv_jax) on CPU for the same inputs
+(tests/data/record_fidelity_r12_d.py prints them).
+"""
+import numpy as np
+import pytest
+
+import minijax as jax
+import minijax.numpy as jnp
+from minijax import nn
+
+_INF = float("inf")
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("dtype,x,soft,log_soft", [
+    # unsigned: x - max(x) wraps around to a huge value whose exp overflows
+    ("uint32", [[2, 1], [3, 4]], [[0.0, _NAN], [_NAN, 0.0]], [[-_INF, -_INF], [-_INF, -_INF]]),
+    ("uint8", [[200, 1], [5, 5]], [[1.7587921355053135e-25, 0.9999999403953552], [0.5, 0.5]],
+     [[-57.0, 0.0], [-0.6931471824645996, -0.6931471824645996]]),
+    # int8: -100 - 100 wraps to 56
+    ("int8", [[100, -100], [5, 5]], [[4.780892995206139e-25, 1.0], [0.5, 0.5]],
+     [[-56.0, 0.0], [-0.6931471824645996, -0.6931471824645996]]),
+    ("int32", [[1, 2], [3, 4]], [[0.2689414322376251, 0.7310585975646973]] * 2,
+     [[-1.31326162815094, -0.31326162815093994]] * 2),
+])
+def test_softmax_of_integers_shifts_in_the_integer_dtype(dtype, x, soft, log_soft):
+    # s12030-65: JAX subtracts max(x) before any promotion, so an integer x - max(x) wraps
+    # around as the integer does (log_softmax of random.key_data was -inf in JAX, finite here).
+    x = jnp.array(x, dtype)
+    for f, expected in ((nn.softmax, soft), (nn.log_softmax, log_soft)):
+        for got in (f(x), jax.jit(f)(x)):
+            assert got.dtype == np.float32
+            np.testing.assert_allclose(np.asarray(got), np.array(expected, np.float32),
+                                       rtol=1e-6)
+
+
+def test_log_softmax_of_integers_with_where_promotes_through_the_mask():
+    # with ``where`` JAX's x_safe is where(mask, x, -inf): a float, so nothing wraps
+    mask = jnp.array([[True, False], [True, True]])
+    got = nn.log_softmax(jnp.array([[2, 1], [3, 4]], "uint32"), where=mask)
+    np.testing.assert_allclose(np.asarray(got), np.array(
+        [[0.0, -_INF], [-1.31326162815094, -0.31326162815093994]], np.float32), rtol=1e-6)
