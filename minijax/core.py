@@ -214,6 +214,7 @@ class Primitive:
         self.staged_when_known = False
         self.batching = None  # filled by vmap
         self.pp_params = None  # optional: params -> the params as a jaxpr should show them
+        self.pp_callee = None  # optional: params -> the called Jaxpr, printed in the caller's names
         # A side effect: dead-code elimination keeps the equation, CSE never merges two.
         self.effectful = False
         # Collectives: params -> the named axes it uses (vmap and shard_map look for them).
@@ -256,20 +257,18 @@ class Primitive:
         themselves (minijax's equations keep their sub-jaxprs as params)."""
         return dict(params)
 
-    def missing_rule(self, what, transformation):
-        return NotImplementedError(
-            with_user_line(
-                f"primitive '{self.name}' has no {what} rule, so it cannot be used under "
-                f"{transformation}"
-            )
-        )
+    def missing_rule(self, rule):
+        """The error for a missing ``rule`` ("Abstract evaluation", "Batching rule",
+        "Differentiation rule"), in JAX's words."""
+        # JAX 0.10.2 refuses it too, in these words
+        return NotImplementedError(with_user_line(f"{rule} for '{self.name}' not implemented"))
 
 
 def abstract_eval(prim, avals, params):
     """Runs a primitive's shape/dtype rule; errors get the user's file:line appended."""
     rule = prim.abstract_eval
     if rule is None:
-        raise prim.missing_rule("abstract evaluation", "tracing")
+        raise prim.missing_rule("Abstract evaluation")
     try:
         out = rule(*avals, **params)
     except (TypeError, ValueError) as e:
@@ -388,16 +387,19 @@ class ClosedJaxpr:
         return pp_jaxpr(self.jaxpr, width=width)
 
 
+def literal_value(lit):
+    """The operand a Literal stands for. A weak literal stays weak: re-staged, batched or
+    transposed, ``max b 0:i32[]`` or ``mul ct 2.0:f32[]`` keeps the weak type the traced
+    program had."""
+    return WeakScalar(lit.val, lit.aval.dtype) if lit.aval.weak_type else lit.val
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     """Interprets a jaxpr with ``bind``, so it runs under whatever trace is current."""
     env = {}
 
     def read(v):
-        if type(v) is Literal:
-            # A weak literal stays weak: re-staged or batched, ``max b 0:i32[]`` must keep the
-            # weak type the traced program had.
-            return WeakScalar(v.val, v.aval.dtype) if v.aval.weak_type else v.val
-        return env[v]
+        return literal_value(v) if type(v) is Literal else env[v]
 
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
@@ -423,8 +425,12 @@ def jaxpr_as_fun(closed: ClosedJaxpr):
 
 
 class _Namer:
-    def __init__(self):
-        self.names = {}
+    """One naming context for a whole printout, as JAX's ``JaxprPpContext``: a nested jaxpr's
+    variables continue the sequence (``a b c ...``) instead of restarting, so a name means one
+    variable wherever it appears. ``names`` may start with some variables named (``_`` drops)."""
+
+    def __init__(self, names=None):
+        self.names = dict(names or {})
         self.counter = itertools.count()
 
     def __call__(self, v):
@@ -437,6 +443,51 @@ class _Namer:
 
     def binder(self, v):
         return f"{self(v)}:{v.aval.str_short()}"
+
+    def same_names(self, for_vars, like_vars):
+        """Names each of ``for_vars`` (a callee's binders) after the matching ``like_vars`` (the
+        caller's atoms aliased with them), as JAX's ``suggest_same_var_names``: skipped where
+        either is a literal, the callee variable is already named, or the caller's variable
+        already lent its name (``jit(f)(x, x)``: the callee's second operand gets a new one)."""
+        if len(for_vars) != len(like_vars):
+            return
+        lent = set()
+        for for_v, like_v in zip(for_vars, like_vars):
+            if (type(like_v) is Var and like_v not in lent and type(for_v) is Var
+                    and for_v not in self.names):
+                lent.add(like_v)
+                self.names[for_v] = self(like_v)
+
+
+def _dropvars(jaxpr):
+    """The names ``_`` of the top-level binders that no equation reads and no output is."""
+    used = {v for v in jaxpr.outvars if type(v) is Var}
+    dropped = {}
+    for eqn in reversed(jaxpr.eqns):
+        for v in eqn.outvars:
+            if v not in used:
+                dropped[v] = "_"
+        used.update(v for v in eqn.invars if type(v) is Var)
+    return dropped
+
+
+class _Printing(threading.local):
+    """The naming context of the printout under way in this thread: a nested jaxpr, printed
+    by a primitive's ``pp_params`` hook through ``pp_jaxpr``, continues it."""
+
+    namer = None
+
+
+_printing = _Printing()
+
+
+@contextlib.contextmanager
+def _naming(namer):
+    prev, _printing.namer = _printing.namer, namer
+    try:
+        yield
+    finally:
+        _printing.namer = prev
 
 
 def _encode_name(i):
@@ -479,24 +530,34 @@ def pp_param(value):
 
 
 def pp_eqn(eqn, namer):
-    lhs = " ".join(namer.binder(v) for v in eqn.outvars) if eqn.outvars else "_"
-    shown = eqn.params
-    hook = eqn.primitive.pp_params  # a primitive may print params as JAX does
-    if hook is not None:
-        shown = hook(shown)
-    params = ""
-    if shown:
-        params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(shown.items())) + "]"
-    args = " ".join(namer(v) for v in eqn.invars)
+    callee = eqn.primitive.pp_callee  # a call's body is named after its operands and results
+    if callee is not None:
+        body = callee(eqn.params)
+        namer.same_names(body.invars, eqn.invars)
+        namer.same_names(body.outvars, eqn.outvars)
+    with _naming(namer):
+        lhs = " ".join(namer.binder(v) for v in eqn.outvars) if eqn.outvars else "_"
+        shown = eqn.params
+        hook = eqn.primitive.pp_params  # a primitive may print params as JAX does
+        if hook is not None:
+            shown = hook(shown)
+        params = ""
+        if shown:
+            params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(shown.items())) + "]"
+        args = " ".join(namer(v) for v in eqn.invars)
     return f"{lhs} = {eqn.primitive.name}{params} {args}".rstrip()
 
 
 def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
-    namer = _Namer()
-    consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
-    invars = " ".join(namer.binder(v) for v in jaxpr.invars)
-    eqns = [pp_eqn(e, namer) for e in jaxpr.eqns]
-    outs = ", ".join(namer(v) for v in jaxpr.outvars)
+    """``jaxpr`` as text; a nested jaxpr (printed while another is) continues its names."""
+    namer = _printing.namer
+    if namer is None:
+        namer = _Namer(_dropvars(jaxpr))
+    with _naming(namer):
+        consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
+        invars = " ".join(namer.binder(v) for v in jaxpr.invars)
+        eqns = [pp_eqn(e, namer) for e in jaxpr.eqns]
+        outs = ", ".join(namer(v) for v in jaxpr.outvars)
     outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
     head = f"{{ lambda {consts}; {invars}. let"
     one_line = f"{head} {'; '.join(eqns)} in {outs} }}"
@@ -520,6 +581,7 @@ class Trace:
         self.valid = True
 
     def process_primitive(self, prim, args, params):
+        # internal: every concrete trace overrides it (JAX's core.Trace has the same raise)
         raise NotImplementedError
 
     def invalidate(self):
@@ -626,6 +688,7 @@ class Tracer:
 
     @property
     def aval(self):
+        # internal: every concrete tracer overrides it (JAX's core.Tracer has the same raise)
         raise NotImplementedError
 
     shape = property(lambda self: self.aval.shape)

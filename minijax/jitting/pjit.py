@@ -172,6 +172,7 @@ def _pp_params(params):
 
 
 pjit_p.pp_params = _pp_params
+pjit_p.pp_callee = lambda params: params["jaxpr"].jaxpr
 
 # --- dead-code elimination: the callee computes only the used outputs, on the operands it reads --
 

@@ -277,9 +277,10 @@ def _pp_block(closed):
 
 
 def pp_nested(params):
-    """Params for the jaxpr printer: nested jaxprs each on their own indented lines."""
+    """Params for the jaxpr printer: nested jaxprs each on their own indented lines, printed
+    in the order they are shown (sorted), as they continue one naming sequence."""
     shown = {}
-    for k, v in params.items():
+    for k, v in sorted(params.items()):
         if isinstance(v, ClosedJaxpr):
             shown[k] = _Text("\n  " + _pp_block(v) + "\n")
         elif isinstance(v, tuple) and v and all(isinstance(b, ClosedJaxpr) for b in v):
