@@ -3,6 +3,7 @@ JAX 0.10.2, each against JAX 0.10.2's recorded behaviour (the snippet that showe
 test)."""
 
 import numpy as np
+import pytest
 
 import minijax
 import minijax.numpy as jnp
@@ -33,3 +34,39 @@ def test_complex_scatter_min_max_order_lexicographically():
     np.testing.assert_array_equal(out, np.array([0, 1, 2], np.complex64))
     (ct,) = pullback(jnp.array([0.5, 1, 1.5], jnp.complex64))
     np.testing.assert_array_equal(ct, np.array([0, 1, 0], np.complex64))
+
+
+def test_symmetrize_broadcasts_a_row_or_column_as_jax():
+    # s12037-112. JAX's lax.linalg.eigh/cholesky symmetrize with jnp's operators,
+    # (x + _H(x)) / 2, before any shape check: a (..., 1, n) or (..., n, 1) operand broadcasts
+    # to (..., n, n), and integers/bools divide into float32. JAX 0.10.2:
+    # jnp.linalg.eigvalsh(jnp.array([[-1.5, 3.0]])) -> [-1.6217083, 3.1217082]
+    # jax.vmap(jnp.linalg.eigvalsh)(jnp.arange(6.).reshape(2, 1, 3))
+    #     -> [[-0.4364916, 3.385212e-07, 3.4364905], [-0.12372433, -2.7603718e-07, 12.123724]]
+    # jax.grad(lambda x: (jnp.linalg.eigvalsh(x) * jnp.array([1., 2.])).sum())(
+    #     jnp.array([[-1.5, 3.0]])) -> [[1.1837723, 2.1324556]]
+    # jax.lax.linalg.eigh(jnp.array([[1, 2]], jnp.int32))[1] -> float32 [-0.08113885, 3.081139]
+    # jax.lax.linalg.eigh(jnp.array([[True, True]]))[1] -> [0., 1.]   (True + True is True)
+    # jnp.linalg.cholesky(jnp.array([[4.0], [1.0]])) -> [[nan, 0], [nan, nan]]
+    # jnp.linalg.eigvalsh(jnp.ones((2, 3)))
+    #     -> TypeError: add got incompatible shapes for broadcasting: (2, 3), (3, 2).
+    # jnp.linalg.eigh(jnp.ones((1, 2)), symmetrize_input=False) -> ValueError (not square)
+    row = jnp.array([[-1.5, 3.0]])
+    np.testing.assert_allclose(jnp.linalg.eigvalsh(row), [-1.6217083, 3.1217082], rtol=1e-6)
+    np.testing.assert_allclose(
+        minijax.vmap(jnp.linalg.eigvalsh)(jnp.arange(6.0).reshape(2, 1, 3)),
+        [[-0.4364916, 3.385212e-07, 3.4364905], [-0.12372433, -2.7603718e-07, 12.123724]],
+        rtol=1e-5, atol=1e-5)
+    grad = minijax.grad(lambda x: (jnp.linalg.eigvalsh(x) * jnp.array([1.0, 2.0])).sum())(row)
+    np.testing.assert_allclose(grad, [[1.1837723, 2.1324556]], rtol=1e-5)
+    w = minijax.lax.linalg.eigh(jnp.array([[1, 2]], jnp.int32))[1]
+    assert w.dtype == np.float32
+    np.testing.assert_allclose(w, [-0.08113885, 3.081139], rtol=1e-5)
+    np.testing.assert_allclose(minijax.lax.linalg.eigh(jnp.array([[True, True]]))[1], [0, 1],
+                               atol=1e-6)
+    chol = jnp.linalg.cholesky(jnp.array([[4.0], [1.0]]))
+    np.testing.assert_array_equal(chol, [[np.nan, 0], [np.nan, np.nan]])
+    with pytest.raises(TypeError, match="add got incompatible shapes for broadcasting"):
+        jnp.linalg.eigvalsh(jnp.ones((2, 3)))
+    with pytest.raises(ValueError, match="square"):
+        jnp.linalg.eigh(jnp.ones((1, 2)), symmetrize_input=False)

@@ -26,6 +26,7 @@ from minijax.lax.dot import Precision, dot_general
 from minijax.lax.elementwise import abs as lax_abs
 from minijax.lax.elementwise import (
     add,
+    bitwise_or,
     conj,
     div,
     eq,
@@ -217,14 +218,20 @@ def cholesky(x, symmetrize_input: bool = True):
     """Lower Cholesky factor L of Hermitian positive-definite matrices (A = L L^H); NaNs where
     A is not positive definite. ``symmetrize_input`` uses (A + A^H) / 2, as JAX."""
     if symmetrize_input:
-        _check_matrix("cholesky", get_aval(x), square=True)  # before symmetrize's transpose
         x = symmetrize(x)
     # JAX's lax.linalg.cholesky: a failure's all-NaN factor keeps zeros above the diagonal
     return _tril(cholesky_p.bind(x))
 
 
 def symmetrize(x):
-    return div(add(x, _H(x)), full((), 2, x.dtype))
+    """JAX's ``(x + _H(x)) / 2``, with jnp's operators: a (..., 1, n) or (..., n, 1) operand
+    broadcasts to (..., n, n) and an integer or bool one (bools add as logical or) divides into
+    the default float dtype."""
+    x_h = _H(x)
+    s = bitwise_or(x, x_h) if x.dtype == np.bool_ else add(x, x_h)
+    if not dtypes.issubdtype(s.dtype, np.inexact):
+        s = convert_element_type(s, dtypes.default_float_dtype())
+    return div(s, full((), 2, s.dtype))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -642,7 +649,6 @@ def eigh(x, lower: bool = True, symmetrize_input: bool = True):
     """``(v, w)``: eigenvectors (columns of v) and ascending real eigenvalues of Hermitian
     matrices. Only the ``lower`` (or upper) triangle is read unless ``symmetrize_input``."""
     if symmetrize_input:
-        _check_matrix("eigh", get_aval(x), square=True)
         x = symmetrize(x)
     return tuple(eigh_p.bind(x, lower=bool(lower)))
 
@@ -823,6 +829,7 @@ def _eig_gpu_lowering(ctx, x, left, right):
     # JAX's left eigenvectors on GPU go through its host-LAPACK/MAGMA hybrid kernels, which
     # minijax does not wire up.
     if left:
+        # JAX 0.10.2 computes them on GPU (host LAPACK): a divergence, triage_12000_h.md
         raise NotImplementedError(
             "eig: left eigenvectors are not implemented on the GPU platform (cuSOLVER's geev "
             "computes right eigenvectors only); use compute_left_eigenvectors=False or run on "
@@ -927,10 +934,12 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
     (a,), (da,) = primals, tangents
     left, right = compute_left_eigenvectors, compute_right_eigenvectors
     if (left or right) and not enable_eigvec_derivs:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
-            "input that minijax cannot check (distinct eigenvalues; see JAX issue 2748). Pass "
-            "enable_eigvec_derivs=True to minijax.lax.linalg.eig to opt in.")
+            "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+            "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt "
+            "in. See https://github.com/jax-ml/jax/issues/2748 for discussion.")
     # The eigenvalues' derivative reads the right eigenvectors. Higher derivatives of the
     # eigenvalues differentiate those, which is valid exactly where the eigenvalues'
     # own derivative is (simple eigenvalues), so the eigenvalue-only case opts in itself.
@@ -981,6 +990,7 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
 
 def _cpu_only(name, ctx):
     if ffi.platform_of(ctx) != "cpu":
+        # JAX 0.10.2 refuses it too, in these words (its rule is registered for cpu only)
         raise NotImplementedError(
             f"MLIR translation rule for primitive '{name}' not found for platform "
             f"{ctx.module_ctx.platform}")
@@ -1073,6 +1083,7 @@ def _schur_abstract(x, *, compute_schur_vectors, sort_eig_vals, select_callable)
 def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_callable):
     _cpu_only("schur", ctx)
     if sort_eig_vals:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             "The sort feature of LAPACK's gees routine is not implemented.")
     (aval,) = ctx.avals_in

@@ -98,7 +98,9 @@ def _diagonal(x):
 @eager_jit(static_argnames=("upper", "symmetrize_input"), inline=False)
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """Lower (or ``upper``) Cholesky factor; NaNs where ``a`` is not positive definite."""
-    a = _matrix("cholesky", a, square=True)
+    # JAX checks nothing here: symmetrize broadcasts a (1, n) operand, its transpose refuses
+    # rank < 2, and the primitive a non-square one
+    (a,) = _inexact("cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return _H(L) if upper else L
 
@@ -130,7 +132,7 @@ def svdvals(x):
 @eager_jit(static_argnames=("UPLO", "symmetrize_input"), inline=False)
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     """``EighResult(eigenvalues, eigenvectors)``, eigenvalues ascending."""
-    a = _matrix("eigh", a, square=True)
+    (a,) = _inexact("eigh", a)  # the shape checks are lax's, as cholesky's
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
