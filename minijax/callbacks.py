@@ -197,13 +197,14 @@ def _pure_batching(vals, dims, *, callback, result_avals, vmap_method):
             *moved, callback=callback, result_avals=batched_avals, vmap_method=vmap_method
         )
         return outs, [0] * len(outs)
-    if vmap_method not in (None, "sequential"):
+    if vmap_method not in (None, "sequential", "sequential_unrolled"):
         raise ValueError(f"pure_callback: unknown vmap_method {vmap_method!r}")
     if vmap_method is None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
-            f"vmap of pure_callback {callback.name} needs vmap_method= ('sequential', "
-            "'expand_dims' or 'broadcast_all'): how should the callback see the batch?"
-        )
+            "vmap is only supported for the pure_callback primitive when vmap_method is one of "
+            "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+            "'legacy_vectorized'. Got vmap_method=None.")
     per = []
     for i in range(size):
         args = [

@@ -432,6 +432,7 @@ class custom_vjp:
         ``CustomVJPPrimal(value, perturbed)`` and ``bwd`` gets ``SymbolicZero`` for output
         cotangents that are zero (it may return SymbolicZeros, or None, for zero ones)."""
         if symbolic_zeros and optimize_remat:
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(
                 "remat optimization for custom_vjp does not support symbolic zeros")
         self.fwd = fwd
@@ -691,7 +692,7 @@ custom_lin_p.def_lowering(_forward_mode_error)
 
 
 def _custom_lin_jvp(*_, **__):
-    # JAX's words: custom_lin has no JVP rule (differentiating jvp-of-custom_vjp, e.g. by grad)
+    # JAX 0.10.2 refuses it too, in these words (grad of jvp of a custom_vjp function)
     raise NotImplementedError("Differentiation rule for 'custom_lin' not implemented")
 
 

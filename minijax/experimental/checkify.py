@@ -486,6 +486,7 @@ class _Checkifier:
             body_j = body.jaxpr if isinstance(body, ClosedJaxpr) else body
             if len(body_j.invars) == len(ins):
                 return self.run(body, (), ins, state)
+        # internal guard (no JAX 0.10.2 twin): every public nested-jaxpr primitive is handled
         raise NotImplementedError(with_user_line(
             f"checkify cannot functionalize checks inside a '{name}' equation; move the check "
             f"out of it, or checkify the function it calls."))

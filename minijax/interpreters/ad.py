@@ -235,7 +235,7 @@ class JVPTrace(Trace):
                 return prim.bind(*primals, **params)
             rule = prim.jvp
             if rule is None:
-                raise prim.missing_rule("JVP (differentiation)", "jvp/grad/vjp")
+                raise prim.missing_rule("Differentiation rule")
             primal_out, tangent_out = rule(primals, tangents, **params)
         finally:
             core.swap_current_trace(prev)
@@ -517,11 +517,10 @@ def backward_pass(jaxpr, consts, args, cts_out):
         if all(ct is None for ct in ct_out) and not prim.transpose_zero_cotangents:
             continue
         if prim.transpose is None:
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(with_user_line(
-                f"primitive '{prim.name}' has no transpose rule, so it cannot be used under "
-                "reverse-mode differentiation (vjp/grad) on a value that is being "
-                "differentiated", eqn.source_info,
-            ))
+                f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' not "
+                "implemented", eqn.source_info))
         operands = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
                     for v in eqn.invars]
         if prim.multiple_results:

@@ -193,12 +193,13 @@ class BatchTrace(core.Trace):
                 # A nested jaxpr (scan body, cond branch) has a collective over this axis:
                 # unbatched operands or not, the rule must run to compute it.
                 if not getattr(rule, "needs_axis_data", False):
+                    # internal guard (no JAX 0.10.2 twin): public nested-jaxpr rules take axis data
                     raise NotImplementedError(with_user_line(
                         f"'{prim.name}' holds a collective over the vmap axis "
                         f"{self.axis_data.name!r}, which vmap cannot batch yet (its batching "
                         "rule does not carry the axis name)"))
             if rule is None:
-                raise prim.missing_rule("batching", "vmap")
+                raise prim.missing_rule("Batching rule")
             # The per-example types must be valid for the primitive: checked here, so a shape
             # error names the shapes the user wrote, not the batched ones a rule builds.
             try:
@@ -264,6 +265,7 @@ def check_outer_axes(names, api):
     bound = {n for n, _ in bound_axes()}
     for n in names:
         if n not in bound:
+            # internal guard (no JAX 0.10.2 twin): no public call found reaching it
             raise NotImplementedError(with_user_line(
                 f"{api} over the vmap axis {n!r} inside a function that vmap re-batches "
                 "without its axis name (custom_jvp, custom_vjp or checkpoint) is not "

@@ -172,6 +172,7 @@ class JaxLowering:
         rule = self.rules.get(platform) or self.rules.get(None)
         if rule is None:
             if self.native is None:
+                # JAX 0.10.2 refuses it too, in these words (a platform without the rule)
                 raise NotImplementedError(
                     f"MLIR translation rule for primitive '{self.prim.name}' not found for "
                     f"platform {platform}")

@@ -51,6 +51,7 @@ def map_sub_jaxprs(params, fn):
             return fn(v)
         new = fn(ClosedJaxpr(v, []))
         if new.consts:
+            # internal invariant of minijax's rewrites (no JAX 0.10.2 twin, no user call)
             raise NotImplementedError(
                 f"rewriting the jaxpr in param {k!r} introduced {len(new.consts)} constants; "
                 "jaxprs of call-like primitives cannot hold constants")

@@ -529,10 +529,9 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers,
     indices one update wins each position, which one is XLA's choice: as in JAX, that is only
     transposable when the indices are declared unique."""
     if not unique_indices:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(with_user_line(
-            "scatter is only transposable (reverse-mode differentiable) with "
-            "unique_indices=True: with repeated indices, which update wins is up to XLA."
-        ))
+            "scatter transpose is only implemented where unique_indices=True"))
     params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
                   unique_indices=unique_indices, mode=mode)
     upd_aval = _aval(updates)

@@ -33,6 +33,7 @@ def check_kernel_dtype(dtype):
     tracing: an unused factorization inside jit is dropped before it, and raises nothing."""
     dtype = np.dtype(dtype)
     if dtype not in LAPACK_DTYPES:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(KeyError(dtype.type), f"Unsupported dtype {dtype}.")
 
 

@@ -99,17 +99,21 @@ def _canonical_groups(axis_index_groups):
     return tuple(tuple(operator.index(i) for i in g) for g in axis_index_groups)
 
 
-def _no_groups(axis_index_groups, api):
+_GROUPS_REFUSED = "axis_index_groups not supported in vmap"  # JAX's all_gather, psum_scatter
+_FEATURE_REQUEST = "Please open a feature request!"
+
+
+def _no_groups(axis_index_groups, message):
+    """Refuses axis_index_groups over the vmap axis, in the words JAX's rule for the API uses."""
     if axis_index_groups is not None:
-        raise NotImplementedError(with_user_line(
-            f"{api} with axis_index_groups is not supported over a vmap axis (as in JAX)"))
+        # JAX 0.10.2 refuses it too: NotImplementedError(message), each batcher its own words
+        raise NotImplementedError(with_user_line(message))
 
 
-def _single_own_name(axis_data, names, api):
+def _single_own_name(names):
     if len(names) > 1:
-        raise NotImplementedError(with_user_line(
-            f"{api} over several axis names {names} including the vmap axis "
-            f"{axis_data.name!r} is not supported (as in JAX); nest the calls instead"))
+        # JAX 0.10.2 refuses it too: NotImplementedError("Please open a feature request!")
+        raise NotImplementedError(with_user_line(_FEATURE_REQUEST))
 
 
 def _unbound_lowering(api, param, real=None):
@@ -175,7 +179,7 @@ def _allreduce_batching(prim, if_unmapped, reduce):
         if axis_data.name not in axes:
             batching.check_outer_axes(axes, prim.name)
             return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
-        _no_groups(axis_index_groups, prim.name)
+        _no_groups(axis_index_groups, f"{_GROUPS_REFUSED} collectives. {_FEATURE_REQUEST}")
         y = if_unmapped(x, axis_data.size) if d is not_mapped else reduce(x, (d,))
         rest = tuple(a for a in axes if a != axis_data.name)
         if rest:
@@ -411,8 +415,8 @@ def _all_gather_batching(axis_data, args, dims, *, all_gather_dimension, axis_na
         # untiled, the stacked axis it adds comes before a later batch axis
         return _per_batch_element(all_gather_p, "all_gather", "all_gather_dimension", x, d, dim,
                                   params, untiled_shift=+1)
-    _no_groups(axis_index_groups, "all_gather")
-    _single_own_name(axis_data, axis_name, "all_gather")
+    _no_groups(axis_index_groups, _GROUPS_REFUSED)
+    _single_own_name(axis_name)
     n = axis_data.size
     y = batching.bdim_to(x, d, dim, n)  # the batch axis is the gathered axis
     if tiled:
@@ -498,8 +502,8 @@ def _psum_scatter_batching(axis_data, args, dims, *, scatter_dimension, axis_nam
         # untiled, the scattered axis before a later batch axis is gone
         return _per_batch_element(psum_scatter_p, "psum_scatter", "scatter_dimension", x, d, dim,
                                   params, untiled_shift=-1)
-    _no_groups(axis_index_groups, "psum_scatter")
-    _single_own_name(axis_data, axis_name, "psum_scatter")
+    _no_groups(axis_index_groups, _GROUPS_REFUSED)
+    _single_own_name(axis_name)
     n = axis_data.size
     y = mul(x, const(x, n)) if d is not_mapped else reduce_sum(x, (d,))
     if tiled:  # example k keeps chunk k of the scattered axis
@@ -556,7 +560,9 @@ def _ppermute_batching(axis_data, args, dims, *, axis_name, perm):
     if axis_data.name not in axis_name:
         batching.check_outer_axes(axis_name, "ppermute")
         return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
-    _single_own_name(axis_data, axis_name, "ppermute")
+    rest = tuple(a for a in axis_name if a != axis_data.name)
+    if rest:  # as JAX's rule: the permutation goes on over the other names alone
+        return ppermute_p.bind(x, axis_name=rest, perm=perm), d
     n = axis_data.size
     src_of = np.full(n, n, np.int32)  # n: out of bounds, so filled with zeros
     for src, dst in perm:
@@ -646,8 +652,8 @@ def _all_to_all_batching(axis_data, args, dims, *, axis_name, split_axis, concat
                                      **params), not_mapped
         return all_to_all_p.bind(x, split_axis=split_axis + (d <= split_axis),
                                  concat_axis=concat_axis + (d <= concat_axis), **params), d
-    _no_groups(axis_index_groups, "all_to_all")
-    _single_own_name(axis_data, axis_name, "all_to_all")
+    _no_groups(axis_index_groups, _FEATURE_REQUEST)
+    _single_own_name(axis_name)
     n = axis_data.size
     x = batching.bdim_at_front(x, d, n)  # axis 0: the sending member p
     pe = get_aval(x).shape[1:]

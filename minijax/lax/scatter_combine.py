@@ -129,10 +129,9 @@ def _mul_jvp(primals, tangents, **params):
         t_out = mul(factor, t_op)
     if type(t_upd) is not ad.Zero:
         if not params["unique_indices"]:
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(with_user_line(
-                "scatter_mul is differentiable with respect to the updates only with "
-                "unique_indices=True (as in JAX): with repeated indices each update's "
-                "derivative depends on the others landing at the same place."))
+                "scatter_mul gradients are only implemented if `unique_indices=True`"))
         # JAX's rule: the operand times the updates' tangents scattered into zeros, so an
         # infinite or NaN operand element makes a NaN tangent even where no update lands
         t_out = ad.add_tangents(t_out, mul(op, scatter_add_p.bind(

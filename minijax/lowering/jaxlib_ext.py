@@ -132,6 +132,7 @@ def shard_indices(sharding, shape):
     if len(devs) == 1 or hs.is_replicated() or hs.is_maximal():
         return [(d, full) for d in devs]
     if not hs.is_tiled():
+        # internal: JAX 0.10.2's device_put takes no such sharding from a user either
         raise NotImplementedError(f"cannot place host data for sharding {hs}")
     dims = list(hs.tile_assignment_dimensions())
     order = list(hs.tile_assignment_devices())  # positions in the sharding's device list

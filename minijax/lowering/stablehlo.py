@@ -19,6 +19,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Literal
+from minijax.source_info import with_user_line
 from minijax.sharding_types import sdy_sharding_attr
 
 # ------------------------------------------------------------------------------------------------
@@ -261,7 +262,10 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
         prim = eqn.primitive
         rule = prim.lowering
         if rule is None:
-            raise prim.missing_rule("lowering", "jit")
+            # JAX 0.10.2 refuses it too, in these words
+            raise NotImplementedError(with_user_line(
+                f"MLIR translation rule for primitive '{prim.name}' not found for platform "
+                f"{module_ctx.platform}", eqn.source_info))
         with _location(module_ctx, eqn):
             ctx = LoweringRuleContext(
                 [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], module_ctx, eqn

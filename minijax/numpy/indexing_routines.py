@@ -116,8 +116,10 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     """``a`` with ``val`` (cycled) on its main diagonal: one ``.at[].set``, as JAX (which
     implements neither ``inplace`` nor ``wrap``)."""
     if inplace:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
     if wrap:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
     check_arraylike("fill_diagonal", a, val)
     a, val = to_array(a), to_array(val)

@@ -137,6 +137,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 def outer(a, b, out=None):
     """``ravel(a)[:, None] * ravel(b)[None, :]``."""
     if out is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     a, b = _promoted("outer", a, b)
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))

@@ -182,6 +182,7 @@ def array_equiv(a1, a2):
 
 def _isposneginf(name, infinity, x, out):
     if out is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     check_arraylike(name, x)
     x = to_array(x)

@@ -909,6 +909,7 @@ def modf(x, /, out=None):
     check_arraylike("modf", x)
     (x,) = promote_dtypes_inexact(to_array(x))
     if out is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
     whole = jnp.where(lax.ge(x, _zero_like(x)), lax.floor(x), lax.ceil(x))
     return x - whole, whole

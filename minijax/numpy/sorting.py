@@ -124,6 +124,7 @@ def partition(a, kth, axis=-1):
     check_arraylike("partition", a)
     arr = to_array(a)
     if dtypes.is_complex(np.dtype(arr.dtype)):
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
     axis = canonicalize_axis(axis, arr.ndim)
     kth = canonicalize_axis(kth, arr.shape[axis])
@@ -143,6 +144,7 @@ def argpartition(a, kth, axis=-1):
     check_arraylike("partition", a)
     arr = to_array(a)
     if dtypes.is_complex(np.dtype(arr.dtype)):
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
     axis = canonicalize_axis(axis, arr.ndim)
     kth = canonicalize_axis(kth, arr.shape[axis])

@@ -125,18 +125,48 @@ def iota_2x32_shape(shape):
     """The row-major index of every element of ``shape`` as a 64-bit counter split into (hi, lo)
     uint32 words: the counters of JAX's partitionable bit generation."""
     shape = tuple(shape)
-    size = int(np.prod(shape, dtype=np.int64))
-    if size >= 2**32:
-        # hi words would be nonzero; arrays this large (16 GiB of uint32) are not supported.
-        raise NotImplementedError(f"random bits for {size} >= 2**32 elements are not supported")
     if not shape:
         zero = lax.full((), 0, _U32)
         return zero, zero
-    strides = np.cumprod((1,) + shape[:0:-1])[::-1]
-    lo = None
+    strides = [int(np.prod(shape[d + 1:], dtype=object)) for d in range(len(shape))]
+    if int(np.prod(shape, dtype=object)) < 2**32:  # every counter fits its lo word
+        lo = None
+        for d, stride in enumerate(strides):
+            term = lax.broadcasted_iota(_U32, shape, d)
+            if stride != 1:
+                term = lax.mul(term, np.uint32(stride))
+            lo = term if lo is None else lax.add(lo, term)
+        return lax.full(shape, 0, _U32), lo
+    if max(shape) >= 2**32:
+        # differs from JAX 0.10.2 (its uint64 iota computes it): no uint32 iota spans the axis
+        raise NotImplementedError(f"random bits along an axis of {max(shape)} >= 2**32 elements")
+    return wide_counters(shape, strides)
+
+
+def wide_counters(shape, strides):
+    """The (hi, lo) uint32 words of the 64-bit sum over axes d of ``index_d * strides[d]``."""
+    hi, lo = lax.full(shape, 0, _U32), lax.full(shape, 0, _U32)
     for d, stride in enumerate(strides):
-        term = lax.broadcasted_iota(_U32, shape, d)
-        if stride != 1:
-            term = lax.mul(term, np.uint32(stride))
-        lo = term if lo is None else lax.add(lo, term)
-    return lax.full(shape, 0, _U32), lo
+        t_hi, t_lo = mul_wide(lax.broadcasted_iota(_U32, shape, d), stride)
+        lo_sum = lax.add(lo, t_lo)
+        carry = lax.convert_element_type(lax.lt(lo_sum, lo), _U32)  # the lo words wrapped
+        hi, lo = lax.add(lax.add(hi, t_hi), carry), lo_sum
+    return hi, lo
+
+
+def mul_wide(a, c):
+    """The (hi, lo) uint32 words of ``a * c`` modulo 2**64, for a uint32 array ``a`` and an
+    integer ``0 <= c < 2**64``: 16-bit halves keep each partial product within 32 bits."""
+    c_hi, c1, c0 = c >> 32, (c >> 16) & 0xFFFF, c & 0xFFFF
+    mask = np.uint32(0xFFFF)
+    a1, a0 = lax.shift_right_logical(a, np.uint32(16)), lax.bitwise_and(a, mask)
+    p00, p01 = lax.mul(a0, np.uint32(c0)), lax.mul(a0, np.uint32(c1))
+    p10, p11 = lax.mul(a1, np.uint32(c0)), lax.mul(a1, np.uint32(c1))
+    low16 = lambda x: lax.bitwise_and(x, mask)  # noqa: E731
+    high16 = lambda x: lax.shift_right_logical(x, np.uint32(16))  # noqa: E731
+    mid = lax.add(lax.add(high16(p00), low16(p01)), low16(p10))  # < 3 * 2**16
+    lo = lax.bitwise_or(low16(p00), lax.shift_left(mid, np.uint32(16)))
+    hi = lax.add(lax.add(lax.add(p11, high16(p01)), high16(p10)), high16(mid))
+    if c_hi:
+        hi = lax.add(hi, lax.mul(a, np.uint32(c_hi)))
+    return hi, lo

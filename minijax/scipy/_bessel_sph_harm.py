@@ -100,6 +100,7 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     SciPy's; ``n_max`` (static) bounds the degrees, by default max(n) (then ``n`` must be
     concrete)."""
     if diff_n is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")
     if jnp.isscalar(theta):

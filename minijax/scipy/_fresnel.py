@@ -142,5 +142,6 @@ def fresnel(x):
     (x,) = promote_args_inexact("fresnel", x)
     x = to_array(x)
     if dtypes.is_complex(x.dtype):
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
     return _fresnel_custom(x)

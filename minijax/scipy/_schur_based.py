@@ -164,6 +164,7 @@ def sqrtm(A, blocksize: int = 1):
     """The principal square root of square ``A`` (complex result), through the complex Schur
     form. CPU only; leading axes are a batch."""
     if blocksize > 1:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Blocked version is not implemented yet.")
     (A,) = promote_dtypes_inexact(jnp.asarray(A))
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:

@@ -26,6 +26,7 @@ __all__ = ["dct", "dctn", "idct", "idctn"]
 
 def _check(name, type, norm):
     if type != 2:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only DCT type 2 is implemented.")
     if norm is not None and norm not in ("ortho", "backward"):
         raise ValueError(f"jax.scipy.fft.{name}: {norm=!r} is not implemented")

@@ -38,6 +38,7 @@ class RegularGridInterpolator:
         self.method = method
         self.bounds_error = bounds_error
         if self.bounds_error:
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError("`bounds_error` takes no effect under JIT")
         check_arraylike("RegularGridInterpolator", values)
         if len(points) > values.ndim:

@@ -151,10 +151,13 @@ def inv(a, overwrite_a: bool = False, check_finite: bool = True):
 @jit(static_argnames=("lower", "eigvals_only", "eigvals", "type"))
 def _eigh(a, b, lower, eigvals_only, eigvals, type):
     if b is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only the b=None case of eigh is implemented")
     if type != 1:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only the type=1 case of eigh is implemented.")
     if eigvals is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
     (a,) = _inexact(a)
     v, w = lax_linalg.eigh(a, lower=lower)
@@ -386,6 +389,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     elif select == "i":
         lo, hi = (int(i) for i in select_range)
     elif select == "v":
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
     else:
         raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
@@ -620,6 +624,7 @@ def _polar_2d(a, side, method, eps, max_iterations):
             unitary, posdef, _, _ = qdwh(jnp.conj(a.T), eps=eps, max_iterations=max_iterations)
             posdef, unitary = jnp.conj(posdef.T), jnp.conj(unitary.T)
         else:
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(
                 "method='qdwh' only supports mxn matrices where m < n where side='right' and "
                 f"m >= n side='left', got {a.shape} with {side=}")

@@ -60,6 +60,7 @@ def _map_coordinates(input, coordinates, order, mode, cval):
                          f"{len(coordinates)} != {input_arr.ndim}")
     index_fixer = _INDEX_FIXERS.get(mode)
     if index_fixer is None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             f"jax.scipy.ndimage.map_coordinates does not yet support mode {mode}. "
             f"Currently supported modes are {set(_INDEX_FIXERS)}.")
@@ -68,6 +69,7 @@ def _map_coordinates(input, coordinates, order, mode, cval):
     elif order == 1:
         interp_fun = _linear_indices_and_weights
     else:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             "jax.scipy.ndimage.map_coordinates currently requires order<=1")
 

@@ -124,6 +124,7 @@ def correlate(in1, in2, mode: str = "full", method: str = "auto", precision=None
 
 def _check_2d(name, in1, in2, boundary, fillvalue):
     if boundary != "fill" or fillvalue != 0:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(f"{name}() only supports boundary='fill', fillvalue=0")
     if np.ndim(in1) != 2 or np.ndim(in2) != 2:
         raise ValueError(f"{name}() only supports 2-dimensional inputs.")
@@ -159,6 +160,7 @@ def detrend(data, axis: int = -1, type: str = "linear", bp=0, overwrite_data=Non
     """``data`` less its mean (``type='constant'``) or less its least-squares line on each
     piece between the static breakpoints ``bp`` (``'linear'``), along ``axis``."""
     if overwrite_data is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("overwrite_data argument not implemented.")
     if type not in ["constant", "linear"]:
         raise ValueError("Trend type must be 'linear' or 'constant'.")

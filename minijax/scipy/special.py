@@ -324,6 +324,7 @@ def multigammaln(a, d):
 def factorial(n, exact=False):
     """``Gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is refused, as in JAX."""
     if exact:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("factorial with exact=True")
     (n,) = _real("factorial", n)
     return jnp.where(n < 0, 0, jnp.exp(lax.lgamma(n + 1)))
@@ -539,6 +540,7 @@ def _zeta_jvp(primals, tangents):
 def zeta(x, q=None):
     """The Hurwitz zeta function sum_k (k + q)^-x (``q`` is required, as in JAX)."""
     if q is None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             "Riemann zeta function not implemented; pass q != None to compute the Hurwitz Zeta "
             "function.")

@@ -67,6 +67,7 @@ class Rotation(typing.NamedTuple):
 
     @classmethod
     def random(cls, random_key, num: int | None = None):
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError()
 
     def __getitem__(self, indexer):

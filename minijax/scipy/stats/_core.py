@@ -21,8 +21,10 @@ def _check_nan_policy(nan_policy, name):
         raise ValueError(f"Illegal nan_policy value {nan_policy!r}; expected one of "
                          "{'propagate', 'omit', 'raise'}")
     if nan_policy == "omit":
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(f"Logic for `nan_policy` of {nan_policy} is not implemented")
     if nan_policy == "raise":
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError(
             f"In order to best JIT compile `{name}`, we cannot know whether `x` contains nans. "
             f"Please check if nans exist in `x` outside of the `{name}` function.")

@@ -28,6 +28,7 @@ class gaussian_kde:
         check_arraylike("gaussian_kde", dataset)
         dataset = jnp.atleast_2d(dataset)
         if dtypes.issubdtype(dataset.dtype, np.complexfloating):
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError("gaussian_kde does not support complex data")
         if not dataset.size > 1:
             raise ValueError("`dataset` input should have multiple elements.")
@@ -151,15 +152,18 @@ class gaussian_kde:
 
     def integrate_box(self, low_bounds, high_bounds, maxpts=None):
         del low_bounds, high_bounds, maxpts
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("only 1D box integrations are supported; use "
                                   "`integrate_box_1d`")
 
     def set_bandwidth(self, bw_method=None):
         del bw_method
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("dynamically changing the bandwidth method is not supported")
 
     def _reshape_points(self, points):
         if dtypes.issubdtype(jnp.result_type(points), np.complexfloating):
+            # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError("gaussian_kde does not support complex coordinates")
         points = jnp.atleast_2d(points)
         d, m = points.shape

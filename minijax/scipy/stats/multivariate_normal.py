@@ -12,6 +12,7 @@ _LOG_2PI = float(np.log(2 * np.pi))
 def logpdf(x, mean, cov, allow_singular=None):
     """A scalar ``cov`` is an isotropic variance; a matrix is factored by Cholesky."""
     if allow_singular is not None:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("allow_singular argument of multivariate_normal.logpdf")
     x, mean, cov = promote_dtypes_inexact(jnp.asarray(x), jnp.asarray(mean), jnp.asarray(cov))
     if not mean.shape:
