@@ -422,27 +422,29 @@ def elementwise_rule(prim, scalar_ok=None):
     """The rule for an elementwise primitive: operands of one shape (up to size-1 axes, which
     the primitive broadcasts), where some may be rank 0.
 
-    Operands are made to agree: batched ones move to the batch axis of the first full-rank
-    batched operand (no transpose when they already agree); a batched per-example scalar is
-    broadcast along that axis; an unbatched full-rank operand is broadcast to the batched shape.
-    An unbatched rank-0 operand stays as it is where the primitive broadcasts rank 0 itself:
-    ``scalar_ok(i)`` says which operand positions do (default: all).
+    Operands batched along one axis with one shape are bound as they are. Otherwise, as JAX's
+    broadcast batcher, every batch axis moves to the front (XLA's rewrites then see JAX's
+    layout: ``x * convert(mask)`` becomes a select only where the mask is not transposed);
+    a batched per-example scalar is broadcast along it; an unbatched full-rank operand is
+    broadcast to the batched shape. An unbatched rank-0 operand stays as it is where the
+    primitive broadcasts rank 0 itself: ``scalar_ok(i)`` says which operand positions do
+    (default: all).
     """
 
     def rule(args, dims, **params):
         size = axis_size(args, dims)
-        ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(args, dims)]
+        shapes = [get_aval(x).shape for x in args]
+        ranks = [len(s) - (d is not not_mapped) for s, d in zip(shapes, dims)]
         rank = max(ranks)
         if any(0 < r < rank for r in ranks):
             return _pad_ranks_at_end(prim, args, dims, rank, params), 0
-        out_dim = next(
-            (d for d, r in zip(dims, ranks) if d is not not_mapped and r == rank), 0
-        )
+        out_dim, shape = next((d, s) for d, s in zip(dims, shapes) if d is not not_mapped)
         if all(
-            (d == out_dim and r == rank) or (d is not_mapped and r == 0 and _ok(scalar_ok, i))
-            for i, (d, r) in enumerate(zip(dims, ranks))
+            (d == out_dim and s == shape) or (d is not_mapped and r == 0 and _ok(scalar_ok, i))
+            for i, (d, r, s) in enumerate(zip(dims, ranks, shapes))
         ):  # the common case: nothing to move or broadcast
             return prim.bind(*args, **params), out_dim
+        out_dim = 0
         pe_shape = _per_example_shape(args, dims, ranks, rank)
         out_shape = pe_shape[:out_dim] + (size,) + pe_shape[out_dim:]
         new = []

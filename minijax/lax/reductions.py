@@ -159,9 +159,11 @@ def _reduce_sum_transpose(ct, operand, *, axes):
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
-    """The tangent of the chosen element; ties share it evenly (as JAX does)."""
-    shape = get_aval(operand).shape
-    chosen = eq(operand, broadcast_in_dim(ans, shape, _kept_axes(len(shape), axes)))
+    """The tangent of the chosen element; ties share it evenly (as JAX does). ``ans`` is
+    compared at its keepdims shape, as JAX's rule (vmap then moves the batch axes to the front
+    as JAX's, and XLA rewrites the same products of the mask)."""
+    shape = [1 if i in axes else d for i, d in enumerate(get_aval(operand).shape)]
+    chosen = eq(operand, reshape(ans, shape))
     chosen = convert_element_type(chosen, get_aval(g).dtype)
     return div(reduce_sum(mul(g, chosen), axes), reduce_sum(chosen, axes))
 
