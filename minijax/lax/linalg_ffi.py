@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
@@ -102,10 +103,43 @@ def ffi_call(target, operands, avals_in, avals_out, attrs=None, aliases=None,
     )
     op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
         {k: _attr(v) for k, v in (attrs or {}).items()})
-    # Tells XLA's SPMD partitioner that the leading axes are independent problems (as JAX).
+    # Tells XLA's SPMD partitioner and Shardy that the leading axes are independent problems
+    # (as JAX): without the rule Shardy propagates no sharding through the call.
+    num_batch = max_rank - num_non_batch_dims
     op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
-        {"num_batch_dims": ir.StringAttr.get(str(max_rank - num_non_batch_dims))})
+        {"num_batch_dims": ir.StringAttr.get(str(num_batch))})
+    op.attributes["sdy.sharding_rule"] = _batch_sharding_rule(num_batch, avals_in, avals_out)
     return list(op.results)
+
+
+def _batch_sharding_rule(num_batch, avals_in, avals_out):
+    """JAX's ``_build_sdy_sharding_rule``: the leading ``num_batch`` axes of every operand and
+    result are one factor each, shared by all; every other axis is a factor of its own."""
+    sizes = []
+
+    def factor(size):
+        sizes.append(int(size))
+        return len(sizes) - 1
+
+    batch = []
+
+    def mapping(aval):
+        dims = []
+        nb = num_batch if num_batch and aval.ndim >= num_batch else 0
+        for j, size in enumerate(aval.shape):
+            if j < nb:
+                if j == len(batch):
+                    batch.append(factor(size))
+                index = batch[j]
+            else:
+                index = factor(size)
+            dims.append(sdy.DimMappingAttr.get(factor_indices=[index]))
+        return sdy.TensorMappingAttr.get(dim_mappings=dims)
+
+    operands = [mapping(a) for a in avals_in]
+    results = [mapping(a) for a in avals_out]
+    return sdy.OpShardingRuleAttr.get(factor_sizes=sizes, operand_mappings=operands,
+                                      result_mappings=results, is_custom=True)
 
 
 # ------------------------------------------------------------------------------------------------

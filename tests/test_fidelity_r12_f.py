@@ -1,0 +1,56 @@
+"""Cases of the 12000-seed oracle run given to helper F (tools/difftest/triage_12000_f.md).
+
+Expected values and shardings were printed by JAX 0.10.2 (/work/venv_jax) on CPU for the same
+inputs.
+"""
+import numpy as np
+import pytest
+
+import minijax as jax
+import minijax.numpy as jnp
+
+# Two symmetric positive definite 3x3 matrices: every factorization below is defined.
+_A = np.array([[[4., 1, 0.5], [1, 3, 0.2], [0.5, 0.2, 2]],
+               [[5., 0.3, 0.1], [0.3, 2, 0.4], [0.1, 0.4, 3]]], np.float32)
+
+
+def _split(x):
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("d",))
+    return jax.device_put(x, jax.NamedSharding(mesh, jax.P("d")))
+
+
+def _spec(out):
+    spec = list(out.sharding.spec)
+    while spec and spec[-1] is None:
+        spec.pop()
+    return spec
+
+
+_QR_WEIGHTS = np.arange(9.0, dtype=np.float32).reshape(3, 3)
+# JAX 0.10.2: jax.vmap(jax.grad(lambda x: jnp.sum(jnp.linalg.qr(x)[0] * W)))(_A)
+_QR_GRAD = np.array([[[8.8675559e-02, 4.8691964e-01, 0.0], [-1.1333038e-02, 1.1236610e-01, 0.0],
+                      [-6.8673813e-01, -4.1200891e+00, 0.0]],
+                     [[4.2156789e-02, 4.8679706e-02, 0.0], [-3.3276418e-01, 1.1987375e+00, 0.0],
+                      [-1.1095467e+00, -6.0301952e+00, 0.0]]], np.float32)
+
+_LINALG = {
+    "svd": (lambda x: jnp.linalg.svd(x, compute_uv=False),
+            lambda a: np.linalg.svd(a, compute_uv=False)),
+    "cholesky": (jnp.linalg.cholesky, np.linalg.cholesky),
+    "eigvalsh": (jnp.linalg.eigvalsh, np.linalg.eigvalsh),
+    "qr_grad": (jax.vmap(jax.grad(lambda x: jnp.sum(jnp.linalg.qr(x)[0] * _QR_WEIGHTS))),
+                lambda a: _QR_GRAD),
+}
+
+
+@pytest.mark.devices(2)
+@pytest.mark.parametrize("name", sorted(_LINALG))
+def test_linalg_custom_calls_keep_the_batch_sharding(name):
+    # s12020-215 (grad of qr under vmap), s12029-47 (svd compute_uv=False under vmap): JAX's
+    # LAPACK custom calls carry an sdy.sharding_rule that maps the batch axes of every operand
+    # and result to shared factors, so Shardy carries the arguments' split over 'd' through
+    # them: the outputs are P('d') (JAX 0.10.2). Without the rule minijax's were P().
+    f, ref = _LINALG[name]
+    out = jax.jit(f)(_split(_A))
+    assert _spec(out) == ["d"]
+    np.testing.assert_allclose(np.asarray(out), ref(_A), rtol=1e-5, atol=1e-5)
