@@ -182,13 +182,15 @@ pure_callback_p.def_lowering(_pure_lowering)
 
 def _pure_batching(vals, dims, *, callback, result_avals, vmap_method):
     size = batching.axis_size(vals, dims)
-    if vmap_method in ("expand_dims", "broadcast_all"):
+    if vmap_method in ("expand_dims", "broadcast_all", "legacy_vectorized"):
         moved = []
         for v, d in zip(vals, dims):
             if d is batching.not_mapped:
-                v = lax.expand_dims(v, (0,)) if vmap_method == "expand_dims" else (
-                    batching.broadcast_batched(v, size, 0)
-                )
+                # legacy_vectorized (JAX's old vectorized=True) passes an unbatched one as is
+                if vmap_method == "expand_dims":
+                    v = lax.expand_dims(v, (0,))
+                elif vmap_method == "broadcast_all":
+                    v = batching.broadcast_batched(v, size, 0)
             else:
                 v = batching.moveaxis(v, d, 0)
             moved.append(v)

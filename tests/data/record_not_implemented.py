@@ -142,6 +142,10 @@ ROWS = [
     ("callbacks.py", "_pure_batching",
      "jax.vmap(lambda x: jax.pure_callback(np.sin, jax.ShapeDtypeStruct((), jnp.float32), x, "
      "vmap_method='sequential_unrolled'))(jnp.arange(2.0))"),
+    ("callbacks.py", "_pure_batching",
+     "jax.vmap(lambda x: jax.pure_callback(lambda a, b: a * b.sum(), "
+     "jax.ShapeDtypeStruct((2,), jnp.float32), x, jnp.arange(3.0), "
+     "vmap_method='legacy_vectorized'))(jnp.ones((3, 2)))"),
     ("random/_threefry.py", "iota_2x32_shape",
      "jax.eval_shape(lambda k: jax.random.bits(k, (2**16, 2**16)), jax.random.key(0)).shape"),
     ("random/_threefry.py", "iota_2x32_shape",
