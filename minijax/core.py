@@ -13,6 +13,7 @@ as in JAX.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import threading
@@ -429,16 +430,18 @@ class _Namer:
     variables continue the sequence (``a b c ...``) instead of restarting, so a name means one
     variable wherever it appears. ``names`` may start with some variables named (``_`` drops)."""
 
-    def __init__(self, names=None):
+    def __init__(self, names=None, shared=None):
         self.names = dict(names or {})
-        self.counter = itertools.count()
+        self.shared = shared or {}  # Jaxpr -> the name it is printed under, first (let ... in)
+        taken = set(self.shared.values())  # a variable is never named as a shared jaxpr
+        self.fresh = (n for n in map(_encode_name, itertools.count()) if n not in taken)
 
     def __call__(self, v):
         if type(v) is Literal:
             return f"{_pp_literal(v.val)}:{v.aval.str_short()}"
         name = self.names.get(v)
         if name is None:
-            name = self.names[v] = _encode_name(next(self.counter)) + v.suffix
+            name = self.names[v] = next(self.fresh) + v.suffix
         return name
 
     def binder(self, v):
@@ -457,6 +460,44 @@ class _Namer:
                     and for_v not in self.names):
                 lent.add(like_v)
                 self.names[for_v] = self(like_v)
+
+
+def _jaxprs_in_params(params):
+    for val in params.values():
+        for v in val if isinstance(val, tuple) else (val,):
+            if isinstance(v, Jaxpr):
+                yield v
+            elif isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+def _shared_jaxprs(top):
+    """The nested jaxprs JAX prints once, before ``top``, as ``let name = { ... } in``: those
+    reached more than once, and those of over 10 equations; each is named after the call that
+    holds it (``jit``'s ``name``, else ``jaxpr``), numbered where names repeat."""
+    names = {}
+    counts = collections.Counter()
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] += 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            for sub in _jaxprs_in_params(eqn.params):
+                queue.append(sub)
+                if isinstance(name, str):
+                    names.setdefault(sub, name.strip("<>"))
+    shared, used = {}, collections.Counter()
+    for jaxpr, count in counts.items():
+        if count == 1:
+            continue
+        name = names.get(jaxpr, "jaxpr")
+        if used[name]:
+            used[name] += 1
+            name += str(used[name] - 1)
+        used[name] += 1
+        shared[jaxpr] = name
+    return shared
 
 
 def _dropvars(jaxpr):
@@ -531,12 +572,12 @@ def pp_param(value):
 
 def pp_eqn(eqn, namer):
     callee = eqn.primitive.pp_callee  # a call's body is named after its operands and results
-    if callee is not None:
+    if callee is not None and callee(eqn.params) not in namer.shared:
         body = callee(eqn.params)
         namer.same_names(body.invars, eqn.invars)
         namer.same_names(body.outvars, eqn.outvars)
     with _naming(namer):
-        lhs = " ".join(namer.binder(v) for v in eqn.outvars) if eqn.outvars else "_"
+        lhs = " ".join(namer.binder(v) for v in eqn.outvars)
         shown = eqn.params
         hook = eqn.primitive.pp_params  # a primitive may print params as JAX does
         if hook is not None:
@@ -545,14 +586,31 @@ def pp_eqn(eqn, namer):
         if shown:
             params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(shown.items())) + "]"
         args = " ".join(namer(v) for v in eqn.invars)
-    return f"{lhs} = {eqn.primitive.name}{params} {args}".rstrip()
+    rhs = f"{eqn.primitive.name}{params} {args}".rstrip()
+    return f"{lhs} = {rhs}" if lhs else rhs  # JAX shows no binders, not ``_``, for no results
 
 
 def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
-    """``jaxpr`` as text; a nested jaxpr (printed while another is) continues its names."""
+    """``jaxpr`` as text; a nested jaxpr (printed while another is) continues its names, or is
+    the name of a shared jaxpr printed first."""
     namer = _printing.namer
     if namer is None:
-        namer = _Namer(_dropvars(jaxpr))
+        return _pp_toplevel(jaxpr, width)
+    return namer.shared.get(jaxpr) or _pp_body(jaxpr, namer, width - indent, indent)
+
+
+def _pp_toplevel(jaxpr, width):
+    shared = _shared_jaxprs(jaxpr)
+    namer = _Namer(_dropvars(jaxpr), shared)
+    with _naming(namer):
+        lets = [f"let {name} = {_pp_body(sub, namer, width - len(name) - 9, 0)} in\n"
+                for sub, name in shared.items()]
+        return "".join(lets) + _pp_body(jaxpr, namer, width, 0)
+
+
+def _pp_body(jaxpr, namer, fits, indent):
+    """The text of ``jaxpr`` (``{ lambda ... }``): on one line if it fits in ``fits`` columns,
+    else one equation a line, ``indent`` spaces in."""
     with _naming(namer):
         consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
         invars = " ".join(namer.binder(v) for v in jaxpr.invars)
@@ -561,7 +619,7 @@ def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
     outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
     head = f"{{ lambda {consts}; {invars}. let"
     one_line = f"{head} {'; '.join(eqns)} in {outs} }}"
-    if len(one_line) + indent <= width and "\n" not in one_line:
+    if len(one_line) <= fits and "\n" not in one_line:
         return one_line
     pad = " " * indent
     nested = "\n" + pad + "    "  # a nested jaxpr (cond, scan ...) is indented under its eqn

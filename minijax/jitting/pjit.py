@@ -166,6 +166,9 @@ def _pp_params(params):
         lines.append(f"donated_invars={core.pp_param(params['donated_invars'])}")
     body = core.pp_jaxpr(params["jaxpr"].jaxpr, width=78).replace("\n", "\n  ")
     lines.append(f"jaxpr={body}")
+    if not body.startswith("{"):  # a shared jaxpr's name: JAX keeps the params on one line
+        first, rest = " ".join(lines).split("=", 1)
+        return {first: _Text(rest)}
     # the printer writes ``key=value`` pairs after ``[``: one pair carries every line
     first, rest = lines[0].split("=", 1)
     return {"\n  " + first: _Text(rest + "".join("\n  " + ln for ln in lines[1:]) + "\n")}

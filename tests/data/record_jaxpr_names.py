@@ -36,6 +36,16 @@ def programs(jax, jnp, lax):
     def body_scan(c, x):
         return c + x, c * x
 
+    def big(x):  # over 10 equations: JAX prints a nested copy once, first, by name
+        for _ in range(11):
+            x = jnp.sin(x)
+        return x
+
+    def g(x):  # a shared jaxpr named g: no variable is then named g
+        return x * 3
+
+    g_j, twice_j = jit(g), jit(lambda a: a * 2)
+
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("i",))
     P = jax.sharding.PartitionSpec
 
@@ -50,6 +60,11 @@ def programs(jax, jnp, lax):
         "jit_literal_out": (lambda x: jit(lambda a: (a * 2, 3.0))(x), 1.0),
         "jit_nested": (lambda x: jit(lambda a: jit(jnp.cos)(a) + a)(x) * 2, 1.0),
         "jit_twice_dependent": (lambda x: sin_j(x) + jnp.cos(sin_j(x * 3.0)), 1.0),
+        "jit_big_body": (lambda x: jit(big)(x) + 1, 1.0),
+        "jit_shared_in_nested": (lambda x: jit(lambda b: twice_j(b) + twice_j(b))(x) + twice_j(x),
+                                 1.0),
+        "jit_shared_name_skipped": (lambda x: g_j(x) + g_j(x * 2), 1.0),
+        "cond_big_branch": (lambda x: lax.cond(x > 0, big, jnp.cos, x), 1.0),
         "grad_jit": (grad(jit(lambda x: jnp.sin(x) * x)), 1.0),
         "cond": (lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x), 1.0),
         "cond_unused_out": (lambda x: lax.cond(x > 0, lambda a: (a, a * 2),
