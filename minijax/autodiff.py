@@ -306,6 +306,8 @@ def _ct_in(ct, aval):
         ))
     if type(ct) in (int, float, complex):
         ct = np.asarray(ct, aval.dtype)
+        if core.is_eval_trace_current():  # a Python scalar is weakly typed, as in JAX
+            ct = device_put_value(ct, weak_type=True)
     return ct
 
 

@@ -81,7 +81,7 @@ def rerun(closed, args, where):
     env = {}
 
     def read(v):
-        return v.val if type(v) is Literal else env[v]
+        return core.literal_value(v) if type(v) is Literal else env[v]
 
     for v, x in zip(jaxpr.constvars, closed.consts):
         env[v] = x

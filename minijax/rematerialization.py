@@ -263,6 +263,9 @@ def _split_known(jaxpr, unknown_in, policy):
     if out_known == split.out_known:
         return known_jaxpr, [], split.staged_jaxpr(residuals), split.out_known, len(residuals)
     n_split_known = len(known_outs)
+    pj = precise.jaxpr  # its side effects run in ``known_jaxpr`` already: only once
+    precise = ClosedJaxpr(Jaxpr(pj.constvars, pj.invars, pj.outvars,
+                                dce_eqns(pj.eqns, pj.outvars)[0]), precise.consts)
 
     def known_fun(*known_args):
         by_split = eval_open(known_jaxpr, list(known_args))
@@ -279,7 +282,7 @@ def _split_known(jaxpr, unknown_in, policy):
         known_fun, [v.aval for v in split.known_invars])))
     staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
     staged = Jaxpr([], list(residuals) + split.unknown_invars, staged_outs,
-                   dce_eqns(split.staged_eqns, staged_outs)[0])
+                   dce_eqns(split.staged_eqns, staged_outs, keep_effects=True)[0])
     return both, consts, staged, out_known, len(residuals)
 
 

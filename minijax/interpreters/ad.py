@@ -480,7 +480,7 @@ def backward_pass(jaxpr, consts, args, cts_out):
     linear = set()
 
     def read(v):
-        return v.val if type(v) is Literal else env[v]
+        return core.literal_value(v) if type(v) is Literal else env[v]
 
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c

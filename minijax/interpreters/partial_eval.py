@@ -388,7 +388,7 @@ class KnownStagedSplit(typing.NamedTuple):
 
     def known_jaxpr(self, outvars, residuals):
         """The known part as an open jaxpr on the known operands: the known ``outvars``, then
-        ``residuals`` (host callbacks kept, so a print runs once)."""
+        ``residuals`` (host callbacks kept)."""
         outs = list(outvars) + list(residuals)
         return Jaxpr([], self.known_invars, outs,
                      dce_eqns(self.known_eqns, outs, keep_effects=True)[0])
@@ -418,7 +418,8 @@ def split_known_staged(jaxpr, unknown_in, recompute=None):
             staged_eqns.append(eqn)
     out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
     staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
-    staged_eqns, free = dce_eqns(staged_eqns, staged_outs)
+    # a recomputed side effect runs again, as in JAX (a print in a checkpoint prints twice)
+    staged_eqns, free = dce_eqns(staged_eqns, staged_outs, keep_effects=recompute is not None)
     unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
     known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
     unknown_set = set(unknown_invars)
@@ -435,9 +436,7 @@ def dce_eqns(eqns, outvars, keep_effects=False):
     live = {v for v in outvars if type(v) is Var}
     kept = []
     for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars) or (
-            keep_effects and eqn.primitive.effectful
-        ):
+        if any(v in live for v in eqn.outvars) or (keep_effects and has_effects(eqn)):
             kept.append(eqn)
             live.difference_update(eqn.outvars)
             live.update(v for v in eqn.invars if type(v) is Var)
