@@ -8,7 +8,7 @@ import pytest
 
 import minijax as jax
 import minijax.numpy as jnp
-from minijax import nn
+from minijax import lax, nn
 
 _INF = float("inf")
 _NAN = float("nan")
@@ -42,3 +42,22 @@ def test_log_softmax_of_integers_with_where_promotes_through_the_mask():
     got = nn.log_softmax(jnp.array([[2, 1], [3, 4]], "uint32"), where=mask)
     np.testing.assert_allclose(np.asarray(got), np.array(
         [[0.0, -_INF], [-1.31326162815094, -0.31326162815093994]], np.float32), rtol=1e-6)
+
+
+def test_pow_jvp_takes_y_minus_one_in_the_float_dtype():
+    # s12012-31: JAX's pow JVP converts an integer exponent to x's dtype before ``y - 1``, so
+    # for y = int32 min, y - 1 rounds back to -2**31 (an even power: 0.5 -> -inf, -2.5 -> -0)
+    # where an int32 subtraction wrapped to int32 max (odd: 0.5 -> -0, -2.5 -> -inf).
+    x = jnp.array([0.5, -2.5, 2.0, -3.0, 0.0], jnp.float32)
+    y = jnp.array([-2**31, -2**31, 2**31 - 1, 3, 0], jnp.int32)
+    expected = np.array([-_INF, -0.0, _INF, 27.0, 0.0], np.float32)
+    tangent = jax.jvp(lambda x: lax.pow(x, y), (x,), (jnp.ones_like(x),))[1]
+    np.testing.assert_array_equal(np.asarray(tangent), expected)
+    assert np.signbit(np.asarray(tangent)[1])
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.grad(lambda x: (x ** y).sum()))(x)),
+                                  expected)
+    # float16: 70000 converts to inf, so inf * 0.5**inf is NaN and inf * (-2.5)**inf inf
+    xh = jnp.array([0.5, -2.5, 3.0], jnp.float16)
+    yh = jnp.array([70000, 70000, -2**31], jnp.int32)
+    tangent = jax.jvp(lambda x: lax.pow(x, yh), (xh,), (jnp.ones_like(xh),))[1]
+    np.testing.assert_array_equal(np.asarray(tangent, np.float32), [_NAN, _INF, _NAN])

@@ -252,7 +252,10 @@ pow_p.def_batching(batching.elementwise_rule(pow_p))
 
 
 def _pow_jvp_x(g, ans, x, y):
-    """y * x ** (y - 1); for an integer y, exactly 0 where y == 0 (even at x == 0)."""
+    """y * x ** (y - 1); for an integer y, exactly 0 where y == 0 (even at x == 0).
+
+    An integer y is converted to x's dtype before ``y - 1``, as JAX's: ``y - 1`` rounds in
+    that float (int32 min stays -2**31, an even power) instead of wrapping to int32 max."""
     y_dtype = get_aval(y).dtype
     if not dtypes.is_int(y_dtype):
         return mul(g, mul(y, pow(x, sub(y, const(y, 1)))))
@@ -260,7 +263,8 @@ def _pow_jvp_x(g, ans, x, y):
     shape = get_aval(ans).shape
     x, y = ad.broadcast_to_shape(x, shape), ad.broadcast_to_shape(y, shape)
     y_f = convert_element_type(y, get_aval(x).dtype)
-    jac = select(eq(y, const(y, 0)), ad.full_like(y_f, 0), mul(y_f, pow(x, sub(y, const(y, 1)))))
+    jac = select(eq(y, const(y, 0)), ad.full_like(y_f, 0),
+                 mul(y_f, pow(x, sub(y_f, const(y_f, 1)))))
     return mul(g, jac)
 
 

@@ -16,3 +16,14 @@ for dt, a in (("uint32", [[2, 1], [3, 4]]), ("uint8", [[200, 1], [5, 5]]),
               np.asarray(jax.jit(f)(x)).tolist())
     w = jnp.array([[True, False], [True, True]])
     print(dt, "log_softmax where", np.asarray(nn.log_softmax(x, where=w)).tolist())
+
+# s12012-31: pow's JVP for an integer exponent converts y to x's dtype before y - 1
+x = jnp.array([0.5, -2.5, 2.0, -3.0, 0.0], jnp.float32)
+y = jnp.array([-2**31, -2**31, 2**31 - 1, 3, 0], jnp.int32)
+print("pow jvp f32", np.asarray(jax.jvp(lambda x: jax.lax.pow(x, y), (x,),
+                                        (jnp.ones_like(x),))[1]).tolist())
+print("pow grad f32", np.asarray(jax.grad(lambda x: (x ** y).sum())(x)).tolist())
+xh = jnp.array([0.5, -2.5, 3.0], jnp.float16)
+yh = jnp.array([70000, 70000, -2**31], jnp.int32)
+print("pow jvp f16", np.asarray(jax.jvp(lambda x: jax.lax.pow(x, yh), (xh,),
+                                        (jnp.ones_like(xh),))[1], np.float32).tolist())
