@@ -653,9 +653,10 @@ def _all_to_all_batching(axis_data, args, dims, *, axis_name, split_axis, concat
         return all_to_all_p.bind(x, split_axis=split_axis + (d <= split_axis),
                                  concat_axis=concat_axis + (d <= concat_axis), **params), d
     _no_groups(axis_index_groups, _FEATURE_REQUEST)
-    _single_own_name(axis_name)
     n = axis_data.size
     x = batching.bdim_at_front(x, d, n)  # axis 0: the sending member p
+    if len(axis_name) > 1:
+        return _all_to_all_several_names(axis_data.name, x, axis_name, split_axis, concat_axis)
     pe = get_aval(x).shape[1:]
     r, s, c = len(pe), split_axis, concat_axis
     chunk = pe[s] // n
@@ -666,6 +667,44 @@ def _all_to_all_batching(axis_data, args, dims, *, axis_name, split_axis, concat
     sizes = [chunk if i == s else pe[i] for i in range(r)]
     out_shape = (n,) + tuple(n * sizes[i] if i == c else sizes[i] for i in range(r))
     return reshape(x, out_shape), 0  # axis 0: the receiving member k
+
+
+def _all_to_all_several_names(own, x, names, split_axis, concat_axis):
+    """JAX's rule for an all_to_all over the vmap axis ``own`` and other names (``x``: batch
+    axis in front): the names before ``own`` (major) and after it (minor) exchange their chunks
+    through all_to_all over them alone, this axis's chunks move by reshapes, and the received
+    chunks, stacked [major, own, minor] (the combined axis's order), fold into concat_axis."""
+    n = get_aval(x).shape[0]
+    pos = names.index(own)
+    major, minor = names[:pos], names[pos + 1:]
+
+    def split(axis, v):  # axis -> (n, size // n)
+        shape = get_aval(v).shape
+        return reshape(v, shape[:axis] + (n, shape[axis] // n) + shape[axis + 1:])
+
+    def fold(axis, v):  # axes (axis, axis + 1) -> one
+        shape = get_aval(v).shape
+        return reshape(v, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
+
+    def exchange(v, sub, s, c):
+        size = int(np.prod([axis_size_of(m, "all_to_all") for m in sub]))
+        return all_to_all_p.bind(v, axis_name=sub, split_axis=s, concat_axis=c,
+                                 axis_index_groups=None, axis_size=size, tiled=True)
+
+    x = expand_dims(x, (0, 2))  # [major chunks, sending member, minor chunks, ...]
+    s, c = split_axis + 3, concat_axis + 3
+    if major:
+        x = exchange(x, major, s, 0)
+    x = split(s, x)  # axis s: the receiving member
+    new_d = s
+    c += s <= c
+    s += 1
+    if minor:
+        x = exchange(x, minor, s, 2)
+    x = fold(0, fold(0, x))
+    c, new_d = c - 2, new_d - 2
+    x = fold(c - 1, batching.moveaxis(x, 0, c - 1))
+    return x, new_d - 1
 
 
 def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_index_groups,

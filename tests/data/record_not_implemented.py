@@ -122,10 +122,15 @@ ROWS = [
     ("lax/parallel.py", "_single_own_name",
      "jax.vmap(jax.vmap(lambda x: jax.lax.all_gather(x, ('i', 'j')), axis_name='j'), "
      "axis_name='i')(jnp.ones((1, 2)))"),
-    ("lax/parallel.py", "_single_own_name",
+    ("lax/parallel.py", "_all_to_all_batching",
      "jax.vmap(jax.vmap(lambda x: jax.lax.all_to_all(x, ('i', 'j'), 0, 0, tiled=True), "
-     "axis_name='j'), axis_name='i')(jnp.arange(16.0).reshape(2, 2, 4))",
-     "JAX 0.10.2 computes all_to_all over several vmapped names (its major/minor-axes split)"),
+     "axis_name='j'), axis_name='i')(jnp.arange(16.0).reshape(2, 2, 4))"),
+    ("lax/parallel.py", "_all_to_all_batching",
+     "jax.vmap(jax.vmap(lambda x: jax.lax.all_to_all(x, ('j', 'i'), 1, 0, tiled=True), "
+     "axis_name='j'), axis_name='i')(jnp.arange(144.0).reshape(2, 3, 2, 12))"),
+    ("lax/parallel.py", "_all_to_all_batching",
+     "jax.vmap(jax.vmap(jax.vmap(lambda x: jax.lax.all_to_all(x, ('i', 'j', 'k'), 0, 1), "
+     "axis_name='k'), axis_name='j'), axis_name='i')(jnp.arange(192.0).reshape(2, 2, 2, 8, 3))"),
     ("lax/parallel.py", "_ppermute_batching",
      "jax.vmap(jax.vmap(lambda x: jax.lax.ppermute(x, ('i', 'j'), [(0, 1), (1, 0)]), "
      "axis_name='j'), axis_name='i')(jnp.arange(4.0).reshape(2, 2))"),
