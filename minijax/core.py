@@ -120,13 +120,19 @@ class ShapedArray(AbstractValue):
     def str_short(self):
         dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
                  else dtypes.short_name(self.dtype))
-        vma = "{V:" + ",".join(sorted(map(str, self.vma))) + "}" if self.vma else ""
-        return f"{dtype}[{','.join(map(str, self.shape))}]{vma}"
+        return f"{dtype}[{','.join(map(str, self.shape))}]{self._vma_str()}"
+
+    def _vma_str(self):
+        """``{V:i}``, ``{V:(i,j)}`` as JAX prints it (JAX orders the axes as its type's mesh
+        does; a minijax type has no mesh, so by name)."""
+        if not self.vma:
+            return ""
+        names = ",".join(sorted(map(str, self.vma)))
+        return f"{{V:{names}}}" if len(self.vma) == 1 else f"{{V:({names})}}"
 
     def _str_long(self):
         """JAX's printed type: the dtype's full name (``float32[2]{V:d}``)."""
-        vma = "{V:" + ",".join(sorted(map(str, self.vma))) + "}" if self.vma else ""
-        return f"{dtypes.long_name(self.dtype)}[{','.join(map(str, self.shape))}]{vma}"
+        return f"{dtypes.long_name(self.dtype)}[{','.join(map(str, self.shape))}]{self._vma_str()}"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

@@ -245,7 +245,7 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
     def flat_fun(*leaves):
         local = [_per_device_aval(get_aval(x), a) for x, a in zip(leaves, in_axes_flat)]
         out_specs, traced = out_specs_for(local)
-        mapped = shard_map(functools.partial(body, traced), mesh, in_specs=in_specs,
+        mapped = shard_map(functools.partial(body, traced), mesh=mesh, in_specs=in_specs,
                            out_specs=out_specs, check_vma=False)
         return mapped(*leaves)
 

@@ -1,20 +1,28 @@
 """``shard_map``: manual SPMD. ``f`` runs once per device on that device's block of each
 argument, and may talk to the other devices with collectives over the mesh axes.
 
-``shard_map(f, mesh, in_specs, out_specs)(*args)`` binds one ``shard_map`` primitive holding
-``f``'s jaxpr, traced on *per-shard* types (each dimension divided by the mesh axes its spec
-names) with the mesh axes bound as named axes (so ``psum(x, 'x')`` resolves ``'x'``). Its rules:
+``shard_map(f, mesh=, in_specs=, out_specs=, axis_names=)(*args)`` (JAX 0.10's signature;
+``experimental/shard_map.py`` has the deprecated positional one) binds one ``shard_map``
+primitive holding ``f``'s jaxpr, traced on *per-shard* types (each dimension divided by the
+manual mesh axes its spec names) with those axes bound as named axes (so ``psum(x, 'x')``
+resolves ``'x'``). The mesh defaults to the one in context (``set_mesh``; inside a body, the
+enclosing shard_map's, whose ``get_abstract_mesh()`` types its manual axes ``Manual``). Its
+rules:
 
-- Lowering: ``sdy.manual_computation`` over all mesh axes, whose in/out shardings are the specs;
-  the body is lowered inline with the mesh recorded on the module context, which turns the
-  collectives into real StableHLO collectives (``minijax/lowering/collectives.py``). XLA's
-  Shardy partitioner then moves data between the global program and the manual region.
+- Lowering: ``sdy.manual_computation`` over the axes it makes manual
+  (``newly_manual_axes``), whose in/out shardings are the specs; the body is lowered inline
+  with the mesh recorded on the module context, which turns the collectives into real
+  StableHLO collectives (``minijax/lowering/collectives.py``). XLA's Shardy partitioner then
+  moves data between the global program and the manual region. A shard_map inside a body,
+  over axes still automatic there, is a manual computation nested in the outer one (Shardy
+  nests regions over disjoint axes); its body is manual over both.
 - Eager: ``jit`` of the same primitive (a manual region only exists inside a program).
 - JVP: a ``shard_map`` of the body's JVP; tangents use their primals' specs.
 - Partial evaluation (linearize, so ``grad``): the body's equations whose inputs are all known
   run now as one ``shard_map``; the rest is staged as another one. Values the staged part
   needs (residuals) leave the known part stacked along a new leading axis split over every
-  mesh axis (one slot per device), so no device's value is lost or assumed replicated.
+  axis it makes manual (one slot per device), so no device's value is lost or assumed
+  replicated.
 - Transpose: a ``shard_map`` of the body's transpose. With check_vma the body's types already
   place the sums (pvary transposes to psum, psum to pvary), as in JAX. Without it, the old
   convention (the one psum's own transpose, psum, assumes): the cotangent of an output
@@ -23,15 +31,15 @@ names) with the mesh axes bound as named axes (so ``psum(x, 'x')`` resolves ``'x
 - Batching: a ``shard_map`` of the body batched along a new leading axis that no mesh axis
   splits.
 
-``auto`` axes: the body is manual over the other mesh axes only (its shapes, collectives,
-replication checks and residual slots refer to those, ``_ManualAxes``); the manual
-computation's shardings stay open, so Shardy shards the body's work over the auto axes.
+Axes not in ``axis_names`` stay automatic: the body's shapes, collectives, replication checks
+and residual slots refer to the manual ones only (``_ManualAxes``); the manual computation's
+shardings stay open, so Shardy shards the body's work over the automatic axes.
 
-``check_vma`` (default True; ``check_rep`` is its old name) types the body's values with the
-manual axes they vary over (``ShapedArray.vma``, printed ``f32[2]{V:x}``), as JAX 0.10 does: a
-replicated value meeting a varying one is cast by ``pvary``, whose transpose is a psum, and an
-output whose out spec omits an axis it varies over is an error (Shardy would silently keep one
-device's copy). ``check_vma=False`` types nothing and checks nothing.
+``check_vma`` (default True) types the body's values with the manual axes they vary over
+(``ShapedArray.vma``, printed ``f32[2]{V:x}``; nested, the outer body's axes too), as JAX 0.10
+does: a replicated value meeting a varying one is cast by ``pvary``, whose transpose is a psum,
+and an output whose out spec omits an axis it varies over is an error (Shardy would silently
+keep one device's copy). ``check_vma=False`` types nothing and checks nothing.
 """
 
 from __future__ import annotations
@@ -57,15 +65,19 @@ from minijax.interpreters.partial_eval import hoist_consts, split_known_staged, 
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.sharding_types import (
+    AbstractMesh,
+    AxisType,
     Mesh,
     NamedSharding,
     PartitionSpec,
     _axes_of,
-    _check_spec_axes,
+    current_mesh,
+    get_abstract_mesh,
     sdy_sharding_attr,
+    use_abstract_mesh,
 )
 from minijax.source_info import with_user_line
-from minijax.tree_util import _registry
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path
 
 __all__ = ["shard_map", "shard_map_p"]
 
@@ -121,13 +133,13 @@ class _ManualAxes(typing.NamedTuple):
     shape: dict
 
 
-def _manual_axes(mesh, auto):
-    names = tuple(a for a in mesh.axis_names if a not in auto)
+def _manual_axes(mesh, manual):
+    names = tuple(a for a in mesh.axis_names if a in manual)
     return _ManualAxes(names, {a: mesh.shape[a] for a in names})
 
 
 def _manual(params):
-    return _manual_axes(params["mesh"], params["auto"])
+    return _manual_axes(params["mesh"], params["newly_manual_axes"])
 
 
 def _all_axes_spec(mesh):
@@ -140,8 +152,9 @@ def _axis_env(mesh):
 
 
 def _vma_env(mesh, check):
-    """With ``check`` (check_vma), values know which of the manual axes they vary over."""
-    return core.check_vma(mesh.axis_names if check else ())
+    """With ``check`` (check_vma), values know which of the manual axes they vary over: these
+    and those of the shard_maps around this one."""
+    return core.check_vma(core.vma_axes() | frozenset(mesh.axis_names) if check else ())
 
 
 def _trace_body(mesh, fun, local_avals, check=False):
@@ -155,64 +168,256 @@ def _trace_body(mesh, fun, local_avals, check=False):
 # The user-facing function
 
 
-def shard_map(f, mesh, in_specs, out_specs, check_rep=None, auto=frozenset(), *,
-              check_vma=None):
-    """Maps ``f`` over the shards of its arguments on ``mesh``: each device runs ``f`` on its
-    block (``in_specs``, a pytree prefix of PartitionSpecs for the positional arguments) and
-    the per-device results are assembled as ``out_specs`` say. Inside ``f``, collectives
-    (``lax.psum`` ...) over the mesh axis names communicate between devices.
+class InferFromArgs:
+    """``in_specs``' default: the specs are read from the arguments' shardings, which JAX
+    allows only when every manual axis is ``Explicit``."""
 
-    ``auto``: mesh axes that stay automatic (as in JAX's ``shard_map(..., auto=)``): the body
-    is manual over the other axes only, specs may not name them, and XLA's partitioner
-    shards the body's work over them as it does outside.
+    def __repr__(self):
+        return "jax.sharding.Infer"
 
-    ``check_vma`` (default True; ``check_rep`` is its old name): values in the body are typed
-    with the manual axes they vary over (``typeof(x).manual_axis_type``); a replicated value
-    meeting a varying one is cast with ``pvary``, so the gradient w.r.t. a replicated input
-    arrives already summed over the devices, and an output whose out spec omits an axis it
-    varies over is an error."""
-    if check_vma is not None and check_rep is not None and bool(check_vma) != bool(check_rep):
-        raise TypeError("shard_map: check_vma and its old name check_rep disagree; pass one")
-    check = bool(check_rep if check_vma is None and check_rep is not None else
-                 check_vma if check_vma is not None else True)
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"shard_map: mesh must be a minijax Mesh, got {mesh!r}")
-    auto = frozenset(auto)
-    unknown = sorted(a for a in auto if a not in mesh.axis_names)
-    if unknown:
-        raise ValueError(f"shard_map: auto names {unknown[0]!r}, which is not an axis of the "
-                         f"mesh (axes {tuple(mesh.axis_names)})")
-    manual = _manual_axes(mesh, auto)
+    def __reduce__(self):
+        return (_get_infer, ())
+
+
+Infer = InferFromArgs()
+
+
+def _get_infer():
+    return Infer
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
+              check_vma=True):
+    """Maps ``f`` over the shards of its arguments on ``mesh`` (default: the mesh in context,
+    ``set_mesh``; inside a shard_map body, the enclosing one's): each device runs ``f`` on its
+    block (``in_specs``, a pytree prefix of PartitionSpecs for the positional arguments; a
+    ``None`` leaf passes its arguments to ``f`` as they are) and the per-device results are
+    assembled as ``out_specs`` say. Inside ``f``, collectives (``lax.psum`` ...) over the mesh
+    axis names communicate between devices. Without ``f``, a decorator.
+
+    ``axis_names``: the mesh axes ``f`` is manual over (default: all); the others stay
+    automatic: specs may not name them, and XLA's partitioner shards the body's work over them
+    as it does outside. Inside a body, a shard_map over the axes still automatic nests.
+
+    ``check_vma``: values in the body are typed with the manual axes they vary over
+    (``typeof(x).manual_axis_type``); a replicated value meeting a varying one is cast with
+    ``pvary``, so the gradient w.r.t. a replicated input arrives already summed over the
+    devices, and an output whose out spec omits an axis it varies over is an error."""
+    kwargs = dict(mesh=mesh, in_specs=in_specs, out_specs=out_specs, axis_names=axis_names,
+                  check_vma=check_vma)
+    if f is None:
+        return lambda g: _shard_map(g, **kwargs)
+    return _shard_map(f, **kwargs)
+
+
+class _Body(typing.NamedTuple):
+    """A shard_map body being traced: its mesh and every axis manual in it (the enclosing
+    bodies' too); what a shard_map nested in it takes as its context."""
+
+    mesh: Mesh
+    manual: frozenset
+
+
+_BODIES = threading.local()
+
+
+def _enclosing_body():
+    stack = getattr(_BODIES, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def _in_body(mesh, manual):
+    """While ``f`` is traced: the enclosing body for nested shard_maps, and the abstract mesh
+    in context with the manual axes typed ``Manual``, as JAX's ``get_abstract_mesh()``."""
+    stack = getattr(_BODIES, "stack", None)
+    if stack is None:
+        stack = _BODIES.stack = []
+    stack.append(_Body(mesh, manual))
+    types = [AxisType.Manual if a in manual else t
+             for a, t in zip(mesh.axis_names, mesh.axis_types)]
+    try:
+        with use_abstract_mesh(AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)):
+            yield
+    finally:
+        stack.pop()
+
+
+def _resolve_mesh(mesh):
+    """The concrete Mesh a call runs on: ``mesh``, else the context's (JAX's checks)."""
+    body = _enclosing_body()
+    ctx = get_abstract_mesh()
+    if mesh is None:
+        mesh = body.mesh if body is not None else current_mesh()
+        if mesh is None:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+        return mesh
+    if isinstance(mesh, (Mesh, AbstractMesh)) and not ctx.empty and mesh.abstract_mesh != ctx:
+        raise ValueError(f"The context mesh {ctx} should match the mesh passed to shard_map "
+                         f"{mesh}")
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+        raise TypeError("shard_map requires a `jax.sharding.Mesh` or a "
+                        "`jax.sharding.AbstractMesh` instance for its second argument, but got "
+                        f"{mesh} of type {type(mesh)}.")
+    if isinstance(mesh, AbstractMesh):
+        # minijax lowers onto the concrete mesh in context of the same axes
+        concrete = body.mesh if body is not None else current_mesh()
+        if concrete is None or concrete.abstract_mesh.shape != mesh.shape:
+            raise ValueError("Please pass `jax.Array`s with a `NamedSharding` as input to "
+                             "`shard_map` when passing `AbstractMesh` to the mesh argument.")
+        return concrete
+    return mesh
+
+
+def _manual_of(mesh, axis_names):
+    """``axis_names`` checked as JAX does; empty is every mesh axis."""
+    if mesh.empty:
+        raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
+    if not isinstance(axis_names, (frozenset, set)):
+        raise TypeError("`axis_names` argument of shard_map should be of type `frozenset` or "
+                        f"`set`. Got type: {type(axis_names)}")
+    axis_names = frozenset(axis_names) or frozenset(mesh.axis_names)
+    if not axis_names <= frozenset(mesh.axis_names):
+        raise ValueError(f"jax.shard_map requires axis_names={axis_names} to be a subset of "
+                         f"mesh.axis_names={frozenset(mesh.axis_names)}")
+    return axis_names
+
+
+def _check_specs(specs, manual, what):
+    """JAX's errors for a spec tree whose leaves are not PartitionSpecs, or that names an axis
+    that is not manual here."""
+    if what == "in" and specs is None:
+        raise TypeError("shard_map in_specs argument must be a pytree of "
+                        "`jax.sharding.PartitionSpec` instances, but it was None.\n"
+                        "Instead of `in_specs=None`, did you mean `in_specs=P()`, "
+                        "where `P = jax.sharding.PartitionSpec`?")
+    paths = tree_flatten_with_path(specs, is_leaf=_is_spec)[0]
+    leaves = [x for _, x in paths]
+    bad = [(k, x) for k, x in paths if not isinstance(x, PartitionSpec)]
+    if bad:
+        msgs = "\n\n".join(f"  {what}_specs{keystr(k)} is {x} of type {type(x).__name__}, "
+                             for k, x in bad)
+        raise TypeError(f"shard_map {what}_specs argument must be a pytree of "
+                        f"`jax.sharding.PartitionSpec` instances, but:\n\n{msgs}\n\n"
+                        f"Check the {what}_specs values passed to shard_map.")
+    named = [a for p in leaves for a in _spec_axes(p) if a not in manual]
+    if named:
+        msgs = "\n\n".join(f"  {what}_specs refers to {a!r}" for a in named)
+        raise ValueError(f"shard_map {what}_specs argument must refer to an axis marked as "
+                         f"manual ({manual}), but:\n\n{msgs}\n\n"
+                         f"Check the {what}_specs values passed to shard_map.")
+
+
+def _inferred_spec(x, mesh, manual):
+    """The in spec ``Infer`` reads off an argument: its NamedSharding's spec over ``mesh``,
+    keeping the manual axes (JAX's ``_manual_spec``); replicated for an unsharded Array."""
+    if isinstance(x, core.Tracer):
+        # JAX's traced values carry their sharding in their type; minijax's do not
+        raise ValueError(with_user_line(
+            "shard_map: in_specs=Infer of a traced argument: minijax's traced values carry no "
+            "sharding in their type, so shard_map cannot read the in_specs off them; pass "
+            "in_specs explicitly"))
+    sharding = getattr(x, "sharding", None)
+    if not isinstance(sharding, NamedSharding) or sharding.mesh != mesh:
+        return P()
+    out = []
+    for entry in sharding.spec:
+        if entry is None or isinstance(entry, str):
+            out.append(entry if entry in manual else None)
+            continue
+        kept = [a if a in manual else None for a in entry]
+        while kept and kept[-1] is None:
+            kept.pop()
+        if None in kept:
+            raise ValueError(f"Invalid spec: {sharding.spec}")
+        out.append(tuple(kept) or None)
+    return P(*out)
+
+
+def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
     if not callable(f):
-        raise TypeError(f"shard_map: f must be callable, got {f!r}")
-
-    eager = []
+        raise TypeError("shard_map requires a callable for its first argument, but got "
+                        f"{f} of type {type(f)}.")
+    check = bool(check_vma)
+    eager = {}
 
     @functools.wraps(f)
     def wrapped(*args):
-        if core.is_eval_trace_current():
-            # Eagerly: one jit per shard_map'd function, so repeated calls trace and compile
-            # once per signature (a manual region only exists inside a program anyway).
-            if not eager:
-                eager.append(jit(wrapped))
-            # Even under disable_jit: the manual region exists only inside a program, and
-            # running jit(wrapped) op by op would come straight back here.
-            with config_context("jax_disable_jit", False), _eager_body():
-                return eager[0](*args)
+        m = _resolve_mesh(mesh)
+        names = _manual_of(m, axis_names)
+        body = _enclosing_body()
+        outer = body.manual if body is not None and body.mesh == m else frozenset()
+        newly = names - outer
         leaves, in_tree = _registry.flatten(args)
-        in_leaf_specs = _specs_for(in_specs, args, "in_specs")
-        for s in in_leaf_specs:
-            _check_spec_axes(mesh, s, "shard_map in_specs: ")
-            _check_not_auto(auto, s, "in_specs")
-        avals = [get_aval(x) for x in leaves]
-        paths = [f"argument {i}" for i in range(len(leaves))]
-        local = [_local_aval(manual, s, a, p) for s, a, p in zip(in_leaf_specs, avals, paths)]
+        inferred = None
+        if in_specs is Infer:
+            if not all(t == AxisType.Explicit for a, t in zip(m.axis_names, m.axis_types)
+                       if a in names):
+                types = ", ".join(f"AxisType.{t.name}"
+                                  for a, t in zip(m.axis_names, m.axis_types) if a in names)
+                raise TypeError("shard_map in_specs argument must be a pytree of "
+                                "`jax.sharding.PartitionSpec` instances, but it was `None` "
+                                f"when axis_names={names} are of type {types}")
+            inferred = tuple(_inferred_spec(x, m, newly) for x in leaves)
+        elif in_specs is not None:
+            _check_specs(in_specs, newly, "in")
+        _check_specs(out_specs, newly, "out")
+        in_leaf_specs = leaf_specs(inferred, args)
+        dynamic = [s is not None for s in in_leaf_specs]
+        if not core.is_eval_trace_current():
+            return staged(m, newly, in_leaf_specs, in_tree, leaves)
+        # Eagerly: jit of the shard_map (a manual region only exists inside a program), one
+        # per function, mesh and inferred specs, so repeated calls trace and compile once per
+        # signature; static arguments (None specs) reach ``f`` as they are, so they are closed
+        # over, in a jit of this call only.
+        if all(dynamic):
+            key = (m, inferred)
+            if key not in eager:
+                eager[key] = jit(lambda *xs: staged(
+                    m, newly, leaf_specs(inferred, xs), *_registry.flatten(xs)[::-1]))
+            run, run_args = eager[key], args
+        else:
+            def run(*dyn):
+                it = iter(dyn)
+                full = [next(it) if d else x for x, d in zip(leaves, dynamic)]
+                return staged(m, newly, in_leaf_specs, in_tree, full)
+
+            run, run_args = jit(run), [x for x, d in zip(leaves, dynamic) if d]
+        # Even under disable_jit: running the jit op by op would come straight back here.
+        with config_context("jax_disable_jit", False), _eager_body():
+            return run(*run_args)
+
+    def leaf_specs(inferred, args):
+        """One spec per argument leaf; None: a static one."""
+        if inferred is not None:
+            return list(inferred)
+        if in_specs is None:
+            return [None] * len(_registry.flatten(args)[0])
+        return _specs_for(in_specs, args, "in_specs", none_is_leaf=True)
+
+    def staged(m, newly, in_leaf_specs, in_tree, leaves):
+        """The shard_map primitive bound on the argument ``leaves`` (traced here)."""
+        body = _enclosing_body()
+        outer = body.manual if body is not None and body.mesh == m else frozenset()
+        manual = _manual_axes(m, newly)
+        args = in_tree.unflatten(leaves)
+        dynamic = [s is not None for s in in_leaf_specs]
+        dyn_leaves = [x for x, d in zip(leaves, dynamic) if d]
+        dyn_specs = [s for s in in_leaf_specs if s is not None]
+        avals = [get_aval(x) for x in dyn_leaves]
+        paths = [f"argument {i}" for i, d in enumerate(dynamic) if d]
+        local = [_local_aval(manual, s, a, p) for s, a, p in zip(dyn_specs, avals, paths)]
         if check:
-            local = [a.update(vma=_spec_axes(s)) for a, s in zip(local, in_leaf_specs)]
+            local = [a.update(vma=frozenset(a.vma) | frozenset(_spec_axes(s)))
+                     for a, s in zip(local, dyn_specs)]
         out_trees = []
 
         def flat_fun(*xs):
-            out = f(*in_tree.unflatten(xs))
+            it_dyn, it_static = iter(xs), iter([x for x, d in zip(leaves, dynamic) if not d])
+            full = [next(it_dyn) if d else next(it_static) for d in dynamic]
+            with _in_body(m, outer | newly):
+                out = f(*in_tree.unflatten(full))
             out_leaves, out_tree = _registry.flatten(out)
             out_trees.append(out_tree)  # not ``out``: the body's tracers must not outlive it
             return out_leaves
@@ -221,15 +426,12 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=None, auto=frozenset(), *,
         out_tree = out_trees[0]
         out_example = out_tree.unflatten(range(out_tree.num_leaves))  # the structure only
         out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
-        for s in out_leaf_specs:
-            _check_spec_axes(mesh, s, "shard_map out_specs: ")
-            _check_not_auto(auto, s, "out_specs")
-        in_all = tuple([P()] * len(consts) + list(in_leaf_specs))
+        in_all = tuple([P()] * len(consts) + dyn_specs)
         if check:
             _check_vma(manual, jaxpr, out_leaf_specs, f)
-        params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_all, out_specs=tuple(out_leaf_specs),
-                      check_vma=check, auto=auto)
-        outs = shard_map_p.bind(*consts, *leaves, **params)
+        params = dict(jaxpr=jaxpr, mesh=m, in_specs=in_all, out_specs=tuple(out_leaf_specs),
+                      check_vma=check, newly_manual_axes=newly)
+        outs = shard_map_p.bind(*consts, *dyn_leaves, **params)
         return out_tree.unflatten(outs)
 
     return wrapped
@@ -255,29 +457,18 @@ def in_eager_body():
     return getattr(_EAGER, "on", False)
 
 
-def _check_not_auto(auto, spec, what):
-    named = [a for a in _spec_axes(spec) if a in auto]
-    if named:
-        raise ValueError(with_user_line(
-            f"shard_map {what}: PartitionSpec {spec} names mesh axis {named[0]!r}, which is "
-            f"in auto; specs name only the manual axes"))
-
-
 def _is_spec(x):
     # None inside a spec tree is an empty subtree (it matches a None output), as in JAX.
     return isinstance(x, PartitionSpec)
 
 
-def _specs_for(prefix, tree, what):
-    """One PartitionSpec per leaf of ``tree`` from the pytree prefix ``prefix``."""
+def _specs_for(prefix, tree, what, none_is_leaf=False):
+    """One PartitionSpec per leaf of ``tree`` from the pytree prefix ``prefix``; with
+    ``none_is_leaf`` (in_specs) a None in ``prefix`` is a leaf too (static arguments)."""
     if isinstance(prefix, PartitionSpec):
         return [prefix] * len(_registry.flatten(tree)[0])
-    if prefix is None:
-        raise TypeError(f"shard_map {what}: None is not a PartitionSpec; use P() for replicated")
-    pleaves, ptree = _registry.flatten(prefix, leaf_predicate=_is_spec)
-    if not all(isinstance(p, PartitionSpec) for p in pleaves):
-        raise TypeError(f"shard_map {what} must be PartitionSpecs (a pytree prefix of the "
-                        f"{'arguments' if what == 'in_specs' else 'outputs'}), got {prefix!r}")
+    leaf = (lambda x: x is None or _is_spec(x)) if none_is_leaf else _is_spec
+    pleaves, ptree = _registry.flatten(prefix, leaf_predicate=leaf)
     try:
         subtrees = ptree.flatten_up_to(tree)
     except (ValueError, TypeError) as e:
@@ -316,17 +507,22 @@ def _check_vma(mesh, jaxpr, out_specs, f):
 shard_map_p = Primitive("shard_map", multiple_results=True)
 
 
-def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, auto):
-    return [_global_aval(mesh, s, v.aval).update(vma=frozenset())
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    # Global over this shard_map's axes; nested in another, a result varies over the outer
+    # manual axes its body's output does (without check_vma: over all of them).
+    manual = _manual_axes(mesh, newly_manual_axes)
+    outer = core.vma_axes()
+    return [_global_aval(manual, s, v.aval).update(
+                vma=(frozenset(v.aval.vma) if check_vma else outer) - newly_manual_axes)
             for s, v in zip(out_specs, jaxpr.outvars)]
 
 
 shard_map_p.def_abstract_eval(_abstract_eval)
-shard_map_p.own_vma = True  # its results are global values (nested shard_maps: not supported)
+shard_map_p.own_vma = True  # its operands keep their types (the specs say how they split)
 shard_map_p.axis_names_of = lambda params: ()  # binds its axes; uses none from outside
 shard_map_p.pp_params = lambda p: dict(
-    mesh=p["mesh"], in_specs=p["in_specs"], out_specs=p["out_specs"],
-    **({"auto": tuple(sorted(p["auto"]))} if p["auto"] else {}), jaxpr=p["jaxpr"])
+    check_vma=p["check_vma"], in_specs=p["in_specs"], jaxpr=p["jaxpr"], mesh=p["mesh"],
+    newly_manual_axes=p["newly_manual_axes"], out_specs=p["out_specs"])
 
 _eager_cache = {}
 
@@ -335,7 +531,7 @@ _eager_cache = {}
 def _impl(*args, **params):
     # A manual region only exists inside a program: eagerly, run the jit of the primitive.
     key = (params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"],
-           params["auto"])
+           params["newly_manual_axes"])
     fn = _eager_cache.get(key)
     if fn is None:
         fn = jit(lambda *xs: shard_map_p.bind(*xs, **params))
@@ -346,30 +542,33 @@ def _impl(*args, **params):
 
 
 @shard_map_p.def_lowering
-def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, auto):
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     mctx = ctx.module_ctx
-    if getattr(mctx, "manual_mesh", None) is not None:
-        raise NotImplementedError(with_user_line(
-            "shard_map inside shard_map is not supported", getattr(ctx.eqn, "source_info", None)))
+    outer = getattr(mctx, "manual_mesh", None)
+    outer_axes = getattr(mctx, "manual_axes", None)
+    if outer is not None and outer != mesh:
+        raise ValueError(with_user_line(
+            f"shard_map over {mesh} inside a shard_map over {outer}: a nested shard_map maps "
+            f"over the enclosing one's mesh", getattr(ctx.eqn, "source_info", None)))
     name = mctx.mesh_symbol(mesh)
+    newly = [a for a in mesh.axis_names if a in newly_manual_axes]
+    # with axes not manual here every dimension stays open, so Shardy may shard it over them
+    # (nested, the region is over the axes this one makes manual, as Shardy nests them)
+    partial = len(newly) != len(mesh.axis_names)
 
     def shardings(specs, avals):
-        # with auto axes every dimension stays open, so Shardy may shard it over them
         return sdy.TensorShardingPerValueAttr.get([
-            sdy_sharding_attr(NamedSharding(mesh, s), a.ndim, name, open_dims=bool(auto))
+            sdy_sharding_attr(NamedSharding(mesh, s), a.ndim, name, open_dims=partial)
             for s, a in zip(specs, avals)])
 
-    if all(mesh.shape[a] == 1 for a in mesh.axis_names if a not in auto):
+    body_axes = frozenset(outer_axes or ()) | frozenset(newly)
+    if all(mesh.shape[a] == 1 for a in newly):
         # Each device holds the whole value: the body is the program (as JAX lowers it; a
         # ManualComputationOp here would reach XLA unpartitioned on one device).
-        mctx.manual_mesh = mesh
-        try:
+        with _manual_region(mctx, mesh, body_axes):
             return lower_jaxpr_body(mctx, jaxpr, [], list(args))
-        finally:
-            mctx.manual_mesh = None
     out_types = [tensor_type(a) for a in ctx.avals_out]
-    manual = sdy.ManualAxesAttr.get(
-        [ir.StringAttr.get(a) for a in mesh.axis_names if a not in auto])
+    manual = sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in newly])
     # An empty operand holds no data: the body makes it as a constant. XLA turns empty
     # operands into constants itself, and then refuses a region none of whose remaining
     # operands comes through its GlobalToLocalShape (FINDINGS 117).
@@ -381,18 +580,26 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, auto):
         shardings(out_specs, ctx.avals_out), manual)
     block = op.body.blocks.append(
         *[tensor_type(v.aval) for v, p in zip(jaxpr.invars, passed) if p])
-    mctx.manual_mesh = mesh
-    try:
-        with ir.InsertionPoint(block):
-            block_args = iter(block.arguments)
-            body_args = [next(block_args) if p else ir_constant(np.zeros(v.aval.shape,
-                                                                          v.aval.dtype))
-                         for v, p in zip(jaxpr.invars, passed)]
-            outs = lower_jaxpr_body(mctx, jaxpr, [], body_args)
-            sdy.ReturnOp(outs)
-    finally:
-        mctx.manual_mesh = None
+    with _manual_region(mctx, mesh, body_axes), ir.InsertionPoint(block):
+        block_args = iter(block.arguments)
+        body_args = [next(block_args) if p else ir_constant(np.zeros(v.aval.shape,
+                                                                      v.aval.dtype))
+                     for v, p in zip(jaxpr.invars, passed)]
+        outs = lower_jaxpr_body(mctx, jaxpr, [], body_args)
+        sdy.ReturnOp(outs)
     return op.results
+
+
+@contextlib.contextmanager
+def _manual_region(mctx, mesh, axes):
+    """While a body is lowered, the module context says its mesh and every axis manual there
+    (what its collectives see)."""
+    prev = getattr(mctx, "manual_mesh", None), getattr(mctx, "manual_axes", None)
+    mctx.manual_mesh, mctx.manual_axes = mesh, axes
+    try:
+        yield
+    finally:
+        mctx.manual_mesh, mctx.manual_axes = prev
 
 
 def _empty(aval):

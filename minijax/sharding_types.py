@@ -19,6 +19,7 @@ ids and jaxlib's device lists agree.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import itertools
 import math
@@ -262,9 +263,26 @@ _EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
 
 
 def get_abstract_mesh():
-    """The abstract form of the mesh in context (``with mesh:``), or the empty one."""
+    """The abstract form of the mesh in context (``with mesh:``), or the empty one; inside a
+    shard_map body, the one it set (its manual axes typed ``Manual``)."""
+    abstract = getattr(_mesh_context, "abstract", None)
+    if abstract:
+        return abstract[-1]
     mesh = current_mesh()
     return _EMPTY_ABSTRACT_MESH if mesh is None else mesh.abstract_mesh
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh):
+    """``get_abstract_mesh()`` is ``mesh`` (an AbstractMesh) while the block runs."""
+    stack = getattr(_mesh_context, "abstract", None)
+    if stack is None:
+        stack = _mesh_context.abstract = []
+    stack.append(mesh)
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):

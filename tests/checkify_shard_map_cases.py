@@ -11,8 +11,7 @@ import numpy as np
 
 
 def api(lib):
-    """The names the cases use, from ``jax`` or ``minijax`` (whose shard_map spells
-    check_vma as check_rep)."""
+    """The names the cases use, from ``jax`` or ``minijax``."""
     if lib.__name__ == "jax":
         from jax import shard_map as _shard_map
         from jax.experimental import checkify
@@ -26,7 +25,7 @@ def api(lib):
 
         def shard_map(f, mesh, in_specs, out_specs, checked=True):
             return _shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
-                              check_rep=checked)
+                              check_vma=checked)
 
     return types.SimpleNamespace(
         jit=lib.jit, pmap=lib.pmap, vmap=lib.vmap, jnp=lib.numpy, checkify=checkify,

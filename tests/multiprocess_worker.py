@@ -35,7 +35,7 @@ def main():
     sh = NamedSharding(mesh, P("d"))
     x = distributed.make_array_from_process_local_data(sh, local)
     assert x.shape == (4,)
-    total = mj.jit(mj.shard_map(lambda a: lax.psum(a, "d"), mesh, in_specs=P("d"),
+    total = mj.jit(mj.shard_map(lambda a: lax.psum(a, "d"), mesh=mesh, in_specs=P("d"),
                                 out_specs=P()))(x)
     np.testing.assert_allclose(local_value(total), [10.0])
 

@@ -63,7 +63,7 @@ def _below(limit):
         checkify.check(jnp.all(x < limit), "too big {}", x)
         return x + 1
 
-    return shard_map(f, _mesh(), P("x"), P("x"))
+    return shard_map(f, mesh=_mesh(), in_specs=P("x"), out_specs=P("x"))
 
 
 X = np.array([0.0, 1.0, 3.0, 0.0], np.float32)
@@ -119,7 +119,8 @@ def test_shard_map_inside_scan_cond_and_while():
 
 def test_branches_over_meshes_of_different_sizes_fail_clearly():
     two = shard_map(lambda v: (checkify.check(jnp.all(v > 0), "neg"), v)[1],
-                    Mesh(np.array(minijax.devices()[:2]), ("y",)), P("y"), P("y"))
+                    mesh=Mesh(np.array(minijax.devices()[:2]), ("y",)), in_specs=P("y"),
+                    out_specs=P("y"))
     with pytest.raises(ValueError, match="with per-device slots of different meshes"):
         checkify.checkify(lambda x: lax.cond(x[0] > 0, _below(3), two, x))(X)
 
@@ -148,7 +149,8 @@ def test_grad_and_auto_axes():
         checkify.check(jnp.all(x > 0), "x must be positive, got {}", x)
         return jnp.sin(x)
 
-    auto = shard_map(f, mesh, P("a"), P("a"), auto=frozenset({"b"}))  # slots over 'a' only
+    auto = shard_map(f, mesh=mesh, in_specs=P("a"), out_specs=P("a"),
+                     axis_names={"a"})  # slots over 'a' only
     err, out = minijax.jit(checkify.checkify(auto))(np.array([1, 2, 3, -4], np.float32))
     block = np.array([3, -4], np.float32)
     assert err.get() == f"at mapped index 1: x must be positive, got {block} (`check` failed)"

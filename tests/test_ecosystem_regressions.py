@@ -83,7 +83,7 @@ def test_shard_map_and_pmap_over_one_device_run_the_body_as_the_program():
                 lax.ppermute(x, "i", [(0, 0)]), lax.psum_scatter(x[None], "i"))
 
     f = minijax.shard_map(body, mesh=mesh, in_specs=PartitionSpec("i"),
-                          out_specs=(PartitionSpec(),) * 5, check_rep=False)
+                          out_specs=(PartitionSpec(),) * 5, check_vma=False)
     x = jnp.arange(3.0)
     s, g, i, p, r = minijax.jit(f)(x)
     np.testing.assert_array_equal(s, [0, 1, 2])

@@ -224,7 +224,7 @@ def test_auto_axes_partition_the_body_and_match_numpy():
         seen.append((x.shape, w.shape))
         return lax.psum(jnp.tanh(x @ w).sum(0, keepdims=True), "x")
 
-    f = shard_map(body, m, in_specs=(P("x"), P()), out_specs=P(), auto=frozenset({"y"}))
+    f = mj.shard_map(body, mesh=m, in_specs=(P("x"), P()), out_specs=P(), axis_names={"x"})
     jf = mj.jit(f)
     ws = mj.device_put(w, NamedSharding(m, P(None, "y")))  # committed over the auto axis
     xs = mj.device_put(x, NamedSharding(m, P("x")))
@@ -235,7 +235,7 @@ def test_auto_axes_partition_the_body_and_match_numpy():
     hlo = jf.lower(xs, ws).compile().as_text()
     assert "f32[2,3]{1,0} dot(" in hlo, hlo
     text = str(mj.make_jaxpr(f)(x, w))
-    assert "auto=(y,)" in text and "psum_invariant[axes=(x,)" in text
+    assert "newly_manual_axes=frozenset({'x'})" in text and "psum_invariant[axes=(x,)" in text
     # grad through it (partial eval, transpose) against NumPy, and vmap of it
     g = mj.jit(mj.grad(lambda x, w: f(x, w).sum(), argnums=(0, 1)))(xs, ws)
     d = 1 - np.tanh(x.astype(np.float64) @ w) ** 2
@@ -250,11 +250,12 @@ def test_auto_axes_partition_the_body_and_match_numpy():
 def test_auto_axes_errors():
     m = mesh()
     x = arange(8, 4)
-    with pytest.raises(ValueError, match="auto names 'z', which is not an axis of the mesh"):
-        shard_map(lambda x: x, m, in_specs=P("x"), out_specs=P("x"), auto=frozenset({"z"}))
-    with pytest.raises(ValueError, match="names mesh axis 'y', which is in auto"):
-        shard_map(lambda x: x, m, in_specs=P("x", "y"), out_specs=P("x"),
-                  auto=frozenset({"y"}))(x)
+    with pytest.raises(ValueError, match="requires axis_names=frozenset\\({'z'}\\) to be a subset"):
+        mj.shard_map(lambda x: x, mesh=m, in_specs=P("x"), out_specs=P("x"),
+                     axis_names={"z"})(x)
+    with pytest.raises(ValueError, match="must refer to an axis marked as manual"):
+        mj.shard_map(lambda x: x, mesh=m, in_specs=P("x", "y"), out_specs=P("x"),
+                     axis_names={"x"})(x)
     with pytest.raises(NameError, match="unbound axis name: 'y'"):
-        shard_map(lambda x: lax.psum(x, "y"), m, in_specs=P("x"), out_specs=P("x"),
-                  auto=frozenset({"y"}))(x)
+        mj.shard_map(lambda x: lax.psum(x, "y"), mesh=m, in_specs=P("x"), out_specs=P("x"),
+                     axis_names={"x"})(x)

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.lowering.stablehlo import ir_constant, tensor_type
@@ -145,7 +146,25 @@ def lower_all_to_all(ctx, x, mesh, *, axis_name, split_axis, concat_axis, axis_i
 
 def lower_axis_index(ctx, mesh, *, axis_name):
     """``(partition_id // stride) % size``: the coordinate along ``axis_name`` of this
-    partition's row-major mesh position."""
+    partition's row-major mesh position. In a region manual over some mesh axes only, XLA's
+    partitioner refuses a partition id (is it replicated over the automatic axes?): as JAX, it
+    is computed in a region nested over those axes, whose one result is replicated."""
+    mctx = ctx.module_ctx
+    manual = getattr(mctx, "manual_axes", None)
+    auto = [a for a in mesh.axis_names if manual is not None and a not in manual]
+    if not auto:
+        return _axis_index(ctx, mesh, axis_name)
+    replicated = sdy.TensorShardingAttr.get(mctx.mesh_symbol(mesh), [])
+    op = sdy.ManualComputationOp(
+        [tensor_type(ctx.avals_out[0])], [], sdy.TensorShardingPerValueAttr.get([]),
+        sdy.TensorShardingPerValueAttr.get([replicated]),
+        sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in auto]))
+    with ir.InsertionPoint(op.body.blocks.append()):
+        sdy.ReturnOp([_axis_index(ctx, mesh, axis_name)])
+    return op.results[0]
+
+
+def _axis_index(ctx, mesh, axis_name):
     pos = mesh.axis_names.index(axis_name)
     stride = math.prod(mesh.axis_sizes[pos + 1:])
     size = mesh.axis_sizes[pos]
