@@ -61,3 +61,21 @@ def test_pow_jvp_takes_y_minus_one_in_the_float_dtype():
     yh = jnp.array([70000, 70000, -2**31], jnp.int32)
     tangent = jax.jvp(lambda x: lax.pow(x, yh), (xh,), (jnp.ones_like(xh),))[1]
     np.testing.assert_array_equal(np.asarray(tangent, np.float32), [_NAN, _INF, _NAN])
+
+
+def test_qr_jvp_adds_the_diagonal_correction_for_real_inputs_too():
+    # s12027-41: JAX's QR JVP adds I * (M - re(M)) (M = Q^H dX R^-1) for every dtype; for a
+    # real M that is 0 * (M - M), NaN wherever M is not finite, and the VJP's transpose then
+    # makes the whole cotangent NaN. minijax added it only for complex M: -inf at [1, 2] and
+    # [2, 2] here.
+    big = 3.4028234663852886e+38
+    x = jnp.array([[-0.32724982500076294, -2.5751304626464844, -big],
+                   [big, 0.5513923168182373, 0.18049247562885284],
+                   [0.2591884732246399, -0.9602075219154358, 0.8826934099197388]], jnp.float32)
+    # det's cotangent for R at this x (JAX 0.10.2's, equal to minijax's)
+    ct_r = jnp.array([[-0.330010324716568, 0.0, 0.0], [0.0, 1.0141822401198266e+38, 0.0],
+                      [0.0, -1.149442384581043e+38, -_INF]], jnp.float32)
+    pullback = jax.vjp(lambda x: jnp.linalg.qr(x)[1], x)[1]
+    assert np.isnan(np.asarray(pullback(ct_r)[0])).all()
+    whole = jax.jit(jax.grad(lambda x: jnp.linalg.det(jnp.linalg.qr(x)[1]) * 0.5))(x)
+    assert np.isnan(np.asarray(whole)).all()

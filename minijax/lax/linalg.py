@@ -534,10 +534,13 @@ def _thin_qr_jvp(q, r, dx):
     qt_dx_rinv = _matmul(_H(q), dx_rinv)
     low = _tril(qt_dx_rinv, -1)
     do = sub(low, _H(low))  # skew-Hermitian
-    if ffi.is_complex(dx.dtype):  # the imaginary diagonal, fixed by R's real diagonal
-        im_diag = make_complex(full(qt_dx_rinv.shape, 0, _real_dtype(dx.dtype)),
-                               imag(qt_dx_rinv))
-        do = add(do, mul(_eye(do.shape, do.dtype), im_diag))
+    # The imaginary diagonal, fixed by R's real diagonal: I * (M - re(M)), as JAX adds it for
+    # every dtype. For real inputs it is 0 * (M - M), NaN wherever M is not finite (as in JAX,
+    # whose QR derivatives beside an inf are NaN throughout).
+    re = qt_dx_rinv
+    if ffi.is_complex(dx.dtype):
+        re = convert_element_type(real(qt_dx_rinv), dx.dtype)
+    do = add(do, mul(_eye(do.shape, do.dtype), sub(qt_dx_rinv, re)))
     dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(sub(qt_dx_rinv, do), r)
     return dq, dr

@@ -27,3 +27,13 @@ xh = jnp.array([0.5, -2.5, 3.0], jnp.float16)
 yh = jnp.array([70000, 70000, -2**31], jnp.int32)
 print("pow jvp f16", np.asarray(jax.jvp(lambda x: jax.lax.pow(x, yh), (xh,),
                                         (jnp.ones_like(xh),))[1], np.float32).tolist())
+
+# s12027-41: QR's JVP adds I * (M - re(M)) for real inputs too (NaN where M is not finite)
+big = 3.4028234663852886e+38
+x = jnp.array([[-0.32724982500076294, -2.5751304626464844, -big],
+               [big, 0.5513923168182373, 0.18049247562885284],
+               [0.2591884732246399, -0.9602075219154358, 0.8826934099197388]], jnp.float32)
+print("qr r", np.asarray(jnp.linalg.qr(x)[1]).tolist())
+ct_r = jax.vjp(jnp.linalg.det, jnp.linalg.qr(x)[1])[1](jnp.float32(0.5))[0]
+print("det ct", np.asarray(ct_r).tolist())
+print("qr vjp", np.asarray(jax.vjp(lambda x: jnp.linalg.qr(x)[1], x)[1](ct_r)[0]).tolist())
