@@ -61,7 +61,7 @@ from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open
 from minijax.interpreters.calls import eval_open
-from minijax.interpreters.partial_eval import hoist_consts, split_known_staged, trace_open
+from minijax.interpreters.partial_eval import hoist_consts, partial_eval_jaxpr, trace_open
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.sharding_types import (
@@ -639,59 +639,56 @@ ad.primitive_jvps[shard_map_p] = _jvp
 
 def _partial_eval(trace, args, params):
     """Known equations of the body run now as one shard_map; the rest is staged as another
-    (see the module doc for how residuals cross between them)."""
+    (see the module doc for how residuals cross between them). The body is split by tracing
+    it (``partial_eval_jaxpr``), so a shard_map nested in it splits too, by this rule."""
     jaxpr, mesh = params["jaxpr"], _manual(params)
     in_specs, out_specs = params["in_specs"], params["out_specs"]
+    check = params["check_vma"]
     unknown_in = [trace.is_unknown(x) for x in args]
-    split = split_known_staged(jaxpr, unknown_in)
-    out_known, residuals, unknown_invars = split.out_known, split.residuals, split.unknown_invars
-    spec_of_invar = {v: s for v, s in zip(jaxpr.invars, in_specs)}
-    arg_of_invar = {v: x for v, x in zip(jaxpr.invars, args)}
+    with _axis_env(mesh), _vma_env(mesh, check):
+        known_cj, staged_cj, out_unknown, res_avals, res_fwd = partial_eval_jaxpr(
+            ClosedJaxpr(jaxpr, []), unknown_in, [False] * len(jaxpr.outvars))
+    known_args = [x for x, u in zip(args, unknown_in) if not u]
+    known_specs = [s for s, u in zip(in_specs, unknown_in) if not u]
     # Residuals that are known inputs pass straight through with their own spec; others are
     # computed in the known shard_map and leave it stacked one slot per device.
-    res_in = [v for v in residuals if v in spec_of_invar]
-    res_new = [v for v in residuals if v not in spec_of_invar]
-
-    known_invars = split.known_invars
-    known_outs = [v for v, k in zip(jaxpr.outvars, out_known) if k]
-    known_jaxpr = split.known_jaxpr(known_outs, res_new)
-    n_ko = len(known_outs)
+    new = [k for k, f in enumerate(res_fwd) if f is None]
+    n_ko = len(out_unknown) - sum(out_unknown)
 
     def known_fun(*xs):
-        outs = eval_open(known_jaxpr, xs)
-        return outs[:n_ko] + [r.reshape((1,) + r.shape) for r in outs[n_ko:]]
+        outs = core.jaxpr_as_fun(known_cj)(*xs)
+        res = outs[n_ko:]
+        return list(outs[:n_ko]) + [res[k].reshape((1,) + res[k].shape) for k in new]
 
     all_spec = _all_axes_spec(mesh)
-    check = params["check_vma"]
-    k_jaxpr, k_consts = _trace_body(mesh, known_fun, [v.aval for v in known_invars], check)
-    k_out_specs = [s for s, k in zip(out_specs, out_known) if k] + [all_spec] * len(res_new)
+    k_avals = [v.aval for v, u in zip(jaxpr.invars, unknown_in) if not u]
+    k_jaxpr, k_consts = _trace_body(mesh, known_fun, k_avals, check)
+    k_out_specs = [s for s, u in zip(out_specs, out_unknown) if not u] + [all_spec] * len(new)
     with core.set_current_trace(trace.parent):
-        known_vals = _bind_like(params, k_jaxpr, k_consts,
-                                [x for x, u in zip(args, unknown_in) if not u],
-                                [s for s, u in zip(in_specs, unknown_in) if not u], k_out_specs)
-    res_vals = known_vals[n_ko:]
-
-    n_in, n_new = len(res_in), len(res_new)
-    staged_jaxpr = split.staged_jaxpr(res_in + res_new)
+        known_vals = _bind_like(params, k_jaxpr, k_consts, known_args, known_specs, k_out_specs)
+    new_vals = iter(known_vals[n_ko:])
+    res_vals = [known_args[f] if f is not None else next(new_vals) for f in res_fwd]
+    res_specs = [known_specs[f] if f is not None else all_spec for f in res_fwd]
+    stacked = [f is None for f in res_fwd]
+    n_res = len(res_fwd)
 
     def staged_fun(*xs):
-        new = [r.reshape(r.shape[1:]) for r in xs[n_in:n_in + n_new]]
-        return eval_open(staged_jaxpr, list(xs[:n_in]) + new + list(xs[n_in + n_new:]))
+        res = [r.reshape(r.shape[1:]) if st else r for r, st in zip(xs[:n_res], stacked)]
+        return core.jaxpr_as_fun(staged_cj)(*res, *xs[n_res:])
 
-    s_avals = [v.aval for v in res_in] + [v.aval.update(shape=(1,) + v.aval.shape)
-                                         for v in res_new] + [v.aval for v in unknown_invars]
+    s_avals = ([a.update(shape=(1,) + a.shape) if st else a
+                for a, st in zip(res_avals, stacked)]
+               + [v.aval for v, u in zip(jaxpr.invars, unknown_in) if u])
     s_jaxpr, s_consts = _trace_body(mesh, staged_fun, s_avals, check)
-    s_in_specs = ([spec_of_invar[v] for v in res_in] + [all_spec] * n_new
-                  + [s for s, u in zip(in_specs, unknown_in) if u])
-    s_args = ([arg_of_invar[v] for v in res_in] + list(res_vals)
-              + [x for x, u in zip(args, unknown_in) if u])
-    s_out_specs = [s for s, k in zip(out_specs, out_known) if not k]
+    s_in_specs = res_specs + [s for s, u in zip(in_specs, unknown_in) if u]
+    s_args = res_vals + [x for x, u in zip(args, unknown_in) if u]
+    s_out_specs = [s for s, u in zip(out_specs, out_unknown) if u]
     in_all = tuple([P()] * len(s_consts) + s_in_specs)
     staged = trace.stage(shard_map_p, [*s_consts, *s_args],
                          dict(params, jaxpr=s_jaxpr, in_specs=in_all,
                               out_specs=tuple(s_out_specs)))
     known_it, staged_it = iter(known_vals[:n_ko]), iter(staged)
-    return [next(known_it) if k else next(staged_it) for k in out_known]
+    return [next(staged_it) if u else next(known_it) for u in out_unknown]
 
 
 shard_map_p.partial_eval = _partial_eval
