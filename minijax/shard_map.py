@@ -520,9 +520,25 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
 shard_map_p.def_abstract_eval(_abstract_eval)
 shard_map_p.own_vma = True  # its operands keep their types (the specs say how they split)
 shard_map_p.axis_names_of = lambda params: ()  # binds its axes; uses none from outside
+
+
+class _PrintedSpec:
+    """A spec as a JAX jaxpr prints it: ``P('i',)``."""
+
+    __slots__ = ("spec",)
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def __str__(self):
+        entries = ", ".join(map(repr, self.spec))
+        return f"P({entries},)" if len(self.spec) == 1 else f"P({entries})"
+
+
 shard_map_p.pp_params = lambda p: dict(
-    check_vma=p["check_vma"], in_specs=p["in_specs"], jaxpr=p["jaxpr"], mesh=p["mesh"],
-    newly_manual_axes=p["newly_manual_axes"], out_specs=p["out_specs"])
+    check_vma=p["check_vma"], in_specs=tuple(map(_PrintedSpec, p["in_specs"])),
+    jaxpr=p["jaxpr"], mesh=p["mesh"], newly_manual_axes=p["newly_manual_axes"],
+    out_specs=tuple(map(_PrintedSpec, p["out_specs"])))
 
 _eager_cache = {}
 
