@@ -244,9 +244,11 @@ def _in_body(mesh, manual):
 
 
 def _resolve_mesh(mesh):
-    """The concrete Mesh a call runs on: ``mesh``, else the context's (JAX's checks)."""
+    """The concrete Mesh a call runs on: ``mesh``, else the context's (JAX's checks; an
+    explicit mesh is checked against the context inside a body only: minijax's context also
+    holds the meshes of ``with mesh:``, which JAX's check does not see)."""
     body = _enclosing_body()
-    ctx = get_abstract_mesh()
+    ctx = get_abstract_mesh() if body is not None else _EMPTY
     if mesh is None:
         mesh = body.mesh if body is not None else current_mesh()
         if mesh is None:
@@ -268,6 +270,9 @@ def _resolve_mesh(mesh):
                              "`shard_map` when passing `AbstractMesh` to the mesh argument.")
         return concrete
     return mesh
+
+
+_EMPTY = AbstractMesh((), ())
 
 
 def _manual_of(mesh, axis_names):
