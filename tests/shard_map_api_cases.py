@@ -309,6 +309,19 @@ def nested_nonlinear_vmap(ns):
     return outcome(lambda: ns.lib.vmap(f)(ns.jnp.arange(16.0).reshape(2, 8)))
 
 
+def _nested_cos(ns):
+    return _nested(ns, lambda y: ns.jnp.cos(y) * ns.lax.psum(y * y, "j"), out_spec=ns.P("j"))
+
+
+def nested_cos_jacfwd_rows(ns):
+    """JAX's forward-mode Jacobians at two points (its vmap of grad and its jit of jacrev of
+    this fail: residual specs naming 'i' twice, and a region rebinding 'i'); the test checks
+    minijax's reverse mode against them."""
+    f = _nested_cos(ns)
+    xs = ns.jnp.arange(16.0).reshape(2, 8) / 4
+    return outcome(lambda: [ns.lib.jacfwd(f)(x) for x in xs])
+
+
 def nested_axis_index(ns):
     lax = ns.lax
     f = _nested(ns, lambda y: y + lax.axis_index("i") + 10 * lax.axis_index("j"),
@@ -347,6 +360,7 @@ CASES = {f.__name__: f for f in [
     partial_manual_values, static_in_specs, f_not_callable, mesh_not_a_mesh,
     old_api_positional, old_api_no_auto, old_api_no_check_vma, new_api_no_check_rep,
     nested_psum, nested_body_types, nested_grad, nested_vmap, nested_nonlinear,
-    nested_nonlinear_jvp, nested_nonlinear_jacfwd, nested_nonlinear_vmap, nested_axis_index,
+    nested_nonlinear_jvp, nested_nonlinear_jacfwd, nested_nonlinear_vmap,
+    nested_cos_jacfwd_rows, nested_axis_index,
     nested_over_no_new_axes, nested_explicit_mesh, nested_spec_names_outer_axis,
 ]}

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minijax
-from tests.shard_map_api_cases import CASES, _nested_sin, _x, api
+from tests.shard_map_api_cases import CASES, _nested_cos, _nested_sin, _x, api
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "shard_map_api_jax.json")
 with open(_DATA) as _f:
@@ -91,6 +91,18 @@ def test_nested_nonlinear_grad_against_jax_jacobian(ns):
     np.testing.assert_allclose(minijax.grad(loss)(_x(ns)), want, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(minijax.jit(minijax.grad(loss))(_x(ns)), want, rtol=1e-5,
                                atol=1e-4)
+
+
+def test_nested_reverse_mode_under_vmap_and_jit_against_jax_jacobians(ns):
+    """vmap(grad) and jit(jacrev) of a nested shard_map (both fail in JAX 0.10.2) against
+    JAX's forward-mode Jacobians."""
+    f = _nested_cos(ns)
+    jacs = np.asarray(JAX["nested_cos_jacfwd_rows"][1])
+    xs = minijax.numpy.arange(16.0).reshape(2, 8) / 4
+    grads = minijax.vmap(minijax.grad(lambda x: f(x).sum()))(xs)
+    np.testing.assert_allclose(grads, jacs.sum(axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(minijax.jit(minijax.jacrev(f))(xs[1]), jacs[1], rtol=1e-5,
+                               atol=1e-5)
 
 
 def test_nested_lowers_to_nested_manual_computations(ns):
