@@ -54,3 +54,14 @@ def test_linalg_custom_calls_keep_the_batch_sharding(name):
     out = jax.jit(f)(_split(_A))
     assert _spec(out) == ["d"]
     np.testing.assert_allclose(np.asarray(out), ref(_A), rtol=1e-5, atol=1e-5)
+
+
+def test_static_fori_loop_index_is_a_weak_int32():
+    # JAX's fori_loop with concrete bounds scans from the Python int lower bound: the index is
+    # a weak int32 whatever the bounds' dtype, so it does not promote an int8 carry (JAX 0.10.2:
+    # int8 4); a strong int32 index made the carry int32 and scan refused the body.
+    for lo, hi in [(0, 3), (np.int16(0), np.int16(3)), (jnp.int32(0), 3)]:
+        out = jax.lax.fori_loop(lo, hi, lambda i, x: x + i, jnp.int8(1))
+        assert out.dtype == np.int8 and int(out) == 4
+    jaxpr = jax.make_jaxpr(lambda x: jax.lax.fori_loop(0, 3, lambda i, x: x + i, x))(jnp.int8(1))
+    assert jaxpr.eqns[-1].params["jaxpr"].in_avals[0].weak_type

@@ -900,10 +900,12 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
         def step(loop_carry, _):
             i, val = loop_carry
-            return (add(i, np.int32(1)), body_fun(i, val)), None
+            return (i + 1, body_fun(i, val)), None
 
         step.__wrapped__ = body_fun  # the user's loop: scan checks its carry types, as JAX's
-        (_, val), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
+        # The index starts as the Python int ``lo``, as JAX's: a weak int32 whatever the bounds'
+        # dtype, so ``x + i`` keeps an int8 carry int8.
+        (_, val), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
         return val
     # traced bounds keep their (common) dtype, as JAX's: float bounds count in floats
