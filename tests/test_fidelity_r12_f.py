@@ -56,6 +56,45 @@ def test_linalg_custom_calls_keep_the_batch_sharding(name):
     np.testing.assert_allclose(np.asarray(out), ref(_A), rtol=1e-5, atol=1e-5)
 
 
+_SCAN_VMA = ("Scan carry input and output got mismatched varying manual axes "
+             "[ShapedArray(int32[], weak_type=True), ShapedArray(float16[2]{V:d}), "
+             "ShapedArray(float16[2])] and [ShapedArray(int32[], weak_type=True), "
+             "ShapedArray(float16[2]{V:d}), ShapedArray(float16[2]{V:d})]. Please open an issue at "
+             "https://github.com/jax-ml/jax/issues, and as a temporary workaround pass the "
+             "check_vma=False argument to `jax.shard_map`")
+
+
+def _jvp_of_loop_in_shard_map(trips, tangent):
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("d",))
+
+    def shard(x):
+        return jax.jvp(lambda x: jax.lax.fori_loop(0, trips, lambda i, c: jnp.clip(c, -1.0, 1.0),
+                                                   x), (x,), (tangent(x),))
+
+    x = np.array([-0.0556, -0.0534, -0.0866, 0.0682], np.float16)
+    return jax.shard_map(shard, mesh=mesh, in_specs=jax.P("d"), out_specs=jax.P("d"))(x)
+
+
+@pytest.mark.devices(2)
+@pytest.mark.parametrize("trips", [0, 2])
+def test_jvp_of_scan_refuses_a_tangent_carry_less_varying_than_the_body_makes_it(trips):
+    # s12035-106: a NumPy tangent of a carry varying over 'd' is not varying; JAX's scan JVP
+    # binds the body traced with the primal's tangent type (varying), and scan's abstract eval
+    # refuses the mismatch with this ValueError (JAX 0.10.2's words), whatever the trip count.
+    with pytest.raises(ValueError) as err:
+        _jvp_of_loop_in_shard_map(trips, lambda x: np.full(x.shape, 0.7, np.float16))
+    assert str(err.value) == _SCAN_VMA
+
+
+@pytest.mark.devices(2)
+def test_jvp_of_scan_accepts_a_tangent_as_varying_as_its_carry():
+    # jnp.ones_like of the varying carry varies as it does: JAX 0.10.2 computes the jvp.
+    primal, tangent = _jvp_of_loop_in_shard_map(2, jnp.ones_like)
+    np.testing.assert_array_equal(np.asarray(tangent), np.ones(4, np.float16))
+    np.testing.assert_array_equal(np.asarray(primal),
+                                  np.array([-0.0556, -0.0534, -0.0866, 0.0682], np.float16))
+
+
 def test_static_fori_loop_index_is_a_weak_int32():
     # JAX's fori_loop with concrete bounds scans from the Python int lower bound: the index is
     # a weak int32 whatever the bounds' dtype, so it does not promote an int8 carry (JAX 0.10.2:

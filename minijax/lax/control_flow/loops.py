@@ -425,6 +425,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     consts, init, xs = _scan_split(primals, nc, nk)
     cdots, idots, xdots = _scan_split(tangents, nc, nk)
     pick = lambda ts, flags: [ad.instantiate_zeros(t) for t, f in zip(ts, flags) if f]  # noqa
+    _check_jvp_carry_vma(init, idots, carry_nz, body.out_avals[:nk + sum(carry_nz)])
     outs = scan_p.bind(*consts, *pick(cdots, const_nz), *init, *pick(idots, carry_nz), *xs,
                        *pick(xdots, xs_nz), jaxpr=body, num_consts=nc + sum(const_nz),
                        num_carry=nk + sum(carry_nz), length=length, reverse=reverse,
@@ -439,6 +440,25 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
 
 
 ad.primitive_jvps[scan_p] = _scan_jvp
+
+
+def _check_jvp_carry_vma(init, init_dots, carry_nz, out_carry_avals):
+    """JAX's scan abstract eval refuses carries whose varying manual axes differ from the body's
+    carry outputs; under jvp a user's tangent of another type than its primal's (a NumPy
+    tangent of a varying carry inside shard_map) meets a body traced with the primal's tangent
+    type, and JAX 0.10.2 raises this ValueError (asking for a bug report). A symbolic zero
+    counts with its primal's tangent type, the type JAX instantiates it with."""
+    dots = [t for t, f in zip(init_dots, carry_nz) if f]
+    in_avals = [get_aval(x) for x in init] + [
+        ad.tangent_aval(get_aval(x)) if type(t) is ad.Zero else get_aval(t)
+        for x, t in zip([x for x, f in zip(init, carry_nz) if f], dots)]
+    if [_vma(a) for a in in_avals] == [_vma(a) for a in out_carry_avals]:
+        return
+    raise ValueError(
+        "Scan carry input and output got mismatched varying manual axes "
+        f"{in_avals} and {list(out_carry_avals)}. Please open an issue at "
+        "https://github.com/jax-ml/jax/issues, and as a temporary workaround pass the "
+        "check_vma=False argument to `jax.shard_map`")
 
 
 def _scan_partial_eval(trace, args, params):
