@@ -103,6 +103,19 @@ def decode_array(spec):
     return np.frombuffer(bytes.fromhex(spec["hex"]), dt).reshape(spec["shape"]).copy()
 
 
+def input_value(jnp, spec):
+    """A case input as the program receives it: a Python scalar (``"py"``) or an array."""
+    a = decode_array(spec)
+    return a.item() if spec.get("py") else jnp.asarray(a)
+
+
+def _input_literal(spec):
+    a = decode_array(spec)
+    if spec.get("py"):
+        return _nested(a.item()) if a.dtype.kind != "b" else repr(bool(a))
+    return _array_literal(a)
+
+
 def _nested(x):
     if isinstance(x, list):
         return "[" + ", ".join(_nested(e) for e in x) + "]"
@@ -131,7 +144,7 @@ def reproducer(case, prelude=True):
                                 "jax.numpy, jax.lax, jax.nn, jax.random",
     ]
     for name, spec in zip(case["prog"]["params"], case["inputs"]):
-        lines.append(f"{name} = {_array_literal(decode_array(spec))}")
+        lines.append(f"{name} = {_input_literal(spec)}")
     lines.append(program_src(case))
     lines.append("print(jax.tree_util.tree_map(lambda l: (l.dtype, l.shape, l), result))")
     return "\n".join(lines) + "\n"

@@ -769,5 +769,17 @@ def gen_case(seed, index):
     stack.reverse()
     inputs = [encode_array(fill_values(g, Ty(tuple(s), ty.dtype), fill))
               for s, (_, ty, fill) in zip(shapes, g.inputs)]
+    # Some unbatched scalar inputs are passed as Python scalars (weakly typed, as users pass
+    # `grad(f)(1.0)`), from a stream of their own so that the rest of the case is unchanged.
+    py_rng = np.random.default_rng([seed, index, 1])
+    for spec in inputs:
+        if (spec["shape"] == [] and spec["dtype"] in PY_SCALAR_DTYPES[g.x64]
+                and py_rng.random() < 0.5):
+            spec["py"] = True
     return {"id": f"s{seed}-{index}", "x64": g.x64, "inputs": inputs, "prog": prog,
             "stack": stack}
+
+
+# the dtypes a Python scalar takes (bool, int, float, complex) without and with x64
+PY_SCALAR_DTYPES = {False: ("bool", "int32", "float32", "complex64"),
+                    True: ("bool", "int64", "float64", "complex128")}

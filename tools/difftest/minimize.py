@@ -114,13 +114,13 @@ def _candidates(case):
             for v in (1.0, 0.0):
                 if not (a == v).all():
                     c = copy.deepcopy(case)
-                    c["inputs"][i] = encode_array(np.full_like(a, v))
+                    c["inputs"][i] = dict(spec, **encode_array(np.full_like(a, v)))
                     yield c
             for j in range(min(a.size, 12)):
                 if a.flat[j] not in (0.0, 1.0):
                     c, b = copy.deepcopy(case), a.copy()
                     b.flat[j] = 1.0
-                    c["inputs"][i] = encode_array(b)
+                    c["inputs"][i] = dict(spec, **encode_array(b))
                     yield c
 
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from tools.difftest.codegen import decode_array, program_src
+from tools.difftest.codegen import input_value, program_src
 from tools.difftest.ops import PRELUDE
 
 N_DEVICES = 4
@@ -105,7 +105,7 @@ class Runner:
                 jax.config.update("jax_enable_x64", self.x64)
             ns = dict(self.base)
             for name, spec in zip(case["prog"]["params"], case["inputs"]):
-                ns[name] = jax.numpy.asarray(decode_array(spec))
+                ns[name] = input_value(jax.numpy, spec)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 exec(compile(program_src(case), f"<case {case['id']}>", "exec"), ns)
