@@ -56,11 +56,10 @@ from jaxlib.mlir.dialects import sdy
 
 from minijax import core, lax
 from minijax.config import config_context
-from minijax.core import ClosedJaxpr, Jaxpr, Literal, Primitive, get_aval
+from minijax.core import ClosedJaxpr, Primitive, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open
-from minijax.interpreters.calls import eval_open
 from minijax.interpreters.partial_eval import hoist_consts, partial_eval_jaxpr, trace_open
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type

@@ -133,7 +133,8 @@ def infer_from_shardings(ns):
     a replicated argument is replicated."""
     P = ns.P
     m = _explicit_mesh(ns)
-    x = ns.lib.device_put(ns.jnp.arange(8.0).reshape(4, 2), ns.sharding.NamedSharding(m, P("i", "j")))
+    x = ns.lib.device_put(ns.jnp.arange(8.0).reshape(4, 2),
+                          ns.sharding.NamedSharding(m, P("i", "j")))
     shapes = []
 
     def body(a, b):
