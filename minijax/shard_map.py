@@ -242,6 +242,9 @@ def _in_body(mesh, manual):
         stack.pop()
 
 
+_EMPTY = AbstractMesh((), ())
+
+
 def _resolve_mesh(mesh):
     """The concrete Mesh a call runs on: ``mesh``, else the context's (JAX's checks; an
     explicit mesh is checked against the context inside a body only: minijax's context also
@@ -271,9 +274,6 @@ def _resolve_mesh(mesh):
     return mesh
 
 
-_EMPTY = AbstractMesh((), ())
-
-
 def _manual_of(mesh, axis_names):
     """``axis_names`` checked as JAX does; empty is every mesh axis."""
     if mesh.empty:
@@ -291,11 +291,6 @@ def _manual_of(mesh, axis_names):
 def _check_specs(specs, manual, what):
     """JAX's errors for a spec tree whose leaves are not PartitionSpecs, or that names an axis
     that is not manual here."""
-    if what == "in" and specs is None:
-        raise TypeError("shard_map in_specs argument must be a pytree of "
-                        "`jax.sharding.PartitionSpec` instances, but it was None.\n"
-                        "Instead of `in_specs=None`, did you mean `in_specs=P()`, "
-                        "where `P = jax.sharding.PartitionSpec`?")
     paths = tree_flatten_with_path(specs, is_leaf=_is_spec)[0]
     leaves = [x for _, x in paths]
     bad = [(k, x) for k, x in paths if not isinstance(x, PartitionSpec)]
