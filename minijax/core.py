@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import math
 import threading
 import typing
 
@@ -25,6 +26,7 @@ from minijax import dtypes
 from minijax.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
+    TracerBoolConversionError,
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
@@ -788,7 +790,15 @@ class Tracer:
         )
 
     def __bool__(self):
-        raise self._concretization_error("bool()")
+        # A non-scalar has no truth value even once concrete: NumPy's and JAX's ValueError.
+        size = math.prod(getattr(self.aval, "shape", ()))
+        if size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous. Use"
+                             " `array.size > 0` to check that an array is not empty.")
+        if size > 1:
+            raise ValueError("The truth value of an array with more than one element"
+                             " is ambiguous. Use a.any() or a.all()")
+        raise self._concretization_error("bool()", TracerBoolConversionError)
 
     def __int__(self):
         raise self._concretization_error("int()", TracerIntegerConversionError)

@@ -15,6 +15,22 @@ class TracerArrayConversionError(JAXTypeError):
     """A traced value was turned into a NumPy array (``np.asarray(tracer)``)."""
 
 
+class TracerBoolConversionError(ConcretizationTypeError):
+    """A traced value was used as a Python bool (``if tracer:``, ``bool(tracer)``)."""
+
+
+class KeyReuseError(JAXTypeError):
+    """A PRNG key was consumed twice while the key-reuse checker was on."""
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr failed its type check (an equation's inputs do not match its rule)."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A comparison or arithmetic on symbolic dimensions has no single answer."""
+
+
 class TracerIntegerConversionError(JAXTypeError):
     """A traced value was used as a Python int (``range(tracer)``, list index ...)."""
 

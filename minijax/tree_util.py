@@ -48,6 +48,10 @@ __all__ = [
     "PyTreeDef",
     "SequenceKey",
     "all_leaves",
+    "default_registry",
+    "flatten_one_level",
+    "flatten_one_level_with_keys",
+    "is_tree_node",
     "keystr",
     "register_dataclass",
     "register_pytree_node",
@@ -96,6 +100,7 @@ def _new_registry(name):
 _public_registry = _new_registry("_public_registry")
 _registry = _new_registry("_registry")
 _REGISTRIES = (_public_registry, _registry)
+default_registry = _public_registry  # JAX's name for the registry users register into
 
 # The node types of the public registry (which C++ does not list): type -> (flatten, unflatten),
 # as ``(children, aux) = flatten(x)`` and ``unflatten(aux, children)``.
@@ -109,6 +114,30 @@ node_types = {
 
 
 # --------------------------------------------------------------- flattening
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether ``typ`` is a registered pytree node type (built-in, custom or a namedtuple)."""
+    return _public_registry.is_node(typ)
+
+
+def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Any]:
+    """``(children, aux_data)`` of the pytree node ``tree``, flattened one level only.
+
+    Raises ValueError if ``tree`` is a leaf (not a registered container).
+    """
+    out = _public_registry.flatten_one_level(tree)
+    if out is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return out
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], Any]:
+    """:func:`flatten_one_level` with each child paired with its key."""
+    out = _public_registry.flatten_one_level_with_keys(tree)
+    if out is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return out
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
