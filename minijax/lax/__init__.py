@@ -21,6 +21,7 @@ from minijax.lax.reductions import *  # noqa: F401,F403
 from minijax.lax.rng import *  # noqa: F401,F403
 from minijax.lax.scatter_combine import *  # noqa: F401,F403
 from minijax.lax.sorting import *  # noqa: F401,F403
+from minijax.lax.stacking import *  # noqa: F401,F403
 from minijax.lax.special import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
 from minijax.lax.windowed_reductions import *  # noqa: F401,F403
