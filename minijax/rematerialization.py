@@ -14,14 +14,18 @@
   ``optimization_barrier``, so XLA cannot merge the recomputation with the forward pass's
   copy of the same values (which would keep them alive and undo the memory saving).
 
-Policies are JAX's: ``policy(prim, *avals_in, **params) -> bool`` says whether an equation's
-outputs may be saved. The default (None) saves nothing but the inputs.
+Policies are JAX's: ``policy(prim, *avals_in, **params)`` says whether an equation's outputs
+may be saved (a bool, or ``Saveable`` / ``Recompute`` / ``Offloadable``). The default (None)
+saves nothing but the inputs. ``checkpoint_name(x, name)`` binds the identity primitive
+``name``, which the name-based policies look for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import types
+import typing
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -50,13 +54,41 @@ from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import inline_calls
 from minijax.source_info import wraps
-from minijax.tree_util import _registry
+from minijax.tree_util import _registry, tree_map
 
-__all__ = ["checkpoint", "checkpoint_policies", "remat"]
+__all__ = ["checkpoint", "checkpoint_name", "checkpoint_policies", "remat"]
 
 
 # ------------------------------------------------------------------------------------------------
 # Policies
+
+
+class RecomputeType:
+    """A policy's answer: recompute this value in the backward pass."""
+
+
+class SaveableType:
+    """A policy's answer: save this value for the backward pass."""
+
+
+Recompute = RecomputeType()
+Saveable = SaveableType()
+
+
+class Offloadable(typing.NamedTuple):
+    """A policy's answer: save this value, moved from memory ``src`` to ``dst`` in between.
+    minijax keeps it where it is (saved, as on a platform without a host memory space)."""
+    src: str
+    dst: str
+
+
+def _saves(answer):
+    """Whether a policy's answer (a bool, Recompute, Saveable or Offloadable) saves."""
+    if isinstance(answer, (SaveableType, Offloadable)):
+        return True
+    if isinstance(answer, RecomputeType):
+        return False
+    return bool(answer)
 
 
 def everything_saveable(*_, **__):
@@ -68,7 +100,7 @@ def nothing_saveable(*_, **__):
 
 
 def dots_saveable(prim, *_, **__):
-    return prim.name == "dot_general"
+    return prim.name in ("dot_general", "conv_general_dilated")
 
 
 def dots_with_no_batch_dims_saveable(prim, *_, **params):
@@ -80,6 +112,82 @@ def dots_with_no_batch_dims_saveable(prim, *_, **params):
     return not lhs_batch and not rhs_batch
 
 
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """:func:`dots_with_no_batch_dims_saveable`, offloading the saved products."""
+    def policy(prim, *avals, **params):
+        if dots_with_no_batch_dims_saveable(prim, *avals, **params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_anything_except_these_names(*names_not_to_save):
+    """Saves every value (JAX 0.10.2's policy ignores the names too)."""
+    return everything_saveable
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    saveable_names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_only_these_names(*names_which_can_be_saved):
+    """Saves only values named (:func:`checkpoint_name`) with one of the names given."""
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def save_any_names_but_these(*names_not_to_save):
+    """Saves only named values, except those with the names given."""
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src, offload_dst):
+    """:func:`save_only_these_names`, offloading the values of the second list of names."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    intersection = saved & offloaded
+    if intersection:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in"
+            " `names_which_can_be_saved` and `names_which_can_be_offloaded`. Got"
+            f" names_which_can_be_saved={saved},"
+            f" names_which_can_be_offloaded={offloaded} and the"
+            f" intersection={intersection}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """A value is saved if either policy saves it (both must answer with bools)."""
+    def policy(prim, *args, **params):
+        out1 = policy_1(prim, *args, **params)
+        out2 = policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(
+                "The return value of the policies should be a boolean. Got:"
+                f" {out1} and {out2}. Please write a custom policy function directly,"
+                " rather than using this helper function.")
+        return out1 or out2
+    return policy
+
+
 checkpoint_policies = types.SimpleNamespace(
     everything_saveable=everything_saveable,
     nothing_saveable=nothing_saveable,
@@ -87,7 +195,30 @@ checkpoint_policies = types.SimpleNamespace(
     checkpoint_dots=dots_saveable,
     dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
     checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
 )
+
+
+# ------------------------------------------------------------------------------------------------
+# checkpoint_name: an identity the policies see by its name
+
+
+def checkpoint_name(x, name):
+    """``x`` (a pytree of arrays) unchanged, each leaf named ``name`` for the policies."""
+    return tree_map(functools.partial(name_p.bind, name=name), x)
+
+
+name_p = Primitive("name")
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda x, *, name: x)
+name_p.def_lowering(lambda ctx, x, *, name: x)
+name_p.def_batching(lambda args, dims, *, name: (name_p.bind(args[0], name=name), dims[0]))
+ad.defjvp(name_p, lambda g, x, *, name: g)  # the tangent is not named
 
 
 # ------------------------------------------------------------------------------------------------
@@ -246,7 +377,8 @@ def _split_known(jaxpr, unknown_in, policy):
     jaxpr = inline_calls(ClosedJaxpr(jaxpr, [])).jaxpr  # the policy sees into nested jits
     split = split_known_staged(  # a known equation the policy does not save is recomputed
         jaxpr, unknown_in,
-        recompute=lambda e: not policy(e.primitive, *[v.aval for v in e.invars], **e.params))
+        recompute=lambda e: not _saves(
+            policy(e.primitive, *[v.aval for v in e.invars], **e.params)))
     residuals = split.residuals
     # The known part: its outputs and the saved residuals, computed on the parent trace.
     known_outs = [v for v, k in zip(jaxpr.outvars, split.out_known) if k]

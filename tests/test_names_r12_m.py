@@ -72,3 +72,78 @@ def test_bool_of_tracer_raises_tracer_bool_conversion_error():
         minijax.jit(lambda x: 1 if x else 0)(jnp.ones(0))
     # Concrete values under grad still convert.
     assert minijax.grad(lambda x: x * 2.0 if x > 0 else -x)(1.0) == 2.0
+
+
+# -------------------------------------------------------------------- jax.ad_checkpoint
+from minijax import ad_checkpoint  # noqa: E402
+
+
+def _named_f(x, y):
+    z = ad_checkpoint.checkpoint_name(jnp.sin(x), "a")
+    return jnp.sin(z) * y + jnp.dot(x, y)
+
+
+def _residual_sources(f, *args):
+    return [src.split(" from ")[0] if src.startswith(("named", "output")) else src
+            for _, src in ad_checkpoint.saved_residuals(f, *args)]
+
+
+def test_checkpoint_name_is_identity_under_transformations():
+    x, y = jnp.arange(3.0), jnp.ones(3)
+    tree = ad_checkpoint.checkpoint_name({"a": x, "b": (y,)}, "n")
+    np.testing.assert_array_equal(tree["a"], x)
+    np.testing.assert_array_equal(tree["b"][0], y)
+    expect = np.sin(np.sin(np.arange(3.0))) + 3.0
+    np.testing.assert_allclose(minijax.jit(_named_f)(x, y), expect, rtol=1e-6)
+    np.testing.assert_allclose(minijax.vmap(_named_f)(jnp.stack([x, x]), jnp.ones((2, 3))),
+                               np.stack([expect, expect]), rtol=1e-6)
+    assert "name[name=a]" in str(minijax.make_jaxpr(_named_f)(x, y))
+
+
+def test_name_policies_choose_the_residuals():
+    x, y = jnp.ones(3), jnp.ones(3)
+    pol = minijax.checkpoint_policies
+    assert _residual_sources(_named_f, x, y) == [
+        "from the argument x", "from the argument y", "output of cos", "output of sin",
+        "output of cos"]
+    only_a = minijax.checkpoint(_named_f, policy=pol.save_only_these_names("a"))
+    assert _residual_sources(only_a, x, y) == [
+        "from the argument x", "from the argument y", "named 'a'"]
+    assert _residual_sources(minijax.checkpoint(_named_f), x, y) == [
+        "from the argument x", "from the argument y"]
+    but_a = minijax.checkpoint(_named_f, policy=pol.save_any_names_but_these("a"))
+    assert _residual_sources(but_a, x, y) == ["from the argument x", "from the argument y"]
+    both = pol.save_from_both_policies(pol.save_only_these_names("b"),
+                                       pol.save_only_these_names("a"))
+    assert _residual_sources(minijax.checkpoint(_named_f, policy=both), x, y)[-1] == "named 'a'"
+    offload = pol.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["a"],
+        offload_src="device", offload_dst="pinned_host")
+    assert len(_residual_sources(minijax.checkpoint(_named_f, policy=offload), x, y)) == 3
+    with pytest.raises(ValueError, match="should be exclusive"):
+        pol.save_and_offload_only_these_names(
+            names_which_can_be_saved=["a"], names_which_can_be_offloaded=["a"],
+            offload_src="device", offload_dst="pinned_host")
+    bad = pol.save_from_both_policies(pol.save_only_these_names("a"), offload)
+    with pytest.raises(ValueError, match="should be a boolean"):
+        minijax.grad(lambda x: minijax.checkpoint(_named_f, policy=bad)(x, y).sum())(x)
+
+
+def test_grad_through_named_checkpoint():
+    x, y = jnp.arange(3.0), jnp.ones(3)
+    policy = minijax.checkpoint_policies.save_only_these_names("a")
+    gx, gy = minijax.grad(lambda a, b: minijax.checkpoint(_named_f, policy=policy)(a, b).sum(),
+                          (0, 1))(x, y)
+    xs = np.arange(3.0)
+    np.testing.assert_allclose(gx, np.cos(np.sin(xs)) * np.cos(xs) + 3.0, rtol=1e-5)
+    np.testing.assert_allclose(gy, np.sin(np.sin(xs)) + 3.0 * xs, rtol=1e-5)
+
+
+def test_print_saved_residuals_and_removed_names(capsys):
+    ad_checkpoint.print_saved_residuals(lambda x: jnp.sin(x), jnp.ones(2))
+    assert capsys.readouterr().out.startswith("f32[2] output of cos from ")
+    for name in ("checkpoint", "remat"):
+        with pytest.raises(AttributeError, match="removed in JAX v0.10.0"):
+            getattr(ad_checkpoint, name)
+    assert ad_checkpoint.Recompute is not ad_checkpoint.Saveable
+    assert ad_checkpoint.Offloadable("device", "pinned_host").dst == "pinned_host"
