@@ -70,3 +70,24 @@ def test_symmetrize_broadcasts_a_row_or_column_as_jax():
         jnp.linalg.eigvalsh(jnp.ones((2, 3)))
     with pytest.raises(ValueError, match="square"):
         jnp.linalg.eigh(jnp.ones((1, 2)), symmetrize_input=False)
+
+
+def test_vmap_gives_an_unbatched_operand_a_size1_batch_axis():
+    # s12054-234. JAX's broadcast batcher gives an unbatched operand a size-1 batch axis and
+    # lets the elementwise primitive broadcast it: XLA then sees div(x, broadcast(y)), which it
+    # computes as x * (1 / y); 1 / -FLT_MAX is subnormal, flushed to 0, so M / M is 0 there
+    # (and rem's JVP, -trunc(x / y), is 0). JAX 0.10.2, M = float32(-3.4028235e38):
+    # y = jnp.array([M, 1, 2]); x = jnp.array([[M, 1, 2], [M, 3, -5]])
+    # jax.vmap(lambda xr: xr / y)(x) -> [[0, 1, 1], [0, 3, -2.5]]
+    # jax.vmap(jax.grad(lambda xr, y: jnp.sum(lax.rem(xr, y)), argnums=1), (0, None))(x, y)
+    #     -> [[-0, -1, -1], [-0, -3, 2]]
+    # jax.vmap(lambda xr, y: xr / y, (None, 0))(y, x) -> [[1, 1, 1], [1, 1/3, -0.4]]
+    m = np.float32(-3.4028234663852886e38)
+    y = jnp.array([m, 1, 2], jnp.float32)
+    x = jnp.array([[m, 1, 2], [m, 3, -5]], jnp.float32)
+    np.testing.assert_array_equal(minijax.vmap(lambda xr: xr / y)(x), [[0, 1, 1], [0, 3, -2.5]])
+    grad = minijax.vmap(minijax.grad(lambda xr, y: jnp.sum(minijax.lax.rem(xr, y)), argnums=1),
+                        (0, None))(x, y)
+    np.testing.assert_array_equal(grad, [[0, -1, -1], [0, -3, 2]])
+    np.testing.assert_allclose(minijax.vmap(lambda xr, y: xr / y, (None, 0))(y, x),
+                               [[1, 1, 1], [1, 1 / 3, -0.4]], rtol=1e-7)

@@ -418,17 +418,19 @@ def unbatched_axes(bdim, ndim_out):
 # Rules shared by families
 
 
-def elementwise_rule(prim, scalar_ok=None):
+def elementwise_rule(prim, scalar_ok=None, size1_ok=True):
     """The rule for an elementwise primitive: operands of one shape (up to size-1 axes, which
     the primitive broadcasts), where some may be rank 0.
 
     Operands batched along one axis with one shape are bound as they are. Otherwise, as JAX's
     broadcast batcher, every batch axis moves to the front (XLA's rewrites then see JAX's
     layout: ``x * convert(mask)`` becomes a select only where the mask is not transposed);
-    a batched per-example scalar is broadcast along it; an unbatched full-rank operand is
-    broadcast to the batched shape. An unbatched rank-0 operand stays as it is where the
-    primitive broadcasts rank 0 itself: ``scalar_ok(i)`` says which operand positions do
-    (default: all).
+    a batched per-example scalar is broadcast along it; an unbatched full-rank operand gets
+    a size-1 batch axis that the primitive broadcasts (JAX's batcher: XLA then sees the
+    broadcast inside the op, where ``x / broadcast(y)`` may become ``x * (1 / y)``), or, where
+    the primitive wants equal shapes (``size1_ok`` False), is broadcast to the batched shape.
+    An unbatched rank-0 operand stays as it is where the primitive broadcasts rank 0 itself:
+    ``scalar_ok(i)`` says which operand positions do (default: all).
     """
 
     def rule(args, dims, **params):
@@ -454,7 +456,8 @@ def elementwise_rule(prim, scalar_ok=None):
                     new.append(x)
                 else:
                     kept = () if r == 0 else unbatched_axes(out_dim, rank + 1)
-                    new.append(lax_ops.broadcast_in_dim(x, out_shape, kept))
+                    shape = (1, *get_aval(x).shape) if r and size1_ok else out_shape
+                    new.append(lax_ops.broadcast_in_dim(x, shape, kept))
             elif r == rank:
                 new.append(moveaxis(x, d, out_dim))
             else:  # a per-example scalar beside full-rank operands

@@ -534,7 +534,8 @@ select_n_p = Primitive("select_n")
 select_n_p.def_abstract_eval(_select_n_abstract_eval)
 select_n_p.def_lowering(_select_n_lowering)
 # Only `which` may stay rank 0 while the cases are arrays; the cases must agree in shape.
-_select_n_elementwise = batching.elementwise_rule(select_n_p, scalar_ok=lambda i: i == 0)
+_select_n_elementwise = batching.elementwise_rule(select_n_p, scalar_ok=lambda i: i == 0,
+                                                  size1_ok=False)
 
 
 def _scalar_cases_under_batched_which(vals, dims):
@@ -587,7 +588,8 @@ def _clamp_abstract_eval(min, operand, max):
 clamp_p = Primitive("clamp")
 clamp_p.def_abstract_eval(_clamp_abstract_eval)
 clamp_p.def_lowering(lambda ctx, lo, x, hi: hlo.clamp(lo, x, hi))  # rank-0 bounds are native
-clamp_p.def_batching(batching.elementwise_rule(clamp_p, scalar_ok=lambda i: i != 1))
+clamp_p.def_batching(batching.elementwise_rule(clamp_p, scalar_ok=lambda i: i != 1,
+                                                size1_ok=False))
 
 
 def _clamp_part(pred, g, x):
