@@ -74,3 +74,98 @@ def test_stack_unstack_errors():
         lax.stack([np.ones(2, np.float32)], axis=3)
     with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 1"):
         lax.unstack(np.ones(2, np.float32), axis=2)
+
+
+# ------------------------------------------------------------------------------------------------
+# mulhi, scatter_sub
+
+
+def test_mulhi_against_wide_products():
+    rng = np.random.default_rng(0)
+    for dtype, wide in [(np.int32, np.int64), (np.uint32, np.uint64), (np.int8, np.int16),
+                        (np.uint8, np.uint16)]:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, 16, endpoint=True).astype(dtype)
+        y = rng.integers(info.min, info.max, 16, endpoint=True).astype(dtype)
+        bits = info.bits
+        want = ((x.astype(wide) * y.astype(wide)) >> bits).astype(dtype)
+        got = lax.mulhi(x, y)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+    assert str(minijax.numpy.asarray(lax.mulhi(3, 4)).aval) == "~int32[]"
+    assert lax.mulhi_p.name == "mulhi"
+    got = minijax.vmap(lax.mulhi)(np.arange(3, dtype=np.uint32) * 1000000000,
+                                  np.full(3, 3000000000, np.uint32))
+    np.testing.assert_array_equal(got, [0, 698491930, 1396983861])  # JAX 0.10.2's values
+    assert minijax.grad(lambda x: lax.mulhi(3, 4) * x)(1.0) == 0.0
+    with pytest.raises(TypeError, match="mulhi does not accept dtype float32"):
+        lax.mulhi(1.0, 2.0)
+
+
+_DN1 = lax.ScatterDimensionNumbers((), (0,), (0,))
+_IDX = np.array([[1], [1], [3]], np.int32)
+
+
+def _np_scatter_sub(x, u):
+    out = np.array(x, np.float64)
+    np.subtract.at(out, _IDX[:, 0], u)
+    return out
+
+
+def test_scatter_sub_values_and_derivatives():
+    x = np.arange(4.0, dtype=np.float32)
+    u = np.array([1.0, 2.0, 3.0], np.float32)
+    f = lambda x, u: lax.scatter_sub(x, _IDX, u, _DN1)
+    np.testing.assert_array_equal(f(x, u), _np_scatter_sub(x, u))
+    assert "scatter-sub[" in str(minijax.make_jaxpr(f)(x, u))
+    assert lax.scatter_sub_p.name == "scatter-sub"
+    w = np.arange(4.0)
+    gx, gu = minijax.grad(lambda x, u: (f(x, u) * w).sum(), (0, 1))(x, u)
+    np.testing.assert_allclose(gx, _fd_grad(lambda v: (_np_scatter_sub(v, u) * w).sum(), x))
+    np.testing.assert_allclose(gu, _fd_grad(lambda v: (_np_scatter_sub(x, v) * w).sum(), u))
+    _, t = minijax.jvp(f, (x, u), (np.ones(4, np.float32), np.ones(3, np.float32)))
+    np.testing.assert_array_equal(t, [1.0, -1.0, 1.0, 0.0])
+    got = minijax.vmap(f, (None, 0))(x, np.stack([u, 2 * u]))
+    np.testing.assert_array_equal(got, [_np_scatter_sub(x, u), _np_scatter_sub(x, 2 * u)])
+
+
+# ------------------------------------------------------------------------------------------------
+# collapse, broadcast_like, index_take, empty, shape_as_value
+
+
+def test_shape_helpers():
+    x = np.arange(60.0, dtype=np.float32).reshape(3, 4, 5)
+    np.testing.assert_array_equal(lax.collapse(x, 0, 2), x.reshape(12, 5))
+    np.testing.assert_array_equal(lax.collapse(x, -2), x.reshape(3, 20))
+    with pytest.raises(ValueError, match=r"Invalid dimension range passed to collapse: "
+                                         r"\(3, 4, 5\)\[2:1\]"):
+        lax.collapse(x, 2, 1)
+    got = lax.broadcast_like(1.0, np.ones((2, 3), np.int32))
+    assert str(got.aval) == "~float32[2,3]"
+    np.testing.assert_array_equal(lax.broadcast_like(x[0, :1], x), np.broadcast_to(x[0, :1], x.shape))
+    with pytest.raises(ValueError, match=r"Incompatible types for broadcasting: input "
+                                         r"type=float32\[3\] and requested type=float32\[2,4\]"):
+        lax.broadcast_like(np.ones(3, np.float32), np.ones((2, 4)))
+    with pytest.raises(ValueError, match="Cannot broadcast to shape with fewer dimensions"):
+        lax.broadcast_like(np.ones((2, 3), np.float32), np.ones(3))
+    e = lax.empty((2, 3), np.int32)
+    assert e.shape == (2, 3) and e.dtype == np.int32
+    assert lax.empty(3, np.float32).shape == (3,)
+    s = lax.shape_as_value((2, 3))
+    assert s.dtype == np.int32
+    np.testing.assert_array_equal(s, [2, 3])
+    assert lax.shape_as_value(()).shape == (0,)
+
+
+def test_index_take():
+    x = np.arange(60.0, dtype=np.float32).reshape(3, 4, 5)
+    i0, i2 = np.array([1, -1, 4], np.int32), np.array([0, 2, 7], np.int32)
+    got = lax.index_take(x, (i0, i2), (0, 2))
+    np.testing.assert_array_equal(got, x[i0 % 3, :, i2 % 5])
+    got = minijax.jit(lambda v, i: lax.index_take(v, (i,), (1,)))(x, i0)
+    np.testing.assert_array_equal(got, np.moveaxis(x[:, i0 % 4], 1, 0))
+    g = minijax.grad(lambda v: lax.index_take(v, (np.array([1, 1]),), (0,)).sum())(
+        np.arange(3.0, dtype=np.float32))
+    np.testing.assert_array_equal(g, [0.0, 2.0, 0.0])
+    with pytest.raises(ValueError, match="indices must have an integer type"):
+        lax.index_take(x, (np.array([1.0]),), (0,))

@@ -15,6 +15,7 @@ from minijax.lax.elementwise import *  # noqa: F401,F403
 from minijax.lax.fft import *  # noqa: F401,F403
 from minijax.lax.indexing import *  # noqa: F401,F403
 from minijax.lax.linalg import *  # noqa: F401,F403
+from minijax.lax.mulhi import *  # noqa: F401,F403
 from minijax.lax.other import *  # noqa: F401,F403
 from minijax.lax.parallel import *  # noqa: F401,F403
 from minijax.lax.reductions import *  # noqa: F401,F403

@@ -1,9 +1,12 @@
-"""The combining scatters ``scatter_mul``, ``scatter_min`` and ``scatter_max``: like
-``scatter_add`` (same dimension numbers, modes and batching, from ``lax.indexing``), but each
-update window is multiplied into / min'd / max'd with what is there, repeated indices included.
+"""The combining scatters ``scatter_sub``, ``scatter_mul``, ``scatter_min`` and
+``scatter_max``: like ``scatter_add`` (same dimension numbers, modes and batching, from
+``lax.indexing``), but each update window is subtracted from / multiplied into / min'd / max'd
+with what is there, repeated indices included.
 
 Derivatives follow JAX:
 
+- ``scatter_sub`` is linear in (operand, updates), as ``scatter_add``, the updates' cotangent
+  negated.
 - ``scatter_mul`` is linear in the operand (the operand's tangent times the product of the
   updates that landed on it); in the updates only with ``unique_indices`` (each update then
   multiplies exactly one operand element, so its tangent is scaled by that element).
@@ -20,10 +23,11 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax.core import get_aval
 from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
-from minijax.lax.elementwise import add, div, eq, mul, ne, select
+from minijax.lax.elementwise import add, div, eq, mul, ne, neg, select
 from minijax.lax.families import ANY, NUMBER, const, minmax_values
 from minijax.lax.indexing import (
     _gather_of_scatter,
+    _scatter_add_transpose,
     _scatter_args,
     _scatter_prim,
     gather,
@@ -34,8 +38,10 @@ from minijax.lax.structural import full, full_like
 from minijax.source_info import with_user_line
 
 __all__ = ["scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul",
-           "scatter_mul_p"]
+           "scatter_mul_p", "scatter_sub", "scatter_sub_p"]
 
+scatter_sub_p = _scatter_prim("scatter-sub", lambda old, new, dtype: hlo.subtract(old, new),
+                              NUMBER)
 scatter_mul_p = _scatter_prim("scatter_mul", lambda old, new, dtype: hlo.multiply(old, new),
                               NUMBER)
 # bool too, as lax.min; complex numbers compare lexicographically, as lax.min/max
@@ -43,6 +49,14 @@ scatter_min_p = _scatter_prim("scatter_min", functools.partial(minmax_values, hl
                               ANY)
 scatter_max_p = _scatter_prim("scatter_max", functools.partial(minmax_values, hlo.maximum, "GT"),
                               ANY)
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Like ``scatter``, but each window is subtracted from ``operand`` (repeated indices
+    subtract each)."""
+    return scatter_sub_p.bind(operand, scatter_indices, updates, **_scatter_args(
+        dimension_numbers, indices_are_sorted, unique_indices, mode))
 
 
 def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
@@ -139,6 +153,12 @@ def _mul_jvp(primals, tangents, **params):
     return out, t_out
 
 
+def _sub_transpose(ct, operand, indices, updates, **params):
+    ct_operand, _, ct_updates = _scatter_add_transpose(ct, operand, indices, updates, **params)
+    return [ct_operand, None, None if ct_updates is None else neg(ct_updates)]
+
+
+ad.deflinear(scatter_sub_p, _sub_transpose)
 ad.primitive_jvps[scatter_mul_p] = _mul_jvp
 ad.primitive_jvps[scatter_min_p] = _minmax_jvp(scatter_min_p)
 ad.primitive_jvps[scatter_max_p] = _minmax_jvp(scatter_max_p)
