@@ -82,6 +82,11 @@ from minijax.api import (  # noqa: E402
 from minijax.sharding import PartitionSpec as P  # noqa: E402
 from minijax.sharding import NamedSharding  # noqa: E402
 from minijax.refs import Ref, freeze, new_ref  # noqa: E402
+from minijax.custom_derivatives import custom_jvp as _custom_jvp  # noqa: E402
+from minijax.lax.control_flow import solves as _solves  # noqa: E402
+
+_solves.CUSTOM_JVP.append(_custom_jvp)  # lax.custom_root is a custom_jvp, a layer above lax
+del _custom_jvp, _solves
 
 __version__ = "0.1.0"
 
