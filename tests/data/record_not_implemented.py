@@ -141,6 +141,17 @@ ROWS = [
      "f = jax.custom_vjp(jnp.sin)\n"
      "f.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * jnp.cos(x),))\n"
      "jax.grad(lambda x: jax.jvp(f, (x,), (1.0,))[1])(1.0)"),
+    ("lax/control_flow/solves.py", "_linear_solve_transpose",
+     "a = jnp.array([[4.0, 1.0], [2.0, 3.0]])\n"
+     "jax.linear_transpose(lambda m: jax.lax.custom_linear_solve(lambda x: m @ x, jnp.ones(2), "
+     "lambda mv, x: jnp.linalg.solve(m, x), lambda vm, x: jnp.linalg.solve(m.T, x)), a)"
+     "(jnp.ones(2))"),
+    ("lax/control_flow/solves.py", "_linear_solve_transpose",
+     "a = jnp.array([[4.0, 1.0], [2.0, 3.0]])\n"
+     "f = lambda b: jax.lax.custom_linear_solve(lambda x: a @ x, b, lambda mv, x: "
+     "(jnp.linalg.solve(a, x), x.sum()), lambda vm, x: (jnp.linalg.solve(a.T, x), x.sum()), "
+     "has_aux=True)\n"
+     "jax.linear_transpose(f, jnp.ones(2))((jnp.ones(2), 1.0))"),
     ("callbacks.py", "_pure_batching",
      "jax.vmap(lambda x: jax.pure_callback(np.sin, jax.ShapeDtypeStruct((), jnp.float32), x))"
      "(jnp.ones(2))"),
