@@ -299,4 +299,4 @@ def test_gradient_of_a_python_float_is_weak_as_in_jax():
     np.testing.assert_allclose(g, np.cos(4.0), rtol=1e-6)
     assert not minijax.grad(jnp.sin)(np.float32(4.0)).weak_type
     text = str(minijax.make_jaxpr(minijax.grad(jnp.sin))(1.0))
-    assert "mul 1.0:f32[] c" in text and "broadcast_in_dim" not in text
+    assert "mul 1.0:f32[] b" in text and "broadcast_in_dim" not in text
