@@ -104,3 +104,23 @@ def test_static_fori_loop_index_is_a_weak_int32():
         assert out.dtype == np.int8 and int(out) == 4
     jaxpr = jax.make_jaxpr(lambda x: jax.lax.fori_loop(0, 3, lambda i, x: x + i, x))(jnp.int8(1))
     assert jaxpr.eqns[-1].params["jaxpr"].in_avals[0].weak_type
+
+
+@pytest.mark.devices(2)
+@pytest.mark.parametrize("key", [jax.random.PRNGKey, jax.random.key])
+def test_constant_keyed_draw_shares_its_sharding_between_uses(key):
+    # s12047-118 (random.uniform under vmap(jvp), sharded): JAX's CPU lowering of threefry is a
+    # loop, so Shardy does not copy a constant-keyed draw per use and the split over 'd' that
+    # one use (x * r) gets reaches the other (w * r): JAX 0.10.2 gives P('d') for both (minijax
+    # unrolled the rounds into a constant expression: the second was P()).
+    w = np.linspace(0.5, 1.5, 6).reshape(2, 1, 3).astype(np.float32)
+    x = np.linspace(-1.0, 1.0, 6).reshape(2, 1, 3, 1).astype(np.float32)
+
+    def f(x):
+        r = jax.random.uniform(key(618), (2, 1, 3))
+        return x[..., 0] * r, w * r
+
+    outs = jax.jit(f)(_split(x))
+    assert [_spec(o) for o in outs] == [["d"], ["d"]]
+    for got, want in zip(outs, jax.jit(f)(x)):  # the bits do not depend on the partitioning
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

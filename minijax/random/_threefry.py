@@ -12,13 +12,14 @@ The primitive lives here and not in ``minijax.lax``: it is an implementation det
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import lax
 from minijax import numpy as jnp
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.lowering.stablehlo import dense_i64, full_like_aval, tensor_type
+from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
 
 __all__ = ["threefry2x32_p", "threefry_2x32", "iota_2x32_shape"]
 
@@ -59,6 +60,31 @@ def _lowering(ctx, k1, k2, x1, x2):
         return hlo.broadcast_in_dim(out_t, x, dense_i64(dims))
 
     k1, k2, x1, x2 = (bcast(v, a) for v, a in zip((k1, k2, x1, x2), ctx.avals_in))
+    if ctx.module_ctx.platform != "cpu" or not ctx.module_ctx.calls_as_functions:
+        return _rounds(aval_out, k1, k2, x1, x2)
+    # JAX's CPU lowering runs the rounds in a loop (five trips of four rounds). A loop is no
+    # constant expression: Shardy keeps a constant-keyed draw one value instead of copying it
+    # per use, so one use's sharding reaches the others, as in JAX. Programs Shardy partitions
+    # get one trip holding all twenty rounds (XLA fuses them; JAX's five trips run ~4x slower
+    # at 1e7 draws); single-device ones no loop (its control costs ~30us a call).
+    i32 = tensor_type(ShapedArray((), np.int32))
+    types = [i32] + [out_t] * 4
+    loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), k1, k2, x1, x2])
+    cond = loop.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(1)),
+                                 hlo.ComparisonDirectionAttr.get("LT"),
+                                 compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
+    body = loop.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(body):
+        i, k1, k2, x1, x2 = body.arguments
+        v0, v1 = _rounds(aval_out, k1, k2, x1, x2)
+        hlo.return_([hlo.add(i, ir_constant(np.int32(1))), k1, k2, v0, v1])
+    return list(loop.results[3:])
+
+
+def _rounds(aval_out, k1, k2, x1, x2):
+    """The twenty rounds on operands of the output's shape."""
     const = lambda c: full_like_aval(np.uint32(c), aval_out)  # noqa: E731
 
     def rotate_left(v, r):
