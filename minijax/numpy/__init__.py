@@ -14,9 +14,11 @@ from minijax.numpy import (
     linalg,  # jnp.linalg, on minijax.lax.linalg
 )
 from minijax.numpy.bitwise import *
+from minijax.numpy.conversion import *
 from minijax.numpy.creation import *
 from minijax.numpy.einsum import *
 from minijax.numpy.functional import *
+from minijax.numpy.index_tricks import *
 from minijax.numpy.indexing_routines import *
 from minijax.numpy.io import *
 from minijax.numpy.linear_algebra import *
@@ -24,6 +26,7 @@ from minijax.numpy.logic import *
 from minijax.numpy.manipulation import *
 from minijax.numpy.math import *
 from minijax.numpy.polynomial import *
+from minijax.numpy.printing import *
 from minijax.numpy.reductions import *
 from minijax.numpy.scalar_types import *
 from minijax.numpy.setops import *

@@ -1,4 +1,5 @@
-"""``jnp.save``/``jnp.load``: NumPy's ``.npy`` files, with bfloat16 recovered on load."""
+"""``jnp.save``/``jnp.savez``/``jnp.load``: NumPy's ``.npy``/``.npz`` files, with bfloat16
+recovered on load."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import numpy as np
 from minijax import dtypes
 from minijax.numpy.creation import asarray
 
-__all__ = ["load", "save"]
+__all__ = ["load", "save", "savez"]
 
-save = np.save  # an Array converts itself with __array__, as in JAX (jnp.save is np.save)
+# An Array converts itself with __array__: as in JAX, these are NumPy's own.
+save = np.save
+savez = np.savez
 
 
 def load(file, *args, **kwargs):

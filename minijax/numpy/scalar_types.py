@@ -79,6 +79,12 @@ complexfloating = np.complexfloating
 integer = np.integer
 signedinteger = np.signedinteger
 unsignedinteger = np.unsignedinteger
+character = np.character
+flexible = np.flexible
+object_ = np.object_
+
+# Warned when a complex value is cast to a real dtype (``lax.convert_element_type``).
+ComplexWarning = np.exceptions.ComplexWarning
 
 dtype = np.dtype
 finfo = dtypes.finfo
@@ -102,6 +108,7 @@ __all__ = [
     "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz", "int_", "uint",
     "float_", "complex_", "single", "double", "csingle", "cdouble", "generic", "number",
     "inexact", "floating", "complexfloating", "integer", "signedinteger", "unsignedinteger",
+    "character", "flexible", "object_", "ComplexWarning",
     "dtype", "finfo", "iinfo", "promote_types", "issubdtype", "result_type", "can_cast",
     "isdtype",
 ]
