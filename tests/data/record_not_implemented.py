@@ -152,6 +152,12 @@ ROWS = [
      "(jnp.linalg.solve(a, x), x.sum()), lambda vm, x: (jnp.linalg.solve(a.T, x), x.sum()), "
      "has_aux=True)\n"
      "jax.linear_transpose(f, jnp.ones(2))((jnp.ones(2), 1.0))"),
+    ("lax/general_reduce.py", "_reduction_jaxpr",
+     "jax.jit(lambda y: jax.lax.reduce(jnp.ones(3), 0.0, lambda a, b: a + b * y, (0,)))(2.0)"),
+    ("lax/general_reduce.py", "_reduce_batching",
+     "jax.vmap(lambda i: jax.lax.reduce(jnp.ones(3), i, lambda a, b: a + b, (0,)))(jnp.ones(2))"),
+    ("lax/general_reduce.py", "_reduce_jvp_rule",
+     "jax.grad(lambda i: jax.lax.reduce(jnp.ones(3), i, lambda a, b: a + b, (0,)))(1.0)"),
     ("callbacks.py", "_pure_batching",
      "jax.vmap(lambda x: jax.pure_callback(np.sin, jax.ShapeDtypeStruct((), jnp.float32), x))"
      "(jnp.ones(2))"),
