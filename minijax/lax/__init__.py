@@ -8,7 +8,6 @@ from minijax.lax.control_flow import *  # noqa: F401,F403,E402
 from minijax.lax.barrier import *  # noqa: F401,F403
 from minijax.lax.broadcasting import *  # noqa: F401,F403
 from minijax.lax.convert import *  # noqa: F401,F403
-from minijax.lax.conv_shapes import *  # noqa: F401,F403
 from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
