@@ -27,10 +27,7 @@ from minijax.lax.stacking import *  # noqa: F401,F403
 from minijax.lax.special import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
 from minijax.lax.windowed_reductions import *  # noqa: F401,F403
-from minijax.lax.sharding_constraint import (  # noqa: F401,E402
-    sharding_constraint_p,
-    with_sharding_constraint,
-)
+from minijax.lax.sharding_constraint import with_sharding_constraint  # noqa: F401,E402
 from minijax.interpreters import lax_ops as _lax_ops  # noqa: E402
 
 # The interpreters apply these themselves but cannot import lax (lax's rules import them).
