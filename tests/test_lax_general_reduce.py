@@ -104,3 +104,14 @@ def test_errors_as_jax():
         lax.reduce(X, 0, lambda a, b: a + b, (0,))
     with pytest.raises(ValueError, match="same tree structure as init_values"):
         lax.reduce((X,), (0.0, 0.0), lax.add, (0,))
+
+
+def test_out_sharding():
+    mesh = jax.make_mesh((1,), ("x",))
+    s = jax.sharding.NamedSharding(mesh, jax.P())
+    np.testing.assert_allclose(lax.reduce(X, 0.0, lax.add, (0,), out_sharding=s), X.sum(0))
+    # the general reduce ignores it, as JAX's
+    np.testing.assert_allclose(lax.reduce(X, 0.0, lambda a, b: a + b, (0,), out_sharding=s),
+                               X.sum(0))
+    with pytest.raises(NotImplementedError):
+        lax.reduce(X, 1.0, lax.mul, (0,), out_sharding=s)

@@ -26,6 +26,7 @@ from minijax.lax.elementwise import add, bitwise_and, bitwise_or, bitwise_xor, m
 from minijax.lax.families import highest, lowest
 from minijax.lax.reductions import (reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
                                     reduce_sum, reduce_xor)
+from minijax.lax.sharding_constraint import lay_out
 from minijax.lax.structural import full, pad, reshape, slice_in_dim, squeeze
 from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
 from minijax.tree_util import _registry
@@ -87,10 +88,11 @@ def _reduction_jaxpr(computation, flat_avals, tree):
     return closed, out_trees[0]
 
 
-def reduce(operands, init_values, computation, dimensions):
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     """XLA's reduce of ``operands`` (a pytree of arrays) over ``dimensions``, started from
     ``init_values`` (a pytree of scalars of the same structure) and combined by
-    ``computation(xs, ys)``, which must be associative with ``init_values`` its identity."""
+    ``computation(xs, ys)``, which must be associative with ``init_values`` its identity.
+    ``out_sharding`` lays out a sum's result; the general reduce ignores it, as JAX's."""
     flat_operands, operand_tree = _registry.flatten(operands)
     flat_init_values, init_value_tree = _registry.flatten(init_values)
     if operand_tree != init_value_tree:
@@ -103,7 +105,10 @@ def reduce(operands, init_values, computation, dimensions):
     if monoid_reducer:
         weak_type = (all(get_aval(x).weak_type for x in flat_operands)
                      and all(get_aval(x).weak_type for x in flat_init_values))
-        out = monoid_reducer(*flat_operands, tuple(dimensions))
+        if out_sharding is not None and monoid_reducer is not reduce_sum:
+            # JAX 0.10.2 refuses it too (a bare NotImplementedError)
+            raise NotImplementedError
+        out = lay_out(monoid_reducer(*flat_operands, tuple(dimensions)), out_sharding)
         return _convert_element_type(out, weak_type=weak_type)
     init_avals = tuple(get_aval(x) for x in flat_init_values)
     closed, out_tree = _reduction_jaxpr(computation, init_avals, init_value_tree)

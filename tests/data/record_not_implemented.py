@@ -154,6 +154,8 @@ ROWS = [
      "jax.linear_transpose(f, jnp.ones(2))((jnp.ones(2), 1.0))"),
     ("lax/general_reduce.py", "_reduction_jaxpr",
      "jax.jit(lambda y: jax.lax.reduce(jnp.ones(3), 0.0, lambda a, b: a + b * y, (0,)))(2.0)"),
+    ("lax/general_reduce.py", "reduce",
+     "jax.lax.reduce(jnp.ones(3), 1.0, jax.lax.mul, (0,), out_sharding=jax.P())"),
     ("lax/general_reduce.py", "_reduce_batching",
      "jax.vmap(lambda i: jax.lax.reduce(jnp.ones(3), i, lambda a, b: a + b, (0,)))(jnp.ones(2))"),
     ("lax/general_reduce.py", "_reduce_jvp_rule",
