@@ -169,3 +169,46 @@ def test_index_take():
     np.testing.assert_array_equal(g, [0.0, 2.0, 0.0])
     with pytest.raises(ValueError, match="indices must have an integer type"):
         lax.index_take(x, (np.array([1.0]),), (0,))
+
+
+# ------------------------------------------------------------------------------------------------
+# conv shape tuples (JAX 0.10.2's values), primitives exported under JAX's names
+
+_NHWC = ("NHWC", "HWIO", "NHWC")
+
+
+def test_conv_shape_tuples():
+    assert lax.conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 1), "SAME") == (2, 4, 5, 8)
+    assert lax.conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 3), [(1, 0), (2, 2)]) == (
+        2, 4, 4, 4)
+    assert lax.conv_shape_tuple((4, 3, 9, 8), (4, 3, 3, 2), (1, 1), "VALID", 2) == (2, 4, 7, 7)
+    assert lax.conv_general_shape_tuple((2, 9, 8, 3), (3, 2, 3, 4), (2, 1), "SAME", _NHWC) == (
+        2, 5, 8, 4)
+    assert lax.conv_general_shape_tuple((2, 9, 8, 3), (3, 2, 3, 4), (1, 2), "VALID", _NHWC) == (
+        2, 7, 4, 4)
+    tshape = lax.conv_transpose_shape_tuple
+    assert tshape((2, 9, 8, 3), (3, 2, 3, 4), (2, 1), "SAME", _NHWC) == (2, 18, 8, 4)
+    assert tshape((2, 9, 8, 3), (3, 2, 3, 4), (2, 3), "VALID", _NHWC) == (2, 19, 24, 4)
+    assert tshape((2, 9, 8, 3), (3, 2, 3, 4), (2, 1), [(1, 1), (0, 2)], _NHWC) == (2, 17, 9, 4)
+    with pytest.raises(TypeError, match="Wrong number of explicit pads for convolution: "
+                                        "expected 2, got 1."):
+        lax.conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 1), [(1, 1)])
+    with pytest.raises(ValueError, match="Negative padding is larger than the size"):
+        lax.conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 1), [(-10, 0), (0, 0)])
+    # agrees with the shape a real convolution gets
+    x, w = np.ones((2, 9, 8, 3), np.float32), np.ones((3, 2, 3, 4), np.float32)
+    out = lax.conv_general_dilated(x, w, (2, 1), "SAME", dimension_numbers=_NHWC)
+    assert out.shape == lax.conv_general_shape_tuple(x.shape, w.shape, (2, 1), "SAME", _NHWC)
+    out = lax.conv_transpose(x, w, (2, 3), "VALID", dimension_numbers=_NHWC)
+    assert out.shape == tshape(x.shape, w.shape, (2, 3), "VALID", _NHWC)
+
+
+def test_primitives_under_jax_names():
+    assert lax.sharding_constraint_p.name == "sharding_constraint"
+    assert lax.select_and_gather_add_p.name == "select_and_gather_add"
+
+    def f(x):
+        return minijax.jvp(lambda y: lax.reduce_window(y, -np.inf, lax.max, (2,), (1,), "VALID"),
+                           (x,), (x,))
+
+    assert "select_and_gather_add[" in str(minijax.make_jaxpr(f)(np.ones(4, np.float32)))

@@ -8,6 +8,7 @@ from minijax.lax.control_flow import *  # noqa: F401,F403,E402
 from minijax.lax.barrier import *  # noqa: F401,F403
 from minijax.lax.broadcasting import *  # noqa: F401,F403
 from minijax.lax.convert import *  # noqa: F401,F403
+from minijax.lax.conv_shapes import *  # noqa: F401,F403
 from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
@@ -27,7 +28,10 @@ from minijax.lax.stacking import *  # noqa: F401,F403
 from minijax.lax.special import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
 from minijax.lax.windowed_reductions import *  # noqa: F401,F403
-from minijax.lax.sharding_constraint import with_sharding_constraint  # noqa: F401,E402
+from minijax.lax.sharding_constraint import (  # noqa: F401,E402
+    sharding_constraint_p,
+    with_sharding_constraint,
+)
 from minijax.interpreters import lax_ops as _lax_ops  # noqa: E402
 
 # The interpreters apply these themselves but cannot import lax (lax's rules import them).

@@ -499,6 +499,19 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
                                 preferred_element_type=preferred_element_type)
 
 
+def conv_transpose_padding(k, s, padding):
+    """The (low, high) padding of one spatial axis of a transposed convolution with (dilated)
+    kernel size ``k`` and stride ``s``, for 'SAME' or 'VALID'."""
+    if padding.upper() == "SAME":
+        total = k + s - 2
+        lo = k - 1 if s > k - 1 else -(-total // 2)
+        return (lo, total - lo)
+    if padding.upper() == "VALID":
+        total = k + s - 2 + max(k - s, 0)
+        return (k - 1, total - (k - 1))
+    raise ValueError(f"conv_transpose: unknown padding {padding!r}")
+
+
 def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
                    transpose_kernel=False, precision=None, preferred_element_type=None):
     """Transposed convolution ("deconvolution") as a fractionally strided convolution.
@@ -523,20 +536,8 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     strides = _ints(strides, nsp)
     effective_k = dilate_shape(k_sdims, rhs_dilation)
     if isinstance(padding, str):
-        if padding.upper() == "SAME":
-            pads = []
-            for k, s in zip(effective_k, strides):
-                total = k + s - 2
-                lo = k - 1 if s > k - 1 else -(-total // 2)
-                pads.append((lo, total - lo))
-        elif padding.upper() == "VALID":
-            pads = []
-            for k, s in zip(effective_k, strides):
-                total = k + s - 2 + max(k - s, 0)
-                pads.append((k - 1, total - (k - 1)))
-        else:
-            raise ValueError(f"conv_transpose: unknown padding {padding!r}")
-        padding = tuple(pads)
+        padding = tuple(conv_transpose_padding(k, s, padding)
+                        for k, s in zip(effective_k, strides))
     if transpose_kernel:
         rhs = rev(rhs, tuple(dn.rhs_spec[2:]))
         rhs_spec = list(dn.rhs_spec)

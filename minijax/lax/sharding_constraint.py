@@ -22,7 +22,8 @@ from minijax.sharding_types import (
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
-__all__ = ["lay_out", "reshard", "with_sharding_constraint", "with_sharding_constraint_p"]
+__all__ = ["lay_out", "reshard", "sharding_constraint_p", "with_sharding_constraint",
+           "with_sharding_constraint_p"]
 
 
 def _wsc_abstract_eval(x, *, sharding):
@@ -60,6 +61,7 @@ def _wsc_transpose(ct, x, *, sharding):
 
 
 with_sharding_constraint_p = Primitive("sharding_constraint")
+sharding_constraint_p = with_sharding_constraint_p  # JAX's public name for it
 with_sharding_constraint_p.def_abstract_eval(_wsc_abstract_eval)
 with_sharding_constraint_p.def_lowering(_wsc_lowering)
 with_sharding_constraint_p.def_impl(_wsc_impl)

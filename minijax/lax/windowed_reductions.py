@@ -60,7 +60,7 @@ from minijax.tree_util import _registry
 
 __all__ = [
     "reduce_window", "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
-    "reduce_window_shape_tuple", "reduce_window_sum_p",
+    "reduce_window_shape_tuple", "reduce_window_sum_p", "select_and_gather_add_p",
 ]
 
 _PARAM_NAMES = ("window_dimensions", "window_strides", "padding", "base_dilation",

@@ -282,6 +282,13 @@ register(
     _scatter_batched_args(NUM_DTYPES),
 )
 
+register(
+    "scatter_sub_rows_drop",  # repeated rows subtract each
+    lambda x, i, u: lax.scatter_sub(x, i, u, _S_ROWS),
+    lambda x, i, u: np_scatter(x, i, u, _S_ROWS, "drop", combine=np.subtract),
+    _scatter_add_rows_args(),
+)
+
 # The combining scatters: repeated rows combine; mul's derivative in the updates needs unique
 # indices (as in JAX), so its rows entry draws distinct rows and says so.
 register(

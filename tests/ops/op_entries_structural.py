@@ -322,6 +322,34 @@ register(
 )
 
 # ------------------------------------------------------------------------------------------------
+# stack / unstack
+
+
+def _stack_operands():
+    """Three arrays of one shape and dtype."""
+
+    @st.composite
+    def strat(draw):
+        shape, dtype = draw(shapes()), draw(st.sampled_from(ALL_DTYPES))
+        return tuple(draw(array(shape, dtype)) for _ in range(3))
+
+    return strat()
+
+
+register(
+    "structural_stack_last",
+    lambda *xs: lax.stack(xs, axis=-1),
+    lambda *xs: np.stack(xs, axis=-1),
+    _stack_operands(),
+)
+register(
+    "structural_unstack_first",
+    lambda x: lax.unstack(x, axis=0),
+    lambda x: tuple(x),
+    _operand(min_dims=1),
+)
+
+# ------------------------------------------------------------------------------------------------
 # split
 
 
