@@ -55,6 +55,18 @@ def test_vmap_of_binary_op_with_mismatched_batch_axes_moves_them_to_the_front():
     assert [e.primitive.name for e in jaxpr.eqns] == ["mul", "transpose"]  # out_axes=0
 
 
+def test_vmap_of_broadcast_in_dim_puts_the_batch_axis_in_front():
+    # JAX's rule: the operand's batch axis moves to the front, and the result's is axis 0
+    # (vmap's out_axes=1 then transposes it back).
+    f = jax.vmap(lambda v: lax.broadcast_in_dim(v, (2, 3), (1,)), 1, 1)
+    jaxpr = jax.make_jaxpr(f)(jnp.ones((3, 4)))
+    assert [e.primitive.name for e in jaxpr.eqns] == ["transpose", "broadcast_in_dim",
+                                                      "transpose"]
+    assert tuple(jaxpr.eqns[1].params["broadcast_dimensions"]) == (0, 2)
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(np.asarray(f(x)), np.broadcast_to(x.T, (2, 4, 3)))
+
+
 def test_concatenate_jvp_with_replicated_tangent_in_shard_map():
     # s11001-250 (JAX is wrong): JAX 0.10.2's concatenate JVP binds the primitive on tangents
     # of different varying manual axes (a NumPy tangent beside a varying one) and raises its

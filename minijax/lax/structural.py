@@ -154,15 +154,14 @@ broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
 
 
 def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions):
-    """The batch axis lands just before the output axis of the operand's next axis, which
-    keeps broadcast_dimensions increasing: no transpose."""
+    """As JAX's rule: the batch axis moves to the front of the operand and of the result (so
+    later elementwise ops meet JAX's layout, and XLA makes JAX's rewrites)."""
     (x,), (d,) = args, dims
-    bdims = broadcast_dimensions
-    out_dim = bdims[d] if d < len(bdims) else len(shape)
-    new_dims = bdims[:d] + (out_dim,) + tuple(b + 1 for b in bdims[d:])
-    new_shape = shape[:out_dim] + (get_aval(x).shape[d],) + shape[out_dim:]
-    out = broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims)
-    return out, out_dim
+    x = batching.moveaxis(x, d, 0)
+    out = broadcast_in_dim_p.bind(
+        x, shape=(get_aval(x).shape[0], *shape),
+        broadcast_dimensions=(0, *(b + 1 for b in broadcast_dimensions)))
+    return out, 0
 
 
 broadcast_in_dim_p.def_batching(_broadcast_in_dim_batching)
