@@ -115,7 +115,7 @@ __all__ = [
 def __getattr__(name):  # tools load on first use, so `import minijax` stays as fast
     if name in ("checkpoint_io", "profiler", "tools", "transforms",
                 "api_util", "flatten_util", "monitoring", "stages", "typing",
-                "scipy", "experimental"):  # JAX's `import jax` makes these two attributes too
+                "scipy", "experimental", "image"):  # `import jax` makes these attributes too
         import importlib
 
         return importlib.import_module(f"minijax.{name}")

@@ -147,3 +147,67 @@ def test_print_saved_residuals_and_removed_names(capsys):
             getattr(ad_checkpoint, name)
     assert ad_checkpoint.Recompute is not ad_checkpoint.Saveable
     assert ad_checkpoint.Offloadable("device", "pinned_host").dst == "pinned_host"
+
+
+# ---------------------------------------------------------------------------- jax.image
+from minijax import image  # noqa: E402
+
+_JAX = np.load(__import__("pathlib").Path(__file__).parent / "data" / "r12_m_image_jax.npz")
+_METHODS = ["nearest", "linear", "cubic", "cubic-pytorch", "lanczos3", "lanczos5", "area"]
+_SHAPES = [((5, 6, 2), (3, 9, 2)), ((4, 4, 2), (7, 2, 2))]
+
+
+@pytest.mark.parametrize("i", [0, 1])
+@pytest.mark.parametrize("method", _METHODS)
+def test_resize_matches_jax(i, method):
+    x = _JAX[f"image{i}"]
+    s_out = _SHAPES[i][1]
+    w = np.linspace(-1, 1, int(np.prod(s_out)), dtype=np.float32).reshape(s_out)
+    for aa in (True, False):
+        key = f"resize{i}_{method}_{aa}"
+        got = image.resize(x, s_out, method, antialias=aa)
+        assert got.dtype == np.float32 and got.shape == s_out
+        np.testing.assert_allclose(got, _JAX[key], rtol=1e-5, atol=1e-5)
+        if method != "nearest":
+            g = minijax.jit(minijax.grad(lambda im: jnp.sum(image.resize(
+                im, s_out, method, antialias=aa) * w)))(x)
+            np.testing.assert_allclose(g, _JAX["grad_" + key], rtol=1e-5, atol=1e-5)
+
+
+def test_resize_dtypes_methods_and_errors():
+    ints = np.arange(12, dtype=np.int32).reshape(3, 4)
+    nearest = image.resize(ints, (5, 2), "nearest")
+    assert nearest.dtype == np.int32
+    np.testing.assert_array_equal(nearest, _JAX["resize_int_nearest"])
+    linear = image.resize(ints, (5, 2), image.ResizeMethod.LINEAR)
+    assert linear.dtype == np.float32
+    np.testing.assert_allclose(linear, _JAX["resize_int_linear"], rtol=1e-6)
+    for alias, method in [("bilinear", "LINEAR"), ("trilinear", "LINEAR"),
+                          ("triangle", "LINEAR"), ("bicubic", "CUBIC"),
+                          ("tricubic", "CUBIC"), ("bicubic-pytorch", "CUBIC_PYTORCH")]:
+        assert image.ResizeMethod.from_string(alias) is image.ResizeMethod[method]
+    with pytest.raises(ValueError, match='Unknown resize method "box"'):
+        image.resize(ints, (5, 2), "box")
+    with pytest.raises(ValueError, match="shape must have length equal"):
+        image.resize(ints, (5, 2, 1), "linear")
+    with pytest.raises(ValueError, match="Nearest neighbor resampling is not"):
+        image.scale_and_translate(ints, (5, 2), (0, 1), [1.0, 1.0], [0.0, 0.0], "nearest")
+    batched = minijax.vmap(lambda im: image.resize(im, (9, 2), "cubic"))(
+        np.stack([_JAX["image0"][:, :, 0]] * 2))
+    np.testing.assert_allclose(batched[1], image.resize(_JAX["image0"][:, :, 0], (9, 2),
+                                                        "cubic"), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("method", _METHODS[1:])
+def test_scale_and_translate_matches_jax(method):
+    x = _JAX["image0"]
+    for aa in (True, False):
+        scale, trans = jnp.array([0.7, 1.4]), jnp.array([0.3, -0.6])
+        # jitted: eagerly, each of the weight matrices' many small ops compiles on its own
+        got = minijax.jit(lambda s, t: image.scale_and_translate(
+            x, (4, 8, 2), (0, 1), s, t, method, antialias=aa))(scale, trans)
+        np.testing.assert_allclose(got, _JAX[f"sat_{method}_{aa}"], rtol=1e-5, atol=1e-5)
+        g_s, g_t = minijax.jit(minijax.grad(lambda s, t: jnp.sum(image.scale_and_translate(
+            x, (4, 8, 2), (0, 1), s, t, method, antialias=aa) ** 2), (0, 1)))(scale, trans)
+        np.testing.assert_allclose(np.concatenate([g_s, g_t]), _JAX[f"sat_grad_{method}_{aa}"],
+                                   rtol=1e-4, atol=1e-4)
