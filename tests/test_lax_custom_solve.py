@@ -155,3 +155,32 @@ def test_custom_root_pytree_and_aux():
     with pytest.raises(TypeError, match=r"f\(\) output pytree structure must match "
                                         "initial_guess"):
         lax.custom_root(lambda y: [y], 1.0, lambda f, y: y, lambda g, y: y)
+
+
+def _cg(matvec, b):
+    """Conjugate gradients in a while_loop: no reverse-mode derivative of its own."""
+    def body(state):
+        x, r, p, k = state
+        ap = matvec(p)
+        alpha = (r @ r) / (p @ ap)
+        x, r_new = x + alpha * p, r - alpha * ap
+        return x, r_new, r_new + (r_new @ r_new) / (r @ r) * p, k + 1
+
+    init = (jnp.zeros_like(b), b, b, 0)
+    return lax.while_loop(lambda s: (s[3] < 10) & (jnp.linalg.norm(s[1]) > 1e-7), body, init)[0]
+
+
+def test_iterative_solver_linearize_and_jacobians():
+    s3 = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]], np.float32)
+    b3 = np.array([1.0, 2.0, 3.0], np.float32)
+    f = lambda s, b: lax.custom_linear_solve(lambda x: s @ x, b, _cg, symmetric=True)  # noqa: E731
+    np.testing.assert_allclose(f(s3, b3), np.linalg.solve(s3, b3), rtol=1e-5)
+    inv = np.linalg.inv(s3)
+    _, f_lin = jax.linearize(lambda b: f(s3, b), b3)
+    np.testing.assert_allclose(f_lin(b3), inv @ b3, rtol=1e-5)
+    x = inv @ b3
+    want = -inv[:, :, None] * x[None, None, :]  # dx_i/ds_jk = -inv_ij x_k
+    np.testing.assert_allclose(jax.jacfwd(lambda s: f(s, b3))(s3), want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(jax.jacrev(lambda s: f(s, b3))(s3), want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda b: f(s3, b).sum()))(b3),
+                               inv.T @ np.ones(3), rtol=1e-5)

@@ -91,19 +91,28 @@ def _flatten(groups):
 # custom_linear_solve
 
 
-class _LinearSolveTuple(NamedTuple):
-    matvec: Any
-    vecmat: Any
-    solve: Any
-    transpose_solve: Any
+class _LinearSolveTuple(tuple):
+    """(matvec, vecmat, solve, transpose_solve), JAX's named tuple, built from one iterable as
+    a plain tuple is, so the jaxpr walkers rebuild it like any tuple param."""
+
+    __slots__ = ()
+    _fields = ("matvec", "vecmat", "solve", "transpose_solve")
+    matvec = property(lambda self: self[0])
+    vecmat = property(lambda self: self[1])
+    solve = property(lambda self: self[2])
+    transpose_solve = property(lambda self: self[3])
 
     def transpose(self):
-        return type(self)(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+        return type(self)((self.vecmat, self.matvec, self.transpose_solve, self.solve))
+
+    def __repr__(self):
+        return "_LinearSolveTuple(" + ", ".join(
+            f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
 
 
 def _split_linear_solve_args(args, const_lengths):
     groups, b = _split(args, const_lengths)
-    return _LinearSolveTuple(*groups), b
+    return _LinearSolveTuple(groups), b
 
 
 def _as_fun(closed, consts, tree):
@@ -152,8 +161,8 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
         _check_tree("transpose_solve", "b", out_tree, tree, has_aux)
 
     all_consts = [matvec_consts, vecmat_consts, solve_consts, tr_solve_consts]
-    const_lengths = _LinearSolveTuple(*map(len, all_consts))
-    jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_solve_jaxpr)
+    const_lengths = _LinearSolveTuple(map(len, all_consts))
+    jaxprs = _LinearSolveTuple((matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_solve_jaxpr))
     outs = linear_solve_p.bind(*_flatten(all_consts), *b_leaves, const_lengths=const_lengths,
                                jaxprs=jaxprs)
     return out_tree.unflatten(outs)
@@ -163,7 +172,7 @@ linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
 
 
 def _pp_params(params):
-    shown = common.pp_nested({k: v for k, v in params["jaxprs"]._asdict().items()
+    shown = common.pp_nested({k: v for k, v in zip(_LinearSolveTuple._fields, params["jaxprs"])
                               if v is not None})
     return {"const_lengths": params["const_lengths"], **shown}
 
@@ -285,7 +294,7 @@ def _linear_solve_batching(axis_data, args, dims, *, const_lengths, jaxprs):
         x_bat, b_bat = x_bat_out, b_bat_out
     else:
         raise AssertionError("custom_linear_solve batching: no fixed point")
-    batched = _LinearSolveTuple(matvec_b, vecmat_b, solve_b, solve_t_b)
+    batched = _LinearSolveTuple((matvec_b, vecmat_b, solve_b, solve_t_b))
     size = axis_data.size
     new_params = [common.to_batched(x, d, d is not not_mapped, size)
                   for x, d in zip(_flatten(params), _flatten(params_dims))]
