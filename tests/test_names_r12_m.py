@@ -211,3 +211,21 @@ def test_scale_and_translate_matches_jax(method):
             x, (4, 8, 2), (0, 1), s, t, method, antialias=aa) ** 2), (0, 1)))(scale, trans)
         np.testing.assert_allclose(np.concatenate([g_s, g_t]), _JAX[f"sat_grad_{method}_{aa}"],
                                    rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------------- jax.nn.log1mexp
+
+
+def test_log1mexp_values_dtypes_and_grad():
+    xs = np.array([1e-4, 0.5, 0.7, 5.0, 40.0], np.float32)
+    expect = np.log(-np.expm1(-xs.astype(np.float64)))
+    np.testing.assert_allclose(minijax.nn.log1mexp(xs), expect, rtol=1e-6)
+    weak = minijax.nn.log1mexp(1.0)
+    assert weak.dtype == np.float32 and weak.weak_type
+    assert minijax.nn.log1mexp(np.array([1, 2])).dtype == np.float32
+    assert minijax.nn.log1mexp(jnp.array([0.1], jnp.bfloat16)).dtype == jnp.bfloat16
+    grads = minijax.jit(minijax.vmap(minijax.grad(minijax.nn.log1mexp)))(
+        jnp.array([0.1, 1.0, 5.0]))
+    np.testing.assert_allclose(grads, 1.0 / np.expm1([0.1, 1.0, 5.0]), rtol=1e-5)
+    with pytest.raises(TypeError, match="log1mexp requires ndarray or scalar"):
+        minijax.nn.log1mexp([1.0])

@@ -21,7 +21,7 @@ from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args
 from minijax.numpy.creation import to_array
 
 __all__ = [
-    "relu", "relu6", "sigmoid", "log_sigmoid", "silu", "swish", "gelu", "softplus",
+    "relu", "relu6", "sigmoid", "log_sigmoid", "log1mexp", "silu", "swish", "gelu", "softplus",
     "soft_sign", "tanh", "elu", "celu", "selu", "leaky_relu", "hard_tanh", "hard_sigmoid",
     "hard_silu", "hard_swish", "glu", "softmax", "log_softmax", "logsumexp", "one_hot",
     "standardize", "identity", "sparse_plus", "sparse_sigmoid", "mish", "squareplus",
@@ -105,6 +105,29 @@ def log_sigmoid(x):
     in JAX)."""
     check_arraylike("log_sigmoid", x)
     return lax.neg(softplus(lax.neg(to_array(x))))
+
+
+def _make_log1mexp():
+    """A custom_jvp of a jit named ``log1mexp``, as JAX's (its derivative 1/expm1(x) stays
+    finite where the two branches' would not)."""
+
+    @eager_jit(inline=False)
+    def log1mexp(x):
+        # log(-expm1(-x)) is accurate for small x, log1p(-exp(-x)) for large (Maechler, 2012)
+        return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+    fn = custom_jvp(log1mexp)
+    fn.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+    return fn
+
+
+_log1mexp = _make_log1mexp()
+
+
+def log1mexp(x):
+    """``log(1 - exp(-x))``, accurate for small and large ``x`` (undefined for ``x < 0``)."""
+    check_arraylike("log1mexp", x)
+    return _log1mexp(to_array(x))
 
 
 @eager_jit(inline=False)
