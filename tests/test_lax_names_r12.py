@@ -212,3 +212,49 @@ def test_primitives_under_jax_names():
                            (x,), (x,))
 
     assert "select_and_gather_add[" in str(minijax.make_jaxpr(f)(np.ones(4, np.float32)))
+
+
+# ------------------------------------------------------------------------------------------------
+# rng_uniform, dce_sink
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32])
+def test_rng_uniform(dtype):
+    lo, hi = np.asarray(2, dtype), np.asarray(9, dtype)
+    r = lax.rng_uniform(lo, hi, (64,))
+    assert r.dtype == dtype and r.shape == (64,)
+    r = np.asarray(r)
+    assert (r >= 2).all() and (r < 9).all() and len(np.unique(r)) > 3
+    assert str(minijax.jit(lambda: lax.rng_uniform(0.0, 1.0, (2,)))().aval) == "~float32[2]"
+    assert lax.rng_uniform(0.0, 1.0, ()).aval.weak_type
+
+
+def test_rng_uniform_errors():
+    with pytest.raises(ValueError, match="Arguments to rng_uniform must have identical dtypes, "
+                                         "got float32 and int32."):
+        lax.rng_uniform(0.0, np.int32(1), (2,))
+    with pytest.raises(ValueError, match=r"must be scalars; got shapes \(2,\) and \(\)\."):
+        lax.rng_uniform(np.zeros(2, np.float32), 1.0, (2,))
+    with pytest.raises(NotImplementedError, match="Batching rule for 'rng_uniform' not "
+                                                  "implemented"):
+        minijax.vmap(lambda a: lax.rng_uniform(a, 1.0, (2,)))(np.zeros(2, np.float32))
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'rng_uniform'"):
+        minijax.grad(lambda a: lax.rng_uniform(a, 1.0, ()))(0.0)
+    with pytest.raises(TypeError, match="rng_uniform does not accept dtype uint8"):
+        lax.rng_uniform(np.uint8(0), np.uint8(3), (2,))
+
+
+def test_dce_sink_keeps_its_operand():
+    def f(x):
+        lax.dce_sink({"a": minijax.numpy.sin(x)})
+        return x + 1
+
+    jaxpr = minijax.make_jaxpr(f)(1.0)
+    assert [e.primitive.name for e in jaxpr.eqns][:2] == ["sin", "dce_sink"]
+    assert lax.dce_sink(1.0) is None
+    assert minijax.jit(f)(1.0) == 2.0
+    g = minijax.jit(lambda x: (lax.dce_sink(x, prevent_mlir_dce=True), x * 3)[1])
+    assert g(2.0) == 6.0
+    assert "custom_call @dce_sink" in g.lower(2.0).as_text()
+    assert minijax.grad(f)(1.0) == 1.0
+    assert "dce_sink" in str(minijax.make_jaxpr(minijax.vmap(f))(np.ones(2, np.float32)))

@@ -1,4 +1,6 @@
-"""``rng_bit_generator``: XLA's stateful-looking but functional random bit generator.
+"""``rng_bit_generator``: XLA's stateful-looking but functional random bit generator, and
+``rng_uniform``: XLA's stateful uniform generator (``stablehlo.rng``), as JAX's, with no
+derivative or batching rule (JAX defines neither).
 
 ``rng_bit_generator(key, shape, dtype, algorithm) -> (new_key, bits)`` is exactly
 ``stablehlo.rng_bit_generator``. As in JAX, the key is a ``uint32[4]`` (two 64-bit words split
@@ -28,9 +30,10 @@ from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
 from minijax.lax.control_flow import map as lax_map
 from minijax.lowering.array import device_put_value
-from minijax.lowering.stablehlo import element_type, tensor_type
+from minijax.lowering.stablehlo import element_type, ir_constant, tensor_type
 
-__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
+__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p", "rng_uniform",
+           "rng_uniform_p"]
 
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
@@ -114,3 +117,42 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     new_key, bits = rng_bit_generator_p.bind(key, shape=shape, dtype=dtype,
                                              algorithm=RandomAlgorithm(algorithm))
     return new_key, bits
+
+
+# ------------------------------------------------------------------------------------------------
+# rng_uniform[shape]
+
+
+_RNG_UNIFORM_DTYPES = tuple(np.dtype(d) for d in (
+    dtypes.bfloat16, np.float16, np.float32, np.float64, np.int32, np.int64, np.uint32,
+    np.uint64))
+
+
+def _rng_uniform_rule(a, b, *, shape):
+    if a.dtype != b.dtype:
+        raise ValueError("Arguments to rng_uniform must have identical dtypes, got "
+                         f"{a.dtype} and {b.dtype}.")
+    if a.shape != () or b.shape != ():
+        raise ValueError("Arguments to rng_uniform must be scalars; got shapes "
+                         f"{a.shape} and {b.shape}.")
+    if a.dtype not in _RNG_UNIFORM_DTYPES:
+        # XLA on CPU aborts the whole process on these (JAX 0.10.2 reaches that abort)
+        raise TypeError(f"rng_uniform does not accept dtype {a.dtype.name}: XLA generates "
+                        "floats and 32- or 64-bit integers only.")
+    return ShapedArray(shape, a.dtype, a.weak_type and b.weak_type)
+
+
+def _rng_uniform_lowering(ctx, a, b, *, shape):
+    return hlo.rng(a, b, ir_constant(np.array(shape, np.int64)),
+                   hlo.RngDistributionAttr.get("UNIFORM"))
+
+
+rng_uniform_p = Primitive("rng_uniform")
+rng_uniform_p.def_abstract_eval(_rng_uniform_rule)
+rng_uniform_p.def_lowering(_rng_uniform_lowering)
+
+
+def rng_uniform(a, b, shape):
+    """Uniform random values in ``[a, b)`` (scalars of one dtype) of ``shape``, from XLA's
+    stateful generator: experimental in JAX, and backend-dependent."""
+    return rng_uniform_p.bind(a, b, shape=tuple(shape))

@@ -62,6 +62,9 @@ MISSING_RULES = {
     **{(name, "jvp"): "cuDNN's attention kernels: nn.dot_product_attention differentiates "
                       "them through a custom_vjp (the backward kernel), as JAX does"
        for name in ("cudnn_fmha_fwd", "cudnn_fmha_bwd")},
+    **{("rng_uniform", rule): "XLA's stateful generator: JAX 0.10.2 defines no derivative or "
+                              "batching rule for it either"
+       for rule in ("jvp", "batching")},
 }
 
 # Primitives linear in some operands but not attached with the linear-rule helper (which marks
@@ -128,6 +131,9 @@ NOT_IN_OP_TABLE["select_and_gather_add"] = (
 NOT_IN_OP_TABLE["mulhi"] = (
     "XLA on CPU refuses to compile a mulhi with a reshaped operand (as under JAX 0.10.2), "
     "which the table's vmap check builds; tested in tests/test_lax_names_r12.py")
+NOT_IN_OP_TABLE["rng_uniform"] = (
+    "XLA's stateful generator has no NumPy reference; tested for range, dtype and JAX's "
+    "errors in tests/test_lax_names_r12.py")
 NOT_IN_OP_TABLE["sharding_constraint"] = (
     "a layout annotation over a mesh, an identity on values; tested in tests/test_sharding.py")
 NOT_IN_OP_TABLE["rng_bit_generator"] = (
