@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 
 import jaxlib._jax as _jaxlib
@@ -22,7 +21,7 @@ from minijax.autodiff import (
     vjp,
 )
 from minijax.config import config_context
-from minijax.core import ShapedArray, Tracer
+from minijax.core import ShapedArray, ensure_compile_time_eval
 from minijax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import trace_to_jaxpr
@@ -169,30 +168,6 @@ def named_call(fun, *, name=None):
             return fun(*args, **kwargs)
 
     return named
-
-
-class _CompileTimeEvalTrace(core.Trace):
-    """Runs a primitive now when none of its operands is a tracer (a constant expression under
-    ``jit`` folds instead of being staged); otherwise hands it to the enclosing trace."""
-
-    def process_primitive(self, prim, args, params):
-        if not any(isinstance(x, Tracer) for x in args):
-            return core.eval_trace.process_primitive(prim, args, params)
-        with core.set_current_trace(self.parent):
-            return prim.bind(*args, **params)
-
-
-@contextlib.contextmanager
-def ensure_compile_time_eval():
-    """``with ensure_compile_time_eval():`` inside a traced function: operations on concrete
-    values (not tracers) run eagerly, so their results stay concrete (usable in Python control
-    flow, as static shapes) instead of becoming part of the staged program."""
-    parent = core.current_trace()
-    if parent is core.eval_trace:
-        yield  # already eager
-        return
-    with core.set_current_trace(_CompileTimeEvalTrace(parent)):
-        yield
 
 
 def clear_caches():

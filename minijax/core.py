@@ -726,6 +726,37 @@ _ctx = _TraceContext()  # after eval_trace: each thread's slot starts there
 
 
 @contextlib.contextmanager
+def eval_context():
+    """Inside the block, primitives run now (tracers of an outer trace are refused)."""
+    with set_current_trace(eval_trace):
+        yield
+
+
+class _CompileTimeEvalTrace(Trace):
+    """Runs a primitive now when none of its operands is a tracer (a constant expression under
+    ``jit`` folds instead of being staged); otherwise hands it to the enclosing trace."""
+
+    def process_primitive(self, prim, args, params):
+        if not any(isinstance(x, Tracer) for x in args):
+            return eval_trace.process_primitive(prim, args, params)
+        with set_current_trace(self.parent):
+            return prim.bind(*args, **params)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """``with ensure_compile_time_eval():`` inside a traced function: operations on concrete
+    values (not tracers) run eagerly, so their results stay concrete (usable in Python control
+    flow, as static shapes) instead of becoming part of the staged program."""
+    parent = current_trace()
+    if parent is eval_trace:
+        yield  # already eager
+        return
+    with set_current_trace(_CompileTimeEvalTrace(parent)):
+        yield
+
+
+@contextlib.contextmanager
 def check_vma(axes):
     """Inside the block, the manual mesh axes ``axes`` are typed (a value knows which of them it
     varies over): binding a primitive inserts ``pvary`` where operands vary over different axes

@@ -230,3 +230,26 @@ def test_log1mexp_values_dtypes_and_grad():
     np.testing.assert_allclose(grads, 1.0 / np.expm1([0.1, 1.0, 5.0]), rtol=1e-5)
     with pytest.raises(TypeError, match="log1mexp requires ndarray or scalar"):
         minijax.nn.log1mexp([1.0])
+
+
+# ----------------------------------------------------------------------------- jax.core
+from minijax import core as mcore  # noqa: E402
+
+
+def test_core_compile_time_eval_and_eval_context():
+    assert mcore.ensure_compile_time_eval is minijax.ensure_compile_time_eval
+    seen = []
+
+    @minijax.jit
+    def f(x):
+        with mcore.ensure_compile_time_eval():
+            y = jnp.sin(2.0)
+            seen.append(isinstance(y, mcore.Tracer))
+        return x + y
+
+    np.testing.assert_allclose(f(1.0), 1.0 + np.sin(2.0), rtol=1e-6)
+    assert seen == [False]
+    assert "sin" not in str(minijax.make_jaxpr(f)(1.0))
+    with mcore.eval_context():
+        assert mcore.current_trace() is mcore.eval_trace
+        np.testing.assert_allclose(jnp.cos(0.0), 1.0)
