@@ -19,6 +19,7 @@ import itertools
 import math
 import threading
 import typing
+import weakref
 
 import numpy as np
 
@@ -54,6 +55,57 @@ class ManualAxisType(typing.NamedTuple):
     reduced: frozenset = frozenset()
 
 
+class ManualAxisType:
+    """The manual mesh axes a value's type carries inside shard_map: those it varies over,
+    and those it holds unreduced / reduced partial results of (disjoint from ``varying``).
+    Interned: equal ones are the same object (compared by identity, as JAX's)."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        varying, unreduced, reduced = frozenset(varying), frozenset(unreduced), frozenset(reduced)
+        if varying & unreduced:
+            raise ValueError("varying and unreduced cannot have common mesh axes. Got"
+                             f" varying={varying} and unreduced={unreduced}")
+        if varying & reduced:
+            raise ValueError("varying and reduced cannot have common mesh axes. Got"
+                             f" varying={varying} and reduced={reduced}")
+        key = (varying, unreduced, reduced)
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            object.__setattr__(obj, "varying", varying)
+            object.__setattr__(obj, "unreduced", unreduced)
+            object.__setattr__(obj, "reduced", reduced)
+            cls._interned[key] = obj
+        return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ManualAxisType is immutable")
+
+    def __repr__(self):
+        return (f"ManualAxisType(varying={self.varying}, "
+                f"unreduced={self.unreduced}, reduced={self.reduced})")
+
+    def __getnewargs_ex__(self):
+        return (), {"varying": self.varying, "unreduced": self.unreduced,
+                    "reduced": self.reduced}
+
+    def update(self, **kwargs):
+        kwargs = {"varying": self.varying, "unreduced": self.unreduced,
+                  "reduced": self.reduced, **kwargs}
+        return ManualAxisType(**kwargs)
+
+    def to_ct_mat(self):
+        """The type of a cotangent: unreduced and reduced swap."""
+        return self.update(unreduced=self.reduced, reduced=self.unreduced)
+
+    @property
+    def empty(self):
+        return not (self.varying or self.unreduced or self.reduced)
+
+
 class ShapedArray(AbstractValue):
     """The type of an array value: shape, dtype, whether the dtype is weak (a Python scalar) and,
     inside ``shard_map``, the manual mesh axes it varies over (``vma``)."""
@@ -86,6 +138,11 @@ class ShapedArray(AbstractValue):
             self.weak_type if weak_type is None else weak_type,
             self.vma if vma is None else vma,
         )
+
+    @property
+    def mat(self):
+        """JAX 0.10's form of the manual axes this type varies over (``vma``)."""
+        return ManualAxisType(varying=self.vma)
 
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self

@@ -8,10 +8,14 @@ constraint primitive in ``lax/sharding_constraint.py``; this module gathers the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
+import numpy as np
+
+from minijax import core
 from minijax import sharding_types as shd
-from minijax.core import Tracer
+from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
 from minijax.lax.sharding_constraint import reshard, with_sharding_constraint
 from minijax.lowering.array import Array, committed, device_put_value
@@ -33,10 +37,63 @@ from minijax.sharding_types import (
 )
 
 __all__ = [
-    "AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "NamedSharding", "PartitionSpec",
-    "Sharding", "SingleDeviceSharding", "auto_axes", "get_abstract_mesh", "make_mesh", "reshard",
-    "set_mesh", "shard_map", "with_sharding_constraint",
+    "AbstractDevice", "AbstractMesh", "AxisType", "GSPMDSharding", "ManualAxisType", "Mesh",
+    "NamedSharding", "PartitionSpec", "Sharding", "SingleDeviceSharding", "auto_axes",
+    "get_abstract_mesh", "get_mesh", "make_mesh", "reshard", "set_mesh", "shard_map",
+    "use_abstract_mesh", "with_sharding_constraint",
 ]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AbstractDevice:
+    """The kind of device an abstract mesh stands for (no device itself)."""
+    device_kind: str
+    num_cores: int | None
+    platform: str
+
+    def __repr__(self):
+        return (f"AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform})")
+
+
+_EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
+
+
+def get_mesh():
+    """The concrete mesh in context (``set_mesh``), or the empty ``Mesh()``; outside ``jit``
+    only (a traced function reads :func:`get_abstract_mesh`)."""
+    if core.current_trace() is not core.eval_trace:
+        raise ValueError(
+            "`get_mesh` can only be used outside of `jax.jit`. Maybe you want"
+            " `jax.sharding.get_abstract_mesh()`?")
+    mesh = shd.current_mesh()
+    return _EMPTY_MESH if mesh is None else mesh
+
+
+class use_abstract_mesh:
+    """``with use_abstract_mesh(abstract_mesh):`` makes ``get_abstract_mesh()`` return it; the
+    mesh may not change the size of a non-empty mesh already in context."""
+
+    __slots__ = ("mesh", "_cm")
+
+    def __init__(self, mesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError("Expected mesh of type `jax.sharding.AbstractMesh`. Got type:"
+                             f" {type(mesh)}")
+        self.mesh = mesh
+
+    def __enter__(self):
+        prev = get_abstract_mesh()
+        if not prev.empty and not self.mesh.empty and prev.size != self.mesh.size:
+            raise ValueError(
+                "use_abstract_mesh cannot change the size of the mesh. Got new mesh:"
+                f" {self.mesh} with size={self.mesh.size} and prev mesh:"
+                f" {prev} with size={prev.size}")
+        self._cm = shd.use_abstract_mesh(self.mesh)
+        return self._cm.__enter__()
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):

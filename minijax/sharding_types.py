@@ -218,7 +218,8 @@ class Mesh(_MeshAxes):
             raise ValueError(f"Mesh: axis names must be distinct, got {axis_names}")
         if not all(isinstance(n, str) and n for n in axis_names):
             raise TypeError(f"Mesh: axis names must be non-empty strings, got {axis_names}")
-        flat = list(devices.flat)
+        # JAX's empty mesh Mesh(np.empty((), dtype=object), ()) holds no device
+        flat = list(devices.flat) if axis_names else []
         if len({d.id for d in flat}) != len(flat):
             raise ValueError("Mesh: a device appears more than once")
         self.devices = devices

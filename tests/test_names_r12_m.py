@@ -253,3 +253,45 @@ def test_core_compile_time_eval_and_eval_context():
     with mcore.eval_context():
         assert mcore.current_trace() is mcore.eval_trace
         np.testing.assert_allclose(jnp.cos(0.0), 1.0)
+
+
+# ------------------------------------------------------------------------- jax.sharding
+from minijax import sharding  # noqa: E402
+
+
+def test_get_mesh_and_use_abstract_mesh():
+    empty = sharding.get_mesh()
+    assert empty.empty and repr(empty) == "Mesh()"
+    mesh = minijax.make_mesh((1,), ("x",))
+    with minijax.set_mesh(mesh):
+        assert sharding.get_mesh() is mesh
+    with pytest.raises(ValueError, match="can only be used outside of `jax.jit`"):
+        minijax.jit(lambda x: sharding.get_mesh() and x)(1.0)
+    with pytest.raises(ValueError, match="Expected mesh of type `jax.sharding.AbstractMesh`"):
+        sharding.use_abstract_mesh(mesh)
+    abstract = sharding.AbstractMesh((2,), ("x",))
+    with sharding.use_abstract_mesh(abstract):
+        assert sharding.get_abstract_mesh() == abstract
+    assert sharding.get_abstract_mesh().empty
+    with minijax.set_mesh(mesh):
+        with pytest.raises(ValueError, match="cannot change the size of the mesh"):
+            with sharding.use_abstract_mesh(abstract):
+                pass
+        assert sharding.get_abstract_mesh() == mesh.abstract_mesh
+
+
+def test_abstract_device_and_manual_axis_type():
+    dev = sharding.AbstractDevice(device_kind="TPU v6 lite", num_cores=1, platform="tpu")
+    assert repr(dev) == "AbstractDevice(device_kind=TPU v6 lite, num_cores=1, platform=tpu)"
+    assert dev == sharding.AbstractDevice("TPU v6 lite", 1, "tpu") and hash(dev) == hash(
+        sharding.AbstractDevice("TPU v6 lite", 1, "tpu"))
+    M = sharding.ManualAxisType
+    a = M(varying={"x"})
+    assert a is M(varying=frozenset({"x"})) and not a.empty and M().empty
+    assert a.update(reduced={"y"}).reduced == {"y"}
+    assert a.update(reduced={"y"}).to_ct_mat().unreduced == {"y"}
+    with pytest.raises(ValueError, match="varying and unreduced cannot have common"):
+        M(varying={"x"}, unreduced={"x"})
+    with pytest.raises(ValueError, match="varying and reduced cannot have common"):
+        M(varying={"x"}, reduced={"x"})
+    assert minijax.typeof(jnp.ones(2)).mat is M()
