@@ -258,3 +258,43 @@ def test_dce_sink_keeps_its_operand():
     assert "custom_call @dce_sink" in g.lower(2.0).as_text()
     assert minijax.grad(f)(1.0) == 1.0
     assert "dce_sink" in str(minijax.make_jaxpr(minijax.vmap(f))(np.ones(2, np.float32)))
+
+
+# ------------------------------------------------------------------------------------------------
+# approx_max_k / approx_min_k (exact on CPU: XLA's fallback sorts)
+
+
+def test_approx_top_k_values():
+    rng = np.random.default_rng(1)
+    x = rng.permutation(24).reshape(4, 6).astype(np.float32)  # distinct: no ties
+    vals, idx = lax.approx_max_k(x, 2)
+    np.testing.assert_array_equal(vals, -np.sort(-x, axis=-1)[:, :2])
+    np.testing.assert_array_equal(idx, np.argsort(-x, axis=-1)[:, :2])
+    assert idx.dtype == np.int32
+    vals, idx = lax.approx_min_k(x, 3, reduction_dimension=0)
+    np.testing.assert_array_equal(vals, np.sort(x, axis=0)[:3])
+    np.testing.assert_array_equal(idx, np.argsort(x, axis=0)[:3])
+    out = lax.approx_max_k(np.arange(1000.0, dtype=np.float32), 5, aggregate_to_topk=False)
+    assert out[0].shape == (1000,)  # JAX 0.10.2's reduced size on CPU
+    jaxpr = str(minijax.make_jaxpr(lambda v: lax.approx_max_k(v, 2))(x))
+    assert "approx_top_k[" in jaxpr and "reduction_dimension=-1" in jaxpr
+    assert "ApproxTopK" in minijax.jit(lambda v: lax.approx_min_k(v, 2)).lower(x).as_text()
+
+
+def test_approx_top_k_transforms_and_errors():
+    x = np.array([[3.0, 1.0, 4.0, 1.5, 9.0, 2.6], [5.0, 3.5, 8.9, 7.9, 3.2, 3.8]], np.float32)
+    g = minijax.grad(lambda v: (lax.approx_max_k(v, 2)[0] * np.array([1.0, 2.0])).sum())(x)
+    np.testing.assert_array_equal(g, [[0, 0, 2, 0, 1, 0], [0, 0, 1, 2, 0, 0]])  # JAX's
+    np.testing.assert_array_equal(minijax.vmap(lambda v: lax.approx_min_k(v, 2)[1])(x),
+                                  [[1, 3], [4, 1]])
+    np.testing.assert_array_equal(minijax.vmap(lambda v: lax.approx_min_k(v, 1, 0)[1], 1)(x),
+                                  [[0], [0], [0], [0], [1], [0]])
+    with pytest.raises(ValueError, match="operand must be a floating type"):
+        lax.approx_max_k(np.arange(4), 2)
+    with pytest.raises(ValueError, match="k must be smaller than the size of reduction_dim 6, "
+                                         "got 7"):
+        lax.approx_max_k(x, 7)
+    with pytest.raises(ValueError, match="k must be positive, got 0"):
+        lax.approx_max_k(x, 0)
+    with pytest.raises(TypeError, match=r"approx_top_k operand must have >= 1 dimension"):
+        lax.approx_max_k(np.float32(1), 1)

@@ -134,6 +134,9 @@ NOT_IN_OP_TABLE["mulhi"] = (
 NOT_IN_OP_TABLE["rng_uniform"] = (
     "XLA's stateful generator has no NumPy reference; tested for range, dtype and JAX's "
     "errors in tests/test_lax_names_r12.py")
+NOT_IN_OP_TABLE["approx_top_k"] = (
+    "XLA's approximate top-k (exact on CPU); tested against NumPy's sort, with its grad and "
+    "vmap, in tests/test_lax_names_r12.py")
 NOT_IN_OP_TABLE["sharding_constraint"] = (
     "a layout annotation over a mesh, an identity on values; tested in tests/test_sharding.py")
 NOT_IN_OP_TABLE["rng_bit_generator"] = (
