@@ -15,6 +15,11 @@ from minijax.config import (  # noqa: E402
     checking_leaks,
     numpy_dtype_promotion,
     numpy_rank_promotion,
+    default_device,
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
 )
 from minijax import dtypes, errors, lax, nn, numpy, tree_util
 from minijax import random
@@ -82,6 +87,7 @@ from minijax.api import (  # noqa: E402
 from minijax.sharding import PartitionSpec as P  # noqa: E402
 from minijax.sharding import NamedSharding  # noqa: E402
 from minijax.refs import Ref, freeze, new_ref  # noqa: E402
+from minijax.environment_info import print_environment_info  # noqa: E402
 from minijax.custom_derivatives import custom_jvp as _custom_jvp  # noqa: E402
 from minijax.lax.control_flow import solves as _solves  # noqa: E402
 
@@ -109,6 +115,8 @@ __all__ = [
     "named_scope", "tree", "typeof", "NamedSharding", "Ref", "freeze", "new_ref",
     "check_tracer_leaks", "checking_leaks", "numpy_dtype_promotion", "numpy_rank_promotion",
     "debug_infs", "debug_nans", "enable_x64", "explain_cache_misses", "log_compiles",
+    "default_device", "transfer_guard", "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host", "transfer_guard_host_to_device", "print_environment_info",
 ]
 
 

@@ -20,7 +20,7 @@ from minijax.autodiff import (
     value_and_grad,
     vjp,
 )
-from minijax.config import config_context
+from minijax.config import config_context, explicit_device_get_scope
 from minijax.core import ShapedArray, ensure_compile_time_eval
 from minijax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from minijax.interpreters import ad
@@ -97,8 +97,9 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def device_get(x):
-    """Copies every Array leaf of ``x`` to a NumPy array."""
-    return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+    """Copies every Array leaf of ``x`` to a NumPy array (an explicit transfer)."""
+    with explicit_device_get_scope():
+        return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
 
 
 def block_until_ready(x):

@@ -15,6 +15,8 @@ import itertools
 import os
 import sys
 
+from jaxlib._jax import guard_lib
+
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -215,6 +217,10 @@ config.define("jax_numpy_rank_promotion", "allow", kind=str, trace_affecting=Tru
               choices=("allow", "warn", "raise"),
               doc="What jnp does when broadcasting promotes an operand's rank: allow, warn, raise.")
 
+# A Device or a platform name; part of the jit key: uncommitted computations run there.
+config.define("jax_default_device", None, kind=lambda value: value, trace_affecting=True,
+              doc="Device (or platform name) for computations and values not committed to one.")
+
 # JAX's top-level state objects for the flags minijax has (``with jax.log_compiles():``).
 check_tracer_leaks = State("jax_check_tracer_leaks")
 debug_infs = State("jax_debug_infs")
@@ -224,8 +230,114 @@ explain_cache_misses = State("jax_explain_cache_misses")
 log_compiles = State("jax_log_compiles")
 numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
+default_device = State("jax_default_device")
 
 
 def checking_leaks():
     """``with minijax.checking_leaks():`` is ``with minijax.check_tracer_leaks(True):``."""
     return config_context("jax_check_tracer_leaks", True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Transfer guards: jaxlib enforces them on every host-to-device copy it makes (device_put of a
+# NumPy value, a jit argument); minijax sets jaxlib's guard state as JAX does. On CPU an
+# Array's memory is host memory, so device-to-host reads are never guarded (as in JAX).
+
+_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+_GUARD_KINDS = ("host_to_device", "device_to_device", "device_to_host")
+
+
+def _guard_level(value):
+    if value is None:
+        return None
+    return getattr(guard_lib.TransferGuardLevel, value.upper())
+
+
+def _check_guard_level(value):
+    if value is not None and value not in _GUARD_LEVELS:
+        raise ValueError(f"new enum value must be None or in {list(_GUARD_LEVELS)}, got "
+                         f"{value} of type {type(value)}.")
+
+
+def _set_global_guard(name, value):
+    kind = name[len("jax_transfer_guard_"):]
+    if name == "jax_transfer_guard":
+        for k in _GUARD_KINDS:  # the per-kind flags, where set, take precedence
+            if getattr(config, f"jax_transfer_guard_{k}") is None:
+                setattr(guard_lib.global_state(), k, _guard_level(value))
+    elif kind in _GUARD_KINDS:
+        general = config.jax_transfer_guard
+        setattr(guard_lib.global_state(), kind, _guard_level(value if value is not None
+                                                               else general))
+
+
+for _kind in ("", *(f"_{k}" for k in _GUARD_KINDS)):
+    config.define(f"jax_transfer_guard{_kind}", None, kind=str, choices=_GUARD_LEVELS,
+                  doc="Transfer guard level ('allow', 'log', 'disallow', 'log_explicit', "
+                      "'disallow_explicit'); None: the general flag's, else 'allow'.")
+config.on_change(lambda name, value: name.startswith("jax_transfer_guard")
+                 and _set_global_guard(name, value))
+for _kind in ("", *(f"_{k}" for k in _GUARD_KINDS)):
+    if getattr(config, f"jax_transfer_guard{_kind}") is not None:  # set from the environment
+        _set_global_guard(f"jax_transfer_guard{_kind}", getattr(config, f"jax_transfer_guard{_kind}"))
+
+
+@contextlib.contextmanager
+def _thread_guard(kinds, value):
+    """This thread's guard level for ``kinds`` is ``value`` inside the block."""
+    _check_guard_level(value)
+    state = guard_lib.thread_local_state()
+    prev = [getattr(state, k) for k in kinds]
+    for k in kinds:
+        setattr(state, k, _guard_level(value))
+    try:
+        yield
+    finally:
+        for k, p in zip(kinds, prev):
+            setattr(state, k, p)
+
+
+def transfer_guard_host_to_device(new_val):
+    """``with transfer_guard_host_to_device("disallow"):`` this thread's guard for copies
+    from host values to devices (``"disallow"`` refuses implicit ones, such as a NumPy
+    argument of a jitted function; ``device_put`` is explicit)."""
+    return _thread_guard(("host_to_device",), new_val)
+
+
+def transfer_guard_device_to_device(new_val):
+    """This thread's guard for copies between devices."""
+    return _thread_guard(("device_to_device",), new_val)
+
+
+def transfer_guard_device_to_host(new_val):
+    """This thread's guard for copies from devices to the host."""
+    return _thread_guard(("device_to_host",), new_val)
+
+
+def transfer_guard(new_val):
+    """This thread's guard level for every kind of transfer."""
+    return _thread_guard(_GUARD_KINDS, new_val)
+
+
+@contextlib.contextmanager
+def explicit_device_put_scope():
+    """Copies inside the block are explicit ``device_put``s (allowed by ``"disallow"``)."""
+    state = guard_lib.thread_local_state()
+    prev = state.explicit_device_put
+    state.explicit_device_put = True
+    try:
+        yield
+    finally:
+        state.explicit_device_put = prev
+
+
+@contextlib.contextmanager
+def explicit_device_get_scope():
+    """Reads inside the block are explicit ``device_get``s."""
+    state = guard_lib.thread_local_state()
+    prev = state.explicit_device_get
+    state.explicit_device_get = True
+    try:
+        yield
+    finally:
+        state.explicit_device_get = prev

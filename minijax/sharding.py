@@ -15,6 +15,7 @@ import numpy as np
 
 from minijax import core
 from minijax import sharding_types as shd
+from minijax.config import explicit_device_put_scope
 from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
 from minijax.lax.sharding_constraint import reshard, with_sharding_constraint
@@ -151,7 +152,13 @@ def _check_in_shard_map(x, target):
 def device_put(x, device=None):
     """Puts every leaf of ``x`` on ``device`` as an Array: a device (default: the default
     device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
-    under ``with mesh:``, or a pytree prefix of these matching ``x``."""
+    under ``with mesh:``, or a pytree prefix of these matching ``x``. An explicit transfer
+    (``transfer_guard("disallow")`` allows it)."""
+    with explicit_device_put_scope():
+        return _device_put(x, device)
+
+
+def _device_put(x, device):
     if device is None or hasattr(device, "platform"):
         return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
     per_leaf = shd.broadcast_prefix(device, x, "device_put")

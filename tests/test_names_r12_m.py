@@ -5,6 +5,7 @@ Expected values from NumPy, finite differences or JAX 0.10.2's recorded outputs
 
 import collections
 
+import jaxlib.version
 import numpy as np
 import pytest
 
@@ -295,3 +296,59 @@ def test_abstract_device_and_manual_axis_type():
     with pytest.raises(ValueError, match="varying and reduced cannot have common"):
         M(varying={"x"}, reduced={"x"})
     assert minijax.typeof(jnp.ones(2)).mat is M()
+
+
+# ------------------------------------------- default_device, transfer guards, environment
+
+
+def test_transfer_guards_refuse_implicit_host_to_device_copies():
+    host = np.ones(3, np.float32)
+    ident = minijax.jit(lambda x: x)
+    with minijax.transfer_guard_host_to_device("disallow"):
+        with pytest.raises(minijax.errors.JaxRuntimeError, match="Disallowed host-to-device"):
+            ident(host)
+        with pytest.raises(minijax.errors.JaxRuntimeError, match="Disallowed host-to-device"):
+            jnp.asarray(host)
+        np.testing.assert_array_equal(minijax.device_put(host), host)  # explicit
+        on_device = minijax.device_put(host)
+        np.testing.assert_array_equal(ident(on_device), host)  # no transfer
+        np.testing.assert_array_equal(minijax.device_get(on_device), host)
+    with minijax.transfer_guard("disallow_explicit"):
+        with pytest.raises(minijax.errors.JaxRuntimeError, match="Disallowed host-to-device"):
+            minijax.device_put(host)
+    with minijax.transfer_guard("log"):
+        np.testing.assert_array_equal(ident(host), host)
+    np.testing.assert_array_equal(ident(host), host)  # restored
+    with pytest.raises(ValueError, match="new enum value must be None or in"):
+        with minijax.transfer_guard("bogus"):
+            pass
+    minijax.config.update("jax_transfer_guard", "disallow")
+    try:
+        with pytest.raises(minijax.errors.JaxRuntimeError, match="Disallowed host-to-device"):
+            ident(host)
+        with minijax.transfer_guard_host_to_device("allow"):  # this thread's level wins
+            np.testing.assert_array_equal(ident(host), host)
+    finally:
+        minijax.config.update("jax_transfer_guard", None)
+    np.testing.assert_array_equal(ident(host), host)
+
+
+def test_default_device():
+    last = minijax.devices()[-1]
+    with minijax.default_device(last):
+        x = jnp.ones(2)
+        y = minijax.jit(lambda a: a + 1)(np.ones(2, np.float32))
+    assert x.devices() == {last} and y.devices() == {last}
+    with minijax.default_device("cpu"):
+        assert jnp.zeros(1).devices() == {minijax.devices("cpu")[0]}
+    assert minijax.default_device.value is None
+    with pytest.raises(TypeError, match="requires an argument"):
+        minijax.default_device()
+
+
+def test_print_environment_info(capsys):
+    text = minijax.print_environment_info(return_string=True)
+    assert text.startswith("jax:    0.10.2\njaxlib: " + jaxlib.version.__version__)
+    assert "process_count: 1" in text and "device info: cpu-" in text
+    assert minijax.print_environment_info() is None
+    assert capsys.readouterr().out == text + "\n"

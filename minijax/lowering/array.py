@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from minijax import core, dtypes
+from minijax.config import config
 from minijax.lowering import backends, jaxlib_ext
 
 Array = backends.ArrayImpl
@@ -413,6 +414,10 @@ _default_device = [None]
 
 
 def default_device():
+    chosen = config.jax_default_device  # jax.default_device(...): a Device or a platform
+    if chosen is not None:
+        return (backends.get_backend(chosen).local_devices()[0] if isinstance(chosen, str)
+                else chosen)
     dev = _default_device[0]
     if dev is None:
         # This process's first device (in a multi-process job devices()[0] may be another's).
