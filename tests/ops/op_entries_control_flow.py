@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+import minijax.numpy as jnp
 from minijax import lax
 from tests.ops.op_db import GradSpec, array, register, shapes
 
@@ -59,3 +60,24 @@ def _scan_ref(xs):
 register("scan", _scan, _scan_ref,
          shapes(min_dims=1, max_dims=3).flatmap(lambda s: st.tuples(array(s, np.float32, -2, 2))),
          exact_jit=False)
+
+
+def _solve_args():
+    return st.integers(1, 4).flatmap(lambda n: st.tuples(array((n, n), np.float32, -1, 1),
+                                                         array((n,), np.float32, -2, 2)))
+
+
+def _dominant(m):
+    return m + 4.0 * m.shape[0] * np.eye(m.shape[0], dtype=np.float32)  # well conditioned
+
+
+def _custom_linear_solve(m, b):
+    a = _dominant(m)
+    return lax.custom_linear_solve(lambda x: a @ x, b,
+                                   lambda mv, x: jnp.linalg.solve(a, x),
+                                   lambda vm, x: jnp.linalg.solve(a.T, x))
+
+
+register("custom_linear_solve", _custom_linear_solve,
+         lambda m, b: np.linalg.solve(_dominant(m).astype(np.float64), b).astype(np.float32),
+         _solve_args(), tol={"float32": (1e-5, 1e-5)}, exact_jit=False)

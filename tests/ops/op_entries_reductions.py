@@ -382,3 +382,12 @@ register("top_k_last", lambda x: lax.top_k(x, _k_of(x, -1)),
 register("top_k_axis0", lambda x: lax.top_k(x, _k_of(x, 0), axis=0),
          lambda x: _top_k_ref(x, _k_of(x, 0), 0), _operands(NUM_DTYPES, lo=-3, hi=3),
          grad=NO_TIES)
+
+
+def _general_prod(x, axes):
+    """lax.reduce with a computation that is no lax monoid: the general reduce_p."""
+    return lax.reduce(x, np.ones((), x.dtype), lambda a, b: a * b, axes)
+
+
+_register_reduce("reduce_general_mul", _general_prod, np.multiply, [np.float32], lo=-2, hi=2,
+                 compare=_prod_compare, configs=("all", "last"), grad=LONG_PRODUCT)
