@@ -2,6 +2,7 @@
 values where NumPy has no twin are written inline, each checked by hand against its definition).
 """
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -298,3 +299,55 @@ def test_approx_top_k_transforms_and_errors():
         lax.approx_max_k(x, 0)
     with pytest.raises(TypeError, match=r"approx_top_k operand must have >= 1 dimension"):
         lax.approx_max_k(np.float32(1), 1)
+
+
+# ------------------------------------------------------------------------------------------------
+# DotAlgorithm / DotAlgorithmPreset as dot_general's precision (values: JAX 0.10.2 on CPU)
+
+_X = (np.arange(6, dtype=np.float32).reshape(2, 3) / 7 + 1).astype(np.float32)
+_Y = (np.arange(6, dtype=np.float32).reshape(3, 2) / 3 + 0.1).astype(np.float32)
+_F16_PRODUCT = [[2.8203125, 3.9609375], [3.8046875, 5.375]]  # JAX's, through f16 inputs
+
+
+@pytest.mark.parametrize("preset,dtype,want", [
+    ("F16_F16_F16", np.float32, _F16_PRODUCT),
+    ("F32_F32_F32", np.float16, _F16_PRODUCT),
+    ("BF16_BF16_F32", np.float16, [[2.826171875, 3.966796875], [3.8046875, 5.37109375]]),
+    ("BF16_BF16_F32_X3", np.float32, None),
+    ("F64_F64_F64", np.float32, None),
+    ("DEFAULT", np.float32, None),
+])
+def test_dot_algorithm_presets(preset, dtype, want):
+    x, y = _X.astype(dtype), _Y.astype(dtype)
+    for p in (preset, lax.DotAlgorithmPreset[preset]):
+        got = lax.dot(x, y, precision=p)
+        assert got.dtype == dtype
+        if want is None:
+            np.testing.assert_allclose(got, _X @ _Y, rtol=1e-6)
+        else:
+            np.testing.assert_array_equal(np.asarray(got, np.float32), want)
+
+
+def test_dot_algorithm_unsupported_on_cpu_and_transforms():
+    with pytest.raises(ValueError, match="The precision 'TF32_TF32_F32' is not supported by "
+                                         "dot_general on CPU"):
+        lax.dot(_X, _Y, precision=lax.DotAlgorithmPreset.TF32_TF32_F32)
+    with pytest.raises(ValueError, match="is not supported by dot_general on CPU"):
+        lax.dot(_X, _Y, precision=lax.DotAlgorithm(np.float16, np.float16, np.float32))
+    got = lax.dot(_X, _Y, precision=lax.DotAlgorithmPreset.BF16_BF16_F32,
+                  preferred_element_type=ml_dtypes.bfloat16)
+    assert got.dtype == ml_dtypes.bfloat16
+    jaxpr = minijax.make_jaxpr(lambda a, b: lax.dot_general(
+        a, b, (((1,), (0,)), ((), ())), precision=lax.DotAlgorithmPreset.F32_F32_F32))(_X, _Y)
+    assert "precision=F32_F32_F32" in str(jaxpr)
+    g = minijax.grad(lambda a: lax.dot(a, _Y, precision="BF16_BF16_F32_X3").sum())(_X)
+    np.testing.assert_allclose(g, np.broadcast_to(_Y.sum(1), (2, 3)), rtol=1e-6)
+    got = minijax.vmap(lambda a: lax.dot(a, _Y, precision="F32_F32_F32"))(_X)
+    np.testing.assert_allclose(got, _X @ _Y, rtol=1e-6)
+    preset = lax.DotAlgorithmPreset
+    assert preset.F16_F16_F32.supported_output_types(np.float16, np.float16) == (
+        np.float32, np.float16)
+    assert preset.BF16_BF16_F32.supported_lhs_types == (ml_dtypes.bfloat16, np.float32)
+    assert preset.F64_F64_F64.accumulation_type is np.float64
+    assert repr(preset.F32_F32_F32) == "DotAlgorithmPreset.F32_F32_F32"
+    assert str(preset.F32_F32_F32) == "F32_F32_F32"

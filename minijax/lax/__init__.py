@@ -14,6 +14,7 @@ from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403
 from minijax.lax.dce_sink import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
+from minijax.lax.dot_algorithm import *  # noqa: F401,F403
 from minijax.lax.elementwise import *  # noqa: F401,F403
 from minijax.lax.fft import *  # noqa: F401,F403
 from minijax.lax.indexing import *  # noqa: F401,F403

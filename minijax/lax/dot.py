@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import functools
 import operator
+from typing import Union
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -25,11 +26,17 @@ from minijax.config import config
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.convert import _convert_element_type
+from minijax.lax.dot_algorithm import (
+    CPU_PRESETS,
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    algorithm_compute_types,
+)
 from minijax.lax.structural import transpose
 from minijax.lowering.stablehlo import tensor_type
 from minijax.lax.sharding_constraint import lay_out
 
-__all__ = ["Precision", "batch_matmul", "dot", "dot_general", "dot_general_p"]
+__all__ = ["Precision", "PrecisionLike", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -76,6 +83,20 @@ def canonicalize_precision(precision):
     if isinstance(precision, (tuple, list)) and len(precision) == 2:
         return tuple(_as_precision(p) for p in precision)
     raise ValueError(_precision_error(precision))
+
+
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
+
+
+def canonicalize_dot_precision(precision):
+    """``canonicalize_precision`` for dot products, which also take an algorithm: a
+    ``DotAlgorithm``, a ``DotAlgorithmPreset`` or a preset's name (kept as the param)."""
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
+    return canonicalize_precision(precision)
 
 
 def _as_precision(p):
@@ -212,15 +233,38 @@ def _convert(x, aval, dtype):
 
 
 def _precision_config(precision):
-    if precision is None:
+    if precision is None or isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
         return None
     return ir.ArrayAttr.get([hlo.PrecisionAttr.get(p.name) for p in precision])
+
+
+def _algorithm_lowering(ctx, lhs, rhs, dnums, algorithm):
+    """A dot with an explicit algorithm: the operands converted to its input types, the
+    product in its accumulation type, then converted to the result type (as JAX)."""
+    if ctx.module_ctx.platform == "cpu" and algorithm not in CPU_PRESETS:
+        raise ValueError(f"The precision '{algorithm}' is not supported by dot_general on CPU")
+    lhs_aval, rhs_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    lhs_t, rhs_t, acc_t = algorithm_compute_types(algorithm, lhs_aval.dtype, rhs_aval.dtype,
+                                                  out_aval.dtype)
+    lhs = _convert(lhs, lhs_aval, np.dtype(lhs_t))
+    rhs = _convert(rhs, rhs_aval, np.dtype(rhs_t))
+    acc_aval = out_aval if acc_t is None else out_aval.update(dtype=np.dtype(acc_t))
+    kw = {}
+    if algorithm is not DotAlgorithmPreset.DEFAULT:
+        kw["algorithm"] = algorithm._convert_to_hlo_attr(lhs_t, rhs_t)
+    out = hlo.dot_general(tensor_type(acc_aval), lhs, rhs, dnums, **kw)
+    return _convert(out, acc_aval, out_aval.dtype)
 
 
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     lhs_aval, rhs_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return _algorithm_lowering(ctx, lhs, rhs, hlo.DotDimensionNumbers.get(
+            lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
+            lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc)), precision)
     widening_ints_on_gpu = (
         ctx.module_ctx.platform == "gpu" and lhs_aval.dtype.kind in "iub"
         and out_aval.dtype != lhs_aval.dtype
@@ -251,7 +295,8 @@ def _pp_params(params):
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     printed = {k: v for k, v in params.items() if v is not None}
     printed["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
-    if params["precision"] is not None:
+    if isinstance(params["precision"], tuple) and not isinstance(params["precision"],
+                                                                 DotAlgorithm):
         printed["precision"] = "(" + ", ".join(repr(p) for p in params["precision"]) + ")"
     return printed
 
@@ -376,7 +421,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     out = dot_general_p.bind(
         lhs, rhs,
         dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
-        precision=canonicalize_precision(precision),
+        precision=canonicalize_dot_precision(precision),
         preferred_element_type=_canonical_preferred(preferred_element_type),
     )
     return lay_out(out, out_sharding)
