@@ -7,7 +7,8 @@ import builtins
 from minijax.callbacks import debug_callback
 from minijax.debugger import breakpoint  # noqa: A004 - JAX's name
 
-__all__ = ["breakpoint", "callback", "print", "visualize_array_sharding", "sharding_grid"]
+__all__ = ["breakpoint", "callback", "print", "visualize_array_sharding", "visualize_sharding",
+           "sharding_grid"]
 
 
 def _label(devices):
@@ -19,12 +20,13 @@ def _label(devices):
 
 def sharding_grid(x):
     """``(row bounds, column bounds, {(row, col): [devices]})`` for a 1-D or 2-D Array."""
-    shape = tuple(x.shape)
+    return _grid(tuple(x.shape), x.sharding, "visualize_array_sharding")
+
+
+def _grid(shape, sharding, what):
     if len(shape) not in (1, 2):
-        raise ValueError(
-            f"visualize_array_sharding: only 1-D and 2-D arrays can be shown, got shape {shape}"
-        )
-    indices = x.sharding.devices_indices_map(shape)
+        raise ValueError(f"{what}: only 1-D and 2-D arrays can be shown, got shape {shape}")
+    indices = sharding.devices_indices_map(shape)
     shape2 = shape if len(shape) == 2 else (1,) + shape
 
     def bounds(s, n):
@@ -41,9 +43,7 @@ def sharding_grid(x):
     return rows, cols, cells
 
 
-def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_width=80):
-    """Prints a text grid of ``x``'s tiles, each cell naming the device(s) holding it."""
-    rows, cols, cells = sharding_grid(x)
+def _render(rows, cols, cells, min_width, max_width):
     labels = {k: _label(v) for k, v in cells.items()}
     width = max([min_width] + [len(s) + 2 for s in labels.values()])
     width = min(width, max_width)
@@ -58,6 +58,19 @@ def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_
     text = "\n".join(lines)
     builtins.print(text)
     return text
+
+
+def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_width=80):
+    """Prints a text grid of ``x``'s tiles, each cell naming the device(s) holding it."""
+    return _render(*sharding_grid(x), min_width, max_width)
+
+
+def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=9,
+                       max_width=80, color_map=None):
+    """Prints the text grid of the tiles ``sharding`` makes of an array of ``shape`` (1-D or
+    2-D), each cell naming the device(s) holding it. minijax draws plain text (JAX draws with
+    ``rich``), so ``use_color``, ``scale`` and ``color_map`` change nothing."""
+    return _render(*_grid(tuple(shape), sharding, "visualize_sharding"), min_width, max_width)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -352,3 +352,22 @@ def test_print_environment_info(capsys):
     assert "process_count: 1" in text and "device info: cpu-" in text
     assert minijax.print_environment_info() is None
     assert capsys.readouterr().out == text + "\n"
+
+
+# ---------------------------------------------------------------------------- jax.debug
+
+
+@pytest.mark.devices(8)
+def test_visualize_sharding_draws_the_tiles_of_a_sharding(capsys):
+    mesh = minijax.make_mesh((4, 2), ("x", "y"))
+    s = sharding.NamedSharding(mesh, sharding.PartitionSpec("x", "y"))
+    text = minijax.debug.visualize_sharding((8, 4), s)
+    assert text == minijax.debug.visualize_array_sharding(
+        minijax.device_put(jnp.zeros((8, 4)), s))
+    assert text.count("CPU ") == 8 and text.splitlines()[0].count("+") == 3
+    one = minijax.debug.visualize_sharding((5,), sharding.SingleDeviceSharding(
+        minijax.devices()[0]))
+    assert "CPU 0" in one and one.splitlines()[0].count("+") == 2
+    with pytest.raises(ValueError, match="visualize_sharding: only 1-D and 2-D"):
+        minijax.debug.visualize_sharding((2, 2, 2), s)
+    capsys.readouterr()
