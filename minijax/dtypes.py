@@ -32,17 +32,36 @@ float8_e4m3b11fnuz = np.dtype(ml_dtypes.float8_e4m3b11fnuz)
 float8_e4m3fnuz = np.dtype(ml_dtypes.float8_e4m3fnuz)
 float8_e5m2fnuz = np.dtype(ml_dtypes.float8_e5m2fnuz)
 float8_types = (float8_e4m3fn, float8_e5m2, float8_e4m3b11fnuz, float8_e4m3fnuz, float8_e5m2fnuz)
+# JAX's narrow types (ml_dtypes'): like float8, none of them promotes implicitly to any other
+# dtype; a Python scalar adopts them. int1/uint1 have no XLA CPU arrays (as in JAX).
+float8_e3m4 = np.dtype(ml_dtypes.float8_e3m4)
+float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
+float8_e8m0fnu = np.dtype(ml_dtypes.float8_e8m0fnu)
+float6_e2m3fn = np.dtype(ml_dtypes.float6_e2m3fn)
+float6_e3m2fn = np.dtype(ml_dtypes.float6_e3m2fn)
+float4_e2m1fn = np.dtype(ml_dtypes.float4_e2m1fn)
+int1, int2, int4 = (np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4"))
+uint1, uint2, uint4 = (np.dtype(getattr(ml_dtypes, n)) for n in ("uint1", "uint2", "uint4"))
+narrow_float8_types = (float8_e3m4, float8_e4m3, float8_e8m0fnu)
+float6_types = (float6_e2m3fn, float6_e3m2fn)
+float4_types = (float4_e2m1fn,)
+intn_types = (int1, int2, int4, uint1, uint2, uint4)
 
-int_types = (int8, int16, int32, int64)
-uint_types = (uint8, uint16, uint32, uint64)
-float_types = (*float8_types, _bf16, float16, float32, float64)
+narrow_types = (*narrow_float8_types, *float6_types, *float4_types, *intn_types)
+
+int_types = (int8, int16, int32, int64, *intn_types[:3])
+uint_types = (uint8, uint16, uint32, uint64, *intn_types[3:])
+float_types = (*float8_types, *narrow_float8_types, *float6_types, *float4_types, _bf16, float16,
+               float32, float64)
 complex_types = (complex64, complex128)
-all_dtypes = (bool_, *int_types, *uint_types, *float_types, *complex_types)
+# The everyday dtypes; the narrow ones (whose arrays XLA CPU may not even hold) come apart.
+all_dtypes = tuple(t for t in (bool_, *int_types, *uint_types, *float_types, *complex_types)
+                   if t not in narrow_types)
 
 # The tangent dtype of integer and boolean values (JAX's float0): a zero-width structured dtype,
 # so a float0 array of any shape holds no data. Only autodiff creates values of it.
 float0 = np.dtype([("float0", np.void, 0)])
-_dtype_set = frozenset(all_dtypes)
+_dtype_set = frozenset((*all_dtypes, *narrow_types))
 
 
 class extended(np.generic):  # noqa: N801 - JAX's name
@@ -66,11 +85,12 @@ _weak_int, _weak_float, _weak_complex = "int*", "float*", "complex*"
 
 _LATTICE = {
     bool_: [_weak_int],
-    _weak_int: [uint8, int8],
+    _weak_int: [uint8, int8, *intn_types],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_weak_float],
     int8: [int16], int16: [int32], int32: [int64], int64: [_weak_float],
-    _weak_float: [*float8_types, _bf16, float16, _weak_complex],
-    **{t: [] for t in float8_types},
+    _weak_float: [*float8_types, *narrow_float8_types, *float6_types, *float4_types, _bf16,
+                  float16, _weak_complex],
+    **{t: [] for t in (*float8_types, *narrow_types)},
     _bf16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
     _weak_complex: [complex64], complex64: [complex128], complex128: [],
 }
@@ -82,7 +102,7 @@ _STRICT_LATTICE = {
     _weak_int: [_weak_float, *int_types, *uint_types],
     _weak_float: [_weak_complex, *float_types],
     _weak_complex: list(complex_types),
-    **{t: [] for t in all_dtypes},
+    **{t: [] for t in (*all_dtypes, *narrow_types)},
 }
 
 
@@ -110,9 +130,9 @@ class TypePromotionError(ValueError, TypeError):
 def _lattice_node(dtype, weak):
     if not weak or dtype == bool_:
         return dtype
-    if dtype.kind in "iu":
+    if is_int(dtype):
         return _weak_int
-    if dtype.kind == "f" or dtype in float8_types or dtype == bfloat16:
+    if is_float(dtype):
         return _weak_float
     return _weak_complex
 
@@ -137,11 +157,18 @@ def _no_promotion_message(mode, nodes):
         return (f"Input dtypes {names} have no available implicit dtype promotion path when "
                 "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
                 "output type, or set jax_numpy_dtype_promotion=standard.")
-    if any(n in float8_types for n in nodes):
+    for types, what in ((float8_types + narrow_float8_types, "8-bit floats"),
+                        (float6_types, "6-bit floats"), (float4_types, "4-bit floats")):
+        if any(n in types for n in nodes):
+            return (f"Input dtypes {names} have no available implicit dtype promotion path. To "
+                    f"avoid unintended promotion, {what} do not support implicit promotion. If "
+                    "you'd like your inputs to be promoted to another type, you can do so "
+                    "explicitly using e.g. x.astype('float32')")
+    if any(n in intn_types for n in nodes):
         return (f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
-                "unintended promotion, 8-bit floats do not support implicit promotion. If you'd "
-                "like your inputs to be promoted to another type, you can do so explicitly using "
-                "e.g. x.astype('float32')")
+                "unintended promotion, 1-bit, 2-bit and 4-bit integers do not support implicit "
+                "promotion. If you'd like your inputs to be promoted to another type, you can do "
+                "so explicitly using e.g. x.astype('int32')")
     return (f"Input dtypes {names} have no available implicit dtype promotion path. Try "
             "explicitly casting inputs to the desired output type.")
 
@@ -328,6 +355,9 @@ def issubdtype(a, b):
     a_type = _scalar_class(a)
     if a_type in _custom_float_types:
         return _scalar_class(b) in (a_type, np.floating, np.inexact, np.number, np.generic)
+    if a_type in _intn_scalar_types:
+        kind = np.signedinteger if np.dtype(a_type) in intn_types[:3] else np.unsignedinteger
+        return _scalar_class(b) in (a_type, kind, np.integer, np.number, np.generic)
     return bool(np.issubdtype(a_type, _scalar_class(b)))
 
 
@@ -335,8 +365,12 @@ def _scalar_class(x):
     return x if isinstance(x, type) and issubclass(x, np.generic) else np.dtype(x).type
 
 
-_custom_floats = frozenset((_bf16, *float8_types))
+_custom_floats = frozenset((_bf16, *float8_types, *narrow_float8_types, *float6_types,
+                            *float4_types))
 _custom_float_types = frozenset(t.type for t in _custom_floats)
+_intn_scalar_types = frozenset(t.type for t in intn_types)
+_intn_set = frozenset(intn_types)
+_float_set = frozenset(float_types)
 
 
 def scalar_type_of(x):
@@ -346,6 +380,8 @@ def scalar_type_of(x):
         raise TypeError(f"Cannot interpret '{dtype}' as a data type")
     if dtype in _custom_floats:
         return float
+    if dtype in _intn_set:
+        return int
     for kind, scalar in ((np.bool_, bool), (np.integer, int), (np.floating, float),
                          (np.complexfloating, complex)):
         if np.issubdtype(dtype, kind):
@@ -372,11 +408,12 @@ def itemsize_bits(dtype):
 
 
 def is_float(dtype):
-    return np.dtype(dtype) in float_types
+    return np.dtype(dtype) in _float_set
 
 
 def is_int(dtype):
-    return np.dtype(dtype).kind in "iu"
+    dtype = np.dtype(dtype)
+    return dtype.kind in "iu" or dtype in _intn_set
 
 
 def is_complex(dtype):
@@ -405,8 +442,9 @@ def short_name(dtype):
     name = np.dtype(dtype).name
     if name in _SHORT:
         return _SHORT[name]
-    if name.startswith("float8_"):
-        return "f8_" + name[len("float8_"):]
+    for bits in ("8", "6", "4"):
+        if name.startswith(f"float{bits}_"):
+            return f"f{bits}_" + name[len(f"float{bits}_"):]
     for long, short in (("complex", "c"), ("float", "f"), ("uint", "u"), ("int", "i")):
         if name.startswith(long):
             return short + name[len(long):]

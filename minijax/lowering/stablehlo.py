@@ -81,7 +81,23 @@ _ELEMENT_TYPES = {
     dtypes.float8_e4m3b11fnuz: ir.Float8E4M3B11FNUZType.get,
     dtypes.float8_e4m3fnuz: ir.Float8E4M3FNUZType.get,
     dtypes.float8_e5m2fnuz: ir.Float8E5M2FNUZType.get,
+    dtypes.float8_e3m4: ir.Float8E3M4Type.get,
+    dtypes.float8_e4m3: ir.Float8E4M3Type.get,
+    dtypes.float8_e8m0fnu: ir.Float8E8M0FNUType.get,
+    dtypes.float6_e2m3fn: ir.Float6E2M3FNType.get,
+    dtypes.float6_e3m2fn: ir.Float6E3M2FNType.get,
+    dtypes.float4_e2m1fn: ir.Float4E2M1FNType.get,
+    dtypes.int1: lambda: ir.IntegerType.get_signless(1),
+    dtypes.int2: lambda: ir.IntegerType.get_signless(2),
+    dtypes.int4: lambda: ir.IntegerType.get_signless(4),
+    dtypes.uint1: lambda: ir.IntegerType.get_unsigned(1),
+    dtypes.uint2: lambda: ir.IntegerType.get_unsigned(2),
+    dtypes.uint4: lambda: ir.IntegerType.get_unsigned(4),
 }
+
+
+# ml_dtypes floats reach MLIR as their bit patterns (MLIR does not read their buffers).
+_BITS_VIEWED = frozenset(t for t in (dtypes._bf16, *dtypes.float_types) if t.kind == "V")
 
 
 def element_type(dtype):
@@ -105,7 +121,7 @@ def ir_constant(value, dtype=None):
     """A ``stablehlo.constant`` holding ``value`` (any NumPy-convertible value)."""
     x = np.asarray(value, dtype=dtype)
     etype = element_type(x.dtype)
-    if x.dtype in (dtypes.bfloat16, *dtypes.float8_types):
+    if x.dtype in _BITS_VIEWED:
         bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(bits), type=etype, shape=x.shape)
     else:

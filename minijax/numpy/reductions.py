@@ -52,9 +52,10 @@ def _promote_integer_dtype(dtype):
 
 
 def _upcast_f16(dtype):
-    """float16/bfloat16 (and float8) accumulate in float32; the result is cast back."""
+    """float16/bfloat16 accumulate in float32, the result cast back; the narrower floats
+    (float8 ...) accumulate in their own dtype, as in JAX."""
     dtype = np.dtype(dtype)
-    if dtypes.is_float(dtype) and dtype.itemsize < 4:
+    if dtype in (dtypes.float16, dtypes.bfloat16):
         return dtypes.float32
     return dtype
 

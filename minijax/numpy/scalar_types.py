@@ -61,6 +61,18 @@ float8_e5m2 = _make_scalar_type("float8_e5m2", dtypes.float8_e5m2)
 float8_e4m3b11fnuz = _make_scalar_type("float8_e4m3b11fnuz", dtypes.float8_e4m3b11fnuz)
 float8_e4m3fnuz = _make_scalar_type("float8_e4m3fnuz", dtypes.float8_e4m3fnuz)
 float8_e5m2fnuz = _make_scalar_type("float8_e5m2fnuz", dtypes.float8_e5m2fnuz)
+float8_e3m4 = _make_scalar_type("float8_e3m4", dtypes.float8_e3m4)
+float8_e4m3 = _make_scalar_type("float8_e4m3", dtypes.float8_e4m3)
+float8_e8m0fnu = _make_scalar_type("float8_e8m0fnu", dtypes.float8_e8m0fnu)
+float6_e2m3fn = _make_scalar_type("float6_e2m3fn", dtypes.float6_e2m3fn)
+float6_e3m2fn = _make_scalar_type("float6_e3m2fn", dtypes.float6_e3m2fn)
+float4_e2m1fn = _make_scalar_type("float4_e2m1fn", dtypes.float4_e2m1fn)
+int1 = _make_scalar_type("int1", dtypes.int1)
+int2 = _make_scalar_type("int2", dtypes.int2)
+int4 = _make_scalar_type("int4", dtypes.int4)
+uint1 = _make_scalar_type("uint1", dtypes.uint1)
+uint2 = _make_scalar_type("uint2", dtypes.uint2)
+uint4 = _make_scalar_type("uint4", dtypes.uint4)
 
 # JAX's aliases: the 64-bit names, canonicalized to 32 bits when the value is made (x64 off).
 int_ = int64
@@ -105,7 +117,9 @@ def can_cast(from_, to, casting="safe"):
 __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "float8_e4m3fn",
-    "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz", "int_", "uint",
+    "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e3m4",
+    "float8_e4m3", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int1",
+    "int2", "int4", "uint1", "uint2", "uint4", "int_", "uint",
     "float_", "complex_", "single", "double", "csingle", "cdouble", "generic", "number",
     "inexact", "floating", "complexfloating", "integer", "signedinteger", "unsignedinteger",
     "character", "flexible", "object_", "ComplexWarning",
@@ -123,9 +137,9 @@ def isdtype(dtype, kind):
         return dtype == np.dtype(kind)
     kinds = {
         "bool": dtype == np.bool_,
-        "signed integer": dtype.kind == "i",
-        "unsigned integer": dtype.kind == "u",
-        "integral": dtype.kind in "iu",
+        "signed integer": dtypes.is_int(dtype) and dtypes.issubdtype(dtype, np.signedinteger),
+        "unsigned integer": dtypes.is_int(dtype) and dtypes.issubdtype(dtype, np.unsignedinteger),
+        "integral": dtypes.is_int(dtype),
         "real floating": dtypes.is_float(dtype),
         "complex floating": dtype.kind == "c",
     }
