@@ -351,3 +351,27 @@ def test_dot_algorithm_unsupported_on_cpu_and_transforms():
     assert preset.F64_F64_F64.accumulation_type is np.float64
     assert repr(preset.F32_F32_F32) == "DotAlgorithmPreset.F32_F32_F32"
     assert str(preset.F32_F32_F32) == "F32_F32_F32"
+
+
+# ------------------------------------------------------------------------------------------------
+# platform_dependent (this machine lowers for CPU)
+
+
+def test_platform_dependent():
+    f = lambda x: lax.platform_dependent(x, cpu=minijax.numpy.sin, default=minijax.numpy.cos)
+    s, c = np.sin(np.float32(1)), np.cos(np.float32(1))
+    np.testing.assert_allclose(f(1.0), s, rtol=1e-6)
+    np.testing.assert_allclose(minijax.jit(f)(1.0), s, rtol=1e-6)
+    np.testing.assert_allclose(minijax.grad(f)(1.0), c, rtol=1e-6)
+    np.testing.assert_allclose(minijax.jit(minijax.grad(f))(1.0), c, rtol=1e-6)
+    np.testing.assert_allclose(minijax.vmap(f)(np.ones(2, np.float32)), [s, s], rtol=1e-6)
+    assert "platform_index[" in str(minijax.make_jaxpr(f)(1.0))
+    g = lambda x: lax.platform_dependent(x, cuda=minijax.numpy.sin, default=minijax.numpy.cos)
+    np.testing.assert_allclose(minijax.jit(g)(1.0), c, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match=r"MLIR translation rule for primitive "
+                       r"'platform_index\(platforms=\(\('tpu',\),\)\)' not found for platform cpu"):
+        minijax.jit(lambda x: lax.platform_dependent(x, tpu=minijax.numpy.sin))(1.0)
+    with pytest.raises(TypeError, match="the 'cpu' branch must be a callable"):
+        lax.platform_dependent(1.0, cpu=3)
+    with pytest.raises(ValueError, match="Use 'cuda' or 'rocm' for lax.platform_dependent."):
+        lax.platform_dependent(1.0, gpu=minijax.numpy.sin)
