@@ -375,3 +375,32 @@ def test_platform_dependent():
         lax.platform_dependent(1.0, cpu=3)
     with pytest.raises(ValueError, match="Use 'cuda' or 'rocm' for lax.platform_dependent."):
         lax.platform_dependent(1.0, gpu=minijax.numpy.sin)
+
+
+# ------------------------------------------------------------------------------------------------
+# composite
+
+
+_C = np.arange(3.0, dtype=np.float32)
+
+
+def _my_tan(x, *, scale, **attrs):
+    return {"y": minijax.numpy.sin(x) / minijax.numpy.cos(x) * scale + _C}
+
+
+def test_composite():
+    f = lax.composite(_my_tan, name="my.tangent", version=2)
+    x = np.array([0.1, 0.2, 0.3], np.float32)
+    want = np.tan(x) * 2 + _C
+    np.testing.assert_allclose(f(x, scale=2.0)["y"], want, rtol=1e-6)
+    np.testing.assert_allclose(minijax.jit(lambda v: f(v, scale=2.0))(x)["y"], want, rtol=1e-6)
+    jaxpr = str(minijax.make_jaxpr(lambda v: f(v, scale=2.0))(x))
+    assert "composite[" in jaxpr and "name=my.tangent" in jaxpr and "version=2" in jaxpr
+    text = minijax.jit(lambda v: f(v, scale=2.0, arr=np.array([1, 2], np.int32), s="hi")).lower(
+        x).as_text()
+    assert ('stablehlo.composite "my.tangent"' in text and "arr = dense<[1, 2]> : tensor<2xi32>"
+            in text and 's = "hi"' in text and "scale = 2.000000e+00 : f64" in text)
+    with pytest.raises(ValueError, match="JVP rule for composite not implemented"):
+        minijax.grad(lambda v: f(v, scale=1.0)["y"].sum())(x)
+    with pytest.raises(NotImplementedError, match="Batching rule for 'composite' not implemented"):
+        minijax.vmap(lambda v: f(v, scale=1.0))(x[None])

@@ -9,6 +9,7 @@ from minijax.lax.ann import *  # noqa: F401,F403
 from minijax.lax.barrier import *  # noqa: F401,F403
 from minijax.lax.broadcasting import *  # noqa: F401,F403
 from minijax.lax.convert import *  # noqa: F401,F403
+from minijax.lax.composite import *  # noqa: F401,F403
 from minijax.lax.conv_shapes import *  # noqa: F401,F403
 from minijax.lax.convolution import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403

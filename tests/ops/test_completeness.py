@@ -62,6 +62,8 @@ MISSING_RULES = {
     **{(name, "jvp"): "cuDNN's attention kernels: nn.dot_product_attention differentiates "
                       "them through a custom_vjp (the backward kernel), as JAX does"
        for name in ("cudnn_fmha_fwd", "cudnn_fmha_bwd")},
+    ("composite", "batching"): "JAX 0.10.2 defines no batching rule for it either (vmap of a "
+                               "composite raises)",
     **{("rng_uniform", rule): "XLA's stateful generator: JAX 0.10.2 defines no derivative or "
                               "batching rule for it either"
        for rule in ("jvp", "batching")},
