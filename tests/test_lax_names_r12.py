@@ -404,3 +404,59 @@ def test_composite():
         minijax.grad(lambda v: f(v, scale=1.0)["y"].sum())(x)
     with pytest.raises(NotImplementedError, match="Batching rule for 'composite' not implemented"):
         minijax.vmap(lambda v: f(v, scale=1.0))(x[None])
+
+
+# ------------------------------------------------------------------------------------------------
+# ragged_dot / ragged_dot_general, against NumPy loops over the groups
+
+_RNG = np.random.default_rng(0)
+_LHS = _RNG.normal(size=(7, 3)).astype(np.float32)
+_RHS = _RNG.normal(size=(3, 3, 2)).astype(np.float32)
+_GS = np.array([2, 0, 4], np.int32)
+
+
+def _np_ragged_dot(lhs, rhs, gs):
+    out = np.zeros((lhs.shape[0], rhs.shape[2]), np.float64)
+    start = 0
+    for j, size in enumerate(gs):
+        out[start:start + size] = lhs[start:start + size] @ rhs[j]
+        start += size
+    return out
+
+
+def test_ragged_dot():
+    np.testing.assert_allclose(lax.ragged_dot(_LHS, _RHS, _GS), _np_ragged_dot(_LHS, _RHS, _GS),
+                               rtol=1e-5, atol=1e-6)
+    gs2 = np.array([3, 3, 0], np.int32)
+    np.testing.assert_allclose(minijax.jit(lax.ragged_dot)(_LHS, _RHS, gs2),
+                               _np_ragged_dot(_LHS, _RHS, gs2), rtol=1e-5, atol=1e-6)
+    loss = lambda a, b: (lax.ragged_dot(a, b, _GS) ** 2).sum()
+    ga, gb = minijax.grad(loss, (0, 1))(_LHS, _RHS)
+    np.testing.assert_allclose(ga, _fd_grad(lambda v: (_np_ragged_dot(v, _RHS, _GS) ** 2).sum(),
+                                            _LHS), rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(gb, _fd_grad(lambda v: (_np_ragged_dot(_LHS, v, _GS) ** 2).sum(),
+                                            _RHS), rtol=2e-3, atol=2e-3)
+    got = minijax.vmap(lambda a: lax.ragged_dot(a, _RHS, _GS))(np.stack([_LHS, 2 * _LHS]))
+    np.testing.assert_allclose(got[1], 2 * _np_ragged_dot(_LHS, _RHS, _GS), rtol=1e-5, atol=1e-5)
+    out = lax.ragged_dot(_LHS.astype(ml_dtypes.bfloat16), _RHS.astype(ml_dtypes.bfloat16), _GS,
+                         preferred_element_type=np.float32)
+    assert out.dtype == np.float32
+    with pytest.raises(NotImplementedError, match="Unimplemented group_offset support."):
+        lax.ragged_dot(_LHS, _RHS, _GS, group_offset=np.array([0], np.int32))
+
+
+def test_ragged_dot_general_contracting_and_batch_modes():
+    # ragged contracting axis: one [m, n] product per group of k
+    dn = lax.RaggedDotDimensionNumbers((((1,), (0,)), ((), ())), (1,), ())
+    lhs, rhs = _RNG.normal(size=(2, 5)).astype(np.float32), _RNG.normal(size=(5, 3)).astype(
+        np.float32)
+    got = lax.ragged_dot_general(lhs, rhs, np.array([2, 3], np.int32), dn)
+    np.testing.assert_allclose(got, [lhs[:, :2] @ rhs[:2], lhs[:, 2:] @ rhs[2:]], rtol=1e-5,
+                               atol=1e-6)
+    assert dn.dot_dimension_numbers == (((1,), (0,)), ((), ()))
+    # ragged batch axis: a plain batched product
+    dn = lax.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (0,), ())
+    lhs = _RNG.normal(size=(2, 2, 3)).astype(np.float32)
+    rhs = _RNG.normal(size=(2, 3, 2)).astype(np.float32)
+    got = lax.ragged_dot_general(lhs, rhs, np.array([1, 1], np.int32), dn)
+    np.testing.assert_allclose(got, lhs @ rhs, rtol=1e-5, atol=1e-6)

@@ -1,18 +1,26 @@
 """The output shapes of convolutions, computed from shapes alone (JAX's
-``conv_shape_tuple``, ``conv_general_shape_tuple`` and ``conv_transpose_shape_tuple``)."""
+``conv_shape_tuple``, ``conv_general_shape_tuple`` and ``conv_transpose_shape_tuple``), and
+the type of a convolution's dimension numbers."""
 
 from __future__ import annotations
+
+from typing import Union
 
 import numpy as np
 
 from minijax.lax.convolution import (
+    ConvDimensionNumbers,
     conv_general_permutations,
     conv_transpose_padding,
     padtype_to_pads,
     strided_out_shape,
 )
 
-__all__ = ["conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"]
+__all__ = ["ConvGeneralDilatedDimensionNumbers", "conv_general_shape_tuple", "conv_shape_tuple",
+           "conv_transpose_shape_tuple"]
+
+# What conv_general_dilated's dimension_numbers may be
+ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
 
 
 def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
