@@ -460,3 +460,22 @@ def test_ragged_dot_general_contracting_and_batch_modes():
     rhs = _RNG.normal(size=(2, 3, 2)).astype(np.float32)
     got = lax.ragged_dot_general(lhs, rhs, np.array([1, 1], np.int32), dn)
     np.testing.assert_allclose(got, lhs @ rhs, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------------
+# pbroadcast (under vmap; XLA on CPU has no collective-broadcast, as JAX 0.10.2 says)
+
+
+def test_pbroadcast():
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    got = minijax.vmap(lambda v: lax.pbroadcast(v, "i", 1), axis_name="i")(x)
+    np.testing.assert_array_equal(got, np.broadcast_to(x[1], (3, 2)))
+    got = minijax.vmap(lambda v: lax.pbroadcast(v, "i", 2), axis_name="i", in_axes=1,
+                       out_axes=1)(x.T)
+    np.testing.assert_array_equal(got, np.broadcast_to(x[2], (3, 2)).T)
+    w = np.arange(6.0).reshape(3, 2)
+    g = minijax.grad(lambda v: (minijax.vmap(lambda r: lax.pbroadcast(r, "i", 1),
+                                             axis_name="i")(v) * w).sum())(x)
+    np.testing.assert_array_equal(g, [[0, 0], [6, 9], [0, 0]])  # the source gets every sum
+    with pytest.raises(NameError, match="unbound axis name: 'i'"):
+        lax.pbroadcast(x, "i", 0)

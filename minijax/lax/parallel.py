@@ -44,18 +44,19 @@ from minijax.core import Primitive, ShapedArray, Tracer, get_aval
 from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.batching import axis_size_of, not_mapped
 from minijax.lax.convert import convert_element_type
-from minijax.lax.elementwise import add, div, eq, mul
+from minijax.lax.elementwise import add, div, eq, mul, select
 from minijax.lax.families import const
 from minijax.lax.indexing import GatherDimensionNumbers, gather
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
-from minijax.lax.structural import expand_dims, iota, reshape, squeeze, transpose
+from minijax.lax.structural import expand_dims, full_like, iota, reshape, squeeze, transpose
 from minijax.lowering import collectives
 from minijax.source_info import with_user_line
 from minijax.tree_util import tree_flatten, tree_map, tree_map_internal, tree_unflatten
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
-    "axis_size", "pcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p",
+    "axis_size", "pbroadcast", "pcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
+    "ppermute_p",
     "pshuffle", "pswapaxes", "psum", "psum_invariant_p", "psum_p", "psum_scatter",
     "psum_scatter_p", "pvary_p",
 ]
@@ -615,6 +616,63 @@ def pshuffle(x, axis_name, perm):
     if set(perm) != set(range(len(perm))):
         raise ValueError(with_user_line(f"`perm` does not represent a permutation: {perm}"))
     return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+# ------------------------------------------------------------------------------------------------
+# pbroadcast [axis_name source]: every member gets the value of member ``source``. Under vmap
+# that is a take; XLA's collective-broadcast has no CPU implementation, so a shard_map on CPU
+# refuses it when lowered, as JAX 0.10.2 does (which registers its lowering for GPU only).
+
+
+@batching.axis_collective
+def _pbroadcast_batching(axis_data, args, dims, *, axis_name, source):
+    (x,), (d,) = args, dims
+    if axis_data.name not in axis_name:
+        batching.check_outer_axes(axis_name, "pbroadcast")
+        return pbroadcast_p.bind(x, axis_name=axis_name, source=source), d
+    if len(axis_name) > 1:
+        raise NotImplementedError("pbroadcast batcher only supports a single axis")
+    if d is not_mapped:
+        return x, d
+    shape = get_aval(x).shape
+    dnums = GatherDimensionNumbers(offset_dims=tuple(i for i in range(len(shape)) if i != d),
+                                   collapsed_slice_dims=(d,), start_index_map=(d,))
+    idx = np.full((axis_data.size, 1), source, np.int32)
+    return gather(x, idx, dnums, shape[:d] + (1,) + shape[d + 1:]), d
+
+
+def _pbroadcast_transpose(ct, x, *, axis_name, source):
+    # the source's cotangent is the sum of everyone's; the others' is zero
+    total = psum_p.bind(ct, axes=axis_name, axis_index_groups=None)
+    return [select(eq(axis_index(axis_name), np.int32(source)), total, full_like(ct, 0))]
+
+
+def _pbroadcast_lowering(ctx, x, *, axis_name, source):
+    if collectives.manual_mesh_for(ctx, axis_name) is not None:
+        # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("MLIR translation rule for primitive 'pbroadcast' not found "
+                                  f"for platform {ctx.module_ctx.platform}")
+    return _unbound_lowering("pbroadcast", "axis_name")(ctx, x, axis_name=axis_name,
+                                                         source=source)
+
+
+pbroadcast_p = Primitive("pbroadcast")
+pbroadcast_p.def_abstract_eval(lambda x, *, axis_name, source: x)
+pbroadcast_p.def_lowering(_pbroadcast_lowering)
+pbroadcast_p.def_batching(_pbroadcast_batching)
+ad.deflinear(pbroadcast_p, _pbroadcast_transpose)
+pbroadcast_p.axis_names_of = _axis_name_param
+
+
+def pbroadcast(x, axis_name, source):
+    """Every member along ``axis_name`` gets the ``x`` (a pytree) of member ``source``."""
+    names = _names(axis_name)
+    size = _group_size(names, None, "pbroadcast")
+    if not 0 <= operator.index(source) < size:
+        raise ValueError(with_user_line(
+            f"pbroadcast source {source} is out of range for the axis {names} of size {size}"))
+    return _bind_leaves(
+        lambda v: pbroadcast_p.bind(v, axis_name=names, source=operator.index(source)), x)
 
 
 # ------------------------------------------------------------------------------------------------
