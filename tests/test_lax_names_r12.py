@@ -479,3 +479,20 @@ def test_pbroadcast():
     np.testing.assert_array_equal(g, [[0, 0], [6, 9], [0, 0]])  # the source gets every sum
     with pytest.raises(NameError, match="unbound axis name: 'i'"):
         lax.pbroadcast(x, "i", 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# eq_to_p / le_to_p / lt_to_p: XLA's total order (values: JAX 0.10.2)
+
+
+def test_total_order_comparisons():
+    x = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -np.inf], np.float32)
+    y = np.array([0.0, -0.0, np.nan, np.nan, 2.0, np.inf], np.float32)
+    np.testing.assert_array_equal(lax.eq_to_p.bind(x, y), [0, 0, 1, 0, 0, 0])
+    np.testing.assert_array_equal(lax.le_to_p.bind(x, y), [1, 0, 1, 1, 1, 1])
+    np.testing.assert_array_equal(lax.lt_to_p.bind(x, y), [1, 0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(minijax.vmap(lax.lt_to_p.bind)(x, y), [1, 0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(minijax.jit(lax.le_to_p.bind)(x, y), [1, 0, 1, 1, 1, 1])
+    assert lax.lt_to_p.bind(np.uint8(3), np.uint8(200))  # unsigned order
+    assert lax.eq_to_p.bind(np.int32(3), np.int32(3)).dtype == np.bool_
+    assert "eq_to" in str(minijax.make_jaxpr(lax.eq_to_p.bind)(x, y))
