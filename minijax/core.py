@@ -44,17 +44,6 @@ class AbstractValue:
     __slots__ = ()
 
 
-class ManualAxisType(typing.NamedTuple):
-    """What a value inside ``shard_map`` is along the manual mesh axes (JAX 0.10's
-    ``typeof(x).manual_axis_type``): ``varying`` names the axes along which devices may hold
-    different values; along the others every device holds the same value. minijax has no
-    reduced/unreduced types: those two are always empty."""
-
-    varying: frozenset = frozenset()
-    unreduced: frozenset = frozenset()
-    reduced: frozenset = frozenset()
-
-
 class ManualAxisType:
     """The manual mesh axes a value's type carries inside shard_map: those it varies over,
     and those it holds unreduced / reduced partial results of (disjoint from ``varying``).
@@ -156,7 +145,7 @@ class ShapedArray(AbstractValue):
 
     @property
     def manual_axis_type(self):
-        return ManualAxisType(self.vma)
+        return ManualAxisType(varying=self.vma)
 
     @property
     def sharding(self):

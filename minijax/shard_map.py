@@ -16,7 +16,8 @@ rules:
   moves data between the global program and the manual region. A shard_map inside a body,
   over axes still automatic there, is a manual computation nested in the outer one (Shardy
   nests regions over disjoint axes); its body is manual over both.
-- Eager: ``jit`` of the same primitive (a manual region only exists inside a program).
+- Eager: the body traced, then run one equation at a time, each a small compiled shard_map
+  (a manual region only exists inside a program), as JAX runs an eager shard_map op by op.
 - JVP: a ``shard_map`` of the body's JVP; tangents use their primals' specs.
 - Partial evaluation (linearize, so ``grad``): the body's equations whose inputs are all known
   run now as one ``shard_map``; the rest is staged as another one. Values the staged part
@@ -57,10 +58,12 @@ from jaxlib.mlir.dialects import sdy
 from minijax import core, lax
 from minijax.config import config_context
 from minijax.core import ClosedJaxpr, Primitive, get_aval
+from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open
 from minijax.interpreters.partial_eval import hoist_consts, partial_eval_jaxpr, trace_open
+from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.sharding_types import (
@@ -339,7 +342,6 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         raise TypeError("shard_map requires a callable for its first argument, but got "
                         f"{f} of type {type(f)}.")
     check = bool(check_vma)
-    eager = {}
 
     @functools.wraps(f)
     def wrapped(*args):
@@ -363,29 +365,11 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
             _check_specs(in_specs, newly, "in")
         _check_specs(out_specs, newly, "out")
         in_leaf_specs = leaf_specs(inferred, args)
-        dynamic = [s is not None for s in in_leaf_specs]
         if not core.is_eval_trace_current():
             return staged(m, newly, in_leaf_specs, in_tree, leaves)
-        # Eagerly: jit of the shard_map (a manual region only exists inside a program), one
-        # per function, mesh and inferred specs, so repeated calls trace and compile once per
-        # signature; static arguments (None specs) reach ``f`` as they are, so they are closed
-        # over, in a jit of this call only.
-        if all(dynamic):
-            key = (m, inferred)
-            if key not in eager:
-                eager[key] = jit(lambda *xs: staged(
-                    m, newly, leaf_specs(inferred, xs), *_registry.flatten(xs)[::-1]))
-            run, run_args = eager[key], args
-        else:
-            def run(*dyn):
-                it = iter(dyn)
-                full = [next(it) if d else x for x, d in zip(leaves, dynamic)]
-                return staged(m, newly, in_leaf_specs, in_tree, full)
-
-            run, run_args = jit(run), [x for x, d in zip(leaves, dynamic) if d]
-        # Even under disable_jit: running the jit op by op would come straight back here.
-        with config_context("jax_disable_jit", False), _eager_body():
-            return run(*run_args)
+        # Eagerly: the primitive bound now runs its body equation by equation (``_impl``).
+        with _eager_body():
+            return staged(m, newly, in_leaf_specs, in_tree, leaves)
 
     def leaf_specs(inferred, args):
         """One spec per argument leaf; None: a static one."""
@@ -426,6 +410,7 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         out_example = out_tree.unflatten(range(out_tree.num_leaves))  # the structure only
         out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
         in_all = tuple([P()] * len(consts) + dyn_specs)
+        _check_out_ranks(f, out_example, out_leaf_specs, [v.aval for v in jaxpr.outvars])
         if check:
             _check_vma(manual, jaxpr, out_leaf_specs, f)
         params = dict(jaxpr=jaxpr, mesh=m, in_specs=in_all, out_specs=tuple(out_leaf_specs),
@@ -451,8 +436,8 @@ def _eager_body():
 
 def in_eager_body():
     """Whether a shard_map called eagerly is tracing its body here. JAX runs such a body op by
-    op, and some ops refuse that (device_put to an explicit device); minijax stages it in a
-    jit, so this says when to refuse them as JAX does."""
+    op, and some ops refuse that (device_put to an explicit device); minijax traces the body
+    first, so this says when to refuse them as JAX does."""
     return getattr(_EAGER, "on", False)
 
 
@@ -482,6 +467,24 @@ def _specs_for(prefix, tree, what, none_is_leaf=False):
 
 # ------------------------------------------------------------------------------------------------
 # check_vma: an output must not vary over a mesh axis its out spec omits
+
+
+def _check_out_ranks(f, out_example, specs, avals):
+    """JAX's error for an out spec with more entries than its output has dimensions."""
+    name = getattr(f, "__name__", repr(f))
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(out_example)[0]]
+    for path, spec, aval in zip(paths, specs, avals):
+        if len(spec) > aval.ndim:
+            shape = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+            raise ValueError(with_user_line(
+                f"shard_map applied to the function {name!r} was given an out_specs entry which "
+                "is too long to be compatible with the corresponding output value from the "
+                f"function:\n\nout_specs{path} is {spec} which has length {len(spec)}, but "
+                f"{name}(*args){path} has shape {shape}, which has rank {aval.ndim} (and "
+                f"{aval.ndim} < {len(spec)})\n\nEntries in out_specs must be of length no "
+                "greater than the number of axes in the corresponding output value.\n\nEither "
+                f"revise the spec to be shorter, or modify {name!r} so that its outputs have "
+                "sufficient rank."))
 
 
 def _check_vma(mesh, jaxpr, out_specs, f):
@@ -539,21 +542,107 @@ shard_map_p.pp_params = lambda p: dict(
     jaxpr=p["jaxpr"], mesh=p["mesh"], newly_manual_axes=p["newly_manual_axes"],
     out_specs=tuple(map(_PrintedSpec, p["out_specs"])))
 
-_eager_cache = {}
+# ------------------------------------------------------------------------------------------------
+# Eager evaluation: equation by equation, as JAX's
 
 
 @shard_map_p.def_impl
-def _impl(*args, **params):
-    # A manual region only exists inside a program: eagerly, run the jit of the primitive.
-    key = (params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"],
-           params["newly_manual_axes"])
-    fn = _eager_cache.get(key)
-    if fn is None:
-        fn = jit(lambda *xs: shard_map_p.bind(*xs, **params))
-        if len(_eager_cache) > 256:
-            _eager_cache.clear()
-        _eager_cache[key] = fn
-    return fn(*args)
+def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    """Eagerly, as JAX 0.10.2 runs a shard_map: the body one equation at a time, each equation
+    compiled on its own over the mesh, so its intermediates round as JAX's do (float16
+    ``x * x + sin(x)`` compiled whole rounds once; JAX rounds each op). Between equations a
+    per-device value is a global array stacked over the manual axes: one leading dimension
+    per axis, split over it."""
+    # the checks tracing does on the way (an out spec longer than its value's rank ...)
+    _abstract_eval(*map(get_aval, args), jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
+                   out_specs=out_specs, check_vma=check_vma,
+                   newly_manual_axes=newly_manual_axes)
+    axes = tuple(a for a in mesh.axis_names if a in newly_manual_axes)
+    # Even under disable_jit: these jits are what running the body eagerly means.
+    with config_context("jax_disable_jit", False):
+        blocks = [_converter(mesh, axes, spec, into_blocks=True)(x)
+                  for x, spec in zip(args, in_specs)]
+        outs = _run_eqns(mesh, axes, jaxpr, blocks)
+        return [_converter(mesh, axes, spec, into_blocks=False)(x)
+                for x, spec in zip(outs, out_specs)]
+
+
+def _run_eqns(mesh, axes, jaxpr, blocks):
+    """``jaxpr``'s outputs from its inputs' stacked ``blocks``, one program per equation. A
+    custom_jvp/custom_vjp function's body runs op by op too, as in JAX's ShardMapTrace (a jit
+    or a loop is one program there, as here)."""
+    env = dict(zip(jaxpr.invars, blocks))
+
+    def read(v):
+        if type(v) is core.Literal:  # a constant operand of a body run op by op, or an output
+            val = np.asarray(core.literal_value(v))
+            return np.broadcast_to(val, tuple(mesh.shape[a] for a in axes) + val.shape)
+        return env[v]
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in (custom_jvp_call_p, custom_vjp_call_p):
+            outs = _run_eqns(mesh, axes, eqn.params["call_jaxpr"], [read(v) for v in eqn.invars])
+        else:
+            operands = list(dict.fromkeys(v for v in eqn.invars if type(v) is not core.Literal))
+            outs = _eqn_program(mesh, axes, eqn, operands)(*[env[v] for v in operands])
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+_eager_programs = BoundedCache(1024)
+
+
+def _blocks_spec(axes):
+    return P(*axes)
+
+
+def _stack(x, k):
+    return lax.reshape(x, (1,) * k + tuple(x.shape))
+
+
+def _unstack(x, k):
+    return lax.reshape(x, tuple(x.shape[k:]))
+
+
+def _converter(mesh, axes, spec, into_blocks):
+    """The program taking a global value with ``spec`` to its stacked per-device blocks, or
+    back."""
+    key = ("blocks" if into_blocks else "global", mesh, axes, spec)
+    program = _eager_programs.get(key)
+    if program is None:
+        k, blocks = len(axes), _blocks_spec(axes)
+        if into_blocks:
+            body, i, o = (lambda x: _stack(x, k)), spec, blocks
+        else:
+            body, i, o = (lambda b: _unstack(b, k)), blocks, spec
+        program = _eager_programs.put(key, jit(shard_map(
+            body, mesh=mesh, in_specs=(i,), out_specs=o, axis_names=set(axes),
+            check_vma=False)))
+    return program
+
+
+def _eqn_program(mesh, axes, eqn, operands):
+    """``eqn`` alone as a program over the mesh, on the stacked blocks of its ``operands``.
+    The body was type-checked when it was traced: its equations run unchecked here, so an
+    operand's blocks may be typed varying over every manual axis."""
+    key = structure_key(core.Jaxpr([], operands, eqn.outvars, [eqn]))
+    key = None if key is None else (mesh, axes, key)
+    program = _eager_programs.get(key)
+    if program is None:
+        k, blocks = len(axes), _blocks_spec(axes)
+
+        def body(*bs):
+            vals = dict(zip(operands, bs))
+            ins = [core.literal_value(v) if type(v) is core.Literal else _unstack(vals[v], k)
+                   for v in eqn.invars]
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            return tuple(_stack(o, k) for o in outs)
+
+        program = _eager_programs.put(key, jit(shard_map(
+            body, mesh=mesh, in_specs=(blocks,) * len(operands),
+            out_specs=(blocks,) * len(eqn.outvars), axis_names=set(axes), check_vma=False)))
+    return program
 
 
 @shard_map_p.def_lowering

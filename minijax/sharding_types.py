@@ -97,8 +97,9 @@ class PartitionSpec(tuple):
     def __hash__(self):
         return hash(self._stripped())
 
-    def __repr__(self):
-        return "PartitionSpec(" + ", ".join(repr(e) for e in self) + ")"
+    def __repr__(self):  # JAX 0.10's: P('x',), P(('x', 'y'), None), P(UNCONSTRAINED,)
+        entries = ["UNCONSTRAINED" if e is UNCONSTRAINED else repr(e) for e in self]
+        return "P(" + ", ".join(entries) + ("," if len(entries) == 1 else "") + ")"
 
     def __reduce__(self):
         return (PartitionSpec, tuple(self))

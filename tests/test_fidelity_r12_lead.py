@@ -82,3 +82,31 @@ def test_dce_keeps_a_call_whose_callee_prints():
             g(1.0)
             minijax.effects_barrier()
         assert buf.getvalue().count("inner ") == 1
+
+
+@minijax.custom_jvp
+def _cj_pair(x, y):
+    return x * y + jnp.sin(x)
+
+
+_cj_pair.defjvp(lambda p, t: (_cj_pair(*p), t[0] * (p[1] + jnp.cos(p[0])) + t[1] * p[0]))
+
+
+def test_an_eager_shard_map_runs_its_body_op_by_op_as_jax():
+    # JAX 0.10.2 (tests/data/record_fidelity_r12_lead.py): eagerly each op of the body (and of
+    # the custom_jvp function's body) is its own program, so float16 intermediates round after
+    # every op; jit compiles the body whole and XLA keeps them wider
+    if len(minijax.devices()) < 2:
+        pytest.skip("needs 2 devices")
+    from minijax.sharding import Mesh, PartitionSpec as P
+    mesh = Mesh(np.array(minijax.devices()[:2]), ("d",))
+    x = jnp.asarray(np.array([[[1.658203125, 4.58203125, 6.52734375]],
+                              [[1.9775390625, 0.56982421875, 1.7216796875]]], np.float16))
+
+    def body(x):
+        s = jnp.sort(x, axis=2, descending=True)
+        return lax.psum(jnp.var(jnp.fft.ifft(_cj_pair(s, s))), "d")
+
+    g = minijax.shard_map(body, mesh=mesh, in_specs=P("d"), out_specs=P())
+    np.testing.assert_allclose(float(g(x)), 47.89251708984375, rtol=1e-6)
+    np.testing.assert_allclose(float(minijax.jit(g)(x)), 47.82304000854492, rtol=1e-6)

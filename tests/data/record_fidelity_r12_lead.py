@@ -36,3 +36,29 @@ for pname, pol in pols.items():
                 t(printing(pol, loop))(1.0)
                 jax.effects_barrier()
             print("prints", pname, loop, tname, buf.getvalue().count("ck "))
+
+
+# An eager shard_map runs its body op by op (a custom_jvp function's body too); under jit XLA
+# compiles it whole: float16 intermediates round differently (difftest s11038-13).
+import numpy as np  # noqa: E402
+from jax.sharding import Mesh, PartitionSpec as P  # noqa: E402
+
+
+@jax.custom_jvp
+def cj_pair(x, y):
+    return x * y + jnp.sin(x)
+
+
+cj_pair.defjvp(lambda p, t: (cj_pair(*p), t[0] * (p[1] + jnp.cos(p[0])) + t[1] * p[0]))
+mesh = Mesh(np.array(jax.devices()[:2]), ("d",))
+x = jnp.asarray(np.array([[[1.658203125, 4.58203125, 6.52734375]],
+                          [[1.9775390625, 0.56982421875, 1.7216796875]]], np.float16))
+
+
+def body(x):
+    t = cj_pair(jnp.sort(x, axis=2, descending=True), jnp.sort(x, axis=2, descending=True))
+    return jax.lax.psum(jnp.var(jnp.fft.ifft(t)), "d")
+
+
+g = jax.shard_map(body, mesh=mesh, in_specs=P("d"), out_specs=P())
+print("eager_shard_map", repr(float(g(x))), "jit", repr(float(jax.jit(g)(x))))
