@@ -496,3 +496,12 @@ def test_total_order_comparisons():
     assert lax.lt_to_p.bind(np.uint8(3), np.uint8(200))  # unsigned order
     assert lax.eq_to_p.bind(np.int32(3), np.int32(3)).dtype == np.bool_
     assert "eq_to" in str(minijax.make_jaxpr(lax.eq_to_p.bind)(x, y))
+
+
+def test_copy_p():
+    x = minijax.numpy.arange(3.0)
+    y = lax.copy_p.bind(x)
+    assert y is not x and y.dtype == x.dtype
+    np.testing.assert_array_equal(y, [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(minijax.grad(lambda v: (lax.copy_p.bind(v) * 2).sum())(x), 2.0)
+    assert "copy" in str(minijax.make_jaxpr(lax.copy_p.bind)(x))

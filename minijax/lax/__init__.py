@@ -12,6 +12,7 @@ from minijax.lax.convert import *  # noqa: F401,F403
 from minijax.lax.composite import *  # noqa: F401,F403
 from minijax.lax.conv_shapes import *  # noqa: F401,F403
 from minijax.lax.convolution import *  # noqa: F401,F403
+from minijax.lax.copy import *  # noqa: F401,F403
 from minijax.lax.cumulative import *  # noqa: F401,F403
 from minijax.lax.dce_sink import *  # noqa: F401,F403
 from minijax.lax.dot import *  # noqa: F401,F403
