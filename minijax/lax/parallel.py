@@ -631,6 +631,7 @@ def _pbroadcast_batching(axis_data, args, dims, *, axis_name, source):
         batching.check_outer_axes(axis_name, "pbroadcast")
         return pbroadcast_p.bind(x, axis_name=axis_name, source=source), d
     if len(axis_name) > 1:
+        # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("pbroadcast batcher only supports a single axis")
     if d is not_mapped:
         return x, d

@@ -97,7 +97,8 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
     """A ``dot_general`` whose lhs ragged dimension is split into consecutive groups of
     ``group_sizes`` rows (see the module docstring for the three modes)."""
     if group_offset is not None:
-        # JAX 0.10.2 refuses it off TPU too, in these words
+        # JAX 0.10.2's implementation off TPU refuses it in these words (its public call
+        # fails before, hashing the array as a parameter: a TypeError)
         raise NotImplementedError("Unimplemented group_offset support.")
     dnums = ragged_dot_dimension_numbers
     lhs_aval, rhs_aval = get_aval(lhs), get_aval(rhs)

@@ -134,6 +134,19 @@ ROWS = [
     ("lax/parallel.py", "_ppermute_batching",
      "jax.vmap(jax.vmap(lambda x: jax.lax.ppermute(x, ('i', 'j'), [(0, 1), (1, 0)]), "
      "axis_name='j'), axis_name='i')(jnp.arange(4.0).reshape(2, 2))"),
+    ("lax/parallel.py", "_pbroadcast_batching",
+     "jax.vmap(jax.vmap(lambda x: jax.lax.pbroadcast(x, ('i', 'j'), 0), axis_name='j'), "
+     "axis_name='i')(jnp.ones((2, 2)))"),
+    ("lax/parallel.py", "_pbroadcast_lowering",
+     "jax.shard_map(lambda x: jax.lax.pbroadcast(x, 'i', 0), mesh=jax.make_mesh((1,), ('i',)), "
+     "in_specs=jax.P(), out_specs=jax.P(), check_vma=False)(jnp.ones(2))"),
+    ("lax/platform.py", "_platform_index_lowering",
+     "jax.jit(lambda x: jax.lax.platform_dependent(x, tpu=jnp.sin))(1.0)"),
+    ("lax/ragged_dot.py", "ragged_dot_general",
+     "jax.lax.ragged_dot(jnp.ones((4, 2)), jnp.ones((2, 2, 3)), jnp.array([2, 2], jnp.int32), "
+     "group_offset=jnp.array([0], jnp.int32))",
+     "JAX 0.10.2 fails hashing group_offset as a primitive parameter (TypeError); minijax "
+     "raises the NotImplementedError of JAX's own off-TPU implementation"),
     ("custom_derivatives.py", "custom_vjp.defvjp",
      "jax.custom_vjp(lambda x: x).defvjp(lambda x: (x, None), lambda r, g: (g,), "
      "symbolic_zeros=True, optimize_remat=True)"),
