@@ -1,5 +1,6 @@
-"""Round 12's small ``jax.lax`` names, against NumPy and finite differences (JAX 0.10.2's
-values where NumPy has no twin are written inline, each checked by hand against its definition).
+"""Round 12's small ``jax.lax`` names, against NumPy and finite differences; JAX 0.10.2's
+values where NumPy has no twin are written inline, as tests/data/record_lax_names_r12.py
+prints them.
 """
 
 import ml_dtypes
