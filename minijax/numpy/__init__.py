@@ -32,6 +32,8 @@ from minijax.numpy.scalar_types import *
 from minijax.numpy.setops import *
 from minijax.numpy.sorting import *
 from minijax.numpy.statistics import *
+from minijax.numpy.ufunc_api import *
+from minijax.numpy.ufuncs import *  # after math/logic/bitwise: jnp.add & co. as ufuncs
 from minijax.numpy.window_functions import *
 
 pi = _np.pi

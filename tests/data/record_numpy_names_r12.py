@@ -24,6 +24,54 @@ CASES = [
     "jnp.c_['0,2,0', [1, 2, 3], [4, 5, 6]]", "jnp.c_[1:3, [7, 8]]",
 ]
 
+# jnp.ufunc methods (the jnp ufuncs' own fast paths and the generic loops of frompyfunc's).
+UFUNC_CASES = [
+    "jnp.add.reduce(jnp.arange(6).reshape(2, 3))", "jnp.add.reduce(jnp.arange(6.).reshape(2, 3), axis=1, keepdims=True)",
+    "jnp.add.reduce(jnp.arange(6).reshape(2, 3), axis=None, initial=10)",
+    "jnp.add.reduce(jnp.array([True, True]))", "jnp.multiply.reduce(jnp.arange(1, 5), dtype=jnp.float32)",
+    "jnp.add.accumulate(jnp.arange(4))", "jnp.multiply.accumulate(jnp.arange(1., 5.))",
+    "jnp.subtract.accumulate(jnp.arange(4))", "jnp.maximum.accumulate(jnp.array([1, 3, 2, 5]))",
+    "jnp.maximum.reduce(jnp.array([1, 5, 2]))", "jnp.minimum.reduce(jnp.arange(6.).reshape(2, 3), axis=1)",
+    "jnp.maximum.reduce(jnp.array([1, 5, 2]), initial=7)",
+    "jnp.maximum.reduce(jnp.array([1, 5, 2]), where=jnp.array([True, False, True]), initial=0)",
+    "jnp.logaddexp.reduce(jnp.array([0., 0., 1.]))", "jnp.logaddexp2.reduce(jnp.array([[1., 2.], [3., 4.]]), axis=1)",
+    "jnp.bitwise_or.reduce(jnp.array([1, 2, 4]))", "jnp.bitwise_and.reduce(jnp.array([7, 6, 14]))",
+    "jnp.bitwise_xor.accumulate(jnp.array([1, 3, 7]))",
+    "jnp.logical_and.reduce(jnp.array([True, False]))", "jnp.logical_or.reduce(jnp.array([0, 2]))",
+    "jnp.logical_xor.reduce(jnp.array([True, True, True]))",
+    "jnp.logical_and.reduce(jnp.array([True, True]), initial=False)",
+    "jnp.add.at(jnp.zeros(3), jnp.array([0, 0, 2]), 1., inplace=False)",
+    "jnp.multiply.at(jnp.ones(3), jnp.array([1, 1]), jnp.array([2., 3.]), inplace=False)",
+    "jnp.subtract.at(jnp.arange(4), 1, 5, inplace=False)",
+    "jnp.add.at(jnp.array([True, False]), jnp.array([1, 1]), True, inplace=False)",
+    "jnp.maximum.at(jnp.zeros(3), jnp.array([1, 1]), jnp.array([2., 5.]), inplace=False)",
+    "jnp.negative.at(jnp.arange(4), jnp.array([0, 2]), inplace=False)",
+    "jnp.add.reduceat(jnp.arange(8), jnp.array([0, 4, 1, 5]))",
+    "jnp.minimum.reduceat(jnp.arange(8.).reshape(2, 4), jnp.array([0, 2]), axis=1)",
+    "jnp.multiply.outer(jnp.arange(3), jnp.arange(2))", "jnp.subtract.outer(jnp.ones((2, 2)), jnp.arange(3))",
+    "jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)(jnp.arange(3), 2)",
+    "jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1).reduce(jnp.arange(1, 4))",
+    "jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=0).reduce(jnp.arange(1, 4), initial=2)",
+    "jnp.frompyfunc(lambda a, b: a - b, 2, 1).accumulate(jnp.arange(1., 5.))",
+    "jnp.frompyfunc(lambda a, b: jnp.maximum(a, b), 2, 1).reduce(jnp.arange(6).reshape(2, 3), axis=1)",
+    "jnp.frompyfunc(lambda a, b: a + b, 2, 1).outer(jnp.arange(2), jnp.arange(3))",
+    "jnp.frompyfunc(lambda a, b: a + b, 2, 1).reduceat(jnp.arange(6), jnp.array([0, 3]))",
+    "jnp.frompyfunc(lambda a, b: a + 2 * b, 2, 1).at(jnp.zeros(3), jnp.array([0, 0]), 1., inplace=False)",
+    "jnp.frompyfunc(lambda a: -a, 1, 1)(jnp.arange(3.))",
+    "jax.jit(jnp.add.reduce)(jnp.arange(3.))", "jax.grad(lambda x: jnp.logaddexp.reduce(x))(jnp.arange(3.))",
+    "jax.vmap(jnp.maximum.reduce)(jnp.arange(6.).reshape(2, 3))",
+]
+CASES += UFUNC_CASES
+
+UFUNC_ERRORS = [
+    "jnp.add.at(jnp.zeros(3), 0, 1.)", "jnp.negative.reduce(jnp.arange(3))",
+    "jnp.maximum.reduce(jnp.arange(3), where=jnp.array([True, False, True]))",
+    "jnp.add.reduce(jnp.arange(3.), where=jnp.array([1, 0, 1]))",
+    "jnp.frompyfunc(lambda a, b: a + b, 2, 1).reduce(jnp.zeros(0))",
+    "jnp.frompyfunc(lambda a, b: a + b, 2, 1).accumulate(jnp.ones(3), axis=None)",
+    "jnp.add.reduceat(jnp.arange(3), jnp.array([[0]]))",
+]
+
 # JAX's narrow dtypes on XLA CPU: each op below for each dtype T (int1/uint1 arrays fail in
 # JAX 0.10.2 already at creation, so only their promotion is recorded).
 NARROW = ["int2", "int4", "uint2", "uint4", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
@@ -64,8 +112,12 @@ def main():
     out = {"jax_version": jax.__version__, "cases": {}, "errors": {}, "promotions": {}}
     for case in CASES:
         out["cases"][case] = record(eval(case))
-    for case in ERRORS:
+    for case in ERRORS + UFUNC_ERRORS:
         out["errors"][case] = error_of(case)
+    out["ufuncs"] = sorted(n for n in dir(jnp) if isinstance(getattr(jnp, n), jnp.ufunc))
+    out["ufunc_attrs"] = {n: [getattr(jnp, n).nin, getattr(jnp, n).nout, getattr(jnp, n).nargs,
+                              repr(getattr(jnp, n).identity), repr(getattr(jnp, n))]
+                          for n in out["ufuncs"]}
     for name in NARROW:
         for op in NARROW_OPS:
             case = op.replace("T", f"jnp.{name}")
