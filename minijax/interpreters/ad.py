@@ -150,8 +150,12 @@ def add_tangents(a, b):
 
 
 def full_like(x, value):
-    """An array of ``x``'s shape and dtype filled with ``value`` (a literal broadcast)."""
+    """An array of ``x``'s shape, dtype and weak type filled with ``value`` (a literal
+    broadcast). Keeping the weak type is JAX's ``full_like``: the derivative rules' zeros and
+    ones (``_zeros(x)``, ``_ones(x)``) then leave a Python scalar's derivative weak."""
     aval = get_aval(x)
+    if aval.weak_type:
+        return lax_ops.broadcast_in_dim(WeakScalar(value, aval.dtype), aval.shape, ())
     return lax_ops.full(aval.shape, value, aval.dtype)
 
 

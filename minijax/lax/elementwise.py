@@ -168,11 +168,11 @@ min_p = elementwise_prim("min", ANY, _minmax_lowering(hlo.minimum, "LT"))
 
 def _balanced_eq(x, ans, y):
     """1 where x is the result, 0 where it is not, 1/2 at ties: max/min split the tangent
-    evenly between equal operands, as JAX does."""
-    dtype = get_aval(ans).dtype
-    x_won = convert_element_type(eq(x, ans), dtype)
-    y_won = convert_element_type(eq(y, ans), dtype)
-    return div(x_won, add(y_won, const(y_won, 1)))
+    evenly between equal operands, as JAX does (with ``ans``'s weak type, as JAX's
+    ``_ones(z)``/``_zeros(z)``)."""
+    x_won = select(eq(x, ans), ad.full_like(ans, 1), ad.full_like(ans, 0))
+    y_won = select(eq(y, ans), ad.full_like(ans, 2), ad.full_like(ans, 1))
+    return div(x_won, y_won)
 
 
 for _p in (max_p, min_p):
@@ -257,7 +257,11 @@ def _pow_jvp_x(g, ans, x, y):
     An integer y is converted to x's dtype before ``y - 1``, as JAX's: ``y - 1`` rounds in
     that float (int32 min stays -2**31, an even power) instead of wrapping to int32 max."""
     y_dtype = get_aval(y).dtype
+    # x and y are converted to the result dtype as strong values (JAX's rule): the tangent
+    # of x is strong even at Python-scalar operands
+    x = convert_element_type(x, get_aval(x).dtype)
     if not dtypes.is_int(y_dtype):
+        y = convert_element_type(y, y_dtype)
         return mul(g, mul(y, pow(x, sub(y, const(y, 1)))))
 
     shape = get_aval(ans).shape
@@ -269,7 +273,9 @@ def _pow_jvp_x(g, ans, x, y):
 
 
 def _pow_jvp_y(g, ans, x, y):
-    return mul(g, mul(log(_replace_zero(x)), ans))  # log(x) * x ** y, 0 where x == 0
+    # log(x) * x ** y, 0 where x == 0; the strong conversion is JAX's (its transpose gives
+    # the cotangent back y's weak type)
+    return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)), get_aval(y).dtype)
 
 
 ad.defjvp2(pow_p, _pow_jvp_x, _pow_jvp_y)

@@ -139,16 +139,24 @@ def soft_sign(x):
 def gelu(x, approximate=True):
     """Gaussian error linear unit: ``x * Phi(x)``; ``approximate`` uses the tanh formula."""
     x = _inexact("gelu", x)
-    # JAX's scale factors are NumPy scalars of x's dtype, strong, so the result is never weak
+    # JAX's scale factors are NumPy scalars of x's dtype, strong, so the result is never weak;
+    # jnp's promotion converts a weak operand to strong before each product with one
+    # (``_strong``), whose transpose gives a Python scalar's derivative back its weak type
     if approximate:
         sqrt_2_over_pi = np.sqrt(2 / np.pi).astype(x.dtype)
         cubic = lax.mul(const(x, 0.044715), lax.integer_pow(x, 3))
         cdf = lax.mul(const(x, 0.5), lax.add(const(x, 1), lax.tanh(
-            lax.mul(sqrt_2_over_pi, lax.add(x, cubic)))))
-        return lax.mul(x, cdf)
+            lax.mul(sqrt_2_over_pi, _strong(lax.add(x, cubic))))))
+        return lax.mul(_strong(x), cdf)
     # JAX's form: 0.5 * x * erfc(-x / sqrt(2)) stays finite at the largest floats
     sqrt_half = np.sqrt(0.5).astype(x.dtype)
-    return lax.mul(lax.mul(const(x, 0.5), x), lax.erfc(lax.mul(lax.neg(x), sqrt_half)))
+    return lax.mul(_strong(lax.mul(const(x, 0.5), x)),
+                   lax.erfc(lax.mul(_strong(lax.neg(x)), sqrt_half)))
+
+
+def _strong(x):
+    """``x`` as a strongly typed value (a no-op on one)."""
+    return lax.convert_element_type(x, x.dtype)
 
 
 @eager_jit(inline=False)  # a jit in JAX: a default alpha of 1 is a constant XLA folds
@@ -335,7 +343,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
                    initial=-np.inf)
     amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
     amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
-    exp_a = jnp.exp(a - amax_with_dims.astype(a.dtype))
+    # lax.sub, as JAX's: no promotion converts a weak ``a`` first, so its derivative is strong
+    exp_a = jnp.exp(lax.sub(a, amax_with_dims.astype(a.dtype)))
     if b is not None:
         exp_a = exp_a * b
     sumexp = jnp.sum(exp_a, axis=axes, keepdims=keepdims, where=where)

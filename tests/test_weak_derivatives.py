@@ -1,0 +1,44 @@
+"""Weak types of derivatives at Python-scalar inputs, against JAX 0.10.2's recorded table.
+
+tests/data/record_weak_derivatives.py recorded, under real JAX, the dtype and weak_type of
+grad, jvp's tangent and vjp's cotangents of each differentiable jnp/lax/nn function at Python
+floats (and at one Python float beside a float32 array); this replays the same expressions on
+minijax. A rule that makes a strong constant where JAX's keeps the operand's weak type (or
+the reverse) shows here as one row.
+"""
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+import minijax
+
+DATA = pathlib.Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from record_weak_derivatives import table  # noqa: E402
+
+RECORDED = json.loads((DATA / "weak_derivatives_jax.json").read_text())
+
+
+def test_recorded_with_jax_0_10_2():
+    assert RECORDED["jax_version"] == "0.10.2"
+
+
+def test_weak_types_of_derivatives_match_jax():
+    expected = {tuple(r[:3]): r[3] for r in RECORDED["rows"]}
+    got = {tuple(r[:3]): r[3] for r in table(minijax)}
+    assert got.keys() == expected.keys()
+    diffs = [(k, expected[k], got[k]) for k in expected if expected[k] != got[k]]
+    assert not diffs, "\n".join(f"{k}: JAX {e}, minijax {g}" for k, e, g in diffs)
+
+
+@pytest.mark.parametrize("expr, want_weak", [
+    ("lax.max(x, 1e30)", True), ("jnp.abs(x)", True), ("nn.relu(x)", True),
+    ("x ** 2.5", False), ("nn.logsumexp(x)", False), ("nn.gelu(x)", True),
+])
+def test_grad_weak_type_spot_checks(expr, want_weak):
+    env = {"jnp": minijax.numpy, "lax": minijax.lax, "nn": minijax.nn}
+    g = minijax.grad(eval("lambda x: " + expr, env))(0.92)
+    assert (g.dtype, g.weak_type) == (minijax.numpy.float32, want_weak)
