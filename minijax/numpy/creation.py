@@ -96,12 +96,14 @@ def _array(object, dtype, copy, order, ndmin):  # noqa: A002 - NumPy's name
         value_dtype, weak = dtypes.dtype_of(object)
         weak = weak and dtype is None
         target = np.dtype(dtype or value_dtype)
-        if type(object) is int and target.kind in "iu":  # NumPy would wrap around silently
+        if dtype is not None and type(object) in _SCALARS:
+            # JAX's coerce_to_array: NumPy converts the Python scalar itself, raising for one
+            # out of the target's range (-1 or -1.0 to uint32, NaN or a complex to an int)
+            np.asarray(object, target)
+        elif type(object) is int and target.kind in "iu":  # NumPy would wrap around silently
             info = np.iinfo(target)
             if not info.min <= object <= info.max:
-                raise OverflowError(  # JAX's two wordings: default int / explicit dtype
-                    f"Python int {object} too large to convert to {target.name}" if dtype is None
-                    else f"Python integer {object} out of bounds for {target.name}")
+                raise OverflowError(f"Python int {object} too large to convert to {target.name}")
         value = np.asarray(np.asarray(object), target)
         out = device_put_value(value, weak_type=weak)
     else:

@@ -283,14 +283,12 @@ def _fold_in(data, d):
 def fold_in(key, data):
     """A new key from ``key`` and the integer ``data`` (its low 32 bits, as JAX)."""
     kdata, typed = _single("fold_in", key)
-    if isinstance(data, (int, np.integer)) and not isinstance(data, Tracer):
-        d = np.asarray(np.int64(int(data)) & 0xFFFFFFFF).astype(_U32)
-    else:
-        aval = get_aval(data)
-        if aval.shape or not dtypes.issubdtype(aval.dtype, np.integer):
-            raise TypeError(f"fold_in data must be an integer scalar, got {aval.str_short()}")
-        d = lax.convert_element_type(data, _U32)
-    return _rewrap(_fold_in(kdata, d), typed)
+    if jnp.ndim(data):
+        raise TypeError("fold_in accepts a scalar, but was given an array of"
+                        f"shape {jnp.shape(data)} != (). Use jax.vmap for batching.")
+    # JAX's jnp.asarray(data, dtype='uint32'): a Python int out of uint32's range (-1) is
+    # NumPy's OverflowError; arrays of any dtype convert as convert_element_type does
+    return _rewrap(_fold_in(kdata, jnp.asarray(data, dtype=_U32)), typed)
 
 
 @eager_jit(static_argnames=("bit_width", "shape"))

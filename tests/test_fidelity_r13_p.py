@@ -1,0 +1,48 @@
+"""Cases of the 13000-seed oracle run (tools/difftest/triage_13000_p.md).
+
+Expected outcomes were recorded from JAX 0.10.2 by tests/data/record_fidelity_r13_p.py.
+"""
+import json
+import math
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+import minijax as jax
+import minijax.numpy as jnp
+
+_JAX = json.loads((pathlib.Path(__file__).parent / "data" / "fidelity_r13_p_jax.json").read_text())
+_NAMES = {"nan": math.nan, "inf": math.inf}
+
+
+def _outcome(thunk):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return {"value": np.asarray(thunk()).tolist()}
+    except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+        return {"error": type(e).__name__, "msg": str(e)}
+
+
+@pytest.mark.parametrize("value,dtype,expected", _JAX["asarray"])
+def test_asarray_of_a_python_scalar_with_a_dtype_converts_as_numpy(value, dtype, expected):
+    # s13008-197 & co: JAX's coerce_to_array converts the Python scalar with NumPy itself, so
+    # -1 or -1.0 meeting uint32 is NumPy's OverflowError (minijax had wrapped to 4294967295)
+    v = eval(value, {}, _NAMES)
+    assert _outcome(lambda: jnp.asarray(v, dtype=dtype)) == expected
+
+
+def _fold_in_data(spec):
+    return {"np.int64(-1)": np.int64(-1), "f32(2.5)": jnp.float32(2.5),
+            "c64(2+1j)": jnp.complex64(2 + 1j), "f32[2]": jnp.ones(2)}.get(spec, spec)
+
+
+@pytest.mark.parametrize("spec,expected", _JAX["fold_in"])
+def test_fold_in_data_is_asarray_uint32(spec, expected):
+    # JAX's fold_in is jnp.asarray(data, dtype='uint32'): a negative Python int is refused,
+    # an array of any dtype (float, complex) converts; a non-scalar is JAX's TypeError
+    data = _fold_in_data(eval(spec))
+    got = _outcome(lambda: jax.random.key_data(jax.random.fold_in(jax.random.key(0), data)))
+    assert got == expected
