@@ -46,3 +46,18 @@ def test_fold_in_data_is_asarray_uint32(spec, expected):
     data = _fold_in_data(eval(spec))
     got = _outcome(lambda: jax.random.key_data(jax.random.fold_in(jax.random.key(0), data)))
     assert got == expected
+
+
+def test_a_literal_output_of_a_jit_under_grad_is_an_array():
+    # s13024-26: grad(jit(value_and_grad(f))) of an f with no float output, whose value is
+    # the Python 0.0: the jit's known part returns it as an Array (f32[] weak, as JAX 0.10.2
+    # printed), not minijax's internal WeakScalar (AttributeError: no attribute 'dtype')
+    seen = []
+
+    def g(x):
+        v, y = jax.jit(lambda x: (0.0, x))(x)
+        seen.append((v.dtype, v.aval.weak_type, v.shape))
+        return jnp.sum(y) + v * 2
+
+    np.testing.assert_array_equal(np.asarray(jax.grad(g)(jnp.ones(2))), [1.0, 1.0])
+    assert seen == [(np.dtype("float32"), True, ())]

@@ -262,9 +262,10 @@ def _pjit_partial_eval(trace, args, params):
     known_args = [x for x, u in zip(args, unknown) if not u]
     prev = core.swap_current_trace(trace.parent)
     try:
-        if known_jaxpr.jaxpr.eqns:
+        # a literal output comes from running the call, as in JAX (an Array, not the literal)
+        if known_jaxpr.jaxpr.eqns or not all(type(v) is Var for v in known_jaxpr.jaxpr.outvars):
             known_outs = _rebind(known_jaxpr, known_consts, known_args, name, inline)
-        else:  # nothing to compute now (outputs are operands or literals)
+        else:  # nothing to compute now (outputs are operands)
             known_outs = eval_jaxpr(known_jaxpr.jaxpr, [], *known_consts, *known_args)
     finally:
         core.swap_current_trace(prev)
