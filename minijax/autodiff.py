@@ -17,6 +17,7 @@ from minijax.core import Tracer, get_aval
 from minijax.custom_derivatives import run_forward
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
+from minijax.lax.convert import _convert_element_type
 from minijax.lowering.array import Array, device_put_value
 from minijax.source_info import with_user_line, wraps
 from minijax.tree_util import Partial, _registry
@@ -550,7 +551,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             for yl in y_leaves:
                 _check_output_dtype("jacfwd", True, yl)
         jac_leaves = _registry.flatten(jac)[0]
-        blocks = [in_tree.unflatten(_split_last(j, in_avals, get_aval(yl).shape))
+        # each block takes its output's weak type (JAX's _possible_downcast)
+        blocks = [in_tree.unflatten([_with_weak_type(b, get_aval(yl).weak_type) for b in
+                                     _split_last(j, in_avals, get_aval(yl).shape)])
                   for yl, j in zip(y_leaves, jac_leaves)]
         out = y_tree.unflatten(blocks)
         return (out, res[2]) if has_aux else out
@@ -587,9 +590,10 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         rows = vmap(row)(*_std_basis(y_leaves))
         blocks, start = [], 0
         for ya in y_avals:
-            per_input = [
-                lax.reshape(lax.slice_in_dim(r, start, start + ya.size, axis=0),
-                            (*ya.shape, *get_aval(x).shape))
+            per_input = [  # each block takes its input's weak type (JAX's _possible_downcast)
+                _with_weak_type(lax.reshape(lax.slice_in_dim(r, start, start + ya.size, axis=0),
+                                            (*ya.shape, *get_aval(x).shape)),
+                                get_aval(x).weak_type)
                 for r, x in zip(rows, leaves)
             ]
             blocks.append(in_tree.unflatten(per_input))
@@ -601,6 +605,13 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 
 
 jacobian = jacrev
+
+
+def _with_weak_type(x, weak_type):
+    aval = get_aval(x)
+    if aval.weak_type == weak_type:
+        return x
+    return _convert_element_type(x, aval.dtype, weak_type)
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):

@@ -42,3 +42,23 @@ def test_grad_weak_type_spot_checks(expr, want_weak):
     env = {"jnp": minijax.numpy, "lax": minijax.lax, "nn": minijax.nn}
     g = minijax.grad(eval("lambda x: " + expr, env))(0.92)
     assert (g.dtype, g.weak_type) == (minijax.numpy.float32, want_weak)
+
+
+X1 = minijax.numpy.array([1.0, 2.0, 3.0])
+
+
+# JAX 0.10.2 (tools/difftest/triage_13000_n.md): every one of these is weakly typed float32.
+@pytest.mark.parametrize("name, fn", [
+    ("jacfwd of a dict of deg2rad and the input (s13027-160)",
+     lambda x: minijax.jacfwd(lambda x: {"a": minijax.numpy.deg2rad(x), "b": x})(x)["b"]),
+    ("jacfwd of the identity", lambda x: minijax.jacfwd(lambda x: x)(x)),
+    ("jacrev of the identity", lambda x: minijax.jacrev(lambda x: x)(x)),
+    ("jacrev of abs (s13040-188)", lambda x: minijax.jacrev(minijax.numpy.abs)(x)),
+    ("grad of .at[1:].max (s13048-124)",
+     lambda x: minijax.grad(lambda x: minijax.numpy.sum(X1.at[1:].max(x)))(x)),
+    ("grad of .at[1:].set", lambda x: minijax.grad(lambda x: minijax.numpy.sum(X1.at[1:].set(x)))(x)),
+    ("grad of .at[1].add", lambda x: minijax.grad(lambda x: minijax.numpy.sum(X1.at[1].add(x)))(x)),
+])
+def test_jacobians_and_scatter_updates_keep_a_python_scalars_weak_type(name, fn):
+    g = fn(-1.15)
+    assert (g.dtype, g.weak_type) == (minijax.numpy.float32, True), name

@@ -475,7 +475,9 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
         # as JAX's _scatter_impl: an empty slice returns x untouched (no broadcast check, no
         # scatter: so no scatter_mul update derivative to refuse either)
         return x
-    if values.aval.dtype != dtype:
+    if values.aval.dtype != dtype or values.aval.weak_type != weak:
+        # as JAX's promote_dtypes(x, y): a weak value beside a strong x is converted (so
+        # its derivative, the convert's transpose, gets its weak type back)
         x, values = promote_dtypes(x, values)
     if tuple(values.shape) != tuple(flat.shape):
         try:
