@@ -298,6 +298,7 @@ def _checkpoint_dce(eqn, used_outputs):
                              eqn.source_info)
 
 
+_checkpoint_dce.runs_when_all_used = True  # as JAX's: operands the body ignores go too
 dce_rules[checkpoint_p] = _checkpoint_dce
 
 

@@ -61,3 +61,29 @@ def test_a_literal_output_of_a_jit_under_grad_is_an_array():
 
     np.testing.assert_array_equal(np.asarray(jax.grad(g)(jnp.ones(2))), [1.0, 1.0])
     assert seen == [(np.dtype("float32"), True, ())]
+
+
+@jax.custom_vjp
+def _clip_grad(x):
+    return x
+
+
+_clip_grad.defvjp(lambda x: (x, None), lambda _, ct: (jnp.clip(ct, -0.75, 0.75),))
+
+
+def test_checkpoint_drops_an_operand_its_body_ignores_so_linearize_runs():
+    # s13042-188: a checkpoint whose body ignores its operand, a custom_vjp's output. JAX's
+    # remat DCE rule drops the operand, so the custom_vjp's tangent is dead and linearize's
+    # map runs; minijax kept it and ran the custom_vjp forward (TypeError). JAX 0.10.2 printed
+    # 1.0937333 and, for its grad, 0.5419847; a live custom_vjp tangent still raises.
+    def f(x):
+        return jax.checkpoint(lambda y: jnp.sin(x))(_clip_grad(x))
+
+    def lin(x):
+        out, f_jvp = jax.linearize(f, x)
+        return out + f_jvp(0.7)
+
+    np.testing.assert_allclose(np.asarray(lin(0.5)), 1.0937333, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.grad(lin)(0.5)), 0.5419847, rtol=1e-6)
+    with pytest.raises(TypeError, match="forward-mode autodiff"):
+        jax.linearize(lambda x: jnp.sin(x) + 0 * _clip_grad(x), 0.5)[1](0.7)
