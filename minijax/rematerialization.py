@@ -53,6 +53,8 @@ from minijax.interpreters.partial_eval import (
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import inline_calls
+from minijax.lax.convert import convert_element_type_p
+from minijax.lowering.array import Array
 from minijax.source_info import wraps
 from minijax.tree_util import _registry, tree_map
 
@@ -282,7 +284,16 @@ checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # axes, whose transpose would sum a replicated operand's cotangent over the devices) and its
 # results have the types the body gives them.
 checkpoint_p.own_vma = True
-checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
+
+
+@checkpoint_p.def_impl
+def _checkpoint_impl(*args, jaxpr, **_):
+    # The equation's types are the body's: an operand may be strong where the body was traced
+    # weak (jacfwd's basis for a Python float's tangent), as in pjit's impl
+    outs = eval_open(jaxpr, args)
+    return [convert_element_type_p.bind(o, new_dtype=v.aval.dtype, weak_type=v.aval.weak_type)
+            if isinstance(o, (core.Tracer, Array)) and get_aval(o).weak_type != v.aval.weak_type
+            else o for o, v in zip(outs, jaxpr.outvars)]
 
 
 def _checkpoint_dce(eqn, used_outputs):

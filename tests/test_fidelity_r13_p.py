@@ -87,3 +87,16 @@ def test_checkpoint_drops_an_operand_its_body_ignores_so_linearize_runs():
     np.testing.assert_allclose(np.asarray(jax.grad(lin)(0.5)), 0.5419847, rtol=1e-6)
     with pytest.raises(TypeError, match="forward-mode autodiff"):
         jax.linearize(lambda x: jnp.sin(x) + 0 * _clip_grad(x), 0.5)[1](0.7)
+
+
+def test_jacfwd_of_a_checkpoint_of_a_python_float_keeps_the_body_weak_types():
+    # s13002-88: jacfwd's strong basis meets a checkpoint traced with the Python float's weak
+    # tangent; its eager impl gives the body's declared types (minijax: AssertionError from the
+    # batching rule's type check). JAX 0.10.2: 0.34978145 and 2.0, both f32[] weak.
+    def f(x):
+        return jax.checkpoint(lambda x: jnp.logaddexp(x, 0))(x)
+
+    for fn, expected in ((f, 0.34978145), (lambda x: jax.checkpoint(lambda x: x * 2.0)(x), 2.0)):
+        r = jax.jacfwd(fn)(-0.62)
+        assert (r.dtype, r.aval.weak_type) == (np.dtype("float32"), True)
+        np.testing.assert_allclose(np.asarray(r), expected, rtol=1e-6)
