@@ -11,6 +11,7 @@ import json
 import pathlib
 import sys
 
+import numpy as np
 import pytest
 
 import minijax
@@ -62,3 +63,14 @@ X1 = minijax.numpy.array([1.0, 2.0, 3.0])
 def test_jacobians_and_scatter_updates_keep_a_python_scalars_weak_type(name, fn):
     g = fn(-1.15)
     assert (g.dtype, g.weak_type) == (minijax.numpy.float32, True), name
+
+
+def test_triangular_solve_of_weak_operands_is_weak():
+    # case s13016-105; JAX 0.10.2: weak_type True (its linalg primitives' standard weak-type
+    # rule: weak when every operand is), value [[1.]]
+    t = minijax.numpy.reshape(-0.1275, (1, -1))
+    r = minijax.lax.linalg.triangular_solve(t, t, left_side=True, lower=True)
+    assert r.weak_type
+    np.testing.assert_allclose(r, [[1.0]])
+    strong = minijax.numpy.float32(-0.1275).reshape(1, 1)
+    assert not minijax.lax.linalg.triangular_solve(strong, t, left_side=True, lower=True).weak_type

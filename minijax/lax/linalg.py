@@ -252,7 +252,8 @@ def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate
     if common != a.shape[-1]:
         raise ValueError(f"Incompatible shapes for arguments to triangular_solve: "
                          f"{a.str_short()} and {b.str_short()} (left_side={left_side})")
-    return ShapedArray(b.shape, b.dtype)
+    # JAX's standard weak-type rule for linalg primitives: weak when every operand is
+    return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
 
 
 def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
