@@ -18,6 +18,7 @@ from minijax.custom_derivatives import run_forward
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
 from minijax.lax.convert import _convert_element_type
+from minijax.lax.parallel import pvary_p
 from minijax.lowering.array import Array, device_put_value
 from minijax.source_info import with_user_line, wraps
 from minijax.tree_util import Partial, _registry
@@ -477,7 +478,10 @@ def _std_basis(leaves):
     out, start = [], 0
     for a, s in zip(avals, sizes):
         piece = lax.slice_in_dim(eye, start, start + s, axis=1)
-        out.append(lax.convert_element_type(lax.reshape(piece, (n, *a.shape)), a.dtype))
+        piece = lax.convert_element_type(lax.reshape(piece, (n, *a.shape)), a.dtype)
+        if a.vma:  # inside shard_map the basis varies as its leaf does (JAX's _insert_pvary)
+            piece = pvary_p.bind(piece, axes=tuple(sorted(a.vma, key=str)))
+        out.append(piece)
         start += s
     return out
 
@@ -582,10 +586,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         y_avals = [get_aval(x) for x in y_leaves]
 
         def row(*basis):
-            # as JAX's: inside shard_map each basis cotangent varies as its output does
-            ct = [lax.pcast(b, tuple(sorted(a.vma, key=str)), to="varying") if a.vma else b
-                  for b, a in zip(basis, y_avals)]
-            return _registry.flatten(pullback(y_tree.unflatten(ct))[0])[0]
+            return _registry.flatten(pullback(y_tree.unflatten(basis))[0])[0]
 
         rows = vmap(row)(*_std_basis(y_leaves))
         blocks, start = [], 0

@@ -100,3 +100,26 @@ def test_jacfwd_of_a_checkpoint_of_a_python_float_keeps_the_body_weak_types():
         r = jax.jacfwd(fn)(-0.62)
         assert (r.dtype, r.aval.weak_type) == (np.dtype("float32"), True)
         np.testing.assert_allclose(np.asarray(r), expected, rtol=1e-6)
+
+
+@pytest.mark.devices(2)
+def test_jacobian_bases_inside_shard_map_vary_as_their_leaves():
+    # s13057-177: JAX's _std_basis pvarys each basis leaf to its leaf's varying axes, so a
+    # loop's carry tangent under jacfwd varies as its primal does (minijax: ValueError "Scan
+    # carry input and output got mismatched varying manual axes"). Values (signed zeros too)
+    # printed by JAX 0.10.2 for jacfwd and jacrev.
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("d",))
+
+    def f(x):
+        return jax.lax.fori_loop(0, 2, lambda i, c: jnp.sin(c), x)
+
+    x = jnp.asarray([0.5, 1.0, -0.25, 2.0])
+    expected = {jax.jacfwd: [[0.7786439061164856, 0.0], [0.0, 0.36003947257995605],
+                             [0.9394104480743408, 0.0], [-0.0, -0.25563913583755493]],
+                jax.jacrev: [[0.7786439061164856, 0.0], [0.0, 0.36003947257995605],
+                             [0.9394104480743408, -0.0], [0.0, -0.25563913583755493]]}
+    for jac, want in expected.items():
+        got = jax.shard_map(lambda a: jac(f)(a), mesh=mesh, in_specs=jax.P("d"),
+                            out_specs=jax.P("d"))(x)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want, np.float32))
+        np.testing.assert_array_equal(np.signbit(np.asarray(got)), np.signbit(want))
