@@ -24,6 +24,7 @@ def fromstring(string, dtype=float, count=-1, *, sep):
 
 def fromiter(*args, **kwargs):
     """Refused as in JAX: consuming an iterator is a side effect that jit cannot repeat."""
+    # JAX 0.10.2 refuses it too: NotImplementedError("jnp.fromiter() is not implemented ...")
     raise NotImplementedError(
         "jnp.fromiter() is not implemented because it may be non-pure and thus unsafe for use "
         "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromiter(...)) "

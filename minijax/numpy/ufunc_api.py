@@ -45,7 +45,7 @@ class ufunc:
         if cls is ufunc:
             # An instance's own subclass: the type's __call__ is the function itself.
             cls = type("ufunc", (ufunc,), {"__call__": staticmethod(
-                call if call is not None else _vectorized_call(func)),
+                call if call is not None else _vectorized_call(func, name or func.__name__)),
                 "__module__": "minijax.numpy"})
         return super().__new__(cls)
 
@@ -98,6 +98,7 @@ class ufunc:
         check_arraylike(f"{self.__name__}.reduce", a)
         self._check_binary("reduce")
         if out is not None:
+            # JAX 0.10.2 refuses it too: NotImplementedError("out argument of add.reduce()")
             raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
         if initial is not None:
             check_arraylike(f"{self.__name__}.reduce", initial)
@@ -122,7 +123,8 @@ class ufunc:
         if where is not None:
             where = broadcast_to(where, arr.shape)
         if isinstance(axis, tuple):
-            raise NotImplementedError("tuple of axes")  # as JAX 0.10.2's generic reduce
+            # JAX 0.10.2 refuses it too: NotImplementedError("tuple of axes")
+            raise NotImplementedError("tuple of axes")
         if axis is None:
             final_shape = (1,) * arr.ndim if keepdims else ()
             arr = arr.ravel()
@@ -155,6 +157,7 @@ class ufunc:
         """The running reduction of ``a`` along ``axis``."""
         self._check_binary("accumulate")
         if out is not None:
+            # JAX 0.10.2 refuses it too: NotImplementedError("out argument of add.accumulate()")
             raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
         accumulate = self.__props["accumulate"] or self._accumulate_via_scan
         return accumulate(a, axis=axis, dtype=dtype)
@@ -184,6 +187,7 @@ class ufunc:
         """``a`` with the ufunc applied at ``indices`` (with ``b``), unbuffered: repeated
         indices apply it repeatedly. Only ``inplace=False``."""
         if inplace:
+            # JAX 0.10.2 refuses it too: NotImplementedError("Because JAX arrays are immutable..")
             raise NotImplementedError(_AT_INPLACE_WARNING)
         at = self.__props["at"] or self._at_via_scan
         return at(a, indices) if b is None else at(a, indices, b)
@@ -221,6 +225,7 @@ class ufunc:
         """Reductions of ``a`` over the slices ``indices[i]:indices[i+1]`` along ``axis``."""
         self._check_binary("reduceat")
         if out is not None:
+            # JAX 0.10.2 refuses it too: NotImplementedError("out argument of add.reduceat()")
             raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
         reduceat = self.__props["reduceat"] or self._reduceat_via_scan
         return reduceat(a, indices, axis=axis, dtype=dtype)
@@ -257,14 +262,16 @@ class ufunc:
         return result.reshape(*np.shape(A), *np.shape(B))
 
 
-def _vectorized_call(func):
+def _vectorized_call(func, name):
     fn = jit(vectorize(func))
 
     def call(*args, out=None, where=None):
         if out is not None:
-            raise NotImplementedError(f"out argument of {func}")
+            # JAX 0.10.2 refuses it too: NotImplementedError("out argument of <jnp.ufunc 'f'>")
+            raise NotImplementedError(f"out argument of <jnp.ufunc '{name}'>")
         if where is not None:
-            raise NotImplementedError(f"where argument of {func}")
+            # JAX 0.10.2 refuses it too: NotImplementedError("where argument of <jnp.ufunc ...")
+            raise NotImplementedError(f"where argument of <jnp.ufunc '{name}'>")
         return fn(*args)
 
     return call

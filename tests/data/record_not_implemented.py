@@ -49,6 +49,18 @@ ROWS = [
     ("numpy/sorting.py", "nanargmin", f"jnp.nanargmin({X}, out={X})"),
     ("numpy/sorting.py", "nanargmax", f"jnp.nanargmax({X}, out={X})"),
     ("numpy/statistics.py", "histogram_bin_edges", f"jnp.histogram_bin_edges({X}, bins='auto')"),
+    ("numpy/conversion.py", "fromiter", "jnp.fromiter(iter([1.0, 2.0]), dtype=float)"),
+    ("numpy/ufunc_api.py", "ufunc.reduce", f"jnp.add.reduce({X}, out=0)"),
+    ("numpy/ufunc_api.py", "ufunc._reduce_via_scan",
+     "jnp.frompyfunc(lambda a, b: a + b, 2, 1, identity=0.0).reduce(jnp.ones((2, 2)), "
+     "axis=(0, 1))"),
+    ("numpy/ufunc_api.py", "ufunc.accumulate", f"jnp.add.accumulate({X}, out={X})"),
+    ("numpy/ufunc_api.py", "ufunc.at", f"jnp.add.at({X}, 0, 1.0)"),
+    ("numpy/ufunc_api.py", "ufunc.reduceat", f"jnp.add.reduceat({X}, jnp.array([0, 2]), out={X})"),
+    ("numpy/ufunc_api.py", "_vectorized_call.call",
+     f"jnp.frompyfunc(lambda a, b: a + b, 2, 1)({X}, {X}, out={X})"),
+    ("numpy/ufunc_api.py", "_vectorized_call.call",
+     f"jnp.frompyfunc(lambda a, b: a + b, 2, 1)({X}, {X}, where={X} > 1)"),
     # minijax/scipy
     ("scipy/_bessel_sph_harm.py", "sph_harm_y",
      "jax.scipy.special.sph_harm_y(jnp.array([1]), jnp.array([0]), jnp.array([0.5]), "
