@@ -1,5 +1,6 @@
 """Arrays from foreign data: ``jnp.frombuffer``, ``jnp.fromstring`` (NumPy's parsers, then
-the device), ``jnp.from_dlpack`` (any object with ``__dlpack__``) and ``jnp.fromiter``, which JAX 0.10.2 refuses as impure."""
+the device), ``jnp.from_dlpack`` (any object with ``__dlpack__``) and ``jnp.fromiter``, which
+JAX 0.10.2 refuses as impure."""
 
 from __future__ import annotations
 
