@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax.config import config
-from minijax.core import Literal
+from minijax.core import Literal, literal_value
 from minijax.lowering import backends, dispatch
 from minijax.source_info import user_frame, with_user_line
 from minijax.tree_util import _registry
@@ -81,7 +81,7 @@ def rerun(closed, args, where):
     env = {}
 
     def read(v):
-        return core.literal_value(v) if type(v) is Literal else env[v]
+        return literal_value(v) if type(v) is Literal else env[v]
 
     for v, x in zip(jaxpr.constvars, closed.consts):
         env[v] = x
