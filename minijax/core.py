@@ -18,7 +18,6 @@ import contextlib
 import itertools
 import math
 import threading
-import typing
 import weakref
 
 import numpy as np

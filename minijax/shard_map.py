@@ -384,7 +384,6 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         body = _enclosing_body()
         outer = body.manual if body is not None and body.mesh == m else frozenset()
         manual = _manual_axes(m, newly)
-        args = in_tree.unflatten(leaves)
         dynamic = [s is not None for s in in_leaf_specs]
         dyn_leaves = [x for x, d in zip(leaves, dynamic) if d]
         dyn_specs = [s for s in in_leaf_specs if s is not None]

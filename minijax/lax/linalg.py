@@ -18,7 +18,7 @@ from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
 from minijax.lax import linalg_ffi as ffi
 from minijax.lax.convert import convert_element_type

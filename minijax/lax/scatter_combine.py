@@ -22,8 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import get_aval
 from minijax.interpreters import ad
-from minijax.lax.convert import convert_element_type
-from minijax.lax.elementwise import add, div, eq, mul, ne, neg, select
+from minijax.lax.elementwise import add, div, eq, mul, neg, select
 from minijax.lax.families import ANY, NUMBER, const, minmax_values
 from minijax.lax.indexing import (
     _gather_of_scatter,

@@ -11,7 +11,6 @@ values, as in JAX; everything else traces.
 
 from __future__ import annotations
 
-import functools
 import operator
 
 import numpy as np

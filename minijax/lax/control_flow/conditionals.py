@@ -14,7 +14,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, get_aval, jaxpr_as_fun,
+from minijax.core import (JaxprEqn, Primitive, get_aval, jaxpr_as_fun,
                           set_current_trace)
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minijax.core import ClosedJaxpr, Primitive, get_aval, jaxpr_as_fun
+from minijax.core import Primitive, get_aval, jaxpr_as_fun
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import dce_jaxpr
