@@ -327,8 +327,41 @@ exp_p = naryop("exp", hlo.exponential, INEXACT)
 log_p = naryop("log", hlo.log, INEXACT)
 expm1_p = naryop("expm1", hlo.exponential_minus_one, INEXACT)
 log1p_p = naryop("log1p", hlo.log_plus_one, INEXACT)
-sin_p = naryop("sin", hlo.sine, INEXACT)
-cos_p = naryop("cos", hlo.cosine, INEXACT)
+
+
+def _complex_sin_cos_terms(ctx, x):
+    """The terms of JAX's complex sin/cos lowering for ``x = a + bi``: ``a == 0``, sin(a),
+    cos(a), sinh(b), cosh(b), the hyperbolic ones from expm1 (no cancellation at small b)."""
+    rdtype = _real_dtype(ctx.avals_in[0].dtype)
+    a, b = hlo.real(x), hlo.imag(x)
+    two = _const(ctx, 2, rdtype)
+    e1m, e2m = hlo.exponential_minus_one(b), hlo.exponential_minus_one(hlo.negate(b))
+    snh = hlo.divide(hlo.subtract(e1m, e2m), two)
+    csh = hlo.divide(hlo.add(hlo.add(e1m, e2m), two), two)
+    a_is_zero = hlo_compare(a, _const(ctx, 0, rdtype), "EQ", rdtype)
+    return a_is_zero, hlo.sine(a), hlo.cosine(a), snh, csh, _const(ctx, 0, rdtype)
+
+
+# Complex sin/cos lower through JAX's formula, whose select at a zero real part keeps
+# cos(0 + inf i) = inf + 0i (C99's ccos) where the 0 * inf term would give a NaN.
+def _sin_lowering(ctx, x):
+    if ctx.avals_in[0].dtype.kind != "c":
+        return hlo.sine(x)
+    a_is_zero, sn, cs, snh, csh, zero = _complex_sin_cos_terms(ctx, x)
+    re, im = hlo.multiply(sn, csh), hlo.multiply(cs, snh)
+    return hlo.select(a_is_zero, hlo.complex(zero, im), hlo.complex(re, im))
+
+
+def _cos_lowering(ctx, x):
+    if ctx.avals_in[0].dtype.kind != "c":
+        return hlo.cosine(x)
+    a_is_zero, sn, cs, snh, csh, zero = _complex_sin_cos_terms(ctx, x)
+    re, im = hlo.multiply(cs, csh), hlo.multiply(hlo.negate(sn), snh)
+    return hlo.select(a_is_zero, hlo.complex(re, zero), hlo.complex(re, im))
+
+
+sin_p = elementwise_prim("sin", INEXACT, _sin_lowering)
+cos_p = elementwise_prim("cos", INEXACT, _cos_lowering)
 tan_p = naryop("tan", hlo.tan, INEXACT)
 asin_p = naryop("asin", chlo.asin, INEXACT)
 acos_p = naryop("acos", chlo.acos, INEXACT)
