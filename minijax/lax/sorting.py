@@ -126,43 +126,22 @@ def _sort_batching(args, dims, *, dimension, is_stable, num_keys):
 sort_p.def_batching(_sort_batching)
 
 
-# Differentiation. A sort permutes its non-key operands by the order of its keys, so for fixed
-# keys it is *linear* in them: the JVP sorts the tangents alongside the (primal) keys in a
-# second sort, and the transpose applies the inverse permutation, which is one more sort keyed
-# by the permutation itself. Both sorts are stable, so they permute ties identically.
+# Differentiation, as JAX's: the primals are sorted together with an iota along ``dimension``,
+# which gives each output's source position, and every tangent is gathered at it. The gather's
+# transpose is a scatter-add, so sort itself never needs transposing.
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
-    params = dict(dimension=dimension, is_stable=True, num_keys=num_keys)
-    outs = sort_p.bind(*primals, **params)
-    moving = [i for i, t in enumerate(tangents) if type(t) is not ad.Zero]
-    moved = sort_p.bind(*primals[:num_keys], *[tangents[i] for i in moving], **params)
-    t_out = [ad.Zero.from_primal_value(o) for o in outs]
-    for i, t in zip(moving, moved[num_keys:]):
-        t_out[i] = t
+    shape = get_aval(primals[0]).shape
+    index_dtype = np.uint64 if any(d > np.iinfo(np.uint32).max for d in shape) else np.uint32
+    *outs, perm = sort_p.bind(*primals, broadcasted_iota(index_dtype, shape, dimension),
+                              dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    t_out = [t if type(t) is ad.Zero else _take_along_axis(t, perm, dimension)
+             for t in tangents]
     return outs, t_out
 
 
-def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
-    keys = operands[:num_keys]
-    if any(ad.is_undefined_primal(k) for k in keys):
-        raise TypeError("sort is not linear in its keys, so it cannot be transposed in them")
-    shape = get_aval(keys[0]).shape
-    iota = broadcasted_iota(np.int32, shape, dimension)
-    params = dict(dimension=dimension, is_stable=True)
-    perm = sort_p.bind(*keys, iota, num_keys=num_keys, **params)[-1]  # source of each output
-    back = [i for i in range(num_keys, len(operands))
-            if ad.is_undefined_primal(operands[i]) and type(cts[i]) is not ad.Zero]
-    result = [None] * len(operands)
-    if back:
-        unsorted = sort_p.bind(perm, *[cts[i] for i in back], num_keys=1, **params)[1:]
-        for i, ct in zip(back, unsorted):
-            result[i] = ct
-    return result
-
-
 ad.primitive_jvps[sort_p] = _sort_jvp
-ad.primitive_transposes[sort_p] = _sort_transpose
 
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
