@@ -653,9 +653,10 @@ scan_p.def_batching(_scan_batching)
 
 
 # ------------------------------------------------------------------------------------------------
-# Dead-code elimination of loop carries (JAX's _scan_dce_rule / while's DCE): a carry that no
-# used output needs, directly or through another used carry, goes with what computes it, so
-# an invalid derivative in a dead carry (a custom_vjp's forward tangent) is never lowered.
+# Dead-code elimination of scan carries (JAX's _scan_dce_rule): a carry that no used output
+# needs, directly or through another used carry, goes with what computes it, so an invalid
+# derivative in a dead carry (a custom_vjp's forward tangent) is never lowered. As in JAX
+# 0.10.2, ``while`` has no such rule: a used while equation is kept whole.
 
 
 def _live_carries(body, n_before, used_carry, used_rest):
@@ -684,27 +685,7 @@ def _scan_dce(eqn, used_outputs):
                              common.keep(eqn.outvars, used_out), params, eqn.source_info)
 
 
-def _while_dce(eqn, used_outputs):
-    p = eqn.params
-    ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
-    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-    if common.effectful(cond) or common.effectful(body):
-        return [True] * len(eqn.invars), eqn
-    _, cond_in = dce_jaxpr_used(cond, [True])
-    start = [u or c for u, c in zip(used_outputs, cond_in[ncc:])]  # the predicate's carries
-    used_carry, new_body, body_in = _live_carries(body, nbc, start, [])
-    body_in = body_in[:nbc] + used_carry
-    cond_in = cond_in[:ncc] + used_carry
-    params = dict(p, cond_jaxpr=common.pruned(cond, cond_in),
-                  body_jaxpr=common.pruned(new_body, body_in),
-                  cond_nconsts=sum(cond_in[:ncc]), body_nconsts=sum(body_in[:nbc]))
-    used_in = cond_in[:ncc] + body_in
-    return used_in, JaxprEqn(eqn.primitive, common.keep(eqn.invars, used_in),
-                             common.keep(eqn.outvars, used_carry), params, eqn.source_info)
-
-
 dce_rules[scan_p] = _scan_dce
-dce_rules[while_p] = _while_dce
 
 
 # ------------------------------------------------------------------------------------------------
