@@ -6,6 +6,7 @@ import pytest
 
 import minijax
 import minijax.numpy as jnp
+from minijax import lax
 from minijax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 
@@ -45,3 +46,39 @@ def test_sort_jacfwd_split_is_replicated():
     j = minijax.jit(minijax.jacfwd(jnp.sort))(_sh(np.array([3.0, 1.0, 2.0, 1.0], np.float32)))
     np.testing.assert_array_equal(j, [[0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0], [1, 0, 0, 0]])
     assert isinstance(j.sharding, NamedSharding) and j.sharding.spec == P()
+
+
+# -- S5: no DCE rule for while (JAX 0.10.2 has scan's only) ----------------------------------
+
+
+@pytest.mark.devices(2)
+def test_while_dead_carry_keeps_the_split_argument():
+    # s14049-359: the loop still carries the split x, so the program runs on the mesh
+    r = minijax.jit(lambda x: lax.while_loop(
+        lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0, c[2] + 1.0),
+        (0, x, jnp.zeros(4)))[2])(_sh(np.arange(4.0, dtype=np.float32)))
+    np.testing.assert_array_equal(r, [3.0, 3.0, 3.0, 3.0])
+    assert isinstance(r.sharding, NamedSharding) and r.sharding.spec == P()
+
+
+@minijax.custom_vjp
+def _cv(a, b):
+    return a * b
+
+
+_cv.defvjp(lambda a, b: (a * b, (a, b)), lambda r, g: (g * r[1], g * r[0]))
+
+
+def test_jvp_of_a_traced_bound_fori_loop_with_a_dead_custom_vjp_carry_raises():
+    # traced bounds make the fori_loop a while, whose dead carry (the custom_vjp's tangent) JAX
+    # keeps and refuses to differentiate forward
+    def body(i, c):
+        c1, c2 = c
+        return jnp.sin(c1) * 2.0, _cv(c2, c2)
+
+    x, y = jnp.array([0.3, -1.2]), jnp.array([0.5, 2.0])
+    f = minijax.jit(lambda x, y, n: minijax.jvp(
+        lambda x, y: lax.fori_loop(0, n, body, (x, y))[0], (x, y), (x, y)))
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                       r"custom_vjp function\."):
+        f(x, y, 2)

@@ -1,6 +1,6 @@
-"""Dead-code elimination of loop carries, as JAX 0.10.2's scan/while DCE: a carry that no used
-output needs (directly or through another live carry) goes, with what computes it. Expected
-values are JAX 0.10.2's (recorded by running the same programs under /work/venv_jax)."""
+"""Dead-code elimination of loop carries, as JAX 0.10.2's scan DCE: a carry that no used output
+needs (directly or through another live carry) goes, with what computes it; a while keeps its.
+Expected values are JAX 0.10.2's (recorded by running the same programs under /work/venv_jax)."""
 
 import numpy as np
 import pytest
@@ -73,13 +73,12 @@ def test_scan_keeps_a_carry_needed_through_another_and_drops_the_dead_one(x64):
     assert len(body_after.invars) == len(body_before.invars) - 2  # c3 and the const x
 
 
-def test_while_drops_a_dead_carry_keeps_the_predicate_s(x64):
+def test_while_keeps_its_dead_carry(x64):
+    # JAX 0.10.2 has no DCE rule for while (only scan's): a used while stays whole
     closed = minijax.make_jaxpr(_while_dead)(np.array([0.3, 1.2]))
-    before = _loop_eqn(closed, "while")
     after = _loop_eqn(dce_jaxpr(closed), "while")
-    assert len(before.outvars) == 3 and len(after.outvars) == 2  # the counter stays
-    assert not any(e.primitive.name == "log" for e in after.params["body_jaxpr"].jaxpr.eqns)
-    assert len(after.params["cond_jaxpr"].jaxpr.invars) == 2
+    assert len(after.outvars) == 3
+    assert any(e.primitive.name == "log" for e in after.params["body_jaxpr"].jaxpr.eqns)
 
 
 def test_results_and_derivatives_match_jax_and_finite_differences(x64):
