@@ -31,6 +31,7 @@ from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad
 from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import _precision_config, canonicalize_precision
+from minijax.lax.elementwise import _real_dtype
 from minijax.lax.families import ANY, check_dtype_allowed
 from minijax.lax.sharding_constraint import lay_out
 from minijax.lax.structural import full, reshape, rev
@@ -236,16 +237,37 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     pads = ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(nsp, 2))
     in_dtype = ctx.avals_in[0].dtype
     out_aval = ctx.avals_out[0]
+
+    def conv(out_type, lhs, rhs):
+        return hlo.convolution(
+            out_type, lhs, rhs, dnums, feature_group_count, batch_group_count,
+            window_strides=list(window_strides), padding=pads,
+            lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation),
+            precision_config=_precision_config(precision),
+        )
+
+    if dtypes.is_complex(in_dtype):
+        return _complex_conv(ctx, conv, lhs, rhs)
     if out_aval.dtype != in_dtype and not dtypes.is_float(out_aval.dtype):
         # integer accumulation in a wider type: convert first (XLA CPU/GPU codegen wants it)
         lhs = hlo.convert(tensor_type(ctx.avals_in[0].update(dtype=out_aval.dtype)), lhs)
         rhs = hlo.convert(tensor_type(ctx.avals_in[1].update(dtype=out_aval.dtype)), rhs)
-    return hlo.convolution(
-        tensor_type(out_aval), lhs, rhs, dnums, feature_group_count, batch_group_count,
-        window_strides=list(window_strides), padding=pads,
-        lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation),
-        precision_config=_precision_config(precision),
-    )
+    return conv(tensor_type(out_aval), lhs, rhs)
+
+
+def _complex_conv(ctx, conv, lhs, rhs):
+    """A complex convolution as three real ones (Gauss's trick), as JAX lowers it on CPU and
+    GPU (XLA CPU has no complex convolution): ``k1 = (re l + im l) * re r``,
+    ``k2 = re l * (im r - re r)``, ``k3 = im l * (re r + im r)``, result
+    ``(k1 - k3) + i (k1 + k2)``. The rounding is JAX's, not the 4-product formula's."""
+    out_aval = ctx.avals_out[0]
+    out_part = tensor_type(out_aval.update(dtype=_real_dtype(out_aval.dtype)))
+    l_re, l_im = hlo.real(lhs), hlo.imag(lhs)
+    r_re, r_im = hlo.real(rhs), hlo.imag(rhs)
+    k1 = conv(out_part, hlo.add(l_re, l_im), r_re)
+    k2 = conv(out_part, l_re, hlo.subtract(r_im, r_re))
+    k3 = conv(out_part, l_im, hlo.add(r_re, r_im))
+    return hlo.complex(hlo.subtract(k1, k3), hlo.add(k1, k2))
 
 
 conv_general_dilated_p = Primitive("conv_general_dilated")

@@ -73,21 +73,10 @@ def _conv(x, y, mode, op, precision, preferred_element_type):
 def _cross_correlate(x, y, padding, precision, preferred_element_type):
     """``out[k] = sum_j xp[k + j] * y[j]`` with ``xp`` the zero-padded ``x``."""
     n, m = x.shape[0], y.shape[0]
-    if not dtypes.is_complex(np.dtype(x.dtype)):
-        out = lax.conv_general_dilated(
-            lax.reshape(x, (1, 1, n)), lax.reshape(y, (1, 1, m)), (1,), [padding],
-            precision=precision, preferred_element_type=preferred_element_type)
-        return lax.reshape(out, (out.shape[2],))
-    # XLA's convolution takes no complex operands on every backend: a sliding-window gather
-    # (an (out_len, m) matrix of windows) and one dot.
-    out_len = n + padding[0] + padding[1] - m + 1
-    padded = lax.pad(x, convert(0, x.dtype), [(padding[0], padding[1], 0)])
-    starts = lax.expand_dims(lax.iota(np.int32, out_len), (1,))
-    dnums = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
-                                       start_index_map=(0,))
-    windows = lax.gather(padded, starts, dnums, (m,), mode="clip", indices_are_sorted=True)
-    return lax.dot_general(windows, y, (((1,), (0,)), ((), ())), precision=precision,
-                           preferred_element_type=preferred_element_type)
+    out = lax.conv_general_dilated(
+        lax.reshape(x, (1, 1, n)), lax.reshape(y, (1, 1, m)), (1,), [padding],
+        precision=precision, preferred_element_type=preferred_element_type)
+    return lax.reshape(out, (out.shape[2],))
 
 
 @eager_jit(static_argnames=("mode", "precision", "preferred_element_type"), inline=False)
