@@ -28,7 +28,7 @@ import typing
 
 import numpy as np
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import (
     ClosedJaxpr,
     Jaxpr,
@@ -182,11 +182,12 @@ def hoist_consts(closed):
 def inline_consts(closed, scalars_only=False):
     """``closed`` with its NumPy-typed constants (``scalars_only``: the rank-0 ones) written
     into the equations as literals, as JAX 0.10 bakes a jit's constants into its module (typed
-    keys stay constvars)."""
+    keys stay constvars). float0 ones are always written in: no buffer holds float0."""
     jaxpr = closed.jaxpr
     sub, keep, kept = {}, [], []
     for v, c in zip(jaxpr.constvars, closed.consts):
-        if isinstance(v.aval.dtype, np.dtype) and not (scalars_only and v.aval.ndim):
+        if isinstance(v.aval.dtype, np.dtype) and not (
+                scalars_only and v.aval.ndim and v.aval.dtype != dtypes.float0):
             sub[v] = Literal(np.asarray(c), v.aval)
         else:
             keep.append(v)

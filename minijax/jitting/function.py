@@ -117,7 +117,8 @@ class _Float0Outputs:
 
 
 def _is_float0(x):
-    return type(x) is np.ndarray and x.dtype == dtypes.float0
+    """A NumPy float0 leaf, or a traced one (a float0 output of an inner transformation)."""
+    return get_aval(x).dtype == dtypes.float0
 
 
 class _RefOutputs:

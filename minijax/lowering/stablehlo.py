@@ -93,6 +93,8 @@ _ELEMENT_TYPES = {
     dtypes.uint1: lambda: ir.IntegerType.get_unsigned(1),
     dtypes.uint2: lambda: ir.IntegerType.get_unsigned(2),
     dtypes.uint4: lambda: ir.IntegerType.get_unsigned(4),
+    # float0 tangents travel as booleans (as in JAX's lowering): XLA has no zero-width type
+    dtypes.float0: lambda: ir.IntegerType.get_signless(1),
 }
 
 
@@ -120,6 +122,8 @@ def dense_i64(values):
 def ir_constant(value, dtype=None):
     """A ``stablehlo.constant`` holding ``value`` (any NumPy-convertible value)."""
     x = np.asarray(value, dtype=dtype)
+    if x.dtype == dtypes.float0:  # float0 holds only zeros: boolean False, as its type is i1
+        x = np.zeros(x.shape, np.bool_)
     etype = element_type(x.dtype)
     if x.dtype in _BITS_VIEWED:
         bits = x.view(np.dtype(f"uint{8 * x.dtype.itemsize}"))
