@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.core import Tracer, get_aval
+from minijax.core import Literal, Tracer, WeakScalar, get_aval
 from minijax.custom_derivatives import run_forward
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
+from minijax.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.parallel import pvary_p
 from minijax.lowering.array import Array, device_put_value
@@ -387,12 +388,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         _check_scalar_output(out_tree, ans, holomorphic)
         out = lin.primals_out[0]
         aval = get_aval(out)
-        one = np.ones((), aval.dtype)
-        if aval.weak_type and not isinstance(out, Tracer):
-            # eagerly, a weak seed, as JAX's: the gradient at a Python float is weakly typed
-            # (under a trace the seed stays a plain literal, which user code may see as the
-            # cotangent in a custom_vjp's bwd)
-            one = device_put_value(one, weak_type=True)
+        one = _weak_one(out, aval.dtype) if aval.weak_type else np.ones((), aval.dtype)
         if aval.vma:  # inside shard_map the seed has the output's type, as JAX's
             one = lax.pcast(one, tuple(sorted(aval.vma, key=str)), to="varying")
         grads = tree.unflatten(_instantiate(lin.vjp([one])))
@@ -401,6 +397,21 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         return ans, grads
 
     return value_and_grad_f
+
+
+def _weak_one(out, dtype):
+    """grad's seed for a weakly typed output ``out``, as JAX's `full_like(ans, 1)`: for a
+    traced ``out``, a weak constant of the nearest staging trace (its jaxpr writes it as a
+    literal; the traces between, jvp, vmap, partial evaluation, see it as a constant, as JAX's
+    bind of a constant falls through them), else a weak Array. The gradient at a Python float
+    is then weakly typed."""
+    trace = core.current_trace() if isinstance(out, Tracer) else core.eval_trace
+    while type(trace) is not DynamicJaxprTrace and trace.parent is not None:
+        trace = trace.parent
+    one = WeakScalar(1, dtype)
+    if type(trace) is DynamicJaxprTrace:
+        return DynamicJaxprTracer(trace, one.aval, Literal(one.val, one.aval))
+    return device_put_value(one.val, weak_type=True)
 
 
 def _check_scalar_output(out_tree, ans, holomorphic):

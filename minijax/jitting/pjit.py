@@ -318,15 +318,17 @@ ad.primitive_transposes[pjit_p] = _pjit_transpose
 
 
 def _ct_types(cts, out_avals):
-    """None, or the present cotangents' types where one has another dtype than its output's
-    tangent: a custom_vjp bwd may give one, which JAX's transpose of a call traces on as it is
-    (it flows on, or fails in a lax op) where a callee traced on the output's type would be
-    called ill-typed."""
-    pairs = [(ad.tangent_aval(a), core.get_aval(c).dtype) for c, a in zip(cts, out_avals)
+    """None, or the present cotangents' types where one has another dtype or weak type than
+    its output's tangent, as JAX's transpose of a call traces the cotangents as they are: a
+    strong cotangent of a weak output stays strong, and a custom_vjp bwd's cotangent of
+    another dtype flows on (or fails in a lax op) rather than reaching an ill-typed callee."""
+    pairs = [(ad.tangent_aval(a), core.get_aval(c)) for c, a in zip(cts, out_avals)
              if type(c) is not Zero]
-    if all(t.dtype == d or t.dtype == dtypes.float0 for t, d in pairs):
+    if all(t.dtype == dtypes.float0 or (t.dtype, t.weak_type) == (c.dtype, c.weak_type)
+           for t, c in pairs):
         return None
-    return tuple(t if t.dtype == dtypes.float0 else t.update(dtype=d) for t, d in pairs)
+    return tuple(t if t.dtype == dtypes.float0 else t.update(dtype=c.dtype, weak_type=c.weak_type)
+                 for t, c in pairs)
 
 
 # --- batching ----------------------------------------------------------------------------------
