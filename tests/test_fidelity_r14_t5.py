@@ -47,3 +47,15 @@ def test_complex_convolve_keeps_the_split():
         np.stack([x, x[::-1]]), _split(x))
     np.testing.assert_array_equal(_bits(out), _bits(_JAX["convolve_vmap_split"]))
     assert _spec(out) == list(_JAX["convolve_vmap_split_spec"])
+
+
+def test_gamma_vmap_broadcasts_the_key():
+    # S4 (s14047-375): random_gamma_p's batching rule broadcasts an unbatched key over the batch
+    # and samples one flat vector, so the alphas' split does not reach the output
+    k = jax.random.PRNGKey(217)
+    out = jax.jit(jax.vmap(lambda a: jax.random.gamma(k, a), (-1,)))(_split(_JAX["gamma_a"]))
+    np.testing.assert_array_equal(out, _JAX["gamma_vmap"])
+    assert out.dtype == np.float32
+    assert _spec(out) == list(_JAX["gamma_vmap_spec"])
+    jaxpr = str(jax.make_jaxpr(jax.vmap(lambda a: jax.random.gamma(k, a)))(_JAX["gamma_a"]))
+    assert "random_gamma" in jaxpr

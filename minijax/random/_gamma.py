@@ -11,16 +11,16 @@ error rather than returning a wrong derivative.
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
 from minijax import lax
 from minijax import numpy as jnp
-from minijax.core import get_aval
-from minijax.custom_derivatives import custom_jvp
+from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.interpreters import ad, batching
+from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lax.control_flow.common import vary_like
-from minijax.numpy._eager import eager_jit
+from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
 from minijax.random._distributions import (
     _as_array,
     _check_shape,
@@ -85,36 +85,55 @@ def _gamma_one(data, alpha, log_space):
     return lax.mul(lax.mul(d, V), boost)
 
 
-@partial(custom_jvp, nondiff_argnums=(2,))
-def _gamma_samples(data, a, log_space):
-    n = math.prod(a.shape)
-    if n == 0:
+def _gamma_flat(data, a, *, log_space):
+    """JAX's ``_gamma_impl``: the keys ``data`` (batch shape ``a.shape[:k]``) are each split
+    into ``prod(a.shape[k:])`` keys, and the flat vector of alphas is sampled at once."""
+    if math.prod(a.shape) == 0:
         return jnp.zeros(a.shape, a.dtype)
-    keys = _split(data, (n,))
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, jnp.reshape(a, (n,)))
+    count = math.prod(a.shape[data.ndim - 1:])
+    keys = vmap(lambda k: _split(k, (count,)))(jnp.reshape(data, (-1, 2)))
+    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(
+        jnp.reshape(keys, (-1, 2)), jnp.reshape(a, (-1,)))
     return jnp.reshape(samples, a.shape)
 
 
-@_gamma_samples.defjvp
-def _gamma_samples_jvp(log_space, primals, tangents):
+def _gamma_lowering(ctx, data, a, *, log_space):
+    closed = trace_to_jaxpr(lambda d, al: [_gamma_flat(d, al, log_space=log_space)],
+                            list(ctx.avals_in))
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [data, a])[0]
+
+
+def _gamma_grad(g, ans, data, a, *, log_space):
     """The implicit reparameterization gradient d sample / d a (JAX's rule):
-    ``random_gamma_grad(a, sample)``, divided by the sample in log space."""
-    data, a = primals
-    ans = _gamma_samples(data, a, log_space)
-    samples = ans
+    ``random_gamma_grad(a, sample)``, divided by the sample in log space, one element at a time
+    in a ``lax.map`` as JAX on CPU (so it rounds as JAX's)."""
+    samples = jnp.reshape(ans, (-1,))
     if log_space:
         # d log(sample) = d sample / sample; exp(log_sample) may round to 0: use the tiniest
-        samples = lax.exp(ans)
+        samples = lax.exp(samples)
         samples = jnp.where(samples == 0, jnp.finfo(samples.dtype).tiny, samples)
-        grad = lax.div(lax.random_gamma_grad(a, samples), samples)
+        one_grad = lambda al, s: lax.div(lax.random_gamma_grad(al, s), s)  # noqa: E731
     else:
-        grad = lax.random_gamma_grad(a, samples)
-    return ans, lax.mul(tangents[1], grad)
+        one_grad = lax.random_gamma_grad
+    grads = lax.map(lambda args: one_grad(*args), (jnp.reshape(a, (-1,)), samples))
+    return lax.mul(g, jnp.reshape(grads, a.shape))
 
 
-@eager_jit(static_argnames=("log_space",), inline=False)
-def _gamma_impl(data, a, log_space):
-    return _gamma_samples(data, a, log_space)
+def _gamma_batching(args, dims, *, log_space):
+    """JAX's: key and alphas batched at the front, an unbatched key broadcast (every example
+    splits the same key)."""
+    size = batching.axis_size(args, dims)
+    data, a = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+    return random_gamma_p.bind(data, a, log_space=log_space), 0
+
+
+# JAX's random_gamma_p: keys of batch shape a.shape[:k] (k = 0 unless batched by vmap)
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.def_abstract_eval(lambda data, a, **_: ShapedArray(a.shape, a.dtype))
+random_gamma_p.def_lowering(_gamma_lowering)
+random_gamma_p.def_batching(_gamma_batching)
+ad.defjvp2(random_gamma_p, None, _gamma_grad)
 
 
 def _prepare_a(name, a, shape, dtype):
@@ -158,7 +177,7 @@ def gamma(key, a, shape=None, dtype=None):
     data, _ = _single("gamma", key)
     dtype = _float_dtype("gamma", dtype)
     (a,) = _match_key_vma("gamma", data, _prepare_a("gamma", a, shape, dtype))
-    return _gamma_impl(data, a, False)
+    return random_gamma_p.bind(data, a, log_space=False)
 
 
 def loggamma(key, a, shape=None, dtype=None):
@@ -166,7 +185,7 @@ def loggamma(key, a, shape=None, dtype=None):
     data, _ = _single("loggamma", key)
     dtype = _float_dtype("gamma", dtype)  # JAX names gamma in loggamma's error
     (a,) = _match_key_vma("gamma", data, _prepare_a("loggamma", a, shape, dtype))
-    return _gamma_impl(data, a, True)
+    return random_gamma_p.bind(data, a, log_space=True)
 
 
 def beta(key, a, b, shape=None, dtype=None):
