@@ -36,7 +36,7 @@ from minijax.interpreters.partial_eval import (
 )
 from minijax.lax.control_flow import common, ref_writes
 from minijax.lax.control_flow.conditionals import _lower_closed, cond
-from minijax.lax.convert import convert_element_type
+from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
@@ -591,7 +591,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
         outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
         d_c, d_carry, d_x = common.split(outs, [n_lc, nk, len(lin_x_avals)])
-        d_carry = [d if nz else ad.zeros_like_aval(a) for d, nz, a in
+        d_carry = [_strong_as(d, a) if nz else ad.zeros_like_aval(a) for d, nz, a in
                    zip([d for d, c in zip(d_carry, carry_ct) if c], carry_nz, carry_avals)]
         return [add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
 
@@ -616,6 +616,15 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     return ([next(ic) if lin else None for lin in c_lin]
             + [d if lin else None for d, lin in zip(d_init, init_lin)]
             + [next(ix) if lin else None for lin in x_lin])
+
+
+def _strong_as(ct, aval):
+    """A carry's cotangent out of the transposed body, strong where the carry cotangent coming
+    in is: JAX transposes the body with its carry binders typed as those cotangents, so a
+    convert of a weak carry to strong there transposes to a strong cotangent."""
+    if aval.weak_type or not get_aval(ct).weak_type:
+        return ct
+    return _convert_element_type(ct, aval.dtype, weak_type=False)
 
 
 ad.primitive_transposes[scan_p] = _scan_transpose
@@ -707,13 +716,14 @@ def _describe(tree, avals):
 
 
 def _promote_weak_init(init_leaves, init_avals, out_avals):
-    """A weakly typed initial carry (a Python scalar) stays weak while the body keeps it weak;
-    where the body makes it strong, or of another dtype, it takes the body's type, as in JAX;
-    then the body is traced again."""
+    """A weakly typed initial carry (a Python scalar) the body turns into another dtype takes
+    the body's dtype, as in JAX, and the body is traced again. One the body only makes strong
+    is passed unconverted (JAX's typematch ignores weak types): a convert there would make its
+    cotangent weak again, where JAX's is the strong carry cotangent."""
     changed = False
     new = []
     for x, a, o in zip(init_leaves, init_avals, out_avals):
-        if a.weak_type and a.shape == o.shape and (a.dtype, True) != (o.dtype, o.weak_type):
+        if a.weak_type and a.shape == o.shape and a.dtype != o.dtype:
             x = convert_element_type(x, o.dtype)
             changed = True
         new.append(x)
