@@ -636,7 +636,11 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
     for start, n, stride, dim in zip(start_indices, ct_shape, strides, shape):
         end = start + (0 if n == 0 else 1 + (n - 1) * stride)  # one past the last element taken
         config.append((start, dim - end, stride - 1))
-    return [pad(ct, const(ct, 0), config)]
+    # JAX pads with lax._const(ct, 0): weak only for a weak rank-0 ct, so a weak ct of rank
+    # >= 1 comes back strong
+    ct_aval = get_aval(ct)
+    zero = const(ct, 0) if ct_aval.weak_type and not ct_aval.shape else np.zeros((), ct_aval.dtype)
+    return [pad(ct, zero, config)]
 
 
 ad.deflinear(slice_p, _slice_transpose)
