@@ -499,7 +499,9 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
     dn = dimension_numbers
     sdn = ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
                                   dn.operand_batching_dims, dn.start_indices_batching_dims)
-    zeros = ad.zeros_like_aval(operand.aval)
+    # strong zeros, as JAX's lax.full(shape, 0, dtype): scatter_add keeps its operand's weak
+    # type, so the operand cotangent is strong even for a weak operand
+    zeros = ad.zeros_like_aval(operand.aval.update(weak_type=False))
     ct_operand = scatter_add_p.bind(zeros, indices, ct, dimension_numbers=sdn,
                                     indices_are_sorted=indices_are_sorted,
                                     unique_indices=unique_indices, mode=mode)
