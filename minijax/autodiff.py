@@ -486,14 +486,15 @@ def _std_basis(leaves):
     eye = lax.convert_element_type(lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
                                           lax.broadcasted_iota(np.int32, (n, n), 1)),
                                    dtypes.result_type(*leaves))
-    out, start = [], 0
-    for a, s in zip(avals, sizes):
-        piece = lax.slice_in_dim(eye, start, start + s, axis=1)
-        piece = lax.convert_element_type(lax.reshape(piece, (n, *a.shape)), a.dtype)
+    out = []
+    # split as JAX's _unravel_array_into_pytree (its transpose concatenates: a weak cotangent
+    # stays weak, where a slice's pads with a strong zero)
+    for a, piece in zip(avals, lax.split(eye, sizes, axis=1)):
+        # of its leaf's dtype and weak type, as JAX's _possible_downcast
+        piece = _convert_element_type(lax.reshape(piece, (n, *a.shape)), a.dtype, a.weak_type)
         if a.vma:  # inside shard_map the basis varies as its leaf does (JAX's _insert_pvary)
             piece = pvary_p.bind(piece, axes=tuple(sorted(a.vma, key=str)))
         out.append(piece)
-        start += s
     return out
 
 
@@ -501,12 +502,8 @@ def _split_last(x, in_avals, out_shape):
     """A Jacobian block ``x`` of shape (*out_shape, N) split per input leaf."""
     if get_aval(x).dtype == dtypes.float0:  # nothing to slice: float0 blocks, as JAX's
         return [np.zeros((*out_shape, *a.shape), dtypes.float0) for a in in_avals]
-    pieces, start = [], 0
-    for a in in_avals:
-        piece = lax.slice_in_dim(x, start, start + a.size, axis=len(out_shape))
-        pieces.append(lax.reshape(piece, (*out_shape, *a.shape)))
-        start += a.size
-    return pieces
+    pieces = lax.split(x, [a.size for a in in_avals], axis=len(out_shape))  # as JAX's
+    return [lax.reshape(p, (*out_shape, *a.shape)) for p, a in zip(pieces, in_avals)]
 
 
 def _check_jacfwd_input_dtype(holomorphic, x):
@@ -600,16 +597,16 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             return _registry.flatten(pullback(y_tree.unflatten(basis))[0])[0]
 
         rows = vmap(row)(*_std_basis(y_leaves))
-        blocks, start = [], 0
-        for ya in y_avals:
+        sizes = [ya.size for ya in y_avals]
+        parts = [lax.split(r, sizes, axis=0) for r in rows]  # as JAX's _unravel_array_into_pytree
+        blocks = []
+        for i, ya in enumerate(y_avals):
             per_input = [  # each block takes its input's weak type (JAX's _possible_downcast)
-                _with_weak_type(lax.reshape(lax.slice_in_dim(r, start, start + ya.size, axis=0),
-                                            (*ya.shape, *get_aval(x).shape)),
+                _with_weak_type(lax.reshape(p[i], (*ya.shape, *get_aval(x).shape)),
                                 get_aval(x).weak_type)
-                for r, x in zip(rows, leaves)
+                for p, x in zip(parts, leaves)
             ]
             blocks.append(in_tree.unflatten(per_input))
-            start += ya.size
         out = y_tree.unflatten(blocks)
         return (out, aux) if has_aux else out
 

@@ -38,6 +38,11 @@ CASES = {
     "jit_grad_custom_vjp": lambda: jax.jit(jax.grad(_sin_cv))(0.5),
     "grad_grad_custom_vjp": lambda: jax.grad(jax.grad(_sin_cv))(0.5),
     "vmap_grad_identity": lambda: jax.vmap(jax.grad(lambda x: x))(jnp.full(2, 0.5))[0],
+    # R6: jacrev's basis is split and cast to its output's weak type (JAX's
+    # _unravel_array_into_pytree), so the outer cotangent stays weak
+    "vag_jacrev_exp": lambda: jax.value_and_grad(jax.jacrev(lax.exp))(-0.5)[1],
+    "grad_jacrev_exp": lambda: jax.grad(lambda x: jax.jacrev(lax.exp)(x))(-0.5),
+    "grad_hessian_exp2": lambda: jax.grad(jax.hessian(jnp.exp2))(-5.0),
 }
 
 JAXPRS = {

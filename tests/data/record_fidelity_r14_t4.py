@@ -32,6 +32,9 @@ CASES = {
     "jit_grad_custom_vjp": lambda: jax.jit(jax.grad(_sin_cv))(0.5),
     "grad_grad_custom_vjp": lambda: jax.grad(jax.grad(_sin_cv))(0.5),
     "vmap_grad_identity": lambda: jax.vmap(jax.grad(lambda x: x))(jnp.full(2, 0.5))[0],
+    "vag_jacrev_exp": lambda: jax.value_and_grad(jax.jacrev(lax.exp))(-0.5)[1],
+    "grad_jacrev_exp": lambda: jax.grad(lambda x: jax.jacrev(lax.exp)(x))(-0.5),
+    "grad_hessian_exp2": lambda: jax.grad(jax.hessian(jnp.exp2))(-5.0),
 }
 
 JAXPRS = {
