@@ -159,7 +159,7 @@ def test_shaped_array_takes_jax_keywords():
     assert s.spec == P(None) and s.mesh == x.aval.sharding.mesh
     a = ShapedArray(shape=(2,), dtype=np.float32, sharding=s, weak_type=True)
     assert a == ShapedArray((2,), np.float32, True)
-    mat = minijax.core.ManualAxisType(frozenset({"i"}))
+    mat = minijax.core.ManualAxisType(varying=frozenset({"i"}))  # keyword-only, as in JAX
     assert ShapedArray((2,), np.float32, manual_axis_type=mat).vma == {"i"}
     mesh = minijax.make_mesh((1,), ("x",))
     with pytest.raises(ValueError, match="explicit sharding"):

@@ -71,10 +71,10 @@ MISSING_RULES = {
 
 # Primitives linear in some operands but not attached with the linear-rule helper (which marks
 # ``Primitive.linear``): mul, div, dot_general, conv, triangular_solve in one operand, add and
-# sub in both, convert_element_type and sort in their float operands. Their JVPs apply them to
-# tangents, so reverse mode transposes them.
+# sub in both, convert_element_type in its float operand. Their JVPs apply them to tangents, so
+# reverse mode transposes them. (sort's JVP gathers the tangents by the permutation, as JAX's.)
 LINEAR_IN_AN_OPERAND = ("add", "sub", "mul", "div", "dot_general", "conv_general_dilated",
-                        "triangular_solve", "convert_element_type", "sort")
+                        "triangular_solve", "convert_element_type")
 
 
 def _is_linear(prim):
