@@ -92,12 +92,11 @@ def _cj_pair(x, y):
 _cj_pair.defjvp(lambda p, t: (_cj_pair(*p), t[0] * (p[1] + jnp.cos(p[0])) + t[1] * p[0]))
 
 
+@pytest.mark.devices(2)
 def test_an_eager_shard_map_runs_its_body_op_by_op_as_jax():
     # JAX 0.10.2 (tests/data/record_fidelity_r12_lead.py): eagerly each op of the body (and of
     # the custom_jvp function's body) is its own program, so float16 intermediates round after
     # every op; jit compiles the body whole and XLA keeps them wider
-    if len(minijax.devices()) < 2:
-        pytest.skip("needs 2 devices")
     from minijax.sharding import Mesh, PartitionSpec as P
     mesh = Mesh(np.array(minijax.devices()[:2]), ("d",))
     x = jnp.asarray(np.array([[[1.658203125, 4.58203125, 6.52734375]],
