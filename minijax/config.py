@@ -320,24 +320,22 @@ def transfer_guard(new_val):
 
 
 @contextlib.contextmanager
+def _explicit(flag):
+    """jaxlib's thread-local guard ``flag`` set inside the block."""
+    state = guard_lib.thread_local_state()
+    prev = getattr(state, flag)
+    setattr(state, flag, True)
+    try:
+        yield
+    finally:
+        setattr(state, flag, prev)
+
+
 def explicit_device_put_scope():
     """Copies inside the block are explicit ``device_put``s (allowed by ``"disallow"``)."""
-    state = guard_lib.thread_local_state()
-    prev = state.explicit_device_put
-    state.explicit_device_put = True
-    try:
-        yield
-    finally:
-        state.explicit_device_put = prev
+    return _explicit("explicit_device_put")
 
 
-@contextlib.contextmanager
 def explicit_device_get_scope():
     """Reads inside the block are explicit ``device_get``s."""
-    state = guard_lib.thread_local_state()
-    prev = state.explicit_device_get
-    state.explicit_device_get = True
-    try:
-        yield
-    finally:
-        state.explicit_device_get = prev
+    return _explicit("explicit_device_get")
