@@ -2,10 +2,10 @@
 JAX's algorithm step for step, so the samples are JAX's.
 
 Each element of ``a`` gets its own key (``split(key, a.size)``) and runs its own rejection loop;
-the elements run together under ``vmap`` (one batched while loop). Differentiating a sample
-with respect to ``a`` needs the implicit reparameterization gradient, which needs the
-regularized incomplete gamma function (``lax.igamma``, not in minijax yet): it raises a clear
-error rather than returning a wrong derivative.
+the elements run together under ``vmap`` (one batched while loop). ``random_gamma`` is the
+primitive, as JAX's ``random_gamma_p``: under vmap an unbatched key is copied across the batch.
+A sample's derivative with respect to ``a`` is the implicit reparameterization gradient
+(``random_gamma_grad``, from the regularized incomplete gamma function).
 """
 
 from __future__ import annotations
