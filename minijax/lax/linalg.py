@@ -629,7 +629,9 @@ def _eigh_jvp(primals, tangents, *, lower):
     # First-order perturbation theory for distinct eigenvalues (JAX's rule):
     # w_dot = diag(V^H A_dot V), V_dot = V (F * V^H A_dot V), F_ij = 1 / (w_j - w_i), F_ii = 0.
     (a,), (a_dot,) = primals, tangents
-    v, w_real = eigh_p.bind(a, lower=lower)
+    # JAX binds eigh on symmetrize(a) even though eigh(symmetrize_input=True) already did: the
+    # second pass changes the result where a holds inf/NaN or entries near the dtype's max.
+    v, w_real = eigh_p.bind(symmetrize(a), lower=lower)
     if type(a_dot) is ad.Zero:
         return [v, w_real], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w_real)]
     n = a.shape[-1]
