@@ -8,6 +8,7 @@ import pytest
 
 import minijax
 import minijax.numpy as jnp
+from minijax import lax
 
 # s15039-133: a complex Hermitian-ish matrix with a -inf diagonal entry.
 _A_INF = np.array(
@@ -37,3 +38,36 @@ def test_eigh_jvp_finite_input_unchanged():
     np.testing.assert_allclose(w, [-1.1517725, 1.4063696, 3.7454033], rtol=1e-5)
     np.testing.assert_allclose(dw, [0.5641914, -0.11831178, 2.5541215], rtol=1e-4, atol=1e-5)
 
+
+def test_convert_python_complex_to_real_raises_numpy_typeerror():
+    # s15020-321: JAX converts a Python scalar to a strong dtype with np.asarray on the host.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        with pytest.raises(TypeError, match=r"float\(\) argument must be a string or a real "
+                                            r"number, not 'complex'"):
+            lax.convert_element_type(complex(-1.5, -.5), jnp.float32)
+        with pytest.raises(TypeError, match=r"int\(\) argument must be a string, a bytes-like "
+                                            r"object or a real number, not 'complex'"):
+            lax.convert_element_type(complex(1, 2), jnp.int32)
+
+
+@pytest.mark.parametrize(
+    "value, dtype, expected",
+    [
+        (np.complex64(-1.5 - .5j), np.float32, -1.5),  # NumPy scalars drop the imaginary part
+        (complex(1, 0), np.bool_, True),
+        (complex(1.5, 2), np.complex64, 1.5 + 2j),
+        (3e9, np.int32, 2147483647),  # NumPy overflows: XLA saturates
+        (-3.7, np.uint8, 0),
+        (float("nan"), np.int32, 0),  # non-finite to integer skips the host
+        (np.float16(np.inf), np.int16, 32767),
+        (np.int64(300), np.uint8, 44),
+        (1e10, np.float16, np.inf),
+    ],
+)
+def test_convert_scalar_to_strong_dtype(value, dtype, expected):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = lax.convert_element_type(value, dtype)
+    assert out.dtype == np.dtype(dtype) and not out.weak_type
+    assert np.asarray(out).item() == expected

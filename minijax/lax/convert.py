@@ -103,7 +103,29 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
         )
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type) and _is_array(operand):
         return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
+    if _converts_on_host(operand, new_dtype, weak_type):
+        # JAX converts a scalar to a strong dtype with NumPy, so NumPy's rules apply: a Python
+        # complex to a real dtype raises TypeError, and a NumPy float beyond an integer range
+        # casts as NumPy does. A Python value NumPy cannot fit (OverflowError) goes to XLA.
+        try:
+            operand = np.asarray(operand, dtype=new_dtype)
+        except OverflowError:
+            pass
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _converts_on_host(operand, new_dtype, weak_type):
+    """JAX's test for host conversion: a Python or NumPy scalar to a strong dtype other than
+    float0, except a non-finite inexact one to an integer dtype (XLA saturates those)."""
+    if weak_type or new_dtype == dtypes.float0:
+        return False
+    if not isinstance(operand, (bool, int, float, complex, np.generic)):
+        return False
+    return not (
+        isinstance(operand, (float, complex, np.inexact))
+        and not np.isfinite(operand)
+        and new_dtype.kind in "iu"
+    )
 
 
 def _is_array(x):
