@@ -27,8 +27,6 @@ PROGRAMS = programs(minijax, jnp, lax)
 NAMES_ONLY = {
     # JAX's pretty-printer breaks a line by its own width rules; minijax keeps it on one line
     "jit_literal_out": "line breaking",
-    # minijax's vjp of mul-and-add sums cotangents with add, JAX with add_any
-    "grad_jit": "add vs add_any",
     # cond/while/scan/custom_jvp/custom_vjp/checkpoint/shard_map params are laid out
     # differently (JAX: one param a line; remat2 vs checkpoint; minijax omits some params)
     "cond": "param layout",

@@ -45,6 +45,7 @@ beside the primitive in ``minijax/lax/*.py`` with these)::
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core, dtypes
 from minijax.core import (
@@ -58,7 +59,7 @@ from minijax.core import (
     get_aval,
     jaxpr_as_fun,
 )
-from minijax.interpreters import lax_ops
+from minijax.interpreters import batching, lax_ops
 from minijax.interpreters.partial_eval import PartialEvalTrace, dce_jaxpr, trace_to_jaxpr
 from minijax.interpreters.rule_views import RuleView
 from minijax.lowering.array import device_put_value
@@ -143,7 +144,45 @@ def add_tangents(a, b):
         return b
     if type(b) is Zero:
         return a
-    return lax_ops.add(a, b)
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    # a rule's rank-0 or size-1 part of an elementwise op's tangent: add_any wants one shape
+    if a_shape != b_shape:
+        shape = np.broadcast_shapes(a_shape, b_shape)
+        a, b = broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
+    return add_any_p.bind(a, b)
+
+
+# JAX's ``add_jaxvals_p``: how tangents and cotangents are summed. Unlike ``lax.add`` its type
+# is its first operand's, weak type included (JAX's ``add_abstract``), so a cotangent's weak
+# type is the first one written's.
+add_any_p = core.Primitive("add_any")
+add_jaxvals_p = add_any_p
+
+
+@add_any_p.def_abstract_eval
+def _add_any_abstract_eval(x, y):
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise TypeError(f"add_any: operands of one type expected, got {x.str_short()} and "
+                        f"{y.str_short()}")
+    return x
+
+
+add_any_p.def_lowering(lambda ctx, x, y: hlo.add(x, y))
+# Run eagerly it is lax.add (JAX's impl, raw_jaxval_adders: weak only when both operands are)
+add_any_p.def_impl(lambda x, y: lax_ops.add(x, y))
+
+
+@add_any_p.def_batching
+def _add_any_batching(args, dims):
+    # JAX's add_batched: the unbatched operand is broadcast along the other's batch axis
+    (x, y), (dx, dy) = args, dims
+    if dx is batching.not_mapped:
+        x = batching.broadcast_batched(x, get_aval(y).shape[dy], dy)
+    elif dy is batching.not_mapped:
+        y = batching.broadcast_batched(y, get_aval(x).shape[dx], dx)
+    else:
+        x = batching.moveaxis(x, dx, dy)
+    return add_any_p.bind(x, y), dy if dy is not batching.not_mapped else dx
 
 
 # Helpers for rules ------------------------------------------------------------------------------
@@ -319,7 +358,7 @@ def _sum_parts(ans, parts):
         return Zero(tangent_aval(aval))
     total = parts[0]
     for p in parts[1:]:
-        total = lax_ops.add(total, p)
+        total = add_tangents(total, p)
     return broadcast_to_shape(total, aval.shape)
 
 
@@ -378,6 +417,8 @@ def deflinear(prim, transpose_rule):
 # JAX's name for this form (a transpose rule that also sees the operands); JAX's own
 # ``deflinear`` takes ``transpose_rule(ct, **params)`` without them.
 deflinear2 = deflinear
+
+deflinear(add_any_p, lambda ct, x, y: [ct, ct])
 
 # JAX's registries, as views onto ``prim.jvp`` and ``prim.transpose`` (rule_views.py): the
 # rule signatures are the same in both.
