@@ -32,12 +32,13 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core
 from minijax.core import (
-    ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, WeakScalar, get_aval, jaxpr_as_fun)
+    ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Var, WeakScalar, get_aval, jaxpr_as_fun)
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open, needs_axis_data
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import (
+    KnownStagedSplit,
     PartialEvalTrace,
     building_jaxpr,
     dce_eqns,
@@ -53,7 +54,7 @@ from minijax.interpreters.partial_eval import (
 )
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.lax.control_flow.common import keep
-from minijax.jitting.pjit import inline_calls
+from minijax.jitting.pjit import pjit_p
 from minijax.lax.convert import convert_element_type_p
 from minijax.lowering.array import Array
 from minijax.source_info import wraps
@@ -387,11 +388,11 @@ def _split_known(jaxpr, unknown_in, policy):
     computable from the known operands (their outputs, then the residuals the policy saves) and
     the staged rest (on the residuals, then the unknown operands)."""
     policy = policy or nothing_saveable
-    jaxpr = inline_calls(ClosedJaxpr(jaxpr, [])).jaxpr  # the policy sees into nested jits
-    split = split_known_staged(  # a known equation the policy does not save is recomputed
-        jaxpr, unknown_in,
-        recompute=lambda e: not _saves(
-            policy(e.primitive, *[v.aval for v in e.invars], **e.params)))
+
+    def recompute(e):  # a known equation the policy does not save is recomputed
+        return not _saves(policy(e.primitive, *[v.aval for v in e.invars], **e.params))
+
+    split = _split_with_calls(jaxpr, unknown_in, recompute)
     residuals = split.residuals
     # The known part: its outputs and the saved residuals, computed on the parent trace.
     known_outs = [v for v, k in zip(jaxpr.outvars, split.out_known) if k]
@@ -429,6 +430,87 @@ def _split_known(jaxpr, unknown_in, policy):
     staged = Jaxpr([], list(residuals) + split.unknown_invars, staged_outs,
                    dce_eqns(split.staged_eqns, staged_outs, keep_effects=True)[0])
     return both, consts, staged, out_known, len(residuals)
+
+
+def _split_with_calls(jaxpr, unknown_in, recompute):
+    """``split_known_staged`` of ``jaxpr`` where each nested ``jit`` equation reading a known
+    operand is itself split, as JAX's partial-eval-custom rule for jit does: a known ``jit``
+    (its known outputs and the residuals the policy saves in its callee) and a staged ``jit``
+    (the rest, recomputing what the policy does not save), so that each still runs as one
+    compiled call and the policy sees into the callee."""
+    if not any(e.primitive is pjit_p for e in jaxpr.eqns):
+        return split_known_staged(jaxpr, unknown_in, recompute)
+    known_eqns, staged_eqns, known = _split_eqns(jaxpr, unknown_in, recompute)
+    out_known = [type(v) is Literal or v in known for v in jaxpr.outvars]
+    staged_outs = [v for v, k in zip(jaxpr.outvars, out_known) if not k]
+    live = dce_jaxpr(ClosedJaxpr(Jaxpr([], [], staged_outs, staged_eqns), [])).jaxpr.eqns
+    # a recomputed side effect runs again (see split_known_staged)
+    staged_eqns, free = dce_eqns(live, staged_outs, keep_effects=True)
+    unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if u]
+    known_invars = [v for v, u in zip(jaxpr.invars, unknown_in) if not u]
+    unknown_set = set(unknown_invars)
+    return KnownStagedSplit(known_eqns, staged_eqns, out_known, known_invars, unknown_invars,
+                            staged_outs, [v for v in free if v not in unknown_set])
+
+
+def _split_eqns(jaxpr, unknown_in, recompute):
+    """``(known_eqns, staged_eqns, known_vars)``: the known equations, and the staged ones
+    (unpruned) with copies of the known ones to recompute, nested jits split in two."""
+    known = {v for v, u in zip(jaxpr.invars, unknown_in) if not u}
+    known.update(jaxpr.constvars)
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        unknown = [type(v) is not Literal and v not in known for v in eqn.invars]
+        if eqn.primitive is pjit_p and not all(unknown):
+            known_eqn, staged_eqn = _split_call(eqn, unknown, recompute)
+            known_eqns.append(known_eqn)
+            known.update(known_eqn.outvars)
+            if staged_eqn is not None:
+                staged_eqns.append(staged_eqn)
+        elif not any(unknown):
+            known_eqns.append(eqn)
+            known.update(eqn.outvars)
+            if recompute(eqn):
+                staged_eqns.append(eqn)
+        else:
+            staged_eqns.append(eqn)
+    return known_eqns, staged_eqns, known
+
+
+def _split_call(eqn, unknown, recompute):
+    """A ``jit`` equation with known operands as ``(known_eqn, staged_eqn)``: the known call
+    computes the known outputs and then the residuals; the staged call takes those residuals
+    and every operand, and gives every output (the known ones recomputed or forwarded), which
+    the caller's dead-code elimination prunes. ``staged_eqn`` is None when nothing is staged
+    (the whole call is known and saved)."""
+    callee = eqn.params["jaxpr"]
+    body = callee.jaxpr
+    known_eqns, staged_eqns, known = _split_eqns(body, unknown, recompute)
+    out_known = [type(v) is Literal or v in known for v in body.outvars]
+    staged_eqns, free = dce_eqns(staged_eqns, body.outvars, keep_effects=True)
+    if all(out_known) and not staged_eqns:
+        return eqn, None
+    bound = set(body.invars) | set(body.constvars)
+    residuals = [v for v in free if v not in bound]
+    known_invars = [v for v, u in zip(body.invars, unknown) if not u]
+    known_outs = [v for v, k in zip(body.outvars, out_known) if k] + residuals
+    known_body = Jaxpr(body.constvars, known_invars, known_outs,
+                       dce_eqns(known_eqns, known_outs, keep_effects=True)[0])
+    res_vars = [Var(v.aval) for v in residuals]
+    known_eqn = JaxprEqn(
+        pjit_p, [v for v, u in zip(eqn.invars, unknown) if not u],
+        [v for v, k in zip(eqn.outvars, out_known) if k] + res_vars,
+        dict(eqn.params, jaxpr=ClosedJaxpr(known_body, callee.consts),
+             donated_invars=(False,) * len(known_invars)),
+        eqn.source_info)
+    staged_body = Jaxpr(body.constvars, residuals + list(body.invars), body.outvars,
+                        staged_eqns)
+    staged_eqn = JaxprEqn(
+        pjit_p, res_vars + list(eqn.invars), eqn.outvars,
+        dict(eqn.params, jaxpr=ClosedJaxpr(staged_body, callee.consts),
+             donated_invars=(False,) * (len(residuals) + len(body.invars))),
+        eqn.source_info)
+    return known_eqn, staged_eqn
 
 
 checkpoint_p.partial_eval = _partial_eval

@@ -31,3 +31,38 @@ def test_eager_checkpoint_transpose_keeps_cotangent_type():
     # the actual cotangent types)
     g = jax.jit(lambda x: jax.vjp(lax.sin, x)[1](np.float32(1)))(-0.12)[0]
     assert not _weak(g)  # JAX 0.10.2: strong
+
+
+# Q1 (case s14016-184): an eager gradient through checkpoint keeps a nested jit (jnp.hypot) as
+# jits -- a known call and a staged call -- so each runs compiled, as JAX's partial-eval rule
+# for jit splits it; flattened, float16 intermediates were rounded op by op.
+
+_B = np.array([[1.404296875, -0.10113525390625, -0.367919921875]], np.float16)
+_W = np.array([[0.5, 1., 1.5]], np.float16)
+
+
+def _hypot_grad(policy):
+    import minijax.numpy as jnp
+    return jax.grad(lambda c, b: jnp.sum(
+        jax.checkpoint(lambda c, b: jnp.hypot(c, b), policy=policy)(c, b) * _W), argnums=1)
+
+
+def test_eager_grad_through_checkpoint_runs_nested_jit_whole():
+    c = jax.numpy.sin(jax.numpy.asarray(
+        [[0.79541015625, -1.0029296875, -1.841796875]], jax.numpy.float16)
+        @ jax.numpy.asarray([[2.5, -5.5, -2.0], [-1.0, 4.0, 2.0], [0.0, -1.5, 3.0]],
+                            jax.numpy.float16))
+    for policy in (None, jax.checkpoint_policies.checkpoint_dots):
+        g = _hypot_grad(policy)(c, _B)
+        assert g.dtype == np.float16
+        assert float(g[0, 0]) == 0.496826171875  # JAX 0.10.2 (eager and jitted alike)
+
+
+def test_checkpoint_grad_jaxpr_splits_nested_jit():
+    # JAX 0.10.2's make_jaxpr: the forward calls jit[hypot]; the differentiated checkpoint
+    # holds two jit[hypot] equations (the recomputation with residuals, then the transpose)
+    text = str(jax.make_jaxpr(_hypot_grad(None))(_B, _B))
+    outer = text[text.rindex("\n{ lambda"):]  # the program, after the shared callees
+    assert outer.count("jit[name=hypot") == 3, text
+    body = outer[outer.index("checkpoint["):]
+    assert body.count("jit[name=hypot") == 2, text
