@@ -7,7 +7,9 @@
   operands are all known run now, and the staged (tangent) part becomes a ``checkpoint``
   equation that takes as residuals only the checkpoint's known inputs and the outputs of
   equations the ``policy`` calls saveable. Every other known value the tangent part needs is
-  *recomputed* inside it: those equations are copied into the staged jaxpr.
+  *recomputed* inside it: those equations are copied into the staged jaxpr. A nested ``jit``
+  is split the same way into a known ``jit`` and a staged ``jit`` (JAX's rule for jit), so
+  each still runs as one compiled call and the policy sees into it.
 - Transpose: the transposed jaxpr, itself wrapped in a ``checkpoint`` equation, so the
   backward pass shows (and XLA keeps) the recomputation as one unit.
 - Lowering: inline; with ``prevent_cse`` the differentiated equation's operands go through an
