@@ -1,4 +1,5 @@
-"""Debugging helpers: ``visualize_array_sharding`` (which device holds which tile)."""
+"""Debugging helpers: ``visualize_array_sharding`` (which device holds which tile),
+``inspect_array_sharding``, host callbacks and ``breakpoint``."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import builtins
 
 from minijax.callbacks import debug_callback
 from minijax.debugger import breakpoint  # noqa: A004 - JAX's name
+from minijax.inspect_sharding import inspect_sharding_p
+from minijax.tree_util import tree_leaves
 
-__all__ = ["breakpoint", "callback", "print", "visualize_array_sharding", "visualize_sharding",
-           "sharding_grid"]
+__all__ = ["breakpoint", "callback", "inspect_array_sharding", "print",
+           "visualize_array_sharding", "visualize_sharding", "sharding_grid"]
 
 
 def _label(devices):
@@ -58,6 +61,14 @@ def _render(rows, cols, cells, min_width, max_width):
     text = "\n".join(lines)
     builtins.print(text)
     return text
+
+
+def inspect_array_sharding(value, *, callback):
+    """Calls ``callback`` with the sharding of each array leaf of ``value``, as soon as it is
+    known: eagerly at once; inside ``jit`` when the program compiles (so on its first call, or
+    on ``jit(f).lower(...).compile()``), with the sharding XLA's partitioner chose."""
+    for leaf in tree_leaves(value):
+        inspect_sharding_p.bind(leaf, callback=callback)
 
 
 def visualize_array_sharding(x, *, use_color=False, scale=1.0, min_width=9, max_width=80):

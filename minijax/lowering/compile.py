@@ -119,7 +119,7 @@ def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, ja
     """
     devices = list(devices)
     start = time.perf_counter()
-    xla, loaded, key = _compile_or_load(lowered, name, devices, spmd=mesh is not None)
+    xla, loaded, key = _compile_or_load(lowered, name, devices, mesh)
     seconds = time.perf_counter() - start
     exe = Executable(xla, name, devices, in_avals, out_avals, mesh)
     dump_dir = config.minijax_dump_dir
@@ -132,9 +132,9 @@ def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, ja
 _counts = {"xla_compiles": 0}
 
 
-def _compile_or_load(lowered, name, devices, spmd=False):
+def _compile_or_load(lowered, name, devices, mesh=None):
     options = backends.compile_options(devices)
-    if spmd:  # Shardy annotations need the SPMD partitioner even on one device
+    if mesh is not None:  # Shardy annotations need the SPMD partitioner even on one device
         build = options.executable_build_options
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = True
@@ -142,6 +142,8 @@ def _compile_or_load(lowered, name, devices, spmd=False):
         jaxlib_ext.set_xla_dump_to(options, os.path.join(config.minijax_dump_dir, "xla"))
 
     module, host_callbacks = lowered.module, lowered.host_callbacks
+    for hook in lowered.compile_hooks:
+        hook(devices, mesh)
 
     def compile_():
         _counts["xla_compiles"] += 1
@@ -151,7 +153,8 @@ def _compile_or_load(lowered, name, devices, spmd=False):
             raise XlaRuntimeError(f"XLA failed to compile '{name}': {e}") from None
 
     # Executables with host callbacks are never cached: their Python functions cannot be saved.
-    if persistent_cache.cache_dir() is None or host_callbacks:
+    # Nor are those with compile hooks, whose callbacks run during compilation, as in JAX.
+    if persistent_cache.cache_dir() is None or host_callbacks or lowered.compile_hooks:
         return compile_(), False, None
     return persistent_cache.compile_or_load(module, devices, options, name, compile_)
 

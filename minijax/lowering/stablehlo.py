@@ -168,6 +168,9 @@ class ModuleContext:
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
         self.token = None  # the ordered-effects token of the region being emitted
         self.keepalives = []  # objects a library's lowering asks to outlive the module
+        # Functions of (devices, mesh) that compiling calls first: a lowering that must know
+        # where the program runs (inspect_array_sharding's) learns it there.
+        self.compile_hooks = []
         # Whether nested jits become private functions (see lower_call); set for programs
         # Shardy partitions, where the call boundaries steer its propagation as in JAX's.
         self.calls_as_functions = False
@@ -329,14 +332,16 @@ def _unique_symbol(module_ctx, name):
 
 
 class LoweredModule:
-    """A lowered program: the MLIR ``module`` (or its text) and the Python functions its
-    host-callback custom calls name by position (``host_callbacks``); compiling needs both."""
+    """A lowered program: the MLIR ``module`` (or its text), the Python functions its
+    host-callback custom calls name by position (``host_callbacks``) and the module context's
+    ``compile_hooks``; compiling needs all three."""
 
-    __slots__ = ("module", "host_callbacks")
+    __slots__ = ("module", "host_callbacks", "compile_hooks")
 
-    def __init__(self, module, host_callbacks=()):
+    def __init__(self, module, host_callbacks=(), compile_hooks=()):
         self.module = module
         self.host_callbacks = list(host_callbacks)
+        self.compile_hooks = list(compile_hooks)
 
 
 def lower_jaxpr(
@@ -388,7 +393,7 @@ def lower_jaxpr(
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             func.ReturnOp(outs)
         _verify(module)
-    return LoweredModule(module, mctx.host_callbacks)
+    return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks)
 
 
 def _verify(module):
