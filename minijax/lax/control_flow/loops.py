@@ -40,6 +40,7 @@ from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
+from minijax.lowering.array import device_put_value
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
@@ -791,11 +792,46 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if c_tree != init_tree or not common.same_types(out_carry, carry_avals):
         raise _carry_mismatch("scan body", init_tree, carry_avals, c_tree, out_carry)
     common.check_carry_vma("scan body", f, init_tree, carry_avals, out_carry)
-    outs = scan_p.bind(*consts, *init_leaves, *xs_leaves, jaxpr=body, num_consts=len(consts),
-                       num_carry=nk, length=length, reverse=bool(reverse), unroll=unroll)
-    carry = init_tree.unflatten(outs[:nk])
-    ys = out_leaves_tree[1].unflatten(outs[nk:])
+    # As JAX's scan: a carry the body returns unchanged is read-only, a constant whose final
+    # value is its init (vmap, jvp and shard_map's carry checks then never see it), and a y
+    # that is the x slice itself is the xs leaf, with no copy through the loop.
+    b = body.jaxpr
+    nc = len(consts)
+    moved = [out is v for out, v in zip(b.outvars, b.invars[nc:nc + nk])]
+    x_binders = {id(v): i for i, v in enumerate(b.invars[nc + nk:])}
+    ys_fwd = [x_binders.get(id(v)) for v in b.outvars[nk:]]
+    body = _moved_to_consts(body, nc, moved, [i is None for i in ys_fwd])
+    kept = [x for x, m in zip(init_leaves, moved) if not m]
+    consts = [*(x for x, m in zip(init_leaves, moved) if m), *consts]
+    outs = iter(scan_p.bind(*consts, *kept, *xs_leaves, jaxpr=body, num_consts=len(consts),
+                            num_carry=len(kept), length=length, reverse=bool(reverse),
+                            unroll=unroll))
+    carry = init_tree.unflatten([x if m else next(outs) for x, m in zip(init_leaves, moved)])
+    ys = out_leaves_tree[1].unflatten(
+        [next(outs) if i is None else _as_array(xs_leaves[i]) for i in ys_fwd])
     return carry, ys
+
+
+def _moved_to_consts(closed, n_consts, moved, keep_rest):
+    """JAX's ``move_to_const``: the carry binders flagged in ``moved`` (ones the body returns
+    unchanged) go in front of the constants and their outputs are pruned, as are the outputs
+    after the carries that ``keep_rest`` does not keep."""
+    if not any(moved) and all(keep_rest):
+        return closed
+    b = closed.jaxpr
+    n = len(moved)
+    carries = b.invars[n_consts:n_consts + n]
+    hoisted = [v for v, m in zip(carries, moved) if m]
+    unmoved = lambda xs: [x for x, m in zip(xs, moved) if not m]  # noqa: E731
+    rest_outs = [v for v, k in zip(b.outvars[n:], keep_rest) if k]
+    return ClosedJaxpr(Jaxpr(b.constvars, [*hoisted, *b.invars[:n_consts], *unmoved(carries),
+                                           *b.invars[n_consts + n:]],
+                             [*unmoved(b.outvars[:n]), *rest_outs], b.eqns), closed.consts)
+
+
+def _as_array(x):
+    # JAX's _maybe_put: an xs leaf returned as a y is an Array, not the caller's NumPy array
+    return device_put_value(x) if isinstance(x, np.ndarray) else x
 
 
 def _scan_with_refs(f, init, xs, refs, length, reverse, unroll):
