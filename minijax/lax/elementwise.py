@@ -479,8 +479,9 @@ conj_p = elementwise_prim("conj", _COMPLEX_PARTS | COMPLEX, _conj_lowering, _com
 
 # Transposes of the real-linear maps between real and complex numbers, w.r.t. the pairing
 # <a, b> = Re(sum(a * b)) that JAX uses: Re(ct * (x + iy)) = Re(ct) x - Im(ct) y, and so on.
-ad.deflinear(real_p, lambda ct, z: [complex(ct, const(ct, 0))])
-ad.deflinear(imag_p, lambda ct, z: [complex(const(ct, 0), neg(ct))])
+# The zero is a strong NumPy scalar, as JAX's, so the complex cotangent is strong.
+ad.deflinear(real_p, lambda ct, z: [complex(ct, np.zeros((), dtypes.dtype_of(ct)[0]))])
+ad.deflinear(imag_p, lambda ct, z: [complex(np.zeros((), dtypes.dtype_of(ct)[0]), neg(ct))])
 ad.deflinear(complex_p, lambda ct, x, y: [_linear_ct(x, real(ct)), _linear_ct(y, neg(imag(ct)))])
 ad.deflinear(conj_p, lambda ct, z, *, input_dtype: [
     conj(ct) if input_dtype.kind == "c" else real(ct)])
