@@ -11,7 +11,8 @@
 - ``naryop`` / ``elementwise_prim``: an elementwise primitive with its shape rule, lowering and
   vmap's elementwise rule (``batching.elementwise_rule``): one batching rule for the family.
 - ``coerce_scalars``: Python scalars take their default dtype, weakly typed (as JAX's lax);
-  ``const(x, value)``: a constant of ``x``'s dtype for minijax's own lax calls.
+  ``const(x, value)``: a constant of ``x``'s dtype for minijax's own lax calls;
+  ``rule_const(x, value)``: one typed as JAX's derivative rules type theirs.
 - Lowering helpers for more than one StableHLO op: ``hlo_compare``, ``minmax_values``,
   ``full_like_shape``.
 """
@@ -23,7 +24,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, WeakScalar
+from minijax.core import Primitive, ShapedArray, WeakScalar, get_aval
 from minijax.interpreters import batching
 from minijax.lowering.stablehlo import dense_i64, element_type, full_like_aval
 
@@ -190,6 +191,19 @@ def const(x, value):
     writes a constant into a lax op (``lax.mul(x, const(x, 0.5))``), since lax ops refuse
     operands of other dtypes. Like a Python scalar, it does not make the result strong."""
     return WeakScalar(value, dtypes.dtype_of(x)[0])
+
+
+def rule_const(x, value):
+    """``value`` as a rank-0 operand of ``x``'s dtype, typed as JAX's derivative rules type
+    their constants (``lax._const``): weak only when ``x`` is a weakly typed scalar whose dtype
+    is its Python scalar type's default, else strong. So ``sqrt``'s JVP constant makes the
+    tangent of a weak ``f32[1]`` primal strong, as in JAX, where ``const`` would keep it weak."""
+    aval = get_aval(x)
+    if aval.weak_type and not aval.shape:
+        value = dtypes.scalar_type_of(aval.dtype)(value)
+        if dtypes.python_scalar_dtype(value) == aval.dtype:
+            return WeakScalar(value, aval.dtype)
+    return np.asarray(value, aval.dtype)
 
 
 # ------------------------------------------------------------------------------------------------
