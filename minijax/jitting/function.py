@@ -31,7 +31,7 @@ from minijax import sharding_types as shd
 from minijax.config import config
 from minijax.core import get_aval
 from minijax.interpreters.batching import bound_axes
-from minijax.interpreters.partial_eval import building_jaxpr, inline_consts, trace_to_jaxpr
+from minijax.interpreters.partial_eval import DynamicJaxprTrace, inline_consts, trace_to_jaxpr
 from minijax.jitting import pjit, placement
 from minijax.jitting.prune import prune_unused
 from minijax.lax.control_flow import ref_writes
@@ -480,8 +480,10 @@ class JitFunction:
     def _call_traced(self, args, kwargs):
         """Under another trace: one ``jit`` equation holding the traced function (JAX's
         ``pjit``), or the function itself with jit disabled or, with ``inline=True``, while a
-        jaxpr is being built (elsewhere the equation carries ``inline``, as JAX's does)."""
-        if config.jax_disable_jit or (self._inline and building_jaxpr(core.current_trace())):
+        jaxpr is being built on the current trace (a transformation above it binds the equation,
+        carrying ``inline``, and the staging trace inlines it, as JAX's does)."""
+        if config.jax_disable_jit or (
+                self._inline and type(core.current_trace()) is DynamicJaxprTrace):
             return self._fun(*args, **kwargs)
         record = self._record(args, kwargs, get_aval)
         at = [i for i in _ref_positions(record.avals) if type(record.leaves[i]) is Ref]

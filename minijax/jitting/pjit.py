@@ -23,12 +23,16 @@ that alive) and what the rule saw, so calling a jitted function many times deriv
 
 from __future__ import annotations
 
+import numpy as np
+
 from minijax import core, dtypes
-from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, Var, eval_jaxpr
+from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_jaxpr, moveaxis, needs_axis_data, not_mapped
 from minijax.interpreters.partial_eval import (
+    DynamicJaxprTrace,
+    DynamicJaxprTracer,
     dce_jaxpr,
     dce_jaxpr_used,
     dce_rules,
@@ -41,8 +45,67 @@ from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
 from minijax.lax.control_flow.common import effectful, keep, pruned
 from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body
+from minijax.source_info import user_frame
 
-pjit_p = Primitive("jit", multiple_results=True)
+
+class _JitPrimitive(Primitive):
+    """A call with ``inline`` bound on a staging trace is inlined there, its equations keeping
+    the callee's types, as JAX's ``pjit_staging_rule`` does: a transformation above the staging
+    trace saw the call first and derived the callee at its own types (the JVP of a weak primal
+    has a weak tangent, whatever the tangent operand's type), and those types hold."""
+
+    def bind(self, *args, **params):
+        if params["inline"]:
+            trace = core.current_trace()
+            if type(trace) is DynamicJaxprTrace:
+                return _inline_into(trace, params["jaxpr"], args)
+        return super().bind(*args, **params)
+
+
+pjit_p = _JitPrimitive("jit", multiple_results=True)
+
+
+def _inline_into(trace, closed, args):
+    """``closed``'s equations appended to ``trace`` on ``args``, with fresh variables (one
+    callee may be inlined twice) typed as in the callee."""
+    jaxpr = closed.jaxpr
+    env = dict(zip(jaxpr.constvars, closed.consts))
+    env.update(zip(jaxpr.invars, args))
+    src = user_frame()
+
+    def read(v):
+        return core.literal_value(v) if type(v) is Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is convert_element_type_p:
+            folded = _fold_convert(read(eqn.invars[0]), eqn.params, eqn.outvars[0].aval)
+            if folded is not None:
+                env[eqn.outvars[0]] = folded
+                continue
+        invars = [v if type(v) is Literal else trace.to_var(env[v]) for v in eqn.invars]
+        outvars = [Var(v.aval) for v in eqn.outvars]
+        trace.eqns.append(JaxprEqn(eqn.primitive, invars, outvars, eqn.params, src))
+        for v, w in zip(eqn.outvars, outvars):
+            env[v] = DynamicJaxprTracer(trace, w.aval, w)
+    return [read(v) for v in jaxpr.outvars]
+
+
+_FOLDABLE = (int, float, complex, bool, np.generic, np.ndarray, core.WeakScalar)
+
+
+def _fold_convert(x, params, aval):
+    """A scalar constant's conversion done while inlining, as JAX's constant folding of
+    ``convert_element_type`` (a Python scalar argument's promotion leaves a literal, not a
+    conversion): weak result a weak literal, strong a strong one; None when not foldable."""
+    new_dtype = params["new_dtype"]
+    if (not isinstance(x, _FOLDABLE) or np.shape(x)
+            or dtypes.issubdtype(new_dtype, dtypes.extended)):
+        return None
+    out = np.asarray(x)
+    if np.iscomplexobj(out) and not dtypes.issubdtype(new_dtype, np.complexfloating):
+        out = out.real
+    out = out.astype(new_dtype)
+    return core.WeakScalar(out, out.dtype) if aval.weak_type else out
 
 
 def open_closed(closed):

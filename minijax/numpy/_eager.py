@@ -11,8 +11,11 @@ the stack builds a jaxpr) the call is one ``jit`` equation, whose derivative or 
 runs as one compiled program again, as JAX's jitted jnp functions do: in float32 a fused
 formula rounds differently from its ops run one by one, and JAX's eager gradients are the fused
 ones (except the transpose of an ``inline=True`` function's tangent: JAX's linearization
-inlines it, so it runs op by op). Under a staging trace (jit, make_jaxpr) a function JAX jits
-with ``inline=True`` (most: the ufuncs, ``sum``) is called plainly, so the jaxpr stays flat;
+inlines it, so it runs op by op). Called on a staging trace (jit, make_jaxpr) itself, a function
+JAX jits with ``inline=True`` (most: the ufuncs, ``sum``) is called plainly, so the jaxpr stays
+flat; under a transformation above a staging trace it is a ``jit`` equation to that
+transformation, which the staging trace then inlines, as JAX's pjit staging rule does (so a
+``jvp`` under ``jit`` types its tangent as the JVP of the call does: weak for a weak primal);
 one JAX jits as a call (``inline=False``: ``jnp.where``'s ``_where``, ``var``, the random
 samplers) is a ``jit`` equation there too, as in JAX's jaxprs, and a partitioned program
 lowers it as a function call, through which Shardy propagates shardings as it does through JAX's.
@@ -26,15 +29,15 @@ import functools
 import inspect
 
 from minijax import core
-from minijax.interpreters.partial_eval import building_jaxpr
+from minijax.interpreters.partial_eval import DynamicJaxprTrace
 from minijax.jitting import jit
 from minijax.jitting.args import split_static
 
 
 def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inline=True):
-    """Decorator: ``fn`` runs jitted when called eagerly or under eager transformations;
-    while a jaxpr is being built, plainly (``inline``) or as a ``jit`` equation (``inline=False``,
-    for a function JAX jits without ``inline=True``). ``fused_under_transforms=False`` for a
+    """Decorator: ``fn`` runs jitted when called eagerly or under transformations; on a staging
+    trace itself, plainly (``inline``) or as a ``jit`` equation (``inline=False``, for a function
+    JAX jits without ``inline=True``). ``fused_under_transforms=False`` for a
     function JAX does not jit (``tensordot``): under any transformation its ops run one by
     one, as JAX's do; only the plain eager call takes the fast path."""
     if fn is None:
@@ -51,7 +54,7 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
         eager = is_eval_trace_current()  # the hot case: checked once
         if eager or call_when_staged or (
-                fused_under_transforms and not building_jaxpr(core.current_trace())):
+                fused_under_transforms and type(core.current_trace()) is not DynamicJaxprTrace):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
             return jitted(*args, **kwargs)
