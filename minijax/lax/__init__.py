@@ -5,6 +5,7 @@ public names in ``__all__``; this package only re-exports them.
 """
 
 from minijax.lax.control_flow import *  # noqa: F401,F403,E402
+from minijax.lax.accuracy import *  # noqa: F401,F403
 from minijax.lax.ann import *  # noqa: F401,F403
 from minijax.lax.barrier import *  # noqa: F401,F403
 from minijax.lax.broadcasting import *  # noqa: F401,F403

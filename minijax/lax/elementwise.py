@@ -28,8 +28,15 @@ from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, concrete_or_error, get_aval
+from minijax.core import Primitive, ShapedArray, concrete_or_error, current_trace, get_aval
 from minijax.interpreters import ad, batching, lax_ops
+from minijax.interpreters.partial_eval import in_linearization
+from minijax.lax.accuracy import (
+    AccuracyMode,
+    accuracy_attr,
+    lower_with_accuracy,
+    pp_params_without_none_accuracy,
+)
 from minijax.lax.convert import convert_element_type
 from minijax.lax.families import (
     ANY,
@@ -326,10 +333,21 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 # ------------------------------------------------------------------------------------------------
 # Transcendental and special functions (floating or complex unless noted)
 
-exp_p = naryop("exp", hlo.exponential, INEXACT)
-log_p = naryop("log", hlo.log, INEXACT)
-expm1_p = naryop("expm1", hlo.exponential_minus_one, INEXACT)
-log1p_p = naryop("log1p", hlo.log_plus_one, INEXACT)
+def _with_accuracy(p):
+    """``p`` takes JAX's ``accuracy`` parameter, shown in a jaxpr only when set."""
+    p.pp_params = pp_params_without_none_accuracy
+    return p
+
+
+def _accuracy_op(name, build, allowed):
+    """A unary op lowered to ``build`` with its ``result_accuracy`` (JAX's _nary_lower_hlo)."""
+    return _with_accuracy(elementwise_prim(name, allowed, lower_with_accuracy(build)))
+
+
+exp_p = _accuracy_op("exp", hlo.exponential, INEXACT)
+log_p = _accuracy_op("log", hlo.log, INEXACT)
+expm1_p = _accuracy_op("expm1", hlo.exponential_minus_one, INEXACT)
+log1p_p = _accuracy_op("log1p", hlo.log_plus_one, INEXACT)
 
 
 def _complex_sin_cos_terms(ctx, x):
@@ -347,37 +365,40 @@ def _complex_sin_cos_terms(ctx, x):
 
 # Complex sin/cos lower through JAX's formula, whose select at a zero real part keeps
 # cos(0 + inf i) = inf + 0i (C99's ccos) where the 0 * inf term would give a NaN.
-def _sin_lowering(ctx, x):
+# Their real lowerings take the accuracy; the complex formula ignores it, as JAX's.
+def _sin_lowering(ctx, x, accuracy=None):
     if ctx.avals_in[0].dtype.kind != "c":
-        return hlo.sine(x)
+        return _lower_sine(ctx, x, accuracy=accuracy)
     a_is_zero, sn, cs, snh, csh, zero = _complex_sin_cos_terms(ctx, x)
     re, im = hlo.multiply(sn, csh), hlo.multiply(cs, snh)
     return hlo.select(a_is_zero, hlo.complex(zero, im), hlo.complex(re, im))
 
 
-def _cos_lowering(ctx, x):
+def _cos_lowering(ctx, x, accuracy=None):
     if ctx.avals_in[0].dtype.kind != "c":
-        return hlo.cosine(x)
+        return _lower_cosine(ctx, x, accuracy=accuracy)
     a_is_zero, sn, cs, snh, csh, zero = _complex_sin_cos_terms(ctx, x)
     re, im = hlo.multiply(cs, csh), hlo.multiply(hlo.negate(sn), snh)
     return hlo.select(a_is_zero, hlo.complex(re, zero), hlo.complex(re, im))
 
 
-sin_p = elementwise_prim("sin", INEXACT, _sin_lowering)
-cos_p = elementwise_prim("cos", INEXACT, _cos_lowering)
-tan_p = naryop("tan", hlo.tan, INEXACT)
+_lower_sine = lower_with_accuracy(hlo.sine)
+_lower_cosine = lower_with_accuracy(hlo.cosine)
+sin_p = _with_accuracy(elementwise_prim("sin", INEXACT, _sin_lowering))
+cos_p = _with_accuracy(elementwise_prim("cos", INEXACT, _cos_lowering))
+tan_p = _accuracy_op("tan", hlo.tan, INEXACT)
 asin_p = naryop("asin", chlo.asin, INEXACT)
 acos_p = naryop("acos", chlo.acos, INEXACT)
 atan_p = naryop("atan", chlo.atan, INEXACT)
 sinh_p = naryop("sinh", chlo.sinh, INEXACT)
 cosh_p = naryop("cosh", chlo.cosh, INEXACT)
-tanh_p = naryop("tanh", hlo.tanh, INEXACT)
+tanh_p = _accuracy_op("tanh", hlo.tanh, INEXACT)
 asinh_p = naryop("asinh", chlo.asinh, INEXACT)
 acosh_p = naryop("acosh", chlo.acosh, INEXACT)
 atanh_p = naryop("atanh", chlo.atanh, INEXACT)
-sqrt_p = naryop("sqrt", hlo.sqrt, INEXACT)
-rsqrt_p = naryop("rsqrt", hlo.rsqrt, INEXACT)
-cbrt_p = naryop("cbrt", hlo.cbrt, FLOAT)
+sqrt_p = _accuracy_op("sqrt", hlo.sqrt, INEXACT)
+rsqrt_p = _accuracy_op("rsqrt", hlo.rsqrt, INEXACT)
+cbrt_p = _accuracy_op("cbrt", hlo.cbrt, FLOAT)
 erf_p = naryop("erf", chlo.erf, FLOAT)
 erfc_p = naryop("erfc", chlo.erfc, FLOAT)
 erf_inv_p = naryop("erf_inv", chlo.erf_inv, FLOAT)
@@ -386,26 +407,41 @@ digamma_p = naryop("digamma", chlo.digamma, FLOAT)
 polygamma_p = naryop("polygamma", chlo.polygamma, FLOAT)  # (m, x): the m-th derivative of digamma
 
 _SQRT_PI = float(np.sqrt(np.pi))
-ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-ad.defjvp(log_p, lambda g, x: div(g, x))
-ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, const(ans, 1))))
-ad.defjvp(log1p_p, lambda g, x: div(g, add(x, const(x, 1))))
-ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(square(ans), rule_const(x, 1))))
+ad.defjvp2(exp_p, lambda g, ans, x, **_: mul(g, ans))
+ad.defjvp(log_p, lambda g, x, **_: div(g, x))
+ad.defjvp2(expm1_p, lambda g, ans, x, accuracy=None: (
+    mul(g, exp(x, accuracy=accuracy)) if accuracy is AccuracyMode.HIGHEST
+    else mul(g, add(ans, const(ans, 1)))))
+ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, const(x, 1))))
+
+
+def _sin_jvp(g, x, accuracy=None):
+    # a linearization (grad, vjp) takes cos without the accuracy, as JAX's _sin_lin
+    if accuracy is not None and in_linearization(current_trace()):
+        accuracy = None
+    return mul(g, cos(x, accuracy=accuracy))
+
+
+ad.defjvp(sin_p, _sin_jvp)
+ad.defjvp(cos_p, lambda g, x, accuracy=None: neg(mul(g, sin(x, accuracy=accuracy))))
+ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(square(ans), rule_const(x, 1))))
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(rule_const(x, 1), square(x)))))
 ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(rule_const(x, 1), square(x))))))
 ad.defjvp(atan_p, lambda g, x: div(g, add(square(x), rule_const(x, 1))))
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 # JAX's form (g + g ans)(1 - ans): at ans = -0 an infinite cotangent gives NaN, not -inf
-ad.defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(const(x, 1), ans)))
+ad.defjvp2(tanh_p, lambda g, ans, x, accuracy=None: (
+    mul(g, mul(rule_const(x, 4), mul(logistic(mul(rule_const(x, 2), x), accuracy=accuracy),
+                                      logistic(mul(rule_const(x, -2), x), accuracy=accuracy))))
+    if accuracy is AccuracyMode.HIGHEST
+    else mul(add(g, mul(g, ans)), sub(const(x, 1), ans))))
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), const(x, 1)))))
 ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, const(x, 1)), add(x, const(x, 1))))))
 ad.defjvp(atanh_p, lambda g, x: div(g, mul(add(x, const(x, 1)), sub(const(x, 1), x))))
-ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(rule_const(x, 0.5), ans)))
-ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(rule_const(x, -0.5), div(ans, x))))
-ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(rule_const(x, 1 / 3), integer_pow(ans, -2))))
+ad.defjvp2(sqrt_p, lambda g, ans, x, **_: mul(g, div(rule_const(x, 0.5), ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(rule_const(x, -0.5), div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x, **_: mul(g, mul(rule_const(x, 1 / 3), integer_pow(ans, -2))))
 # JAX's product order: g times exp first, then the constant (its half-precision rounding)
 ad.defjvp(erf_p, lambda g, x: mul(rule_const(x, 2 / _SQRT_PI), mul(g, exp(neg(square(x))))))
 ad.defjvp(erfc_p, lambda g, x: mul(rule_const(x, -2 / _SQRT_PI), mul(g, exp(neg(square(x))))))
@@ -416,23 +452,27 @@ ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(rule_const(x, 1), x)))
 ad.defjvp(polygamma_p, None, lambda g, m, x: g * polygamma(add(m, rule_const(m, 1)), x))
 
 
-def _exp2_lowering(ctx, x):
-    # exp(x * ln 2), as JAX lowers it (XLA has no exp2 op).
-    return hlo.exponential(hlo.multiply(_const(ctx, np.log(2)), x))
+def _exp2_lowering(ctx, x, accuracy=None):
+    # exp(x * ln 2), as JAX lowers it (XLA has no exp2 op), the accuracy on the exp.
+    return hlo.exponential(hlo.multiply(_const(ctx, np.log(2)), x),
+                           result_accuracy=accuracy_attr(accuracy))
 
 
-exp2_p = elementwise_prim("exp2", INEXACT, _exp2_lowering)
-ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(rule_const(x, 2)), mul(g, ans)))
+exp2_p = _with_accuracy(elementwise_prim("exp2", INEXACT, _exp2_lowering))
+ad.defjvp2(exp2_p, lambda g, ans, x, **_: mul(log(rule_const(x, 2)), mul(g, ans)))
 
 
-def _logistic_lowering(ctx, x):
-    # 1 / (1 + exp(-x)): JAX avoids stablehlo.logistic over numerical problems it had with it.
+def _logistic_lowering(ctx, x, accuracy=None):
+    # 1 / (1 + exp(-x)): JAX avoids stablehlo.logistic over numerical problems it had with it;
+    # its lowering drops the accuracy.
     one = _const(ctx, 1)
     return hlo.divide(one, hlo.add(one, hlo.exponential(hlo.negate(x))))
 
 
-logistic_p = elementwise_prim("logistic", INEXACT, _logistic_lowering)
-ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(const(ans, 1), ans))))
+logistic_p = _with_accuracy(elementwise_prim("logistic", INEXACT, _logistic_lowering))
+ad.defjvp2(logistic_p, lambda g, ans, x, accuracy=None: (
+    mul(g, mul(ans, logistic(neg(x)))) if accuracy is AccuracyMode.HIGHEST
+    else mul(g, mul(ans, sub(const(ans, 1), ans)))))
 
 # ------------------------------------------------------------------------------------------------
 # Rounding and classification (floating only)
@@ -725,36 +765,36 @@ def reciprocal(x):
     return integer_pow(x, -1)
 
 
-def exp(x):
-    return exp_p.bind(x)
+def exp(x, *, accuracy=None):
+    return exp_p.bind(x, accuracy=accuracy)
 
 
-def exp2(x):
-    return exp2_p.bind(x)
+def exp2(x, *, accuracy=None):
+    return exp2_p.bind(x, accuracy=accuracy)
 
 
-def log(x):
-    return log_p.bind(x)
+def log(x, *, accuracy=None):
+    return log_p.bind(x, accuracy=accuracy)
 
 
-def log1p(x):
-    return log1p_p.bind(x)
+def log1p(x, *, accuracy=None):
+    return log1p_p.bind(x, accuracy=accuracy)
 
 
-def expm1(x):
-    return expm1_p.bind(x)
+def expm1(x, *, accuracy=None):
+    return expm1_p.bind(x, accuracy=accuracy)
 
 
-def sin(x):
-    return sin_p.bind(x)
+def sin(x, *, accuracy=None):
+    return sin_p.bind(x, accuracy=accuracy)
 
 
-def cos(x):
-    return cos_p.bind(x)
+def cos(x, *, accuracy=None):
+    return cos_p.bind(x, accuracy=accuracy)
 
 
-def tan(x):
-    return tan_p.bind(x)
+def tan(x, *, accuracy=None):
+    return tan_p.bind(x, accuracy=accuracy)
 
 
 def asin(x):
@@ -777,8 +817,8 @@ def cosh(x):
     return cosh_p.bind(x)
 
 
-def tanh(x):
-    return tanh_p.bind(x)
+def tanh(x, *, accuracy=None):
+    return tanh_p.bind(x, accuracy=accuracy)
 
 
 def asinh(x):
@@ -793,20 +833,20 @@ def atanh(x):
     return atanh_p.bind(x)
 
 
-def logistic(x):
-    return logistic_p.bind(x)
+def logistic(x, *, accuracy=None):
+    return logistic_p.bind(x, accuracy=accuracy)
 
 
-def sqrt(x):
-    return sqrt_p.bind(x)
+def sqrt(x, *, accuracy=None):
+    return sqrt_p.bind(x, accuracy=accuracy)
 
 
-def rsqrt(x):
-    return rsqrt_p.bind(x)
+def rsqrt(x, *, accuracy=None):
+    return rsqrt_p.bind(x, accuracy=accuracy)
 
 
-def cbrt(x):
-    return cbrt_p.bind(x)
+def cbrt(x, *, accuracy=None):
+    return cbrt_p.bind(x, accuracy=accuracy)
 
 
 def erf(x):
