@@ -578,16 +578,19 @@ def backward_pass(jaxpr, consts, args, cts_out):
             for v, a in zip(jaxpr.invars, args)]
 
 
-def transpose_jaxpr(closed, linear, ct_present, ct_types=None):
+def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None):
     """The transpose of ``closed`` (linear in the inputs marked ``linear``): inputs are
     (non-linear inputs..., cotangents of the outputs marked ``ct_present``...), outputs the
     cotangents of the linear inputs (zeros materialized). Returns ``(transposed, nonzero)``:
     ``nonzero[i]`` is False where linear input i's cotangent is a symbolic zero (a loop's
     fixed point on which carries have a cotangent reads it). ``ct_types``: the present
     cotangents' types where they are not the outputs' tangent types (a custom_vjp bwd may give
-    another dtype, which JAX's transpose of a call passes on as it is)."""
+    another dtype, which JAX's transpose of a call passes on as it is). ``res_types``: the
+    non-linear inputs' types where they are not the invars' (a strong value for a weak invar
+    stays strong, as JAX traces a call's transpose at its operands' own types)."""
     in_avals = closed.in_avals
-    res_avals = [a for a, lin in zip(in_avals, linear) if not lin]
+    res_avals = ([a for a, lin in zip(in_avals, linear) if not lin] if res_types is None
+                 else list(res_types))
     ct_avals = [a for a, p in zip(closed.out_avals, ct_present) if p]
     if ct_types is None:
         ct_types = [tangent_aval(a) for a in ct_avals]

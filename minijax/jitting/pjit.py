@@ -358,11 +358,12 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars, inline):
     linear = tuple(type(x) is UndefinedPrimal for x in args)
     ct_present = tuple(type(c) is not Zero for c in cts)
     ct_types = _ct_types(cts, jaxpr.out_avals)
-    key = (jaxpr, linear, ct_present, ct_types)
+    res_types = _res_types(args, jaxpr.in_avals)
+    key = (jaxpr, linear, ct_present, ct_types, res_types)
     cached = _transpose_cache.get(key)
     if cached is None:
         t_closed, nonzero = ad.transpose_jaxpr(jaxpr, list(linear), list(ct_present),
-                                               ct_types)
+                                               ct_types, res_types)
         t_jaxpr, consts = open_closed(t_closed)
         cached = _transpose_cache.put(_unless_tracers(key, consts), (t_jaxpr, consts, nonzero))
     t_jaxpr, consts, nonzero = cached
@@ -385,13 +386,29 @@ def _ct_types(cts, out_avals):
     its output's tangent, as JAX's transpose of a call traces the cotangents as they are: a
     strong cotangent of a weak output stays strong, and a custom_vjp bwd's cotangent of
     another dtype flows on (or fails in a lax op) rather than reaching an ill-typed callee."""
-    pairs = [(ad.tangent_aval(a), core.get_aval(c)) for c, a in zip(cts, out_avals)
-             if type(c) is not Zero]
-    if all(t.dtype == dtypes.float0 or (t.dtype, t.weak_type) == (c.dtype, c.weak_type)
-           for t, c in pairs):
+    return _own_types([(ad.tangent_aval(a), c) for c, a in zip(cts, out_avals)
+                       if type(c) is not Zero])
+
+
+def _res_types(args, in_avals):
+    """None, or the residuals' (non-linear operands') types where one has another dtype or
+    weak type than its invar, as JAX traces a call's transpose at its operands' own types: a
+    strong tangent fed to a jit's JVP at a weak primal's tangent invar stays strong there."""
+    return _own_types([(a, x) for x, a in zip(args, in_avals) if type(x) is not UndefinedPrimal])
+
+
+def _own_types(pairs):
+    """None where every value of ``pairs`` (expected aval, value) has its expected aval's dtype
+    and weak type, else the expected avals with the values' ones. Only arrays are retyped
+    (float0 tangents and refs stay as expected)."""
+    pairs = [(t, core.get_aval(x)) for t, x in pairs]
+    retype = [isinstance(t, core.ShapedArray) and isinstance(c, core.ShapedArray)
+              and t.dtype != dtypes.float0
+              and (t.dtype, t.weak_type) != (c.dtype, c.weak_type) for t, c in pairs]
+    if not any(retype):
         return None
-    return tuple(t if t.dtype == dtypes.float0 else t.update(dtype=c.dtype, weak_type=c.weak_type)
-                 for t, c in pairs)
+    return tuple(t.update(dtype=c.dtype, weak_type=c.weak_type) if r else t
+                 for (t, c), r in zip(pairs, retype))
 
 
 # --- batching ----------------------------------------------------------------------------------
