@@ -146,9 +146,14 @@ def _cond_partial_eval(trace, args, params):
             b, unknowns, out_uk)[2])]
     splits = [partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
     res_avals, slots = _merge_residuals([s[3] for s in splits])
-    known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
+    # as JAX's (partial_eval_jaxpr_nounits of each branch), both halves are traced at the
+    # branch's own input types, not the operands': a strong operand of a weak branch input
+    # gives weak known outputs and residuals
     known_branches, unknown_branches = [], []
-    for (known, unknown, *_), mine in zip(splits, slots):
+    for b, (known, unknown, *_), mine in zip(branches, splits, slots):
+        known_avals = [a for a, u in zip(b.in_avals, unknowns) if not u]
+        unk_avals = [a for a, u in zip(b.in_avals, unknowns) if u]
+
         def kfun(*xs, known=known, mine=mine):
             outs = jaxpr_as_fun(known)(*xs)
             n_known = len(outs) - len(mine)
@@ -158,7 +163,6 @@ def _cond_partial_eval(trace, args, params):
             return list(outs[:n_known]) + all_res
 
         known_branches.append(trace_to_jaxpr(kfun, known_avals))
-        unk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
 
         def ufun(*xs, unknown=unknown, mine=mine):
             rest = xs[len(res_avals):]
@@ -206,10 +210,13 @@ def _cond_transpose(cts, index, *ops, branches):
     assert not ad.is_undefined_primal(index)
     linear = [ad.is_undefined_primal(x) for x in ops]
     present = [type(ct) is not ad.Zero for ct in cts]
-    transposed = tuple(ad.transpose_jaxpr(b, linear, present)[0] for b in branches)
+    cts = [ct for ct, p in zip(cts, present) if p]
+    # as JAX's _cond_transpose_fancy, the branches are transposed at the cotangents' own
+    # types: a strong cotangent of a weak branch output gives strong input cotangents
+    ct_types = [get_aval(ct) for ct in cts]
+    transposed = tuple(ad.transpose_jaxpr(b, linear, present, ct_types)[0] for b in branches)
     res = [x for x, lin in zip(ops, linear) if not lin]
-    ct_in = cond_p.bind(index, *res, *[ct for ct, p in zip(cts, present) if p],
-                        branches=transposed)
+    ct_in = cond_p.bind(index, *res, *cts, branches=transposed)
     it = iter(ct_in)
     return [None] + [next(it) if lin else None for lin in linear]
 
