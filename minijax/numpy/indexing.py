@@ -16,9 +16,10 @@ array index is present. A boolean scalar (``x[True]``, ``x[False]``) is NumPy's 
 axis of size 1 indexed by a length-1 or length-0 index array. Out-of-bounds reads clamp by
 default, static integers too (``mode='fill'`` gives ``fill_value``).
 
-``x.at[idx]`` (``_IndexUpdateRef``) writes with ONE scatter into ``x`` flattened: the flat
-positions are ``getitem`` of an iota of ``x``'s shape (so every index form, and per-axis
-clamping or dropping, is shared with reads); out-of-bounds updates are dropped by default.
+``x.at[idx]`` (``_IndexUpdateRef``) writes with ONE scatter into ``x``, built as JAX's
+``_index_to_gather``: slices and integers are update windows on ``x``'s own axes, advanced
+indices are collapsed axes placed where the gather puts them; out-of-bounds updates are dropped
+by default.
 """
 
 from __future__ import annotations
@@ -83,15 +84,15 @@ def _dims_consumed(i):
     return 1
 
 
-def _expand_bool_scalars(x, index):
+def _bool_scalar_axes(ndim, index):
     """NumPy's boolean scalar indices: ``x[True]`` adds an axis of size 1, ``x[False]`` one of
     size 0. As in NumPy, a boolean scalar is a 0-d mask: a new axis of size 1 in ``x`` indexed
     by an advanced index of length 1 (True) or 0 (False), so it broadcasts with other array
-    indices the way NumPy's does."""
+    indices the way NumPy's does. Returns the new axes of ``x`` and the index for it."""
     if not isinstance(index, tuple):
         index = (index,)
     if not any(_is_bool_scalar(i) for i in index):
-        return x, index
+        return (), index
     used = sum(_dims_consumed(i) for i in index)
     out, axes, dim = [], [], 0
     for i in index:
@@ -104,12 +105,18 @@ def _expand_bool_scalars(x, index):
             out.append(np.zeros(int(bool(np.asarray(i))), np.int32))
             dim += 1
         elif i is Ellipsis:
-            dim += max(x.ndim - used, 0)
+            dim += max(ndim - used, 0)
             out.append(i)
         else:
             dim += _dims_consumed(i)
             out.append(i)
-    return lax.expand_dims(x, tuple(axes)), tuple(out)
+    return tuple(axes), tuple(out)
+
+
+def _expand_bool_scalars(x, index):
+    """``x`` with the axes of ``index``'s boolean scalars added (``_bool_scalar_axes``)."""
+    axes, index = _bool_scalar_axes(x.ndim, index)
+    return (lax.expand_dims(x, axes) if axes else x), index
 
 
 def _normalize(index, ndim, allow_advanced=False):
@@ -318,13 +325,11 @@ def _static_out_of_bounds(shape, index):
     return False
 
 
-def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
+def getitem(x, index, mode=None, fill_value=None):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
     ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds reads (only 'clip' also
     gives their gradient to the clamped position), 'fill'/'drop'
-    give ``fill_value`` (NaN, or the dtype's extreme, by default). ``_empty_fills`` (for
-    scatters only: JAX's gather refuses this case) makes an advanced index into an empty axis
-    give ``fill_value`` everywhere, every position being out of bounds."""
+    give ``fill_value`` (NaN, or the dtype's extreme, by default)."""
     x = to_array(x)
     if x.size == 0:
         _check_ints_on_empty_axes(x.shape, index)
@@ -398,8 +403,6 @@ def getitem(x, index, mode=None, fill_value=None, _empty_fills=False):
     windows, batches = iter(y.shape[a] for a in window), iter(batch)
     shape = tuple(next(windows) if i in offset else next(batches)
                   for i in range(len(window) + nb))
-    if _empty_fills and y.size == 0:
-        return lax.full(shape, fill_value, y.dtype)
     if 0 in shape:  # as JAX: no gather for an empty result, so its tangent is a symbolic zero
         return lax.full_like(y, 0, shape=shape)
     return lax.gather(y, indices, dn, sizes, mode=gmode, fill_value=fill_value)
@@ -444,22 +447,117 @@ def _check_ints_on_empty_axes(shape, index):
             raise IndexError(f"index is out of bounds for axis {dim} with size 0")
 
 
-def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
-    """One scatter into ``x`` flattened, at the flat positions ``x[index]`` reads."""
-    x = to_array(x)
-    size = int(np.prod(x.shape, dtype=np.int64))
-    idx_dtype = np.int32 if size < 2**31 - 1 else np.int64
-    iota = lax.reshape(lax.iota(idx_dtype, size), tuple(x.shape))
-    smode = "drop" if mode is None else mode
-    if size == 0:
-        _check_ints_on_empty_axes(x.shape, index)
-    if smode in ("drop", "fill", "promise_in_bounds") or size == 0:
-        # every position of an empty x is out of bounds: all updates drop and x comes back;
-        # XLA skips an out-of-bounds update even when in-bounds was promised (JAX's result)
-        flat = getitem(iota, index, mode="fill", fill_value=size, _empty_fills=True)
+def _scatter_index_dtype(shape):
+    """JAX's ``int_dtype_for_shape``: int32 unless an axis is too long for it."""
+    wide = any(n >= 2**31 - 1 for n in shape)
+    return dtypes.canonicalize_dtype(np.int64) if wide else np.int32
+
+
+def _scatter_indexer(shape, index):
+    """JAX's ``_index_to_gather`` for an update: the scatter indices, dimension numbers, the
+    shape ``y`` broadcasts to, the ``None`` axes to squeeze from it and the axes to reverse, and
+    whether an array index is present. Slices and integers are windows on ``x``'s own axes (so
+    the operand's sharding carries through); advanced indices are broadcast and collapsed where
+    ``getitem``'s gather puts them. ``index`` is already expanded (arrays wrapped, no bool
+    scalars)."""
+    index = _normalize(index, len(shape), allow_advanced=True)
+    has_adv = any(_is_advanced(i) for i in index)
+    dtype = _scatter_index_dtype(shape)
+    adv_pos, adv_vals, x_adv = [], [], []
+    if has_adv:
+        dim = 0
+        for pos, i in enumerate(index):
+            if i is None:
+                continue
+            if _is_advanced(i) or not isinstance(i, slice):
+                v = i.value if _is_advanced(i) else i
+                if not isinstance(v, (Tracer, Array)):
+                    v = np.asarray(v)
+                adv_pos.append(pos), x_adv.append(dim)
+                adv_vals.append(_wrap(v, shape[dim], dtype))
+            dim += 1
+    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))) if adv_pos else True
+    offset_dims, collapsed, start_map = [], [], []
+    pieces, indices_shape = [], []  # (index array, its first axis in the indices)
+    slice_shape, newaxis_dims, reversed_dims = [], [], []
+    x_axis = y_axis = collapsed_y = 0
+    for pos, i in enumerate(index):
+        if adv_pos and pos == (adv_pos[0] if contiguous else 0):
+            batch = np.broadcast_shapes(*(tuple(v.shape) for v in adv_vals))
+            start = len(indices_shape)
+            pieces.extend((v, start, batch) for v in adv_vals)
+            indices_shape.extend(batch)
+            start_map.extend(x_adv), collapsed.extend(x_adv)
+            slice_shape.extend(batch)
+            y_axis += len(batch)
+            collapsed_y += len(batch)
+        if pos in adv_pos:
+            x_axis += 1
+            continue
+        if i is None:
+            slice_shape.append(1)
+            newaxis_dims.append(y_axis)
+            y_axis += 1
+        elif isinstance(i, slice):
+            n = shape[x_axis]
+            start, stop, step = i.indices(n)
+            size = len(range(start, stop, step))
+            slice_shape.append(size)
+            if step == 1:
+                if size != n:  # a full slice needs no index
+                    pieces.append((np.asarray(start, dtype), len(indices_shape), ()))
+                    start_map.append(x_axis)
+                offset_dims.append(collapsed_y)
+            else:
+                ks = np.arange(size, dtype=dtype) * step + start
+                if step < 0:
+                    reversed_dims.append(collapsed_y)
+                    ks = ks[::-1]
+                pieces.append((np.ascontiguousarray(ks), len(indices_shape), (size,)))
+                start_map.append(x_axis)
+                indices_shape.append(size)
+                collapsed.append(x_axis)
+            collapsed_y += 1
+            y_axis += 1
+            x_axis += 1
+        else:  # an integer scalar: one index, wrapped once; out of bounds drops or clips
+            if shape[x_axis] == 0:
+                raise IndexError(f"index is out of bounds for axis {x_axis} with size 0")
+            v = i if _is_dynamic_int(i) else np.asarray(operator.index(i))
+            pieces.append((_wrap(v, shape[x_axis], dtype), len(indices_shape), ()))
+            collapsed.append(x_axis)
+            start_map.append(x_axis)
+            x_axis += 1
+    full = (*indices_shape, 1)
+    if not pieces:
+        indices = to_array(np.zeros((0,), dtype))
+    elif all(isinstance(g, np.ndarray) for g, _, _ in pieces):
+        indices = to_array(np.concatenate(
+            [np.broadcast_to(np.reshape(g, (1,) * (k + len(sh) - g.ndim) + tuple(g.shape) + (
+                1,) * (len(indices_shape) - k - len(sh))), indices_shape)[..., None]
+             for g, k, sh in pieces], axis=-1))
     else:
-        flat = getitem(iota, index, mode="clip")
+        indices = lax.concatenate(
+            [lax.broadcast_in_dim(to_array(g), full,
+                                  tuple(range(k + len(sh) - np.ndim(g), k + len(sh))))
+             for g, k, sh in pieces], len(indices_shape))
+    dn = lax.ScatterDimensionNumbers(update_window_dims=tuple(offset_dims),
+                                     inserted_window_dims=tuple(sorted(collapsed)),
+                                     scatter_dims_to_operand_dims=tuple(start_map))
+    return indices, dn, tuple(slice_shape), tuple(newaxis_dims), tuple(reversed_dims), has_adv
+
+
+def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
+    """JAX's ``_scatter_impl``: one scatter into ``x`` with the dimension numbers
+    ``_scatter_indexer`` derives from ``index``."""
+    x = to_array(x)
     dtype, weak = x.aval.dtype, x.aval.weak_type
+    if x.size == 0:
+        _check_ints_on_empty_axes(x.shape, index)
+    bool_axes, index = _bool_scalar_axes(x.ndim, index)
+    xe = lax.expand_dims(x, bool_axes) if bool_axes else x
+    indices, dn, slice_shape, newaxis_dims, reversed_dims, has_adv = _scatter_indexer(
+        xe.shape, _expand_arrays(index))
     if type(values) is int and dtype.kind in "iu" and (
             np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
         values = to_array(np.asarray(values, dtype))
@@ -471,49 +569,38 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
             f"dtype={values.aval.dtype} to dtype={dtype} with "
             "jax_numpy_dtype_promotion=standard. In future JAX releases this will result "
             "in an error.", FutureWarning, stacklevel=4)
-    if 0 in flat.shape:
+    if 0 in slice_shape:
         # as JAX's _scatter_impl: an empty slice returns x untouched (no broadcast check, no
         # scatter: so no scatter_mul update derivative to refuse either)
         return x
     if values.aval.dtype != dtype or values.aval.weak_type != weak:
         # as JAX's promote_dtypes(x, y): a weak value beside a strong x is converted (so
         # its derivative, the convert's transpose, gets its weak type back)
-        x, values = promote_dtypes(x, values)
-    if tuple(values.shape) != tuple(flat.shape):
+        xe, values = promote_dtypes(xe, values)
+    if tuple(values.shape) != slice_shape:
         try:
-            np.broadcast_shapes(tuple(values.shape), tuple(flat.shape))
-            ok = np.broadcast_shapes(tuple(values.shape), tuple(flat.shape)) == tuple(flat.shape)
+            ok = np.broadcast_shapes(tuple(values.shape), slice_shape) == slice_shape
         except ValueError:
             ok = False
         if not ok:
             raise ValueError(f"Incompatible shapes for the update: values of shape "
                              f"{tuple(values.shape)} cannot be broadcast to the indexed shape "
-                             f"{tuple(flat.shape)}")
+                             f"{slice_shape}")
         values = lax.broadcast_in_dim(
-            values, tuple(flat.shape),
-            tuple(range(flat.ndim - values.ndim, flat.ndim)))
-    m = int(np.prod(flat.shape, dtype=np.int64))
-    flat = lax.reshape(flat, (m, 1))
-    values = lax.reshape(values, (m,))
-    operand = lax.reshape(x, (size,))
-    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-                                     scatter_dims_to_operand_dims=(0,))
-    smode = "clip" if smode == "clip" else (
-        "promise_in_bounds" if smode == "promise_in_bounds" else "drop")
+            values, slice_shape, tuple(range(len(slice_shape) - values.ndim, len(slice_shape))))
+    if newaxis_dims:
+        values = lax.squeeze(values, newaxis_dims)
+    if reversed_dims:
+        values = lax.rev(values, reversed_dims)
     # Integers, slices and traced scalars reach each position once (JAX's rule: only an
     # array index can repeat one), which makes the update differentiable for scatter_mul.
-    unique_indices = unique_indices or not any(_is_advanced(i) for i in _expand_arrays(index))
-    if kind == "set":
-        out = lax.scatter(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
-                          unique_indices=unique_indices, mode=smode)
-    elif kind == "add":
-        out = lax.scatter_add(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=smode)
-    else:
-        combine = {"mul": lax.scatter_mul, "min": lax.scatter_min, "max": lax.scatter_max}[kind]
-        out = combine(operand, flat, values, dn, indices_are_sorted=indices_are_sorted,
-                      unique_indices=unique_indices, mode=smode)
-    return convert(lax.reshape(out, tuple(x.shape)), dtype, weak)
+    op = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
+          "min": lax.scatter_min, "max": lax.scatter_max}[kind]
+    out = op(xe, indices, values, dn, indices_are_sorted=indices_are_sorted or not has_adv,
+             unique_indices=unique_indices or not has_adv, mode=mode)
+    if bool_axes:
+        out = lax.squeeze(out, bool_axes)
+    return convert(out, dtype, weak)
 
 
 class _IndexUpdateHelper:
