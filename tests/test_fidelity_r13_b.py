@@ -61,6 +61,29 @@ def test_derivative_constants_are_typed_as_jax_const(name, kind):
     _check(jax.jit(lambda x, t: jax.vjp(f, x)[1](t)[0])(x, ct), expected["jit_vjp"])
 
 
+_S = {"a": np.float32([1.5]), "b": np.float32([2.0])}
+SPECIAL = {
+    "igamma_x": (lambda x: lax.igamma(_S["a"], x), 0.7),
+    "igamma_a": (lambda a: lax.igamma(a, np.float32([0.7])), 1.5),
+    "igammac_x": (lambda x: lax.igammac(_S["a"], x), 0.7),
+    "igammac_a": (lambda a: lax.igammac(a, np.float32([0.7])), 1.5),
+    "betainc_x": (lambda x: lax.betainc(_S["a"], _S["b"], x), 0.3),
+}
+
+
+@pytest.mark.parametrize("kind", ["scalar", "rank1"])
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_rules_multiply_the_tangent_with_jnp_promotion(name, kind):
+    # JAX's igamma/igammac/betainc rules write `g * ...`: a weak tangent meeting the strong
+    # factor is converted, so the cotangent (its transpose) is weak and the tangent strong
+    (f, v), expected = SPECIAL[name], _JAX["special"][name][kind]
+    x = _primal(kind, v)
+    ct = _seed(kind, np.shape(f(x)))
+    _check(jax.vjp(f, x)[1](ct)[0], expected["vjp"])
+    _check(jax.jvp(f, (x,), (_seed(kind, np.shape(x)),))[1], expected["jvp"])
+    _check(jax.jit(lambda x, t: jax.vjp(f, x)[1](t)[0])(x, ct), expected["jit_vjp"])
+
+
 @pytest.mark.parametrize("kind", ["scalar", "rank1"])
 @pytest.mark.parametrize("name,f", [("real", lax.real), ("imag", lax.imag)])
 def test_real_imag_transposes_are_strong(name, f, kind):

@@ -401,9 +401,11 @@ def _not_differentiable(name, operand):
     return rule
 
 
+# JAX's igamma/igammac/betainc rules multiply the tangent with `*`, jnp's promotion: a weak
+# tangent meeting a strong factor is converted first, so its transpose is weak again.
 def _igamma_dx(g, a, x):
-    # The Gamma(a, 1) density.
-    return mul(g, exp(sub(sub(mul(sub(a, const(a, 1.0)), log(x)), x), lgamma(a))))
+    # The Gamma(a, 1) density, in JAX's order: exp(-x + (a - 1) log x - lgamma(a)).
+    return g * exp(sub(add(neg(x), mul(sub(a, const(a, 1.0)), log(x))), lgamma(a)))
 
 
 def _gamma_density_da(g, a, x):
@@ -411,15 +413,15 @@ def _gamma_density_da(g, a, x):
     return mul(_igamma_dx(g, a, x), sub(log(x), digamma(a)))
 
 
-ad.defjvp(igamma_p, lambda g, a, x: mul(g, igamma_grad_a(a, x)), _igamma_dx)
-ad.defjvp(igammac_p, lambda g, a, x: neg(mul(g, igamma_grad_a(a, x))),
+ad.defjvp(igamma_p, lambda g, a, x: g * igamma_grad_a(a, x), _igamma_dx)
+ad.defjvp(igammac_p, lambda g, a, x: neg(g * igamma_grad_a(a, x)),
           lambda g, a, x: neg(_igamma_dx(g, a, x)))
 ad.defjvp(igamma_grad_a_p, _not_differentiable("igamma_grad_a", "a"), _gamma_density_da)
 ad.defjvp(regularized_incomplete_beta_p,
     _not_differentiable("betainc", "a"), _not_differentiable("betainc", "b"),
-    lambda g, a, b, x: mul(g, exp(sub(add(mul(sub(b, const(b, 1.0)), log1p(neg(x))),
-                                          mul(sub(a, const(a, 1.0)), log(x))),
-                                      sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))))))
+    lambda g, a, b, x: exp(sub(add(mul(sub(b, const(b, 1.0)), log1p(neg(x))),
+                                   mul(sub(a, const(a, 1.0)), log(x))),
+                               sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b))))) * g)
 ad.defjvp(zeta_p, _not_differentiable("zeta", "x"),
           lambda g, s, q: mul(g, neg(mul(s, zeta(add(s, const(s, 1.0)), q)))))
 ad.defjvp2(bessel_i0e_p, lambda g, y, x: mul(g, sub(bessel_i1e(x), mul(sign(x), y))))

@@ -56,6 +56,17 @@ def derivatives(f, x, kind):
     return {"vjp": typed(vjp), "jvp": typed(jvp), "jit_vjp": typed(jit_vjp)}
 
 
+# The other operands strong f32[1]: JAX's rules multiply the weak tangent with `*` (jnp's
+# promotion converts it), so the cotangent is weak and the tangent strong.
+_S = {"a": np.float32([1.5]), "b": np.float32([2.0])}
+SPECIAL = {
+    "igamma_x": (lambda x: lax.igamma(_S["a"], x), 0.7),
+    "igamma_a": (lambda a: lax.igamma(a, np.float32([0.7])), 1.5),
+    "igammac_x": (lambda x: lax.igammac(_S["a"], x), 0.7),
+    "igammac_a": (lambda a: lax.igammac(a, np.float32([0.7])), 1.5),
+    "betainc_x": (lambda x: lax.betainc(_S["a"], _S["b"], x), 0.3),
+}
+
 W = np.linspace(0.5, 1.5, 2).astype(np.float32)
 
 
@@ -72,6 +83,8 @@ out = {
     "unary": {name: {kind: derivatives(f, primal(kind, v), kind)
                      for kind in ("scalar", "rank1", "strong")}
               for name, (f, v) in UNARY.items()},
+    "special": {name: {kind: derivatives(f, primal(kind, v), kind) for kind in ("scalar", "rank1")}
+                for name, (f, v) in SPECIAL.items()},
     "parts": {name: {kind: typed(jax.vjp(f, z)[1](seed(kind, np.shape(z)))[0])
                      for kind, z in (("scalar", complex(1.2, -0.7)),
                                      ("rank1", jnp.reshape(complex(1.2, -0.7), (1,))))}
