@@ -211,11 +211,14 @@ def _cond_transpose(cts, index, *ops, branches):
     linear = [ad.is_undefined_primal(x) for x in ops]
     present = [type(ct) is not ad.Zero for ct in cts]
     cts = [ct for ct, p in zip(cts, present) if p]
-    # as JAX's _cond_transpose_fancy, the branches are transposed at the cotangents' own
-    # types: a strong cotangent of a weak branch output gives strong input cotangents
-    ct_types = [get_aval(ct) for ct in cts]
-    transposed = tuple(ad.transpose_jaxpr(b, linear, present, ct_types)[0] for b in branches)
     res = [x for x, lin in zip(ops, linear) if not lin]
+    # as JAX's _cond_transpose_fancy, the branches are transposed at the residuals' and
+    # cotangents' own types: a strong cotangent of a weak branch output gives strong input
+    # cotangents
+    ct_types = [get_aval(ct) for ct in cts]
+    res_types = [get_aval(x) for x in res]
+    transposed = tuple(ad.transpose_jaxpr(b, linear, present, ct_types, res_types)[0]
+                       for b in branches)
     ct_in = cond_p.bind(index, *res, *cts, branches=transposed)
     it = iter(ct_in)
     return [None] + [next(it) if lin else None for lin in linear]
