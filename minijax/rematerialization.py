@@ -57,8 +57,6 @@ from minijax.interpreters.partial_eval import (
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import pjit_p
-from minijax.lax.convert import convert_element_type_p
-from minijax.lowering.array import Array
 from minijax.source_info import wraps
 from minijax.tree_util import _registry, tree_map
 
@@ -288,16 +286,9 @@ checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # axes, whose transpose would sum a replicated operand's cotangent over the devices) and its
 # results have the types the body gives them.
 checkpoint_p.own_vma = True
-
-
-@checkpoint_p.def_impl
-def _checkpoint_impl(*args, jaxpr, **_):
-    # The equation's types are the body's: an operand may be strong where the body was traced
-    # weak (jacfwd's basis for a Python float's tangent), as in pjit's impl
-    outs = eval_open(jaxpr, args)
-    return [convert_element_type_p.bind(o, new_dtype=v.aval.dtype, weak_type=v.aval.weak_type)
-            if isinstance(o, (core.Tracer, Array)) and get_aval(o).weak_type != v.aval.weak_type
-            else o for o, v in zip(outs, jaxpr.outvars)]
+# Eager, as JAX's remat_impl (core.eval_jaxpr), the values keep their own types: a strong
+# tangent of a body traced with a Python float's weak one gives a strong result.
+checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
 
 
 def _checkpoint_dce(eqn, used_outputs):
@@ -586,3 +577,6 @@ def _checkpoint_batching(axis_data, args, dims, *, jaxpr, prevent_cse, different
     outs = checkpoint_p.bind(*consts, *args, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
                              differentiated=differentiated, policy=policy)
     return outs, out_dims
+
+
+_checkpoint_batching.values_keep_weak_types = True  # eager, as the impl above
