@@ -459,7 +459,7 @@ def _scatter_indexer(shape, index):
     whether an array index is present. Slices and integers are windows on ``x``'s own axes (so
     the operand's sharding carries through); advanced indices are broadcast and collapsed where
     ``getitem``'s gather puts them. ``index`` is already expanded (arrays wrapped, no bool
-    scalars)."""
+    scalars). The indices are a NumPy array when every index is static."""
     index = _normalize(index, len(shape), allow_advanced=True)
     has_adv = any(_is_advanced(i) for i in index)
     dtype = _scatter_index_dtype(shape)
@@ -530,9 +530,9 @@ def _scatter_indexer(shape, index):
             x_axis += 1
     full = (*indices_shape, 1)
     if not pieces:
-        indices = to_array(np.zeros((0,), dtype))
+        indices = np.zeros((0,), dtype)
     elif all(isinstance(g, np.ndarray) for g, _, _ in pieces):
-        indices = to_array(np.concatenate(
+        indices = (np.concatenate(
             [np.broadcast_to(np.reshape(g, (1,) * (k + len(sh) - g.ndim) + tuple(g.shape) + (
                 1,) * (len(indices_shape) - k - len(sh))), indices_shape)[..., None]
              for g, k, sh in pieces], axis=-1))
@@ -545,6 +545,21 @@ def _scatter_indexer(shape, index):
                                      inserted_window_dims=tuple(sorted(collapsed)),
                                      scatter_dims_to_operand_dims=tuple(start_map))
     return indices, dn, tuple(slice_shape), tuple(newaxis_dims), tuple(reversed_dims), has_adv
+
+
+def _clamp_starts(indices, dn, shape, update_shape):
+    """The scatter's start indices clamped as XLA's clip mode clamps them (each window inside
+    the operand). Clamping before the scatter keeps the derivative rules of scatter_mul/min/max,
+    which compare positions, on the positions actually written: so a clipped ``.at[].max``
+    gives no gradient to the operand where the update wins (FINDINGS 118)."""
+    windows = iter(update_shape[d] for d in dn.update_window_dims)
+    sizes = [1 if d in dn.inserted_window_dims else next(windows) for d in range(len(shape))]
+    upper = np.array([shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims],
+                     np.dtype(indices.dtype))
+    if isinstance(indices, np.ndarray):
+        return np.clip(indices, 0, upper)
+    zero = to_array(np.zeros(indices.shape, upper.dtype))
+    return lax.clamp(zero, indices, to_array(np.broadcast_to(upper, indices.shape)))
 
 
 def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
@@ -596,7 +611,10 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     # array index can repeat one), which makes the update differentiable for scatter_mul.
     op = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
           "min": lax.scatter_min, "max": lax.scatter_max}[kind]
-    out = op(xe, indices, values, dn, indices_are_sorted=indices_are_sorted or not has_adv,
+    if lax.GatherScatterMode.from_any(mode) == lax.GatherScatterMode.CLIP:
+        indices = _clamp_starts(indices, dn, xe.shape, values.shape)
+    out = op(xe, to_array(indices), values, dn,
+             indices_are_sorted=indices_are_sorted or not has_adv,
              unique_indices=unique_indices or not has_adv, mode=mode)
     if bool_axes:
         out = lax.squeeze(out, bool_axes)
