@@ -50,6 +50,7 @@ def accuracy_attr(accuracy):
     if isinstance(accuracy, Tolerance):
         return hlo.ResultAccuracyAttr.get(
             atol=accuracy.atol, rtol=accuracy.rtol, ulps=accuracy.ulps, mode="TOLERANCE")
+    # JAX 0.10.2's _nary_lower_hlo raises the same for any other accuracy value
     raise NotImplementedError(f"Accuracy {accuracy} not supported")
 
 

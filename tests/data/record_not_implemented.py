@@ -111,6 +111,8 @@ ROWS = [
     ("lax/linalg.py", "_eig_jvp",
      f"jax.jvp(lambda a: jax.lax.linalg.eig(a)[1], ({A},), ({A},))"),
     ("lax/linalg.py", "_schur_lowering", f"jax.lax.linalg.schur({A}, sort_eig_vals=True)"),
+    ("lax/accuracy.py", "accuracy_attr",
+     "jax.jit(lambda x: jax.lax.exp(x, accuracy=3)).lower(1.0)"),
     ("lax/linalg_ffi.py", "check_kernel_dtype",
      "jnp.linalg.cholesky(jnp.eye(2, dtype=jnp.float16))"),
     ("lax/indexing.py", "_scatter_transpose",
