@@ -15,6 +15,7 @@ import numpy as np
 def programs(jax, jnp, lax):
     """name -> (fn, args): the same programs for JAX and minijax."""
     c0, xs = np.float32(1.0), np.arange(3.0, dtype=np.float32)
+    w = jnp.float32(2.0)
     return {
         "both": (lambda c, xs: lax.scan(lambda c, x: (c, x), c, xs), (c0, xs)),
         "carry_only": (lambda c, xs: lax.scan(lambda c, x: (c, jnp.sin(x)), c, xs), (c0, xs)),
@@ -26,6 +27,10 @@ def programs(jax, jnp, lax):
                           (0, None)), (np.ones(2, np.float32), xs)),
         "grad": (jax.grad(lambda c, xs: jnp.sum(lax.scan(lambda c, x: (c, x * c), c, xs)[1])),
                  (c0, xs)),
+        # while_loop's forwarded carry goes in front of the body's closed-over consts
+        "while": (lambda c, d: lax.while_loop(lambda s: s[0] < 5.0,
+                                              lambda s: (s[0] + s[1] * w, s[1]), (c, d)),
+                  (1.0, 2.0)),
     }
 
 

@@ -878,7 +878,7 @@ def while_loop(cond_fun, body_fun, init_val, max_steps=None):
     common.check_carry_vma("while_loop body", body_fun, tree, avals, body.out_avals)
     cond_j, body, moved = _hoist_forwarded(cond_j, len(cconsts), body, len(bconsts))
     kept = [x for x, m in zip(leaves, moved) if not m]
-    bconsts = [*bconsts, *(x for x, m in zip(leaves, moved) if m)]
+    bconsts = [*(x for x, m in zip(leaves, moved) if m), *bconsts]
     outs = iter(while_p.bind(*cconsts, *bconsts, *kept, cond_jaxpr=cond_j, body_jaxpr=body,
                              cond_nconsts=len(cconsts), body_nconsts=len(bconsts)))
     return tree.unflatten([x if m else next(outs) for x, m in zip(leaves, moved)])
@@ -898,9 +898,7 @@ def _hoist_forwarded(cond_j, n_cconsts, body, n_bconsts):
     if not any(moved):
         return cond_j, body, moved
     keep = lambda xs: [x for x, m in zip(xs, moved) if not m]  # noqa: E731
-    hoisted = [v for v, m in zip(carries, moved) if m]
-    body = ClosedJaxpr(Jaxpr(b.constvars, [*b.invars[:n_bconsts], *hoisted, *keep(carries)],
-                             keep(b.outvars), b.eqns), body.consts)
+    body = _moved_to_consts(body, n_bconsts, moved, [])
     cond_j = ClosedJaxpr(Jaxpr(c.constvars, [*c.invars[:n_cconsts], *keep(c_carries)],
                                c.outvars, c.eqns), cond_j.consts)
     return cond_j, body, moved
