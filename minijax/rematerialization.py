@@ -475,13 +475,14 @@ def _split_call(eqn, unknown, recompute):
     computes the known outputs and then the residuals; the staged call takes those residuals
     and every operand, and gives every output (the known ones recomputed or forwarded), which
     the caller's dead-code elimination prunes. ``staged_eqn`` is None when nothing is staged
-    (the whole call is known and saved)."""
+    (every output is known and saved; the known call then drops the unknown operands, which its
+    callee does not read)."""
     callee = eqn.params["jaxpr"]
     body = callee.jaxpr
     known_eqns, staged_eqns, known = _split_eqns(body, unknown, recompute)
     out_known = [type(v) is Literal or v in known for v in body.outvars]
     staged_eqns, free = dce_eqns(staged_eqns, body.outvars, keep_effects=True)
-    if all(out_known) and not staged_eqns:
+    if all(out_known) and not staged_eqns and not any(unknown):
         return eqn, None
     bound = set(body.invars) | set(body.constvars)
     residuals = [v for v in free if v not in bound]
@@ -496,6 +497,8 @@ def _split_call(eqn, unknown, recompute):
         dict(eqn.params, jaxpr=ClosedJaxpr(known_body, callee.consts),
              donated_invars=(False,) * len(known_invars)),
         eqn.source_info)
+    if all(out_known) and not staged_eqns:  # the unknown operands are dead in the callee
+        return known_eqn, None
     staged_body = Jaxpr(body.constvars, residuals + list(body.invars), body.outvars,
                         staged_eqns)
     staged_eqn = JaxprEqn(

@@ -66,3 +66,18 @@ def test_checkpoint_grad_jaxpr_splits_nested_jit():
     assert outer.count("jit[name=hypot") == 3, text
     body = outer[outer.index("checkpoint["):]
     assert body.count("jit[name=hypot") == 2, text
+
+
+def test_nested_jit_whose_outputs_need_no_tangent_operand():
+    # Run 17000 (s17115-5 and 22 more): a nested jit whose outputs are all known (sign's
+    # derivative is zero, so its tangent operand is dead) is a known call without that
+    # operand. JAX 0.10.2 prints [0. 0. 0.] eagerly and jitted, and 2 cos(1) = 1.0806046 with
+    # a live second output.
+    pol = jax.checkpoint_policies.everything_saveable
+    f = lambda x: jax.jit(lambda x: jax.numpy.sign(jax.numpy.sin(x)))(x).sum()  # noqa: E731
+    for g in (jax.grad(jax.checkpoint(f, policy=pol)),
+              jax.jit(jax.grad(jax.checkpoint(f, policy=pol)))):
+        np.testing.assert_array_equal(g(jax.numpy.ones(3)), [0.0, 0.0, 0.0])
+    h = lambda x: jax.jit(lambda x: (jax.numpy.sign(x), jax.numpy.sin(x) * 2))(x)  # noqa: E731
+    g = jax.grad(jax.checkpoint(lambda x: sum(a.sum() for a in h(x)), policy=pol))
+    np.testing.assert_allclose(g(jax.numpy.ones(3)), [1.0806046] * 3, rtol=1e-6)
