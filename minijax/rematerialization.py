@@ -42,7 +42,6 @@ from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import (
     KnownStagedSplit,
     PartialEvalTrace,
-    building_jaxpr,
     dce_eqns,
     dce_jaxpr,
     dce_jaxpr_used,
@@ -517,14 +516,11 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
     res = [x for x in args if type(x) is not UndefinedPrimal]
     ct_nonzero = [type(c) is not Zero for c in cts]
     nz_cts = [c for c in cts if type(c) is not Zero]
-    # Staged, the transposed body takes its cotangents at the body's output types (JAX's
+    # The transposed body takes its cotangents at the body's output types (JAX's
     # ``_transpose_jaxpr``: ``to_ct_aval`` of the out avals, so a strong cotangent of a weak
-    # output is weak inside); eagerly it runs on the values' own types, as JAX's remat impl
-    # evaluates the body equation by equation.
-    if building_jaxpr(core.current_trace()):
-        ct_avals = [ad.tangent_aval(v.aval) for v, nz in zip(jaxpr.outvars, ct_nonzero) if nz]
-    else:
-        ct_avals = [get_aval(c) for c in nz_cts]
+    # output is weak inside). Eagerly the impl evaluates it equation by equation on the
+    # values, so only equations typed by their own jaxpr (a nested jit) keep the weak type.
+    ct_avals = [ad.tangent_aval(v.aval) for v, nz in zip(jaxpr.outvars, ct_nonzero) if nz]
     avals = [get_aval(x) for x in res] + ct_avals
     key = (jaxpr, tuple(linear), tuple(ct_nonzero), tuple(avals),
            tuple(x.aval for x in args if type(x) is UndefinedPrimal))
