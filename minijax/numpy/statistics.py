@@ -54,7 +54,10 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     if dtypes.is_complex(dtype):
         raise ValueError("quantile does not support complex input, as the operation is poorly "
                          "defined.")
-    a = convert(a, dtype)
+    # a keeps its weak type inside, as JAX's promote_dtypes_inexact; the result is made
+    # strong at the end (JAX's final convert_element_type), so a weak operand's cotangent
+    # is typed by the body, not by a leading conversion's transpose
+    a, = promote_dtypes_inexact(a)
     q = convert(to_array(q), dtype)
     if keepdims and a.ndim == 0 and (axis is None or axis == ()):
         # JAX ravels a 0-d input first, so the kept axis is the raveled array's: shape (1,)
@@ -120,7 +123,7 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         out = jnp.where(any_nan, jnp.nan, out)
     if keepdims:
         out = lax.expand_dims(out, tuple(len(qs) + ax for ax in axes))
-    return out
+    return convert(out, dtype)
 
 
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
