@@ -344,6 +344,24 @@ def batch_jaxpr(closed, axis_data, in_batched, force_out):
     return trace_to_jaxpr(fn, in_avals), list(found)
 
 
+def batch_jaxpr_dims(closed, axis_data, in_dims):
+    """``closed`` on batched values with their batch at ``in_dims`` (an axis or ``not_mapped``
+    each), the callee choosing where each output's batch lies, as JAX's ``batch_jaxpr2`` for
+    jit: no transposes around the call, so a split operand keeps its layout inside (and
+    Shardy's propagation sees JAX's program). Returns ``(batched_closed, out_dims)``."""
+    size = axis_data.size
+    in_avals = [a if d is not_mapped else a.update(shape=(*a.shape[:d], size, *a.shape[d:]))
+                for a, d in zip(closed.in_avals, in_dims)]
+    found = []
+
+    def fn(*args):
+        vals, dims = batch_flat(core.jaxpr_as_fun(closed), args, in_dims, axis_data)
+        found[:] = dims
+        return vals
+
+    return trace_to_jaxpr(fn, in_avals), list(found)
+
+
 def batch_open(jaxpr, args, dims, instantiate=True, axis_data=None):
     """For the batching rule of a primitive holding the open ``jaxpr``, by an anonymous vmap
     (or the vmap's own ``axis_data``, so collectives in the body over its axis resolve):

@@ -12,7 +12,7 @@ The rules, each emitting a ``jit`` equation again, as JAX does:
 - impl (an equation evaluated eagerly): the callee compiled and run through ``jit``'s own path;
 - lowering: the callee inlined in the caller's module (XLA sees one program);
 - JVP: ``ad.jvp_jaxpr`` of the callee; transpose: ``ad.transpose_jaxpr``; batching:
-  ``batching.batch_jaxpr``;
+  ``batching.batch_jaxpr_dims`` (batch axes where the operands have them);
 - partial evaluation: ``partial_eval_jaxpr`` splits the callee into a known ``jit`` run now
   and a staged one on the residuals and the unknown operands; a residual that is a known
   operand is passed along, not returned by the known call.
@@ -29,7 +29,7 @@ from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
-from minijax.interpreters.batching import batch_jaxpr, moveaxis, needs_axis_data, not_mapped
+from minijax.interpreters.batching import batch_jaxpr_dims, needs_axis_data, not_mapped
 from minijax.interpreters.partial_eval import (
     DynamicJaxprTrace,
     DynamicJaxprTracer,
@@ -419,21 +419,18 @@ _batch_cache = BoundedCache()
 @pjit_p.def_batching
 @needs_axis_data
 def _pjit_batching(axis_data, args, dims, *, jaxpr, name, donated_invars, inline):
-    in_batched = tuple(d is not not_mapped for d in dims)
     try:
-        key = (jaxpr, in_batched, axis_data)
+        key = (jaxpr, tuple(dims), axis_data)
         hash(key)
     except TypeError:
         key = None
     cached = _batch_cache.get(key)
     if cached is None:
-        batched, out_batched = batch_jaxpr(jaxpr, axis_data, list(in_batched),
-                                           [False] * len(jaxpr.out_avals))
+        batched, out_dims = batch_jaxpr_dims(jaxpr, axis_data, list(dims))
         b_jaxpr, consts = open_closed(batched)
-        cached = _batch_cache.put(_unless_tracers(key, consts), (b_jaxpr, consts, out_batched))
-    b_jaxpr, consts, out_batched = cached
-    args = [x if d is not_mapped else moveaxis(x, d, 0) for x, d in zip(args, dims)]
+        cached = _batch_cache.put(_unless_tracers(key, consts), (b_jaxpr, consts, out_dims))
+    b_jaxpr, consts, out_dims = cached
     outs = pjit_p.bind(*consts, *args, jaxpr=b_jaxpr, name=name,
                        donated_invars=(False,) * len(consts) + tuple(donated_invars),
                        inline=inline)
-    return outs, [0 if b else not_mapped for b in out_batched]
+    return outs, list(out_dims)

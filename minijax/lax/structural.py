@@ -521,11 +521,11 @@ concatenate_p.def_lowering(lambda ctx, *xs, dimension: hlo.concatenate(list(xs),
 
 
 def _concatenate_batching(args, dims, *, dimension):
-    """Every operand to the first mapped one's batch axis (unmapped ones broadcast)."""
+    """Every operand's batch to axis 0 (unmapped ones broadcast), as JAX 0.10.2's rule: where
+    the transposes fall decides how Shardy carries a split operand through."""
     size = batching.axis_size(args, dims)
-    bdim = next(d for d in dims if d is not not_mapped)
-    operands = [batching.bdim_to(x, d, bdim, size) for x, d in zip(args, dims)]
-    return concatenate_p.bind(*operands, dimension=to_val_axis(dimension, bdim)), bdim
+    operands = [batching.bdim_to(x, d, 0, size) for x, d in zip(args, dims)]
+    return concatenate_p.bind(*operands, dimension=dimension + 1), 0
 
 
 concatenate_p.def_batching(_concatenate_batching)
