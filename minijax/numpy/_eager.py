@@ -29,7 +29,8 @@ import functools
 import inspect
 
 from minijax import core
-from minijax.interpreters.partial_eval import DynamicJaxprTrace
+from minijax.interpreters.ad import JVPTracer, Zero
+from minijax.interpreters.partial_eval import DynamicJaxprTrace, building_jaxpr
 from minijax.jitting import jit
 from minijax.jitting.args import split_static
 
@@ -53,8 +54,8 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
         if any(_has_jax_array(a) for a in args):
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
         eager = is_eval_trace_current()  # the hot case: checked once
-        if eager or call_when_staged or (
-                fused_under_transforms and type(core.current_trace()) is not DynamicJaxprTrace):
+        if eager or call_when_staged or (fused_under_transforms and _called(core.current_trace(),
+                                                                            args)):
             if static_argnames:
                 args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
             return jitted(*args, **kwargs)
@@ -67,6 +68,24 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
 
     wrapper._eager_jitted = jitted
     return wrapper
+
+
+def _called(trace, args):
+    """Whether a transformation trace (not the staging trace itself) sees the jitted call. With
+    no jaxpr being built, always: it runs fused. Above a staging trace the call only matters
+    where a tangent's weak type is not its primal's (a strong tangent given for a Python
+    float): the call's JVP types it as the primal's, as JAX's pjit JVP does. Elsewhere the
+    staging trace would inline the call into the very equations the function makes when
+    called plainly, so it is called plainly, which traces several times faster."""
+    if type(trace) is DynamicJaxprTrace:
+        return False
+    if not building_jaxpr(trace):
+        return True
+    for a in args:
+        if type(a) is JVPTracer and a._trace is trace and type(a.tangent) is not Zero and (
+                core.get_aval(a.tangent).weak_type != core.get_aval(a.primal).weak_type):
+            return True
+    return False
 
 
 # type -> whether it converts itself with ``__jax_array__`` (flax.nnx's Variable): jnp
