@@ -85,3 +85,13 @@ def test_add_any_types():
         np.testing.assert_array_equal(np.asarray(r), np.float32(3))
     text = str(minijax.make_jaxpr(bind)(1.0, np.float32(2)))
     assert text == "{ lambda ; a:f32[] b:f32[]. let c:f32[] = add_any a b in (c,) }"
+
+
+def test_eager_vmap_of_add_any_types_as_its_impl():
+    # Run 18000 (s18015-648, s18004-592, s18010-221): hessian's eager vmap of a sum of a weak
+    # and a strong cotangent. JAX 0.10.2 prints [[f32 weak 0, f32 weak 0], [f32 0, f32 0]].
+    h = minijax.hessian(lambda a, b: lax.rem(lax.max(3.0, a), b), argnums=(0, 1))(
+        -0.403, jnp.asarray(np.float32(-0.0)))
+    got = [[(x.dtype, x.weak_type, float(x)) for x in r] for r in h]
+    f32 = np.dtype(np.float32)
+    assert got == [[(f32, True, 0.0), (f32, True, 0.0)], [(f32, False, 0.0), (f32, False, 0.0)]]

@@ -185,6 +185,9 @@ def _add_any_batching(args, dims):
     return add_any_p.bind(x, y), dy if dy is not batching.not_mapped else dx
 
 
+_add_any_batching.values_keep_weak_types = True  # eager, the impl's lax.add types the result
+
+
 # Helpers for rules ------------------------------------------------------------------------------
 
 

@@ -277,8 +277,9 @@ def _check_rule_result(prim, outs, expected):
     a cheap check that turns a rule bug into a clear error instead of a wrong program."""
     got = [get_aval(o) for o in outs]
     if getattr(prim.batching, "values_keep_weak_types", False):
-        # the primitive's eager impl evaluates its body on the values (JAX's remat_impl): a
-        # strong operand where the body was traced weak gives a strong result
+        # the primitive's eager impl types its result from the values, not as its abstract
+        # eval does (JAX's remat_impl evaluates the body; add_any's impl is lax.add): a strong
+        # operand where the abstract eval says weak gives a strong result
         expected = [e.update(weak_type=g.weak_type) for e, g in zip(expected, got)]
     if got != list(expected):
         if [a.update(vma=frozenset()) for a in got] == [
