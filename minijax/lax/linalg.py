@@ -196,8 +196,11 @@ def _cholesky_lowering(ctx, x):
 def _cholesky_jvp(primals, tangents):
     # Murray, "Differentiation of the Cholesky decomposition" (arXiv:1602.07527), as JAX:
     # L_dot = L phi(L^-1 A_dot L^-H), phi = lower triangle with the diagonal halved.
+    # L is masked with tril as in JAX: under a second derivative the mask's own derivative
+    # zeroes the upper triangle of L's tangent, which the products below fill with NaN
+    # beside an inf entry
     (x,), (x_dot,) = primals, tangents
-    L = cholesky_p.bind(x)
+    L = _tril(cholesky_p.bind(x))
     if type(x_dot) is ad.Zero:
         return L, ad.Zero.from_primal_value(L)
     tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True,
