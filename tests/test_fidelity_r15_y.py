@@ -2,9 +2,11 @@
 (tests/data/record_fidelity_r15_y.py)."""
 
 import numpy as np
+import pytest
 
 import minijax as jax
 import minijax.numpy as jnp
+from minijax import lax
 
 nan = np.nan
 
@@ -30,3 +32,19 @@ def test_cholesky_hessian_vector_product_fd():
         eps = 1e-5
         fd = (np.asarray(g(a + eps * v)) - np.asarray(g(a - eps * v))) / (2 * eps)
     np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-8)
+
+
+# s18013-99: the transposed scan sums a const's cotangent into its accumulator with add_any,
+# as JAX, so a weak const keeps a weak cotangent under a strong carry cotangent.
+@pytest.mark.parametrize("body,y,expected", [
+    (lambda y: lambda c, _: (lax.max(c, y), None), -1.58, [(1.0, False), (0.0, True)]),
+    (lambda y: lambda c, _: (c * y, None), 0.75,
+     [(0.5625, False), (-0.13319998979568481, True)]),
+])
+def test_scan_const_cotangent_stays_weak(body, y, expected):
+    f = lambda c, y: lax.scan(body(y), c, None, length=2)[0]
+    cts = jax.vjp(f, -0.0888, y)[1](np.float32(1.0))
+    for ct, (value, weak) in zip(cts, expected):
+        assert ct.dtype == np.float32
+        assert jax.core.get_aval(ct).weak_type == weak
+        np.testing.assert_allclose(np.asarray(ct), value, rtol=1e-6)

@@ -594,7 +594,8 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         d_c, d_carry, d_x = common.split(outs, [n_lc, nk, len(lin_x_avals)])
         d_carry = [_strong_as(d, a) if nz else ad.zeros_like_aval(a) for d, nz, a in
                    zip([d for d, c in zip(d_carry, carry_ct) if c], carry_nz, carry_avals)]
-        return [add(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
+        # add_any, as JAX's accumulators: the sum keeps the accumulator's (weak) type
+        return [ad.add_tangents(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
 
     rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
     tj = trace_to_jaxpr(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
