@@ -156,7 +156,7 @@ def _as_arrays(xs):
 def _primals_out(xs):
     """A function's outputs as jvp/linearize/vjp/value_and_grad return them: a Python scalar
     or NumPy value the function returned untouched comes back as it is, as in JAX."""
-    return [x if type(x) in (float, int, complex, bool) or isinstance(x, (np.generic, np.ndarray))
+    return [x if type(x) in dtypes.python_scalar_types or isinstance(x, (np.generic, np.ndarray))
             else _as_array(x) for x in xs]
 
 
@@ -307,7 +307,7 @@ def _ct_in(ct, aval):
             f"{_long(ct_aval)}, but expected {_long(expected)} because the corresponding output "
             f"of the differentiated function had JAX type {_long(aval)}"
         ))
-    if type(ct) in (int, float, complex):
+    if type(ct) in dtypes.python_scalar_types and type(ct) is not bool:
         ct = np.asarray(ct, aval.dtype)
         if core.is_eval_trace_current():  # a Python scalar is weakly typed, as in JAX
             ct = device_put_value(ct, weak_type=True)

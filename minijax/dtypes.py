@@ -265,12 +265,61 @@ def promote_dtypes_weak(pairs):
     return canonicalize_dtype(node), False
 
 
-_PY_SCALAR = {bool: bool_, int: None, float: None, complex: None}
+class _TypedScalar:
+    """A Python scalar that carries its dtype, as JAX's ``TypedInt``/``TypedFloat``/
+    ``TypedComplex`` (jax/_src/literals.py): what ``checkpoint`` returns for a Python scalar the
+    function returned. Still weakly typed; ``.dtype`` is the default dtype when it was made."""
+
+    __slots__ = ()
+    _base = None  # the builtin type it extends
+
+    def __new__(cls, value, dtype):
+        v = cls._base.__new__(cls, value)
+        v.dtype = np.dtype(dtype)
+        return v
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._base(self)!r}, dtype={self.dtype.name})"
+
+    def __str__(self):
+        return str(self._base(self))
+
+    def __getnewargs__(self):
+        return (self._base(self), self.dtype)
+
+
+class TypedInt(_TypedScalar, int):
+    _base = int  # no __slots__: an int subclass keeps its dtype in a __dict__
+
+
+class TypedFloat(_TypedScalar, float):
+    __slots__ = ("dtype",)
+    _base = float
+
+
+class TypedComplex(_TypedScalar, complex):
+    __slots__ = ("dtype",)
+    _base = complex
+
+
+def typed_scalar(x, dtype):
+    """A Python int/float/complex as its typed twin of ``dtype`` (a bool stays a bool, as in
+    JAX)."""
+    cls = {int: TypedInt, float: TypedFloat, complex: TypedComplex}.get(type(x))
+    return x if cls is None else cls(x, dtype)
+
+
+_PY_SCALAR = {bool: bool_, int: None, float: None, complex: None,
+              TypedInt: None, TypedFloat: None, TypedComplex: None}
+# the types that are Python scalars to minijax: the builtins and their typed twins
+python_scalar_types = tuple(_PY_SCALAR)
 _PY_TYPE_NODES = {int: _weak_int, float: _weak_float, complex: _weak_complex}
 
 
 def python_scalar_dtype(x):
     """dtype of a Python scalar: bool → bool, int → default int, float → default float."""
+    if isinstance(x, _TypedScalar):
+        return x.dtype
     t = type(x)
     if t is bool:
         return bool_

@@ -32,7 +32,7 @@ import typing
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import (
     ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Var, WeakScalar, get_aval, jaxpr_as_fun)
 from minijax.interpreters import ad
@@ -263,10 +263,10 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         jaxpr, consts = trace_open(flat_fun, [get_aval(x) for x in leaves])
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
-        # a Python scalar the function returned comes back a Python scalar (JAX: a TypedFloat;
-        # a bool), not the literal it was inside
+        # a Python scalar the function returned comes back a Python scalar carrying its dtype
+        # (JAX's TypedFloat; a bool stays a bool), not the literal it was inside
         return out_trees[0].unflatten([
-            o.val.item() if isinstance(o, WeakScalar)
+            dtypes.typed_scalar(o.val.item(), o.aval.dtype) if isinstance(o, WeakScalar)
             else o.item() if b and isinstance(o, np.ndarray) else o
             for o, b in zip(outs, py_bools)])
 

@@ -33,7 +33,7 @@ from minijax.lax.families import const
 from minijax.lowering.array import Array
 from minijax.source_info import with_user_line
 
-_SCALAR_TYPES = (bool, int, float, complex)
+_SCALAR_TYPES = dtypes.python_scalar_types
 
 
 def is_array(x):

@@ -42,7 +42,7 @@ __all__ = [
     "asarray_chkfinite", "ascontiguousarray", "asanyarray", "astype",
 ]
 
-_SCALARS = (bool, int, float, complex)
+_SCALARS = dtypes.python_scalar_types
 
 
 def _canonical_shape(shape_):
