@@ -28,7 +28,8 @@ from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, concrete_or_error, current_trace, get_aval
+from minijax.core import (
+    Primitive, ShapedArray, concrete_or_error, current_trace, get_aval, is_eval_trace_current)
 from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.partial_eval import in_linearization
 from minijax.lax.accuracy import (
@@ -985,9 +986,12 @@ def stop_gradient(x):
     """``x`` (any pytree), with a zero derivative: gradients do not flow through it.
 
     Only inexact leaves bind the primitive; integer and boolean ones have no derivative
-    anyway, so they are returned unchanged (as in JAX).
+    anyway, so they are returned unchanged (as in JAX). Eagerly a Python int, float or complex
+    comes back carrying its dtype (JAX 0.10.2's ``TypedInt``/``TypedFloat``/``TypedComplex``).
     """
     def stop(leaf):
+        if type(leaf) in (int, float, builtins.complex) and is_eval_trace_current():
+            return dtypes.typed_scalar(leaf, dtypes.python_scalar_dtype(leaf))
         if dtypes.is_inexact(get_aval(leaf).dtype):
             return stop_gradient_p.bind(leaf)
         return leaf
