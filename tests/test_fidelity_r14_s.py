@@ -64,7 +64,7 @@ def test_grad_grad_of_a_scan_of_logaddexp_at_inf():
     np.testing.assert_array_equal(np.asarray(got), np.zeros((2, 3), np.float32))
 
 
-@pytest.mark.skipif(len(minijax.devices()) < 2, reason="needs 2 devices (XLA_FLAGS)")
+@pytest.mark.devices(2)
 def test_shard_map_jvp_of_clip_mode_scatter_min():
     # s17010-331 reduced: each shard holds one row, so the indices uint8[1, 0] both clip to row
     # 0, which becomes the constant -1.5: the tangent is 0. JAX 0.10.2 gives -2 per element (its
