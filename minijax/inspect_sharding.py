@@ -50,8 +50,8 @@ def _inspect_lowering(ctx, value, *, callback):
             return callback(NamedSharding(mesh, PartitionSpec()))
         return callback(from_jaxlib(interned_sharding(devices, hlo_sharding, mesh), ndim, mesh))
 
-    # The executable does not keep the function alive; the module context does until the
-    # compile is over (the partitioner only calls while compiling).
+    # XLA holds only the encoded pointer: the lowered module keeps the function alive until
+    # the compile is over (the partitioner only calls while compiling).
     mctx.add_keepalive(on_hlo_sharding)
     hlo.CustomCallOp(
         [value.type], [value], call_target_name=ir.StringAttr.get("InspectSharding"),

@@ -334,14 +334,16 @@ def _unique_symbol(module_ctx, name):
 class LoweredModule:
     """A lowered program: the MLIR ``module`` (or its text), the Python functions its
     host-callback custom calls name by position (``host_callbacks``) and the module context's
-    ``compile_hooks``; compiling needs all three."""
+    ``compile_hooks``; compiling needs all three. It also holds the context's ``keepalives``,
+    so they outlive the compile (XLA calls back into some of them while compiling)."""
 
-    __slots__ = ("module", "host_callbacks", "compile_hooks")
+    __slots__ = ("module", "host_callbacks", "compile_hooks", "keepalives")
 
-    def __init__(self, module, host_callbacks=(), compile_hooks=()):
+    def __init__(self, module, host_callbacks=(), compile_hooks=(), keepalives=()):
         self.module = module
         self.host_callbacks = list(host_callbacks)
         self.compile_hooks = list(compile_hooks)
+        self.keepalives = list(keepalives)
 
 
 def lower_jaxpr(
@@ -393,7 +395,7 @@ def lower_jaxpr(
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             func.ReturnOp(outs)
         _verify(module)
-    return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks)
+    return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks, mctx.keepalives)
 
 
 def _verify(module):
