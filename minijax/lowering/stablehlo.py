@@ -312,6 +312,9 @@ def lower_call(module_ctx, jaxpr, args, name):
     symbol = module_ctx.functions.get(jaxpr)
     if symbol is None:
         symbol = _unique_symbol(module_ctx, _symbol_name(name))
+        # Taken before the body is lowered: a callee may call a function of the same name
+        # (complex nan_to_num calls nan_to_num on the real and imaginary parts).
+        module_ctx.functions[jaxpr] = symbol
         ftype = ir.FunctionType.get([tensor_type(v.aval) for v in jaxpr.invars], out_types)
         with ir.InsertionPoint(module_ctx.module.body):
             fn = func.FuncOp(symbol, ftype)
@@ -319,7 +322,6 @@ def lower_call(module_ctx, jaxpr, args, name):
             entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
             func.ReturnOp(lower_jaxpr_body(module_ctx, jaxpr, [], list(entry.arguments)))
-        module_ctx.functions[jaxpr] = symbol
     return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), list(args)).results)
 
 
