@@ -277,9 +277,10 @@ def _check_rule_result(prim, outs, expected):
     a cheap check that turns a rule bug into a clear error instead of a wrong program."""
     got = [get_aval(o) for o in outs]
     if getattr(prim.batching, "values_keep_weak_types", False):
-        # the primitive's eager impl types its result from the values, not as its abstract
-        # eval does (JAX's remat_impl evaluates the body; add_any's impl is lax.add): a strong
-        # operand where the abstract eval says weak gives a strong result
+        # the rule's results are weak as the values make them, not as the primitive's
+        # abstract eval says, as in JAX: an eager impl (JAX's remat_impl evaluates the body;
+        # add_any's impl is lax.add) or a batched-index cond's select_n over all branches.
+        # A strong operand where the abstract eval says weak gives a strong result
         expected = [e.update(weak_type=g.weak_type) for e, g in zip(expected, got)]
     if got != list(expected):
         if [a.update(vma=frozenset()) for a in got] == [

@@ -275,6 +275,9 @@ def _taken_only(taken, x):
     return select_n(pred, stop_gradient(x), x)
 
 
+# Under a batched index the results are select_n's, weak only where every branch's output is
+# (JAX's rule too), not branch 0's types as the primitive's abstract eval says.
+_cond_batching.values_keep_weak_types = True
 cond_p.def_batching(_cond_batching)
 
 
