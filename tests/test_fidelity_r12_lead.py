@@ -108,4 +108,7 @@ def test_an_eager_shard_map_runs_its_body_op_by_op_as_jax():
 
     g = minijax.shard_map(body, mesh=mesh, in_specs=P("d"), out_specs=P())
     np.testing.assert_allclose(float(g(x)), 47.89251708984375, rtol=1e-6)
-    np.testing.assert_allclose(float(minijax.jit(g)(x)), 47.82304000854492, rtol=1e-6)
+    # Whether XLA's CPU code keeps them wider depends on the CPU: JAX 0.10.2's jit gave
+    # 47.82304 on the Intel host that recorded this and 47.89252 on an AMD EPYC (Zen 4) host
+    jitted = float(minijax.jit(g)(x))
+    assert any(np.isclose(jitted, v, rtol=1e-6) for v in (47.82304000854492, 47.89252090454102))

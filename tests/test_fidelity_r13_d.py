@@ -55,7 +55,11 @@ def test_eager_grad_through_checkpoint_runs_nested_jit_whole():
     for policy in (None, jax.checkpoint_policies.checkpoint_dots):
         g = _hypot_grad(policy)(c, _B)
         assert g.dtype == np.float16
-        assert float(g[0, 0]) == 0.496826171875  # JAX 0.10.2 (eager and jitted alike)
+        # eager and jitted alike, as in JAX 0.10.2, whose value depends on the CPU's float16
+        # code: 0.496826171875 on the Intel host that recorded it, 0.497314453125 on an AMD
+        # EPYC (Zen 4) host
+        assert float(g[0, 0]) == float(jax.jit(_hypot_grad(policy))(c, _B)[0, 0])
+        assert float(g[0, 0]) in (0.496826171875, 0.497314453125)
 
 
 def test_checkpoint_grad_jaxpr_splits_nested_jit():

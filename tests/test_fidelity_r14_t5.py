@@ -54,7 +54,8 @@ def test_gamma_vmap_broadcasts_the_key():
     # and samples one flat vector, so the alphas' split does not reach the output
     k = jax.random.PRNGKey(217)
     out = jax.jit(jax.vmap(lambda a: jax.random.gamma(k, a), (-1,)))(_split(_JAX["gamma_a"]))
-    np.testing.assert_array_equal(out, _JAX["gamma_vmap"])
+    # JAX's samples to the last bit or one: XLA's CPU log/exp code differs between CPUs
+    np.testing.assert_allclose(out, _JAX["gamma_vmap"], rtol=4e-7, atol=0)
     assert out.dtype == np.float32
     assert _spec(out) == list(_JAX["gamma_vmap_spec"])
     jaxpr = str(jax.make_jaxpr(jax.vmap(lambda a: jax.random.gamma(k, a)))(_JAX["gamma_a"]))
