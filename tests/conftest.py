@@ -35,6 +35,29 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "devices(n): needs n devices (8 virtual CPU ones here; a 1-GPU run skips it)")
+    config.addinivalue_line(
+        "markers", "jax_cpu_values: compares with values JAX 0.10.2 computed on the CPU, so it "
+        "runs on the CPU in a GPU run too (XLA's GPU math rounds differently)")
+
+
+def pytest_collection_modifyitems(config, items):
+    # tests/test_fidelity_*.py hold JAX 0.10.2's values recorded on the CPU, bit for bit.
+    for item in items:
+        if item.path.name.startswith("test_fidelity_"):
+            item.add_marker("jax_cpu_values")
+
+
+@pytest.fixture(autouse=True)
+def _cpu_for_jax_cpu_values(request):
+    if (os.environ.get("MINIJAX_TEST_GPU") != "1"
+            or request.node.get_closest_marker("jax_cpu_values") is None):
+        yield
+        return
+    import minijax
+    from minijax.config import config_context
+
+    with config_context("jax_default_device", minijax.devices("cpu")[0]):
+        yield
 
 
 def pytest_runtest_setup(item):

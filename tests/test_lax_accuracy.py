@@ -146,6 +146,7 @@ def test_grad_of_sin_takes_cos_without_accuracy():
         minijax.grad(lambda y: lax.cos(y, accuracy=HIGHEST)), 1.0)
 
 
+@pytest.mark.jax_cpu_values
 def test_derivative_values():
     # JAX 0.10.2's values
     assert np.float32(minijax.grad(lambda y: lax.tanh(y, accuracy=HIGHEST))(0.5)) == np.float32(
