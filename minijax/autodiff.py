@@ -538,21 +538,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
 
         def push(*basis):
-            res = jvp(f, (dyn,), (in_tree.unflatten(basis),), has_aux=has_aux)
-            # an integer output's float0 tangent enters the Jacobian as zeros of its dtype
-            # (JAX's jacfwd casts each block to its output's dtype)
-            y_leaves, y_tree = _registry.flatten(res[0])
-            for yl in y_leaves:
-                if get_aval(yl).dtype == np.bool_:
-                    # JAX's jacfwd fails casting the float0 block back to bool (its message)
-                    raise TypeError("a bytes-like object is required, not 'int' (jacfwd of a "
-                                    "function with a bool output, as JAX 0.10.2)")
-            t = y_tree.unflatten([
-                lax.full_like(yl, 0)  # weak as the output, as JAX's
-                # a float0 output (a jvp's integer tangent) keeps its float0 block, as JAX
-                if get_aval(tl).dtype == dtypes.float0 != get_aval(yl).dtype else tl
-                for yl, tl in zip(y_leaves, _registry.flatten(res[1])[0])])
-            return (res[0], t, *res[2:])
+            return jvp(f, (dyn,), (in_tree.unflatten(basis),), has_aux=has_aux)
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
         res = vmap(push, out_axes=out_axes)(*_std_basis(leaves))
@@ -563,14 +549,23 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             for yl in y_leaves:
                 _check_output_dtype("jacfwd", True, yl)
         jac_leaves = _registry.flatten(jac)[0]
-        # each block takes its output's weak type (JAX's _possible_downcast)
-        blocks = [in_tree.unflatten([_with_weak_type(b, get_aval(yl).weak_type) for b in
+        blocks = [in_tree.unflatten([_as_output(b, get_aval(yl)) for b in
                                      _split_last(j, in_avals, get_aval(yl).shape)])
                   for yl, j in zip(y_leaves, jac_leaves)]
         out = y_tree.unflatten(blocks)
         return (out, res[2]) if has_aux else out
 
     return jacfun
+
+
+def _as_output(block, y_aval):
+    """A Jacobian block of the output ``y_aval``, cast to its dtype and weak type (JAX's
+    _possible_downcast). An integer or bool output's block is its float0 tangent cast: zeros,
+    except that the cast of float0 to bool fails where it is lowered or run (JAX's TypeError
+    from NumPy's ``np.array(0, float0)``), so under jit a dead bool block computes, as in JAX."""
+    if get_aval(block).dtype == dtypes.float0 != y_aval.dtype:
+        return _convert_element_type(block, y_aval.dtype, y_aval.weak_type)
+    return _with_weak_type(block, y_aval.weak_type)
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):

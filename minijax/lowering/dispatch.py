@@ -6,8 +6,10 @@ lowering computes under jit, bit for bit. Each (primitive, params, avals, device
 
 from __future__ import annotations
 
-from minijax import core
-from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+import numpy as np
+
+from minijax import core, dtypes
+from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, _multi_device, default_device, device_put_value
@@ -37,7 +39,7 @@ def apply_primitive(prim, args, params):
     # Run where the first committed Array operand lives, else the first Array (its interned
     # sharding names the device); other operands (NumPy, Python scalars, Arrays elsewhere) are
     # put there. As in JAX, the results are committed iff an operand is.
-    sharding, committed = None, False
+    sharding, committed, float0 = None, False, False
     for i, x in enumerate(args):
         if type(x) is Array:
             if x._committed:
@@ -46,21 +48,34 @@ def apply_primitive(prim, args, params):
                 sharding, committed = x._sharding, True
             elif sharding is None:
                 sharding = x._sharding
+        elif type(x) is np.ndarray and x.dtype == dtypes.float0:
+            float0 = True
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
     elif sharding in _multi_device:  # a sharded operand: run as the jit of the op (as JAX)
         return Hooks.apply_sharded(prim, args, params)
+    if float0:
+        # a float0 operand (a zero tangent) has no buffer, XLA having no zero-width type: its
+        # only value enters the program as a constant (JAX passes booleans), so its lowering
+        # runs as under jit, e.g. the cast of one to bool raises JAX's TypeError
+        consts = {i: x for i, x in enumerate(args)
+                  if type(x) is np.ndarray and x.dtype == dtypes.float0}
+        args = [x for i, x in enumerate(args) if i not in consts]
+    else:
+        consts = None
     arrays = [
         x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args
     ]
     avals = tuple([x.aval for x in arrays])
     try:
-        key = (prim, avals, _params_key(params), sharding)
+        key = (prim, avals, _params_key(params), sharding,
+               consts and tuple((i, x.shape) for i, x in consts.items()))
         exe = _eager_cache.get(key)
     except TypeError:  # an unhashable param: compile without caching
         key, exe = None, None
     if exe is None:
-        exe = _compile_primitive(prim, avals, params, backends.sharding_devices(sharding))
+        exe = _compile_primitive(prim, avals, params, backends.sharding_devices(sharding),
+                                 consts)
         if key is not None:
             _eager_cache[key] = exe
     outs = exe.execute(arrays, committed)
@@ -97,12 +112,17 @@ def _put(x, sharding):
     return device_put_value(x, device)
 
 
-def _compile_primitive(prim, avals, params, devices):
-    out = core.abstract_eval(prim, list(avals), params)
-    out_avals = list(out) if prim.multiple_results else [out]
+def _compile_primitive(prim, avals, params, devices, consts=None):
+    """``consts``: {operand position: NumPy value} of the operands baked into the program as
+    literals (float0 ones); ``avals`` are the other operands'."""
     invars = [Var(a) for a in avals]
+    operands = list(invars)
+    for i, x in (consts or {}).items():  # by increasing position
+        operands.insert(i, Literal(x, core.get_aval(x)))
+    out = core.abstract_eval(prim, [v.aval for v in operands], params)
+    out_avals = list(out) if prim.multiple_results else [out]
     outvars = [Var(a) for a in out_avals]
-    eqn = JaxprEqn(prim, invars, outvars, params, user_frame())
+    eqn = JaxprEqn(prim, operands, outvars, params, user_frame())
     closed = ClosedJaxpr(Jaxpr([], invars, outvars, [eqn]), [])
     lowered = stablehlo.lower_jaxpr(closed, name=prim.name, platform=devices[0].platform)
     return _compile.compile_module(
