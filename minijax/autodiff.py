@@ -131,7 +131,10 @@ def _instantiate(ts):
 
 def _tangent_array(x):
     """A tangent or cotangent minijax made (materialized zeros are a WeakScalar or NumPy
-    value) as an Array, under an enclosing transformation too: JAX returns Arrays there."""
+    value) as an Array, under an enclosing transformation too: JAX returns Arrays there. A
+    Python scalar is one the caller gave, passed through untouched: JAX returns it so."""
+    if type(x) in dtypes.python_scalar_types:
+        return x
     if isinstance(x, core.WeakScalar) or (
             isinstance(x, np.ndarray) and x.dtype != dtypes.float0):
         return device_put_value(x)
@@ -353,6 +356,8 @@ def vjp(fun, *primals, has_aux=False):
     p_leaves, p_tree = _registry.flatten(primals)
     for p in p_leaves:
         _aval_of(p, "vjp primal")
+    # JAX's vjp canonicalizes its primals: a Python scalar returned untouched comes back typed
+    p_leaves = [dtypes.canonical_scalar(p) for p in p_leaves]
     trees = []
     lin = ad.linearize_flat(_flat_fun(fun, p_tree, trees, has_aux), p_leaves, has_aux)
     out_tree = trees[0][0] if has_aux else trees[0]
@@ -379,6 +384,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         leaves, tree = _registry.flatten(dyn)
         for x in leaves:
             _check_input_dtype(name, holomorphic, allow_int, x)
+        leaves = [dtypes.canonical_scalar(x) for x in leaves]  # as vjp's, which JAX's runs
         f = _partial(fun, nums, args, kwargs, isinstance(argnums, int))
         trees = []
         lin = ad.linearize_flat(_flat_fun(f, _registry.flatten((dyn,))[1], trees, has_aux),

@@ -91,6 +91,15 @@ def _merge(nums, static, dyn):
     return out
 
 
+def _canonical_leaves(dyn):
+    """The differentiable arguments' leaves as JAX's ``bind`` canonicalizes them before the
+    function (or its rules) sees them: a Python int/float/complex becomes its typed twin
+    (``TypedFloat``...), so one the function returns as is comes back carrying its dtype, eagerly
+    too. The non-differentiable arguments are static and stay as given."""
+    leaves, in_tree = _registry.flatten(dyn)
+    return [dtypes.canonical_scalar(x) for x in leaves], in_tree
+
+
 def _name(f):
     return getattr(f, "__name__", repr(f))
 
@@ -274,9 +283,9 @@ class custom_jvp:
                                  "using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
         nums, static, dyn = _split_nondiff(self.nondiff_argnums, args)
-        if core.is_eval_trace_current():
-            return self.fun(*args)  # nothing to differentiate, batch or stage
-        leaves, in_tree = _registry.flatten(dyn)
+        leaves, in_tree = _canonical_leaves(dyn)
+        if core.is_eval_trace_current():  # nothing to differentiate, batch or stage
+            return self.fun(*_merge(nums, static, in_tree.unflatten(leaves)))
         _check_leaves(f"arguments of custom_jvp function {_name(self.fun)}", leaves)
         out_trees = []
 
@@ -358,6 +367,7 @@ def _call_primitive(name):
     p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
     p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
     p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
+    ad.user_rule_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
     return p
 
 
@@ -453,9 +463,9 @@ class custom_vjp:
                     "scalars, configuration) may be non-differentiable arguments of a "
                     "custom_vjp; pass arrays as regular arguments (their cotangent may be None)."
                 ))
+        leaves, in_tree = _canonical_leaves(dyn)
         if core.is_eval_trace_current():
-            return self.fun(*args)
-        leaves, in_tree = _registry.flatten(dyn)
+            return self.fun(*_merge(nums, static, in_tree.unflatten(leaves)))
         _check_leaves(f"arguments of custom_vjp function {name}", leaves)
         in_avals = [get_aval(x) for x in leaves]
         out_trees = []

@@ -309,6 +309,13 @@ def typed_scalar(x, dtype):
     return x if cls is None else cls(x, dtype)
 
 
+def canonical_scalar(x):
+    """``x`` as JAX's canonicalization of a value passed to a primitive leaves it: a Python
+    int/float/complex as its typed twin of the default dtype, anything else as it is."""
+    cls = {int: TypedInt, float: TypedFloat, complex: TypedComplex}.get(type(x))
+    return x if cls is None else cls(x, python_scalar_dtype(x))
+
+
 _PY_SCALAR = {bool: bool_, int: None, float: None, complex: None,
               TypedInt: None, TypedFloat: None, TypedComplex: None}
 # the types that are Python scalars to minijax: the builtins and their typed twins

@@ -282,6 +282,8 @@ class JVPTrace(Trace):
             rule = prim.jvp
             if rule is None:
                 raise prim.missing_rule("Differentiation rule")
+            if prim not in user_rule_primitives:
+                primals = [_as_primal(p, t) for p, t in zip(primals, tangents)]
             primal_out, tangent_out = rule(primals, tangents, **params)
         finally:
             core.swap_current_trace(prev)
@@ -304,10 +306,18 @@ class JVPTrace(Trace):
         return JVPTracer(self, primal, tangent)
 
 
-def _as_primal(p):
+# A tracer keeps its primal as given, a Python scalar too: one the function returns untouched
+# comes back as it went in, as in JAX (jvp and linearize give it back as is, vjp as its typed
+# twin). The primitives whose JVP rule hands the primals to user code (custom_jvp's rule,
+# custom_vjp's fwd) see them so too; the other rules get them as below.
+user_rule_primitives = set()
+
+
+def _as_primal(p, t):
     # JVP rules apply lax ops to primals: a bare Python scalar primal would leave the rule's own
-    # constants (``ge(x, 0)``) nothing to take their dtype from, so it becomes a weak array.
-    return device_put_value(p) if dtypes.is_python_scalar(p) else p
+    # constants (``ge(x, 0)``) nothing to take their dtype from, so a tracer's (the only one
+    # with a nonzero tangent) becomes a weak array.
+    return device_put_value(p) if type(t) is not Zero and dtypes.is_python_scalar(p) else p
 
 
 def jvp_flat(fun, primals, tangents):
@@ -317,7 +327,7 @@ def jvp_flat(fun, primals, tangents):
     current trace, so this works under any other transformation (and inside JVP rules).
     """
     trace = JVPTrace(core.current_trace())
-    tracers = [p if type(t) is Zero else JVPTracer(trace, _as_primal(p), t)
+    tracers = [p if type(t) is Zero else JVPTracer(trace, p, t)
                for p, t in zip(primals, tangents)]
     try:
         with core.set_current_trace(trace):
@@ -478,7 +488,7 @@ def linearize_flat(fun, primals, has_aux=False):
     lin_in = [pe_trace.new_arg(a) for a, nz in zip(in_avals, in_nonzero) if nz]
     jvp_trace = JVPTrace(pe_trace)
     it = iter(lin_in)
-    tracers = [JVPTracer(jvp_trace, _as_primal(p), next(it)) if nz else p
+    tracers = [JVPTracer(jvp_trace, p, next(it)) if nz else p
                for p, nz in zip(primals, in_nonzero)]
     try:
         with core.set_current_trace(jvp_trace):
