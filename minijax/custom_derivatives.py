@@ -367,7 +367,7 @@ def _call_primitive(name):
     p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
     p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
     p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
-    ad.user_rule_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
+    ad.raw_primal_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
     return p
 
 

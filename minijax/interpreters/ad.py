@@ -282,7 +282,7 @@ class JVPTrace(Trace):
             rule = prim.jvp
             if rule is None:
                 raise prim.missing_rule("Differentiation rule")
-            if prim not in user_rule_primitives:
+            if prim not in raw_primal_primitives:
                 primals = [_as_primal(p, t) for p, t in zip(primals, tangents)]
             primal_out, tangent_out = rule(primals, tangents, **params)
         finally:
@@ -308,9 +308,10 @@ class JVPTrace(Trace):
 
 # A tracer keeps its primal as given, a Python scalar too: one the function returns untouched
 # comes back as it went in, as in JAX (jvp and linearize give it back as is, vjp as its typed
-# twin). The primitives whose JVP rule hands the primals to user code (custom_jvp's rule,
-# custom_vjp's fwd) see them so too; the other rules get them as below.
-user_rule_primitives = set()
+# twin). The primitives in this set get the primals so in their JVP rule (custom_jvp's rule and
+# custom_vjp's fwd are user code; stop_gradient's passes its primal on); the other rules get
+# them as below.
+raw_primal_primitives = set()
 
 
 def _as_primal(p, t):

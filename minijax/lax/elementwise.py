@@ -693,6 +693,20 @@ ad.defjvp(clamp_p,
 stop_gradient_p = naryop("stop_gradient", lambda x: x, ANY)
 ad.defjvp_zero(stop_gradient_p)
 
+
+def _stop_gradient_jvp(primals, tangents):
+    # JAX's rule applies stop_gradient to the primal as given, eagerly the identity: a tracer's
+    # Python scalar primal (vjp's TypedFloat input, a concrete value) comes back typed, not as
+    # an array, under vjp/linearize (whose known values are eager) too
+    (x,) = primals
+    out = (dtypes.canonical_scalar(x) if type(x) in dtypes.python_scalar_types
+           else stop_gradient_p.bind(x))
+    return out, ad.Zero.from_primal_value(out)
+
+
+stop_gradient_p.jvp = _stop_gradient_jvp
+ad.raw_primal_primitives.add(stop_gradient_p)
+
 # ------------------------------------------------------------------------------------------------
 # The Python functions (JAX's signatures)
 
@@ -990,8 +1004,8 @@ def stop_gradient(x):
     comes back carrying its dtype (JAX 0.10.2's ``TypedInt``/``TypedFloat``/``TypedComplex``).
     """
     def stop(leaf):
-        if type(leaf) in (int, float, builtins.complex) and is_eval_trace_current():
-            return dtypes.typed_scalar(leaf, dtypes.python_scalar_dtype(leaf))
+        if type(leaf) in dtypes.python_scalar_types and is_eval_trace_current():
+            return dtypes.canonical_scalar(leaf)  # a typed one (or a bool) as it is
         if dtypes.is_inexact(get_aval(leaf).dtype):
             return stop_gradient_p.bind(leaf)
         return leaf

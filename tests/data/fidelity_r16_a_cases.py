@@ -1,5 +1,6 @@
 """Cases of tests/test_fidelity_r16_a.py: Python scalars through custom_jvp/custom_vjp and the
-AD entry points (run 19000's s19000-455 and s19025-57, tools/difftest/triage_19000_a.md).
+AD entry points (run 19000's s19000-455, s19025-57 and s19027-137,
+tools/difftest/triage_19000_a.md).
 
 JAX's ``bind`` canonicalizes a Python int/float/complex to its typed twin (TypedInt/TypedFloat/
 TypedComplex) before a custom_jvp/custom_vjp function or rule sees it, ``vjp`` (so
@@ -50,6 +51,13 @@ CASES = [
     "jax.value_and_grad(lambda x: mulv(x, x))(-0.5)",
     "jax.value_and_grad(lambda x: (x, {'a': x, 'c': 2.0, 'i': idv(x)}), has_aux=True)(-0.5)",
     "jax.grad(lambda x: (x, x), has_aux=True)(-0.5)",
+    # s19027-137 reduced: stop_gradient of vjp's TypedFloat input, under vjp of vjp too
+    "jax.vjp(lambda x: lax.stop_gradient(x), 0.5)[0]",
+    "jax.vjp(lambda x: jax.vjp(lambda y: lax.stop_gradient(y), x)[0], 0.5)[0]",
+    "jax.linearize(lambda x: lax.stop_gradient(x), 0.5)[0]",
+    "jax.jvp(lambda x: (x, lax.stop_gradient(x)), (0.5,), (1.0,))",
+    "lax.stop_gradient(lax.stop_gradient(0.5))",
+    "jax.jit(lambda: jax.vjp(lambda x: lax.stop_gradient(x), 0.5)[0])()",
 ]
 
 
