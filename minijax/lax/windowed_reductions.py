@@ -13,13 +13,19 @@ Differentiation:
 - ``reduce_window_max/min``: JAX's ``select_and_gather_add`` primitive, linear in the
   tangent: the tangent of the element a sequential scan of the window keeps (the first of
   ties, never a NaN followed by a number), lowered as a fold over the window's offsets
-  carrying (value, tangent) pairs. Its transpose is JAX's ``select_and_scatter_add`` (each
-  window's cotangent goes to the element XLA's SelectAndScatter picks, starting from the
-  window's first element, padding included), written as the same kind of fold.
+  carrying (value, tangent) pairs. Its transpose is JAX's ``select_and_scatter_add``
+  primitive (each window's cotangent goes to the element XLA's SelectAndScatter picks,
+  starting from the window's first element, padding included) with JAX's transpose, JVP and
+  batching rules (the two primitives are each other's transposes; vmap broadcasts the operand
+  to the batch, which is how a jacrev's result keeps the operand's sharding). It is lowered
+  as the same kind of fold, not as ``stablehlo.select_and_scatter``: XLA's SPMD partitioner
+  miscomputes that op on an operand sharded along a window axis when windows overlap (JAX
+  0.10.2's sharded ``jit(grad)`` of a stride-1 max pool is wrong; triage_19000_d.md). Window
+  dilation has no VJP (as in JAX).
 - the generic ``reduce_window``: the tangent is the JVP of the same reduction written as a
   fold over the window's offsets, with the computation's own lax ops, so their JVP rules apply.
 - The folds: each offset contributes one strided ``slice`` of the padded, dilated operand.
-  This is gather-free, transposable with the rules of ``pad``, ``slice`` and ``select_n``, and
+  This is gather-free, differentiable with the rules of ``pad``, ``slice`` and ``select_n``, and
   costs one elementwise op per window element — windows are small. The primal output is still
   one ``reduce_window``. XLA's computation must be associative and commutative, which is what
   makes the generic fold's order irrelevant.
@@ -61,6 +67,7 @@ from minijax.tree_util import _registry
 __all__ = [
     "reduce_window", "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
     "reduce_window_shape_tuple", "reduce_window_sum_p", "select_and_gather_add_p",
+    "select_and_scatter_add_p",
 ]
 
 _PARAM_NAMES = ("window_dimensions", "window_strides", "padding", "base_dilation",
@@ -280,37 +287,6 @@ def _gather_fold(t, x, *, select_prim, **params):
     return _fold_windows(choose, [x, t, valid], inits, params)[1]
 
 
-def _select_and_scatter_add(ct, x, *, select_prim, **params):
-    """JAX's select_and_scatter_add as lowered on CPU: ``x`` is padded (and dilated) with the
-    identity as real elements; each window's choice starts at its first element and moves on
-    to a later one wherever ``select_prim(chosen, later)`` is false; the window's cotangent is
-    added at the chosen element (dropped when that is padding)."""
-    dtype = get_aval(x).dtype
-    slices = _window_slices(x, _select_identity(select_prim, dtype), **params)
-    best, chosen = slices[0], broadcast_in_dim(np.int32(0), get_aval(ct).shape, ())
-    for k, part in enumerate(slices[1:], 1):
-        move = elementwise.bitwise_not(select_prim.bind(best, part))
-        best = elementwise.select(move, part, best)
-        chosen = elementwise.select(move, broadcast_in_dim(np.int32(k), get_aval(ct).shape, ()),
-                                    chosen)
-    # each offset's share goes back through the transpose of its strided slice: a pad
-    padding, dilation = params["padding"], params["base_dilation"]
-    padded_shape = [n + lo + hi for n, (lo, hi) in
-                    zip(dilate_shape(get_aval(x).shape, dilation), padding)]
-    zero = np.zeros((), get_aval(ct).dtype)
-    total = None
-    for k, (start, limit, strides) in enumerate(_window_slice_bounds(get_aval(x).shape,
-                                                                     **params)):
-        share = elementwise.select(elementwise.eq(chosen, np.int32(k)), ct,
-                                   broadcast_in_dim(zero, get_aval(ct).shape, ()))
-        share = pad(share, zero, [(b, n - e, st - 1) for b, e, n, st in
-                                  zip(start, limit, padded_shape, strides)])
-        total = share if total is None else elementwise.add(total, share)
-    # undo the padding and dilation of x (pad's transpose)
-    unpadded = pad(total, zero, [(-lo, -hi, 0) for lo, hi in padding])
-    return lax_slice(unpadded, (0,) * len(padding), get_aval(unpadded).shape, dilation)
-
-
 def _select_and_gather_add_rule(t, x, *, select_prim, **params):
     shape = reduce_window_shape_tuple(x.shape, **params)
     return ShapedArray(shape, t.dtype, t.weak_type)
@@ -331,9 +307,27 @@ def _select_and_gather_add_jvp(primals, tangents, **params):
     return out, select_and_gather_add_p.bind(g, x, **params)
 
 
-def _select_and_gather_add_transpose(ct, t, x, **params):
+def _select_and_gather_add_transpose(ct, t, x, *, select_prim, window_dimensions,
+                                     window_strides, padding, base_dilation, window_dilation):
     assert ad.is_undefined_primal(t) and not ad.is_undefined_primal(x)
-    return [_select_and_scatter_add(ct, x, **params), None]
+    if any(d != 1 for d in window_dilation):
+        # XLA's SelectAndScatter has no window dilation
+        raise NotImplementedError(
+            "VJP not implemented for select_and_gather (MaxPool) with window dilation, got "
+            f"window_dilation={window_dilation}.")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(t.aval), None]
+    # base dilation: the holes are elements holding the identity, their cotangents dropped
+    dilated = any(d != 1 for d in base_dilation)
+    if dilated:
+        x = pad(x, _select_identity(select_prim, get_aval(x).dtype),
+                [(0, 0, d - 1) for d in base_dilation])
+    out = select_and_scatter_add_p.bind(ct, x, select_prim=select_prim,
+                                        window_dimensions=window_dimensions,
+                                        window_strides=window_strides, padding=padding)
+    if dilated:
+        out = lax_slice(out, (0,) * len(base_dilation), get_aval(out).shape, base_dilation)
+    return [out, None]
 
 
 def _select_and_gather_add_batching(args, dims, *, select_prim, **params):
@@ -350,6 +344,92 @@ select_and_gather_add_p.def_lowering(_select_and_gather_add_lowering)
 select_and_gather_add_p.def_batching(_select_and_gather_add_batching)
 ad.primitive_jvps[select_and_gather_add_p] = _select_and_gather_add_jvp
 ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
+
+
+# JAX's select_and_scatter_add: linear in the cotangents ``source`` (one per window), the
+# operand fixed. Each window's cotangent is added at the element XLA's SelectAndScatter picks:
+# the window's first element unless ``select_prim(chosen, later)`` is false for a later one.
+# The operand's padding is made of identity elements (JAX's lowering on CPU and GPU).
+
+
+def _select_and_scatter_add_rule(source, operand, *, select_prim, window_dimensions,
+                                 window_strides, padding):
+    return ShapedArray(operand.shape, source.dtype, source.weak_type and operand.weak_type)
+
+
+def _scatter_fold(ct, x, *, select_prim, window_dimensions, window_strides, padding):
+    """select_and_scatter_add as XLA's SelectAndScatter computes it on ``x`` padded with the
+    identity as real elements: each window's choice starts at its first element and moves on
+    to a later one wherever ``select_prim(chosen, later)`` is false; the window's cotangent is
+    added at the chosen element (dropped when that is padding)."""
+    ones = (1,) * len(window_dimensions)
+    params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                  padding=padding, base_dilation=ones, window_dilation=ones)
+    slices = _window_slices(x, _select_identity(select_prim, get_aval(x).dtype), **params)
+    best, chosen = slices[0], broadcast_in_dim(np.int32(0), get_aval(ct).shape, ())
+    for k, part in enumerate(slices[1:], 1):
+        move = elementwise.bitwise_not(select_prim.bind(best, part))
+        best = elementwise.select(move, part, best)
+        chosen = elementwise.select(move, broadcast_in_dim(np.int32(k), get_aval(ct).shape, ()),
+                                    chosen)
+    # each offset's share goes back through the transpose of its strided slice: a pad
+    padded_shape = [n + lo + hi for n, (lo, hi) in zip(get_aval(x).shape, padding)]
+    zero = np.zeros((), get_aval(ct).dtype)
+    total = None
+    for k, (start, limit, strides) in enumerate(_window_slice_bounds(get_aval(x).shape,
+                                                                     **params)):
+        share = elementwise.select(elementwise.eq(chosen, np.int32(k)), ct,
+                                   broadcast_in_dim(zero, get_aval(ct).shape, ()))
+        share = pad(share, zero, [(b, n - e, st - 1) for b, e, n, st in
+                                  zip(start, limit, padded_shape, strides)])
+        total = share if total is None else elementwise.add(total, share)
+    # the padding's cotangents are dropped (pad's transpose)
+    return pad(total, zero, [(-lo, -hi, 0) for lo, hi in padding])
+
+
+def _select_and_scatter_add_lowering(ctx, source, operand, **params):
+    closed = trace_to_jaxpr(lambda *a: [_scatter_fold(*a, **params)],
+                            [a.update(weak_type=False) for a in ctx.avals_in])
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [source, operand])[0]
+
+
+def _select_and_scatter_add_jvp(primals, tangents, **params):
+    (s, x), (g, _) = primals, tangents
+    out = select_and_scatter_add_p.bind(s, x, **params)
+    if type(g) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, select_and_scatter_add_p.bind(g, x, **params)
+
+
+def _select_and_scatter_add_transpose(ct, s, x, *, select_prim, window_dimensions,
+                                      window_strides, padding):
+    assert ad.is_undefined_primal(s) and not ad.is_undefined_primal(x)
+    if type(ct) is ad.Zero:
+        return [ad.Zero(s.aval), None]
+    ones = (1,) * len(window_dimensions)
+    return [select_and_gather_add_p.bind(
+        ct, x, select_prim=select_prim, window_dimensions=window_dimensions,
+        window_strides=window_strides, padding=padding, base_dilation=ones,
+        window_dilation=ones), None]
+
+
+def _select_and_scatter_add_batching(args, dims, *, select_prim, window_dimensions,
+                                     window_strides, padding):
+    size = batching.axis_size(args, dims)
+    s, x = (batching.bdim_at_front(a, d, size) for a, d in zip(args, dims))
+    out = select_and_scatter_add_p.bind(
+        s, x, select_prim=select_prim, window_dimensions=(1,) + tuple(window_dimensions),
+        window_strides=(1,) + tuple(window_strides), padding=((0, 0),) + tuple(padding))
+    return out, 0
+
+
+select_and_scatter_add_p = Primitive("select_and_scatter_add")
+select_and_scatter_add_p.def_abstract_eval(_select_and_scatter_add_rule)
+select_and_scatter_add_p.def_lowering(_select_and_scatter_add_lowering)
+select_and_scatter_add_p.def_batching(_select_and_scatter_add_batching)
+ad.primitive_jvps[select_and_scatter_add_p] = _select_and_scatter_add_jvp
+ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 
 
 # ------------------------------------------------------------------------------------------------

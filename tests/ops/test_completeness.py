@@ -130,6 +130,9 @@ NOT_IN_OP_TABLE.update({
 NOT_IN_OP_TABLE["select_and_gather_add"] = (
     "bound only by the JVP of reduce_window max/min (the table traces forward functions); "
     "its values and derivatives are checked through those ops' grad entries")
+NOT_IN_OP_TABLE["select_and_scatter_add"] = (
+    "bound only by the transpose of select_and_gather_add (the VJP of reduce_window max/min); "
+    "checked through those ops' grad entries and tests/test_fidelity_r16_d.py")
 NOT_IN_OP_TABLE["mulhi"] = (
     "XLA on CPU refuses to compile a mulhi with a reshaped operand (as under JAX 0.10.2), "
     "which the table's vmap check builds; tested in tests/test_lax_names_r12.py")
