@@ -19,6 +19,10 @@ __all__ = ["stack", "stack_p", "unstack", "unstack_p"]
 
 
 def _stack_rule(*operands, axis):
+    if len({o.ndim for o in operands}) != 1:
+        raise ValueError(with_user_line(
+            "Cannot stack arrays with different numbers of dimensions: got "
+            + ", ".join(str(o.shape) for o in operands) + "."))
     if len({o.shape for o in operands}) != 1:
         raise ValueError(with_user_line(
             "All input arrays must have the same shape. Got "

@@ -258,14 +258,22 @@ def concat(arrays, /, *, axis=0):
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
-    """Arrays of one shape joined along a new ``axis``."""
-    arrays = _as_arrays("stack", arrays)
-    shapes = {a.shape for a in arrays}
-    if len(shapes) != 1:
-        raise ValueError("All input arrays must have the same shape.")
-    axis = canonicalize_axis(axis, arrays[0].ndim + 1)
-    arrays = [lax.expand_dims(a, (axis,)) for a in arrays]
-    return concatenate(arrays, axis, dtype)
+    """Arrays of one shape joined along a new ``axis``. A sequence is JAX's ``stack`` primitive
+    (its transpose is one ``unstack``, whose sharding Shardy propagates as JAX's); one array is
+    a concatenate of its rows, each with a unit axis at ``axis``, as JAX does."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    if isinstance(arrays, (np.ndarray, Tracer)) or hasattr(arrays, "aval"):
+        axis = canonicalize_axis(axis, arrays.ndim)
+        return concatenate(expand_dims(arrays, axis + 1), axis, dtype)
+    arrays = list(arrays)
+    check_arraylike("stack", *arrays)
+    arrays = ([convert(a, dtype) for a in arrays] if dtype is not None
+              else promote_dtypes(*arrays))
+    arrays = [to_array(a) for a in arrays]
+    return lax.stack(arrays, canonicalize_axis(axis, arrays[0].ndim + 1))
 
 
 @eager_jit(inline=False)
