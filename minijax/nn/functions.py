@@ -139,24 +139,17 @@ def soft_sign(x):
 def gelu(x, approximate=True):
     """Gaussian error linear unit: ``x * Phi(x)``; ``approximate`` uses the tanh formula."""
     x = _inexact("gelu", x)
-    # JAX's scale factors are NumPy scalars of x's dtype, strong, so the result is never weak;
-    # jnp's promotion converts a weak operand to strong before each product with one
-    # (``_strong``), whose transpose gives a Python scalar's derivative back its weak type
+    # JAX's formula, written with jnp's operators as JAX's is: each is a jitted ufunc, so an
+    # eager jvp runs each one's derivative as one compiled program (tanh's fused formula rounds
+    # differently from its ops run one by one). The scale factors are NumPy scalars of x's
+    # dtype, strong, so the result is never weak.
     if approximate:
         sqrt_2_over_pi = np.sqrt(2 / np.pi).astype(x.dtype)
-        cubic = lax.mul(const(x, 0.044715), lax.integer_pow(x, 3))
-        cdf = lax.mul(const(x, 0.5), lax.add(const(x, 1), lax.tanh(
-            lax.mul(sqrt_2_over_pi, _strong(lax.add(x, cubic))))))
-        return lax.mul(_strong(x), cdf)
+        cdf = 0.5 * (1.0 + jnp.tanh(sqrt_2_over_pi * (x + 0.044715 * (x ** 3))))
+        return x * cdf
     # JAX's form: 0.5 * x * erfc(-x / sqrt(2)) stays finite at the largest floats
     sqrt_half = np.sqrt(0.5).astype(x.dtype)
-    return lax.mul(_strong(lax.mul(const(x, 0.5), x)),
-                   lax.erfc(lax.mul(_strong(lax.neg(x)), sqrt_half)))
-
-
-def _strong(x):
-    """``x`` as a strongly typed value (a no-op on one)."""
-    return lax.convert_element_type(x, x.dtype)
+    return jnp.asarray(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)
 
 
 @eager_jit(inline=False)  # a jit in JAX: a default alpha of 1 is a constant XLA folds

@@ -19,11 +19,13 @@ from minijax import dtypes
 from minijax.lax import Precision
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
+from minijax.lax.families import rule_const
 from minijax.lax.elementwise import stop_gradient
 from minijax.lax.linear_solve import lu_linear_solve
 from minijax.numpy import creation, math, reductions, sorting
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
+from minijax.numpy._util import (broadcast_shapes, canonicalize_axis, check_arraylike,
+                                  promote_dtypes_inexact)
 from minijax.numpy.creation import to_array
 from minijax.numpy.einsum import einsum
 from minijax.numpy.indexing_routines import diagonal
@@ -523,29 +525,35 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    (x,) = _inexact("vector_norm", x)
-    if axis is None:
-        out = _vector_norm(x.ravel(), ord, 0, False)
-        return out.reshape((1,) * x.ndim) if keepdims else out
-    return _vector_norm(x, ord, axis, keepdims)
-
-
-def _vector_norm(x, ord, axis, keepdims):
-    mag = math.abs(x)
+    """As JAX's (not jitted, no promotion of integer inputs): reductions over ``axis`` (all
+    axes for None) that take ``keepdims`` themselves, so a reduced axis is kept before the
+    reduction's final convert to a narrow float, as JAX's programs keep it."""
+    check_arraylike("vector_norm", x)
+    x = to_array(x)
     if ord is None or ord == 2:
         return math.sqrt(reductions.sum(math.real(x * math.conjugate(x)), axis=axis,
                                         keepdims=keepdims))
     if ord == np.inf:
-        return reductions.max(mag, axis=axis, keepdims=keepdims)
+        # initial=0: the norm of an empty vector is 0, not an error
+        return reductions.max(math.abs(x), axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
-        return reductions.min(mag, axis=axis, keepdims=keepdims)
+        return reductions.min(math.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
-        return reductions.sum(mag != 0, axis=axis, keepdims=keepdims).astype(mag.dtype)
+        return reductions.sum(x != 0, dtype=dtypes.finfo(x.dtype).dtype, axis=axis,
+                              keepdims=keepdims)
     if ord == 1:
-        return reductions.sum(mag, axis=axis, keepdims=keepdims)
+        return reductions.sum(math.abs(x), axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
-        raise ValueError(f"Invalid order '{ord}' for vector norm.")
-    return reductions.sum(mag ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+        msg = f"Invalid order '{ord}' for vector norm."
+        if ord in ("inf", "-inf"):
+            msg += f"Use '{ord[:-3]}jax.numpy.inf' instead."
+        raise ValueError(msg)
+    # the exponent is an array of |x|'s dtype, as JAX's: a float one gives lax.pow, not
+    # integer_pow, for an integer ord
+    abs_x = math.abs(x)
+    ord_arr = rule_const(abs_x, ord)
+    ord_inv = rule_const(abs_x, 1. / ord_arr)
+    return math.power(reductions.sum(abs_x ** ord_arr, axis=axis, keepdims=keepdims), ord_inv)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -555,43 +563,46 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 @eager_jit(static_argnames=("ord", "axis", "keepdims"), inline=False)  # as JAX's jit
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's ``norm``: vector norms over one axis, matrix norms over two; with ``axis=None``
-    the 2-norm of the flattened array (or the matrix norm ``ord`` of a 2-D array)."""
+    the 2-norm of the whole array (or the matrix norm ``ord`` of a 2-D array). As JAX's, each
+    reduction takes ``keepdims`` itself, so a kept axis is added before the reduction's final
+    convert to a narrow float (XLA fuses the convert pairs around it differently otherwise)."""
     (x,) = _inexact("norm", x)
     if axis is None:
         if ord is None:
-            out = math.sqrt(reductions.sum(math.real(x * math.conjugate(x))))
-            return out.reshape((1,) * x.ndim) if keepdims else out
+            return math.sqrt(reductions.sum(math.real(x * math.conjugate(x)),
+                                            keepdims=keepdims))
         axis = tuple(range(x.ndim))
-    if isinstance(axis, int) or (isinstance(axis, tuple) and len(axis) == 1):
-        ax = axis if isinstance(axis, int) else axis[0]
-        return _vector_norm(x, ord, ax, keepdims)
-    if len(axis) != 2:
-        raise ValueError("Improper number of dimensions to norm.")
-    r, c = (a % x.ndim for a in axis)
-    if r == c:
-        raise ValueError("Duplicate axes given.")
-    mag = math.abs(x)
-    if ord is None or ord == "fro":
-        out = math.sqrt(reductions.sum(math.real(x * math.conjugate(x)), axis=(r, c),
-                                       keepdims=keepdims))
-    elif ord in (1, -1, np.inf, -np.inf):
-        if ord in (np.inf, -np.inf):
-            r, c = c, r  # max row sum = max over rows of sums over columns
-        sums = reductions.sum(mag, axis=r, keepdims=True)
-        pick = reductions.max if ord > 0 else reductions.min
-        out = pick(sums, axis=c, keepdims=True)
-        if not keepdims:
-            out = out.reshape([d for i, d in enumerate(out.shape) if i not in (r, c)])
-    elif ord in (2, -2, "nuc"):
-        s = svd(moveaxis(x, (r, c), (-2, -1)), compute_uv=False)
-        if ord == "nuc":
-            out = reductions.sum(s, axis=-1)
-        else:
-            out = (reductions.max if ord == 2 else reductions.min)(s, axis=-1)
-        if keepdims:
-            for a in sorted((r, c)):
-                out = expand_dims(out, a)
+    elif isinstance(axis, tuple):
+        axis = tuple(canonicalize_axis(a, x.ndim) for a in axis)
     else:
-        raise ValueError(f"Invalid norm order {ord} for matrices.")
-    return out
+        axis = (canonicalize_axis(axis, x.ndim),)
+    if len(axis) == 1:
+        return vector_norm(x, ord=2 if ord is None else ord, axis=axis, keepdims=keepdims)
+    if len(axis) != 2:
+        raise ValueError(f"Improper number of axes for norm: {axis=}. Pass one axis to"
+                         " compute a vector-norm, or two axes to compute a matrix-norm.")
+    row_axis, col_axis = axis
+    if ord is None or ord in ("f", "fro"):
+        return math.sqrt(reductions.sum(math.real(x * math.conjugate(x)), axis=axis,
+                                        keepdims=keepdims))
+    if ord in (1, -1, np.inf, -np.inf):
+        # ord ±1: the extreme column sum; ord ±inf: the extreme row sum. The second reduction's
+        # axis moves down when the first one drops an axis before it.
+        inner, outer = (row_axis, col_axis) if ord in (1, -1) else (col_axis, row_axis)
+        if not keepdims and outer > inner:
+            outer -= 1
+        sums = reductions.sum(math.abs(x), axis=inner, keepdims=keepdims)
+        if ord > 0:  # initial=0: the norm of an empty matrix is 0, not an error
+            return reductions.max(sums, axis=outer, keepdims=keepdims, initial=0)
+        return reductions.min(sums, axis=outer, keepdims=keepdims)
+    if ord in ("nuc", 2, -2):
+        s = svd(moveaxis(x, axis, (-2, -1)), compute_uv=False)
+        if ord == 2:
+            y = reductions.max(s, axis=-1, initial=0)
+        elif ord == -2:
+            y = reductions.min(s, axis=-1)
+        else:
+            y = reductions.sum(s, axis=-1)
+        return expand_dims(y, axis) if keepdims else y
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
