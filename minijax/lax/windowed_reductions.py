@@ -311,7 +311,8 @@ def _select_and_gather_add_transpose(ct, t, x, *, select_prim, window_dimensions
                                      window_strides, padding, base_dilation, window_dilation):
     assert ad.is_undefined_primal(t) and not ad.is_undefined_primal(x)
     if any(d != 1 for d in window_dilation):
-        # XLA's SelectAndScatter has no window dilation
+        # XLA's SelectAndScatter has no window dilation; JAX 0.10.2 raises this
+        # NotImplementedError from its transpose too
         raise NotImplementedError(
             "VJP not implemented for select_and_gather (MaxPool) with window dilation, got "
             f"window_dilation={window_dilation}.")

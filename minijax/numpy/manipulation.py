@@ -264,6 +264,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
     if out is not None:
+        # JAX 0.10.2 refuses `out` with this NotImplementedError
         raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
     if isinstance(arrays, (np.ndarray, Tracer)) or hasattr(arrays, "aval"):
         axis = canonicalize_axis(axis, arrays.ndim)

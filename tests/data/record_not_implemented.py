@@ -39,6 +39,7 @@ ROWS = [
     ("numpy/manipulation.py", "reshape", f"jnp.reshape({X}, (2, 2), order='A')"),
     ("numpy/manipulation.py", "ravel", f"jnp.ravel({X}, order='K')"),
     ("numpy/manipulation.py", "pad", f"jnp.pad({X}, 1, mode='foo')"),
+    ("numpy/manipulation.py", "stack", f"jnp.stack([{X}, {X}], out={X})"),
     ("numpy/math.py", "round", f"jnp.round({X}, out={X})"),
     ("numpy/math.py", "round", "jnp.round(jnp.arange(4), -1)"),
     ("numpy/math.py", "gradient", f"jnp.gradient({X}, edge_order=1)"),
@@ -110,6 +111,9 @@ ROWS = [
      "(jnp.ones((2, 3)),))"),
     ("lax/linalg.py", "_eig_jvp",
      f"jax.jvp(lambda a: jax.lax.linalg.eig(a)[1], ({A},), ({A},))"),
+    ("lax/windowed_reductions.py", "_select_and_gather_add_transpose",
+     "jax.grad(lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2,), (1,), 'VALID', "
+     "window_dilation=(2,)).sum())(jnp.arange(5.0))"),
     ("lax/linalg.py", "_schur_lowering", f"jax.lax.linalg.schur({A}, sort_eig_vals=True)"),
     ("lax/accuracy.py", "accuracy_attr",
      "jax.jit(lambda x: jax.lax.exp(x, accuracy=3)).lower(1.0)"),
