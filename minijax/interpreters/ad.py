@@ -537,15 +537,26 @@ def backward_pass(jaxpr, consts, args, cts_out):
     """
     env = {}
     linear = set()
+    # A linear input given another weak type than its binder keeps the given one in the rules
+    # (JAX's accumulator typed by the caller: a loop's carry binder by its cotangent, a call's
+    # operand by the caller's), so a convert of a weak binder transposes to a strong cotangent
+    # when the binder stands for a strong one.
+    retyped = {}
 
     def read(v):
         return core.literal_value(v) if type(v) is Literal else env[v]
+
+    def undefined(v):
+        return UndefinedPrimal(retyped.get(v, v.aval))
 
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c
     for v, a in zip(jaxpr.invars, args):
         if type(a) is UndefinedPrimal:
             linear.add(v)
+            if (isinstance(a.aval, ShapedArray) and isinstance(v.aval, ShapedArray)
+                    and a.aval.weak_type != v.aval.weak_type):
+                retyped[v] = v.aval.update(weak_type=a.aval.weak_type)
         else:
             env[v] = a
     linear_eqns = []
@@ -580,7 +591,7 @@ def backward_pass(jaxpr, consts, args, cts_out):
             raise NotImplementedError(with_user_line(
                 f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' not "
                 "implemented", eqn.source_info))
-        operands = [UndefinedPrimal(v.aval) if type(v) is Var and v in linear else read(v)
+        operands = [undefined(v) if type(v) is Var and v in linear else read(v)
                     for v in eqn.invars]
         if prim.multiple_results:
             ct = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, ct_out)]
@@ -588,11 +599,12 @@ def backward_pass(jaxpr, consts, args, cts_out):
             ct = ct_out[0]
         for v, ct_in in zip(eqn.invars, prim.transpose(ct, *operands, **eqn.params)):
             write(v, ct_in)
-    return [cts.get(v, Zero(v.aval)) if type(a) is UndefinedPrimal else None
+    return [cts.get(v, Zero(undefined(v).aval)) if type(a) is UndefinedPrimal else None
             for v, a in zip(jaxpr.invars, args)]
 
 
-def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None):
+def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None,
+                    lin_types=None):
     """The transpose of ``closed`` (linear in the inputs marked ``linear``): inputs are
     (non-linear inputs..., cotangents of the outputs marked ``ct_present``...), outputs the
     cotangents of the linear inputs (zeros materialized). Returns ``(transposed, nonzero)``:
@@ -601,8 +613,13 @@ def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None):
     cotangents' types where they are not the outputs' tangent types (a custom_vjp bwd may give
     another dtype, which JAX's transpose of a call passes on as it is). ``res_types``: the
     non-linear inputs' types where they are not the invars' (a strong value for a weak invar
-    stays strong, as JAX traces a call's transpose at its operands' own types)."""
+    stays strong, as JAX traces a call's transpose at its operands' own types). ``lin_types``:
+    per input, the type of its undefined primal where it is not the invar's (None: the
+    invar's), as JAX types a linear binder as its caller's accumulator (a loop's carry binder
+    as the carry cotangent, a call's operand as the caller's): see ``backward_pass``."""
     in_avals = closed.in_avals
+    lin_avals = in_avals if lin_types is None else [
+        a if t is None else t for a, t in zip(in_avals, lin_types)]
     res_avals = ([a for a, lin in zip(in_avals, linear) if not lin] if res_types is None
                  else list(res_types))
     ct_avals = [a for a, p in zip(closed.out_avals, ct_present) if p]
@@ -613,7 +630,7 @@ def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None):
 
     def fn(*args):
         it = iter(args[:n_res])
-        operands = [UndefinedPrimal(a) if lin else next(it) for a, lin in zip(in_avals, linear)]
+        operands = [UndefinedPrimal(a) if lin else next(it) for a, lin in zip(lin_avals, linear)]
         ict = iter(args[n_res:])
         cts = [next(ict) if p else Zero(tangent_aval(a))
                for a, p in zip(closed.out_avals, ct_present)]
@@ -621,7 +638,7 @@ def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None):
         in_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
         nonzero[:] = [ct is not None and type(ct) is not Zero for ct in in_cts]
         return [instantiate_zeros(ct) if nz else zeros_like_aval(tangent_aval(a))
-                for ct, nz, a in zip(in_cts, nonzero, [a for a, lin in zip(in_avals, linear)
+                for ct, nz, a in zip(in_cts, nonzero, [a for a, lin in zip(lin_avals, linear)
                                                        if lin])]
 
     return trace_to_jaxpr(fn, res_avals + list(ct_types)), list(nonzero)

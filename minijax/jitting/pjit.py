@@ -359,11 +359,12 @@ def _pjit_transpose(cts, *args, jaxpr, name, donated_invars, inline):
     ct_present = tuple(type(c) is not Zero for c in cts)
     ct_types = _ct_types(cts, jaxpr.out_avals)
     res_types = _res_types(args, jaxpr.in_avals)
-    key = (jaxpr, linear, ct_present, ct_types, res_types)
+    lin_types = _lin_types(args, jaxpr.in_avals)
+    key = (jaxpr, linear, ct_present, ct_types, res_types, lin_types)
     cached = _transpose_cache.get(key)
     if cached is None:
         t_closed, nonzero = ad.transpose_jaxpr(jaxpr, list(linear), list(ct_present),
-                                               ct_types, res_types)
+                                               ct_types, res_types, lin_types)
         t_jaxpr, consts = open_closed(t_closed)
         cached = _transpose_cache.put(_unless_tracers(key, consts), (t_jaxpr, consts, nonzero))
     t_jaxpr, consts, nonzero = cached
@@ -395,6 +396,20 @@ def _res_types(args, in_avals):
     weak type than its invar, as JAX traces a call's transpose at its operands' own types: a
     strong tangent fed to a jit's JVP at a weak primal's tangent invar stays strong there."""
     return _own_types([(a, x) for x, a in zip(args, in_avals) if type(x) is not UndefinedPrimal])
+
+
+def _lin_types(args, in_avals):
+    """None, or per operand the linear operands' types where one has another weak type than
+    its invar, as JAX's transpose of a call types the callee's binders as the caller's
+    accumulators: a weak invar standing for a loop's strong carry cotangent transposes a convert
+    to strong there."""
+    retype = [type(x) is UndefinedPrimal and isinstance(a, core.ShapedArray)
+              and isinstance(x.aval, core.ShapedArray) and x.aval.weak_type != a.weak_type
+              for x, a in zip(args, in_avals)]
+    if not any(retype):
+        return None
+    return tuple(a.update(weak_type=x.aval.weak_type) if r else None
+                 for x, a, r in zip(args, in_avals, retype))
 
 
 def _own_types(pairs):

@@ -36,7 +36,7 @@ from minijax.interpreters.partial_eval import (
 )
 from minijax.lax.control_flow import common, ref_writes
 from minijax.lax.control_flow.conditionals import _lower_closed, cond
-from minijax.lax.convert import _convert_element_type, convert_element_type
+from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
@@ -568,9 +568,20 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     # cotangent carried as zeros would meet the body's infinities (0 * inf = NaN) where JAX,
     # which drops such carries, gives the other cotangents.
     carry_ct = [type(ct) is not ad.Zero for ct in ct_carry]
+    # JAX traces the body's transpose at the cotangents' own types and types its carry binders
+    # as the carry cotangents, an xs binder as its accumulator outside: a weak carry made
+    # strong then has a strong cotangent, while one made weak through a weak intermediate
+    # stays weak.
+    ct_weak = [(ct.aval if type(ct) is ad.Zero else get_aval(ct)).weak_type for ct in cts]
+    out_cts = [ad.tangent_aval(a).update(weak_type=w) for a, w in zip(jaxpr.out_avals, ct_weak)]
+    lin_types = ([None] * nc
+                 + [a.update(weak_type=w) for a, w in zip(jaxpr.in_avals[nc:nc + nk], ct_weak)]
+                 + [a.update(weak_type=x.aval.weak_type) if lin else None
+                    for a, x, lin in zip(jaxpr.in_avals[nc + nk:], xs, x_lin)])
     while True:
-        body_t, in_nz = ad.transpose_jaxpr(jaxpr, c_lin + [True] * nk + x_lin,
-                                           carry_ct + ys_present)
+        body_t, in_nz = ad.transpose_jaxpr(
+            jaxpr, c_lin + [True] * nk + x_lin, carry_ct + ys_present,
+            [a for a, p in zip(out_cts, carry_ct + ys_present) if p], lin_types=lin_types)
         grown = [a or b for a, b in zip(carry_ct, in_nz[n_lc:n_lc + nk])]
         if grown == carry_ct:
             break
@@ -583,7 +594,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     carry_nz = [nz for nz, c in zip(in_nz[n_lc:n_lc + nk], carry_ct) if c]
     n_ct = len(carry_avals)
     n_rc, n_rx = len(res_c), len(res_x)
-    y_avals = [a for a, p in zip(jaxpr.out_avals[nk:], ys_present) if p]
+    y_avals = [a for a, p in zip(out_cts[nk:], ys_present) if p]
 
     # body of the transposed scan: consts res_c; carry (ct of linear consts, ct of the carries
     # that have one); xs (res_x, ct_ys) -> new carry; ys = ct of linear xs
@@ -592,7 +603,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
         outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
         d_c, d_carry, d_x = common.split(outs, [n_lc, nk, len(lin_x_avals)])
-        d_carry = [_strong_as(d, a) if nz else ad.zeros_like_aval(a) for d, nz, a in
+        d_carry = [d if nz else ad.zeros_like_aval(a) for d, nz, a in
                    zip([d for d, c in zip(d_carry, carry_ct) if c], carry_nz, carry_avals)]
         # add_any, as JAX's accumulators: the sum keeps the accumulator's (weak) type
         return [ad.add_tangents(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
@@ -618,15 +629,6 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     return ([next(ic) if lin else None for lin in c_lin]
             + [d if lin else None for d, lin in zip(d_init, init_lin)]
             + [next(ix) if lin else None for lin in x_lin])
-
-
-def _strong_as(ct, aval):
-    """A carry's cotangent out of the transposed body, strong where the carry cotangent coming
-    in is: JAX transposes the body with its carry binders typed as those cotangents, so a
-    convert of a weak carry to strong there transposes to a strong cotangent."""
-    if aval.weak_type or not get_aval(ct).weak_type:
-        return ct
-    return _convert_element_type(ct, aval.dtype, weak_type=False)
 
 
 ad.primitive_transposes[scan_p] = _scan_transpose
