@@ -44,6 +44,8 @@ beside the primitive in ``minijax/lax/*.py`` with these)::
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -254,7 +256,8 @@ class JVPTracer(Tracer):
         return complex(self.primal)
 
     def __index__(self):
-        return self.primal.__index__()
+        # operator.index: a Python float primal (kept as given) raises TypeError, as JAX's
+        return operator.index(self.primal)
 
 
 class JVPTrace(Trace):

@@ -106,9 +106,11 @@ for _kind, (_init, _lax_fn, _np_fn, _dtypes) in _MONOIDS.items():
                                    args.pop("padding"), **args)[0]
             return out.astype(x.dtype)
 
-        # max/min: no ties in a window; second order on the valid windows only
+        # max/min: no ties in a window; second order on the valid windows only; with window
+        # dilation forward mode only (the VJP raises JAX 0.10.2's NotImplementedError)
         _grad = (GradSpec() if _kind == "sum"
-                 else GradSpec(post=spread(), order=2 if _cfg_name == "valid" else 1))
+                 else GradSpec(post=spread(), order=2 if _cfg_name == "valid" else 1,
+                               modes=("fwd",) if _cfg_name == "dilated" else ("fwd", "rev")))
         register(f"reduce_window_{_kind}_{_cfg_name}", _fn, _ref, _operand(_dtypes),
                  tol={"bfloat16": (2e-2, 5e-2)}, grad=_grad)
 
