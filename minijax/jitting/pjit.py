@@ -29,7 +29,7 @@ from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Var, eval_jaxpr
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
-from minijax.interpreters.batching import batch_jaxpr_dims, needs_axis_data, not_mapped
+from minijax.interpreters.batching import batch_jaxpr_dims, needs_axis_data
 from minijax.interpreters.partial_eval import (
     DynamicJaxprTrace,
     DynamicJaxprTracer,
