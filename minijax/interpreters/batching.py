@@ -493,21 +493,21 @@ def elementwise_rule(prim, scalar_ok=None, size1_ok=True):
 
 
 def _jax_pads_ranks(args, dims):
-    """Whether batched per-example operands of different ranks are JAX's to compute: its
-    broadcast batcher pads a batched lower-rank operand with trailing size-1 axes (so vmap
-    takes ``max(f32[1,1], f32[3])`` per example, which lax refuses outside vmap). An unbatched
-    operand of a lower nonzero rank stays JAX's rank error."""
+    """Whether per-example operands of different ranks are JAX's to compute: its broadcast
+    batcher pads a batched lower-rank operand with trailing size-1 axes (so vmap takes
+    ``max(f32[1,1], f32[3])`` per example, which lax refuses outside vmap). An unbatched
+    lower-rank operand only gets the size-1 batch axis, and the bind one level up decides:
+    lax refuses its rank, but an enclosing vmap that maps it pads it in turn (JAX computes
+    ``vmap(vmap(rem, (None, 0)), (0, 0))`` of f32[2,3] and f32[2,4,1,3])."""
     ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(args, dims)]
-    rank = max(ranks)
-    return any(d is not not_mapped and 0 < r < rank for r, d in zip(ranks, dims)) and all(
-        r in (0, rank) for r, d in zip(ranks, dims) if d is not_mapped)
+    return any(0 < r < max(ranks) for r in ranks)
 
 
 def _pad_ranks_at_end(prim, args, dims, rank, params):
     """JAX's broadcast batcher: batch axes to the front (an unbatched operand gets a size-1
     axis there), batched lower-rank operands padded at the end; size-1 axes then broadcast. An
     unbatched lower-rank operand is not padded: the primitive refuses it, as JAX's does, even
-    over an empty batch."""
+    over an empty batch, unless an enclosing vmap maps it (it is then padded there)."""
     new = []
     for x, d in zip(args, dims):
         if ndim(x) == 0:
