@@ -355,10 +355,11 @@ transpose_p.def_lowering(lambda ctx, x, *, permutation: hlo.transpose(x, dense_i
 
 
 def _transpose_batching(args, dims, *, permutation):
+    # As JAX: the batch axis moves to the front within the one transpose (its output sharding
+    # follows from that program), and an identity permutation of an array is no transpose.
     (x,), (d,) = args, dims
-    perm = [to_val_axis(p, d) for p in permutation]
-    perm.insert(d, d)  # the batch axis stays in place
-    return transpose_p.bind(x, permutation=tuple(perm)), d
+    perm = (d,) + tuple(to_val_axis(p, d) for p in permutation)
+    return transpose(x, perm), 0
 
 
 transpose_p.def_batching(_transpose_batching)
