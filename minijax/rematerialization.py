@@ -286,8 +286,11 @@ checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # results have the types the body gives them.
 checkpoint_p.own_vma = True
 # Eager, as JAX's remat_impl (core.eval_jaxpr), the values keep their own types: a strong
-# tangent of a body traced with a Python float's weak one gives a strong result.
-checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(jaxpr, args))
+# tangent of a body traced with a Python float's weak one gives a strong result. JAX's bind
+# canonicalizes the operands first, so an operand the body returns as is comes back a Python
+# scalar carrying its dtype (TypedFloat; a bool stays a bool), not the plain one given.
+checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(
+    jaxpr, [dtypes.canonical_scalar(x) for x in args]))
 
 
 def _checkpoint_dce(eqn, used_outputs):
@@ -352,6 +355,9 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
 
 
 ad.primitive_jvps[checkpoint_p] = _checkpoint_jvp
+# the rule binds checkpoint on the primals as given (its body's constants are traced already):
+# one the body returns as is comes back canonicalized by the impl, as JAX's remat under jvp
+ad.raw_primal_primitives.add(checkpoint_p)
 
 
 def _partial_eval(trace, args, params):
@@ -363,9 +369,11 @@ def _partial_eval(trace, args, params):
     if cached is None:
         cached = _partial_eval_cache.put(key, _split_known(jaxpr, unknown_in, params["policy"]))
     known_jaxpr, known_consts, staged_jaxpr, out_known, n_residuals = cached
+    # canonicalized as the impl's operands: a known operand the body returns as is comes back
+    # typed under linearize too, as JAX's
+    known_args = [dtypes.canonical_scalar(x) for x, u in zip(args, unknown_in) if not u]
     with core.set_current_trace(trace.parent):
-        known_vals = eval_open(known_jaxpr, known_consts
-                               + [x for x, u in zip(args, unknown_in) if not u])
+        known_vals = eval_open(known_jaxpr, known_consts + known_args)
     n_known_out = len(known_vals) - n_residuals
     res_vals = known_vals[n_known_out:]
     staged_args = res_vals + [x for x, u in zip(args, unknown_in) if u]

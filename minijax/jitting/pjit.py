@@ -291,6 +291,9 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline):
 
 
 ad.primitive_jvps[pjit_p] = _pjit_jvp
+# the rule binds jit on the primals as given (the callee is traced already), so partial
+# evaluation forwards a known operand (a vjp's TypedFloat, linearize's plain float) as JAX's
+ad.raw_primal_primitives.add(pjit_p)
 
 # --- partial evaluation: a known jit now, a staged jit on the residuals --------------------------
 
@@ -298,15 +301,20 @@ _partial_eval_cache = BoundedCache()
 
 
 def _split(jaxpr, unknown):
+    """The known and staged jits. ``out_fwd[i]``: the known operand that known output ``i`` is
+    (JAX's input-to-output forwarding: the known jit does not compute it), else None;
+    ``forwarded[j]`` likewise for residual ``j``."""
     known, staged, out_unknown, _, forwarded = partial_eval_jaxpr(
         jaxpr, list(unknown), [False] * len(jaxpr.out_avals))
-    n_known_out = sum(not u for u in out_unknown)
     kj = known.jaxpr
-    outs = kj.outvars[:n_known_out] + [
+    n_known_out = sum(not u for u in out_unknown)
+    in_index = {v: i for i, v in enumerate(kj.invars)}
+    out_fwd = [in_index.get(v) if type(v) is Var else None for v in kj.outvars[:n_known_out]]
+    outs = [v for v, f in zip(kj.outvars, out_fwd) if f is None] + [
         v for v, f in zip(kj.outvars[n_known_out:], forwarded) if f is None]
     known = dce_jaxpr(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outs, kj.eqns), known.consts))
     known_jaxpr, known_consts = open_closed(known)
-    return known_jaxpr, known_consts, staged, out_unknown, forwarded, n_known_out
+    return known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded
 
 
 def _pjit_partial_eval(trace, args, params):
@@ -321,7 +329,7 @@ def _pjit_partial_eval(trace, args, params):
     if cached is None:
         cached = _split(jaxpr, unknown)
         cached = _partial_eval_cache.put(_unless_tracers(key, cached[1]), cached)
-    known_jaxpr, known_consts, staged, out_unknown, forwarded, n_known_out = cached
+    known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded = cached
     known_args = [x for x, u in zip(args, unknown) if not u]
     prev = core.swap_current_trace(trace.parent)
     try:
@@ -332,7 +340,10 @@ def _pjit_partial_eval(trace, args, params):
             known_outs = eval_jaxpr(known_jaxpr.jaxpr, [], *known_consts, *known_args)
     finally:
         core.swap_current_trace(prev)
-    computed = iter(known_outs[n_known_out:])
+    # a known output that is a known operand is that operand as given (a vjp's TypedFloat
+    # primal stays one), as JAX's forwarding
+    computed = iter(known_outs)
+    known_outs = [next(computed) if f is None else known_args[f] for f in out_fwd]
     residuals = [next(computed) if f is None else known_args[f] for f in forwarded]
     unknown_args = [x for x, u in zip(args, unknown) if u]
     if inline:
@@ -343,7 +354,7 @@ def _pjit_partial_eval(trace, args, params):
         staged_outs = trace.stage(pjit_p, residuals + unknown_args,
                                   dict(jaxpr=staged, name=name, donated_invars=(False,) * n,
                                        inline=False))
-    known_it, staged_it = iter(known_outs[:n_known_out]), iter(staged_outs)
+    known_it, staged_it = iter(known_outs), iter(staged_outs)
     return [next(staged_it) if u else next(known_it) for u in out_unknown]
 
 
