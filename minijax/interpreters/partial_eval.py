@@ -28,7 +28,7 @@ import typing
 
 import numpy as np
 
-from minijax import core, dtypes
+from minijax import core
 from minijax.core import (
     ClosedJaxpr,
     Jaxpr,
@@ -179,15 +179,14 @@ def hoist_consts(closed):
     return Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns), list(closed.consts)
 
 
-def inline_consts(closed, scalars_only=False):
-    """``closed`` with its NumPy-typed constants (``scalars_only``: the rank-0 ones) written
-    into the equations as literals, as JAX 0.10 bakes a jit's constants into its module (typed
-    keys stay constvars). float0 ones are always written in: no buffer holds float0."""
+def inline_consts(closed):
+    """``closed`` with its NumPy-typed constants written into the equations as literals, as
+    JAX 0.10 bakes a jit's constants, whatever their size, into its module (typed keys stay
+    constvars)."""
     jaxpr = closed.jaxpr
     sub, keep, kept = {}, [], []
     for v, c in zip(jaxpr.constvars, closed.consts):
-        if isinstance(v.aval.dtype, np.dtype) and not (
-                scalars_only and v.aval.ndim and v.aval.dtype != dtypes.float0):
+        if isinstance(v.aval.dtype, np.dtype):
             sub[v] = Literal(np.asarray(c), v.aval)
         else:
             keep.append(v)

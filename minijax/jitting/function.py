@@ -620,11 +620,12 @@ class JitFunction:
             lambda: record.names(self._signature.params, bool(self._static_argnums)))
         for program_pass in PROGRAM_PASSES:
             closed = program_pass(closed, place.devices)
-        # JAX bakes constants into the module, and Shardy gives each use of a constant its
-        # own copy; a constant passed as an (open) argument would instead carry one operand's
-        # sharding to the constant's other uses. Without a mesh only the scalars (JAX's
-        # literals: `jnp.float32(.7)` closed over) need baking, for XLA to fold them as JAX's.
-        closed = inline_consts(closed, scalars_only=place.mesh is None)
+        # JAX bakes constants, whatever their size, into the module: XLA folds and simplifies
+        # around them as in JAX's program (with a NumPy weight vector as an argument, a
+        # jit(grad(grad(x / x))) rounded otherwise: s20024-151), and Shardy gives each use of
+        # a constant its own copy, where an argument would carry one operand's sharding to
+        # its other uses.
+        closed = inline_consts(closed)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
         donated = set(record.donated)
         if kept is not None:  # an unused argument is not donated (JAX leaves it alive)
