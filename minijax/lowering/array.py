@@ -178,8 +178,10 @@ class _ArrayMethods:
         return oct(self.__index__())
 
     def __index__(self):
-        if not dtypes.is_int(self.dtype) and self.dtype != dtypes.bool_:
-            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype}")
+        # JAX's check: an integer scalar only, never a bool (so `x ** jnp.asarray(True)` is
+        # lax.pow of the converted exponent, not integer_pow) nor a one-element array
+        if self.shape != () or not dtypes.is_int(self.dtype):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return int(self._value)
 
     def __len__(self):
