@@ -292,19 +292,25 @@ def _select_and_gather_add_rule(t, x, *, select_prim, **params):
     return ShapedArray(shape, t.dtype, t.weak_type)
 
 
-def _select_and_gather_add_lowering(ctx, t, x, **params):
-    closed = trace_to_jaxpr(lambda *a: [_gather_fold(*a, **params)],
-                            [a.update(weak_type=False) for a in ctx.avals_in])
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [t, x])[0]
+def _fold_lowering(fold):
+    """A lowering that emits ``fold(values, operand, **params)`` traced at the strong types."""
+    def lowering(ctx, values, operand, **params):
+        closed = trace_to_jaxpr(lambda *a: [fold(*a, **params)],
+                                [a.update(weak_type=False) for a in ctx.avals_in])
+        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [values, operand])[0]
+    return lowering
 
 
-def _select_and_gather_add_jvp(primals, tangents, **params):
-    (t, x), (g, _) = primals, tangents
-    out = select_and_gather_add_p.bind(t, x, **params)
-    if type(g) is ad.Zero:
-        return out, ad.Zero.from_primal_value(out)
-    return out, select_and_gather_add_p.bind(g, x, **params)
+def _linear_in_values_jvp(prim):
+    """The JVP of a primitive linear in its first operand (the operand only picks positions)."""
+    def jvp(primals, tangents, **params):
+        (values, x), (g, _) = primals, tangents
+        out = prim.bind(values, x, **params)
+        if type(g) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        return out, prim.bind(g, x, **params)
+    return jvp
 
 
 def _select_and_gather_add_transpose(ct, t, x, *, select_prim, window_dimensions,
@@ -341,9 +347,9 @@ def _select_and_gather_add_batching(args, dims, *, select_prim, **params):
 
 select_and_gather_add_p = Primitive("select_and_gather_add")
 select_and_gather_add_p.def_abstract_eval(_select_and_gather_add_rule)
-select_and_gather_add_p.def_lowering(_select_and_gather_add_lowering)
+select_and_gather_add_p.def_lowering(_fold_lowering(_gather_fold))
 select_and_gather_add_p.def_batching(_select_and_gather_add_batching)
-ad.primitive_jvps[select_and_gather_add_p] = _select_and_gather_add_jvp
+ad.primitive_jvps[select_and_gather_add_p] = _linear_in_values_jvp(select_and_gather_add_p)
 ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
 
 
@@ -388,21 +394,6 @@ def _scatter_fold(ct, x, *, select_prim, window_dimensions, window_strides, padd
     return pad(total, zero, [(-lo, -hi, 0) for lo, hi in padding])
 
 
-def _select_and_scatter_add_lowering(ctx, source, operand, **params):
-    closed = trace_to_jaxpr(lambda *a: [_scatter_fold(*a, **params)],
-                            [a.update(weak_type=False) for a in ctx.avals_in])
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [source, operand])[0]
-
-
-def _select_and_scatter_add_jvp(primals, tangents, **params):
-    (s, x), (g, _) = primals, tangents
-    out = select_and_scatter_add_p.bind(s, x, **params)
-    if type(g) is ad.Zero:
-        return out, ad.Zero.from_primal_value(out)
-    return out, select_and_scatter_add_p.bind(g, x, **params)
-
-
 def _select_and_scatter_add_transpose(ct, s, x, *, select_prim, window_dimensions,
                                       window_strides, padding):
     assert ad.is_undefined_primal(s) and not ad.is_undefined_primal(x)
@@ -427,9 +418,9 @@ def _select_and_scatter_add_batching(args, dims, *, select_prim, window_dimensio
 
 select_and_scatter_add_p = Primitive("select_and_scatter_add")
 select_and_scatter_add_p.def_abstract_eval(_select_and_scatter_add_rule)
-select_and_scatter_add_p.def_lowering(_select_and_scatter_add_lowering)
+select_and_scatter_add_p.def_lowering(_fold_lowering(_scatter_fold))
 select_and_scatter_add_p.def_batching(_select_and_scatter_add_batching)
-ad.primitive_jvps[select_and_scatter_add_p] = _select_and_scatter_add_jvp
+ad.primitive_jvps[select_and_scatter_add_p] = _linear_in_values_jvp(select_and_scatter_add_p)
 ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 
 
