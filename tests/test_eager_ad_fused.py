@@ -18,6 +18,7 @@ import minijax
 import minijax.numpy as jnp
 from minijax.numpy._eager import eager_jit
 
+pytestmark = pytest.mark.jax_cpu_values
 _DATA = pathlib.Path(__file__).parent / "data"
 JAX = json.loads((_DATA / "eager_ad_fused.json").read_text())
 SINC_X, I0_X, SLOGDET_A = (

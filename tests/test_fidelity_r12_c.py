@@ -4,6 +4,7 @@ Expected values were printed by JAX 0.10.2 (/work/venv_jax) on CPU for the same 
 tests/data/record_fidelity_r12_c.py.
 """
 import numpy as np
+import pytest
 
 import minijax as jax
 import minijax.numpy as jnp
@@ -67,6 +68,7 @@ def test_vmap_of_broadcast_in_dim_puts_the_batch_axis_in_front():
     np.testing.assert_array_equal(np.asarray(f(x)), np.broadcast_to(x.T, (2, 4, 3)))
 
 
+@pytest.mark.devices(2)
 def test_concatenate_jvp_with_replicated_tangent_in_shard_map():
     # s11001-250 (JAX is wrong): JAX 0.10.2's concatenate JVP binds the primitive on tangents
     # of different varying manual axes (a NumPy tangent beside a varying one) and raises its

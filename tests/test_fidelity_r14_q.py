@@ -38,6 +38,7 @@ def _prims(jaxpr):
     return outer, inner
 
 
+@pytest.mark.devices(2)
 @pytest.mark.parametrize('name', sorted(_cases()))
 def test_batched_jit_and_concatenate_as_jax(name):
     rec = _REC[name]
