@@ -88,8 +88,12 @@ def run_file(python, roots, rel, backend, timeout):
     with tempfile.TemporaryDirectory() as tmp:
         xml = pathlib.Path(tmp) / "junit.xml"
         path = roots[rel.split("/")[0]] / rel
+        # --rootdir: the test ids are relative to the file's folder wherever the library and
+        # the temporary folder live (pytest 9 otherwise roots them at a common ancestor of
+        # both, e.g. /tmp for a venv under /tmp)
         pytest_args = ["-m", "pytest", str(path), "-q", "-p", "no:cacheprovider",
-                       f"--junitxml={xml}", "-o", "junit_family=xunit1"]
+                       f"--rootdir={path.parent}", f"--junitxml={xml}",
+                       "-o", "junit_family=xunit1"]
         cmd = [python, *pytest_args] if backend == "jax" else [
             python, "-m", "minijax.run_as_jax", *pytest_args]
         cmd = ["nice", "-n", "10", *cmd]  # the machine is shared
