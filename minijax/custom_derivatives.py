@@ -28,8 +28,8 @@ import functools
 import inspect
 
 from minijax import core, dtypes, lax
-from minijax.core import Primitive, Tracer, get_aval
-from minijax.interpreters import ad
+from minijax.core import Primitive, Tracer, WeakScalar, get_aval
+from minijax.interpreters import ad, lax_ops
 from minijax.interpreters.ad import Zero
 from minijax.interpreters.batching import (
     batch_flat,
@@ -201,7 +201,14 @@ def _to_rule_zeros(ts, symbolic_zeros):
     arrays of zeros without ``symbolic_zeros``."""
     if symbolic_zeros:
         return [SymbolicZero(t.aval) if type(t) is Zero else t for t in ts]
-    return [ad.instantiate_zeros(t) for t in ts]
+    return [_as_user_value(ad.instantiate_zeros(t)) for t in ts]
+
+
+def _as_user_value(x):
+    """A weak scalar zero as the array JAX's ``instantiate_zeros`` hands a rule (its
+    ``broadcast_in_dim`` of a NumPy zero), not the internal literal: the rule may combine it
+    with a Python-scalar primal (``dy * x``)."""
+    return lax_ops.broadcast_in_dim(x, (), ()) if type(x) is WeakScalar else x
 
 
 def _per_example_zero(t, axis):
