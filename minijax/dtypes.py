@@ -312,8 +312,7 @@ def typed_scalar(x, dtype):
 def canonical_scalar(x):
     """``x`` as JAX's canonicalization of a value passed to a primitive leaves it: a Python
     int/float/complex as its typed twin of the default dtype, anything else as it is."""
-    cls = {int: TypedInt, float: TypedFloat, complex: TypedComplex}.get(type(x))
-    return x if cls is None else cls(x, python_scalar_dtype(x))
+    return typed_scalar(x, python_scalar_dtype(x)) if type(x) in (int, float, complex) else x
 
 
 _PY_SCALAR = {bool: bool_, int: None, float: None, complex: None,
