@@ -393,18 +393,37 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         if check:
             local = [a.update(vma=frozenset(a.vma) | frozenset(_spec_axes(s)))
                      for a, s in zip(local, dyn_specs)]
-        out_trees = []
+        out_trees, failed = [], []
+        eager = core.is_eval_trace_current()  # this shard_map runs now (``_impl``)
 
         def flat_fun(*xs):
             it_dyn, it_static = iter(xs), iter([x for x, d in zip(leaves, dynamic) if not d])
             full = [next(it_dyn) if d else next(it_static) for d in dynamic]
-            with _in_body(m, outer | newly):
-                out = f(*in_tree.unflatten(full))
+            try:
+                with _in_body(m, outer | newly):
+                    out = f(*in_tree.unflatten(full))
+            except Exception:
+                if eager:  # the body traced so far, to run before the error is raised
+                    failed.append(_traced_so_far(core.current_trace(), xs))
+                raise
             out_leaves, out_tree = _registry.flatten(out)
             out_trees.append(out_tree)  # not ``out``: the body's tracers must not outlive it
             return out_leaves
 
-        jaxpr, consts = _trace_body(manual, flat_fun, local, check)
+        try:
+            jaxpr, consts = _trace_body(manual, flat_fun, local, check)
+        except Exception:
+            if failed:
+                # JAX runs an eager body op by op as it is traced: the ops before the one that
+                # failed to trace ran, and their errors (a lowering's) come first
+                part, part_consts = failed[0]
+                try:
+                    _impl(*part_consts, *dyn_leaves, jaxpr=part, mesh=m,
+                          in_specs=tuple([P()] * len(part_consts) + dyn_specs), out_specs=(),
+                          check_vma=check, newly_manual_axes=newly)
+                except Exception as earlier:
+                    raise earlier from None  # JAX's error, not one raised handling the other
+            raise
         out_tree = out_trees[0]
         out_example = out_tree.unflatten(range(out_tree.num_leaves))  # the structure only
         out_leaf_specs = _specs_for(out_specs, out_example, "out_specs")
@@ -431,6 +450,13 @@ def _eager_body():
         yield
     finally:
         _EAGER.on = prev
+
+
+def _traced_so_far(trace, in_tracers):
+    """``(jaxpr, consts)``: the equations ``trace`` (a body's) holds, without outputs."""
+    jaxpr = core.Jaxpr([], [v for _, v in trace.consts] + [t.var for t in in_tracers], [],
+                       list(trace.eqns))
+    return jaxpr, [x for x, _ in trace.consts]
 
 
 def in_eager_body():

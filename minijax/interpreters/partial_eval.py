@@ -28,7 +28,7 @@ import typing
 
 import numpy as np
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.core import (
     ClosedJaxpr,
     Jaxpr,
@@ -124,6 +124,11 @@ class DynamicJaxprTrace(Trace):
         if isinstance(x, np.ndarray) and x.ndim == 0:
             aval = get_aval(x)
             return Literal(np.asarray(x, aval.dtype), aval)
+        if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
+            # a float0 zero tangent has no buffer (XLA has no zero-width type) and one value:
+            # built in the program, as JAX's broadcast of a float0 literal, never an operand
+            # (a shard_map or eager program could not take it)
+            return Literal(x, get_aval(x))
         return self._const_var(x)
 
     def _const_var(self, x):
