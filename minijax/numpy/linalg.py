@@ -28,10 +28,11 @@ from minijax.numpy._util import (broadcast_shapes, canonicalize_axis, check_arra
                                   promote_dtypes_inexact)
 from minijax.numpy.creation import to_array
 from minijax.numpy.einsum import einsum
-from minijax.numpy.indexing_routines import diagonal
-from minijax.numpy.logic import isnan
+from minijax.numpy.indexing_routines import diagonal, take_along_axis
+from minijax.numpy.logic import isinf, isnan
 from minijax.numpy.linear_algebra import matmul, outer, tensordot, trace, vecdot
-from minijax.numpy.manipulation import broadcast_to, expand_dims, matrix_transpose, moveaxis
+from minijax.numpy.manipulation import (broadcast_to, concatenate, expand_dims, matrix_transpose,
+                                        moveaxis)
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
@@ -167,14 +168,6 @@ def eigvals(a):
 # Determinants, inverses, solves (all through one LU factorization)
 
 
-def _lu_parts(a):
-    lu, piv, _ = lax_linalg.lu(a)
-    diag = _diagonal(lu)
-    swaps = reductions.sum(piv != creation.arange(piv.shape[-1], dtype=piv.dtype), axis=-1)
-    parity = 1 - 2 * (swaps % 2)  # each row swap flips the sign of the determinant
-    return diag, parity.astype(a.dtype)
-
-
 def _det_closed_form(a):
     """The 2x2 and 3x3 determinants as JAX writes them (no LU: any float dtype, float16 too,
     and an inf entry gives the formula's inf - inf = NaN, as in JAX)."""
@@ -190,9 +183,52 @@ def _det_closed_form(a):
 def det(a):
     a = _matrix("det", a, square=True)
     if a.shape[-1] in (2, 3):
-        return _det_closed_form(a)
-    diag, parity = _lu_parts(a)
-    return parity * reductions.prod(diag, axis=-1)
+        return _det_closed_form(a)  # differentiated through the formula, as JAX
+    return _det(a)
+
+
+@custom_jvp
+def _det(a):
+    """Other sizes, as JAX: the value from ``slogdet``, the derivative from the adjugate
+    (``_cofactor_solve``), never a division by the determinant, so singular, zero and
+    denormal determinants have finite derivatives."""
+    sign, logabsdet = slogdet(a)
+    return sign * math.exp(logabsdet).astype(sign.dtype)
+
+
+@_det.defjvp
+def _det_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    y, z = _cofactor_solve(x, g)  # y is the LU product: JAX's primal under differentiation
+    return y, trace(z, axis1=-1, axis2=-2)
+
+
+def _cofactor_solve(a, b):
+    """``(det(a), adj(a) @ b)`` for square ``a`` and ``b`` of its shape, defined for every
+    ``a`` (JAX's construction). With P a = L U and x = L^-1 P b, adj(a) b = det(a) U^-1 x.
+    The last pivot u_nn may be zero (rank n - 1), so U's corner becomes 1 / p, p the other
+    pivots' product times the permutation's sign, and x's rows above the last are scaled by
+    det(a): the solve's last entry is then p x_n = det(a) x_n / u_nn and the rows above it
+    are unchanged. Below rank n - 1 that U is singular too (a non-finite probe solve) and
+    the adjugate is zero, so those matrices give zeros."""
+    if a.shape[-1] == 1:
+        return a[..., 0, 0], b
+    lu, pivots, permutation = lax_linalg.lu(a)
+    swaps = reductions.count_nonzero(
+        pivots != creation.arange(pivots.shape[-1], dtype=pivots.dtype), axis=-1)
+    sign = (-2 * (swaps % 2) + 1).astype(a.dtype)
+    partial_det = reductions.cumprod(_diagonal(lu), axis=-1) * sign[..., None]
+    lu = lu.at[..., -1, -1].set(1.0 / partial_det[..., -2])
+    ones = creation.ones(b.shape[:-1], b.dtype)
+    probe = lax_linalg.triangular_solve(lu, ones, left_side=True, lower=False)
+    low_rank = reductions.any(isnan(probe) | isinf(probe), axis=-1)[..., None, None]
+    x = sorting.where(low_rank, creation.zeros_like(b), b)
+    x = take_along_axis(x, permutation[..., None], axis=-2, mode="promise_in_bounds")
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = concatenate((x[..., :-1, :] * partial_det[..., -1, None, None], x[..., -1:, :]),
+                    axis=-2)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    return partial_det[..., -1], sorting.where(low_rank, creation.zeros_like(x), x)
 
 
 @eager_jit(static_argnames=("method",), inline=False)
