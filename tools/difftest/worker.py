@@ -122,7 +122,10 @@ class Runner:
 def main():
     name = sys.argv[1]
     proto = os.fdopen(os.dup(sys.stdout.fileno()), "w")
-    sys.stdout = sys.stderr  # user-level prints must not corrupt the protocol
+    # User-level prints must not corrupt the protocol, nor writes to fd 1 from C (XLA's and
+    # host callbacks' printing): both go to the log.
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
     runner = Runner(name)
     proto.write(json.dumps({"ready": name}) + "\n")
     proto.flush()
