@@ -48,6 +48,7 @@ from minijax.lax.structural import (
     broadcasted_iota,
     concatenate,
     full,
+    full_like,
     pad,
     reshape,
     slice,
@@ -111,6 +112,10 @@ def _diag(x):
     flattened matrices, a slice, as JAX extracts it; a product with the identity made 0 * inf
     = NaN, so a NaN or inf off the diagonal spread along its row (FINDINGS 127)."""
     *batch, n, _ = x.shape
+    if 0 in x.shape:
+        # JAX indexes x[..., i, i], and its indexing makes an empty result a constant: the
+        # tangent is a symbolic zero (so e.g. gamma's sampler loop is never transposed).
+        return full_like(x, 0, shape=(*batch, n))
     nb = len(batch)
     flat = reshape(x, (*batch, n * n))
     return slice(flat, (0,) * (nb + 1), (*batch, n * n), (1,) * nb + (n + 1,))

@@ -46,9 +46,13 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     axis2 = canonicalize_axis(axis2, a.ndim)
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 must not be equal")
-    a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
-    n, m = a.shape[-2:]
     offset = operator.index(offset)
+    # JAX on CPU indexes a[..., i, j], which makes an empty result a constant (its tangent a
+    # symbolic zero); only a square matrix's main diagonal (non-bool) goes through a
+    # platform_dependent whose other branch, a product with the identity, keeps the dependence.
+    keeps_dependence = (a.ndim == 2 and a.shape[0] == a.shape[1] and offset == 0
+                        and a.dtype != np.bool_)
+    a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
     if offset >= 0:
         a = a[..., :, offset:]
     else:
@@ -56,8 +60,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     n, m = a.shape[-2:]
     k = max(min(n, m), 0)
     a = a[..., :k, :k]
-    if k == 0:
-        return jnp.zeros(a.shape[:-2] + (0,), a.dtype)
+    if 0 in a.shape[:-2] + (k,) and not keeps_dependence:
+        return lax.full_like(a, 0, shape=a.shape[:-2] + (k,))
     # one gather with batching over the leading axes would also do; a mask-and-sum is exact
     eye = lax.eq(lax.broadcasted_iota(np.int32, (k, k), 0), lax.broadcasted_iota(np.int32,
                                                                                  (k, k), 1))
