@@ -62,7 +62,14 @@ from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open
-from minijax.interpreters.partial_eval import hoist_consts, partial_eval_jaxpr, trace_open
+from minijax.interpreters.partial_eval import (
+    dce_jaxpr_used,
+    dce_rules,
+    hoist_consts,
+    partial_eval_jaxpr,
+    trace_open,
+)
+from minijax.lax.control_flow.common import keep
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
@@ -821,6 +828,25 @@ def _partial_eval(trace, args, params):
 
 
 shard_map_p.partial_eval = _partial_eval
+
+
+def _dce(eqn, used_outputs):
+    """JAX's DCE rule for shard_map (``_shard_map_dce``): the body computes only the used
+    outputs (its side effects stay), on the operands it reads, so under jit a dead op of the
+    body is neither lowered nor run. An eager shard_map runs its body whole, as JAX's."""
+    body = eqn.params["jaxpr"]  # open: its constants are leading operands
+    new, used_in = dce_jaxpr_used(ClosedJaxpr(body, []), used_outputs)
+    if all(used_in) and all(used_outputs) and len(new.jaxpr.eqns) == len(body.eqns):
+        return used_in, eqn
+    body = core.Jaxpr([], keep(body.invars, used_in), new.jaxpr.outvars, new.jaxpr.eqns)
+    params = dict(eqn.params, jaxpr=body, in_specs=tuple(keep(eqn.params["in_specs"], used_in)),
+                  out_specs=tuple(keep(eqn.params["out_specs"], used_outputs)))
+    return used_in, core.JaxprEqn(shard_map_p, keep(eqn.invars, used_in),
+                                  keep(eqn.outvars, used_outputs), params, eqn.source_info)
+
+
+_dce.runs_when_all_used = True  # as JAX's: operands the body ignores go too
+dce_rules[shard_map_p] = _dce
 
 
 def _transpose(cts, *args, **params):

@@ -47,6 +47,14 @@ CASES = [
     "jax.jit(sm(add_mismatch, (jax.P(), jax.P()), jax.P()))(xi, xi.astype(jnp.float32))",
     "sm(lambda a: jax.vjp(jnp.sin, a)[1](np.zeros((0,), np.float16)), jax.P('d'), jax.P('d'))"
     "(e)",
+    # under jit a shard_map body's dead op is pruned (JAX's _shard_map_dce): neither lowered
+    # nor run, a dead output's included; eagerly it runs
+    "jax.jit(sm(lambda a, b: (lax.cumlogsumexp(b, axis=1), a * 2)[1], (jax.P(), jax.P()), "
+    "jax.P()))(x, xi)",
+    "jax.jit(lambda a, b: sm(lambda a, b: (lax.cumlogsumexp(b, axis=1), a * 2), "
+    "(jax.P(), jax.P()), jax.P())(a, b)[1])(x, xi)",
+    "sm(lambda a, b: (lax.cumlogsumexp(b, axis=1), a * 2)[1], (jax.P(), jax.P()), jax.P())"
+    "(x, xi)",
 ]
 
 
