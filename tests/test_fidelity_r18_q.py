@@ -6,6 +6,8 @@
   it is lowered, with JAX's TypeError.
 - s21018-37: JAX runs an eager shard_map body op by op as it is traced, so the lowering error
   of an op before the one that fails to trace comes first; minijax traced the whole body first.
+- found on the way: under jit a shard_map body's dead op is pruned (JAX's DCE rule), so one
+  whose lowering fails computes; minijax lowered the whole body.
 
 Expected outcomes were recorded from JAX 0.10.2 by tests/data/record_fidelity_r18_q.py (an
 error as its type and the first line of its message).
