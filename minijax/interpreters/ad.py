@@ -261,9 +261,11 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
-    def __init__(self, parent):
+    def __init__(self, parent, linearizing=False):
         super().__init__(parent)
         self.source = user_frame()
+        # under linearize_flat, the parent is the PartialEvalTrace holding the tangents
+        self.linearizing = linearizing
 
     def to_primal_tangent(self, x):
         if type(x) is JVPTracer and x._trace is self:
@@ -296,6 +298,12 @@ class JVPTrace(Trace):
 
     def wrap(self, prim, primal, tangent):
         if type(tangent) is Zero:
+            return primal
+        if self.linearizing and not self.parent.is_unknown(tangent):
+            # JAX's linearization (grad, vjp, linearize) stages each rule's tangent on its own:
+            # one that does not depend on the rule's input tangents (``x ** 0``'s materialized
+            # zeros) comes out known, and becomes a symbolic zero, so a consumer's rule does not
+            # run on it (scatter_mul's, which refuses non-unique indices); jvp keeps it
             return primal
         aval = get_aval(primal)
         if not is_differentiable_dtype(aval.dtype):
@@ -342,10 +350,21 @@ def jvp_flat(fun, primals, tangents):
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-def jvp_jaxpr(closed, nonzeros, instantiate):
+def linearizing_rule():
+    """Whether the JVP rule running now belongs to a linearization (grad, vjp, linearize):
+    rules run on their JVPTrace's parent, there ``linearize_flat``'s PartialEvalTrace. JAX
+    linearizes the bodies of jit, cond and scan there (``linearize_jaxpr``) rather than taking
+    their JVP; a while loop's or checkpoint's body inside stays a JVP, as in JAX."""
+    return type(core.current_trace()) is PartialEvalTrace
+
+
+def jvp_jaxpr(closed, nonzeros, instantiate, linearizing=False):
     """The JVP of ``closed``: inputs (primals..., nonzero tangents...), outputs (primals...,
     nonzero tangents...). Returns ``(jvp_closed, out_nonzeros)``. ``instantiate[i]`` forces
-    output i's tangent to be materialized (zeros) when differentiable."""
+    output i's tangent to be materialized (zeros) when differentiable. ``linearizing``: the
+    body of a jit, cond or scan inside a linearization, which JAX linearizes as such (its
+    ``linearize_jaxpr``), so a tangent that does not depend on the tangent inputs is a symbolic
+    zero there too (see ``JVPTrace.wrap``)."""
     in_avals = closed.in_avals
     n = len(in_avals)
     t_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros) if nz]
@@ -353,7 +372,11 @@ def jvp_jaxpr(closed, nonzeros, instantiate):
 
     def fn(*args):
         tangents = with_zeros(args[n:], nonzeros, in_avals)
-        outs, touts = jvp_flat(jaxpr_as_fun(closed), list(args[:n]), tangents)
+        if linearizing:
+            lin = linearize_flat(jaxpr_as_fun(closed), list(args[:n]), nonzeros=nonzeros)
+            outs, touts = lin.primals_out, lin.jvp(tangents)
+        else:
+            outs, touts = jvp_flat(jaxpr_as_fun(closed), list(args[:n]), tangents)
         out_nz = [type(t) is not Zero
                   or (inst and is_differentiable_dtype(get_aval(o).dtype))
                   for o, t, inst in zip(outs, touts, instantiate)]
@@ -483,14 +506,17 @@ class Linearized:
         return [next(in_cts) if nz else Zero(a) for nz, a in zip(self.in_nonzero, self.in_avals)]
 
 
-def linearize_flat(fun, primals, has_aux=False):
+def linearize_flat(fun, primals, has_aux=False, nonzeros=None):
     """Runs ``fun(*primals)`` (flat lists; ``(outs, aux)`` if ``has_aux``) and returns a
-    ``Linearized``. Primal work runs on the current trace now; only tangent work is staged."""
+    ``Linearized``. Primal work runs on the current trace now; only tangent work is staged.
+    ``nonzeros``: which primals get a tangent (default: every inexact one)."""
     in_avals = [tangent_aval(get_aval(p)) for p in primals]
     in_nonzero = [is_differentiable_dtype(a.dtype) for a in in_avals]
+    if nonzeros is not None:
+        in_nonzero = [a and b for a, b in zip(in_nonzero, nonzeros)]
     pe_trace = PartialEvalTrace(core.current_trace())
     lin_in = [pe_trace.new_arg(a) for a, nz in zip(in_avals, in_nonzero) if nz]
-    jvp_trace = JVPTrace(pe_trace)
+    jvp_trace = JVPTrace(pe_trace, linearizing=True)
     it = iter(lin_in)
     tracers = [JVPTracer(jvp_trace, p, next(it)) if nz else p
                for p, nz in zip(primals, in_nonzero)]

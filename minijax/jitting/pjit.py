@@ -276,11 +276,14 @@ _jvp_cache = BoundedCache()
 
 def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline):
     nonzero = tuple(type(t) is not Zero for t in tangents)
-    # a custom_vjp's tangent in the body is staged differently inside a linearization
-    key = (jaxpr, nonzero, in_linearization(core.current_trace()))
+    # a custom_vjp's tangent in the body is staged differently inside a linearization, and a
+    # linearization's own jit linearizes its body (JAX's _pjit_linearize)
+    linearizing = ad.linearizing_rule()
+    key = (jaxpr, nonzero, in_linearization(core.current_trace()), linearizing)
     cached = _jvp_cache.get(key)
     if cached is None:
-        jvp_closed, out_nonzero = ad.jvp_jaxpr(jaxpr, nonzero, [False] * len(jaxpr.out_avals))
+        jvp_closed, out_nonzero = ad.jvp_jaxpr(jaxpr, nonzero, [False] * len(jaxpr.out_avals),
+                                               linearizing)
         jvp_jaxpr, consts = open_closed(jvp_closed)
         cached = _jvp_cache.put(_unless_tracers(key, consts), (jvp_jaxpr, consts, out_nonzero))
     jvp_jaxpr, consts, out_nonzero = cached

@@ -115,12 +115,14 @@ def _cond_jvp(primals, tangents, *, branches):
     op_tangents = tangents[1:]
     nonzeros = common.differentiable([get_aval(x) for x in ops],
                                      [type(t) is not ad.Zero for t in op_tangents])
-    # the union over branches of which outputs have nonzero tangents, then instantiate it
+    # the union over branches of which outputs have nonzero tangents, then instantiate it;
+    # a linearization's cond linearizes its branches (JAX's _cond_linearize)
+    lin = ad.linearizing_rule()
     out_nz = [False] * len(branches[0].out_avals)
     for b in branches:
-        _, nz = ad.jvp_jaxpr(b, nonzeros, [False] * len(out_nz))
+        _, nz = ad.jvp_jaxpr(b, nonzeros, [False] * len(out_nz), lin)
         out_nz = [x or y for x, y in zip(out_nz, nz)]
-    jvps = [ad.jvp_jaxpr(b, nonzeros, out_nz)[0] for b in branches]
+    jvps = [ad.jvp_jaxpr(b, nonzeros, out_nz, lin)[0] for b in branches]
     dots = [t for t, nz in zip(op_tangents, nonzeros) if nz]
     outs = cond_p.bind(index, *ops, *dots, branches=tuple(jvps))
     n = len(out_nz)

@@ -412,9 +412,10 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     nz = common.differentiable(avals, [type(t) is not ad.Zero for t in tangents])
     const_nz, carry_nz, xs_nz = _scan_split(nz, nc, nk)
     n_ys = len(jaxpr.out_avals) - nk
+    lin = ad.linearizing_rule()  # a linearization's scan linearizes its body (_scan_linearize)
     while True:
         jvp, out_nz = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
-                                       carry_nz + [False] * n_ys)
+                                       carry_nz + [False] * n_ys, lin)
         if out_nz[:nk] == carry_nz:
             break
         carry_nz = [a or b for a, b in zip(carry_nz, out_nz[:nk])]
