@@ -624,6 +624,17 @@ class _VJPRules:
                 f"function, but at args[{arg_i}]{path} it produced an output of type "
                 f"{ct_aval.str_short()} where the expected type is {expected.str_short()}."
             ))
+        if ct_aval.vma != getattr(aval, "vma", ct_aval.vma):  # (a ref's has none)
+            # inside shard_map JAX 0.10.2 wants the input's exact varying manual axes: no dtype
+            # exception here, and a cotangent that varies where its input does not (a
+            # replicated x's ``ct * y`` with a varying y) is refused, not psum'd (s22050-285)
+            what = ["the dtypes do not match"] if ct_aval.dtype != aval.dtype else []
+            what.append("the manual axis types do not match")
+            raise ValueError(with_user_line(
+                "Custom VJP bwd rule must produce an output with the same type as the args "
+                f"tuple of the primal function, but at output[{arg_i}]{path} the bwd rule "
+                f"produced an output of type {ct_aval._str_long()} corresponding to an input "
+                f"of type {aval._str_long()}, so {', and '.join(what)}"))
         return ct
 
 

@@ -605,6 +605,13 @@ def backward_pass(jaxpr, consts, args, cts_out):
     def write(v, ct):
         if ct is None or type(ct) is Zero or type(v) is not Var or v not in linear:
             return
+        ct_vma = getattr(get_aval(ct), "vma", None)
+        if ct_vma and not ct_vma <= getattr(v.aval, "vma", ct_vma):
+            # inside shard_map a cotangent may not vary where its value does not (a vmapped
+            # cond's batched predicate varies: its transpose's select_n takes those axes);
+            # JAX 0.10.2's backward pass checks each cotangent's type, in these words
+            raise ValueError(f"Expected cotangent type {v.aval._str_long()} but got "
+                             f"{get_aval(ct)._str_long()}")
         prev = cts.get(v)
         cts[v] = ct if prev is None else add_tangents(prev, ct)
 

@@ -373,7 +373,9 @@ def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, r
                    dimension_numbers, feature_group_count, batch_group_count, precision,
                    preferred_element_type):
     if int(np.prod(_shape(g))) == 0:
-        return ad.zeros_like_aval(rhs_aval)
+        # a symbolic zero, as JAX's rule: no cotangent then reaches the kernel's producers, so
+        # a NaN partial there (arcsin's beyond 1) is not multiplied by zeros (s22043-231)
+        return ad.Zero(rhs_aval)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     if batch_group_count > 1:
         feature_group_count, batch_group_count = batch_group_count, 1

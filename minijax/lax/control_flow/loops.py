@@ -656,6 +656,7 @@ def _scan_batching(axis_data, args, dims, *, jaxpr, num_consts, num_carry, lengt
     consts = [common.to_batched(x, d, w, size) for x, d, w in zip(consts, cd, cb)]
     init = [common.to_batched(x, d, w, size) for x, d, w in zip(init, kd, carry_b)]
     xs = [common.to_batched(x, d, w, size, dst=1) for x, d, w in zip(xs, xd, xb)]
+    _check_batched_carry_vma(init, body.out_avals[:nk])
     outs = scan_p.bind(*consts, *init, *xs, jaxpr=body, num_consts=nc, num_carry=nk,
                        length=length, reverse=reverse, unroll=unroll)
     out_dims = [0 if w else not_mapped for w in carry_b]
@@ -664,6 +665,19 @@ def _scan_batching(axis_data, args, dims, *, jaxpr, num_consts, num_carry, lengt
 
 
 scan_p.def_batching(_scan_batching)
+
+
+def _check_batched_carry_vma(init, out_carry_avals):
+    """Inside shard_map a batched body can make a carry vary more than its initial value (a
+    cond whose batched predicate varies: its select_n takes the predicate's axes); JAX 0.10.2's
+    scan abstract eval then refuses the batched scan, in these words."""
+    in_avals = [get_aval(x) for x in init]
+    if [_vma(a) for a in in_avals] != [_vma(a) for a in out_carry_avals]:
+        raise ValueError(
+            "Scan carry input and output got mismatched varying manual axes "
+            f"{in_avals} and {list(out_carry_avals)}. Please open an issue at "
+            "https://github.com/jax-ml/jax/issues, and as a temporary workaround pass the "
+            "check_vma=False argument to `jax.shard_map`")
 
 
 # ------------------------------------------------------------------------------------------------
