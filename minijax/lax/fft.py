@@ -5,9 +5,9 @@
 ``fft_lengths[-1]``). IFFT and IRFFT are normalised by ``1 / prod(fft_lengths)``, as NumPy's.
 
 Differentiation (as JAX's fft.py): every transform is linear over the reals. The DFT matrix is
-symmetric, so FFT and IFFT are their own transposes. RFFT is FFT after a real-to-complex
-conversion, then a slice: its transpose pads the cotangent back to the full length, applies
-FFT and keeps the real part. IRFFT's transpose is an RFFT of the cotangent, scaled by
+symmetric, so FFT and IFFT are their own transposes. RFFT's transpose is an IRFFT of the
+conjugated cotangent, the doubled frequencies halved, scaled by ``prod(fft_lengths)``. IRFFT's
+transpose is an RFFT of the cotangent, scaled by
 ``1 / prod(fft_lengths)``, with the frequencies that stand for two Hermitian-symmetric ones
 doubled, and conjugated (JAX's convention for complex cotangents).
 
@@ -27,8 +27,8 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.convert import convert_element_type
-from minijax.lax.elementwise import conj, mul, real
-from minijax.lax.structural import broadcast_in_dim, full, pad
+from minijax.lax.elementwise import conj, div, mul
+from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 
 __all__ = ["FftType", "fft", "fft_p"]
@@ -116,12 +116,20 @@ fft_p.def_batching(_fft_batching)
 
 
 def _rfft_transpose(ct, fft_lengths):
-    """Transpose of x -> FFT(complex(x))[..., :n // 2 + 1]."""
+    """Transpose of x -> FFT(complex(x))[..., :n // 2 + 1], built as JAX's: an IRFFT of the
+    conjugated cotangent, with the frequencies that stand for two Hermitian-symmetric ones
+    halved (a complex division, as JAX's) and scaled by ``prod(fft_lengths)``. The values
+    equal a padded FFT's real part, but NaN spreads as JAX's: IRFFT mixes a NaN imaginary
+    part into every output, where the DC output of an FFT keeps only the real parts."""
     aval = get_aval(ct)
-    n = fft_lengths[-1]
-    config = [(0, 0, 0)] * (aval.ndim - 1) + [(0, n - aval.shape[-1], 0)]
-    full = pad(ct, np.zeros((), aval.dtype), config)
-    return real(fft_p.bind(full, fft_type=FftType.FFT, fft_lengths=fft_lengths))
+    m = aval.shape[-1]
+    mask = np.full((m,), 2.0, aval.dtype)
+    mask[0] = 1.0
+    if fft_lengths[-1] % 2 == 0:
+        mask[-1] = 1.0
+    mask = broadcast_in_dim(mask, aval.shape, (aval.ndim - 1,))
+    x = fft_p.bind(div(conj(ct), mask), fft_type=FftType.IRFFT, fft_lengths=fft_lengths)
+    return mul(x, np.array(math.prod(fft_lengths), get_aval(x).dtype))
 
 
 def _irfft_transpose(ct, x_aval, fft_lengths):
