@@ -374,7 +374,9 @@ def _scatter_rule(name, allowed):
                 "batch shape plus one window axis per operand axis that is neither inserted nor "
                 "batching."
             )
-        return operand.update(weak_type=operand.weak_type and updates.weak_type)
+        # the operand's weak type, as JAX's (_argnum_weak_type(0)): a weak cotangent stays
+        # weak through scatter_mul's transpose
+        return operand.update(weak_type=operand.weak_type)
 
     return rule
 

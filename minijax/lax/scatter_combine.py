@@ -7,8 +7,8 @@ Derivatives follow JAX:
 
 - ``scatter_sub`` is linear in (operand, updates), as ``scatter_add``, the updates' cotangent
   negated.
-- ``scatter_mul`` is linear in the operand (the operand's tangent times the product of the
-  updates that landed on it); in the updates only with ``unique_indices`` (each update then
+- ``scatter_mul`` is linear in the operand (the updates scatter-multiplied into the operand's
+  tangent, and so into its cotangent); in the updates only with ``unique_indices`` (each update then
   multiplies exactly one operand element, so its tangent is scaled by that element).
 - ``scatter_min`` / ``scatter_max`` pass the tangent of whichever of operand and updates won
   each position, averaged over ties (as ``reduce_max`` does).
@@ -135,11 +135,10 @@ def _mul_jvp(primals, tangents, **params):
     dn = params["dimension_numbers"]
     t_out = ad.Zero.from_primal_value(out)
     if type(t_op) is not ad.Zero:
-        # skipped for a zero operand tangent, as JAX's per-operand rule: a NaN or infinite
-        # update would make 0 * factor NaN
-        ones = full(tuple(get_aval(op).shape), 1, get_aval(op).dtype)
-        factor = scatter_mul_p.bind(ones, idx, upd, **params)  # the product landing there
-        t_out = mul(factor, t_op)
+        # JAX's rule: the updates multiplied into the operand's tangent, in the primal's order
+        # (``(t * u1) * u2`` for repeated indices), typed as the tangent (weak under a weak
+        # cotangent); linear in the tangent, transposed by ``_mul_transpose``
+        t_out = scatter_mul_p.bind(t_op, idx, upd, **params)
     if type(t_upd) is not ad.Zero:
         if not params["unique_indices"]:
             # JAX 0.10.2 refuses it too, in these words
@@ -152,6 +151,25 @@ def _mul_jvp(primals, tangents, **params):
     return out, t_out
 
 
+def _mul_transpose(ct, operand, indices, updates, **params):
+    """JAX's rule: the operand's cotangent is the cotangent multiplied by the updates that land
+    on each position; the updates' (only where linear_transpose makes them the linear input)
+    the cotangent times the operand read back at their windows, for unique indices only."""
+    ct_operand = ct_updates = None
+    if ad.is_undefined_primal(operand):
+        ct_operand = scatter_mul_p.bind(ct, indices, updates, **params)
+    if ad.is_undefined_primal(updates):
+        if not params["unique_indices"]:
+            # JAX 0.10.2 refuses it too, in these words
+            raise NotImplementedError(with_user_line(
+                "scatter_mul gradients are only implemented if `unique_indices=True`"))
+        gdn, sizes = _gather_of_scatter(params["dimension_numbers"], tuple(get_aval(ct).shape),
+                                        tuple(updates.aval.shape))
+        ct_updates = gather(mul(ct, operand), indices, gdn, sizes, mode=params["mode"],
+                            fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
 def _sub_transpose(ct, operand, indices, updates, **params):
     ct_operand, _, ct_updates = _scatter_add_transpose(ct, operand, indices, updates, **params)
     return [ct_operand, None, None if ct_updates is None else neg(ct_updates)]
@@ -159,5 +177,6 @@ def _sub_transpose(ct, operand, indices, updates, **params):
 
 ad.deflinear(scatter_sub_p, _sub_transpose)
 ad.primitive_jvps[scatter_mul_p] = _mul_jvp
+ad.primitive_transposes[scatter_mul_p] = _mul_transpose
 ad.primitive_jvps[scatter_min_p] = _minmax_jvp(scatter_min_p)
 ad.primitive_jvps[scatter_max_p] = _minmax_jvp(scatter_max_p)

@@ -28,6 +28,11 @@ def s(a, b):
     return jnp.sum(lax.scan(lambda q, _: (body(a, q), None), b, None, length=2)[0] * W)
 def r(a, b):
     return jnp.sum(jax.checkpoint(body)(a, b) * W)
+ir = jnp.array([0, 0, 2])
+u = jnp.array([1.1, 0.3, 2.7], jnp.float32)
+idx = jnp.array([[0], [2]])
+dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                 scatter_dims_to_operand_dims=(0,))
 def grad2(h):
     inner = jax.grad(h, argnums=(0, 1))
     return jax.grad(lambda a, b: sum(jnp.sum(z) for z in inner(a, b)), argnums=(0, 1))
@@ -49,6 +54,19 @@ CASES = [
     "jax.grad(r, argnums=(0, 1))(x0, x1)",
     "jax.grad(g, argnums=(0, 1))(x0, x1)",
     "jax.grad(jax.jit(g), argnums=(0, 1))(x0, x1)",
+    # o2: the scatters keep their operand's weak type; scatter_mul's operand JVP is
+    # scatter_mul of the tangent (its order of products, its transpose)
+    "[s(lax.full((3,), 1.0), idx, u[:2], dn) for s in (lax.scatter, lax.scatter_add, "
+    "lax.scatter_sub, lax.scatter_mul, lax.scatter_min, lax.scatter_max)]",
+    "lax.scatter_add(jnp.ones(3), idx, lax.full((2,), 1.0), dn)",
+    "jax.vjp(lambda b: jnp.sum(b.at[ir].mul(u)), x1)[1](1.0)",
+    "jax.vjp(lambda b: b.at[ir].mul(u), x1)[1](jnp.array([0.1, 3.3, 7.0], jnp.float32))",
+    "jax.jvp(lambda b: b.at[ir].mul(u), (x1,), (x1,))",
+    "jax.grad(lambda b: jnp.sum(b.at[ir].mul(u + jnp.nan)))(x1)",
+    "jax.vjp(jax.jit(lambda b: jnp.sum(lax.scan(lambda q, _: (q.at[ir].mul(u), None), b, None, "
+    "length=2)[0])), x1)[1](1.0)",
+    "jax.linear_transpose(lambda y: x1.at[i].mul(y, unique_indices=True), u[:2])(x1)",
+    "jax.linear_transpose(lambda y: x1.at[i].mul(y), u[:2])(x1)",
 ]
 
 
