@@ -2,7 +2,8 @@
 ``x1.at[i].mul(x0 ** 0)``. ``x0 ** 0``'s tangent is materialized zeros; JAX's linearization
 turns such a tangent (one not depending on the input tangents) into a symbolic zero, so
 scatter_mul's updates rule, which refuses indices not promised unique, never runs; minijax's
-ran on the zeros and raised. Expected outcomes were recorded from JAX 0.10.2 by
+ran on the zeros and raised. The last cases (o2) check the scatters' weak types and scatter_mul's
+operand JVP and transpose. Expected outcomes were recorded from JAX 0.10.2 by
 tests/data/record_fidelity_r18_o.py over the cases in tests/data/fidelity_r18_o_cases.py.
 """
 import json
