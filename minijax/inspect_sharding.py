@@ -35,11 +35,11 @@ def _inspect_lowering(ctx, value, *, callback):
 
     def record(devices, mesh):
         where["devices"], where["mesh"] = devices, mesh
-        if not mctx.calls_as_functions:  # no partitioner runs: the whole value is on its device
+        if not mctx.partitioned:  # no partitioner runs: the whole value is on its device
             callback(_whole(devices, mesh))
 
     mctx.compile_hooks.append(record)
-    if not mctx.calls_as_functions:
+    if not mctx.partitioned:
         return []
 
     def on_hlo_sharding(hlo_sharding):  # called by XLA's SPMD partitioner while compiling

@@ -98,10 +98,11 @@ def test_partitioned_program_calls_private_functions(mesh):
     assert len(re.findall(r"func\.func private @_where\b", text)) == 1
     assert len(re.findall(r"call @_where\(", text)) == 2
     assert len(re.findall(r"%arg\d+: tensor", re.search(r"@main\((.*?)\) ->", text).group(1))) == 2
-    # one device: inlined, no functions
+    # one device: a call too, as JAX 0.10.2's module (checked by hand: `call @_where`)
     single = minijax.jit(where_rsqrt).lower(np.ones((3, 4), np.float32),
                                             np.array([True, False, True, False])).as_text()
-    assert "func.func private" not in single and "call @" not in single
+    assert len(re.findall(r"func\.func private @_where\b", single)) == 1
+    assert len(re.findall(r"call @_where\(", single)) == 1
 
 
 def test_baked_bool_constants_keep_their_values(mesh):

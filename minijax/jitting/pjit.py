@@ -10,7 +10,8 @@ staged body never captures another trace's tracer. Params: ``jaxpr``, ``name`` a
 The rules, each emitting a ``jit`` equation again, as JAX does:
 
 - impl (an equation evaluated eagerly): the callee compiled and run through ``jit``'s own path;
-- lowering: the callee inlined in the caller's module (XLA sees one program);
+- lowering: a private function of the module called by ``func.call``, as JAX lowers it
+  (inlined inside shard_map and for effectful callees);
 - JVP: ``ad.jvp_jaxpr`` of the callee; transpose: ``ad.transpose_jaxpr``; batching:
   ``batching.batch_jaxpr_dims`` (batch axes where the operands have them);
 - partial evaluation: ``partial_eval_jaxpr`` splits the callee into a known ``jit`` run now

@@ -171,9 +171,8 @@ class ModuleContext:
         # Functions of (devices, mesh) that compiling calls first: a lowering that must know
         # where the program runs (inspect_array_sharding's) learns it there.
         self.compile_hooks = []
-        # Whether nested jits become private functions (see lower_call); set for programs
-        # Shardy partitions, where the call boundaries steer its propagation as in JAX's.
-        self.calls_as_functions = False
+        # Whether Shardy partitions the program (arguments or results carry shardings).
+        self.partitioned = False
         self.functions = {}  # a callee jaxpr -> the symbol of its private function
 
     def add_keepalive(self, obj):
@@ -304,10 +303,10 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
 
 def lower_call(module_ctx, jaxpr, args, name):
     """``jaxpr`` called on ``args``: a ``func.call`` of a private function of the module, as JAX
-    lowers a nested jit (one function per callee jaxpr), or its equations inline where the
-    module does not ask for functions."""
-    if not module_ctx.calls_as_functions:
-        return lower_jaxpr_body(module_ctx, jaxpr, [], list(args))
+    lowers a nested jit (one function per callee jaxpr). In a partitioned program the call
+    boundaries steer Shardy's propagation as in JAX's; in any program they steer XLA: the
+    inlined call's instructions come in another order, and XLA fuses otherwise (a bfloat16
+    primal rounded, or kept in float32 inside a fusion: s22013-377)."""
     out_types = [tensor_type(v.aval) for v in jaxpr.outvars]
     symbol = module_ctx.functions.get(jaxpr)
     if symbol is None:
@@ -365,7 +364,7 @@ def lower_jaxpr(
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_symbol_name(name))
         mctx = ModuleContext(module, name, platform)
-        mctx.calls_as_functions = bool(arg_shardings or result_shardings)
+        mctx.partitioned = bool(arg_shardings or result_shardings)
         with ir.InsertionPoint(module.body):
             ftype = ir.FunctionType.get(
                 [tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals]

@@ -60,7 +60,7 @@ def _lowering(ctx, k1, k2, x1, x2):
         return hlo.broadcast_in_dim(out_t, x, dense_i64(dims))
 
     k1, k2, x1, x2 = (bcast(v, a) for v, a in zip((k1, k2, x1, x2), ctx.avals_in))
-    if ctx.module_ctx.platform != "cpu" or not ctx.module_ctx.calls_as_functions:
+    if ctx.module_ctx.platform != "cpu" or not ctx.module_ctx.partitioned:
         return _rounds(aval_out, k1, k2, x1, x2)
     # JAX's CPU lowering runs the rounds in a loop (five trips of four rounds). A loop is no
     # constant expression: Shardy keeps a constant-keyed draw one value instead of copying it
