@@ -691,6 +691,10 @@ class Trace:
         self.parent = parent
         self.valid = True
 
+    # Whether a constant lifted into this trace (``jnp.asarray(2.0)``) is its parent's: JAX's
+    # ``stage_value`` of the JVP and batching traces, which hand a non-tracer down unchanged.
+    lifts_to_parent = False
+
     def process_primitive(self, prim, args, params):
         # internal: every concrete trace overrides it (JAX's core.Trace has the same raise)
         raise NotImplementedError

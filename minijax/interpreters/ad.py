@@ -261,6 +261,8 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
+    lifts_to_parent = True  # a constant has a zero tangent: it is the parent's value
+
     def __init__(self, parent, linearizing=False):
         super().__init__(parent)
         self.source = user_frame()
@@ -556,13 +558,16 @@ def linearize_jaxpr_of(fun, in_avals):
 # Transposition
 
 
-def backward_pass(jaxpr, consts, args, cts_out):
+def backward_pass(jaxpr, consts, args, cts_out, seeds=()):
     """Transposes the linear function ``jaxpr``: cotangents of the outputs to cotangents of
     the inputs given as ``UndefinedPrimal`` in ``args`` (other inputs are values; the result
     has None for them). Equations that do not depend on a linear input are evaluated first;
     then each linear equation, last to first, sends its output cotangents through its
     primitive's transpose rule. An equation no cotangent reaches is skipped, so symbolic zeros
     cost nothing (unless its primitive sets ``transpose_zero_cotangents``: custom_vjp's).
+    ``seeds``: per input (None, or the inputs past its end, for none), a cotangent its sum
+    starts from, before the outputs' (JAX's accumulator made with a value: a scan's running
+    sum for a linear const), so the contributions are added to it in JAX's order.
     """
     env = {}
     linear = set()
@@ -615,6 +620,8 @@ def backward_pass(jaxpr, consts, args, cts_out):
         prev = cts.get(v)
         cts[v] = ct if prev is None else add_tangents(prev, ct)
 
+    for v, ct in zip(jaxpr.invars, seeds):
+        write(v, ct)
     for v, ct in zip(jaxpr.outvars, cts_out):
         write(v, ct)
     for eqn in reversed(linear_eqns):
@@ -640,7 +647,7 @@ def backward_pass(jaxpr, consts, args, cts_out):
 
 
 def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None,
-                    lin_types=None):
+                    lin_types=None, seeded=()):
     """The transpose of ``closed`` (linear in the inputs marked ``linear``): inputs are
     (non-linear inputs..., cotangents of the outputs marked ``ct_present``...), outputs the
     cotangents of the linear inputs (zeros materialized). Returns ``(transposed, nonzero)``:
@@ -652,7 +659,10 @@ def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None,
     stays strong, as JAX traces a call's transpose at its operands' own types). ``lin_types``:
     per input, the type of its undefined primal where it is not the invar's (None: the
     invar's), as JAX types a linear binder as its caller's accumulator (a loop's carry binder
-    as the carry cotangent, a call's operand as the caller's): see ``backward_pass``."""
+    as the carry cotangent, a call's operand as the caller's): see ``backward_pass``.
+    ``seeded``: per input, whether its cotangent's sum starts from a value given as one more
+    input after the cotangents (``backward_pass``'s seeds); ``nonzero`` then tells whether
+    anything was added to it."""
     in_avals = closed.in_avals
     lin_avals = in_avals if lin_types is None else [
         a if t is None else t for a, t in zip(in_avals, lin_types)]
@@ -661,20 +671,26 @@ def transpose_jaxpr(closed, linear, ct_present, ct_types=None, res_types=None,
     ct_avals = [a for a, p in zip(closed.out_avals, ct_present) if p]
     if ct_types is None:
         ct_types = [tangent_aval(a) for a in ct_avals]
-    n_res = len(res_avals)
+    n_res, n_ct = len(res_avals), len(ct_types)
+    seeded = list(seeded) + [False] * (len(in_avals) - len(seeded))
+    seed_types = [tangent_aval(a) for a, s in zip(lin_avals, seeded) if s]
     nonzero = []
 
     def fn(*args):
         it = iter(args[:n_res])
         operands = [UndefinedPrimal(a) if lin else next(it) for a, lin in zip(lin_avals, linear)]
-        ict = iter(args[n_res:])
+        ict = iter(args[n_res:n_res + n_ct])
         cts = [next(ict) if p else Zero(tangent_aval(a))
                for a, p in zip(closed.out_avals, ct_present)]
-        in_cts = backward_pass(closed.jaxpr, closed.consts, operands, cts)
-        in_cts = [ct for ct, lin in zip(in_cts, linear) if lin]
-        nonzero[:] = [ct is not None and type(ct) is not Zero for ct in in_cts]
-        return [instantiate_zeros(ct) if nz else zeros_like_aval(tangent_aval(a))
-                for ct, nz, a in zip(in_cts, nonzero, [a for a, lin in zip(lin_avals, linear)
-                                                       if lin])]
+        iseed = iter(args[n_res + n_ct:])
+        seeds = [next(iseed) if s else None for s in seeded]
+        in_cts = backward_pass(closed.jaxpr, closed.consts, operands, cts, seeds)
+        in_cts = [(ct, seed) for ct, seed, lin in zip(in_cts, seeds, linear) if lin]
+        nonzero[:] = [ct is not None and type(ct) is not Zero and ct is not seed
+                      for ct, seed in in_cts]
+        return [instantiate_zeros(ct) if nz else seed if seed is not None
+                else zeros_like_aval(tangent_aval(a))
+                for (ct, seed), nz, a in zip(in_cts, nonzero,
+                                             [a for a, lin in zip(lin_avals, linear) if lin])]
 
-    return trace_to_jaxpr(fn, res_avals + list(ct_types)), list(nonzero)
+    return trace_to_jaxpr(fn, res_avals + list(ct_types) + seed_types), list(nonzero)

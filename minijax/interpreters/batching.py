@@ -157,6 +157,8 @@ class BatchTracer(Tracer):
 class BatchTrace(core.Trace):
     """One vmap: ``axis_size`` examples along the axis named ``axis_name``."""
 
+    lifts_to_parent = True  # a constant is unbatched: the parent's value
+
     def __init__(self, parent, axis_size, axis_name=None, spmd_axis_name=None):
         super().__init__(parent)
         self.axis_data = AxisData(axis_name, axis_size, spmd_axis_name)

@@ -226,6 +226,8 @@ class PartialEvalTrace(DynamicJaxprTrace):
     computation becomes a linear jaxpr (JAX's "direct linearize").
     """
 
+    lifts_to_parent = True  # a constant is known: computed by (or staged on) the parent
+
     def is_unknown(self, x):
         """Whether ``x`` is one of this trace's staged (unknown) values."""
         return type(x) is DynamicJaxprTracer and x._trace is self
@@ -249,6 +251,27 @@ class PartialEvalTrace(DynamicJaxprTrace):
             return prim.bind(*args, **params)
         finally:
             core.swap_current_trace(prev)
+
+
+def staged_literal(value, aval):
+    """``value`` (a rank-0 NumPy array of ``aval``'s type, or a bool) lifted into the current
+    trace, as JAX's ``lax.stage`` lifts a scalar ``jnp.asarray`` converted: a literal of the
+    jaxpr being built, handed down by the transformations above it (JVP, vmap, linearize), so
+    it is printed inline (``2.0:f32[]``) and a checkpoint returning it gives the scalar back,
+    not a constvar's array. None where it lands on the eval trace (or a compile-time-eval
+    one): the caller makes it an array now."""
+    trace = lifting_trace()
+    if type(trace) is not DynamicJaxprTrace:
+        return None
+    return DynamicJaxprTracer(trace, aval, Literal(value, aval))
+
+
+def lifting_trace():
+    """The trace a constant lifted into the current one lands in (see ``lifts_to_parent``)."""
+    trace = core.current_trace()
+    while trace.lifts_to_parent:
+        trace = trace.parent
+    return trace
 
 
 def building_jaxpr(trace) -> bool:

@@ -21,8 +21,9 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, Tracer, concrete_or_error, get_aval
+from minijax.core import Literal, Primitive, Tracer, concrete_or_error, get_aval
 from minijax.interpreters import ad, batching
+from minijax.interpreters.partial_eval import DynamicJaxprTracer, lifting_trace
 from minijax.lax.families import FLOAT, check_dtype_allowed, full_like_shape, hlo_compare
 from minijax.lowering.stablehlo import tensor_type
 
@@ -103,6 +104,9 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
         )
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type) and _is_array(operand):
         return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
+    if type(operand) is DynamicJaxprTracer and type(operand.var) is Literal:
+        if operand._trace is lifting_trace():
+            return _fold_literal(operand, new_dtype, weak_type)
     if _converts_on_host(operand, new_dtype, weak_type):
         # JAX converts a scalar to a strong dtype with NumPy, so NumPy's rules apply: a Python
         # complex to a real dtype raises TypeError, and a NumPy float beyond an integer range
@@ -112,6 +116,18 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
         except OverflowError:
             pass
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _fold_literal(operand, new_dtype, weak_type):
+    """A literal of the jaxpr being built (``jnp.asarray(2.0)``) converted: the new literal,
+    as JAX's constant folding of ``convert_element_type`` on a staging trace gives, computed
+    with NumPy (a complex one to a real dtype keeps its real part), so ``jnp.asarray(2.0) + x``
+    stages no conversion."""
+    val = np.asarray(operand.var.val)
+    if val.dtype.kind == "c" and new_dtype.kind != "c":
+        val = val.real
+    aval = operand.aval.update(dtype=new_dtype, weak_type=weak_type)
+    return DynamicJaxprTracer(operand._trace, aval, Literal(val.astype(new_dtype), aval))
 
 
 def _converts_on_host(operand, new_dtype, weak_type):

@@ -27,9 +27,10 @@ import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import (
-    Primitive, ShapedArray, concrete_or_error, current_trace, get_aval, is_eval_trace_current)
+    Primitive, ShapedArray, WeakScalar, concrete_or_error, current_trace, get_aval,
+    is_eval_trace_current)
 from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.partial_eval import in_linearization
 from minijax.lax.accuracy import (
@@ -692,6 +693,20 @@ ad.defjvp(clamp_p,
 # stop_gradient: the identity, with a zero derivative (JAX's stop_gradient primitive)
 stop_gradient_p = naryop("stop_gradient", lambda x: x, ANY)
 ad.defjvp_zero(stop_gradient_p)
+
+
+def _stop_gradient_impl(x):
+    """Eagerly JAX's impl returns its operand as bind canonicalized it: a Python scalar typed
+    (a checkpoint body's ``stop_gradient`` of its Python-float operand, or of a literal, whose
+    weak scalar checkpoint gives back typed, is a scalar again). Arrays run the identity."""
+    if type(x) in dtypes.python_scalar_types:
+        return dtypes.canonical_scalar(x)
+    if type(x) is WeakScalar:
+        return x
+    return core.apply_primitive(stop_gradient_p, (x,), {})
+
+
+stop_gradient_p.def_impl(_stop_gradient_impl)
 
 
 def _stop_gradient_jvp(primals, tangents):

@@ -17,8 +17,9 @@ import operator
 import numpy as np
 
 import minijax.numpy as jnp
-from minijax import dtypes, lax
-from minijax.core import Tracer, WeakScalar, concrete_or_error
+from minijax import core, dtypes, lax
+from minijax.core import ShapedArray, Tracer, WeakScalar, concrete_or_error
+from minijax.interpreters.partial_eval import staged_literal
 from minijax.lax.families import const
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
 from minijax.numpy._eager import eager_jit
@@ -105,19 +106,32 @@ def _array(object, dtype, copy, order, ndmin):  # noqa: A002 - NumPy's name
             if not info.min <= object <= info.max:
                 raise OverflowError(f"Python int {object} too large to convert to {target.name}")
         value = np.asarray(np.asarray(object), target)
-        out = device_put_value(value, weak_type=weak)
+        # a bool kept as a bool is one in the literal too, as JAX's (a checkpoint returning it
+        # gives back a bool)
+        out = _scalar(object if type(object) is bool and target == dtypes.bool_ else value,
+                      target, weak)
     else:
         value = np.asarray(object)
         if value.dtype == object_dtype:
             raise TypeError(f"minijax.numpy.array cannot convert {type(object).__name__}")
         value = value.astype(dtype or dtypes.canonicalize_dtype(value.dtype), copy=False)
-        out = device_put_value(value)
+        out = _scalar(value, value.dtype, False) if value.ndim == 0 else device_put_value(value)
     if ndmin > out.ndim:
         out = lax.expand_dims(out, tuple(range(ndmin - out.ndim)))
     return out
 
 
 object_dtype = np.dtype(object)
+
+
+def _scalar(value, dtype, weak):
+    """A scalar ``value`` (rank-0 NumPy of ``dtype``, or a bool) as an Array, or, inside a
+    jaxpr being built, as the literal JAX's ``jnp.array`` stages there (not a constvar)."""
+    if not core.is_eval_trace_current():
+        out = staged_literal(value, ShapedArray((), dtype, weak_type=weak))
+        if out is not None:
+            return out
+    return device_put_value(value, weak_type=weak)
 
 
 def _array_from_sequence(seq, dtype):

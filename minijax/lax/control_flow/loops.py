@@ -579,10 +579,14 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
                  + [a.update(weak_type=w) for a, w in zip(jaxpr.in_avals[nc:nc + nk], ct_weak)]
                  + [a.update(weak_type=x.aval.weak_type) if lin else None
                     for a, x, lin in zip(jaxpr.in_avals[nc + nk:], xs, x_lin)])
+    # A linear const's cotangent sums into the running accumulator given to the body (JAX's
+    # ValAccum made with it), so each iteration adds its terms to it in JAX's order: adding
+    # the body's own sum to it afterwards rounds otherwise (s22053-101).
     while True:
         body_t, in_nz = ad.transpose_jaxpr(
             jaxpr, c_lin + [True] * nk + x_lin, carry_ct + ys_present,
-            [a for a, p in zip(out_cts, carry_ct + ys_present) if p], lin_types=lin_types)
+            [a for a, p in zip(out_cts, carry_ct + ys_present) if p], lin_types=lin_types,
+            seeded=c_lin)
         grown = [a or b for a, b in zip(carry_ct, in_nz[n_lc:n_lc + nk])]
         if grown == carry_ct:
             break
@@ -601,13 +605,14 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     # that have one); xs (res_x, ct_ys) -> new carry; ys = ct of linear xs
     def tbody(*a):
         rc, acc, ctc, rx, cty = common.split(a, [n_rc, n_lc, n_ct, n_rx, len(y_avals)])
-        # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys)
-        outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty)
+        # body_t inputs: non-linear inputs (res consts, res xs in order), then cts (carry, ys),
+        # then the linear consts' accumulators, which it returns with this iteration's terms
+        # added (add_any, as JAX's accumulators: the sum keeps the accumulator's weak type)
+        outs = jaxpr_as_fun(body_t)(*rc, *rx, *ctc, *cty, *acc)
         d_c, d_carry, d_x = common.split(outs, [n_lc, nk, len(lin_x_avals)])
         d_carry = [d if nz else ad.zeros_like_aval(a) for d, nz, a in
                    zip([d for d, c in zip(d_carry, carry_ct) if c], carry_nz, carry_avals)]
-        # add_any, as JAX's accumulators: the sum keeps the accumulator's (weak) type
-        return [ad.add_tangents(a_, d) for a_, d in zip(acc, d_c)] + d_carry + d_x
+        return d_c + d_carry + d_x
 
     rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
     tj = trace_to_jaxpr(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
