@@ -2,10 +2,11 @@
 (nanprod, nanmin, nanmax, nanmean, nanvar, nanstd, nancumsum, nancumprod); histogram,
 histogram_bin_edges, histogram2d, histogramdd, bincount, digitize; cov, corrcoef.
 
-Quantiles sort the reduced axes (moved last and merged into one) and pick the two neighbouring
-order statistics with one ``take_along_axis`` each, so they differentiate (through sort and
-gather) and vectorize like everything else. The nan-versions count the non-NaN entries per
-slice: sorting puts NaNs last, so the first ``count`` entries are the valid ones.
+Quantiles are JAX 0.10.2's ``_quantile``: sort along the axis (a tuple of axes merged last, no
+axis: raveled) and pick the two neighbouring order statistics, so they differentiate (through
+sort and gather) and vectorize like everything else. quantile makes a slice holding a NaN all
+NaN and gathers whole slices; the nan-versions count the non-NaN entries per slice (sorting puts
+NaNs last, so the first ``count`` entries are the valid ones) and index them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from minijax import dtypes, lax
 from minijax.core import Tracer
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
-    canonicalize_axes,
+    canonicalize_axis,
     check_arraylike,
     convert,
     lax_const,
@@ -46,84 +47,115 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name, a, q, axis, method, keepdims, skip_nan):
+    """JAX 0.10.2's ``_quantile`` step by step (its program is what Shardy propagates
+    shardings through, and its arithmetic is q's dtype's, so both follow it)."""
     check_arraylike(name, a, q)
     if method not in _METHODS:
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
-    a = to_array(a)
-    dtype = to_inexact_dtype(a.dtype)
-    if dtypes.is_complex(dtype):
-        raise ValueError("quantile does not support complex input, as the operation is poorly "
-                         "defined.")
+    a, q = to_array(a), to_array(q)
     # a keeps its weak type inside, as JAX's promote_dtypes_inexact; the result is made
     # strong at the end (JAX's final convert_element_type), so a weak operand's cotangent
     # is typed by the body, not by a leading conversion's transpose
     a, = promote_dtypes_inexact(a)
-    q = convert(to_array(q), dtype)
-    if keepdims and a.ndim == 0 and (axis is None or axis == ()):
-        # JAX ravels a 0-d input first, so the kept axis is the raveled array's: shape (1,)
-        a = lax.reshape(a, (1,))
-    axes = canonicalize_axes(axis, a.ndim)
-    kept = tuple(i for i in range(a.ndim) if i not in axes)
-    # move the reduced axes last and merge them
-    x = lax.transpose(a, kept + axes) if kept + axes != tuple(range(a.ndim)) else a
-    batch_shape = tuple(a.shape[i] for i in kept)
-    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-    if n == 0 and not skip_nan:
-        # JAX 0.10.2 gathers size-1 slices of the empty axis (the last after merging a tuple
-        # of axes) and its gather check refuses that
-        at = 0 if axis is None else a.ndim - len(axes) if isinstance(axis, tuple) else axes[0]
-        raise TypeError(f"Slice size at index {at} in gather op is out of range, must be "
-                        "within [0, 0 + 1), got 1.")
-    if n == 0:  # NumPy: NaN (with a warning) for an empty slice
-        out = jnp.full(q.shape + batch_shape, jnp.nan, dtype)
-        return lax.expand_dims(out, tuple(q.ndim + ax for ax in axes)) if keepdims else out
-    x = lax.reshape(x, batch_shape + (n,))
-    x = lax.sort(x, dimension=x.ndim - 1)  # lax's, as JAX's quantile (no sort jit)
-    if skip_nan:
-        count = jnp.sum(~jnp.isnan(x), axis=-1, keepdims=True)  # batch + (1,)
+    if dtypes.is_complex(a.dtype):
+        raise ValueError("quantile does not support complex input, as the operation is poorly "
+                         "defined.")
+    keepdim = ()  # the result's shape with keepdims, where the reduced axes were merged
+    if axis is None:
+        keepdim = (1,) * a.ndim if keepdims else ()
+        a = lax.reshape(a, (a.size,))
+        axis = 0
+    elif isinstance(axis, tuple):
+        nd = a.ndim
+        axes = tuple(canonicalize_axis(ax, nd) for ax in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        keepdim = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
+        # JAX's permutation: the kept axes swapped to the front one by one (so the reduced
+        # ones are not always in order: ties of the stable sort resolve as in JAX)
+        perm = list(range(nd))
+        for i, s in enumerate(i for i in range(nd) if i not in axes):
+            perm[i], perm[s] = perm[s], perm[i]
+        kept_shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
+        n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+        a = lax.reshape(a, kept_shape + (n,), perm)
+        axis = a.ndim - 1
     else:
-        count = lax.full(batch_shape + (1,), n, dtypes.default_int_dtype())
-    # q's dims go first (NumPy); broadcast everything to q.shape + batch + (1,)
-    qs = q.shape
-    count = convert(jnp.broadcast_to(count, qs + batch_shape + (1,)), dtype)
-    qb = lax.broadcast_in_dim(q, qs + batch_shape + (1,), tuple(range(len(qs))))
-    pos = qb * (count - 1)
-    xb = jnp.broadcast_to(x, qs + batch_shape + (n,)) if qs else x
-    hi_limit = count - 1
-
-    def pick(p):
-        # min/max, not jnp.clip: JAX's quantile makes no clip jit here
-        idx = convert(jnp.minimum(jnp.maximum(p, 0), jnp.maximum(hi_limit, 0)),
-                      dtypes.default_int_dtype())
-        # indexing with iotas, as JAX's quantile (which makes no take_along_axis jit)
-        index = [lax.broadcasted_iota(idx.dtype, idx.shape, d) for d in range(idx.ndim - 1)]
-        return xb[tuple(index) + (idx,)]
-
-    if method == "linear":
-        lo, hi = jnp.floor(pos), jnp.ceil(pos)
-        xlo, xhi = pick(lo), pick(hi)
-        frac = pos - lo
-        # JAX's weighted sum (rounding, infinities: -inf and 1 give -inf, an exact inf
-        # order statistic NaN, as inf * 0)
-        out = xlo * (convert(1, dtype) - frac) + xhi * frac
-    elif method == "lower":
-        out = pick(jnp.floor(pos))
-    elif method == "higher":
-        out = pick(jnp.ceil(pos))
-    elif method == "midpoint":
-        out = (pick(jnp.floor(pos)) + pick(jnp.ceil(pos))) * convert(0.5, dtype)
-    else:  # nearest: NumPy rounds half to even
-        out = pick(jnp.round(pos))
-    out = lax.squeeze(out, (out.ndim - 1,))
+        axis = canonicalize_axis(axis, a.ndim)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    qs, qd = q.shape, q.ndim
+    a_shape = a.shape
     if skip_nan:
-        empty = lax.squeeze(count, (count.ndim - 1,)) == 0
-        out = jnp.where(empty, jnp.nan, out)
-    elif dtypes.is_inexact(np.dtype(dtype)) and n:
-        any_nan = jnp.any(jnp.isnan(x), axis=-1)
-        out = jnp.where(any_nan, jnp.nan, out)
-    if keepdims:
-        out = lax.expand_dims(out, tuple(len(qs) + ax for ax in axes))
-    return convert(out, dtype)
+        # NaNs made positive so they sort last, whatever their sign bit
+        a = jnp.where(lax.ne(a, a), np.nan, a)
+        a = lax.sort(a, dimension=axis)  # lax's, as JAX's quantile (no sort jit)
+        counts = jnp.sum(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype,
+                         keepdims=keepdims)
+        reduced_shape = counts.shape
+        q = lax.expand_dims(q, tuple(range(qd, len(reduced_shape) + qd)))
+        counts = lax.expand_dims(counts, tuple(range(qd)))
+        q = lax.mul(q, lax.sub(counts, lax_const(q, 1)))
+        low, high = lax.floor(q), lax.ceil(q)
+        high_weight = lax.sub(q, low)
+        low_weight = lax.sub(lax_const(high_weight, 1), high_weight)
+        low = lax.max(lax_const(low, 0), lax.min(low, counts - 1))
+        high = lax.max(lax_const(high, 0), lax.min(high, counts - 1))
+        int_dtype = dtypes.default_int_dtype()
+        low = lax.convert_element_type(low, int_dtype)
+        high = lax.convert_element_type(high, int_dtype)
+        out_shape = qs + reduced_shape
+        index = [lax.broadcasted_iota(int_dtype, out_shape, d + qd)
+                 for d in range(len(reduced_shape))]
+        if keepdims:
+            index[axis] = low
+        else:
+            index.insert(axis, low)
+        low_value = a[tuple(index)]
+        index[axis] = high
+        high_value = a[tuple(index)]
+    else:
+        # a slice holding a NaN made all NaN before the sort, as JAX: the where's mask is a
+        # residual of grad that Shardy shards like the operand (run 21000 s21031-348)
+        a = jnp.where(jnp.any(lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
+        a = lax.sort(a, dimension=axis)
+        n = to_array(np.asarray(a_shape[axis], q.dtype))  # an Array constant, as JAX's
+        q = lax.mul(q, n - 1)
+        low, high = lax.floor(q), lax.ceil(q)
+        high_weight = lax.sub(q, low)
+        low_weight = lax.sub(lax_const(high_weight, 1), high_weight)
+        low = lax.clamp(lax_const(low, 0), low, n - 1)
+        high = lax.clamp(lax_const(high, 0), high, n - 1)
+        low = lax.convert_element_type(low, dtypes.default_int_dtype())
+        high = lax.convert_element_type(high, dtypes.default_int_dtype())
+        # one gather of whole slices per order statistic (an empty axis fails its shape
+        # check, as JAX's)
+        slice_sizes = list(a_shape)
+        slice_sizes[axis] = 1
+        dnums = lax.GatherDimensionNumbers(
+            offset_dims=tuple(range(qd, len(a_shape) + qd - (0 if keepdims else 1))),
+            collapsed_slice_dims=() if keepdims else (axis,),
+            start_index_map=(axis,))
+        low_value = lax.gather(a, low[..., None], dnums, slice_sizes)
+        high_value = lax.gather(a, high[..., None], dnums, slice_sizes)
+        if qd == 1:
+            low_weight = lax.broadcast_in_dim(low_weight, low_value.shape, (0,))
+            high_weight = lax.broadcast_in_dim(high_weight, high_value.shape, (0,))
+    if method == "linear":
+        result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
+                         lax.mul(high_value.astype(q.dtype), high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":  # ties go to the lower one (NumPy rounds half to even)
+        result = lax.select(lax.le(high_weight, lax_const(high_weight, 0.5)),
+                            low_value, high_value)
+    else:  # midpoint
+        result = lax.mul(lax.add(low_value, high_value), lax_const(low_value, 0.5))
+    if keepdims and keepdim:
+        result = lax.reshape(result, qs + keepdim)
+    return lax.convert_element_type(result, a.dtype)
 
 
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
