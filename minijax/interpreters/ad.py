@@ -277,11 +277,12 @@ class JVPTrace(Trace):
         return x, Zero.from_primal_value(x)
 
     def process_primitive(self, prim, args, params):
-        primals, tangents = [], []
+        primals, tangents, scalar_primal = [], [], False
         for x in args:
             p, t = self.to_primal_tangent(x)
             primals.append(p)
             tangents.append(t)
+            scalar_primal = scalar_primal or dtypes.is_python_scalar(p)
         prev = core.swap_current_trace(self.parent)  # rules compute with lax ops one level down
         try:
             if all(type(t) is Zero for t in tangents):
@@ -289,7 +290,7 @@ class JVPTrace(Trace):
             rule = prim.jvp
             if rule is None:
                 raise prim.missing_rule("Differentiation rule")
-            if prim not in raw_primal_primitives:
+            if scalar_primal and prim not in raw_primal_primitives:
                 primals = [_as_primal(p, t) for p, t in zip(primals, tangents)]
             primal_out, tangent_out = rule(primals, tangents, **params)
         finally:
