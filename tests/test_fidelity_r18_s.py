@@ -3,8 +3,9 @@ program was not JAX 0.10.2's. s22013-377: a jit's nested jits (``nn.standardize`
 ``clip``) are lowered as ``func.call``s of private functions in every program, as JAX's; the
 inlined program was fused otherwise by XLA, which kept a bfloat16 primal in float32.
 s22053-101: a scan's transpose adds each iteration's terms into the running cotangent of a
-linear const, as JAX's ValAccum, not the iteration's sum to it afterwards. Expected results
-were recorded from JAX 0.10.2 by tests/data/record_fidelity_r18_s.py."""
+linear const, as JAX's ValAccum, not the iteration's sum to it afterwards. And ``add``'s and
+``sub``'s JVPs are JAX's (seen beside s22013-377). Expected results were recorded from JAX
+0.10.2 by tests/data/record_fidelity_r18_s.py."""
 import json
 import pathlib
 import re
@@ -40,3 +41,20 @@ def test_single_device_jit_calls_its_nested_jits():
     text = jax.jit(lambda a: jax.nn.standardize(a, axis=1)).lower(x).as_text()
     assert len(re.findall(r"call @standardize\(", text)) == 1
     assert len(re.findall(r"call @clip\(", text)) == 1
+
+
+def test_add_and_sub_jvps_are_jaxs():
+    """Seen beside s22013-377: with both tangents nonzero the tangent of ``x - y`` is ``sub``
+    of them (of ``x + y``, ``add``), else the nonzero one (negated for ``y``), broadcast.
+    The lists were printed by JAX 0.10.2 for the same calls."""
+    x, y = np.ones(3, np.float32), np.ones((), np.float32)
+
+    def names(f, *args):
+        return [e.primitive.name for e in jax.make_jaxpr(f)(*args).eqns]
+
+    assert names(lambda a, b: jax.jvp(lambda p, q: p - q, (a, b), (a, b)), x, x) == [
+        "sub", "sub"]
+    assert names(lambda a, b: jax.jvp(lambda p, q: p + q, (a, b), (a, b)), x, x) == [
+        "add", "add"]
+    assert names(lambda a, b: jax.jvp(lambda q: jax.lax.sub(a, q), (b,), (b,)), x, y) == [
+        "sub", "neg", "broadcast_in_dim"]

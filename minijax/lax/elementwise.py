@@ -147,9 +147,28 @@ def _hypot2(x, y):
     return add(square(x), square(y))
 
 
-ad.defjvp(add_p, lambda g, x, y: g, lambda g, x, y: g)
+def _additive_jvp(prim, combine, negate_y):
+    """JAX's ``_add_jvp``/``_sub_jvp``: with both tangents nonzero the tangent is ``prim`` of
+    them (``add``/``sub``, not an ``add_any`` of per-operand parts), else the nonzero one
+    (negated for ``sub``'s ``y``) broadcast to the output's shape."""
+    def jvp(primals, tangents):
+        xd, yd = tangents
+        out = prim.bind(*primals)
+        if type(xd) is ad.Zero and type(yd) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        if type(yd) is ad.Zero:
+            return out, ad.broadcast_to_shape(xd, get_aval(out).shape)
+        if type(xd) is ad.Zero:
+            yd = neg(yd) if negate_y else yd
+            return out, ad.broadcast_to_shape(yd, get_aval(out).shape)
+        return out, combine(xd, yd)
+    return jvp
+
+
+# add and sub are defined below: the lambdas look them up when a JVP runs
+ad.primitive_jvps[add_p] = _additive_jvp(add_p, lambda a, b: add(a, b), False)
 ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
-ad.defjvp(sub_p, lambda g, x, y: g, lambda g, x, y: neg(g))
+ad.primitive_jvps[sub_p] = _additive_jvp(sub_p, lambda a, b: sub(a, b), True)
 ad.primitive_transposes[sub_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, neg(ct))]
 ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
 ad.primitive_transposes[mul_p] = _mul_transpose
