@@ -219,7 +219,9 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type):
 
 def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     shape = _dot_general_shape(lhs, rhs, dimension_numbers)
-    return ShapedArray(shape, _dot_general_dtype(lhs, rhs, preferred_element_type))
+    # JAX's standard weak-type rule: weak when both operands are (preferred type or not)
+    return ShapedArray(shape, _dot_general_dtype(lhs, rhs, preferred_element_type),
+                       lhs.weak_type and rhs.weak_type)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
 from minijax.lax import linalg_ffi as ffi
-from minijax.lax.convert import convert_element_type
+from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.dot import Precision, dot_general
 from minijax.lax.elementwise import abs as lax_abs
 from minijax.lax.elementwise import (
@@ -92,12 +92,13 @@ def _mask(shape, lower, k=0):
     return le(diff, np.int32(k)) if lower else ge(diff, np.int32(k))
 
 
+# the zeros are full_like's, as JAX's: a weakly typed x stays weak
 def _tril(x, k=0):
-    return select(_mask(x.shape, True, k), x, full(x.shape, 0, x.dtype))
+    return select(_mask(x.shape, True, k), x, full_like(x, 0))
 
 
 def _triu(x, k=0):
-    return select(_mask(x.shape, False, k), x, full(x.shape, 0, x.dtype))
+    return select(_mask(x.shape, False, k), x, full_like(x, 0))
 
 
 def _eye(shape, dtype):
@@ -182,7 +183,7 @@ def _leading_batcher(prim):
 
 def _cholesky_abstract(x):
     _check_matrix("cholesky", x, square=True)
-    return ShapedArray(x.shape, x.dtype)
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
 def _cholesky_lowering(ctx, x):
@@ -238,8 +239,9 @@ def symmetrize(x):
     x_h = _H(x)
     s = bitwise_or(x, x_h) if x.dtype == np.bool_ else add(x, x_h)
     if not dtypes.issubdtype(s.dtype, np.inexact):
-        s = convert_element_type(s, dtypes.default_float_dtype())
-    return div(s, full((), 2, s.dtype))
+        s = _convert_element_type(s, dtypes.default_float_dtype(), weak_type=dtypes.dtype_of(s)[1])
+    # a weak 2 (the Python scalar of JAX's `/ 2`) keeps a weakly typed input weak
+    return div(s, full_like(s, 2, shape=()))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -373,8 +375,10 @@ def triangular_solve(a, b, left_side: bool = False, lower: bool = False,
 def _lu_abstract(x):
     _check_matrix("lu", x)
     *batch, m, n = x.shape
-    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), ffi.INFO),
-            ShapedArray((*batch, m), ffi.INFO)]
+    # JAX's standard weak-type rule holds for every output, the int32 pivots included
+    weak = x.weak_type
+    return [ShapedArray(x.shape, x.dtype, weak), ShapedArray((*batch, min(m, n)), ffi.INFO, weak),
+            ShapedArray((*batch, m), ffi.INFO, weak)]
 
 
 def _lu_lowering(ctx, x):
@@ -493,7 +497,8 @@ def _qr_abstract(x, *, full_matrices):
     _check_matrix("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return [ShapedArray((*batch, m, k), x.dtype, x.weak_type),
+            ShapedArray((*batch, k, n), x.dtype, x.weak_type)]
 
 
 def _qr_lowering(ctx, x, *, full_matrices):
@@ -611,7 +616,8 @@ def qr(x, full_matrices: bool = True):
 
 def _eigh_abstract(x, *, lower):
     _check_matrix("eigh", x, square=True)
-    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
+    return [ShapedArray(x.shape, x.dtype, x.weak_type),
+            ShapedArray(x.shape[:-1], _real_dtype(x.dtype), x.weak_type)]
 
 
 def _eigh_lowering(ctx, x, *, lower):
@@ -675,11 +681,12 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
     _check_matrix("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), _real_dtype(x.dtype))
+    s = ShapedArray((*batch, k), _real_dtype(x.dtype), x.weak_type)
     if not compute_uv:
         return [s]
     um, vn = (m, n) if full_matrices else (k, k)
-    return [s, ShapedArray((*batch, m, um), x.dtype), ShapedArray((*batch, vn, n), x.dtype)]
+    return [s, ShapedArray((*batch, m, um), x.dtype, x.weak_type),
+            ShapedArray((*batch, vn, n), x.dtype, x.weak_type)]
 
 
 def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
@@ -798,7 +805,8 @@ def _eig_abstract(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
     _check_matrix("eig", x, square=True)
     dtype = _complex_dtype(x.dtype)
     count = int(compute_left_eigenvectors) + int(compute_right_eigenvectors)
-    return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
+    return ([ShapedArray(x.shape[:-1], dtype, x.weak_type)]
+            + [ShapedArray(x.shape, dtype, x.weak_type)] * count)
 
 
 def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
@@ -1012,8 +1020,8 @@ def _cpu_only(name, ctx):
 
 def _hessenberg_abstract(x):
     _check_matrix("hessenberg", x, square=True)
-    return [ShapedArray(x.shape, x.dtype), ShapedArray((*x.shape[:-2], max(x.shape[-1] - 1, 0)),
-                                                       x.dtype)]
+    return [ShapedArray(x.shape, x.dtype, x.weak_type),
+            ShapedArray((*x.shape[:-2], max(x.shape[-1] - 1, 0)), x.dtype, x.weak_type)]
 
 
 def _hessenberg_lowering(ctx, x):
@@ -1054,7 +1062,7 @@ def _householder_product_abstract(a, taus):
     if taus.dtype != a.dtype:
         raise TypeError(f"householder_product: a and taus must have one dtype, got {a.dtype} "
                         f"and {taus.dtype}")
-    return ShapedArray(a.shape, a.dtype)
+    return ShapedArray(a.shape, a.dtype, a.weak_type and taus.weak_type)
 
 
 def _householder_product_lowering(ctx, a, taus):
@@ -1090,7 +1098,7 @@ def householder_product(a, taus):
 
 def _schur_abstract(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
     _check_matrix("schur", x, square=True)
-    out = ShapedArray(x.shape, x.dtype)
+    out = ShapedArray(x.shape, x.dtype, x.weak_type)
     return [out, out] if compute_schur_vectors else [out]
 
 

@@ -48,7 +48,8 @@ def _lowering(ctx, *values, transpose):
 
 
 def _abstract(a, lu, perm, b, *, transpose):
-    return ShapedArray(b.shape, b.dtype)
+    # JAX's custom_linear_solve returns the aval of its right-hand side, weak type included
+    return ShapedArray(b.shape, b.dtype, b.weak_type)
 
 
 def _matvec_tangent(da, x, transpose):

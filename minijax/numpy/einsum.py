@@ -354,7 +354,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     sizes = _label_sizes(inputs, shapes)
     path = _resolve_path(optimize, inputs, out_labels, sizes)
 
-    dtype = dtypes.result_type(*operands)
+    dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     ops = [_diagonal(convert(x, dtype), list(labels)) for x, labels in zip(operands, inputs)]
@@ -387,7 +387,11 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     perm = tuple(labels.index(lab) for lab in out_labels)
     if perm != tuple(range(len(perm))):
         x = lax.transpose(x, perm)
-    if preferred_element_type is not None and x.dtype != preferred_element_type:
+    # JAX converts the result last: weakly typed as the operands' promotion, strong when a
+    # preferred type is given
+    if preferred_element_type is None:
+        x = convert(x, dtype, weak_type=weak)
+    else:
         x = convert(x, preferred_element_type)
     return lay_out(x, out_sharding)
 

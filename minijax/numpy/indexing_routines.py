@@ -69,7 +69,10 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     picked = lax.select(mask, a, lax.full_like(a, 0))
     if a.dtype == np.bool_:
         return lax.reduce_or(picked, (a.ndim - 1,))
-    return lax.reduce_sum(picked, (a.ndim - 1,))
+    out = lax.reduce_sum(picked, (a.ndim - 1,))
+    # JAX's platform_dependent joins a weak default branch with a strong mosaic one (a product
+    # with a strong identity): its output is strongly typed
+    return lax.convert_element_type(out, out.dtype) if keeps_dependence else out
 
 
 def diag_indices(n, ndim=2):

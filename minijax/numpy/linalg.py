@@ -28,18 +28,20 @@ from minijax.numpy._util import (broadcast_shapes, canonicalize_axis, check_arra
                                   promote_dtypes_inexact)
 from minijax.numpy.creation import to_array
 from minijax.numpy.einsum import einsum
-from minijax.numpy.indexing_routines import diagonal, take_along_axis
+from minijax.numpy.indexing_routines import diagonal as _jnp_diagonal
+from minijax.numpy.indexing_routines import take_along_axis
 from minijax.numpy.logic import isinf, isnan
-from minijax.numpy.linear_algebra import matmul, outer, tensordot, trace, vecdot
+from minijax.numpy.linear_algebra import matmul, outer, tensordot, vecdot
+from minijax.numpy.linear_algebra import trace as _jnp_trace
 from minijax.numpy.manipulation import (broadcast_to, concatenate, expand_dims, matrix_transpose,
                                         moveaxis)
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
-    "cross", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul",
+    "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul",
     "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
     "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
-    "tensorsolve", "vecdot", "vector_norm",
+    "tensorsolve", "trace", "vecdot", "vector_norm",
 ]
 
 
@@ -89,9 +91,18 @@ def _H(x):
     return math.conjugate(matrix_transpose(x))
 
 
-def _diagonal(x):
-    # jnp.diagonal selects: a mask-and-multiply would turn a whole row NaN beside one NaN
-    return diagonal(x, axis1=-2, axis2=-1)
+def diagonal(x, /, *, offset=0):
+    """The ``offset`` diagonal of the last two axes (jnp.diagonal's default axes are the
+    first two). jnp.diagonal selects: a mask-and-multiply would turn a whole row NaN beside
+    one NaN."""
+    check_arraylike("jnp.linalg.diagonal", x)
+    return _jnp_diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The trace of the last two axes (jnp.trace's default axes are the first two)."""
+    check_arraylike("jnp.linalg.trace", x)
+    return _jnp_trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -200,7 +211,7 @@ def _det(a):
 def _det_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
     y, z = _cofactor_solve(x, g)  # y is the LU product: JAX's primal under differentiation
-    return y, trace(z, axis1=-1, axis2=-2)
+    return y, _jnp_trace(z, axis1=-1, axis2=-2)
 
 
 def _cofactor_solve(a, b):
@@ -217,7 +228,7 @@ def _cofactor_solve(a, b):
     swaps = reductions.count_nonzero(
         pivots != creation.arange(pivots.shape[-1], dtype=pivots.dtype), axis=-1)
     sign = (-2 * (swaps % 2) + 1).astype(a.dtype)
-    partial_det = reductions.cumprod(_diagonal(lu), axis=-1) * sign[..., None]
+    partial_det = reductions.cumprod(diagonal(lu), axis=-1) * sign[..., None]
     lu = lu.at[..., -1, -1].set(1.0 / partial_det[..., -2])
     ones = creation.ones(b.shape[:-1], b.dtype)
     probe = lax_linalg.triangular_solve(lu, ones, left_side=True, lower=False)
@@ -256,7 +267,7 @@ def _slogdet_small(a):
 @custom_jvp
 def _slogdet_lu(a):
     lu, piv, _ = lax_linalg.lu(a)
-    diag = _diagonal(lu)
+    diag = diagonal(lu)
     is_zero = reductions.any(diag == 0, axis=-1)
     parity = reductions.count_nonzero(
         piv != creation.arange(piv.shape[-1], dtype=piv.dtype), axis=-1)
@@ -297,7 +308,7 @@ def _slogdet_small_jvp(primals, tangents):
 def _slogdet_lu_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
     sign, ans = _slogdet_lu(x)
-    ans_dot = trace(solve(x, g), axis1=-1, axis2=-2)
+    ans_dot = _jnp_trace(solve(x, g), axis1=-1, axis2=-2)
     return (sign, ans), _slogdet_tangents(sign, ans_dot)
 
 
