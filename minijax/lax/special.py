@@ -150,55 +150,66 @@ def _series(ax, x, a, enabled, mode):
 
 
 def _continued_fraction(ax, x, a, enabled, mode):
-    """Q(a, x) = ax * (continued fraction), or its derivative (``mode``)."""
+    """Q(a, x) = ax * (continued fraction), or its derivative (``mode``). JAX's loop op for op
+    (its carry, its float counter ``c``, the convergents rescaled after the shift): XLA's
+    float contraction follows the graph, so another arrangement of the same arithmetic moves
+    the result by ulps."""
     eps = _eps(x)
-    big = 1.0 / eps
 
     def cond(vals):
-        return bitwise_and(lt(vals[0], const(vals[0], _MAX_ITERATIONS)), _any(vals[1]))
+        c, on = vals[5], vals[0]
+        return bitwise_and(lt(c, const(c, _MAX_ITERATIONS)), _any(on))
 
     def body(vals):
-        (i, on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm1, dqkm1, dpkm2, dqkm2, dans) = vals
-        c1, y1, z1 = add(c, const(c, 1.0)), add(y, const(y, 1.0)), add(z, const(z, 2.0))
-        yc = mul(y1, c1)
-        pk = sub(mul(pkm1, z1), mul(pkm2, yc))
-        qk = sub(mul(qkm1, z1), mul(qkm2, yc))
+        (on, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
+         dpkm2, dqkm2, dpkm1, dqkm1, dans) = vals
+        c = add(c, const(c, 1.0))
+        y = add(y, const(y, 1.0))
+        z = add(z, const(z, 2.0))
+        yc = mul(y, c)
+        pk = sub(mul(pkm1, z), mul(pkm2, yc))
+        qk = sub(mul(qkm1, z), mul(qkm2, yc))
         nonzero = ne(qk, const(qk, 0.0))
-        r = div(pk, select(nonzero, qk, _full(qk, 1.0)))
+        r = div(pk, qk)
         t = select(nonzero, abs(div(sub(ans, r), r)), _full(r, 1.0))
-        ans1 = select(nonzero, r, ans)
-        dpk = add(sub(sub(mul(dpkm1, z1), pkm1), mul(dpkm2, yc)), mul(pkm2, c1))
-        dqk = add(sub(sub(mul(dqkm1, z1), qkm1), mul(dqkm2, yc)), mul(qkm2, c1))
-        dans1 = select(nonzero, div(sub(dpk, mul(ans1, dqk)), qk), dans)
-        dchange = select(nonzero, abs(sub(dans1, dans)), _full(dans, 1.0))
+        ans = select(nonzero, r, ans)
+        dpk = add(sub(sub(mul(dpkm1, z), pkm1), mul(dpkm2, yc)), mul(pkm2, c))
+        dqk = add(sub(sub(mul(dqkm1, z), qkm1), mul(dqkm2, yc)), mul(qkm2, c))
+        dans_new = select(nonzero, div(sub(dpk, mul(ans, dqk)), qk), dans)
+        dchange = select(nonzero, abs(sub(dans_new, dans)), _full(dans, 1.0))
+        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+        dpkm2, dqkm2, dpkm1, dqkm1 = dpkm1, dqkm1, dpk, dqk
         # The convergents grow without bound: rescale them (their ratio is what counts).
-        rescale = gt(abs(pk), const(x, big))
-        scaled = [select(rescale, mul(v, const(v, eps)), v)
-                  for v in (pk, qk, pkm1, qkm1, dpk, dqk, dpkm1, dqkm1)]
+        rescale = gt(abs(pk), div(const(pk, 1.0), const(pk, eps)))
+        pkm2, pkm1, qkm2, qkm1, dpkm2, dqkm2, dpkm1, dqkm1 = (
+            select(rescale, mul(v, const(v, eps)), v)
+            for v in (pkm2, pkm1, qkm2, qkm1, dpkm2, dqkm2, dpkm1, dqkm1))
         still = gt(t, const(t, eps)) if mode == _VALUE else gt(dchange, const(dchange, eps))
-        new = (ans1, y1, z1, c1, *scaled, dans1)
-        old = (ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm1, dqkm1, dpkm2, dqkm2, dans)
-        keep = [select(on, n, o) for n, o in zip(new, old)]
-        return (add(i, const(i, 1)), bitwise_and(on, still), *keep)
+        new = (ans, t, y, z)
+        kept = [select(on, n, o) for n, o in zip(new, vals[1:5])]
+        carried = [select(on, n, o) for n, o in
+                   zip((pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans_new), vals[6:])]
+        return (bitwise_and(on, still), *kept, c, *carried)
 
     y = sub(const(a, 1.0), a)
     z = add(add(x, y), const(x, 1.0))
-    zero = _full(x, 0.0)
+    c = const(x, 0.0)
     pkm2, qkm2 = _full(x, 1.0), x
     pkm1, qkm1 = add(x, const(x, 1.0)), mul(z, x)
     ans = div(pkm1, qkm1)
+    t = _full(x, 1.0)
+    zero = _full(x, 0.0)
     dqkm1 = neg(x)
-    dans = div(neg(mul(ans, dqkm1)), qkm1)
-    init = (np.int32(0), enabled, ans, y, z, zero, pkm1, qkm1, pkm2, qkm2,
-            zero, dqkm1, zero, zero, dans)
+    dans = div(sub(zero, mul(ans, dqkm1)), qkm1)
+    init = (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2, zero, zero, zero, dqkm1, dans)
     vals = while_loop(cond, body, vary_like(init, a))
-    ans, dans = vals[2], vals[-1]
+    ans, dans = vals[1], vals[14]
     if mode == _VALUE:
         return mul(ans, ax)
-    d = add(mul(ans, sub(log(x), digamma(a))), dans)
+    dlogax_da = sub(log(x), digamma(a))
     if mode == _DERIVATIVE:
-        return mul(ax, d)
-    return mul(neg(d), x)
+        return mul(ax, add(mul(ans, dlogax_da), dans))
+    return neg(mul(add(dans, mul(ans, dlogax_da)), x))
 
 
 def _log_ax(a, x):
