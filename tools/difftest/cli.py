@@ -66,8 +66,10 @@ def cmd_fuzz(args):
             if args.verbose:
                 print(f"{case['id']}: {m['kind']}: {m['detail']}", flush=True)
     finally:
-        pair.close()
+        # The counts first: timeout's SIGINT reaches the workers too (their process group), and
+        # closing them may be interrupted, which would leave the last periodic counts behind.
         summarize(final=True)
+        pair.close()
     return 0
 
 
