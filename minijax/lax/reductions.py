@@ -51,6 +51,7 @@ from minijax.lax.structural import (
     slice,
     slice_in_dim,
     squeeze,
+    tile_p,
 )
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 
@@ -332,7 +333,7 @@ def argmin(operand, axis, index_dtype):
 
 
 # ------------------------------------------------------------------------------------------------
-# The transposes of broadcast_in_dim and pad are sums: attached here, where reductions and the
+# The transposes of broadcast_in_dim, tile and pad are sums: attached here, where reductions and the
 # structural primitives (structural.py, imported above) are both defined.
 
 
@@ -349,6 +350,16 @@ def _sum_over(x, axes):
 
 
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
+def _tile_transpose(ct, operand, *, reps):
+    """Each repeat is split onto its own axis (before the operand axis it repeats) and summed."""
+    shape = operand.aval.shape
+    split = reshape(ct, tuple(k for pair in zip(reps, shape) for k in pair))
+    return [reduce_sum(split, tuple(range(0, 2 * len(shape), 2)))]
+
+
+ad.deflinear(tile_p, _tile_transpose)
 
 
 def _pad_transpose(ct, operand, padding_value, *, padding_config):

@@ -1,8 +1,8 @@
 """Structural primitives: ops that move, copy or select elements without computing new values.
 
-``broadcast_in_dim``, ``reshape``, ``squeeze``, ``transpose``, ``rev``, ``pad``,
+``broadcast_in_dim``, ``tile``, ``reshape``, ``squeeze``, ``transpose``, ``rev``, ``pad``,
 ``concatenate``, ``slice``, ``split`` and ``iota``, each with its rules beside it (except the
-transposes of ``broadcast_in_dim`` and ``pad``, which are sums and sit in ``reductions.py``),
+transposes of ``broadcast_in_dim``, ``tile`` and ``pad``, which are sums and sit in ``reductions.py``),
 plus JAX's wrappers built from them (``broadcast``, ``expand_dims``, ``slice_in_dim``,
 ``full``, ``full_like`` ...). The dynamic slices, indexed by operands, are in ``indexing.py``.
 
@@ -44,9 +44,9 @@ from minijax.source_info import with_user_line
 __all__ = [
     "broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "squeeze", "expand_dims",
     "transpose", "rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim", "split",
-    "iota", "broadcasted_iota", "full", "full_like", "zeros_like_array",
+    "iota", "broadcasted_iota", "full", "full_like", "zeros_like_array", "tile",
     "broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p", "pad_p",
-    "concatenate_p", "slice_p", "split_p", "iota_p",
+    "concatenate_p", "slice_p", "split_p", "iota_p", "tile_p",
 ]
 # fmt: on
 
@@ -200,6 +200,54 @@ def broadcast_to_rank(x, rank):
     if ndim == rank:
         return x
     return broadcast(x, (1,) * (rank - ndim))
+
+
+# ------------------------------------------------------------------------------------------------
+# tile[reps]: the operand repeated reps[i] times along each axis i (JAX 0.10's tile_p; its
+# transpose, a sum over the repeats, is in reductions.py).
+
+
+def _tile_rule(operand, *, reps):
+    if operand.ndim != len(reps):
+        raise TypeError(
+            f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+            f"and x.ndim={operand.ndim}."
+        )
+    shape = tuple(np.multiply(operand.shape, reps))
+    if not all(isinstance(d, (int, np.integer)) for d in shape):  # JAX's shape check
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
+        )
+    return operand.update(shape=tuple(int(d) for d in shape))
+
+
+def _tile_lowering(ctx, x, *, reps):
+    """As JAX lowers it: a size-1 axis before each operand axis, broadcast to the repeats,
+    then merged with it."""
+    (aval,) = ctx.avals_in
+    expanded = aval.update(shape=tuple(k for n in aval.shape for k in (1, n)))
+    x = hlo.reshape(tensor_type(expanded), x)
+    tiled = aval.update(shape=tuple(k for pair in zip(reps, aval.shape) for k in pair))
+    x = hlo.broadcast_in_dim(tensor_type(tiled), x, dense_i64(range(2 * aval.ndim)))
+    return hlo.reshape(_result_type(ctx), x)
+
+
+tile_p = Primitive("tile")
+tile_p.def_abstract_eval(_tile_rule)
+tile_p.def_lowering(_tile_lowering)
+
+
+def _tile_batching(args, dims, *, reps):
+    (x,), (d,) = args, dims
+    return tile(x, reps[:d] + (1,) + reps[d:]), d
+
+
+tile_p.def_batching(_tile_batching)
+
+
+def tile(operand, reps):
+    """``operand`` repeated ``reps[i]`` times along each axis i (``len(reps) == ndim``)."""
+    return tile_p.bind(operand, reps=tuple(reps))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+"""Cases for tests/test_fidelity_r18_z.py: lax API gaps filled (``lax.tile``), each an
+expression evaluated under both JAX 0.10.2 (tests/data/record_fidelity_r18_z.py) and minijax."""
+
+SETUP = """
+x = jnp.arange(6.).reshape(2, 3)
+def loss(x):
+    return (lax.tile(x, (2, 3)) ** 2).sum()
+"""
+
+CASES = [
+    "lax.tile(x, (2, 1))",
+    "lax.tile(x, (1, 1))",
+    "lax.tile(x, (0, 2))",
+    "lax.tile(x, np.array([2, 1]))",
+    "lax.tile(2.0, ())",
+    "lax.tile(jnp.int8(3), ())",
+    "lax.tile(np.arange(2), (2,))",
+    "lax.tile(x, (2,))",
+    "lax.tile(x, (2.0, 2))",
+    "str(jax.make_jaxpr(lambda: lax.tile(2.0, ()))())",
+    "str(jax.make_jaxpr(lambda x: lax.tile(x, (1, 1)))(x))",
+    "str(jax.make_jaxpr(jax.vmap(lambda x: lax.tile(x, (3,))))(x))",
+    "jax.vmap(lambda x: lax.tile(x, (3,)), in_axes=1)(x)",
+    "jax.jit(lambda x: lax.tile(x, (2, 3)))(x)",
+    "jax.grad(loss)(x)",
+    "jax.jvp(lambda x: lax.tile(x, (2, 1)), (x,), (jnp.ones_like(x),))",
+    "jax.vmap(jax.grad(lambda v: (lax.tile(v, (3,)) ** 3).sum()))(x)",
+]
+
+
+def describe(thunk, leaves):
+    """What a case gives: each leaf's Python type, dtype, weak type, shape and values, or the
+    error's type and first line."""
+    try:
+        out = thunk()
+    except Exception as e:  # noqa: BLE001 (the error is the outcome)
+        return ["error", type(e).__name__, str(e).splitlines()[0]]
+    if isinstance(out, str):
+        return ["str", out]
+    return [[type(v).__name__ if isinstance(v, (int, float)) else "Array", str(v.dtype),
+             bool(v.aval.weak_type if hasattr(v, "aval") else v.weak_type)
+             if not isinstance(v, (int, float)) else None,
+             list(v.shape), v.tolist()] for v in leaves(out)]
