@@ -47,6 +47,7 @@ from minijax.lax.families import (
     hlo_compare,
     scalar_type,
 )
+from minijax.lax.general_reduce import _reduction_jaxpr
 from minijax.lax.structural import (
     _canonicalize_axis,
     _shapes,
@@ -61,12 +62,13 @@ from minijax.lax.structural import (
     reshape,
     squeeze,
 )
-from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
 from minijax.source_info import with_user_line
+from minijax.tree_util import _registry
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
-    "gather_p", "scatter", "scatter_add", "scatter_add_p", "scatter_p",
+    "gather_p", "scatter", "scatter_add", "scatter_add_p", "scatter_apply", "scatter_p",
     "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
     "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_slice_p",
     "dynamic_update_slice_p",
@@ -341,7 +343,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
 
 def _scatter_rule(name, allowed):
     def rule(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-             unique_indices, mode):
+             unique_indices, mode, update_jaxpr=None):
         dn = dimension_numbers
         if operand.dtype != updates.dtype:
             raise TypeError(f"{name} requires operand and updates of one dtype, got "
@@ -391,7 +393,7 @@ def _scatter_lowering(combine):
     """``combine(old, new, dtype)`` builds the scalar update: the new value, their sum ..."""
 
     def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-              unique_indices, mode):
+              unique_indices, mode, update_jaxpr=None):
         dn = dimension_numbers
         op_aval, idx_aval, upd_aval = ctx.avals_in
         if mode == GatherScatterMode.CLIP:  # XLA drops out-of-bounds windows: clamp them first
@@ -416,8 +418,16 @@ def _scatter_lowering(combine):
         op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], attr,
                            indices_are_sorted=ir.BoolAttr.get(bool(indices_are_sorted)),
                            unique_indices=ir.BoolAttr.get(bool(unique_indices)))
-        fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2,
-                    lambda old, new: combine(old, new, op_aval.dtype))
+        if update_jaxpr is None:
+            fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2,
+                        lambda old, new: combine(old, new, op_aval.dtype))
+        else:  # scatter_apply: the user's function of the old value
+            block = op.update_computation.blocks.append(*[scalar_type(op_aval.dtype)] * 2)
+            with ir.InsertionPoint(block):
+                consts = [ir_constant(np.asarray(c)) for c in update_jaxpr.consts]
+                outs = lower_jaxpr_body(ctx.module_ctx, update_jaxpr.jaxpr, consts,
+                                        list(block.arguments))
+                hlo.return_(list(outs))
         return op.results[0]
 
     return lower
@@ -466,6 +476,45 @@ def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are
     of ``scatter_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.scatter``)."""
     return scatter_p.bind(operand, scatter_indices, updates, **_scatter_args(
         dimension_numbers, indices_are_sorted, unique_indices, mode))
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """``operand`` with ``func`` applied to each element the windows of shape ``update_shape``
+    cover (repeatedly where windows overlap), as JAX's: a ``scatter`` whose update computation
+    is ``func`` of the old value, its updates an unused array of zeros."""
+    unused = full(update_shape, 0, operand.dtype)
+    scalar = get_aval(operand).update(shape=())
+    update_jaxpr, _ = _reduction_jaxpr(_ApplyOld(func), (scalar,), _LEAF)
+    if update_jaxpr.consts:
+        # JAX 0.10.2 passes a closed-over array as a param (update_consts), and params must hash
+        raise TypeError(with_user_line(
+            "As of JAX v0.7, parameters to jaxpr equations must have __hash__ and __eq__ "
+            "methods. In a call to primitive scatter, the value of parameter update_consts was "
+            f"not hashable: {tuple(update_jaxpr.consts)!r}"))
+    return scatter_p.bind(operand, scatter_indices, unused, update_jaxpr=update_jaxpr,
+                          **_scatter_args(dimension_numbers, indices_are_sorted,
+                                          unique_indices, mode))
+
+
+_LEAF = _registry.flatten(0)[1]  # the tree of one scalar, for _reduction_jaxpr
+
+
+class _ApplyOld:
+    """``func`` of a scatter's old value (the update is ignored): equal for equal ``func``s, so
+    ``_reduction_jaxpr``'s cache traces each function once, as JAX's ``_scatter_apply_cache``."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self, old, _):
+        return self.func(old)
+
+    def __eq__(self, other):
+        return type(other) is _ApplyOld and other.func == self.func
+
+    def __hash__(self):
+        return hash(self.func)
 
 
 def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
@@ -549,12 +598,15 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers,
 
 
 def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, unique_indices,
-                 mode):
+                 mode, update_jaxpr=None):
     """With unique indices ``scatter`` is linear in (operand, updates). With repeated indices
     one write wins per position, in XLA's order; as in JAX, the winner is made explicit so the
     result is a *scatter_add* (transposable) of masked operands: every update window gets an id,
     the ids are scattered (the same winner as the values), read back with a gather, and only
     the updates whose id survived contribute; the operand survives where no id landed."""
+    if update_jaxpr is not None:
+        # JAX 0.10.2 has no derivative of scatter_apply either, in these words
+        raise NotImplementedError(with_user_line("scatter_apply JVP not implemented"))
     operand, indices, updates = primals
     t_operand, _, t_updates = tangents
     params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,

@@ -1,10 +1,17 @@
-"""Cases for tests/test_fidelity_r18_z.py: lax API gaps filled (``lax.tile``), each an
-expression evaluated under both JAX 0.10.2 (tests/data/record_fidelity_r18_z.py) and minijax."""
+"""Cases for tests/test_fidelity_r18_z.py: lax API gaps filled (``lax.tile``,
+``lax.scatter_apply``), each an expression evaluated under both JAX 0.10.2
+(tests/data/record_fidelity_r18_z.py) and minijax."""
 
 SETUP = """
 x = jnp.arange(6.).reshape(2, 3)
 def loss(x):
     return (lax.tile(x, (2, 3)) ** 2).sum()
+v = jnp.arange(5.)
+idx = jnp.array([[1], [3], [1]])
+dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                 scatter_dims_to_operand_dims=(0,))
+def apply_sin(v):
+    return lax.scatter_apply(v, idx, jnp.sin, dn, update_shape=(3,))
 """
 
 CASES = [
@@ -25,6 +32,18 @@ CASES = [
     "jax.grad(loss)(x)",
     "jax.jvp(lambda x: lax.tile(x, (2, 1)), (x,), (jnp.ones_like(x),))",
     "jax.vmap(jax.grad(lambda v: (lax.tile(v, (3,)) ** 3).sum()))(x)",
+    "apply_sin(v)",
+    "lax.scatter_apply(v, idx, lambda u: u * 2, dn, update_shape=(3,))",
+    "lax.scatter_apply(jnp.arange(5), idx, lambda u: u + 1, dn, update_shape=(3,))",
+    "lax.scatter_apply(v, idx + 3, lambda u: u + 1, dn, update_shape=(3,), mode='clip')",
+    "lax.scatter_apply(v, idx + 3, lambda u: u + 1, dn, update_shape=(3,))",
+    "jax.jit(lambda w: lax.scatter_apply(w, idx, lambda u: u + v[0], dn, update_shape=(3,)))(v)",
+    "jax.jit(lambda v: lax.scatter_apply(v, idx, jnp.exp, dn, update_shape=(3,)))(v)",
+    "jax.vmap(apply_sin)(jnp.ones((2, 5)))",
+    "jax.grad(lambda v: apply_sin(v).sum())(v)",
+    "jax.jvp(apply_sin, (v,), (v,))",
+    "jax.jit(lambda v, w: lax.scatter_apply(v, idx, lambda u: u * w, dn, update_shape=(3,)))"
+    "(v, 3.0)",
 ]
 
 
