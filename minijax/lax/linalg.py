@@ -1,4 +1,5 @@
-"""Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd, eig.
+"""Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd, eig, hessenberg,
+householder_product, schur, tridiagonal, tridiagonal_solve.
 
 Each works on the last two axes and treats leading axes as a batch, which the LAPACK (CPU)
 and cuSOLVER (GPU) kernels loop over themselves: vmap just moves the mapped axis to the front.
@@ -41,6 +42,7 @@ from minijax.lax.elementwise import (
     sub,
 )
 from minijax.lax.elementwise import complex as make_complex
+from minijax.lax.families import check_same_dtypes
 from minijax.lax.indexing import GatherDimensionNumbers, gather
 from minijax.lax.reductions import argmax, reduce_sum
 from minijax.lax.structural import (
@@ -60,7 +62,8 @@ from minijax.lowering.stablehlo import tensor_type
 __all__ = [
     "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
     "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
-    "triangular_solve_p",
+    "triangular_solve_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
+    "tridiagonal_solve_p",
 ]
 
 
@@ -1143,3 +1146,207 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
                               sort_eig_vals=bool(sort_eig_vals),
                               select_callable=select_callable))
+
+
+# ------------------------------------------------------------------------------------------------
+# Tridiagonal reduction and solve (JAX's error messages: its generic linalg shape/dtype rules)
+
+
+def _check_linalg_operands(name, avals, ranks):
+    """JAX's linalg shape rule (ranks, one batch rank) then dtype rule (inexact, one dtype)."""
+    for i, (aval, rank) in enumerate(zip(avals, ranks)):
+        if aval.ndim < rank:
+            raise TypeError(f"Input {i} to {name} must have rank at least {rank}, but got "
+                            f"shape={aval.shape}")
+    if len({a.ndim - r for a, r in zip(avals, ranks)}) > 1:
+        raise TypeError(f"All inputs to {name} must have the same number of batch dimensions, "
+                        f"but got {[a.ndim - r for a, r in zip(avals, ranks)]} batch "
+                        "dimensions for the inputs.")
+    for i, aval in enumerate(avals):
+        if not dtypes.issubdtype(aval.dtype, np.inexact):
+            raise TypeError(f"{name} does not accept dtype {np.dtype(aval.dtype).name} at "
+                            f"position {i}. Accepted dtypes at position {i} are subtypes of "
+                            "floating, complexfloating.")
+    if len(avals) > 1:
+        check_same_dtypes(name, avals)
+
+
+def _tridiagonal_abstract(a, *, lower):
+    _check_linalg_operands("tridiagonal", [a], [2])
+    n = a.shape[-1]
+    if a.shape[-2] != n or n == 0:
+        raise ValueError("The input to tridiagonal must be a square matrix. Got shape "
+                         f"{a.shape[-2:]}.")
+    batch, real, weak = a.shape[:-2], _real_dtype(a.dtype), a.weak_type
+    return [ShapedArray(a.shape, a.dtype, weak), ShapedArray((*batch, n), real, weak),
+            ShapedArray((*batch, n - 1), real, weak), ShapedArray((*batch, n - 1), a.dtype, weak)]
+
+
+def _tridiagonal_lowering(ctx, a, *, lower):
+    (aval,) = ctx.avals_in
+    batch = aval.shape[:-2]
+    if ffi.platform_of(ctx) == "gpu":
+        target, attrs = "cusolver_sytrd_ffi", {"lower": bool(lower)}
+    else:
+        base = "hetrd" if ffi.is_complex(aval.dtype) else "sytrd"
+        target, attrs = ffi.lapack_target(base, aval.dtype), {"uplo": ffi.char("L" if lower
+                                                                               else "U")}
+    *outs, info = ffi.ffi_call(target, [a], [aval], [*ctx.avals_out, ShapedArray(batch, ffi.INFO)],
+                               attrs, aliases={0: 0})
+    ok = ffi.info_ok(info, batch)
+    return [ffi.nan_where_not_ok(ok, x, out_aval) for x, out_aval in zip(outs, ctx.avals_out)]
+
+
+# No JVP rule, as in JAX: differentiating it raises "Differentiation rule ... not implemented".
+tridiagonal_p = Primitive("tridiagonal", multiple_results=True)
+tridiagonal_p.def_abstract_eval(_tridiagonal_abstract)
+tridiagonal_p.def_lowering(_tridiagonal_lowering)
+tridiagonal_p.def_batching(_leading_batcher(tridiagonal_p))
+
+
+def tridiagonal(a, *, lower: bool = True):
+    """``(a, d, e, taus)``: the Hermitian matrices ``a`` reduced to tridiagonal form, read from
+    the ``lower`` (or upper) triangle. The returned matrix keeps the diagonal and first sub-
+    (super-)diagonal in that triangle with the Householder reflectors beyond them; ``d`` is the
+    (real) diagonal, ``e`` the (real) off-diagonal and ``taus`` the reflectors' factors."""
+    return tuple(tridiagonal_p.bind(a, lower=bool(lower)))
+
+
+def _tridiagonal_solve_abstract(dl, d, du, b, *, perturb_singular):
+    _check_linalg_operands("tridiagonal_solve", [dl, d, du, b], [1, 1, 1, 2])
+    if dl.shape != d.shape or dl.shape != du.shape:
+        raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same "
+                        "shape.")
+    if dl.shape != b.shape[:-1]:
+        raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b "
+                        "equal the dimensions of the diagonal arguments.")
+    return ShapedArray(b.shape, b.dtype, all(x.weak_type for x in (dl, d, du, b)))
+
+
+def _thomas_solve(dl, d, du, b):
+    """One system (m,), (m, n) by the Thomas algorithm (no pivoting), as JAX's fallback: a
+    forward sweep eliminating the sub-diagonal, then back substitution."""
+    from minijax.lax.control_flow import scan  # control flow imports this module's package
+
+    def fwd(carry, row):
+        cp, dp = carry
+        a, diag, c, rhs = row
+        denom = sub(diag, mul(a, cp))
+        return (div(c, denom), div(sub(rhs, mul(a, dp)), denom)), (cp, dp)
+
+    rows = tuple(_slice_last(x, 1, x.shape[-1]) for x in (dl, d, du))
+    first = [squeeze(slice(x, [0], [1]), (0,)) for x in (du, d)]
+    (_, last), (cp, dp) = scan(fwd, (div(first[0], first[1]), div(b[0], first[1])),
+                               (*rows, b[1:]), unroll=32)
+    end, xs = scan(lambda xn, row: (sub(row[1], mul(row[0], xn)), xn), last, (cp, dp),
+                   unroll=32, reverse=True)
+    return concatenate([broadcast_in_dim(end, (1, *end.shape), (1,)), xs], 0)
+
+
+def _tridiagonal_solve_lax(dl, d, du, b, *, perturb_singular):
+    if perturb_singular:
+        # JAX 0.10.2's fallback refuses it too, in these words
+        raise NotImplementedError("perturb_singular=True is not supported on this platform.")
+    from minijax.vmapping import vmap
+
+    solve = _thomas_solve
+    for _ in range(dl.ndim - 1):
+        solve = vmap(solve)
+    return solve(dl, d, du, b)
+
+
+def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
+    if ffi.platform_of(ctx) == "gpu":
+        # JAX calls cuSPARSE's gtsv2 for m >= 3 (and its own perturbed kernel); minijax uses
+        # JAX's lax fallback (its GPU rule for m <= 2) throughout: the same solution, rounded
+        # by XLA rather than cuSPARSE
+        from minijax.interpreters.mlir import lower_fun
+        (x,) = lower_fun(_tridiagonal_solve_lax, multiple_results=False)(
+            ctx, dl, d, du, b, perturb_singular=perturb_singular)
+        return x
+    b_aval = ctx.avals_in[-1]
+    if perturb_singular:
+        # jaxlib's kernel perturbs tiny pivots of the pivoted LU and never fails
+        (x,) = ffi.ffi_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
+                            [b_aval])
+        return x
+    batch = b_aval.shape[:-2]
+    *_, x, info = ffi.ffi_call(ffi.lapack_target("gtsv", b_aval.dtype), [dl, d, du, b],
+                               ctx.avals_in, [*ctx.avals_in, ShapedArray(batch, ffi.INFO)],
+                               aliases={0: 0, 1: 1, 2: 2, 3: 3})
+    return ffi.nan_where_not_ok(ffi.info_ok(info, batch), x, b_aval)
+
+
+def _tridiagonal_product(dl, d, du, x):
+    """A x for the tridiagonal A of (dl, d, du): the diagonal, then the neighbours' rows."""
+    *batch, m, n = x.shape
+    col = lambda v: broadcast_in_dim(v, x.shape, tuple(range(len(batch) + 1)))
+    zero = full((), 0, x.dtype)
+    no_pad = [(0, 0, 0)] * len(batch)
+    x_up = pad(slice(x, [0] * x.ndim, [*batch, m - 1, n]), zero, [*no_pad, (1, 0, 0), (0, 0, 0)])
+    x_dn = pad(slice(x, [0] * (x.ndim - 2) + [1, 0], x.shape), zero,
+               [*no_pad, (0, 1, 0), (0, 0, 0)])
+    # dl[0] and du[m - 1] lie outside A: they meet the zero padding
+    return add(add(mul(col(d), x), mul(col(dl), x_up)), mul(col(du), x_dn))
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
+    # A x = b  =>  A x_dot = b_dot - A_dot x
+    *diags, _ = primals
+    *diags_dot, b_dot = tangents
+    ans = tridiagonal_solve_p.bind(*primals, perturb_singular=perturb_singular)
+    rhs = b_dot
+    if not all(type(t) is ad.Zero for t in diags_dot):
+        matvec = _tridiagonal_product(*map(ad.instantiate_zeros, diags_dot), ans)
+        rhs = ad.add_tangents(b_dot, neg(matvec))
+    return ans, tridiagonal_solve_p.bind(*diags, ad.instantiate_zeros(rhs),
+                                         perturb_singular=perturb_singular)
+
+
+def _slice_last(x, start, stop):
+    return slice(x, [0] * (x.ndim - 1) + [start], [*x.shape[:-1], stop])
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
+    # Linear in b only; A^T has du shifted down one place as its sub-diagonal and dl shifted up
+    assert not any(map(ad.is_undefined_primal, (dl, d, du))) and ad.is_undefined_primal(b)
+    if type(ct) is ad.Zero:
+        return [None, None, None, ad.Zero(b.aval)]
+    last = du.ndim - 1
+    dl_t = concatenate([full_like(_slice_last(du, du.shape[-1] - 1, du.shape[-1]), 0),
+                        _slice_last(du, 0, du.shape[-1] - 1)], last)
+    du_t = concatenate([_slice_last(dl, 1, dl.shape[-1]), full_like(_slice_last(dl, 0, 1), 0)],
+                       last)
+    return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct,
+                                                       perturb_singular=perturb_singular)]
+
+
+def _tridiagonal_solve_batching(args, dims, *, perturb_singular):
+    dl, d, du, b = args
+    if all(dim is batching.not_mapped for dim in dims[:3]):
+        # JAX's fold: shared diagonals solve one wider b, the batch joining its columns
+        b = batching.moveaxis(b, dims[3], b.ndim - 2)
+        flat = (*b.shape[:-2], b.shape[-2] * b.shape[-1])
+        out = tridiagonal_solve_p.bind(dl, d, du, reshape(b, flat),
+                                       perturb_singular=perturb_singular)
+        return reshape(out, b.shape), b.ndim - 2
+    size = batching.axis_size(args, dims)
+    args = [batching.bdim_at_front(x, dim, size) for x, dim in zip(args, dims)]
+    return tridiagonal_solve_p.bind(*args, perturb_singular=perturb_singular), 0
+
+
+tridiagonal_solve_p = Primitive("tridiagonal_solve")
+tridiagonal_solve_p.def_abstract_eval(_tridiagonal_solve_abstract)
+tridiagonal_solve_p.def_lowering(_tridiagonal_solve_lowering)
+ad.primitive_jvps[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+ad.primitive_transposes[tridiagonal_solve_p] = _tridiagonal_solve_transpose
+tridiagonal_solve_p.def_batching(_tridiagonal_solve_batching)
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """X with A X = B for the tridiagonal A of sub-diagonal ``dl`` (dl[..., 0] is ignored),
+    diagonal ``d`` and super-diagonal ``du`` (du[..., m - 1] is ignored), each (..., m), and
+    B (..., m, n). ``perturb_singular`` perturbs tiny pivots so a singular A gives a finite X;
+    otherwise a singular A gives NaNs."""
+    return tridiagonal_solve_p.bind(dl, d, du, b,
+                                    perturb_singular=bool(perturb_singular))
