@@ -1,5 +1,5 @@
 """Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd, eig, hessenberg,
-householder_product, schur, tridiagonal, tridiagonal_solve.
+householder_product, schur, tridiagonal, tridiagonal_solve, symmetric_product, cholesky_update.
 
 Each works on the last two axes and treats leading axes as a batch, which the LAPACK (CPU)
 and cuSOLVER (GPU) kernels loop over themselves: vmap just moves the mapped axis to the front.
@@ -21,6 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
+from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.lax import linalg_ffi as ffi
 from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.dot import Precision, dot_general
@@ -32,6 +33,7 @@ from minijax.lax.elementwise import (
     div,
     eq,
     ge,
+    gt,
     imag,
     integer_pow,
     le,
@@ -39,6 +41,7 @@ from minijax.lax.elementwise import (
     neg,
     real,
     select,
+    sqrt,
     sub,
 )
 from minijax.lax.elementwise import complex as make_complex
@@ -57,13 +60,14 @@ from minijax.lax.structural import (
     squeeze,
     transpose,
 )
-from minijax.lowering.stablehlo import tensor_type
+from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 
 __all__ = [
     "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
     "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
     "triangular_solve_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
-    "tridiagonal_solve_p",
+    "tridiagonal_solve_p", "symmetric_product", "symmetric_product_p", "cholesky_update",
+    "cholesky_update_p",
 ]
 
 
@@ -1152,21 +1156,27 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
 # Tridiagonal reduction and solve (JAX's error messages: its generic linalg shape/dtype rules)
 
 
-def _check_linalg_operands(name, avals, ranks):
-    """JAX's linalg shape rule (ranks, one batch rank) then dtype rule (inexact, one dtype)."""
+def _check_linalg_operands(name, avals, ranks, real_only=False, batched=True):
+    """JAX's linalg shape rule (ranks, one batch rank; exact ranks where the op has no batch
+    axes) then dtype rule (inexact, or real floating with ``real_only``; one dtype)."""
     for i, (aval, rank) in enumerate(zip(avals, ranks)):
         if aval.ndim < rank:
             raise TypeError(f"Input {i} to {name} must have rank at least {rank}, but got "
+                            f"shape={aval.shape}")
+        if not batched and aval.ndim != rank:
+            raise TypeError(f"Input {i} to {name} must have a rank of exactly {rank}, but got "
                             f"shape={aval.shape}")
     if len({a.ndim - r for a, r in zip(avals, ranks)}) > 1:
         raise TypeError(f"All inputs to {name} must have the same number of batch dimensions, "
                         f"but got {[a.ndim - r for a, r in zip(avals, ranks)]} batch "
                         "dimensions for the inputs.")
+    kind, kinds = (np.floating, "floating") if real_only else \
+        (np.inexact, "floating, complexfloating")
     for i, aval in enumerate(avals):
-        if not dtypes.issubdtype(aval.dtype, np.inexact):
+        if not dtypes.issubdtype(aval.dtype, kind):
             raise TypeError(f"{name} does not accept dtype {np.dtype(aval.dtype).name} at "
                             f"position {i}. Accepted dtypes at position {i} are subtypes of "
-                            "floating, complexfloating.")
+                            f"{kinds}.")
     if len(avals) > 1:
         check_same_dtypes(name, avals)
 
@@ -1255,15 +1265,24 @@ def _tridiagonal_solve_lax(dl, d, du, b, *, perturb_singular):
     return solve(dl, d, du, b)
 
 
+def _lower_lax(fun):
+    """A lowering rule emitting ``fun`` (lax ops) for a one-result primitive."""
+
+    def rule(ctx, *args, **params):
+        closed = trace_to_jaxpr(lambda *xs: [fun(*xs, **params)], list(ctx.avals_in))
+        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(args))[0]
+
+    return rule
+
+
 def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
     if ffi.platform_of(ctx) == "gpu":
         # JAX calls cuSPARSE's gtsv2 for m >= 3 (and its own perturbed kernel); minijax uses
         # JAX's lax fallback (its GPU rule for m <= 2) throughout: the same solution, rounded
         # by XLA rather than cuSPARSE
-        from minijax.interpreters.mlir import lower_fun
-        (x,) = lower_fun(_tridiagonal_solve_lax, multiple_results=False)(
-            ctx, dl, d, du, b, perturb_singular=perturb_singular)
-        return x
+        return _lower_lax(_tridiagonal_solve_lax)(ctx, dl, d, du, b,
+                                                  perturb_singular=perturb_singular)
     b_aval = ctx.avals_in[-1]
     if perturb_singular:
         # jaxlib's kernel perturbs tiny pivots of the pivoted LU and never fails
@@ -1350,3 +1369,92 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     otherwise a singular A gives NaNs."""
     return tridiagonal_solve_p.bind(dl, d, du, b,
                                     perturb_singular=bool(perturb_singular))
+
+
+# ------------------------------------------------------------------------------------------------
+# Symmetric product and Cholesky rank-1 update: lax compositions on every platform (JAX's own
+# rule except on CUDA, where it calls cuSOLVER's syrk and its own update kernel). Neither has a
+# JVP rule, as in JAX; cholesky_update has no batching rule either.
+
+
+def _symmetric_product_abstract(a, c, *, alpha, beta):
+    _check_linalg_operands("symmetric_product", [a, c], [2, 2], real_only=True)
+    if a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
+        # JAX 0.10.2's words, its name for the op included
+        raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a "
+                         f"square matrix of shape (n, n). Got shapes {a.shape[-2:]} and "
+                         f"{c.shape[-2:]}.")
+    return ShapedArray(c.shape, c.dtype, a.weak_type and c.weak_type)
+
+
+def _symmetric_product_lax(a, c, *, alpha, beta):
+    nb = a.ndim - 2
+    dims = (((nb + 1,), (nb + 1,)), (tuple(range(nb)), tuple(range(nb))))
+    a_at = dot_general(a, a, dims, precision=Precision.HIGHEST)
+    return add(mul(full((), alpha, a_at.dtype), a_at), mul(full((), beta, c.dtype), c))
+
+
+def _symmetric_product_batching(args, dims, **params):
+    size = batching.axis_size(args, dims)
+    a, c = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+    return symmetric_product_p.bind(a, c, **params), 0
+
+
+symmetric_product_p = Primitive("symmetric_product")
+symmetric_product_p.def_abstract_eval(_symmetric_product_abstract)
+symmetric_product_p.def_lowering(_lower_lax(_symmetric_product_lax))
+symmetric_product_p.def_batching(_symmetric_product_batching)
+
+
+def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.,
+                      symmetrize_output: bool = False):
+    """alpha A A^T + beta C for A (..., m, n) and symmetric C (..., m, m): only the lower
+    triangle is meant (other platforms' kernels leave the upper one alone), unless
+    ``symmetrize_output`` mirrors it into the upper triangle."""
+    result = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
+    if symmetrize_output:
+        result = add(_tril(result), _T(_tril(result, -1)))
+    return result
+
+
+def _cholesky_update_abstract(r, w):
+    _check_linalg_operands("cholesky_update", [r, w], [2, 1], real_only=True, batched=False)
+    if r.shape[0] != r.shape[1] or w.shape[0] != r.shape[1]:
+        raise ValueError("Rank-1 update to Cholesky decomposition takes a square matrix and a "
+                         f"vector of the same size as input. Got shapes {r.shape} and "
+                         f"{w.shape} instead")
+    return ShapedArray(r.shape, r.dtype, r.weak_type and w.weak_type)
+
+
+def _cholesky_update_lax(r, w):
+    """R' with R'^T R' = R^T R + w w^T: a Givens rotation per row k zeroes w[k] against R[k, k]
+    (LAPACK's drotg scaling), rotating the rest of row k and of w with it."""
+    n = w.shape[0]
+    zero, one = full((), 0, r.dtype), full((), 1, r.dtype)
+    row = lambda x, k: squeeze(slice(x, [k, 0], [k + 1, n]), (0,))
+    at = lambda v, k: squeeze(slice(v, [k], [k + 1]), (0,))
+    rows = []
+    for k in range(n):
+        x, y = at(row(r, k), k), at(w, k)
+        ax, ay = lax_abs(x), lax_abs(y)
+        scale = select(gt(ax, ay), ax, ay)
+        xs, ys = div(x, scale), div(y, scale)
+        rh = div(one, sqrt(add(integer_pow(xs, 2), integer_pow(ys, 2))))
+        # y == 0: no rotation (JAX's cond; the scaled branch would give 0/0 where x is 0 too)
+        c = select(eq(y, zero), one, mul(xs, rh))
+        s = select(eq(y, zero), zero, mul(neg(ys), rh))
+        r_k = row(r, k)
+        rows.append(sub(mul(c, r_k), mul(s, w)))
+        w = add(mul(c, w), mul(s, r_k))
+    return concatenate([broadcast_in_dim(x, (1, n), (1,)) for x in rows], 0)
+
+
+cholesky_update_p = Primitive("cholesky_update")
+cholesky_update_p.def_abstract_eval(_cholesky_update_abstract)
+cholesky_update_p.def_lowering(_lower_lax(_cholesky_update_lax))
+
+
+def cholesky_update(r_matrix, w_vector):
+    """The upper Cholesky factor of A + w w^T from A's upper factor R (A = R^T R), in O(n^2):
+    for one (n, n) matrix and (n,) vector (no batching, as in JAX)."""
+    return cholesky_update_p.bind(r_matrix, w_vector)

@@ -1,4 +1,5 @@
-"""Cases for tests/test_fidelity_r18_x.py: lax.linalg.tridiagonal and tridiagonal_solve.
+"""Cases for tests/test_fidelity_r18_x.py: lax.linalg.tridiagonal, tridiagonal_solve,
+symmetric_product and cholesky_update.
 Each case is an expression evaluated with jax (or minijax as jax), jnp, lax and np in scope,
 after SETUP; ``describe`` turns its outcome into JSON."""
 import numpy as np
@@ -11,6 +12,10 @@ C = (A + 1j * rng.standard_normal((2, 4, 4))).astype(np.complex64)
 DL, D, DU = rng.standard_normal((3, 2, 5))
 D = D + 4.0
 B = rng.standard_normal((2, 5, 3))
+SA = rng.standard_normal((2, 4, 3))
+SC = rng.standard_normal((2, 4, 4))
+R = np.triu(rng.standard_normal((4, 4))) + 3 * np.eye(4)
+W = rng.standard_normal(4)
 def solve_sum(dl, d, du, b):
     return jnp.sum(jnp.sin(L.tridiagonal_solve(dl, d, du, b)))
 """
@@ -55,6 +60,27 @@ CASES = [
     "L.tridiagonal_solve(jnp.ones(3, jnp.float32), jnp.ones(3), jnp.ones(3), jnp.ones((3, 1)))",
     "L.tridiagonal_solve(jnp.ones(3), jnp.ones(3), jnp.ones(3), jnp.ones((1, 3, 1)))",
     "L.tridiagonal_solve(1.0, 2.0, 3.0, 4.0)",
+    "L.symmetric_product(SA, SC)",
+    "L.symmetric_product(SA, SC, alpha=2, beta=-0.5, symmetrize_output=True)",
+    "jax.jit(lambda a, c: L.symmetric_product(a, c, alpha=0.3))(SA[0].astype(np.float32), SC[0])",
+    "L.symmetric_product(SA[0].astype(np.float32), SC[0].astype(np.float32), beta=1)",
+    "jax.vmap(L.symmetric_product, in_axes=(0, None))(SA, SC[0])",
+    "L.symmetric_product(lax.broadcast(1.0, (2, 2)), lax.broadcast(1.0, (2, 2)))",
+    "L.symmetric_product(SA.astype(np.complex64), SC.astype(np.complex64))",
+    "L.symmetric_product(SA, SC[..., :3, :3])",
+    "L.symmetric_product(SA, SC[0])",
+    "L.symmetric_product(SA, SC.astype(np.int32))",
+    "jax.jvp(lambda a: L.symmetric_product(a, SC), (SA,), (SA,))",
+    "L.cholesky_update(R, W)",
+    "L.cholesky_update(R.astype(np.float32), W.astype(np.float32))",
+    "jax.jit(L.cholesky_update)(R, 0 * W)",
+    "L.cholesky_update(np.zeros((3, 3)), np.array([0.0, 2.0, 0.0]))",
+    "L.cholesky_update(lax.broadcast(1.0, (2, 2)), lax.broadcast(1.0, (2,)))",
+    "L.cholesky_update(R, W[:3])",
+    "L.cholesky_update(R[None], W[None])",
+    "L.cholesky_update(R.astype(np.complex64), W.astype(np.complex64))",
+    "jax.vmap(L.cholesky_update)(R[None], W[None])",
+    "jax.jvp(lambda r: L.cholesky_update(r, W), (R,), (R,))",
 ]
 
 
