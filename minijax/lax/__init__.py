@@ -28,6 +28,7 @@ from minijax.lax.parallel import *  # noqa: F401,F403
 from minijax.lax.platform import *  # noqa: F401,F403
 from minijax.lax.ragged_dot import *  # noqa: F401,F403
 from minijax.lax.reductions import *  # noqa: F401,F403
+from minijax.lax.scaled_dot import *  # noqa: F401,F403
 from minijax.lax.general_reduce import *  # noqa: F401,F403
 from minijax.lax.rng import *  # noqa: F401,F403
 from minijax.lax.scatter_combine import *  # noqa: F401,F403

@@ -15,7 +15,7 @@ from minijax.core import ClosedJaxpr, Primitive, Tracer, get_aval, jaxpr_as_fun
 from minijax.errors import UnexpectedTracerError
 from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import hoist_consts, trace_to_jaxpr
-from minijax.lowering.stablehlo import lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import element_type, lower_jaxpr_body, tensor_type
 from minijax.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["composite"]
@@ -48,6 +48,10 @@ def _ir_attribute(v):
         return ir.StringAttr.get(v)
     if isinstance(v, np.ndarray):
         return ir.DenseElementsAttr.get(np.ascontiguousarray(v))
+    if isinstance(v, (tuple, list)):  # as JAX's: nested sequences are nested array attributes
+        return ir.ArrayAttr.get([_ir_attribute(x) for x in v])
+    if isinstance(v, np.dtype):  # e.g. scaled_dot's preferred_element_type: a type attribute
+        return ir.TypeAttr.get(element_type(v))
     raise TypeError(f"composite: attribute value {v!r} of type {type(v).__name__} cannot be "
                     "an MLIR attribute (use Python scalars, strings or NumPy arrays)")
 

@@ -1,5 +1,5 @@
 """Cases for tests/test_fidelity_r18_z.py: lax API gaps filled (``lax.tile``,
-``lax.scatter_apply``), each an expression evaluated under both JAX 0.10.2
+``lax.scatter_apply``, ``lax.scaled_dot``), each an expression evaluated under both JAX 0.10.2
 (tests/data/record_fidelity_r18_z.py) and minijax."""
 
 SETUP = """
@@ -12,6 +12,13 @@ dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,
                                  scatter_dims_to_operand_dims=(0,))
 def apply_sin(v):
     return lax.scatter_apply(v, idx, jnp.sin, dn, update_shape=(3,))
+a = jnp.arange(8., dtype=jnp.float32).reshape(2, 4) / 3
+b = jnp.arange(12., dtype=jnp.float32).reshape(4, 3) / 7
+a3 = jnp.stack([a, -a])
+b3 = jnp.stack([b, b * 2])
+f32 = jnp.float32
+def as_f32(y):  # the values in float32 (JSON), the dtype in an empty array of it
+    return (y.astype(jnp.float32), jnp.zeros(0, y.dtype))
 """
 
 CASES = [
@@ -44,6 +51,24 @@ CASES = [
     "jax.jvp(apply_sin, (v,), (v,))",
     "jax.jit(lambda v, w: lax.scatter_apply(v, idx, lambda u: u * w, dn, update_shape=(3,)))"
     "(v, 3.0)",
+    "as_f32(lax.scaled_dot(a, b))",
+    "lax.scaled_dot(a, b, preferred_element_type=f32)",
+    "lax.scaled_dot(a, b, lhs_scale=jnp.full((2, 2), 2., f32), rhs_scale=jnp.full((2, 3), 0.5, f32),"
+    " preferred_element_type=f32)",
+    "as_f32(lax.scaled_dot(a3, b3))",
+    "jax.jit(lambda a, b: lax.scaled_dot(a, b, preferred_element_type=f32))(a, b)",
+    "jax.vmap(lambda a: lax.scaled_dot(a, b, preferred_element_type=f32))(a3)",
+    "jax.vmap(lambda a, b: lax.scaled_dot(a, b, preferred_element_type=f32), (0, None))(a3, b)",
+    "lax.scaled_dot(a3, b3, dimension_numbers=(((2,), (1,)), ((0,), (0,))),"
+    " preferred_element_type=f32)",
+    "lax.scaled_dot(a[0], b)",
+    "lax.scaled_dot(a, b3)",
+    "lax.scaled_dot(a, b, lhs_scale=jnp.ones((2, 4), f32))",
+    "lax.scaled_dot(a, b, lhs_scale=jnp.ones((2, 3), f32))",
+    "lax.scaled_dot(a, b, rhs_scale=jnp.ones((2, 2), f32))",
+    "lax.scaled_dot(a, b.T)",
+    "lax.scaled_dot(a3, b3, dimension_numbers=(((2,), (1,)), ((0,), ())))",
+    "jax.grad(lambda a: lax.scaled_dot(a, b, preferred_element_type=f32).sum())(a)",
 ]
 
 
