@@ -22,7 +22,7 @@ from minijax.lax.elementwise import mul
 from minijax.lax.structural import broadcast_in_dim, expand_dims, full, reshape
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
 
-__all__ = ["scaled_dot", "scaled_dot_p"]
+__all__ = ["scaled_dot"]  # scaled_dot_p stays here: jax.lax does not export it
 
 
 def _check_scale(side, operand, scale, contracting):
