@@ -2,10 +2,11 @@
 
 ``jit(f)(x)`` inside another trace (``jit``, ``make_jaxpr``, ``grad``, ``vmap`` ...) binds
 ``pjit_p`` (printed ``jit``, as in JAX) whose ``jaxpr`` param is ``f``'s ClosedJaxpr, traced once
-per abstract signature by ``JitFunction`` (its own cache) and held *open*: whatever ``f`` closed
-over is hoisted into leading operands, so the consts stay arguments of the outer program and a
-staged body never captures another trace's tracer. Params: ``jaxpr``, ``name`` and
-``donated_invars`` (one flag per operand).
+per abstract signature by ``JitFunction`` (its own cache). As in JAX, the concrete NumPy-typed
+values ``f`` closed over stay consts of that ClosedJaxpr (the lowering bakes them into the
+callee's function); a tracer ``f`` closed over (or a typed key) is hoisted into a leading
+operand, so a staged body never captures another trace's tracer (``open_closed``). Params:
+``jaxpr``, ``name`` and ``donated_invars`` (one flag per operand).
 
 The rules, each emitting a ``jit`` equation again, as JAX does:
 
@@ -37,8 +38,8 @@ from minijax.interpreters.partial_eval import (
     dce_jaxpr,
     dce_jaxpr_used,
     dce_rules,
-    hoist_consts,
     in_linearization,
+    inline_consts,
     partial_eval_jaxpr,
 )
 from minijax.interpreters.structure import BoundedCache
@@ -110,16 +111,28 @@ def _fold_convert(x, params, aval):
 
 
 def open_closed(closed):
-    """``(ClosedJaxpr without consts, consts)``: ``closed``'s consts as leading operands."""
-    jaxpr, consts = hoist_consts(closed)
-    return ClosedJaxpr(jaxpr, []), consts
+    """``(callee, operands)``: ``closed`` with its tracer consts (another trace's values, which
+    a staged callee must not capture) and typed keys hoisted into leading operands. Concrete
+    NumPy-typed consts stay in the callee's ClosedJaxpr, as JAX's jit keeps them: its lowering
+    bakes them into the module, and an eager derived call (the JVP of a jit) does not take
+    them as runtime arguments, which XLA would fold otherwise (s22012-472)."""
+    jaxpr = closed.jaxpr
+    hoist = [isinstance(c, core.Tracer) or not isinstance(v.aval.dtype, np.dtype)
+             for v, c in zip(jaxpr.constvars, closed.consts)]
+    if not any(hoist):
+        return closed, []
+    kept = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if not h]
+    moved = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if h]
+    opened = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + jaxpr.invars, jaxpr.outvars,
+                   jaxpr.eqns)
+    return ClosedJaxpr(opened, [c for _, c in kept]), [c for _, c in moved]
 
 
 _opened = BoundedCache()  # a traced ClosedJaxpr -> its open form, one object per callee
 
 
 def bind(closed, args, name, donated=(), inline=False):
-    """``closed`` called on ``args`` as one ``jit`` equation (its consts become operands).
+    """``closed`` called on ``args`` as one ``jit`` equation (see ``open_closed`` for its consts).
     ``inline``: JAX's param of a function jitted with ``inline=True`` (jnp's ufuncs, ``sum``),
     which JAX's linearization inlines: see ``_pjit_partial_eval``."""
     opened = _opened.get(closed)
@@ -181,8 +194,23 @@ def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars, inline):
     # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
     # refuses some calls in it) and where the callee orders effects (the token is the region's).
     if getattr(mctx, "manual_mesh", None) is not None or effectful(jaxpr):
-        return lower_jaxpr_body(mctx, jaxpr.jaxpr, [], list(args))
-    return lower_call(mctx, jaxpr.jaxpr, args, name)
+        return lower_jaxpr_body(mctx, _baked(jaxpr).jaxpr, [], list(args))
+    return lower_call(mctx, _baked(jaxpr).jaxpr, args, name)
+
+
+_baked_cache = BoundedCache()
+
+
+def _baked(closed):
+    """``closed`` with its consts written into the body as constants, as JAX bakes a callee's
+    consts into its private function (one baked jaxpr per callee: the module's functions are
+    keyed by it)."""
+    if not closed.consts:
+        return closed
+    baked = _baked_cache.get(closed)
+    if baked is None:
+        baked = _baked_cache.put(closed, inline_consts(closed))
+    return baked
 
 
 def inline_calls(closed):
@@ -193,20 +221,27 @@ def inline_calls(closed):
     if not any(e.primitive is pjit_p for e in jaxpr.eqns):
         return closed
     env, eqns = {}, []
-    _inline_eqns(jaxpr.eqns, env, eqns, fresh=False)
+    constvars, consts = list(jaxpr.constvars), list(closed.consts)
+    _inline_eqns(jaxpr.eqns, env, eqns, fresh=False, consts=(constvars, consts))
     outs = [env.get(v, v) if type(v) is Var else v for v in jaxpr.outvars]
-    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outs, eqns), closed.consts)
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, outs, eqns), consts)
 
 
-def _inline_eqns(eqns, env, out, fresh):
+def _inline_eqns(eqns, env, out, fresh, consts):
     """Appends ``eqns`` to ``out`` with operands renamed by ``env``; a callee's variables get
-    fresh ones (one callee may be inlined twice), recorded in ``env``."""
+    fresh ones (one callee may be inlined twice), recorded in ``env``, and its consts fresh
+    constvars appended to ``consts`` (the outer ``(constvars, values)``)."""
     for e in eqns:
         ins = [env.get(a, a) if type(a) is Var else a for a in e.invars]
         if e.primitive is pjit_p:
-            body = e.params["jaxpr"].jaxpr
+            callee = e.params["jaxpr"]
+            body = callee.jaxpr
             inner = dict(zip(body.invars, ins))
-            _inline_eqns(body.eqns, inner, out, fresh=True)
+            for v, c in zip(body.constvars, callee.consts):
+                inner[v] = Var(v.aval)
+                consts[0].append(inner[v])
+                consts[1].append(c)
+            _inline_eqns(body.eqns, inner, out, fresh=True, consts=consts)
             for o, v in zip(e.outvars, body.outvars):
                 env[o] = inner.get(v, v) if type(v) is Var else v
             continue
@@ -307,18 +342,23 @@ _partial_eval_cache = BoundedCache()
 def _split(jaxpr, unknown):
     """The known and staged jits. ``out_fwd[i]``: the known operand that known output ``i`` is
     (JAX's input-to-output forwarding: the known jit does not compute it), else None;
-    ``forwarded[j]`` likewise for residual ``j``."""
+    ``forwarded[j]`` likewise for residual ``j``, and ``res_consts[j]`` the callee's const that
+    residual ``j`` is, as a 1-tuple (JAX forwards it too: the staged jit takes the value)."""
     known, staged, out_unknown, _, forwarded = partial_eval_jaxpr(
         jaxpr, list(unknown), [False] * len(jaxpr.out_avals))
     kj = known.jaxpr
     n_known_out = sum(not u for u in out_unknown)
     in_index = {v: i for i, v in enumerate(kj.invars)}
     out_fwd = [in_index.get(v) if type(v) is Var else None for v in kj.outvars[:n_known_out]]
+    const_of = {v: (c,) for v, c in zip(kj.constvars, known.consts)}
+    res_consts = [const_of.get(v) if f is None and type(v) is Var else None
+                  for v, f in zip(kj.outvars[n_known_out:], forwarded)]
     outs = [v for v, f in zip(kj.outvars, out_fwd) if f is None] + [
-        v for v, f in zip(kj.outvars[n_known_out:], forwarded) if f is None]
+        v for v, f, c in zip(kj.outvars[n_known_out:], forwarded, res_consts)
+        if f is None and c is None]
     known = dce_jaxpr(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outs, kj.eqns), known.consts))
     known_jaxpr, known_consts = open_closed(known)
-    return known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded
+    return known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded, res_consts
 
 
 def _pjit_partial_eval(trace, args, params):
@@ -333,7 +373,7 @@ def _pjit_partial_eval(trace, args, params):
     if cached is None:
         cached = _split(jaxpr, unknown)
         cached = _partial_eval_cache.put(_unless_tracers(key, cached[1]), cached)
-    known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded = cached
+    known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded, res_consts = cached
     known_args = [x for x, u in zip(args, unknown) if not u]
     prev = core.swap_current_trace(trace.parent)
     try:
@@ -341,14 +381,16 @@ def _pjit_partial_eval(trace, args, params):
         if known_jaxpr.jaxpr.eqns or not all(type(v) is Var for v in known_jaxpr.jaxpr.outvars):
             known_outs = _rebind(known_jaxpr, known_consts, known_args, name, inline)
         else:  # nothing to compute now (outputs are operands)
-            known_outs = eval_jaxpr(known_jaxpr.jaxpr, [], *known_consts, *known_args)
+            known_outs = eval_jaxpr(known_jaxpr.jaxpr, known_jaxpr.consts, *known_consts,
+                                    *known_args)
     finally:
         core.swap_current_trace(prev)
     # a known output that is a known operand is that operand as given (a vjp's TypedFloat
     # primal stays one), as JAX's forwarding
     computed = iter(known_outs)
     known_outs = [next(computed) if f is None else known_args[f] for f in out_fwd]
-    residuals = [next(computed) if f is None else known_args[f] for f in forwarded]
+    residuals = [c[0] if c is not None else next(computed) if f is None else known_args[f]
+                 for f, c in zip(forwarded, res_consts)]
     unknown_args = [x for x, u in zip(args, unknown) if u]
     if inline:
         with core.set_current_trace(trace):
