@@ -1,7 +1,7 @@
-"""lax.linalg.tridiagonal, tridiagonal_solve, symmetric_product and cholesky_update, added to
-match JAX 0.10.2 (brief x, run 22000; tools/difftest/triage_22000_x.md): values, dtypes, weak
+"""lax.linalg.tridiagonal, tridiagonal_solve, symmetric_product, cholesky_update and ormqr,
+added to match JAX 0.10.2 (brief x, run 22000; tools/difftest/triage_22000_x.md): values, dtypes, weak
 types, errors, jit, vmap (both of tridiagonal_solve's batching paths; none for cholesky_update),
-tridiagonal_solve's JVP and transpose, and the other three's missing JVPs. Expected
+tridiagonal_solve's JVP and transpose, and the others' missing JVPs. Expected
 outcomes were recorded from JAX 0.10.2 by tests/data/record_fidelity_r18_x.py over the cases
 in tests/data/fidelity_r18_x_cases.py."""
 import json

@@ -1,5 +1,6 @@
 """Linear-algebra primitives: cholesky, triangular_solve, lu, qr, eigh, svd, eig, hessenberg,
-householder_product, schur, tridiagonal, tridiagonal_solve, symmetric_product, cholesky_update.
+householder_product, schur, tridiagonal, tridiagonal_solve, symmetric_product,
+cholesky_update, ormqr.
 
 Each works on the last two axes and treats leading axes as a batch, which the LAPACK (CPU)
 and cuSOLVER (GPU) kernels loop over themselves: vmap just moves the mapped axis to the front.
@@ -67,7 +68,7 @@ __all__ = [
     "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
     "triangular_solve_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
     "tridiagonal_solve_p", "symmetric_product", "symmetric_product_p", "cholesky_update",
-    "cholesky_update_p",
+    "cholesky_update_p", "ormqr", "ormqr_p",
 ]
 
 
@@ -1377,6 +1378,18 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
 # JVP rule, as in JAX; cholesky_update has no batching rule either.
 
 
+def _front_batcher(prim):
+    """vmap rule for a one-result primitive batching over leading axes (JAX's
+    expand_dims_batcher): every operand gets the mapped axis in front, broadcast if unmapped."""
+
+    def rule(args, dims, **params):
+        size = batching.axis_size(args, dims)
+        return prim.bind(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)),
+                         **params), 0
+
+    return rule
+
+
 def _symmetric_product_abstract(a, c, *, alpha, beta):
     _check_linalg_operands("symmetric_product", [a, c], [2, 2], real_only=True)
     if a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
@@ -1394,16 +1407,10 @@ def _symmetric_product_lax(a, c, *, alpha, beta):
     return add(mul(full((), alpha, a_at.dtype), a_at), mul(full((), beta, c.dtype), c))
 
 
-def _symmetric_product_batching(args, dims, **params):
-    size = batching.axis_size(args, dims)
-    a, c = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
-    return symmetric_product_p.bind(a, c, **params), 0
-
-
 symmetric_product_p = Primitive("symmetric_product")
 symmetric_product_p.def_abstract_eval(_symmetric_product_abstract)
 symmetric_product_p.def_lowering(_lower_lax(_symmetric_product_lax))
-symmetric_product_p.def_batching(_symmetric_product_batching)
+symmetric_product_p.def_batching(_front_batcher(symmetric_product_p))
 
 
 def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.,
@@ -1458,3 +1465,47 @@ def cholesky_update(r_matrix, w_vector):
     """The upper Cholesky factor of A + w w^T from A's upper factor R (A = R^T R), in O(n^2):
     for one (n, n) matrix and (n,) vector (no batching, as in JAX)."""
     return cholesky_update_p.bind(r_matrix, w_vector)
+
+
+# ------------------------------------------------------------------------------------------------
+# ormqr: Q (from Householder reflectors) times a matrix, without forming Q. LAPACK's ormqr/unmqr
+# on CPU, cuSOLVER's on GPU (JAX's lax fallback is for other platforms); no JVP, as in JAX.
+
+
+def _ormqr_abstract(a, taus, c, *, left, transpose):
+    _check_linalg_operands("ormqr", [a, taus, c], [2, 1, 2])
+    m = a.shape[-2]
+    if left and c.shape[-2] != m:
+        raise ValueError("ormqr with left=True expects c to have the same number of rows as the "
+                         f"Householder matrix a. Got a shape {a.shape[-2:]} and c shape "
+                         f"{c.shape[-2:]}.")
+    if not left and c.shape[-1] != m:
+        raise ValueError("ormqr with left=False expects c to have the same number of columns as "
+                         f"the Householder matrix a has rows. Got a shape {a.shape[-2:]} and c "
+                         f"shape {c.shape[-2:]}.")
+    return ShapedArray(c.shape, c.dtype, a.weak_type and taus.weak_type and c.weak_type)
+
+
+def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
+    a_aval = ctx.avals_in[0]
+    if ffi.platform_of(ctx) == "gpu":
+        target = "cusolver_ormqr_ffi"
+    else:
+        target = ffi.lapack_target("unmqr" if ffi.is_complex(a_aval.dtype) else "ormqr",
+                                   a_aval.dtype)
+    (out,) = ffi.ffi_call(target, [a, taus, c], ctx.avals_in, ctx.avals_out,
+                          {"left": bool(left), "transpose": bool(transpose)}, aliases={2: 0})
+    return out
+
+
+ormqr_p = Primitive("ormqr")
+ormqr_p.def_abstract_eval(_ormqr_abstract)
+ormqr_p.def_lowering(_ormqr_lowering)
+ormqr_p.def_batching(_front_batcher(ormqr_p))
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """Q C (``left``) or C Q, with Q^H for ``transpose``, where Q is the product of the
+    Householder reflectors below the diagonal of ``a`` (..., m, n) with factors ``taus``
+    (..., k) (geqrf's output); the result has c's shape."""
+    return ormqr_p.bind(a, taus, c, left=bool(left), transpose=bool(transpose))

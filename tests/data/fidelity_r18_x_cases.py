@@ -1,5 +1,5 @@
 """Cases for tests/test_fidelity_r18_x.py: lax.linalg.tridiagonal, tridiagonal_solve,
-symmetric_product and cholesky_update.
+symmetric_product, cholesky_update and ormqr.
 Each case is an expression evaluated with jax (or minijax as jax), jnp, lax and np in scope,
 after SETUP; ``describe`` turns its outcome into JSON."""
 import numpy as np
@@ -16,6 +16,12 @@ SA = rng.standard_normal((2, 4, 3))
 SC = rng.standard_normal((2, 4, 4))
 R = np.triu(rng.standard_normal((4, 4))) + 3 * np.eye(4)
 W = rng.standard_normal(4)
+import scipy.linalg as sl
+QA = rng.standard_normal((2, 5, 3))
+RAW = [sl.qr(q, mode="raw")[0] for q in QA]  # LAPACK geqrf's reflectors and factors
+(H, T), H2, T2 = RAW[0], np.stack([h for h, _ in RAW]), np.stack([t for _, t in RAW])
+(HC, TC), _ = sl.qr(QA[0] + 1j * QA[1], mode="raw")
+QC = rng.standard_normal((2, 5, 2))
 def solve_sum(dl, d, du, b):
     return jnp.sum(jnp.sin(L.tridiagonal_solve(dl, d, du, b)))
 """
@@ -81,6 +87,19 @@ CASES = [
     "L.cholesky_update(R.astype(np.complex64), W.astype(np.complex64))",
     "jax.vmap(L.cholesky_update)(R[None], W[None])",
     "jax.jvp(lambda r: L.cholesky_update(r, W), (R,), (R,))",
+    "[L.ormqr(H, T, c, left=l, transpose=t) for l, c in ((True, QC[0]), (False, QC[0].T))"
+    " for t in (False, True)]",
+    "L.ormqr(H2, T2, QC)",
+    "L.ormqr(H.astype(np.float32), T.astype(np.float32), QC[0].astype(np.float32))",
+    "[L.ormqr(HC, TC, QC[0] + 0j, transpose=t) for t in (False, True)]",
+    "jax.jit(lambda c: L.ormqr(H2, T2, c, left=False, transpose=True))(QC.transpose(0, 2, 1))",
+    "jax.vmap(L.ormqr, in_axes=(None, None, 0))(H, T, QC)",
+    "jax.vmap(L.ormqr, in_axes=(0, 0, None))(H2, T2, QC[0])",
+    "L.ormqr(H, T, QC[0].T)",
+    "L.ormqr(H, T, QC[0], left=False)",
+    "L.ormqr(H, T, QC[0].astype(np.int32))",
+    "L.ormqr(H, T2, QC[0])",
+    "jax.jvp(lambda c: L.ormqr(H, T, c), (QC[0],), (QC[0],))",
 ]
 
 
