@@ -1,9 +1,9 @@
 """lax.linalg.tridiagonal, tridiagonal_solve, symmetric_product, cholesky_update and ormqr,
-added to match JAX 0.10.2 (brief x, run 22000; tools/difftest/triage_22000_x.md): values, dtypes, weak
-types, errors, jit, vmap (both of tridiagonal_solve's batching paths; none for cholesky_update),
-tridiagonal_solve's JVP and transpose, and the others' missing JVPs. Expected
-outcomes were recorded from JAX 0.10.2 by tests/data/record_fidelity_r18_x.py over the cases
-in tests/data/fidelity_r18_x_cases.py."""
+added to match JAX 0.10.2 (brief x, run 22000; tools/difftest/triage_22000_x.md): values,
+dtypes, weak types, errors, jit, vmap (both of tridiagonal_solve's batching paths; none for
+cholesky_update), tridiagonal_solve's JVP and transpose, and the others' missing JVPs.
+Expected outcomes were recorded from JAX 0.10.2 by tests/data/record_fidelity_r18_x.py over
+the cases in tests/data/fidelity_r18_x_cases.py."""
 import json
 import pathlib
 import sys
@@ -49,7 +49,7 @@ def test_gpu_lowering_lax_fallback_matches_lapack():
     # here, so check the fallback itself against the CPU gtsv kernel
     from minijax.lax.linalg import _tridiagonal_solve_lax
     rng = np.random.default_rng(1)
-    for shape in [(1,), (2,), (2, 5)]:
+    for shape in [(1,), (2, 5)]:  # m == 1, and a batch (the vmapped fallback)
         dl, d, du = rng.standard_normal((3, *shape)).astype(np.float32)
         b = rng.standard_normal((*shape, 3)).astype(np.float32)
         got = jax.jit(lambda *a: _tridiagonal_solve_lax(*a, perturb_singular=False))(
