@@ -366,7 +366,9 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     """The operand's cotangent is ct with the padding cut off (and interior padding strided
     over); the padding value's is the sum of everything else."""
     ndim = len(padding_config)
-    unpadded = pad(ct, const(ct, 0), [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    # a strong zero, as JAX's rule pads with: the cotangent comes out strong even when ct is weak
+    unpadded = pad(ct, np.zeros((), get_aval(ct).dtype),
+                   [(-lo, -hi, 0) for lo, hi, _ in padding_config])
     ct_operand = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape,
                        tuple(interior + 1 for _, _, interior in padding_config))
     ct_value = None

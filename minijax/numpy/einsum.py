@@ -357,7 +357,12 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
-    ops = [_diagonal(convert(x, dtype), list(labels)) for x, labels in zip(operands, inputs)]
+    # only an operand of another dtype is converted (strongly): JAX's dot_general takes them
+    # unpromoted, so a weak operand of the promoted dtype keeps its weak type, and its cotangent
+    # is then strong when the other operand is (a weak-to-strong conversion's transpose would
+    # make it weak again)
+    ops = [_diagonal(x if x.dtype == dtype else convert(x, dtype), list(labels))
+           for x, labels in zip(operands, inputs)]
     # a label's size once each operand's repeats are a diagonal (a repeat keeps its last size)
     sizes = _label_sizes([lab for _, lab in ops], [x.shape for x, _ in ops])
     for k, (x, labels) in enumerate(ops):

@@ -65,14 +65,24 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     # one gather with batching over the leading axes would also do; a mask-and-sum is exact
     eye = lax.eq(lax.broadcasted_iota(np.int32, (k, k), 0), lax.broadcasted_iota(np.int32,
                                                                                  (k, k), 1))
+    if keeps_dependence:
+        # JAX's own switch: the mosaic branch multiplies by a strong identity, so the joined
+        # output is strong, and so is the cotangent (the transposed switch joins the branches'
+        # cotangents); the default branch is the one that runs
+        strong_eye = lax.convert_element_type(eye, a.dtype)
+        return lax.platform_dependent(
+            a, default=lambda a: _masked_diagonal(a, eye),
+            mosaic=lambda a: lax.reduce_sum(lax.mul(strong_eye, a), (0,)))
+    return _masked_diagonal(a, eye)
+
+
+def _masked_diagonal(a, eye):
+    """The main diagonal of ``a``'s last two (k, k) axes: ``eye`` selects it, a sum keeps it."""
     mask = lax.broadcast_in_dim(eye, a.shape, (a.ndim - 2, a.ndim - 1))
     picked = lax.select(mask, a, lax.full_like(a, 0))
     if a.dtype == np.bool_:
         return lax.reduce_or(picked, (a.ndim - 1,))
-    out = lax.reduce_sum(picked, (a.ndim - 1,))
-    # JAX's platform_dependent joins a weak default branch with a strong mosaic one (a product
-    # with a strong identity): its output is strongly typed
-    return lax.convert_element_type(out, out.dtype) if keeps_dependence else out
+    return lax.reduce_sum(picked, (a.ndim - 1,))
 
 
 def diag_indices(n, ndim=2):

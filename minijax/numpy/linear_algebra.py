@@ -12,10 +12,10 @@ import operator
 import numpy as np
 
 import minijax.numpy as jnp
-from minijax import lax
-from minijax.lax.sharding_constraint import lay_out
+from minijax import dtypes, lax
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import broadcast_shapes, canonicalize_axis, check_arraylike, promote_dtypes
+from minijax.numpy._util import (broadcast_shapes, canonicalize_axis, check_arraylike, convert,
+                                   promote_dtypes)
 from minijax.numpy.creation import to_array
 from minijax.numpy.manipulation import moveaxis, ravel
 from minijax.numpy.math import conjugate, multiply
@@ -32,28 +32,50 @@ def _promoted(name, a, b):
     return to_array(a), to_array(b)
 
 
+def _contraction_operands(name, a, b):
+    """``a`` and ``b`` for one ``dot_general``, and the (dtype, weak type) of their promotion.
+    JAX hands its ``dot_general`` the operands unpromoted and converts the result last; only an
+    operand of another dtype is converted here (strongly, as the primitive's own upcast), so a
+    weak operand of the promoted dtype stays weak: the product with a strong one is then strong
+    by the standard weak-type rule, and so is that operand's cotangent (``dot_general``'s
+    transpose), where converting it to a strong type first would have made the cotangent weak
+    again (the conversion's transpose restores the weak type)."""
+    check_arraylike(name, a, b)
+    a, b = to_array(a), to_array(b)
+    dtype, weak = dtypes.result_type(a, b, return_weak_type_flag=True)
+    a, b = (x if x.dtype == dtype else convert(x, dtype) for x in (a, b))
+    return a, b, dtype, weak
+
+
+def _contraction_result(out, dtype, weak, preferred_element_type):
+    """JAX's last step: the promoted type, strong when a preferred element type is given."""
+    if preferred_element_type is None:
+        return convert(out, dtype, weak)
+    return convert(out, preferred_element_type)
+
+
 @eager_jit(static_argnames=('precision', 'preferred_element_type', 'out_sharding'))
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: a scalar multiplies; otherwise contract ``a``'s last axis with ``b``'s
     second-to-last (its only axis when ``b`` is 1-D). The result is laid out as
     ``out_sharding`` when one is given."""
-    a, b = _promoted("dot", a, b)
+    a, b, dtype, weak = _contraction_operands("dot", a, b)
     if a.ndim == 0 or b.ndim == 0:
-        out = multiply(a, b)
-        out = out if preferred_element_type is None else out.astype(preferred_element_type)
-        return lay_out(out, out_sharding)
-    contract_b = 0 if b.ndim == 1 else b.ndim - 2
-    dims = (((a.ndim - 1,), (contract_b,)), ((), ()))
+        dims = (((), ()), ((), ()))  # an outer product: a scalar multiplies
+    else:
+        contract_b = 0 if b.ndim == 1 else b.ndim - 2
+        dims = (((a.ndim - 1,), (contract_b,)), ((), ()))
     # dot_general's output is (a's free axes, b's free axes): exactly NumPy's dot layout.
-    return lax.dot_general(a, b, dims, precision, preferred_element_type,
-                           out_sharding=out_sharding)
+    out = lax.dot_general(a, b, dims, precision, preferred_element_type,
+                          out_sharding=out_sharding)
+    return _contraction_result(out, dtype, weak, preferred_element_type)
 
 
 @eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     """``a @ b``: batched over leading axes (broadcast), with NumPy's 1-D rules (a 1-D ``a`` is
     a row vector, a 1-D ``b`` a column vector; the added axis is removed again)."""
-    a, b = _promoted("matmul", a, b)
+    a, b, dtype, weak = _contraction_operands("matmul", a, b)
     for name, x in (("a", a), ("b", b)):
         if x.ndim == 0:
             raise ValueError(f"matmul: operand {name} must be at least 1-dimensional, got a "
@@ -68,8 +90,10 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         # One dot_general, as JAX emits: a vector contracts with the other's core axis, and
         # dot_general's layout (a's free axes, b's free axes) is NumPy's result.
         dims = (((a.ndim - 1,), (0 if b_vec else b.ndim - 2,)), ((), ()))
-        return lax.dot_general(a, b, dims, precision, preferred_element_type)
-    return _batched_matmul(a, b, precision, preferred_element_type)
+        out = lax.dot_general(a, b, dims, precision, preferred_element_type)
+    else:
+        out = _batched_matmul(a, b, precision, preferred_element_type)
+    return _contraction_result(out, dtype, weak, preferred_element_type)
 
 
 def _batched_matmul(a, b, precision, preferred_element_type):
@@ -118,7 +142,8 @@ def _batched_matmul(a, b, precision, preferred_element_type):
 @eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating ``a`` first."""
-    a, b = _promoted("vdot", a, b)
+    check_arraylike("vdot", a, b)
+    a, b = to_array(a), to_array(b)  # unpromoted: dot promotes as JAX's does
     return dot(conjugate(ravel(a)), ravel(b), precision=precision,
                preferred_element_type=preferred_element_type)
 
@@ -126,11 +151,14 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 @eager_jit(static_argnames=('precision', 'preferred_element_type'))
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction over the last axes of both."""
-    a, b = _promoted("inner", a, b)
-    if a.ndim == 0 or b.ndim == 0:
+    check_arraylike("inner", a, b)
+    a, b = to_array(a), to_array(b)
+    if a.ndim == 0 or b.ndim == 0:  # JAX's: a promoting product, not a dot_general
+        if preferred_element_type is not None:
+            a, b = a.astype(preferred_element_type), b.astype(preferred_element_type)
         return multiply(a, b)
-    dims = (((a.ndim - 1,), (b.ndim - 1,)), ((), ()))
-    return lax.dot_general(a, b, dims, precision, preferred_element_type)
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)), precision=precision,
+                     preferred_element_type=preferred_element_type)
 
 
 @eager_jit
@@ -148,7 +176,7 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""
-    a, b = _promoted("tensordot", a, b)
+    a, b, dtype, weak = _contraction_operands("tensordot", a, b)
     if isinstance(axes, int) or hasattr(axes, "__index__"):
         n = operator.index(axes)
         if n < 0 or n > min(a.ndim, b.ndim):
@@ -164,14 +192,16 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                             f"{ax_a} and {ax_b}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
-    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
+    out = lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
+    return _contraction_result(out, dtype, weak, preferred_element_type)
 
 
 @eager_jit(static_argnames=('axis', 'precision', 'preferred_element_type'),
            fused_under_transforms=False)
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product along ``axis``, broadcast over the other axes."""
-    x1, x2 = _promoted("vecdot", x1, x2)
+    check_arraylike("vecdot", x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)  # unpromoted: matmul promotes as JAX's vdot does
     x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
     out = matmul(lax.expand_dims(conjugate(x1), (x1.ndim - 1,)),
                  lax.expand_dims(x2, (x2.ndim,)), precision=precision,
@@ -181,7 +211,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 
 @eager_jit(inline=False)
 def matvec(x1, x2, /):
-    x1, x2 = _promoted("matvec", x1, x2)
+    check_arraylike("matvec", x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)  # unpromoted: matmul promotes as JAX's does
     out = matmul(x1, lax.expand_dims(x2, (x2.ndim,)))
     return lax.squeeze(out, (out.ndim - 1,))
 
