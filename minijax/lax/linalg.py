@@ -1255,9 +1255,7 @@ def _thomas_solve(dl, d, du, b):
 
 
 def _tridiagonal_solve_lax(dl, d, du, b, *, perturb_singular):
-    if perturb_singular:
-        # JAX 0.10.2's fallback refuses it too, in these words
-        raise NotImplementedError("perturb_singular=True is not supported on this platform.")
+    del perturb_singular  # the GPU rule sends perturbed systems to their own kernel
     from minijax.vmapping import vmap
 
     solve = _thomas_solve
@@ -1278,17 +1276,19 @@ def _lower_lax(fun):
 
 
 def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
-    if ffi.platform_of(ctx) == "gpu":
-        # JAX calls cuSPARSE's gtsv2 for m >= 3 (and its own perturbed kernel); minijax uses
-        # JAX's lax fallback (its GPU rule for m <= 2) throughout: the same solution, rounded
-        # by XLA rather than cuSPARSE
-        return _lower_lax(_tridiagonal_solve_lax)(ctx, dl, d, du, b,
-                                                  perturb_singular=perturb_singular)
     b_aval = ctx.avals_in[-1]
+    gpu = ffi.platform_of(ctx) == "gpu"
     if perturb_singular:
         # jaxlib's kernel perturbs tiny pivots of the pivoted LU and never fails
-        (x,) = ffi.ffi_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
-                            [b_aval])
+        target = "cu_tridiagonal_solve_perturbed" if gpu else "tridiagonal_solve_perturbed_ffi"
+        (x,) = ffi.ffi_call(target, [dl, d, du, b], ctx.avals_in, [b_aval])
+        return x
+    if gpu:
+        # As JAX: cuSPARSE's gtsv2 needs m >= 3; smaller systems take the lax fallback
+        if b_aval.shape[-2] <= 2:
+            return _lower_lax(_tridiagonal_solve_lax)(ctx, dl, d, du, b, perturb_singular=False)
+        (x,) = ffi.ffi_call("cusparse_gtsv2_ffi", [dl, d, du, b], ctx.avals_in, [b_aval],
+                            aliases={3: 0})
         return x
     batch = b_aval.shape[:-2]
     *_, x, info = ffi.ffi_call(ffi.lapack_target("gtsv", b_aval.dtype), [dl, d, du, b],

@@ -127,6 +127,14 @@ ROWS = [
     ("lax/scatter_combine.py", "_mul_jvp",
      "jax.jvp(lambda u: jnp.ones(3).at[jnp.array([0, 0])].multiply(u), (jnp.ones(2),), "
      "(jnp.ones(2),))"),
+    ("lax/scatter_combine.py", "_mul_transpose",
+     "jax.linear_transpose(lambda u: jax.lax.scatter_mul(jnp.ones(3), jnp.array([[0], [0]]), u, "
+     "jax.lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), "
+     "scatter_dims_to_operand_dims=(0,))), jnp.ones(2))(jnp.ones(3))"),
+    ("lax/indexing.py", "_scatter_jvp",
+     "jax.jvp(lambda x: jax.lax.scatter_apply(x, jnp.array([[0]]), jnp.sin, "
+     "jax.lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), "
+     "scatter_dims_to_operand_dims=(0,))), (jnp.ones(3),), (jnp.ones(3),))"),
     ("lax/parallel.py", "_no_groups",
      "jax.vmap(lambda x: jax.lax.psum(x, 'i', axis_index_groups=[[0, 1]]), axis_name='i')"
      "(jnp.ones(2))"),
