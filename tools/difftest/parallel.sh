@@ -22,11 +22,16 @@ cat "$work"/mm_*.jsonl > "$OUT/mismatches_$BASE.jsonl" 2>/dev/null
 WORK=$work python3 - <<'PY'
 import collections, glob, json, os
 tot, per = collections.Counter(), {}
+unreadable = []
 for f in sorted(glob.glob(os.environ["WORK"] + "/sum_*.json")):
-    d = json.load(open(f))
+    try:  # a driver stopped while writing leaves its summary empty: named, not fatal
+        d = json.load(open(f))
+    except ValueError:
+        unreadable.append(os.path.basename(f))
+        continue
     per[d["seed"]] = {k: d[k] for k in ("n", "seconds", "counts", "classes")}
     tot.update(d["counts"])
-out = {"totals": dict(tot), "per_seed": per}
+out = {"totals": dict(tot), "per_seed": per, "unreadable_summaries": unreadable}
 with open(f"{os.environ['OUT']}/summary_{os.environ['BASE']}.json", "w") as f:
     json.dump(out, f, indent=1)
 print(json.dumps(dict(tot)))
