@@ -45,7 +45,7 @@ def test_as_jax(src, expected):
 
 
 def test_gpu_lowering_lax_fallback_matches_lapack():
-    # The GPU rule emits JAX's lax fallback (Thomas algorithm, vmapped over the batch) for
+    # The GPU rule emits JAX's lax fallback (the Thomas algorithm, batch axes elementwise) for
     # m <= 2, as JAX's; no GPU here, so check the fallback itself against the CPU gtsv kernel
     from minijax.lax.linalg import _tridiagonal_solve_lax
     rng = np.random.default_rng(1)

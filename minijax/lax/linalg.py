@@ -1234,34 +1234,30 @@ def _tridiagonal_solve_abstract(dl, d, du, b, *, perturb_singular):
     return ShapedArray(b.shape, b.dtype, all(x.weak_type for x in (dl, d, du, b)))
 
 
-def _thomas_solve(dl, d, du, b):
-    """One system (m,), (m, n) by the Thomas algorithm (no pivoting), as JAX's fallback: a
-    forward sweep eliminating the sub-diagonal, then back substitution."""
-    from minijax.lax.control_flow import scan  # control flow imports this module's package
-
-    def fwd(carry, row):
-        cp, dp = carry
-        a, diag, c, rhs = row
-        denom = sub(diag, mul(a, cp))
-        return (div(c, denom), div(sub(rhs, mul(a, dp)), denom)), (cp, dp)
-
-    rows = tuple(_slice_last(x, 1, x.shape[-1]) for x in (dl, d, du))
-    first = [squeeze(slice(x, [0], [1]), (0,)) for x in (du, d)]
-    (_, last), (cp, dp) = scan(fwd, (div(first[0], first[1]), div(b[0], first[1])),
-                               (*rows, b[1:]), unroll=32)
-    end, xs = scan(lambda xn, row: (sub(row[1], mul(row[0], xn)), xn), last, (cp, dp),
-                   unroll=32, reverse=True)
-    return concatenate([broadcast_in_dim(end, (1, *end.shape), (1,)), xs], 0)
-
-
 def _tridiagonal_solve_lax(dl, d, du, b, *, perturb_singular):
+    """JAX's fallback (its GPU rule for m <= 2, so the rows are unrolled): the Thomas algorithm,
+    a forward sweep eliminating the sub-diagonal, then back substitution, with JAX's
+    arithmetic; batch axes are elementwise."""
     del perturb_singular  # the GPU rule sends perturbed systems to their own kernel
-    from minijax.vmapping import vmap
-
-    solve = _thomas_solve
-    for _ in range(dl.ndim - 1):
-        solve = vmap(solve)
-    return solve(dl, d, du, b)
+    m = d.shape[-1]
+    rhs_shape = (*b.shape[:-2], b.shape[-1])
+    diag = lambda x, i: squeeze(_slice_last(x, i, i + 1), (x.ndim - 1,))
+    # a diagonal's entry i, broadcast over b's columns
+    entry = lambda x, i: broadcast_in_dim(diag(x, i), rhs_shape, tuple(range(x.ndim - 1)))
+    row = lambda i: squeeze(slice(b, [0] * (b.ndim - 2) + [i, 0],
+                                  [*b.shape[:-2], i + 1, b.shape[-1]]), (b.ndim - 2,))
+    cp, dp = [div(entry(du, 0), entry(d, 0))], [div(row(0), entry(d, 0))]
+    for i in range(1, m):
+        a = entry(dl, i)
+        denom = sub(entry(d, i), mul(a, cp[-1]))
+        cp.append(div(entry(du, i), denom))
+        dp.append(div(sub(row(i), mul(a, dp[-1])), denom))
+    xs = [dp[-1]]
+    for i in range(m - 2, -1, -1):
+        xs.insert(0, sub(dp[i], mul(cp[i], xs[0])))
+    return concatenate([broadcast_in_dim(x, (*b.shape[:-2], 1, b.shape[-1]),
+                                         (*range(b.ndim - 2), b.ndim - 1)) for x in xs],
+                       b.ndim - 2)
 
 
 def _lower_lax(fun):
