@@ -495,6 +495,14 @@ def _scan_partial_eval(trace, args, params):
     stacked = [i for i, (kind, _) in enumerate(res_kind) if kind == "stacked"]
     keep = list(range(n_known_out)) + [n_known_out + i for i in stacked]
     known_body = common.permute_outvars(known, keep)
+    # JAX's hoisting retraces the known body with the known consts' values, so a const whose
+    # weak type differs from its binder's (a strong tangent given to a body traced with a weak
+    # one) types the known scan and its residuals as the value does (s23045-85).
+    const_avals = [a.update(weak_type=get_aval(c).weak_type)
+                   for a, c in zip(known_body.in_avals, k_consts)]
+    if const_avals != known_body.in_avals[:n_kc]:
+        known_body = trace_to_jaxpr(jaxpr_as_fun(known_body),
+                                    const_avals + known_body.in_avals[n_kc:])
     # As JAX's, what only known consts feed is hoisted out of the known scan and runs once:
     # residuals made there become consts of the unknown scan, not stacks, so differentiating
     # them again happens outside the loop (a zero cotangent summed over the iterations meets
