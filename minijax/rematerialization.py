@@ -37,7 +37,7 @@ from minijax.core import (
     ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Var, WeakScalar, get_aval, jaxpr_as_fun)
 from minijax.interpreters import ad
 from minijax.interpreters.ad import UndefinedPrimal, Zero
-from minijax.interpreters.batching import batch_open, needs_axis_data
+from minijax.interpreters.batching import batch_jaxpr_dims, needs_axis_data
 from minijax.interpreters.calls import eval_open, lower_open
 from minijax.interpreters.partial_eval import (
     KnownStagedSplit,
@@ -577,10 +577,13 @@ ad.primitive_transposes[checkpoint_p] = _checkpoint_transpose
 @checkpoint_p.def_batching
 @needs_axis_data
 def _checkpoint_batching(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, policy):
+    # as JAX's remat rule: the operands keep their batch axes (no transposes before the call,
+    # which would change the program XLA compiles), the batched outputs leave at axis 0, and
     # outputs that do not depend on the batch stay unbatched (jacfwd's primal outputs); the
     # body is batched by the vmap's own axis, so a collective over it inside resolves
-    new_jaxpr, consts, args, _, out_dims = batch_open(jaxpr, args, dims, instantiate=False,
-                                                      axis_data=axis_data)
+    batched, out_dims = batch_jaxpr_dims(ClosedJaxpr(jaxpr, []), axis_data, list(dims),
+                                         outs_to_front=True)
+    new_jaxpr, consts = hoist_consts(batched)
     outs = checkpoint_p.bind(*consts, *args, jaxpr=new_jaxpr, prevent_cse=prevent_cse,
                              differentiated=differentiated, policy=policy)
     return outs, out_dims

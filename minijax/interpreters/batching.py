@@ -353,11 +353,13 @@ def batch_jaxpr(closed, axis_data, in_batched, force_out):
     return trace_to_jaxpr(fn, in_avals), list(found)
 
 
-def batch_jaxpr_dims(closed, axis_data, in_dims):
+def batch_jaxpr_dims(closed, axis_data, in_dims, outs_to_front=False):
     """``closed`` on batched values with their batch at ``in_dims`` (an axis or ``not_mapped``
     each), the callee choosing where each output's batch lies, as JAX's ``batch_jaxpr2`` for
     jit: no transposes around the call, so a split operand keeps its layout inside (and
-    Shardy's propagation sees JAX's program). Returns ``(batched_closed, out_dims)``."""
+    Shardy's propagation sees JAX's program). With ``outs_to_front``, each batched output's
+    batch is moved to axis 0 inside the jaxpr, as JAX's ``batch_jaxpr_axes`` with
+    ``zero_if_mapped`` outputs (its remat rule). Returns ``(batched_closed, out_dims)``."""
     size = axis_data.size
     in_avals = [a if d is not_mapped else a.update(shape=(*a.shape[:d], size, *a.shape[d:]))
                 for a, d in zip(closed.in_avals, in_dims)]
@@ -365,6 +367,9 @@ def batch_jaxpr_dims(closed, axis_data, in_dims):
 
     def fn(*args):
         vals, dims = batch_flat(core.jaxpr_as_fun(closed), args, in_dims, axis_data)
+        if outs_to_front:
+            vals = [v if d is not_mapped else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+            dims = [d if d is not_mapped else 0 for d in dims]
         found[:] = dims
         return vals
 
