@@ -1,6 +1,6 @@
 """Arrays from foreign data: ``jnp.frombuffer``, ``jnp.fromstring`` (NumPy's parsers, then
-the device), ``jnp.from_dlpack`` (any object with ``__dlpack__``) and ``jnp.fromiter``, which
-JAX 0.10.2 refuses as impure."""
+the device), ``jnp.from_dlpack`` (any object with ``__dlpack__``), and ``jnp.fromfile`` and
+``jnp.fromiter``, which JAX 0.10.2 refuses as impure."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from minijax.lowering import backends
 from minijax.lowering.array import DLDeviceType, device_put_value
 from minijax.numpy.creation import asarray
 
-__all__ = ["from_dlpack", "frombuffer", "fromiter", "fromstring"]
+__all__ = ["from_dlpack", "frombuffer", "fromfile", "fromiter", "fromstring"]
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0):
@@ -21,6 +21,18 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0):
 def fromstring(string, dtype=float, count=-1, *, sep):
     """A 1-D array parsed from the text ``string`` (``numpy.fromstring``)."""
     return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
+
+
+def fromfile(*args, **kwargs):
+    """Refused as in JAX: reading a file object is a side effect that jit cannot repeat."""
+    # JAX 0.10.2 refuses it too: NotImplementedError("jnp.fromfile() is not implemented ...")
+    raise NotImplementedError(
+        "jnp.fromfile() is not implemented because it may be non-pure and thus unsafe for use "
+        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromfile(...)) "
+        "instead, although care should be taken if np.fromfile is used within a jax "
+        "transformations because of its potential side-effect of consuming the file object; "
+        "for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
 
 
 def fromiter(*args, **kwargs):
