@@ -35,9 +35,10 @@ def cmd_fuzz(args):
                                for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1]))}}
         if final:
             print(json.dumps(summary, indent=1))
-        if args.summary:
-            with open(args.summary, "w") as f:
+        if args.summary:  # replaced whole: a signal mid-write must not leave it truncated
+            with open(args.summary + ".tmp", "w") as f:
                 json.dump(summary, f, indent=1)
+            os.replace(args.summary + ".tmp", args.summary)
 
     try:
         for i in range(args.start, args.start + args.n):
@@ -66,6 +67,7 @@ def cmd_fuzz(args):
             if args.verbose:
                 print(f"{case['id']}: {m['kind']}: {m['detail']}", flush=True)
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second SIGINT must not cut the counts
         # The counts first: timeout's SIGINT reaches the workers too (their process group), and
         # closing them may be interrupted, which would leave the last periodic counts behind.
         summarize(final=True)
