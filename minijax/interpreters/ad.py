@@ -559,6 +559,16 @@ def linearize_jaxpr_of(fun, in_avals):
 # Transposition
 
 
+def linear_input_type(x, aval):
+    """``aval`` with the weak type of the linear input ``x`` where the two differ, else None.
+    JAX types a transposed binder by the caller's accumulator: a weak binder standing for a
+    strong cotangent (a loop's carry, a call's operand) transposes a convert to strong."""
+    if (type(x) is UndefinedPrimal and isinstance(x.aval, ShapedArray)
+            and isinstance(aval, ShapedArray) and x.aval.weak_type != aval.weak_type):
+        return aval.update(weak_type=x.aval.weak_type)
+    return None
+
+
 def backward_pass(jaxpr, consts, args, cts_out, seeds=()):
     """Transposes the linear function ``jaxpr``: cotangents of the outputs to cotangents of
     the inputs given as ``UndefinedPrimal`` in ``args`` (other inputs are values; the result
@@ -572,11 +582,7 @@ def backward_pass(jaxpr, consts, args, cts_out, seeds=()):
     """
     env = {}
     linear = set()
-    # A linear input given another weak type than its binder keeps the given one in the rules
-    # (JAX's accumulator typed by the caller: a loop's carry binder by its cotangent, a call's
-    # operand by the caller's), so a convert of a weak binder transposes to a strong cotangent
-    # when the binder stands for a strong one.
-    retyped = {}
+    retyped = {}  # a linear input's binder typed as the caller's value (linear_input_type)
 
     def read(v):
         return core.literal_value(v) if type(v) is Literal else env[v]
@@ -589,9 +595,9 @@ def backward_pass(jaxpr, consts, args, cts_out, seeds=()):
     for v, a in zip(jaxpr.invars, args):
         if type(a) is UndefinedPrimal:
             linear.add(v)
-            if (isinstance(a.aval, ShapedArray) and isinstance(v.aval, ShapedArray)
-                    and a.aval.weak_type != v.aval.weak_type):
-                retyped[v] = v.aval.update(weak_type=a.aval.weak_type)
+            aval = linear_input_type(a, v.aval)
+            if aval is not None:
+                retyped[v] = aval
         else:
             env[v] = a
     linear_eqns = []

@@ -456,17 +456,10 @@ def _res_types(args, in_avals):
 
 
 def _lin_types(args, in_avals):
-    """None, or per operand the linear operands' types where one has another weak type than
-    its invar, as JAX's transpose of a call types the callee's binders as the caller's
-    accumulators: a weak invar standing for a loop's strong carry cotangent transposes a convert
-    to strong there."""
-    retype = [type(x) is UndefinedPrimal and isinstance(a, core.ShapedArray)
-              and isinstance(x.aval, core.ShapedArray) and x.aval.weak_type != a.weak_type
-              for x, a in zip(args, in_avals)]
-    if not any(retype):
-        return None
-    return tuple(a.update(weak_type=x.aval.weak_type) if r else None
-                 for x, a, r in zip(args, in_avals, retype))
+    """None, or per operand the linear operand's type where it has another weak type than its
+    invar (``ad.linear_input_type``), as JAX's transpose of a call types the callee's binders."""
+    types = [ad.linear_input_type(x, a) for x, a in zip(args, in_avals)]
+    return None if all(t is None for t in types) else tuple(types)
 
 
 def _own_types(pairs):
