@@ -1,5 +1,5 @@
 """``minijax.sharding``: meshes, shardings, ``with_sharding_constraint``, ``reshard``,
-``auto_axes`` and ``shard_map``, at JAX's path; and ``device_put``, placing values on a
+``auto_axes``, ``explicit_axes`` and ``shard_map``, at JAX's path; and ``device_put``, placing values on a
 device or a sharding (``minijax.device_put`` and ``Array.to_device``).
 
 The types live in ``sharding_types.py`` (beside the lowering, which needs them), the
@@ -40,8 +40,8 @@ from minijax.sharding_types import (
 __all__ = [
     "AbstractDevice", "AbstractMesh", "AxisType", "GSPMDSharding", "ManualAxisType", "Mesh",
     "NamedSharding", "PartitionSpec", "Sharding", "SingleDeviceSharding", "auto_axes",
-    "get_abstract_mesh", "get_mesh", "make_mesh", "reshard", "set_mesh", "shard_map",
-    "use_abstract_mesh", "with_sharding_constraint",
+    "explicit_axes", "get_abstract_mesh", "get_mesh", "make_mesh", "make_single_device_sharding",
+    "reshard", "set_mesh", "shard_map", "use_abstract_mesh", "with_sharding_constraint",
 ]
 
 
@@ -117,6 +117,62 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     return wrapped
 
 
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """``f`` run with the context mesh's ``axes`` (default: all) typed ``Explicit``, its
+    arguments resharded to ``in_sharding`` (given here or as the call's ``in_sharding=``
+    keyword). minijax computes on every axis as Auto and its types carry no sharding, so
+    ``f`` sees the Explicit axes only in ``get_abstract_mesh()``, and its outputs keep the
+    layout XLA gives them (JAX's reshard back to the outer mesh's types constrains nothing
+    on Auto axes, and on Explicit ones keeps the sharding the outputs already have)."""
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        if in_sharding is None:
+            if "in_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'in_sharding'")
+            shardings = kwargs.pop("in_sharding")
+        else:
+            shardings = in_sharding
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError(
+                "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into a "
+                "mesh context when using `explicit_axes` API.")
+        names = mesh.axis_names if axes is None else axes
+        names = names if isinstance(names, tuple) else (names,)
+        types = dict(zip(mesh.axis_names, mesh.axis_types))
+        for name in names:
+            if types[name] == AxisType.Manual:  # an unknown name is JAX's KeyError too
+                # JAX 0.10.2 refuses it too, in these words (inside shard_map, say)
+                raise NotImplementedError(
+                    "Going from `Manual` AxisType to `Auto` or `Explicit` AxisType is not "
+                    "allowed. Please file a bug at https://github.com/jax-ml/jax/issues with "
+                    "your use case")
+            types[name] = AxisType.Explicit
+        explicit = AbstractMesh(mesh.axis_sizes, mesh.axis_names, tuple(types.values()))
+        with shd.use_abstract_mesh(explicit):
+            return f(*reshard(args, shardings), **kwargs)
+
+    return wrapped
+
+
+def make_single_device_sharding(device, *, memory_kind=None):
+    """``SingleDeviceSharding(device)``. minijax's arrays live in device memory only (its
+    shardings' ``memory_kind`` is None): JAX's host memory kinds are refused."""
+    if memory_kind not in (None, "device"):
+        if memory_kind not in ("pinned_host", "unpinned_host"):  # JAX's CPU and GPU kinds
+            raise ValueError(
+                f"Could not find memory addressable by device {device.platform}. Device "
+                f"{device.platform} can address the following memory kinds: device, "
+                f"pinned_host, unpinned_host. Got memory kind: {memory_kind}")
+        # JAX 0.10.2 makes this sharding (host memory); a divergence: minijax has none
+        raise NotImplementedError(
+            f"memory_kind={memory_kind!r}: minijax places arrays in device memory only")
+    return SingleDeviceSharding(device)
+
+
 def _put_leaf(x, device):
     if isinstance(x, Tracer):
         if device is not None:
@@ -128,6 +184,9 @@ def _put_leaf(x, device):
         if x.devices() == {device}:  # naming its device commits it there (as JAX)
             return committed(x)
         return device_put_value(x._value, device, weak_type=x.weak_type)
+    if type(x) is core.Token:  # as JAX: a new token, its empty buffer where it is asked
+        x.block_until_ready()
+        return core.Token(device_put_value(np.zeros((0,), np.bool_), device))
     return device_put_value(x, device)
 
 

@@ -30,11 +30,11 @@ from minijax.random._distributions import (
     _shape,
     _uniform,
 )
-from minijax.random._keys import _shape_tuple, _single, _split
+from minijax.random._keys import PRNGKeyArray, _shape_tuple, _single, _split
 from minijax.source_info import with_user_line
 from minijax.vmapping import vmap
 
-__all__ = ["gamma", "loggamma", "beta", "dirichlet"]
+__all__ = ["gamma", "loggamma", "beta", "dirichlet", "random_gamma_p"]
 
 
 def _gamma_one(data, alpha, log_space):
@@ -128,8 +128,18 @@ def _gamma_batching(args, dims, *, log_space):
     return random_gamma_p.bind(data, a, log_space=log_space), 0
 
 
+class _GammaPrimitive(Primitive):
+    """JAX's public ``random.random_gamma_p`` binds typed keys (``key<fry>[...]``); here a key is
+    its uint32 data underneath, so a typed key given to ``bind`` is unwrapped."""
+
+    def bind(self, key, a, **params):
+        if isinstance(key, PRNGKeyArray):
+            key = key._data
+        return super().bind(key, a, **params)
+
+
 # JAX's random_gamma_p: keys of batch shape a.shape[:k] (k = 0 unless batched by vmap)
-random_gamma_p = Primitive("random_gamma")
+random_gamma_p = _GammaPrimitive("random_gamma")
 random_gamma_p.def_abstract_eval(lambda data, a, **_: ShapedArray(a.shape, a.dtype))
 random_gamma_p.def_lowering(_gamma_lowering)
 random_gamma_p.def_batching(_gamma_batching)

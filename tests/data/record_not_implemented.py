@@ -63,6 +63,16 @@ ROWS = [
      f"jnp.frompyfunc(lambda a, b: a + b, 2, 1)({X}, {X}, out={X})"),
     ("numpy/ufunc_api.py", "_vectorized_call.call",
      f"jnp.frompyfunc(lambda a, b: a + b, 2, 1)({X}, {X}, where={X} > 1)"),
+    # minijax/sharding.py
+    ("sharding.py", "explicit_axes.wrapped",
+     "jax.shard_map(lambda a: jax.sharding.explicit_axes(lambda b: b, axes='x', "
+     "in_sharding=jax.sharding.PartitionSpec())(a), mesh=jax.make_mesh((1,), ('x',), "
+     "axis_types=(jax.sharding.AxisType.Auto,)), in_specs=jax.sharding.PartitionSpec('x'), "
+     "out_specs=jax.sharding.PartitionSpec('x'))(jnp.arange(2.0))"),
+    ("sharding.py", "make_single_device_sharding",
+     "jax.sharding.make_single_device_sharding(jax.devices()[0], "
+     "memory_kind='pinned_host').memory_kind",
+     "minijax has no host memory kinds (its shardings' memory_kind is None)"),
     # minijax/scipy
     ("scipy/_bessel_sph_harm.py", "sph_harm_y",
      "jax.scipy.special.sph_harm_y(jnp.array([1]), jnp.array([0]), jnp.array([0.5]), "
