@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes, lax
-from minijax.core import Literal, Tracer, WeakScalar, get_aval
+from minijax.core import Literal, Tracer, WeakScalar, abstract_token, get_aval
 from minijax.custom_derivatives import run_forward
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
@@ -110,7 +110,10 @@ def _partial(fun, nums, args, kwargs, single):
 
 
 def _check_input_dtype(name, holomorphic, allow_int, x):
-    dtype = _aval_of(x, name).dtype
+    aval = _aval_of(x, name)
+    if aval is abstract_token:  # JAX checks array inputs only
+        return
+    dtype = aval.dtype
     if holomorphic:
         if not dtypes.is_complex(dtype):
             raise TypeError(with_user_line(
@@ -145,7 +148,7 @@ def _as_array(x):
     """Results leave as Arrays, like every other minijax result: a value that passed through
     untouched (an input returned as is, a Python scalar, materialized zeros) is put on the
     device when no transformation is running. float0 values stay NumPy arrays, as in JAX."""
-    if not core.is_eval_trace_current() or isinstance(x, (Tracer, Array)):
+    if not core.is_eval_trace_current() or isinstance(x, (Tracer, Array, core.Token)):
         return x
     if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
         return x
@@ -171,6 +174,10 @@ def _tangent_in(p, t):
     """The tangent of primal ``p`` as given, checked; float0 (or a non-inexact primal) is Zero."""
     p_aval = _aval_of(p, "jvp primal")
     t_aval = _aval_of(t, "jvp tangent")
+    if p_aval is abstract_token:  # as JAX, no check of a token's tangent (only arrays')
+        return t
+    if t_aval is abstract_token:  # JAX's error, reading the dtype of the token tangent
+        raise TypeError(f"Cannot determine dtype of {t!r}")
     if p_aval.shape != t_aval.shape:
         raise ValueError(with_user_line(
             "jvp called with different primal and tangent shapes; Got primal shape "

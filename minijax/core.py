@@ -189,6 +189,46 @@ class ShapedArray(AbstractValue):
         return ("~" if self.weak_type else "") + self._str_long()
 
 
+class AbstractToken(AbstractValue):
+    """The type of an XLA token (``lax.create_token``, ``lax.after_all``): no shape nor dtype,
+    only an order between effects. JAX has one instance, ``abstract_token``, which its code
+    tests by identity; an ``AbstractToken()`` made anew equals no other (no ``__eq__``)."""
+
+    __slots__ = ()
+
+    def str_short(self):
+        return "Tok"
+
+    def to_tangent_aval(self):
+        return self
+
+    def strip_weak_type(self):
+        return self
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A concrete token. XLA passes a token-typed parameter or result as an empty boolean
+    buffer (JAX's too): ``_buf`` is that Array, which jit's arguments and results carry."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def block_until_ready(self):
+        self._buf.block_until_ready()
+
+
+# The type of a token's buffer (JAX's ``get_token_aval()``).
+token_buffer_aval = ShapedArray((0,), np.bool_)
+
+
 class WeakScalar:
     """A Python scalar already converted to an array's dtype, still weakly typed.
 
@@ -229,6 +269,7 @@ def get_aval(x) -> ShapedArray:
 
 # Library types that know their own abstract value (``hijax.register_hitype``): type -> typeof.
 pytype_aval_mappings = {}
+pytype_aval_mappings[Token] = lambda _: abstract_token
 
 # ndim -> the sharding type of a value no mesh axis splits (``ShapedArray.sharding``). The
 # sharding classes sit above core (they need the backends); sharding_types.py installs this.

@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from minijax.core import ShapedArray
+from minijax.core import ShapedArray, abstract_token
 from minijax.dtypes import canonicalize_dtype
 from minijax.lowering.compile import ArgInfo, Compiled, Lowered, Stage
 
@@ -73,7 +73,9 @@ def stage_info(in_tree, in_avals, donated, out_tree, out_avals, out_shardings=No
         out_shardings = [None] * len(out_avals)
     args_info = in_tree.unflatten([ArgInfo(a, i in donated) for i, a in enumerate(in_avals)])
     out_info = out_tree.unflatten([
-        ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+        # a token has no shape nor dtype: its type stands for it (JAX's out_info raises
+        # AttributeError there, its eval_shape gives the type)
+        a if a is abstract_token else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
         for a, s in zip(out_avals, out_shardings)])
     return args_info, out_info
 

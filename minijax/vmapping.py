@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from minijax import core
-from minijax.core import get_aval
+from minijax.core import abstract_token, get_aval
 from minijax.interpreters import batching
 from minijax.interpreters.batching import not_mapped
 from minijax.source_info import with_user_line, wraps
@@ -149,6 +149,11 @@ def _canonical_in_dim(x, d, i, args, kwargs):
             f"vmap was requested to map {_leaf_paths(args, kwargs)[i]} along axis {d}, but it "
             f"is a {type(x).__name__}, not an array; give it in_axes=None."
         )) from None
+    if aval is abstract_token:  # JAX's words: it takes a token's NumPy shape, ()
+        raise ValueError(with_user_line(
+            f"vmap was requested to map its argument along axis {d}, which implies that its "
+            f"rank should be at least {d + 1 if d >= 0 else -d}, but is only 0 (its shape is ())"
+        ))
     if not -aval.ndim <= d < aval.ndim:
         raise ValueError(with_user_line(
             f"vmap was requested to map its argument {_leaf_paths(args, kwargs)[i]} along axis "

@@ -14,11 +14,13 @@ import numpy as np
 
 from minijax import dtypes
 from minijax.core import (
+    AbstractToken,
     ClosedJaxpr,
     Jaxpr,
     JaxprEqn,
     Literal,
     Primitive,
+    Token,
     Var,
     current_trace,
     eval_jaxpr,
@@ -31,11 +33,11 @@ from minijax.lowering.array import BaseArray
 from minijax.source_info import user_frame
 
 __all__ = [
-    "ClosedJaxpr", "Effect", "Effects", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Var",
-    "array_types", "concrete_or_error", "find_top_trace", "get_opaque_trace_state",
-    "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval", "new_jaxpr_eqn", "no_effects",
-    "primal_dtype_to_tangent_dtype", "set_current_trace", "subjaxprs", "unmapped_aval",
-    "valid_jaxtype",
+    "AbstractToken", "ClosedJaxpr", "Effect", "Effects", "Jaxpr", "JaxprEqn", "Literal",
+    "Primitive", "Token", "Var", "array_types", "concrete_or_error", "find_top_trace",
+    "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
+    "new_jaxpr_eqn", "no_effects", "primal_dtype_to_tangent_dtype", "set_current_trace",
+    "subjaxprs", "unmapped_aval", "valid_jaxtype",
 ]
 
 

@@ -57,6 +57,7 @@ from minijax.core import (
     Tracer,
     Var,
     WeakScalar,
+    abstract_token,
     escaped_tracer_error,
     get_aval,
     jaxpr_as_fun,
@@ -77,6 +78,8 @@ def is_differentiable_dtype(dtype):
 
 def tangent_aval(aval):
     """The type of a tangent (and cotangent) of a value of type ``aval``."""
+    if aval is abstract_token:  # a token's tangent is a token, as in JAX
+        return aval
     if is_differentiable_dtype(aval.dtype):
         return aval
     return ShapedArray(aval.shape, dtypes.float0)
@@ -116,6 +119,8 @@ def is_undefined_primal(x):
 
 def zeros_like_aval(aval):
     """Materialized zeros of ``aval`` (a float0 NumPy array for float0)."""
+    if aval is abstract_token:  # JAX 0.10.2 has no zeros of a token: its lookup fails so
+        raise KeyError(type(aval))
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
     # a weak aval's zeros stay weak (JAX's zeros_like_aval): the zero tangent of a value that
@@ -514,7 +519,9 @@ def linearize_flat(fun, primals, has_aux=False, nonzeros=None):
     ``Linearized``. Primal work runs on the current trace now; only tangent work is staged.
     ``nonzeros``: which primals get a tangent (default: every inexact one)."""
     in_avals = [tangent_aval(get_aval(p)) for p in primals]
-    in_nonzero = [is_differentiable_dtype(a.dtype) for a in in_avals]
+    # (a token gets none: its cotangent is a zero, which JAX cannot make either)
+    in_nonzero = [a is not abstract_token and is_differentiable_dtype(a.dtype)
+                  for a in in_avals]
     if nonzeros is not None:
         in_nonzero = [a and b for a, b in zip(in_nonzero, nonzeros)]
     pe_trace = PartialEvalTrace(core.current_trace())

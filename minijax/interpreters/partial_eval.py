@@ -39,6 +39,7 @@ from minijax.core import (
     Tracer,
     Var,
     WeakScalar,
+    abstract_token,
     abstract_eval,
     escaped_tracer_error,
     get_aval,
@@ -191,7 +192,9 @@ def inline_consts(closed):
     jaxpr = closed.jaxpr
     sub, keep, kept = {}, [], []
     for v, c in zip(jaxpr.constvars, closed.consts):
-        if isinstance(v.aval.dtype, np.dtype):
+        if v.aval is abstract_token:  # lowered as a new token, as JAX's constant handler
+            sub[v] = Literal(c, v.aval)
+        elif isinstance(v.aval.dtype, np.dtype):
             sub[v] = Literal(np.asarray(c), v.aval)
         else:
             keep.append(v)

@@ -9,7 +9,8 @@ import inspect
 
 import numpy as np
 
-from minijax.core import Tracer, WeakScalar, escaped_tracer_error, get_aval
+from minijax.core import (Token, Tracer, WeakScalar, abstract_token, escaped_tracer_error,
+                          get_aval)
 from minijax.lowering.array import Array
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
@@ -47,7 +48,7 @@ def with_leaf_path(err, args, kwargs):
 def check_out_leaf(x, path):
     # WeakScalar: a rule's weakly typed scalar (grad's zero cotangent of a constant function)
     if isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex,
-                      WeakScalar)):
+                      WeakScalar, Token)):
         return
     raise TypeError(
         f"The jitted function returned a value of type {type(x).__name__} at output{path}; "
@@ -249,7 +250,9 @@ def explain_difference(old_key, old_paths, new_key, new_paths):
         for path, a, b in zip(new_paths, old_avals, new_avals):
             if a == b:
                 continue
-            if a.shape != b.shape:
+            if a is abstract_token or b is abstract_token:  # no shape nor dtype
+                what = f"type changed from {a.str_short()} to {b.str_short()}"
+            elif a.shape != b.shape:
                 what = f"shape changed from {a.str_short()} to {b.str_short()}"
             elif a.dtype != b.dtype:
                 what = f"dtype changed from {a.dtype.name} to {b.dtype.name}"

@@ -29,7 +29,7 @@ import numpy as np
 from minijax import core, debug_numerics, dtypes
 from minijax import sharding_types as shd
 from minijax.config import config
-from minijax.core import get_aval
+from minijax.core import Token, get_aval
 from minijax.interpreters.batching import bound_axes
 from minijax.interpreters.partial_eval import DynamicJaxprTrace, inline_consts, trace_to_jaxpr
 from minijax.jitting import pjit, placement
@@ -80,6 +80,9 @@ def _put_arg(x, target, aval):
     """``x`` (an Array laid out otherwise, NumPy or a Python scalar) as an Array with jaxlib
     sharding ``target``: the same pieces relabelled where the layout is the same, else
     through the host."""
+    if type(x) is Token:  # as JAX: once it is ready, a fresh empty buffer stands for it
+        x.block_until_ready()
+        return put_global(np.zeros((0,), np.bool_), core.token_buffer_aval, target)
     if type(x) is Array:
         if x._sharding is target:
             return x
@@ -118,7 +121,8 @@ class _Float0Outputs:
 
 def _is_float0(x):
     """A NumPy float0 leaf, or a traced one (a float0 output of an inner transformation)."""
-    return get_aval(x).dtype == dtypes.float0
+    aval = get_aval(x)
+    return aval is not core.abstract_token and aval.dtype == dtypes.float0
 
 
 class _RefOutputs:
@@ -236,8 +240,10 @@ class _Entry:
         """The data the C++ fast path needs to run this entry without Python, or None when a
         leaf is laid out otherwise (that signature then always takes the Python path) or the
         program runs synchronously (see Executable.synchronous)."""
-        if self.exe.synchronous or type(self.out_tree) is _Float0Outputs:
-            return None
+        if (self.exe.synchronous or type(self.out_tree) is _Float0Outputs
+                or core.abstract_token in self.exe.in_avals
+                or core.abstract_token in self.exe.out_avals):
+            return None  # C++ reads a dtype off each argument and output: tokens have none
         n0 = len(self.const_bufs)
         targets = self.in_shardings
         kept = range(len(leaves)) if self.kept is None else self.kept
@@ -652,10 +658,9 @@ class JitFunction:
                      or self._out_shardings is not None
                      or (self._in_shardings is not None and bool(place.in_shardings)))
         if place.mesh is not None:  # Array.sharding names the layouts on this mesh
-            for s, a in zip(exe.in_shardings, all_in):
-                shd.from_jaxlib(s, len(a.shape), place.mesh)
-            for s, a in zip(exe.out_shardings, exe.out_avals):
-                shd.from_jaxlib(s, len(a.shape), place.mesh)
+            for s, a in zip(exe.in_shardings + exe.out_shardings, all_in + exe.out_avals):
+                if a is not core.abstract_token:  # a token is no Array: no sharding to name
+                    shd.from_jaxlib(s, len(a.shape), place.mesh)
         const_bufs = [_put_arg(c, exe.in_shardings[i], get_aval(c))
                       for i, c in enumerate(closed.consts)]
         return _Entry(exe, const_bufs, program.out_tree, program.kept, program.traced, committed)
@@ -757,7 +762,8 @@ class JitFunction:
                 None if g is None else shd.resolve(g, "jit out_shardings")
                 for g in placement.result_sharding_leaves(self._out_shardings, out_tree,
                                                           len(out_avals))]
-        return out_tree.unflatten([ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+        return out_tree.unflatten([a if a is core.abstract_token  # JAX gives the type itself
+                                   else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
                                    for a, s in zip(out_avals, shardings)])
 
     def _cache_size(self):

@@ -36,6 +36,7 @@ from minijax.lax.sorting import *  # noqa: F401,F403
 from minijax.lax.stacking import *  # noqa: F401,F403
 from minijax.lax.special import *  # noqa: F401,F403
 from minijax.lax.structural import *  # noqa: F401,F403
+from minijax.lax.tokens import *  # noqa: F401,F403
 from minijax.lax.total_order import *  # noqa: F401,F403
 from minijax.lax.windowed_reductions import *  # noqa: F401,F403
 from minijax.lax.sharding_constraint import (  # noqa: F401,E402

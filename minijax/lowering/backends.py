@@ -25,6 +25,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # silence the clients' INFO 
 from jaxlib import _jax  # noqa: E402
 from jaxlib import xla_client as xc  # noqa: E402
 
+from minijax import core  # noqa: E402
 from minijax.config import config  # noqa: E402
 
 logger = logging.getLogger("minijax")
@@ -285,6 +286,8 @@ def single_device_sharding(device):
 
 
 def result_handler(aval, sharding, committed=True):
+    if aval is core.abstract_token:  # XLA returns a token as an empty boolean buffer
+        return result_handler(core.token_buffer_aval, sharding, committed).wrap(core.Token)
     if _HANDLER_NEEDS_SKIP_CHECKS:
         return _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
     return _jax.array_result_handler(aval, sharding, committed)

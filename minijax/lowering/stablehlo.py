@@ -18,7 +18,7 @@ from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Literal
+from minijax.core import Literal, abstract_token
 from minijax.source_info import with_user_line
 from minijax.sharding_types import sdy_sharding_attr
 
@@ -107,6 +107,8 @@ def element_type(dtype):
 
 
 def tensor_type(aval):
+    if aval is abstract_token:
+        return hlo.TokenType.get()
     key = (aval.shape, aval.dtype)
     types = _contexts.tensor_types
     t = types.get(key)
@@ -267,6 +269,8 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
 
     def read(v):
         if type(v) is Literal:
+            if v.aval is abstract_token:  # a concrete Token the function closed over
+                return hlo.create_token()
             if not v.aval.shape:
                 return ir_constant(v.val, v.aval.dtype)
             x = baked.get(id(v))
