@@ -10,13 +10,14 @@ import pytest
 
 import minijax as jax
 import minijax.numpy as jnp
+from minijax.nn.scaled_matmul import _quantize
 
 _DATA = pathlib.Path(__file__).parent / "data"
 sys.path.insert(0, str(_DATA))
 from fidelity_r19_h_cases import CASES, SETUP, describe  # noqa: E402
 
 _JAX = json.loads((_DATA / "fidelity_r19_h_jax.json").read_text())
-_ENV = {"jax": jax, "jnp": jnp, "np": np}
+_ENV = {"jax": jax, "jnp": jnp, "np": np, "Q": _quantize}
 exec(SETUP, _ENV)
 
 
@@ -30,7 +31,8 @@ def test_as_jax(src, expected):
     if isinstance(expected, dict):
         with pytest.raises(Exception) as e:
             eval(src, _ENV)
-        assert (type(e.value).__name__, str(e.value)) == (expected["error"], expected["message"])
+        message = str(e.value).split("\n  at ")[0]  # less the user's line minijax adds
+        assert (type(e.value).__name__, message) == (expected["error"], expected["message"])
         return
     got = json.loads(json.dumps(describe(eval(src, _ENV), jax.tree_util.tree_leaves)))
     assert len(got) == len(expected)

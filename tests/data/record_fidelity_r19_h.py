@@ -22,7 +22,9 @@ def outcome(src, env):
         return {"error": type(e).__name__, "message": str(e)}
 
 
-env = {"jax": jax, "jnp": jnp, "np": np}
+from jax._src.cudnn.scaled_matmul_stablehlo import quantize  # noqa: E402
+
+env = {"jax": jax, "jnp": jnp, "np": np, "Q": quantize}
 exec(SETUP, env)
 print(json.dumps({"jax_version": jax.__version__,
                   "cases": [[src, outcome(src, env)] for src in CASES]}, indent=1))

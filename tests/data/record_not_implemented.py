@@ -63,6 +63,10 @@ ROWS = [
      f"jnp.frompyfunc(lambda a, b: a + b, 2, 1)({X}, {X}, out={X})"),
     ("numpy/ufunc_api.py", "_vectorized_call.call",
      f"jnp.frompyfunc(lambda a, b: a + b, 2, 1)({X}, {X}, where={X} > 1)"),
+    # minijax/nn
+    ("nn/scaled_matmul.py", "_lowering",
+     "jax.nn.scaled_matmul(jnp.ones((1, 2, 4)), jnp.ones((1, 2, 4)), jnp.ones((1, 2, 2)), "
+     "jnp.ones((1, 2, 2)))"),
     # minijax/sharding.py
     ("sharding.py", "explicit_axes.wrapped",
      "jax.shard_map(lambda a: jax.sharding.explicit_axes(lambda b: b, axes='x', "

@@ -71,6 +71,9 @@ MISSING_RULES = {
                       "raises); tests/test_fidelity_r18_x.py and r18_z hold JAX's refusals"
        for name in ("cholesky_update", "ormqr", "scaled_dot", "symmetric_product",
                     "tridiagonal")},
+    ("scaled_matmul_wrapper", "jvp"): "JAX 0.10.2 defines no derivative for nn.scaled_matmul "
+                                      "either (differentiating it raises; nn.scaled_dot_general "
+                                      "has its own custom_vjp); tests/test_fidelity_r19_h.py",
     ("cholesky_update", "batching"): "JAX 0.10.2 defines no batching rule for it either (vmap "
                                      "of it raises)",
     **{(name, rule): "XLA tokens: JAX 0.10.2 defines no derivative or batching rule for them "
