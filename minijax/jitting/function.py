@@ -34,6 +34,7 @@ from minijax.interpreters.batching import bound_axes
 from minijax.interpreters.partial_eval import DynamicJaxprTrace, inline_consts, trace_to_jaxpr
 from minijax.jitting import pjit, placement
 from minijax.jitting.prune import prune_unused
+from minijax.lax import linalg as lax_linalg
 from minijax.lax.control_flow import ref_writes
 from minijax.jitting.args import (
     ArgRecord,
@@ -826,3 +827,4 @@ def apply_sharded(prim, args, params):
 
 
 dispatch.Hooks.apply_sharded = apply_sharded
+lax_linalg.Hooks.jit = jit  # lax.linalg.qdwh is jitted, as JAX's

@@ -15,6 +15,10 @@ linear in the tangent, so grad (JVP + transpose) and higher orders need nothing 
 
 from __future__ import annotations
 
+import enum
+import functools
+import warnings
+
 import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -27,9 +31,13 @@ from minijax.lax import linalg_ffi as ffi
 from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.dot import Precision, dot_general
 from minijax.lax.elementwise import abs as lax_abs
+from minijax.lax.control_flow.loops import fori_loop, while_loop
 from minijax.lax.elementwise import (
     add,
+    bitwise_and,
+    bitwise_not,
     bitwise_or,
+    cbrt,
     conj,
     div,
     eq,
@@ -38,17 +46,26 @@ from minijax.lax.elementwise import (
     imag,
     integer_pow,
     le,
+    lt,
     mul,
     neg,
     real,
+    rsqrt,
     select,
     sqrt,
     sub,
 )
+from minijax.lax.elementwise import max as lax_max
 from minijax.lax.elementwise import complex as make_complex
 from minijax.lax.families import check_same_dtypes
-from minijax.lax.indexing import GatherDimensionNumbers, gather
-from minijax.lax.reductions import argmax, reduce_sum
+from minijax.lax.indexing import (
+    GatherDimensionNumbers,
+    dynamic_index_in_dim,
+    dynamic_slice_in_dim,
+    dynamic_update_slice_in_dim,
+    gather,
+)
+from minijax.lax.reductions import argmax, reduce_max, reduce_sum
 from minijax.lax.structural import (
     broadcast_in_dim,
     broadcasted_iota,
@@ -64,8 +81,9 @@ from minijax.lax.structural import (
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 
 __all__ = [
+    "EigImplementation", "EighImplementation", "SvdAlgorithm",
     "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
-    "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
+    "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
     "triangular_solve_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
     "tridiagonal_solve_p", "symmetric_product", "symmetric_product_p", "cholesky_update",
     "cholesky_update_p", "ormqr", "ormqr_p",
@@ -393,7 +411,6 @@ def _lu_lowering(ctx, x):
     (aval,) = ctx.avals_in
     lu_aval, piv_aval, perm_aval = ctx.avals_out
     batch = aval.shape[:-2]
-    m, k = aval.shape[-2], piv_aval.shape[-1]
     info_aval = ShapedArray(batch, ffi.INFO)
     gpu = ffi.platform_of(ctx) == "gpu"
     target = "cusolver_getrf_ffi" if gpu else ffi.lapack_target("getrf", aval.dtype)
@@ -402,12 +419,18 @@ def _lu_lowering(ctx, x):
     piv = hlo.subtract(piv, ffi.full_like_aval(1, piv_aval))  # LAPACK's pivots are 1-based
     # info > 0 means an exactly singular U: the factorization is still valid (JAX keeps it).
     lu = ffi.nan_where_not_ok(ffi.info_ok(info, batch, "GE"), lu, lu_aval)
+    return [lu, piv, _pivots_to_permutation_hlo(gpu, piv, piv_aval, perm_aval)]
+
+
+def _pivots_to_permutation_hlo(gpu, piv, piv_aval, perm_aval):
+    """lu_pivots_to_permutation's lowering, which lu's reuses: on GPU jaxlib's CUDA kernel (as
+    JAX), else a loop of the swaps."""
+    *batch, k = piv_aval.shape
     if gpu and k > 0:
         (perm,) = ffi.ffi_call("cu_lu_pivots_to_permutation", [piv], [piv_aval], [perm_aval],
                                column_major=False, num_non_batch_dims=1)
-    else:
-        perm = ffi.pivots_to_permutation(piv, batch, k, m)
-    return [lu, piv, perm]
+        return perm
+    return ffi.pivots_to_permutation(piv, tuple(batch), k, perm_aval.shape[-1])
 
 
 def _permute_rows(x, perm):
@@ -469,32 +492,45 @@ def lu(x):
     return tuple(out)
 
 
+def _lu_pivots_to_permutation_abstract(pivots, *, permutation_size):
+    # JAX's standard linalg rules, in its words and order: the shape (rank >= 1, leading axes
+    # batch), then the dtype (int32 only)
+    if pivots.ndim < 1:
+        raise TypeError("Input 0 to lu_pivots_to_permutation must have rank at least 1, but "
+                        f"got shape={pivots.shape}")
+    *batch, k = pivots.shape
+    if not permutation_size >= k:
+        raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing "
+                         f"dimension of the pivots. Got pivots size {k}")
+    if np.dtype(pivots.dtype) != np.int32:
+        raise TypeError(f"lu_pivots_to_permutation does not accept dtype "
+                        f"{np.dtype(pivots.dtype).name} at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of int32.")
+    shape = (*batch, permutation_size)
+    if not isinstance(permutation_size, (int, np.integer)):  # JAX's shape check
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.")
+    return ShapedArray(shape, ffi.INFO, pivots.weak_type)
+
+
+def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
+    (piv_aval,), (perm_aval,) = ctx.avals_in, ctx.avals_out
+    return _pivots_to_permutation_hlo(ffi.platform_of(ctx) == "gpu", pivots, piv_aval, perm_aval)
+
+
+# No JVP rule, as in JAX: the int32 operand's tangent is always a symbolic zero.
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+lu_pivots_to_permutation_p.def_abstract_eval(_lu_pivots_to_permutation_abstract)
+lu_pivots_to_permutation_p.def_lowering(_lu_pivots_to_permutation_lowering)
+lu_pivots_to_permutation_p.def_batching(_leading_batcher(lu_pivots_to_permutation_p))
+
+
 def lu_pivots_to_permutation(pivots, permutation_size: int):
-    """The permutation (..., permutation_size) that applying the row swaps ``pivots`` (...,
-    k) in order makes of the identity. Unrolled over k with whole-row selects (no loop
-    primitive needed); ``lu`` itself computes its permutation inside its lowering."""
-    batch, k = pivots.shape[:-1], pivots.shape[-1]
-    nb, size = len(batch), permutation_size
-    shape = (*batch, size)
-    pos = broadcasted_iota(np.int32, shape, nb)
-    perm = pos
-    for i in range(k):
-        pick = lambda x, j: broadcast_in_dim(  # x[..., j] spread along the last axis
-            reshape_last(slice(x, (0,) * (nb + 1), (*batch, j + 1), None), j), shape,
-            tuple(range(nb)))
-        p = pick(pivots, i)
-        at_p = eq(pos, p)
-        x_i = pick(perm, i)
-        x_p = broadcast_in_dim(reduce_sum(select(at_p, perm, full(shape, 0, np.int32)), (nb,)),
-                               shape, tuple(range(nb)))
-        perm = select(at_p, x_i, select(eq(pos, np.int32(i)), x_p, perm))
-    return perm
-
-
-def reshape_last(x, j):
-    """x[..., j:j+1] sliced from x[..., :j+1], without its last axis."""
-    nb = x.ndim - 1
-    return squeeze(slice(x, (0,) * nb + (j,), x.shape), (nb,))
+    """The permutation (..., permutation_size) int32 that applying the row swaps ``pivots``
+    (..., k) int32 in order makes of the identity: swap entries i and pivots[i] for i = 0..k-1.
+    An out-of-range pivot acts as JAX's indexing does (negative ones count from the end; the
+    read clamps, the write is dropped)."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=permutation_size)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -622,20 +658,40 @@ def qr(x, full_matrices: bool = True):
 # Hermitian eigendecomposition: A V = V diag(w), w ascending
 
 
-def _eigh_abstract(x, *, lower):
+class EighImplementation(enum.Enum):
+    """Implementation for symmetric/Hermitian eigendecomposition (``eigh``'s
+    ``implementation``): LAPACK's (CPU) and cuSOLVER's (GPU) drivers are QR-based; cuSOLVER
+    also has JACOBI; QDWH is JAX's TPU algorithm."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+def _eigh_abstract(x, *, lower, algorithm):
     _check_matrix("eigh", x, square=True)
     return [ShapedArray(x.shape, x.dtype, x.weak_type),
             ShapedArray(x.shape[:-1], _real_dtype(x.dtype), x.weak_type)]
 
 
-def _eigh_lowering(ctx, x, *, lower):
+def _eigh_lowering(ctx, x, *, lower, algorithm):
     (aval,) = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
     batch = aval.shape[:-2]
+    platform = ffi.platform_of(ctx)
+    # Refused at lowering, as JAX's: an eigh that jit drops as unused raises nothing, and an
+    # empty matrix is refused as well.
+    if algorithm == EighImplementation.QDWH:
+        # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm == EighImplementation.JACOBI and platform == "cpu":
+        # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
     if aval.shape[-1] == 0:
         return [x, ffi.full_like_aval(0, w_aval)]
-    if ffi.platform_of(ctx) == "gpu":
-        target, attrs = "cusolver_syevd_ffi", {"lower": bool(lower), "algorithm": np.uint8(0)}
+    if platform == "gpu":
+        # cusolver_syevd_ffi's algorithm: 0 its default, 1 QR, 2 Jacobi (JAX's mapping)
+        algo = 0 if algorithm is None else 2 if algorithm == EighImplementation.JACOBI else 1
+        target, attrs = "cusolver_syevd_ffi", {"lower": bool(lower), "algorithm": np.uint8(algo)}
     else:
         base = "heevd" if ffi.is_complex(aval.dtype) else "syevd"
         target = ffi.lapack_target(base, aval.dtype)
@@ -647,13 +703,13 @@ def _eigh_lowering(ctx, x, *, lower):
     return [ffi.nan_where_not_ok(ok, v, v_aval), ffi.nan_where_not_ok(ok, w, w_aval)]
 
 
-def _eigh_jvp(primals, tangents, *, lower):
+def _eigh_jvp(primals, tangents, *, lower, algorithm):
     # First-order perturbation theory for distinct eigenvalues (JAX's rule):
     # w_dot = diag(V^H A_dot V), V_dot = V (F * V^H A_dot V), F_ij = 1 / (w_j - w_i), F_ii = 0.
     (a,), (a_dot,) = primals, tangents
     # JAX binds eigh on symmetrize(a) even though eigh(symmetrize_input=True) already did: the
     # second pass changes the result where a holds inf/NaN or entries near the dtype's max.
-    v, w_real = eigh_p.bind(symmetrize(a), lower=lower)
+    v, w_real = eigh_p.bind(symmetrize(a), lower=lower, algorithm=algorithm)
     if type(a_dot) is ad.Zero:
         return [v, w_real], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w_real)]
     n = a.shape[-1]
@@ -673,19 +729,33 @@ ad.primitive_jvps[eigh_p] = _eigh_jvp
 eigh_p.def_batching(_leading_batcher(eigh_p))
 
 
-def eigh(x, lower: bool = True, symmetrize_input: bool = True):
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         implementation: EighImplementation | None = None):
     """``(v, w)``: eigenvectors (columns of v) and ascending real eigenvalues of Hermitian
-    matrices. Only the ``lower`` (or upper) triangle is read unless ``symmetrize_input``."""
+    matrices. Only the ``lower`` (or upper) triangle is read unless ``symmetrize_input``.
+    ``implementation`` picks the solver as JAX's does; compiling for a platform that lacks
+    it raises (CPU: JACOBI and QDWH; GPU: QDWH)."""
     if symmetrize_input:
         x = symmetrize(x)
-    return tuple(eigh_p.bind(x, lower=bool(lower)))
+    return tuple(eigh_p.bind(x, lower=bool(lower), algorithm=implementation))
 
 
 # ------------------------------------------------------------------------------------------------
 # Singular value decomposition: A = U diag(s) Vh, s descending
 
 
-def _svd_abstract(x, *, full_matrices, compute_uv):
+class SvdAlgorithm(enum.Enum):
+    """Enum for SVD algorithm (``svd``'s ``algorithm``): on CPU, DEFAULT and
+    DIVIDE_AND_CONQUER are LAPACK's gesdd, QR its gesvd; JACOBI and POLAR are cuSOLVER's
+    gesvdj and gesvdp (GPU)."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def _svd_abstract(x, *, full_matrices, compute_uv, algorithm):
     _check_matrix("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
@@ -697,7 +767,7 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
             ShapedArray((*batch, vn, n), x.dtype, x.weak_type)]
 
 
-def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     (aval,) = ctx.avals_in
     *batch, m, n = aval.shape
     batch = tuple(batch)
@@ -713,6 +783,20 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
                                 ffi.full_like_aval(0, a)) for a in (u_aval, vt_aval)]
         return outs
     if ffi.platform_of(ctx) == "gpu":
+        if algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:
+            # JAX 0.10.2 refuses it on CUDA too, in these words
+            raise NotImplementedError(
+                "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on "
+                "AMD (ROCm) GPUs, not on NVIDIA CUDA.")
+        if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+            # JAX 0.10.2 computes them (cuSOLVER's gesvdj / gesvdp); minijax wires up gesvd
+            # only: a divergence, triage_23000_f.md
+            raise NotImplementedError(
+                f"svd: {algorithm} is not implemented on the GPU platform in minijax (it uses "
+                "cuSOLVER's gesvd); use SvdAlgorithm.QR or run on CPU")
+        if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.QR):
+            # JAX 0.10.2 refuses a value outside the enum on GPU too, in these words
+            raise NotImplementedError(f"Unsupported SVD algorithm on GPU: {algorithm!r}")
         # cuSOLVER's gesvd wants m >= n: factor A^T (row-major A is column-major A^T), then
         # U and Vt swap roles.
         transposed = m < n
@@ -725,8 +809,17 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
         if transposed:
             u, vt = vt, u
     else:
+        if algorithm in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
+            base = "gesdd"
+        elif algorithm == SvdAlgorithm.QR:
+            base = "gesvd"
+        else:
+            # JAX 0.10.2 refuses the others on CPU too, in these words (after the empty
+            # matrix's early return, which any algorithm takes)
+            raise NotImplementedError(
+                "The SVD Jacobi and Polar algorithms are not implemented on CPU.")
         mode = "N" if not compute_uv else ("A" if full_matrices else "S")
-        target = ffi.lapack_target("gesdd", aval.dtype)
+        target = ffi.lapack_target(base, aval.dtype)
         _, s, u, vt, info = ffi.ffi_call(target, [x], [aval],
                                          [aval, s_aval, u_aval, vt_aval, info_aval],
                                          {"mode": ffi.char(mode)}, aliases={0: 0})
@@ -737,7 +830,7 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
     return outs
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, algorithm):
     # JAX's rule (Townsend's notes), for distinct nonzero singular values.
     (a,), (da,) = primals, tangents
     if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
@@ -745,7 +838,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         # reduced factors coincide, so that case goes on).
         raise NotImplementedError("Singular value decomposition JVP not implemented for full "
                                   "matrices")
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, algorithm=algorithm)
     primal_out = [s, u, vt] if compute_uv else [s]
     if type(da) is ad.Zero:
         return primal_out, [ad.Zero.from_primal_value(p) for p in primal_out]
@@ -790,9 +883,12 @@ ad.primitive_jvps[svd_p] = _svd_jvp
 svd_p.def_batching(_leading_batcher(svd_p))
 
 
-def svd(x, full_matrices: bool = True, compute_uv: bool = True):
-    """``(u, s, vh)`` with A = U diag(s) Vh and s descending, or just ``s``."""
-    out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True,
+        algorithm: SvdAlgorithm | None = None):
+    """``(u, s, vh)`` with A = U diag(s) Vh and s descending, or just ``s``. ``algorithm``
+    picks the solver as JAX's does; compiling for a platform that lacks it raises."""
+    out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                     algorithm=algorithm)
     if compute_uv:
         s, u, vt = out
         return u, s, vt
@@ -808,8 +904,16 @@ def _complex_dtype(dtype):
                     else np.complex128)
 
 
+class EigImplementation(enum.Enum):
+    """Enum for eigendecomposition algorithm (``eig``'s ``implementation``): LAPACK's geev
+    (CPU), cuSOLVER's geev or MAGMA's (GPU)."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
 def _eig_abstract(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
-                  enable_eigvec_derivs):
+                  enable_eigvec_derivs, implementation):
     _check_matrix("eig", x, square=True)
     dtype = _complex_dtype(x.dtype)
     count = int(compute_left_eigenvectors) + int(compute_right_eigenvectors)
@@ -818,13 +922,20 @@ def _eig_abstract(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
 
 
 def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
-                  enable_eigvec_derivs):
+                  enable_eigvec_derivs, implementation):
     (aval,) = ctx.avals_in
     w_aval, *v_avals = ctx.avals_out
     batch = aval.shape[:-2]
+    gpu = ffi.platform_of(ctx) == "gpu"
+    # JAX's test, first thing in its CPU lowering (an empty matrix is refused too): any truthy
+    # value but LAPACK, so also the string "lapack"
+    if not gpu and implementation and implementation != EigImplementation.LAPACK:
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+    if gpu:
+        _check_eig_gpu_implementation(implementation, compute_left_eigenvectors)
     if aval.shape[-1] == 0:
         return [ffi.full_like_aval(0, a) for a in ctx.avals_out]
-    if ffi.platform_of(ctx) == "gpu":
+    if gpu:
         return _eig_gpu_lowering(ctx, x, compute_left_eigenvectors, compute_right_eigenvectors)
     real = not ffi.is_complex(aval.dtype)
     vec_aval = ShapedArray(aval.shape, w_aval.dtype)
@@ -854,16 +965,29 @@ def _eig_outputs(ctx, info, w, vl, vr, left, right):
     return outs
 
 
-def _eig_gpu_lowering(ctx, x, left, right):
-    # cuSOLVER's Xgeev (cusolver >= 11.7.1) computes right eigenvectors only, as in JAX;
-    # JAX's left eigenvectors on GPU go through its host-LAPACK/MAGMA hybrid kernels, which
-    # minijax does not wire up.
-    if left:
+def _check_eig_gpu_implementation(implementation, left):
+    """minijax's GPU eig is cuSOLVER's Xgeev (cusolver >= 11.7.1), which computes right
+    eigenvectors only, as in JAX; JAX's LAPACK and MAGMA choices (and its default with left
+    eigenvectors) go through its host-LAPACK/MAGMA hybrid kernels, which minijax does not wire
+    up."""
+    if implementation == EigImplementation.CUSOLVER:
+        if left:
+            # JAX 0.10.2 refuses it too, in these words
+            raise NotImplementedError("Left eigenvectors are not supported by cusolver")
+    elif implementation is not None:
+        # JAX 0.10.2 computes it on GPU (hybrid kernel): a divergence, triage_23000_f.md
+        raise NotImplementedError(
+            f"eig: implementation={implementation} is not implemented on the GPU platform in "
+            "minijax (it uses cuSOLVER's geev); use EigImplementation.CUSOLVER or run on CPU")
+    elif left:
         # JAX 0.10.2 computes them on GPU (host LAPACK): a divergence, triage_12000_h.md
         raise NotImplementedError(
             "eig: left eigenvectors are not implemented on the GPU platform (cuSOLVER's geev "
             "computes right eigenvectors only); use compute_left_eigenvectors=False or run on "
             "CPU")
+
+
+def _eig_gpu_lowering(ctx, x, left, right):
     (aval,) = ctx.avals_in
     w_aval = ctx.avals_out[0]
     batch = aval.shape[:-2]
@@ -960,7 +1084,7 @@ def _eig_vec_jvp(w, v, da):
 
 
 def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
-             enable_eigvec_derivs):
+             enable_eigvec_derivs, implementation):
     (a,), (da,) = primals, tangents
     left, right = compute_left_eigenvectors, compute_right_eigenvectors
     if (left or right) and not enable_eigvec_derivs:
@@ -974,7 +1098,8 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
     # eigenvalues differentiate those, which is valid exactly where the eigenvalues'
     # own derivative is (simple eigenvalues), so the eigenvalue-only case opts in itself.
     outs = eig_p.bind(a, compute_left_eigenvectors=left, compute_right_eigenvectors=True,
-                      enable_eigvec_derivs=enable_eigvec_derivs or not (left or right))
+                      enable_eigvec_derivs=enable_eigvec_derivs or not (left or right),
+                      implementation=implementation)
     w, vr = outs[0], outs[-1]
     primal_out = [w] + ([outs[1]] if left else []) + ([vr] if right else [])
     if type(da) is ad.Zero:
@@ -1001,15 +1126,23 @@ eig_p.def_batching(_leading_batcher(eig_p))
 
 
 def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
-        enable_eigvec_derivs: bool = False):
+        enable_eigvec_derivs: bool = False, implementation: EigImplementation | None = None,
+        use_magma: bool | None = None):
     """``[w, vl, vr]`` (vl / vr only when asked): complex eigenvalues and the left and right
     eigenvectors (columns, unit 2-norm, LAPACK's geev normalization) of general square
     matrices, with vr diag(w) = A vr and vl^H A = diag(w) vl^H. Failed matrices give NaNs.
     Eigenvalue derivatives are always available; eigenvector derivatives need
-    ``enable_eigvec_derivs=True`` (valid for distinct eigenvalues only), as in JAX."""
+    ``enable_eigvec_derivs=True`` (valid for distinct eigenvalues only), as in JAX.
+    ``implementation`` picks the solver as JAX's does (CPU takes LAPACK only, refused when the
+    call is compiled); ``use_magma`` is its deprecated spelling (MAGMA or LAPACK)."""
+    if use_magma is not None:
+        warnings.warn("use_magma is deprecated, please use implementation=EigImplementation.MAGMA "
+                      "instead.", DeprecationWarning, stacklevel=2)
+        implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
     return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
                       compute_right_eigenvectors=bool(compute_right_eigenvectors),
-                      enable_eigvec_derivs=bool(enable_eigvec_derivs))
+                      enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                      implementation=implementation)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1505,3 +1638,204 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     Householder reflectors below the diagonal of ``a`` (..., m, n) with factors ``taus``
     (..., k) (geqrf's output); the result has c's shape."""
     return ormqr_p.bind(a, taus, c, left=bool(left), transpose=bool(transpose))
+
+
+# ------------------------------------------------------------------------------------------------
+# Polar decomposition x = u h by the QR-based dynamically weighted Halley iteration (QDWH):
+# JAX's jax._src.tpu.linalg.qdwh step for step, in lax ops. Nakatsukasa, Bai and Gygi, SIAM J.
+# Matrix Anal. Appl. 31(5), 2010. Scaled so that its singular values lie in [l, 1], u is driven
+# to the unitary factor by u <- e u + (a - e) u (I + c u^H u)^-1, e = b / c, with weights
+# (a, b, c) chosen from the lower bound l, which depends on nothing but eps: the schedule is
+# computed in Python. While c is large the inverse comes from the QR factorization of
+# [sqrt(c) u; I], then from the Cholesky factor of I + c u^H u; once l has reached 1 Halley's
+# weights (3, 1, 3) repeat until u moves less than cbrt(5 eps).
+
+_QDWH_CHOLESKY_CUTOFF = 100
+
+
+def _qdwh_scale(s, x):
+    """s x for a 0-d s of x's dtype."""
+    return mul(broadcast_in_dim(s, x.shape, ()), x)
+
+
+def _qdwh_conj(x):
+    return conj(x) if ffi.is_complex(x.dtype) else x
+
+
+def _qdwh_mask(x, dims, alternative=None):
+    """x where each index is below ``dims`` (the true shape of a padded matrix), else
+    ``alternative`` (zeros)."""
+    mask = None
+    for axis, d in enumerate(dims):
+        bound = broadcast_in_dim(convert_element_type(d, np.int32), x.shape, ())
+        keep = lt(broadcasted_iota(np.int32, x.shape, axis), bound)
+        mask = keep if mask is None else bitwise_and(mask, keep)
+    return select(mask, x, full_like(x, 0) if alternative is None else alternative)
+
+
+def _qdwh_frobenius(x):
+    sq = real(mul(x, conj(x))) if ffi.is_complex(x.dtype) else mul(x, x)
+    return sqrt(reduce_sum(sq, (0, 1)))
+
+
+def _qdwh_norm_1(x, axis):
+    """The largest absolute sum along ``axis`` (0: the 1-norm, 1: the inf-norm), at least 0
+    (jnp.linalg.norm's amax(initial=0))."""
+    sums = reduce_sum(lax_abs(x), (axis,))
+    return lax_max(reduce_max(sums, (0,)), full((), 0, sums.dtype))
+
+
+def _qdwh_use_qr(u, m, n, params, dynamic):
+    a_minus_e_by_sqrt_c, sqrt_c, e = params
+    big_m, big_n = u.shape
+    eye = _eye((big_n, big_n), u.dtype)
+    top = _qdwh_scale(sqrt_c, u)
+    if dynamic:  # [sqrt(c) u; I] with I right below the true m rows
+        y = dynamic_update_slice_in_dim(pad(top, np.zeros((), u.dtype), [(0, big_n, 0), (0, 0, 0)]),
+                                        eye, m, 0)
+    else:
+        y = concatenate([top, eye], 0)
+    q, _ = qr(y, full_matrices=False)
+    q1 = slice(q, (0, 0), (big_m, big_n))
+    q2 = dynamic_slice_in_dim(q, m, big_n, 0) if dynamic else slice(
+        q, (big_m, 0), (big_m + big_n, big_n))
+    if dynamic:
+        q1, q2 = _qdwh_mask(q1, (m, n)), _qdwh_mask(q2, (n, n))
+    return add(_qdwh_scale(e, u), _qdwh_scale(a_minus_e_by_sqrt_c, _matmul(q1, _H(q2))))
+
+
+def _qdwh_use_cholesky(u, m, n, params, dynamic):
+    a_minus_e, c, e = params
+    big_n = u.shape[1]
+    eye = _eye((big_n, big_n), u.dtype)
+    x = add(_qdwh_scale(c, _matmul(_H(u), u)), eye)
+    if dynamic:  # the identity in the padding keeps x positive definite
+        x = _qdwh_mask(x, (n, n), eye)
+    y = cholesky(x, symmetrize_input=False)  # lower, x = y y^H
+    z = _qdwh_conj(triangular_solve(y, _T(u), left_side=True, lower=True, conjugate_a=True))
+    z = _H(triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
+                            conjugate_a=True))
+    return add(_qdwh_scale(e, u), _qdwh_scale(a_minus_e, z))
+
+
+def _qdwh_schedule(eps, max_iterations):
+    """JAX's weights, in Python floats: (QR steps, Cholesky steps) as rows of
+    (a - e) / sqrt(c), sqrt(c), e and of a - e, c, e."""
+    l, tol_l = eps, 10.0 * eps / 2.0
+    qr_coefs, chol_coefs = [], []
+    k = 0
+    while l + tol_l < 1 and k < max_iterations:
+        k += 1
+        l2 = l * l
+        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
+        sqd = (1.0 + dd) ** (1 / 2)
+        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** (1 / 2)
+        b = (a - 1) ** 2 / 4
+        c = a + b - 1
+        l = l * (a + b * l2) / (1 + c * l2)
+        e = b / c
+        if c > _QDWH_CHOLESKY_CUTOFF:
+            sqrt_c = c ** (1 / 2)
+            qr_coefs.append(((a - e) / sqrt_c, sqrt_c, e))
+        else:
+            chol_coefs.append((a - e, c, e))
+    return qr_coefs, chol_coefs
+
+
+def _qdwh(x, m, n, max_iterations, eps, dynamic):
+    if eps is None:
+        eps = float(dtypes.finfo(x.dtype).eps)
+    tol_l = 10.0 * eps / 2.0
+    real_dtype = _real_dtype(x.dtype)
+    # as jnp.cbrt of the Python float: computed in the canonical float type
+    tol_norm = _to(cbrt(full((), tol_l, dtypes.canonicalize_dtype(np.float64))), real_dtype)
+    # sqrt(||x||_1 ||x||_inf) >= ||x||_2: the scaled singular values are at most 1
+    one_norm, inf_norm = _qdwh_norm_1(x, 0), _qdwh_norm_1(x, 1)
+    alpha_inverse = mul(rsqrt(one_norm), rsqrt(inf_norm))
+    alpha_inverse = select(eq(one_norm, full((), 0, real_dtype)), full((), 1, real_dtype),
+                           alpha_inverse)
+    u = _qdwh_scale(_to(alpha_inverse, x.dtype), x)
+    qr_coefs, chol_coefs = _qdwh_schedule(eps, max_iterations)
+
+    def step(update_fn, u, params):
+        # a Python number (Halley's weights) acts as a weakly typed one: x's dtype
+        return update_fn(u, m, n, [full((), p, x.dtype) if isinstance(p, (int, float)) else p
+                                   for p in params], dynamic)
+
+    def moved(u, u_prev):
+        return gt(_qdwh_frobenius(sub(u, u_prev)), tol_norm)
+
+    def iterate(u, coefs, update_fn, test_convergence):
+        if not coefs:
+            return u, True
+        table = np.asarray(coefs, np.float64).astype(x.dtype)
+
+        def body(k, state):
+            u_prev, _ = state
+            row = dynamic_index_in_dim(table, k, keepdims=False)
+            u = step(update_fn, u_prev, [squeeze(slice(row, (j,), (j + 1,)), (0,))
+                                         for j in range(3)])
+            return u, moved(u, u_prev) if test_convergence else True
+
+        return fori_loop(0, len(coefs), body, (u, True))
+
+    u, _ = iterate(u, qr_coefs, _qdwh_use_qr, test_convergence=False)
+    u, is_not_converged = iterate(u, chol_coefs, _qdwh_use_cholesky, test_convergence=True)
+
+    # l has converged: Halley's weights (3, 1, 3) until u has too, or max_iterations
+    halley = (3 - 1 / 3, 3, 1 / 3)
+
+    def body(state):
+        k, u_prev, _ = state
+        u = step(_qdwh_use_cholesky, u_prev, halley)
+        return k + 1, u, moved(u, u_prev)
+
+    num_iters, u, is_not_converged = while_loop(
+        lambda state: bitwise_and(state[2], lt(state[0], np.int32(max_iterations))), body,
+        (len(qr_coefs) + len(chol_coefs), u, is_not_converged))
+    # one Newton-Schulz step restores orthonormality to working accuracy
+    u = sub(_qdwh_scale(full((), 1.5, x.dtype), u),
+            _matmul(_qdwh_scale(full((), 0.5, x.dtype), u), _matmul(_H(u), u)))
+    h = _matmul(_H(u), x)
+    h = div(add(h, _H(h)), full(h.shape, 2, h.dtype))
+    return u, h, num_iters, bitwise_not(is_not_converged)
+
+
+class Hooks:
+    """What this module needs from the layers above, installed by them at import (they sit
+    above lax, which therefore never imports them): ``jit`` (``minijax.jitting``'s), which
+    stages qdwh as one program, as JAX's qdwh is ``api.jit``-decorated."""
+
+    jit = None
+
+
+def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
+         eps: float | None = None, dynamic_shape: tuple[int, int] | None = None):
+    """``(u, h, num_iters, is_converged)``: the polar decomposition x = u h of a full-rank
+    (M, N) matrix, M >= N, u with orthonormal columns and h Hermitian positive semi-definite,
+    by JAX's QDWH iteration (at most ``max_iterations`` steps, 10 by default; ``eps``, the
+    dtype's by default, sets the schedule and the tolerance cbrt(5 eps)). ``dynamic_shape``
+    (m, n) is the true shape of a matrix padded up to (M, N). ``is_hermitian`` is unused, as
+    in JAX. Jitted with the three others static, as JAX's."""
+    return _qdwh_jitted()(x, is_hermitian=is_hermitian, max_iterations=max_iterations,
+                          eps=eps, dynamic_shape=dynamic_shape)
+
+
+@functools.cache
+def _qdwh_jitted():
+    return Hooks.jit(_qdwh_traced, static_argnames=("is_hermitian", "max_iterations", "eps"))
+
+
+def _qdwh_traced(x, *, is_hermitian, max_iterations, eps, dynamic_shape):
+    del is_hermitian  # JAX's too: kept for backward compatibility
+    max_iterations = 10 if max_iterations is None else int(max_iterations)
+    big_m, big_n = x.shape
+    if big_m < big_n:
+        raise ValueError("The input matrix of shape M x N must have M >= N.")
+    dynamic = dynamic_shape is not None
+    if dynamic:
+        m, n = dynamic_shape
+        x = _qdwh_mask(x, (m, n))
+    else:
+        m, n = big_m, big_n
+    return _qdwh(x, m, n, max_iterations, eps, dynamic)

@@ -201,11 +201,20 @@ def pad_cols(x, aval, cols):
 # LU pivots (row swaps, applied in order) -> a permutation
 
 
+def _cmp(a, b, direction):
+    return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+
 def pivots_to_permutation(pivots, batch, k, m):
     """``perm`` (batch..., m) i32 from 0-based ``pivots`` (batch..., k): start from the identity
     and swap ``perm[i]`` with ``perm[pivots[i]]`` for i = 0..k-1. Swaps are sequential, so this
     is one ``stablehlo.while`` over (batch entry, i) pairs with scalar dynamic slices: O(k) work
-    per matrix, whatever k is (no unrolling, so compile time does not grow with n)."""
+    per matrix, whatever k is (no unrolling, so compile time does not grow with n).
+
+    A pivot out of [0, m) (only a user's, never LAPACK's) acts as in JAX's loop, which indexes
+    ``perm[j]`` and sets ``perm.at[j]``: a negative j counts from the end, the read clamps and
+    the write is dropped."""
     nb = int(np.prod(batch, dtype=np.int64)) if batch else 1
     flat_piv_aval = ShapedArray((nb, k), INFO)
     flat_perm_aval = ShapedArray((nb, m), INFO)
@@ -221,10 +230,7 @@ def pivots_to_permutation(pivots, batch, k, m):
     cond = loop.regions[0].blocks.append(scalar_t, tensor_type(flat_perm_aval),
                                          tensor_type(flat_piv_aval))
     with ir.InsertionPoint(cond):
-        lt = hlo.compare(cond.arguments[0], ir_constant(np.int32(nb * k)),
-                         hlo.ComparisonDirectionAttr.get("LT"),
-                         compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
-        hlo.return_([lt])
+        hlo.return_([_cmp(cond.arguments[0], ir_constant(np.int32(nb * k)), "LT")])
     body = loop.regions[1].blocks.append(scalar_t, tensor_type(flat_perm_aval),
                                          tensor_type(flat_piv_aval))
     with ir.InsertionPoint(body):
@@ -233,9 +239,16 @@ def pivots_to_permutation(pivots, batch, k, m):
         b, i = hlo.divide(t, kk), hlo.remainder(t, kk)
         one_by_one = dense_i64([1, 1])
         p = hlo.reshape(scalar_t, hlo.dynamic_slice(pv, [b, i], one_by_one))
+        zero, mm = ir_constant(np.int32(0)), ir_constant(np.int32(m))
+        p = hlo.select(_cmp(p, zero, "LT"), hlo.add(p, mm), p)
+        in_range = hlo.and_(_cmp(p, zero, "GE"), _cmp(p, mm, "LT"))
         x = hlo.dynamic_slice(perm, [b, i], one_by_one)
-        y = hlo.dynamic_slice(perm, [b, p], one_by_one)
+        y = hlo.dynamic_slice(perm, [b, p], one_by_one)  # the start index clamps
         perm = hlo.dynamic_update_slice(perm, y, [b, i])
+        # out of range, write back what the (clamped) slot holds: the update is dropped
+        kept = hlo.dynamic_slice(perm, [b, p], one_by_one)
+        x = hlo.reshape(x.type, hlo.select(in_range, hlo.reshape(scalar_t, x),
+                                           hlo.reshape(scalar_t, kept)))
         perm = hlo.dynamic_update_slice(perm, x, [b, p])
         hlo.return_([hlo.add(t, ir_constant(np.int32(1))), perm, pv])
     return hlo.reshape(tensor_type(ShapedArray((*batch, m), INFO)), loop.results[1])

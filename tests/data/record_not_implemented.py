@@ -130,6 +130,12 @@ ROWS = [
      "jax.grad(lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2,), (1,), 'VALID', "
      "window_dilation=(2,)).sum())(jnp.arange(5.0))"),
     ("lax/linalg.py", "_schur_lowering", f"jax.lax.linalg.schur({A}, sort_eig_vals=True)"),
+    ("lax/linalg.py", "_eigh_lowering",
+     f"jax.lax.linalg.eigh({A}, implementation=jax.lax.linalg.EighImplementation.QDWH)"),
+    ("lax/linalg.py", "_eigh_lowering",
+     f"jax.lax.linalg.eigh({A}, implementation=jax.lax.linalg.EighImplementation.JACOBI)"),
+    ("lax/linalg.py", "_svd_lowering",
+     f"jax.lax.linalg.svd({A}, algorithm=jax.lax.linalg.SvdAlgorithm.JACOBI)"),
     ("lax/accuracy.py", "accuracy_attr",
      "jax.jit(lambda x: jax.lax.exp(x, accuracy=3)).lower(1.0)"),
     ("lax/linalg_ffi.py", "check_kernel_dtype",
@@ -273,9 +279,25 @@ INTERNAL = [
      "hessenberg/schur compiled for GPU; JAX 0.10.2 registers them for cpu only and says "
      "NotImplementedError(\"MLIR translation rule for primitive 'schur' not found for platform "
      "cuda\")"),
-    ("lax/linalg.py", "_eig_gpu_lowering",
+    ("lax/linalg.py", "_check_eig_gpu_implementation",
      "eig with left eigenvectors compiled for GPU: JAX 0.10.2 computes them (host-LAPACK hybrid "
      "kernel); a divergence listed in triage_12000_h.md"),
+    ("lax/linalg.py", "_check_eig_gpu_implementation",
+     "eig(implementation=CUSOLVER, compute_left_eigenvectors=True) compiled for GPU: JAX 0.10.2 "
+     "raises NotImplementedError(\"Left eigenvectors are not supported by cusolver\"), the "
+     "same words"),
+    ("lax/linalg.py", "_check_eig_gpu_implementation",
+     "eig(implementation=LAPACK or MAGMA) compiled for GPU: JAX 0.10.2 computes it (hybrid "
+     "kernel); a divergence listed in triage_23000_f.md"),
+    ("lax/linalg.py", "_svd_lowering",
+     "svd(algorithm=DIVIDE_AND_CONQUER) compiled for CUDA: JAX 0.10.2 raises the same "
+     "NotImplementedError (ROCm only)"),
+    ("lax/linalg.py", "_svd_lowering",
+     "svd(algorithm=JACOBI or POLAR) compiled for GPU: JAX 0.10.2 computes it (cuSOLVER's "
+     "gesvdj / gesvdp); a divergence listed in triage_23000_f.md"),
+    ("lax/linalg.py", "_svd_lowering",
+     "svd with an algorithm outside SvdAlgorithm compiled for GPU: JAX 0.10.2 raises the same "
+     "NotImplementedError(\"Unsupported SVD algorithm on GPU: ...\")"),
     ("interpreters/batching.py", "BatchTrace.process_primitive",
      "internal guard: every public primitive holding a jaxpr (cond, loops, jit, custom_jvp/vjp, "
      "checkpoint) has an axis-data batching rule; no user call found"),

@@ -167,7 +167,7 @@ def test_eigh_reads_only_one_triangle():
 @pytest.mark.parametrize("full_matrices", [True, False])
 def test_svd(shape, dtype, full_matrices):
     a = rand(shape, dtype)
-    u, s, vt = map(np.asarray, minijax.jit(lambda x: lax.svd(x, full_matrices))(a))
+    u, s, vt = map(np.asarray, minijax.jit(lambda x: lax.svd(x, full_matrices=full_matrices))(a))
     *batch, m, n = shape
     k = min(m, n)
     assert s.shape == (*batch, k) and s.dtype == np.zeros((), dtype).real.dtype
