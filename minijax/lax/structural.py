@@ -33,10 +33,11 @@ from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, concrete_or
 from minijax.errors import JAXTypeError
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped, to_val_axis
+from minijax.interpreters.partial_eval import staged_literal
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import select_n
 from minijax.lax.families import check_same_dtypes, coerce_scalars, const
-from minijax.lowering.array import Array
+from minijax.lowering.array import Array, device_put_value
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.source_info import with_user_line
 
@@ -189,9 +190,24 @@ def broadcast(operand, sizes):
     sizes = _static_ints(sizes, "broadcast", "sizes")
     if not sizes and _is_array(operand):
         return operand
+    if not sizes and np.ndim(operand) == 0:
+        # JAX's broadcast to no new axes is ``asarray``: a host scalar (``full((), 0.)``) stages
+        # no equation, it is a literal of the jaxpr being built
+        return _scalar_constant(operand)
     shape = get_aval(operand).shape
     dims = tuple(range(len(sizes), len(sizes) + len(shape)))
     return broadcast_in_dim(operand, sizes + shape, dims)
+
+
+def _scalar_constant(value):
+    """A host scalar (NumPy, WeakScalar) as JAX's ``asarray`` makes it: inside a jaxpr being
+    built the literal, else an Array."""
+    aval = get_aval(value)
+    if not core.is_eval_trace_current():
+        out = staged_literal(np.asarray(value), aval)
+        if out is not None:
+            return out
+    return device_put_value(value, weak_type=aval.weak_type)
 
 
 def broadcast_to_rank(x, rank):
@@ -353,7 +369,9 @@ squeeze_p = Primitive("squeeze")
 squeeze_p.def_abstract_eval(_squeeze_rule)
 squeeze_p.def_lowering(_squeeze_lowering)
 squeeze_p.def_batching(batching.reduction_rule(squeeze_p, "dimensions"))  # axes dropped
-ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [_reshape_to(ct, x.aval.shape)])
+# the cotangent gets its size-1 axes back with expand_dims (a broadcast_in_dim), as JAX's
+# transpose does, not with a reshape
+ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 
 
 def squeeze(array, dimensions):

@@ -388,10 +388,11 @@ def _make_logaddexp(base2):
         x1, x2 = primals
         t1, t2 = tangents
         out = fn(x1, x2)
-        out_safe = _replace_posinf(out)
+        # each term replaces inf in its operand, then in ``out`` again (JAX's equations, in
+        # its order)
         return out, lax.add(
-            lax.mul(t1, exp(lax.sub(_replace_posinf(x1), out_safe))),
-            lax.mul(t2, exp(lax.sub(_replace_posinf(x2), out_safe))),
+            lax.mul(t1, exp(lax.sub(_replace_posinf(x1), _replace_posinf(out)))),
+            lax.mul(t2, exp(lax.sub(_replace_posinf(x2), _replace_posinf(out)))),
         )
 
     return fn
