@@ -3,8 +3,9 @@
 under jit both JAX and minijax give arbitrary finite values, varying from call to call (XLA:CPU's
 fused ``exp`` of a NaN constant, FINDINGS 186), so the record is noise. What it showed: minijax's
 program was not JAX's equation for equation (logaddexp's JVP, squeeze's transpose, and a
-``full`` of shape () staged as ``broadcast_in_dim`` where JAX has a literal). Expected values and primitive sequences were recorded from JAX 0.10.2 by
-tests/data/record_fidelity_r19_a.py over tests/data/fidelity_r19_a_cases.py.
+``full`` of shape () staged as ``broadcast_in_dim`` where JAX has a literal). Expected values
+and primitive sequences were recorded from JAX 0.10.2 by tests/data/record_fidelity_r19_a.py
+over tests/data/fidelity_r19_a_cases.py.
 """
 import json
 import pathlib
