@@ -43,8 +43,8 @@ LEFT = {
     "linalg.tensorsolve": _LU_SOLVE,
     "sla.eigh_tridiagonal": "another implementation inside the jit",
     "sla.expm": "another implementation (JAX's _calc_P_Q/_squaring jits, digitize)",
-    "sla.polar": "JAX's polar is a jit tracing eps/max_iterations; minijax's qdwh needs them "
-                 "static, and its iteration differs",
+    "sla.polar": "JAX's polar is itself a jit, and its qdwh calls jitted jnp helpers (norm, "
+                 "where, dynamic_index_in_dim); minijax's qdwh is lax ops",
     "sla.invhilbert": _HOST,
     "sla.pascal": _HOST,
     "sla.invpascal": _HOST,

@@ -1823,6 +1823,7 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
 
 @functools.cache
 def _qdwh_jitted():
+    _qdwh_traced.__name__ = "qdwh"  # the jit equation's name, as JAX's
     return Hooks.jit(_qdwh_traced, static_argnames=("is_hermitian", "max_iterations", "eps"))
 
 

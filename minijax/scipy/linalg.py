@@ -23,7 +23,6 @@ from minijax.lax import linalg as lax_linalg
 from minijax.lax.control_flow.common import vary_like
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy._util import promote_dtypes, promote_dtypes_inexact
-from minijax.scipy._qdwh import qdwh
 from minijax.scipy._schur_based import funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm
 from minijax.scipy._special_matrices import (
     circulant,
@@ -614,14 +613,17 @@ def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
 # Polar decomposition
 
 
-@partial(jit, static_argnames=("side", "method", "eps", "max_iterations"))
+# As JAX 0.10.2's: a jit with static side and method only, so eps and max_iterations are
+# traced; lax.linalg.qdwh's static eps then refuses a given eps (unhashable tracer), and
+# max_iterations is not passed on at all (qdwh's default, 10, holds).
+@partial(jit, static_argnames=("side", "method"))
 def _polar_2d(a, side, method, eps, max_iterations):
     m, n = a.shape
     if method == "qdwh":
         if m >= n and side == "right":
-            unitary, posdef, _, _ = qdwh(a, eps=eps, max_iterations=max_iterations)
+            unitary, posdef, _, _ = lax_linalg.qdwh(a, is_hermitian=False, eps=eps)
         elif m < n and side == "left":
-            unitary, posdef, _, _ = qdwh(jnp.conj(a.T), eps=eps, max_iterations=max_iterations)
+            unitary, posdef, _, _ = lax_linalg.qdwh(jnp.conj(a.T), is_hermitian=False, eps=eps)
             posdef, unitary = jnp.conj(posdef.T), jnp.conj(unitary.T)
         else:
             # JAX 0.10.2 refuses it too, in these words
