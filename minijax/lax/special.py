@@ -113,7 +113,14 @@ def _eps(x):
 # of their sum alongside, for igamma_grad_a and random_gamma_grad.
 
 _VALUE, _DERIVATIVE, _SAMPLE_DERIVATIVE = range(3)
-_MAX_ITERATIONS = 2000
+# JAX's continued fraction stops after 2000 steps. Its series has no bound: it runs until the
+# terms stop mattering, which near x ~ a takes ~5 sqrt(a) steps (4553 at a = 1e6; a 2000 cap put
+# grad(random.gamma) at 0.88 there for JAX's 1.0008) and, once a + 1 == a, up to ~1/eps steps:
+# at most ~1e8 in float32, ~1e16 in float64 (JAX hangs, e.g. float64 alpha >= 1e20). The series
+# stops at the int32 counter's limit instead, ~30 s of CPU, so a 2^31-step bound only changes
+# results JAX would take over half a minute per element to give.
+_CF_MAX_ITERATIONS = 2000
+_SERIES_MAX_ITERATIONS = 2**31 - 1
 
 
 def _series(ax, x, a, enabled, mode):
@@ -121,7 +128,7 @@ def _series(ax, x, a, enabled, mode):
     eps = _eps(x)
 
     def cond(vals):
-        return bitwise_and(lt(vals[0], const(vals[0], _MAX_ITERATIONS)), _any(vals[1]))
+        return bitwise_and(lt(vals[0], const(vals[0], _SERIES_MAX_ITERATIONS)), _any(vals[1]))
 
     def body(vals):
         i, on, r, c, total, dc, dtotal = vals
@@ -158,7 +165,7 @@ def _continued_fraction(ax, x, a, enabled, mode):
 
     def cond(vals):
         c, on = vals[5], vals[0]
-        return bitwise_and(lt(c, const(c, _MAX_ITERATIONS)), _any(on))
+        return bitwise_and(lt(c, const(c, _CF_MAX_ITERATIONS)), _any(on))
 
     def body(vals):
         (on, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
