@@ -32,12 +32,19 @@ def lower_fun(fun, multiple_results=True):
             out = fun(*args, **params)
             return list(out) if multiple_results else [out]
 
-        closed = trace_to_jaxpr(flat, list(ctx.avals_in))
-        consts = [stablehlo.ir_constant(np.asarray(c)) for c in closed.consts]
-        return stablehlo.lower_jaxpr_body(ctx.module_context, closed.jaxpr, consts, list(values))
+        return lower_traced(ctx.module_context, flat, ctx.avals_in, values)
 
     rule.__name__ = f"lower_fun({getattr(fun, '__name__', 'fun')})"
     return rule
+
+
+def lower_traced(module_ctx, fun, avals_in, values):
+    """The values of ``fun``'s results (a list), traced with ``avals_in`` and emitted in place
+    on ``values``: what a primitive whose lowering is lax code (here and in minijax's own
+    rules, which pass their ``ctx.module_ctx``) emits."""
+    closed = trace_to_jaxpr(fun, list(avals_in))
+    consts = [stablehlo.ir_constant(np.asarray(c)) for c in closed.consts]
+    return stablehlo.lower_jaxpr_body(module_ctx, closed.jaxpr, consts, list(values))
 
 
 def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,

@@ -26,7 +26,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax import linalg_ffi as ffi
 from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.dot import Precision, dot_general
@@ -78,7 +78,7 @@ from minijax.lax.structural import (
     squeeze,
     transpose,
 )
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import tensor_type
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm",
@@ -1397,9 +1397,8 @@ def _lower_lax(fun):
     """A lowering rule emitting ``fun`` (lax ops) for a one-result primitive."""
 
     def rule(ctx, *args, **params):
-        closed = trace_to_jaxpr(lambda *xs: [fun(*xs, **params)], list(ctx.avals_in))
-        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-        return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(args))[0]
+        return lower_traced(ctx.module_ctx, lambda *xs: [fun(*xs, **params)], ctx.avals_in,
+                            args)[0]
 
     return rule
 
