@@ -667,19 +667,27 @@ class EighImplementation(enum.Enum):
     QDWH = "qdwh"
 
 
-def _eigh_abstract(x, *, lower, algorithm):
+def _eigh_abstract(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     _check_matrix("eigh", x, square=True)
-    return [ShapedArray(x.shape, x.dtype, x.weak_type),
-            ShapedArray(x.shape[:-1], _real_dtype(x.dtype), x.weak_type)]
+    n = x.shape[-1]
+    # d eigenpairs: JAX's shape rule takes end - start unchecked (the lowering refuses any
+    # range but the whole one on CPU/GPU)
+    d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+    return [ShapedArray((*x.shape[:-1], d), x.dtype, x.weak_type),
+            ShapedArray((*x.shape[:-2], d), _real_dtype(x.dtype), x.weak_type)]
 
 
-def _eigh_lowering(ctx, x, *, lower, algorithm):
+def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    del sort_eigenvalues  # LAPACK's and cuSOLVER's drivers always sort (as JAX's lowering)
     (aval,) = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
     batch = aval.shape[:-2]
     platform = ffi.platform_of(ctx)
     # Refused at lowering, as JAX's: an eigh that jit drops as unused raises nothing, and an
-    # empty matrix is refused as well.
+    # empty matrix is refused as well. JAX checks the subset first.
+    if subset_by_index is not None and subset_by_index != (0, aval.shape[-1]):
+        # JAX 0.10.2 refuses it too, in these words (only its TPU eigh computes a subset)
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     if algorithm == EighImplementation.QDWH:
         # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("QDWH implementation is only supported on TPU")
@@ -703,13 +711,17 @@ def _eigh_lowering(ctx, x, *, lower, algorithm):
     return [ffi.nan_where_not_ok(ok, v, v_aval), ffi.nan_where_not_ok(ok, w, w_aval)]
 
 
-def _eigh_jvp(primals, tangents, *, lower, algorithm):
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     # First-order perturbation theory for distinct eigenvalues (JAX's rule):
     # w_dot = diag(V^H A_dot V), V_dot = V (F * V^H A_dot V), F_ij = 1 / (w_j - w_i), F_ii = 0.
     (a,), (a_dot,) = primals, tangents
+    if subset_by_index is not None and subset_by_index != (0, a.shape[-1]):
+        # JAX 0.10.2 refuses it too (at trace time), in these words
+        raise NotImplementedError("Derivatives not defined for partial eigen decomposition.")
     # JAX binds eigh on symmetrize(a) even though eigh(symmetrize_input=True) already did: the
     # second pass changes the result where a holds inf/NaN or entries near the dtype's max.
-    v, w_real = eigh_p.bind(symmetrize(a), lower=lower, algorithm=algorithm)
+    v, w_real = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
+                            subset_by_index=subset_by_index, algorithm=algorithm)
     if type(a_dot) is ad.Zero:
         return [v, w_real], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w_real)]
     n = a.shape[-1]
@@ -730,14 +742,19 @@ eigh_p.def_batching(_leading_batcher(eigh_p))
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index: tuple[int, int] | None = None,
          implementation: EighImplementation | None = None):
     """``(v, w)``: eigenvectors (columns of v) and ascending real eigenvalues of Hermitian
     matrices. Only the ``lower`` (or upper) triangle is read unless ``symmetrize_input``.
     ``implementation`` picks the solver as JAX's does; compiling for a platform that lacks
-    it raises (CPU: JACOBI and QDWH; GPU: QDWH)."""
+    it raises (CPU: JACOBI and QDWH; GPU: QDWH). ``subset_by_index=(start, end)`` asks for
+    eigenpairs start..end-1 (shapes (..., n, d), (..., d)); as JAX's, CPU and GPU compute only
+    the whole range (0, n) and refuse others when compiling. ``sort_eigenvalues=False`` lets
+    an implementation skip sorting; CPU and GPU sort anyway."""
     if symmetrize_input:
         x = symmetrize(x)
-    return tuple(eigh_p.bind(x, lower=bool(lower), algorithm=implementation))
+    return tuple(eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=sort_eigenvalues,
+                             subset_by_index=subset_by_index, algorithm=implementation))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -755,10 +772,15 @@ class SvdAlgorithm(enum.Enum):
     DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
-def _svd_abstract(x, *, full_matrices, compute_uv, algorithm):
+def _svd_abstract(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_matrix("svd", x)
     *batch, m, n = x.shape
     k = min(m, n)
+    if subset_by_index is not None:
+        if full_matrices and subset_by_index != (0, k):
+            # JAX 0.10.2's shape rule refuses it too, in these words (even without compute_uv)
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
+        k = min(k, subset_by_index[1] - subset_by_index[0])
     s = ShapedArray((*batch, k), _real_dtype(x.dtype), x.weak_type)
     if not compute_uv:
         return [s]
@@ -767,11 +789,15 @@ def _svd_abstract(x, *, full_matrices, compute_uv, algorithm):
             ShapedArray((*batch, vn, n), x.dtype, x.weak_type)]
 
 
-def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     (aval,) = ctx.avals_in
     *batch, m, n = aval.shape
     batch = tuple(batch)
     k = min(m, n)
+    if subset_by_index is not None and subset_by_index != (0, k):
+        # JAX 0.10.2 refuses it too, in these words, before an empty matrix's early return
+        # (only its TPU svd computes a subset)
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
     u_aval = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)
     vt_aval = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
     s_aval = ctx.avals_out[0]
@@ -830,7 +856,7 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     return outs
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, algorithm):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
     # JAX's rule (Townsend's notes), for distinct nonzero singular values.
     (a,), (da,) = primals, tangents
     if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
@@ -838,7 +864,9 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, algorithm):
         # reduced factors coincide, so that case goes on).
         raise NotImplementedError("Singular value decomposition JVP not implemented for full "
                                   "matrices")
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, algorithm=algorithm)
+    # JAX passes the subset on (no refusal here: a partial one is refused at lowering)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True,
+                          subset_by_index=subset_by_index, algorithm=algorithm)
     primal_out = [s, u, vt] if compute_uv else [s]
     if type(da) is ad.Zero:
         return primal_out, [ad.Zero.from_primal_value(p) for p in primal_out]
@@ -884,11 +912,14 @@ svd_p.def_batching(_leading_batcher(svd_p))
 
 
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True,
-        algorithm: SvdAlgorithm | None = None):
+        subset_by_index: tuple[int, int] | None = None, algorithm: SvdAlgorithm | None = None):
     """``(u, s, vh)`` with A = U diag(s) Vh and s descending, or just ``s``. ``algorithm``
-    picks the solver as JAX's does; compiling for a platform that lacks it raises."""
+    picks the solver as JAX's does; compiling for a platform that lacks it raises.
+    ``subset_by_index=(start, end)`` (with ``full_matrices=False``) asks for singular triplets
+    start..end-1; as JAX's, CPU and GPU compute only the whole range and refuse others when
+    compiling."""
     out = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
-                     algorithm=algorithm)
+                     subset_by_index=subset_by_index, algorithm=algorithm)
     if compute_uv:
         s, u, vt = out
         return u, s, vt

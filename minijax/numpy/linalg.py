@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from minijax import dtypes
+from minijax import dtypes, lax
 from minijax.lax import Precision
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
@@ -129,14 +129,38 @@ def qr(a, mode: str = "reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
-@eager_jit(static_argnames=("full_matrices", "compute_uv", "hermitian"), inline=False)
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
-    """``SVDResult(U, S, Vh)`` with a = U diag(S) Vh, S descending; or S (``compute_uv=False``)."""
-    del hermitian  # a general SVD is exact for Hermitian input too
+@eager_jit(static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"),
+           inline=False)
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index: tuple[int, int] | None = None):
+    """``SVDResult(U, S, Vh)`` with a = U diag(S) Vh, S descending; or S (``compute_uv=False``).
+    ``hermitian`` takes JAX's route through ``eigh`` (other signs than a general SVD's, and
+    ``full_matrices`` ignored); ``subset_by_index`` goes to lax's svd or eigh, which compute
+    only the whole range on CPU and GPU."""
     a = _matrix("svd", a)
+    if hermitian:
+        return _svd_hermitian(a, compute_uv, subset_by_index)
     if not compute_uv:
-        return lax_linalg.svd(a, compute_uv=False)
-    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
+        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
+                              subset_by_index=subset_by_index)
+    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
+                                     subset_by_index=subset_by_index))
+
+
+def _svd_hermitian(a, compute_uv, subset_by_index):
+    # JAX's: s = |w| descending; U the eigenvectors in that order, Vh = (U * sign(w))^H
+    v, w = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    s = lax.abs(w)
+    last = s.ndim - 1
+    if not compute_uv:
+        return lax.rev(lax.sort(s, dimension=-1), dimensions=[last])
+    sign = lax.sign(w)
+    idx_dtype = np.uint64 if s.shape[last] > np.iinfo(np.uint32).max else np.uint32
+    idxs = lax.broadcasted_iota(idx_dtype, s.shape, last)
+    s, idxs, sign = lax.sort((s, idxs, sign), dimension=-1, num_keys=1)
+    s, idxs, sign = (lax.rev(x, dimensions=[last]) for x in (s, idxs, sign))
+    u = take_along_axis(v, idxs[..., None, :], axis=-1)
+    return SVDResult(u, s, _H(u * sign[..., None, :].astype(u.dtype)))
 
 
 def svdvals(x):
@@ -558,13 +582,13 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     M = _inexact("matrix_rank", M)[0]
     if M.ndim < 2:
         return reductions.any(M != 0).astype(np.int32)
-    s = svd(M, compute_uv=False)
+    s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
     if tol is None:
         rtol = _default_rtol(M) if rtol is None else rtol
         tol = rtol * reductions.max(s, axis=-1, keepdims=True)
     elif hasattr(tol, "ndim") and tol.ndim:
         tol = expand_dims(tol, -1)
-    return reductions.sum(s > tol, axis=-1).astype(np.int32)
+    return reductions.sum(s > tol, axis=-1)  # the default int, as JAX's (int64 under x64)
 
 
 # ------------------------------------------------------------------------------------------------
