@@ -419,6 +419,18 @@ def moveaxis(x, src, dst):
     return lax_ops.transpose(x, perm)
 
 
+def fold_batch(bind, x, bdim, at, joins_next=False):
+    """JAX's batching of a solve whose operator is unbatched: each column (or row) of the
+    right-hand side ``x`` is solved alone, so the batch widens it and ``bind`` runs once. The
+    batch axis moves to ``at`` and merges with the axis before it (after it when
+    ``joins_next``); returns ``bind``'s result unfolded, and its batch axis ``at``."""
+    x = moveaxis(x, bdim, at)
+    lo = at if joins_next else at - 1
+    shape = get_aval(x).shape
+    out = bind(lax_ops.reshape(x, (*shape[:lo], shape[lo] * shape[lo + 1], *shape[lo + 2:])))
+    return lax_ops.reshape(out, shape), at
+
+
 def broadcast_batched(x, size, dim):
     """An unbatched ``x`` with a new axis of ``size`` at ``dim`` (a ``broadcast_in_dim``)."""
     aval = get_aval(x)

@@ -42,9 +42,7 @@ def lower_traced(module_ctx, fun, avals_in, values):
     """The values of ``fun``'s results (a list), traced with ``avals_in`` and emitted in place
     on ``values``: what a primitive whose lowering is lax code (here and in minijax's own
     rules, which pass their ``ctx.module_ctx``) emits."""
-    closed = trace_to_jaxpr(fun, list(avals_in))
-    consts = [stablehlo.ir_constant(np.asarray(c)) for c in closed.consts]
-    return stablehlo.lower_jaxpr_body(module_ctx, closed.jaxpr, consts, list(values))
+    return stablehlo.lower_closed_jaxpr(module_ctx, trace_to_jaxpr(fun, list(avals_in)), values)
 
 
 def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,

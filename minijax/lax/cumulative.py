@@ -18,7 +18,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax import elementwise as el
 from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
@@ -36,7 +36,7 @@ from minijax.lax.families import (
     scalar_type,
 )
 from minijax.lax.structural import full_like
-from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body
+from minijax.lowering.stablehlo import dense_i64, ir_constant
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p",
@@ -177,10 +177,8 @@ def _logaddexp_value(x1, x2):
 
 
 def _lower_logaddexp(ctx, *values):
-    closed = trace_to_jaxpr(lambda *xs: [_logaddexp_value(*xs)],
-                            [a.update(weak_type=False) for a in ctx.avals_in])
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(values))[0]
+    return lower_traced(ctx.module_ctx, lambda *xs: [_logaddexp_value(*xs)],
+                        [a.update(weak_type=False) for a in ctx.avals_in], values)[0]
 
 
 # JAX's scan combines with ``lax.logaddexp``, a custom_jvp function; a primitive with that

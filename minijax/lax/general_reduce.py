@@ -28,7 +28,7 @@ from minijax.lax.reductions import (reduce_and, reduce_max, reduce_min, reduce_o
                                     reduce_sum, reduce_xor)
 from minijax.lax.sharding_constraint import lay_out
 from minijax.lax.structural import full, pad, reshape, slice_in_dim, squeeze
-from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import dense_i64, lower_closed_jaxpr, tensor_type
 from minijax.tree_util import _registry
 
 __all__ = ["reduce", "reduce_p"]
@@ -144,9 +144,7 @@ def _reduce_lowering(ctx, *values, computation, jaxpr, dimensions):
     scalar_types = [tensor_type(a.update(weak_type=False)) for a in init_avals]
     block = op.body.blocks.append(*(scalar_types + scalar_types))
     with ir.InsertionPoint(block):
-        consts = [ir_constant(np.asarray(c)) for c in jaxpr.consts]
-        outs = lower_jaxpr_body(ctx.module_ctx, jaxpr.jaxpr, consts, list(block.arguments))
-        hlo.return_(list(outs))
+        hlo.return_(lower_closed_jaxpr(ctx.module_ctx, jaxpr, block.arguments))
     return list(op.results)
 
 

@@ -62,7 +62,7 @@ from minijax.lax.structural import (
     reshape,
     squeeze,
 )
-from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_closed_jaxpr, tensor_type
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
@@ -424,10 +424,7 @@ def _scatter_lowering(combine):
         else:  # scatter_apply: the user's function of the old value
             block = op.update_computation.blocks.append(*[scalar_type(op_aval.dtype)] * 2)
             with ir.InsertionPoint(block):
-                consts = [ir_constant(np.asarray(c)) for c in update_jaxpr.consts]
-                outs = lower_jaxpr_body(ctx.module_ctx, update_jaxpr.jaxpr, consts,
-                                        list(block.arguments))
-                hlo.return_(list(outs))
+                hlo.return_(lower_closed_jaxpr(ctx.module_ctx, update_jaxpr, block.arguments))
         return op.results[0]
 
     return lower

@@ -349,18 +349,10 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conj
 def _triangular_solve_batching(args, dims, **params):
     a, b = args
     if dims[0] is batching.not_mapped:
-        # JAX's fold: an unbatched A solves one wider B (the batch joins B's columns, or rows
-        # on the right side); its derivative then associates as for that wider B
-        if params["left_side"]:
-            b = batching.moveaxis(b, dims[1], b.ndim - 1)
-            flat = (*b.shape[:-2], b.shape[-2] * b.shape[-1])
-            out_dim = b.ndim - 1
-        else:
-            b = batching.moveaxis(b, dims[1], b.ndim - 2)
-            flat = (*b.shape[:-3], b.shape[-3] * b.shape[-2], b.shape[-1])
-            out_dim = b.ndim - 2
-        out = triangular_solve_p.bind(a, reshape(b, flat), **params)
-        return reshape(out, b.shape), out_dim
+        # JAX's fold: the batch joins B's columns (rows on the right side); its derivative
+        # then associates as for that wider B
+        return batching.fold_batch(lambda b: triangular_solve_p.bind(a, b, **params), b,
+                                   dims[1], b.ndim - 1 if params["left_side"] else b.ndim - 2)
     size = batching.axis_size(args, dims)
     a, b = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
     return triangular_solve_p.bind(a, b, **params), 0
@@ -1504,11 +1496,9 @@ def _tridiagonal_solve_batching(args, dims, *, perturb_singular):
     dl, d, du, b = args
     if all(dim is batching.not_mapped for dim in dims[:3]):
         # JAX's fold: shared diagonals solve one wider b, the batch joining its columns
-        b = batching.moveaxis(b, dims[3], b.ndim - 2)
-        flat = (*b.shape[:-2], b.shape[-2] * b.shape[-1])
-        out = tridiagonal_solve_p.bind(dl, d, du, reshape(b, flat),
-                                       perturb_singular=perturb_singular)
-        return reshape(out, b.shape), b.ndim - 2
+        return batching.fold_batch(
+            lambda b: tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=perturb_singular),
+            b, dims[3], b.ndim - 2, joins_next=True)
     size = batching.axis_size(args, dims)
     args = [batching.bdim_at_front(x, dim, size) for x, dim in zip(args, dims)]
     return tridiagonal_solve_p.bind(*args, perturb_singular=perturb_singular), 0

@@ -10,17 +10,15 @@ finite) and the factors' own tangents are ignored, as JAX ignores its solve's co
 
 from __future__ import annotations
 
-import numpy as np
 
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax.dot import Precision, dot_general
 from minijax.lax.elementwise import neg, sub
 from minijax.lax.linalg import _permute_rows, triangular_solve
 from minijax.lax.sorting import sort_key_val
-from minijax.lax.structural import broadcasted_iota, reshape
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
+from minijax.lax.structural import broadcasted_iota
 
 __all__ = ["lu_linear_solve", "lu_linear_solve_p"]
 
@@ -41,10 +39,8 @@ def _solve_with_factors(a, lu, perm, b, *, transpose):
 
 
 def _lowering(ctx, *values, transpose):
-    closed = trace_to_jaxpr(lambda *xs: [_solve_with_factors(*xs, transpose=transpose)],
-                            list(ctx.avals_in))
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(values))[0]
+    return lower_traced(ctx.module_ctx, lambda *xs: [_solve_with_factors(*xs, transpose=transpose)],
+                        ctx.avals_in, values)[0]
 
 
 def _abstract(a, lu, perm, b, *, transpose):
@@ -87,12 +83,10 @@ def _transpose(ct, a, lu, perm, b, *, transpose):
 def _batching(args, dims, *, transpose):
     a, lu, perm, b = args
     if all(d is batching.not_mapped for d in dims[:3]):
-        # as JAX's triangular_solve batching: an unbatched matrix solves one wider b (the
-        # batch joins b's columns; every column is solved alone)
-        b = batching.moveaxis(b, dims[3], b.ndim - 1)
-        flat = (*b.shape[:-2], b.shape[-2] * b.shape[-1])
-        out = lu_linear_solve_p.bind(a, lu, perm, reshape(b, flat), transpose=transpose)
-        return reshape(out, b.shape), b.ndim - 1
+        # as JAX's triangular_solve batching: the batch joins b's columns
+        return batching.fold_batch(
+            lambda b: lu_linear_solve_p.bind(a, lu, perm, b, transpose=transpose),
+            b, dims[3], b.ndim - 1)
     size = batching.axis_size(args, dims)
     args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
     return lu_linear_solve_p.bind(*args, transpose=transpose), 0

@@ -14,13 +14,12 @@ import numpy as np
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import batching
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax.composite import composite
 from minijax.lax.convert import convert_element_type
 from minijax.lax.dot import dot_general
 from minijax.lax.elementwise import mul
 from minijax.lax.structural import broadcast_in_dim, expand_dims, full, reshape
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
 
 __all__ = ["scaled_dot"]  # scaled_dot_p stays here: jax.lax does not export it
 
@@ -98,9 +97,8 @@ _as_composite = composite(_decomposition, "xla.scaled_dot")
 
 def _scaled_dot_lowering(ctx, *args, **params):
     """The composite, traced on the operands' types and emitted in place (JAX's lower_fun)."""
-    closed = trace_to_jaxpr(lambda *xs: [_as_composite(*xs, **params)], list(ctx.avals_in))
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(args))[0]
+    return lower_traced(ctx.module_ctx, lambda *xs: [_as_composite(*xs, **params)],
+                        ctx.avals_in, args)[0]
 
 
 scaled_dot_p = Primitive("scaled_dot")

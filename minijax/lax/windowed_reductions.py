@@ -46,7 +46,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax import elementwise
 from minijax.lax.control_flow.common import trace_user_fun
 from minijax.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
@@ -61,7 +61,7 @@ from minijax.lax.families import (
 )
 from minijax.lax.structural import broadcast_in_dim, pad
 from minijax.lax.structural import slice as lax_slice
-from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_closed_jaxpr, tensor_type
 from minijax.tree_util import _registry
 
 __all__ = [
@@ -295,10 +295,9 @@ def _select_and_gather_add_rule(t, x, *, select_prim, **params):
 def _fold_lowering(fold):
     """A lowering that emits ``fold(values, operand, **params)`` traced at the strong types."""
     def lowering(ctx, values, operand, **params):
-        closed = trace_to_jaxpr(lambda *a: [fold(*a, **params)],
-                                [a.update(weak_type=False) for a in ctx.avals_in])
-        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-        return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [values, operand])[0]
+        return lower_traced(ctx.module_ctx, lambda *a: [fold(*a, **params)],
+                            [a.update(weak_type=False) for a in ctx.avals_in],
+                            [values, operand])[0]
     return lowering
 
 
@@ -453,8 +452,7 @@ def _generic_lowering(ctx, *args, jaxpr, **params):
     n = len(args) // 2
 
     def body(*scalars):
-        return lower_jaxpr_body(ctx.module_ctx, jaxpr.jaxpr,
-                                [ir_constant(c) for c in jaxpr.consts], list(scalars))
+        return lower_closed_jaxpr(ctx.module_ctx, jaxpr, scalars)
 
     return _reduce_window_op(ctx, args[:n], args[n:], body, **params)
 

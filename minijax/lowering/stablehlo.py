@@ -305,6 +305,12 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
     return [read(v) for v in jaxpr.outvars]
 
 
+def lower_closed_jaxpr(module_ctx, closed, arg_values):
+    """Emits a ClosedJaxpr's equations in place on ``arg_values``, its consts as constants."""
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr_body(module_ctx, closed.jaxpr, consts, list(arg_values))
+
+
 def lower_call(module_ctx, jaxpr, args, name):
     """``jaxpr`` called on ``args``: a ``func.call`` of a private function of the module, as JAX
     lowers a nested jit (one function per callee jaxpr). In a partitioned program the call

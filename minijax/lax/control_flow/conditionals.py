@@ -24,7 +24,7 @@ from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
 from minijax.lax.structural import broadcast_in_dim
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
+from minijax.lowering.stablehlo import lower_closed_jaxpr, tensor_type
 from minijax.tree_util import _registry
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -78,9 +78,7 @@ def _lower_closed(mctx, closed, args):
     # dead equations go first, as JAX's DCE drops them before lowering: a custom_vjp's tangent
     # (custom_lin, which cannot run forward) that only feeds a zero-derivative op such as trunc
     # must not be lowered inside a loop body or a branch
-    closed = dce_jaxpr(closed)
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(mctx, closed.jaxpr, consts, list(args))
+    return lower_closed_jaxpr(mctx, dce_jaxpr(closed), args)
 
 
 def _cond_dce(eqn, used_outputs):

@@ -25,7 +25,7 @@ from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import dce_jaxpr
 from minijax.lax.control_flow import common
 from minijax.lax.elementwise import neg
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
+from minijax.lowering.stablehlo import lower_closed_jaxpr
 from minijax.tree_util import _registry, tree_leaves
 
 __all__ = ["custom_linear_solve", "custom_root", "linear_solve_p"]
@@ -192,9 +192,7 @@ def _linear_solve_abstract_eval(*args, const_lengths, jaxprs):
 @linear_solve_p.def_lowering
 def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
     params, b = _split_linear_solve_args(args, const_lengths)
-    closed = dce_jaxpr(jaxprs.solve)
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, params.solve + b)
+    return lower_closed_jaxpr(ctx.module_ctx, dce_jaxpr(jaxprs.solve), params.solve + b)
 
 
 def _tangent_linear_map(closed, params, params_dot, x):
