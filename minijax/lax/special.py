@@ -18,7 +18,7 @@ from jaxlib.mlir.dialects import chlo
 
 from minijax import dtypes
 from minijax.interpreters import ad
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax.control_flow import while_loop
 from minijax.lax.control_flow.common import vary_like
 from minijax.lax.convert import convert_element_type
@@ -61,7 +61,6 @@ from minijax.lax.families import (
 )
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, full_like
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
 
 __all__ = [
     "igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "betainc", "zeta",
@@ -84,9 +83,8 @@ def _lower_with(impl):
             xs = [convert_element_type(x, wide) for x in xs]
             return [convert_element_type(impl(*xs), dtype)]
 
-        closed = trace_to_jaxpr(fn, [aval.update(weak_type=False)] * len(values))
-        consts = [ir_constant(c) for c in closed.consts]
-        return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, list(values))[0]
+        return lower_traced(ctx.module_ctx, fn, [aval.update(weak_type=False)] * len(values),
+                            values)[0]
 
     return lower
 

@@ -18,9 +18,8 @@ from minijax import lax
 from minijax import numpy as jnp
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
-from minijax.interpreters.partial_eval import trace_to_jaxpr
+from minijax.interpreters.mlir import lower_traced
 from minijax.lax.control_flow.common import vary_like
-from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body
 from minijax.random._distributions import (
     _as_array,
     _check_shape,
@@ -98,10 +97,8 @@ def _gamma_flat(data, a, *, log_space):
 
 
 def _gamma_lowering(ctx, data, a, *, log_space):
-    closed = trace_to_jaxpr(lambda d, al: [_gamma_flat(d, al, log_space=log_space)],
-                            list(ctx.avals_in))
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(ctx.module_ctx, closed.jaxpr, consts, [data, a])[0]
+    return lower_traced(ctx.module_ctx, lambda d, al: [_gamma_flat(d, al, log_space=log_space)],
+                        ctx.avals_in, [data, a])[0]
 
 
 def _gamma_grad(g, ans, data, a, *, log_space):
