@@ -97,6 +97,16 @@ class use_abstract_mesh:
         return self._cm.__exit__(*exc)
 
 
+def _given_or_keyword(value, kwargs, name):
+    """``value``, else the call's keyword ``name``, taken out of ``kwargs``: JAX's axes
+    decorators take their sharding either way."""
+    if value is not None:
+        return value
+    if name not in kwargs:
+        raise TypeError(f"Missing required keyword argument: '{name}'")
+    return kwargs.pop(name)
+
+
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """``f`` run with mesh ``axes`` in Auto mode, its outputs resharded to ``out_sharding``
     (given here or as the call's ``out_sharding=`` keyword). Every minijax mesh axis is
@@ -106,12 +116,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        if out_sharding is None:
-            if "out_sharding" not in kwargs:
-                raise TypeError("Missing required keyword argument: 'out_sharding'")
-            out = kwargs.pop("out_sharding")
-        else:
-            out = out_sharding
+        out = _given_or_keyword(out_sharding, kwargs, "out_sharding")
         return reshard(f(*args, **kwargs), out)
 
     return wrapped
@@ -129,12 +134,7 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        if in_sharding is None:
-            if "in_sharding" not in kwargs:
-                raise TypeError("Missing required keyword argument: 'in_sharding'")
-            shardings = kwargs.pop("in_sharding")
-        else:
-            shardings = in_sharding
+        shardings = _given_or_keyword(in_sharding, kwargs, "in_sharding")
         mesh = get_abstract_mesh()
         if mesh.empty:
             raise ValueError(

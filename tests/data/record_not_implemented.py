@@ -8,7 +8,6 @@ runs the same text with ``jax`` replaced by ``minijax``. A row whose ``call`` is
 raise no cheap CPU call reaches (``why`` says which, and what JAX does there)."""
 import json
 import pathlib
-import re
 
 import jax
 import jax.numpy as jnp
