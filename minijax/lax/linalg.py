@@ -806,15 +806,17 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
             raise NotImplementedError(
                 "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on "
                 "AMD (ROCm) GPUs, not on NVIDIA CUDA.")
-        if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
-            # JAX 0.10.2 computes them (cuSOLVER's gesvdj / gesvdp); minijax wires up gesvd
-            # only: a divergence, triage_23000_f.md
-            raise NotImplementedError(
-                f"svd: {algorithm} is not implemented on the GPU platform in minijax (it uses "
-                "cuSOLVER's gesvd); use SvdAlgorithm.QR or run on CPU")
-        if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.QR):
+        if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.QR, SvdAlgorithm.JACOBI,
+                             SvdAlgorithm.POLAR):
             # JAX 0.10.2 refuses a value outside the enum on GPU too, in these words
             raise NotImplementedError(f"Unsupported SVD algorithm on GPU: {algorithm!r}")
+        if algorithm in (None, SvdAlgorithm.DEFAULT):
+            # JAX's choice on CUDA: cuSOLVER's Jacobi up to 1024 x 1024, gesvd beyond
+            algorithm = SvdAlgorithm.JACOBI if m <= 1024 and n <= 1024 else SvdAlgorithm.QR
+        if algorithm != SvdAlgorithm.QR:
+            s, u, vt, info = _svd_gpu_jacobi_polar(x, aval, s_aval, info_aval, full_matrices,
+                                                   compute_uv, algorithm)
+            return _svd_outputs(s, u, vt, info, batch, s_aval, u_aval, vt_aval, compute_uv)
         # cuSOLVER's gesvd wants m >= n: factor A^T (row-major A is column-major A^T), then
         # U and Vt swap roles.
         transposed = m < n
@@ -841,11 +843,43 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
         _, s, u, vt, info = ffi.ffi_call(target, [x], [aval],
                                          [aval, s_aval, u_aval, vt_aval, info_aval],
                                          {"mode": ffi.char(mode)}, aliases={0: 0})
+    return _svd_outputs(s, u, vt, info, batch, s_aval, u_aval, vt_aval, compute_uv)
+
+
+def _svd_outputs(s, u, vt, info, batch, s_aval, u_aval, vt_aval, compute_uv):
+    """The results, NaN where the solver reported a failure."""
     ok = ffi.info_ok(info, batch)
     outs = [ffi.nan_where_not_ok(ok, s, s_aval)]
     if compute_uv:
         outs += [ffi.nan_where_not_ok(ok, u, u_aval), ffi.nan_where_not_ok(ok, vt, vt_aval)]
     return outs
+
+
+def _svd_gpu_jacobi_polar(x, aval, s_aval, info_aval, full_matrices, compute_uv, algorithm):
+    """cuSOLVER's gesvdj (JACOBI) or gesvdp (POLAR), as JAX lowers them: both return V, not
+    V^H, and always allocate U and V; gesvdj's batched kernel (used up to 32 x 32) has no
+    economy mode, so there the full factors are computed and sliced."""
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    jacobi = algorithm == SvdAlgorithm.JACOBI
+    econ = not full_matrices and (not jacobi or (m > 32 and n > 32))
+    u_aval = ShapedArray((*batch, m, k if econ else m), aval.dtype)
+    v_aval = ShapedArray((*batch, n, k if econ else n), aval.dtype)
+    target = "cusolver_gesvdj_ffi" if jacobi else "cusolver_gesvdp_ffi"
+    _, s, u, v, info = ffi.ffi_call(target, [x], [aval],
+                                    [aval, s_aval, u_aval, v_aval, info_aval],
+                                    {"full_matrices": not econ, "compute_uv": bool(compute_uv)},
+                                    aliases={0: 0})
+    if not compute_uv:
+        return s, u, v, info
+    nb = len(batch)
+    vt = hlo.transpose(v, ffi.dense_i64([*range(nb), nb + 1, nb]))
+    if ffi.is_complex(aval.dtype):
+        vt = hlo.complex(hlo.real(vt), hlo.negate(hlo.imag(vt)))
+    if not full_matrices and not econ:
+        u, _ = ffi.slice_last2(u, u_aval, m, k)
+        vt, _ = ffi.slice_last2(vt, ShapedArray((*batch, n, n), aval.dtype), k, n)
+    return s, u, vt, info
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):

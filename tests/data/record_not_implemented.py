@@ -297,9 +297,6 @@ INTERNAL = [
      "svd(algorithm=DIVIDE_AND_CONQUER) compiled for CUDA: JAX 0.10.2 raises the same "
      "NotImplementedError (ROCm only)"),
     ("lax/linalg.py", "_svd_lowering",
-     "svd(algorithm=JACOBI or POLAR) compiled for GPU: JAX 0.10.2 computes it (cuSOLVER's "
-     "gesvdj / gesvdp); a divergence listed in triage_23000_f.md"),
-    ("lax/linalg.py", "_svd_lowering",
      "svd with an algorithm outside SvdAlgorithm compiled for GPU: JAX 0.10.2 raises the same "
      "NotImplementedError(\"Unsupported SVD algorithm on GPU: ...\")"),
     ("interpreters/batching.py", "BatchTrace.process_primitive",
