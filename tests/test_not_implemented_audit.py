@@ -18,7 +18,6 @@ import pytest
 
 import minijax
 import minijax.numpy as jnp
-from minijax.random._threefry import mul_wide, wide_counters
 
 ROOT = pathlib.Path(minijax.__file__).parent
 TABLE = json.loads((pathlib.Path(__file__).parent / "data" / "not_implemented_jax_0102.json")
@@ -143,24 +142,3 @@ def test_minijax_does_what_jax_did(row):
     assert type(info.value).__name__ == row["jax_exception"]
     assert _normalize(str(info.value)) == _normalize(row["jax_message"])
 
-
-# ------------------------------------------------------------------------------------------------
-# random bits for >= 2**32 elements (a refusal JAX does not make): 64-bit counters in uint32 words
-
-
-@pytest.mark.parametrize("c", [0, 1, 2**16 - 1, 2**16, 2**32 - 1, 2**32 + 12345, 2**48 + 7,
-                               2**64 - 1])
-def test_mul_wide_is_the_64_bit_product(c):
-    a = np.array([0, 1, 2, 65535, 65536, 123456789, 2**31, 2**32 - 1], np.uint32)
-    hi, lo = minijax.jit(lambda x: mul_wide(x, c))(a)
-    got = [(int(h) << 32) | int(v) for h, v in zip(np.asarray(hi), np.asarray(lo))]
-    assert got == [(int(x) * c) % 2**64 for x in a]
-
-
-def test_wide_counters_carry_into_the_hi_word():
-    shape, strides = (3, 5), (2**40 + 3, 2**32 - 1)  # strides of a > 2**32-element array
-    hi, lo = minijax.jit(lambda: wide_counters(shape, strides))()
-    i, j = np.meshgrid(range(3), range(5), indexing="ij")
-    want = [int(a) * strides[0] + int(b) * strides[1] for a, b in zip(i.ravel(), j.ravel())]
-    got = [(int(h) << 32) | int(v) for h, v in zip(np.ravel(hi), np.ravel(lo))]
-    assert got == want

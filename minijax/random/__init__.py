@@ -4,7 +4,7 @@ Keys are explicit values: ``key = random.key(0)`` (typed) or ``random.PRNGKey(0)
 ``uint32[2]``); ``split``/``fold_in`` derive new keys; samplers take one key and a static
 shape. Everything works eagerly, under ``jit`` and under ``vmap`` over keys.
 
-- ``_threefry``: the threefry2x32 primitive (lowering, batching, zero JVP)
+- ``_threefry``: the threefry2x32 primitive (lowering, batching, zero JVP) and its counters
 - ``_keys``: seeding, typed keys, split, fold_in, bits
 - ``_distributions``: samplers built from uniform bits
 - ``_gamma``: gamma/beta/dirichlet (rejection sampling in a while loop)

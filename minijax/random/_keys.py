@@ -17,6 +17,7 @@ a ``shape`` request is threefry of the counter ``(hi(i), lo(i))`` under the key.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -294,6 +295,9 @@ def fold_in(key, data):
 @eager_jit(static_argnames=("bit_width", "shape"))
 def random_bits(data, bit_width, shape):
     """Raw bits from key data uint32[2]: JAX's ``_threefry_random_bits_partitionable``."""
+    if math.prod(shape) > 2**64:
+        # JAX 0.10.2 raises the same: the 64-bit counters would repeat
+        raise NotImplementedError("random bits array of size exceeding 2 ** 64")
     hi, lo = iota_2x32_shape(shape)
     b1, b2 = threefry2x32_p.bind(data[0], data[1], hi, lo)
     dtype = _UINT_DTYPES[bit_width]
