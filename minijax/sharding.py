@@ -18,7 +18,7 @@ from minijax import sharding_types as shd
 from minijax.config import explicit_device_put_scope
 from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
-from minijax.lax.sharding_constraint import reshard, with_sharding_constraint
+from minijax.lax.sharding_constraint import put_in_memory, reshard, with_sharding_constraint
 from minijax.lowering.array import Array, committed, device_put_value
 from minijax.shard_map import in_eager_body, shard_map
 from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
@@ -159,18 +159,8 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
 
 
 def make_single_device_sharding(device, *, memory_kind=None):
-    """``SingleDeviceSharding(device)``. minijax's arrays live in device memory only (its
-    shardings' ``memory_kind`` is None): JAX's host memory kinds are refused."""
-    if memory_kind not in (None, "device"):
-        if memory_kind not in ("pinned_host", "unpinned_host"):  # JAX's CPU and GPU kinds
-            raise ValueError(
-                f"Could not find memory addressable by device {device.platform}. Device "
-                f"{device.platform} can address the following memory kinds: device, "
-                f"pinned_host, unpinned_host. Got memory kind: {memory_kind}")
-        # JAX 0.10.2 makes this sharding (host memory); a divergence: minijax has none
-        raise NotImplementedError(
-            f"memory_kind={memory_kind!r}: minijax places arrays in device memory only")
-    return SingleDeviceSharding(device)
+    """``SingleDeviceSharding(device, memory_kind=memory_kind)``."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 def _put_leaf(x, device):
@@ -232,8 +222,12 @@ def _device_put(x, device):
         s = shd.resolve(s, what)
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
             _check_in_shard_map(leaf, s)
-            out.append(with_sharding_constraint(leaf, s)
-                       if isinstance(s, shd.NamedSharding) else leaf)
+            if s._memory_kind is not None:  # a move to another memory, staged as in JAX
+                out.append(put_in_memory(leaf, s))
+            elif isinstance(s, shd.NamedSharding):
+                out.append(with_sharding_constraint(leaf, s))
+            else:
+                out.append(leaf)
             continue
         out.append(shd.put(leaf, s, what))
     return tree.unflatten(out)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import itertools
 import math
 import threading
@@ -331,7 +332,15 @@ class Sharding:
         return set(self._device_list())
 
     is_fully_addressable = property(lambda self: True)
-    memory_kind = property(lambda self: None)
+    _memory_kind = None  # None: the devices' default memory
+
+    @property
+    def memory_kind(self):
+        """The memory the array's buffers are in: "device" (the default on CPU and GPU),
+        "pinned_host" or "unpinned_host"."""
+        if self._memory_kind is not None:
+            return self._memory_kind
+        return self._device_list()[0].default_memory().kind
 
     @property
     def _internal_device_list(self):
@@ -350,14 +359,47 @@ class Sharding:
     def is_equivalent_to(self, other, ndim):
         return _hlo_of(self, ndim) == _hlo_of(other, ndim) and (
             self._device_list() == other._device_list()
-        )
+        ) and self.memory_kind == other.memory_kind
+
+
+def _memory_kind_on(device, memory_kind):
+    """``memory_kind`` checked against the memories ``device`` addresses (JAX's ValueError),
+    None for its default memory: a sharding stores that, so the default costs nothing and
+    compares equal however it was named."""
+    if memory_kind is None:
+        return None
+    kinds = _memory_kinds(device)
+    if memory_kind not in kinds:
+        raise ValueError(
+            f"Could not find memory addressable by device {device.platform}. Device "
+            f"{device.platform} can address the following memory kinds: {', '.join(kinds)}. "
+            f"Got memory kind: {memory_kind}")
+    return None if memory_kind == kinds[0] else memory_kind
+
+
+@functools.cache
+def _memory_kinds(device):
+    """The kinds of the memories ``device`` addresses, its default first."""
+    default = device.default_memory().kind
+    return (default,) + tuple(m.kind for m in device.addressable_memories()
+                              if m.kind != default)
+
+
+def _memory_str(sharding):
+    kind = sharding.memory_kind
+    return "" if kind is None else f", memory_kind={kind}"
 
 
 class SingleDeviceSharding(Sharding):
-    """The whole array on one device."""
+    """The whole array on one device, in its default memory or the one ``memory_kind``
+    names."""
 
-    def __init__(self, device):
+    def __init__(self, device, *, memory_kind=None):
         self._device = device
+        self._memory_kind = _memory_kind_on(device, memory_kind)
+
+    def with_memory_kind(self, kind):
+        return SingleDeviceSharding(self._device, memory_kind=kind)
 
     def _device_list(self):
         return [self._device]
@@ -368,23 +410,24 @@ class SingleDeviceSharding(Sharding):
         return {self._device: tuple(slice(None) for _ in global_shape)}
 
     def _to_jaxlib(self, ndim=None):
-        return backends.single_device_sharding(self._device)
+        return _array.single_device_sharding(self._device, self._memory_kind)
 
     def __eq__(self, other):
-        return isinstance(other, SingleDeviceSharding) and self._device == other._device
+        return (isinstance(other, SingleDeviceSharding) and self._device == other._device
+                and self._memory_kind == other._memory_kind)
 
     def __hash__(self):
-        return hash(("single", self._device.id))
+        return hash(("single", self._device.id, self._memory_kind))
 
     def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r})"
+        return f"SingleDeviceSharding(device={self._device!r}{_memory_str(self)})"
 
 
 class NamedSharding(Sharding):
     """``NamedSharding(mesh, P("x", None))``: dimension i is split over the mesh axes named by
     ``spec[i]``; mesh axes the spec does not name replicate."""
 
-    def __init__(self, mesh, spec=None):
+    def __init__(self, mesh, spec=None, *, memory_kind=None):
         if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError("NamedSharding: mesh must be a minijax.sharding.Mesh or AbstractMesh, "
                             f"got {mesh!r}")
@@ -398,17 +441,30 @@ class NamedSharding(Sharding):
         _check_spec_axes(mesh, spec, "")
         self.mesh = mesh
         self.spec = spec
-        self._hash = hash((mesh, spec))
+        if memory_kind is not None and isinstance(mesh, Mesh):  # an AbstractMesh has no memories
+            memory_kind = _memory_kind_on(mesh._flat[0], memory_kind)
+        self._memory_kind = memory_kind
+        self._hash = hash((mesh, spec, memory_kind))
+
+    @property
+    def memory_kind(self):
+        if self._memory_kind is None and isinstance(self.mesh, AbstractMesh):
+            return None
+        return Sharding.memory_kind.fget(self)
 
     def _device_list(self):
         if isinstance(self.mesh, AbstractMesh):
             self.mesh._flat_devices_or_error()
         return list(self.mesh._flat)
 
-    def update(self, *, mesh=None, spec=None):
-        """This sharding with ``mesh`` and/or ``spec`` replaced."""
+    def update(self, *, mesh=None, spec=None, memory_kind=None):
+        """This sharding with ``mesh``, ``spec`` and/or ``memory_kind`` replaced."""
         return NamedSharding(self.mesh if mesh is None else mesh,
-                             self.spec if spec is None else spec)
+                             self.spec if spec is None else spec,
+                             memory_kind=self._memory_kind if memory_kind is None else memory_kind)
+
+    def with_memory_kind(self, kind):
+        return NamedSharding(self.mesh, self.spec, memory_kind=kind)
 
     @property
     def is_fully_replicated(self):
@@ -445,13 +501,14 @@ class NamedSharding(Sharding):
             isinstance(other, NamedSharding)
             and self.mesh == other.mesh
             and self.spec == other.spec
+            and self._memory_kind == other._memory_kind
         )
 
     def __hash__(self):
         return self._hash
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={_spec_str(self.spec)})"
+        return f"NamedSharding(mesh={self.mesh!r}, spec={_spec_str(self.spec)}{_memory_str(self)})"
 
 
 def _unsharded(ndim):
@@ -472,6 +529,7 @@ class GSPMDSharding(Sharding):
     def __init__(self, jaxlib_sharding):
         self._jaxlib = jaxlib_sharding
         self._hlo = jaxlib_sharding._hlo_sharding
+        self._memory_kind = _array.memory_kind_of(jaxlib_sharding)
 
     def _device_list(self):
         return list(self._jaxlib._internal_device_list)
@@ -491,6 +549,7 @@ class GSPMDSharding(Sharding):
             isinstance(other, GSPMDSharding)
             and self._hlo == other._hlo
             and [d.id for d in self._device_list()] == [d.id for d in other._device_list()]
+            and self._memory_kind == other._memory_kind
         )
 
     def __hash__(self):
@@ -559,7 +618,8 @@ def resolve(sharding_or_spec, what):
                 f"{what}: {sharding_or_spec!r} is over an AbstractMesh, which places data only "
                 f"on a concrete mesh of the same axes in context (jax.set_mesh); the mesh in "
                 f"context is {mesh!r}")
-        return NamedSharding(mesh, sharding_or_spec.spec)
+        return NamedSharding(mesh, sharding_or_spec.spec,
+                             memory_kind=sharding_or_spec._memory_kind)
     if isinstance(sharding_or_spec, Sharding):
         return sharding_or_spec
     if isinstance(sharding_or_spec, PartitionSpec):
@@ -626,9 +686,10 @@ def _named_to_jaxlib(sharding, ndim):
     if out is None:
         mesh = sharding.mesh
         if mesh.size == 1:
-            out = backends.single_device_sharding(mesh._flat[0])
+            out = _array.single_device_sharding(mesh._flat[0], sharding._memory_kind)
         else:
-            out = _array.interned_sharding(mesh._flat, _named_hlo(sharding, ndim), mesh)
+            out = _array.interned_sharding(mesh._flat, _named_hlo(sharding, ndim), mesh,
+                                           sharding._memory_kind)
             _array.remember_user_sharding(out, ndim, sharding)
         _named_cache[key] = out
     return out
@@ -666,16 +727,17 @@ def from_jaxlib(jaxlib_sharding, ndim, mesh=None):
         return known
     devs = list(jaxlib_sharding._internal_device_list)
     hlo = jaxlib_sharding._hlo_sharding
+    kind = _array.memory_kind_of(jaxlib_sharding)
     out = None
     if len(devs) == 1:
-        out = SingleDeviceSharding(devs[0])
+        out = SingleDeviceSharding(devs[0], memory_kind=kind)
     elif mesh is not None and list(mesh._flat) == devs:
         if hlo.is_replicated():
-            out = NamedSharding(mesh, P())
+            out = NamedSharding(mesh, P(), memory_kind=kind)
         elif hlo.is_tiled():
             tiles = list(hlo.tile_assignment_dimensions())[:ndim]
             for spec in _candidate_specs(mesh, tiles):
-                cand = NamedSharding(mesh, P(*spec))
+                cand = NamedSharding(mesh, P(*spec), memory_kind=kind)
                 if _named_hlo(cand, ndim) == hlo:
                     out = cand
                     break

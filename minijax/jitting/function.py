@@ -640,6 +640,7 @@ class JitFunction:
         lowered = stablehlo.lower_jaxpr(
             closed, name=f"jit_{self._name}", platform=place.devices[0].platform,
             donated=donated, arg_shardings=arg_shardings, result_shardings=result_shardings,
+            memory_kinds=place.memory_kinds(closed.jaxpr),
         )
         timer.mark("lower")
         return _Program(closed, traced, kept, out_tree, record, place, lowered)
@@ -651,11 +652,13 @@ class JitFunction:
         exe = _compile.compile_module(
             program.lowered, f"jit_{self._name}", place.devices, all_in,
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
+            in_memory=place.argument_memory(len(const_avals)),
         )
         timer.mark("compile")
         # As in JAX, outputs are committed to their devices when a placement was named (a
-        # device, shardings, a mesh); else iff a taken argument is committed (per call).
-        committed = (place.mesh is not None or self._device is not None
+        # device, shardings, a mesh, a device_put to a memory inside); else iff a taken
+        # argument is committed (per call).
+        committed = (place.mesh is not None or self._device is not None or place.moves
                      or self._out_shardings is not None
                      or (self._in_shardings is not None and bool(place.in_shardings)))
         if place.mesh is not None:  # Array.sharding names the layouts on this mesh

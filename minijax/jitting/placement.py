@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from minijax import core
 from minijax import sharding_types as shd
-from minijax.lax.sharding_constraint import with_sharding_constraint_p
-from minijax.lowering import backends
-from minijax.lowering.array import Array, default_device
+from minijax.lax.sharding_constraint import device_put_p, with_sharding_constraint_p
+from minijax.lowering import backends, stablehlo
+from minijax.lowering.array import Array, default_device, memory_kind_of
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 
@@ -26,13 +26,39 @@ class Placement:
     ``REPLICATED`` (an argument only), or None: left to Shardy's propagation, as JAX leaves an
     uncommitted argument's; the executable says what it chose and the call places it there."""
 
-    __slots__ = ("devices", "mesh", "in_shardings", "out_shardings")
+    __slots__ = ("devices", "mesh", "in_shardings", "out_shardings", "in_memory", "out_memory",
+                 "value_memory", "moves")
 
-    def __init__(self, devices, mesh, in_shardings, out_shardings):
+    def __init__(self, devices, mesh, in_shardings, out_shardings, memory=None, moves=False):
         self.devices = tuple(devices)
         self.mesh = mesh
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
+        # None when every value is in the devices' default memory (the common case, which
+        # costs nothing); else per argument its memory kind (None: unnamed, an uncommitted
+        # value), per result the one out_shardings names (None: none named), and per
+        # argument the memory of the value passed (its type's memory space in JAX).
+        self.in_memory, self.out_memory, self.value_memory = memory or (None, None, None)
+        self.moves = moves  # the program moves values between memories (a staged device_put)
+
+    def memory_kinds(self, jaxpr):
+        """The ``stablehlo.MemoryKinds`` of the program ``jaxpr`` (constants first), or None
+        when every value is in device memory. A result's memory is the one out_shardings
+        names, else the one it is computed in (JAX's memory space of its type)."""
+        if self.in_memory is None:
+            return None
+        consts = [None] * len(jaxpr.constvars)
+        computed = result_memory(jaxpr, consts + self.value_memory)
+        results = [given or found for given, found in zip(self.out_memory, computed)]
+        return stablehlo.MemoryKinds(consts + self.in_memory, results, self.out_memory)
+
+    def argument_memory(self, n_consts):
+        """Per argument (constants first), the memory kind its buffer must be in (None: the
+        devices' default), for the executable; None when all are in the default memory."""
+        if self.in_memory is None:
+            return None
+        default = self.devices[0].default_memory().kind
+        return [None] * n_consts + [None if k in (None, default) else k for k in self.in_memory]
 
     def module_shardings(self, n_consts):
         """``(arg_shardings, result_shardings)`` for the lowering (constants first), or
@@ -73,18 +99,26 @@ def committed_key(leaves):
     ])
 
 
-def _constraint_meshes(jaxpr, out):
+def _constraint_meshes(jaxpr, out, memories):
+    """The meshes the program's constraints name (into ``out``), and the memory kinds its
+    staged device_puts move values to (into ``memories``)."""
     for eqn in jaxpr.eqns:
         if eqn.primitive is with_sharding_constraint_p:
             out.append(eqn.params["sharding"].mesh)
         elif eqn.primitive.name == "shard_map":  # its program runs on the mesh's devices
             out.append(eqn.params["mesh"])
+        elif eqn.primitive is device_put_p:
+            for d in eqn.params["devices"]:
+                if isinstance(d, shd.NamedSharding):
+                    out.append(d.mesh)
+                if d is not None:
+                    memories.append(d.memory_kind)
         for v in eqn.params.values():
             for sub in v if isinstance(v, (list, tuple)) else (v,):
                 if isinstance(sub, core.ClosedJaxpr):
-                    _constraint_meshes(sub.jaxpr, out)
+                    _constraint_meshes(sub.jaxpr, out, memories)
                 elif isinstance(sub, core.Jaxpr):
-                    _constraint_meshes(sub, out)
+                    _constraint_meshes(sub, out, memories)
     return out
 
 
@@ -102,17 +136,23 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
     the program runs on ``device`` (default: the default device). Arguments the program does
     not take have no say, as in JAX: neither their layouts nor their ``in_shardings``.
     """
-    in_sh = _argument_shardings(record, in_shardings)
+    in_sh, in_mem = _argument_shardings(record, in_shardings)
+    values = [memory_kind_of(x._sharding) if type(x) is Array else None for x in record.leaves]
     if kept is not None:
         in_sh = [in_sh[i] for i in kept]
+        in_mem = [in_mem[i] for i in kept]
+        values = [values[i] for i in kept]
     kept = range(len(record.leaves)) if kept is None else kept
-    out_sh = _result_shardings(closed, out_tree, out_shardings)
+    out_sh, out_mem = _result_shardings(closed, out_tree, out_shardings)
     meshes = [s.mesh for s in in_sh + out_sh if isinstance(s, shd.NamedSharding)]
-    meshes += _constraint_meshes(closed.jaxpr, [])
+    moves = []
+    meshes += _constraint_meshes(closed.jaxpr, [], moves)
+    memory = _memory(in_mem, out_mem, values, moves)
     if not meshes:
         if device is None and in_shardings is None:
             device = _argument_device(name, record, kept, arg_names or (lambda: record.paths))
-        return Placement((device or default_device(),), None, in_sh, out_sh)
+        return Placement((device or default_device(),), None, in_sh, out_sh, memory,
+                         bool(moves))
     mesh = meshes[0]
     for m in meshes[1:]:
         if m._flat != mesh._flat:
@@ -121,7 +161,56 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
                 f"order; got {mesh!r} (device ids {[d.id for d in mesh._flat]}) and {m!r} "
                 f"(device ids {[d.id for d in m._flat]})"
             )
-    return Placement(mesh._flat, mesh, in_sh, out_sh)
+    return Placement(mesh._flat, mesh, in_sh, out_sh, memory, bool(moves))
+
+
+def _memory(in_memory, out_memory, values, moves):
+    """The memory kinds for a Placement, or None when no argument, result or device_put
+    (``moves``) names another memory than "device" (as JAX decides whether a program has
+    memory kinds)."""
+    if all(k in (None, "device") for k in in_memory + out_memory + moves):
+        return None
+    return in_memory, out_memory, values
+
+
+HOST = "pinned_host"  # JAX's Host memory space; every other memory kind computes as Device
+
+
+def result_memory(jaxpr, in_memory):
+    """The memory kind ("pinned_host" or "device") each output of ``jaxpr`` is computed in,
+    given its inputs' (constants first; None or another kind is device memory): JAX's
+    memory space of a type, which each operation takes from its operands of rank > 0 (all
+    the same, else JAX's ValueError) and a nested jit from its body."""
+    env = {v: HOST if k == HOST else "device"
+           for v, k in zip(list(jaxpr.constvars) + list(jaxpr.invars), in_memory)}
+
+    def read(v):
+        return env.get(v, "device")  # a literal, or an unannotated constant
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "jit":
+            body = eqn.params["jaxpr"]
+            outs = result_memory(body.jaxpr, [None] * len(body.jaxpr.constvars)
+                                 + [read(v) for v in eqn.invars])
+        elif eqn.primitive is device_put_p:
+            outs = [read(v) if d is None else d.memory_kind
+                    for v, d in zip(eqn.invars, eqn.params["devices"])]
+            outs = [HOST if k == HOST else "device" for k in outs]
+        else:
+            space, first = "device", None
+            for v in eqn.invars:
+                if not getattr(v.aval, "shape", ()):
+                    continue  # a scalar (or token) takes any memory
+                if first is not None and read(v) != read(first):
+                    raise ValueError(
+                        f"memory_space of all inputs passed to `{eqn.primitive.name}` must be "
+                        f"the same. Got one operand with type: "
+                        f"{_type(first.aval, read(first) == HOST)} and another operand with "
+                        f"type: {_type(v.aval, read(v) == HOST)}")
+                first, space = v, read(v)
+            outs = [space] * len(eqn.outvars)
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
 
 
 def _argument_device(name, record, kept, arg_names):
@@ -149,8 +238,9 @@ def _argument_device(name, record, kept, arg_names):
     return None if found is None else found[0]
 
 
-def _type(aval):
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"  # JAX's float32[4]
+def _type(aval, host=False):
+    """JAX's ``float32[4]``, ``float32<host>[4]`` for a value in host memory."""
+    return f"{aval.dtype.name}{'<host>' if host else ''}[{','.join(map(str, aval.shape))}]"
 
 
 def _argument_shardings(record, in_shardings):
@@ -160,14 +250,32 @@ def _argument_shardings(record, in_shardings):
         given += [None] * record.num_kwarg_leaves
     else:
         given = [None] * n
-    out = []
+    out, memory = [], []
     for x, g, path, aval in zip(record.leaves, given, record.paths, record.avals):
         if g is not None:
             g = shd.resolve(g, f"jit in_shardings for {path}")
+            if (type(x) is Array and x._committed
+                    and g._memory_kind != memory_kind_of(x._sharding)):
+                # as JAX: jit moves no Array between memories (an uncommitted one is put
+                # there: minijax cannot tell it from the NumPy value it was made from, which
+                # JAX puts there)
+                have = shd.from_jaxlib(x._sharding, len(aval.shape)).memory_kind
+                raise ValueError(
+                    "Memory kinds passed to jax.jit does not match memory kind on the "
+                    f"respective arg. Got jit memory kind: {g.memory_kind}, arg memory kind: "
+                    f"{have} for arg type: {_type(aval, have == HOST)}")
         elif type(x) is Array and len(x._sharding._internal_device_list) > 1:
             g = shd.from_jaxlib(x._sharding, len(aval.shape))
         elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):
             g = x.sharding  # a ShapeDtypeStruct(..., sharding=...) given to lower()
+        # the memory the argument is in: its sharding's, a committed Array's, else unnamed
+        # (an uncommitted value, in the default memory)
+        if g is not None:
+            memory.append(g.memory_kind)
+        elif type(x) is Array and x._committed:
+            memory.append(x._sharding._memory_kind)  # jaxlib names the default too
+        else:
+            memory.append(None)
         if g is None:
             pass  # open: Shardy chooses, the call places the argument there
         elif not isinstance(g, shd.NamedSharding):
@@ -175,13 +283,13 @@ def _argument_shardings(record, in_shardings):
         else:
             shd.check_divisible(g, aval.shape, f"jit in_shardings for {path} of {aval.str_short()}")
         out.append(g)
-    return out
+    return out, memory
 
 
 def _result_shardings(closed, out_tree, out_shardings):
     out_avals = closed.jaxpr.out_avals
     if out_shardings is None:
-        return [None] * len(out_avals)
+        return [None] * len(out_avals), [None] * len(out_avals)
     extra = []
     if hasattr(out_tree, "written"):  # function._RefOutputs: the written Refs' values follow
         extra = [None] * len(out_tree.written)  # the outputs, laid out as XLA chooses
@@ -191,10 +299,12 @@ def _result_shardings(closed, out_tree, out_shardings):
         "output" + keystr(p)
         for p, _ in tree_flatten_with_path_internal(out_tree.unflatten(out_avals))[0]
     ]
-    out = []
+    out, memory = [], []
     for g, path, aval in zip(given, out_paths, out_avals):
+        memory.append(None)
         if g is not None:
             g = shd.resolve(g, f"jit out_shardings for {path}")
+            memory[-1] = g.memory_kind
             if isinstance(g, shd.NamedSharding):
                 shd.check_divisible(
                     g, aval.shape, f"jit out_shardings for {path} of {aval.str_short()}"
@@ -202,7 +312,7 @@ def _result_shardings(closed, out_tree, out_shardings):
             else:
                 g = None
         out.append(g)
-    return out + extra
+    return out + extra, memory + extra
 
 
 def result_sharding_leaves(out_shardings, out_tree, n_out):

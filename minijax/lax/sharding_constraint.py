@@ -1,6 +1,7 @@
 """``with_sharding_constraint`` (the ``sharding_constraint`` primitive) and ``reshard``: ask
 XLA to lay out a value as a sharding at this point of the program; outside a transformation,
-a placement."""
+a placement. ``device_put_p``: ``device_put`` under a transformation to a sharding in another
+memory (``memory_kind="pinned_host"``, ...)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from jaxlib.mlir.dialects import sdy
 from minijax import core
 from minijax.core import Primitive
 from minijax.interpreters import ad
+from minijax.lowering import backends
+from minijax.lowering.stablehlo import annotate_device_placement
 from minijax.sharding_types import (
     UNCONSTRAINED,
     NamedSharding,
@@ -22,8 +25,8 @@ from minijax.sharding_types import (
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
-__all__ = ["lay_out", "reshard", "sharding_constraint_p", "with_sharding_constraint",
-           "with_sharding_constraint_p"]
+__all__ = ["device_put_p", "lay_out", "put_in_memory", "reshard", "sharding_constraint_p",
+           "with_sharding_constraint", "with_sharding_constraint_p"]
 
 
 def _wsc_abstract_eval(x, *, sharding):
@@ -67,6 +70,61 @@ with_sharding_constraint_p.def_lowering(_wsc_lowering)
 with_sharding_constraint_p.def_impl(_wsc_impl)
 with_sharding_constraint_p.def_batching(_wsc_batching)
 ad.deflinear(with_sharding_constraint_p, _wsc_transpose)
+
+
+# ------------------------------------------------------------------------------------------------
+# device_put to another memory, staged (JAX's device_put primitive; minijax stages it only
+# where a memory kind is named: its other placements are sharding constraints or nothing)
+
+
+def put_in_memory(x, sharding):
+    """The traced ``x`` moved to the memory of ``sharding`` (JAX's staged ``device_put``)."""
+    (out,) = device_put_p.bind(x, devices=(sharding,), srcs=(None,),
+                               copy_semantics=(backends._jax.ArrayCopySemantics.REUSE_INPUT,))
+    return out
+
+
+def _dp_lowering(ctx, *xs, devices, srcs, copy_semantics):
+    outs = []
+    for x, d, aval in zip(xs, devices, ctx.avals_in):
+        if isinstance(d, NamedSharding):  # laid out as it says, as under JAX's GPU lowering
+            mesh_name = ctx.module_ctx.mesh_symbol(d.mesh)
+            x = sdy.ShardingConstraintOp(x, sdy_sharding_attr(d, aval.ndim, mesh_name)).result
+        # JAX's CPU lowering is the identity (host and device memory are one there); on an
+        # accelerator XLA moves the value where the annotation says
+        if d is not None and ctx.module_ctx.platform != "cpu":
+            x = annotate_device_placement(x, d.memory_kind)
+        outs.append(x)
+    return outs
+
+
+def _dp_impl(*xs, devices, srcs, copy_semantics):
+    return [x if d is None else put(x, d, "device_put") for x, d in zip(xs, devices)]
+
+
+def _dp_transpose(cts, *xs, devices, srcs, copy_semantics):
+    # the cotangent goes back where the value came from (as JAX: copied, never reused)
+    live = [i for i, (ct, x) in enumerate(zip(cts, xs))
+            if ad.is_undefined_primal(x) and type(ct) is not ad.Zero]
+    out = [ct if ad.is_undefined_primal(x) else None for ct, x in zip(cts, xs)]
+    if live:
+        copy = backends._jax.ArrayCopySemantics.ALWAYS_COPY
+        moved = device_put_p.bind(*[cts[i] for i in live],
+                                  devices=tuple(srcs[i] for i in live),
+                                  srcs=tuple(devices[i] for i in live),
+                                  copy_semantics=(copy,) * len(live))
+        for i, ct in zip(live, moved):
+            out[i] = ct
+    return out
+
+
+device_put_p = Primitive("device_put", multiple_results=True)
+device_put_p.def_abstract_eval(lambda *avals, **_: list(avals))
+device_put_p.def_lowering(_dp_lowering)
+device_put_p.def_impl(_dp_impl)
+device_put_p.def_batching(lambda args, dims, **params: (device_put_p.bind(*args, **params),
+                                                       list(dims)))
+ad.deflinear(device_put_p, _dp_transpose)
 
 
 def with_sharding_constraint(x, shardings):

@@ -270,7 +270,7 @@ def _as_single_device(piece, aval, index):
         return piece
     (dev,) = backends.buffer_devices(piece)
     shape = tuple(len(range(*s.indices(n))) for s, n in zip(index, aval.shape))
-    sharding = backends.single_device_sharding(dev)
+    sharding = single_device_sharding(dev, memory_kind_of(piece._sharding))
     _single_device_shardings.add(sharding)
     return Array(aval.update(shape=shape), sharding, [piece], True, _skip_checks=True)
 
@@ -286,20 +286,43 @@ user_sharding_of = None
 _interned = {}  # (device ids, HloSharding, mesh) -> GSPMDSharding
 _multi_device = set()  # every interned sharding over more than one device
 _single_device_shardings = set()
+# Every interned sharding whose buffers live in another memory than the devices' default
+# ("pinned_host", ...): eager dispatch runs an op on such an operand as its jit, whose
+# lowering carries the memory kinds.
+in_other_memory = set()
 _user = {}  # (jaxlib sharding, ndim) -> minijax.sharding object
 
 
-def interned_sharding(devices, hlo, mesh=None):
+def interned_sharding(devices, hlo, mesh=None, memory_kind=None):
     """The one GSPMDSharding over ``devices`` (in this order) with HloSharding ``hlo``, per
     ``mesh``: one layout can be named on several meshes (P("x") on an 8-mesh is P(("x", "y"))
-    on a 4x2 one), and an Array's ``.sharding`` names it on the mesh that made it."""
+    on a 4x2 one), and an Array's ``.sharding`` names it on the mesh that made it.
+    ``memory_kind``: None for the devices' default memory, else the one its buffers are in."""
     if len(devices) == 1:
-        return backends.single_device_sharding(devices[0])
-    key = (tuple(d.id for d in devices), hlo, mesh)
+        return single_device_sharding(devices[0], memory_kind)
+    key = (tuple(d.id for d in devices), hlo, mesh, memory_kind)
     out = _interned.get(key)
     if out is None:
-        out = _interned[key] = backends._jax.GSPMDSharding(backends.DeviceList(tuple(devices)), hlo)
+        out = _interned[key] = backends._jax.GSPMDSharding(
+            backends.DeviceList(tuple(devices)), hlo, memory_kind=memory_kind)
         _multi_device.add(out)
+        if memory_kind is not None:
+            in_other_memory.add(out)
+    return out
+
+
+def memory_kind_of(jaxlib_sharding):
+    """The memory a jaxlib sharding's buffers are in: None for the devices' default (jaxlib
+    names that one too), else its kind."""
+    kind = jaxlib_sharding._memory_kind
+    return None if kind == jaxlib_sharding._internal_device_list.default_memory_kind else kind
+
+
+def single_device_sharding(device, memory_kind=None):
+    """``backends.single_device_sharding``, noting one in another memory than the default."""
+    out = backends.single_device_sharding(device, memory_kind)
+    if memory_kind is not None:
+        in_other_memory.add(out)
     return out
 
 
@@ -318,10 +341,12 @@ def user_sharding(jaxlib_sharding, ndim):
 
 
 def same_layout(a, b):
-    """Whether two jaxlib shardings put the same slices on the same devices."""
+    """Whether two jaxlib shardings put the same slices on the same devices, in the same
+    memory."""
     return a is b or (
         a._hlo_sharding == b._hlo_sharding
         and list(a._internal_device_list) == list(b._internal_device_list)
+        and a._memory_kind == b._memory_kind
     )
 
 
@@ -369,7 +394,8 @@ def put_like(x: Array, like: Array) -> Array:
 def put_global(value: np.ndarray, aval, jaxlib_sharding) -> Array:
     """Puts host ``value`` on the devices of ``jaxlib_sharding``, each getting its slice."""
     if len(jaxlib_sharding._internal_device_list) == 1:
-        return backends.device_put_numpy(value, aval, jaxlib_sharding._internal_device_list[0])
+        return backends.device_put_numpy(value, aval, jaxlib_sharding._internal_device_list[0],
+                                         sharding=jaxlib_sharding)
     _multi_device.add(jaxlib_sharding)
     return jaxlib_ext.put_sharded(value, aval, jaxlib_sharding)
 

@@ -280,9 +280,12 @@ ArrayImpl = _jax.ArrayImpl
 
 
 @functools.cache
-def single_device_sharding(device):
-    """A replicated GSPMDSharding on one device, interned (jaxlib compares these by identity)."""
-    return _jax.GSPMDSharding(DeviceList((device,)), xc.HloSharding.replicate())
+def single_device_sharding(device, memory_kind=None):
+    """A replicated GSPMDSharding on one device, interned (jaxlib compares these by identity);
+    ``memory_kind`` None is the device's default memory, else another of its memories
+    ("pinned_host", ...): buffers put with it live there."""
+    return _jax.GSPMDSharding(DeviceList((device,)), xc.HloSharding.replicate(),
+                              memory_kind=memory_kind)
 
 
 def result_handler(aval, sharding, committed=True):
@@ -293,9 +296,11 @@ def result_handler(aval, sharding, committed=True):
     return _jax.array_result_handler(aval, sharding, committed)
 
 
-def device_put_numpy(value: np.ndarray, aval, device, committed=True):
-    """Copies a NumPy array (already of ``aval.dtype``) onto ``device``."""
-    sharding = single_device_sharding(device)
+def device_put_numpy(value: np.ndarray, aval, device, committed=True, sharding=None):
+    """Copies a NumPy array (already of ``aval.dtype``) onto ``device``, into the memory of
+    ``sharding`` (a single-device jaxlib sharding; default: the device's default memory)."""
+    if sharding is None:
+        sharding = single_device_sharding(device)
     return _jax.batched_device_put(
         aval, sharding, [value], [device], committed, False, enable_x64=config.jax_enable_x64
     )

@@ -35,7 +35,7 @@ class Executable:
         "handlers", "loose_handlers", "synchronous",
     )
 
-    def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None):
+    def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None, in_memory=None):
         self.xla = xla
         self.name = name
         self.devices = tuple(devices)
@@ -48,6 +48,8 @@ class Executable:
         else:
             self.in_shardings = self._shardings(xla.get_parameter_shardings(), in_avals, mesh)
             self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
+        if in_memory is not None:  # a program with values in host memory
+            self._place_in_memories(in_memory, mesh)
         self.handlers = [
             backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
         ]
@@ -72,6 +74,20 @@ class Executable:
         if protos is None:
             return [interned_sharding(self.devices, hlo.replicate(), mesh) for _ in avals]
         return [interned_sharding(self.devices, hlo.from_proto(p), mesh) for p in protos]
+
+    def _place_in_memories(self, in_memory, mesh):
+        """The shardings in the memories of the program's values: the arguments' are
+        ``in_memory`` (per argument, None for the default memory), the results' the
+        executable's (as JAX reads them)."""
+        default = self.devices[0].default_memory().kind
+        out_memory = [None if k == default else k for k in self.xla.get_output_memory_kinds()[0]]
+        self.in_shardings, self.out_shardings = (
+            [s if k is None else self._in_memory(s, k, mesh) for s, k in zip(shardings, kinds)]
+            for shardings, kinds in ((self.in_shardings, in_memory),
+                                     (self.out_shardings, out_memory)))
+
+    def _in_memory(self, sharding, kind, mesh):
+        return interned_sharding(self.devices, sharding._hlo_sharding, mesh, kind)
 
     def execute(self, bufs, committed=True):
         """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached),
@@ -108,20 +124,22 @@ def _has_collectives(xla):
 
 
 def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, jaxpr=None,
-                   kind="jit"):
+                   kind="jit", in_memory=None):
     """Compiles (or loads from the persistent cache) ``lowered`` (a LoweredModule) for
     ``devices``, partition i on ``devices[i]``.
 
     ``mesh``: the module carries Shardy annotations over this mesh, so XLA's SPMD partitioner
     runs (even for one device), and the executable's shardings are named on it. ``jaxpr`` (what
-    was lowered) and ``kind`` ("jit" or "eager") only feed the dumps. Never on a dispatch hot
+    was lowered) and ``kind`` ("jit" or "eager") only feed the dumps. ``in_memory``: for a
+    program with values in host memory, each argument's memory kind (None: the default).
+    Never on a dispatch hot
     path: jit and eager dispatch keep their own in-memory caches of the result.
     """
     devices = list(devices)
     start = time.perf_counter()
     xla, loaded, key = _compile_or_load(lowered, name, devices, mesh)
     seconds = time.perf_counter() - start
-    exe = Executable(xla, name, devices, in_avals, out_avals, mesh)
+    exe = Executable(xla, name, devices, in_avals, out_avals, mesh, in_memory)
     dump_dir = config.minijax_dump_dir
     if dump_dir and (kind != "eager" or config.minijax_dump_eager):
         dumps.dump_compilation(dump_dir, name, lowered.module, jaxpr, xla, in_avals, out_avals,

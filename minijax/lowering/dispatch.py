@@ -12,7 +12,8 @@ from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array, _multi_device, default_device, device_put_value
+from minijax.lowering.array import (
+    Array, _multi_device, default_device, device_put_value, in_other_memory)
 from minijax.source_info import user_frame
 
 _eager_cache = _compile.register_cache({})
@@ -23,9 +24,9 @@ class Hooks:
     modules sit above dispatch, which therefore never imports them).
 
     ``apply_sharded(prim, args, params)``: a primitive on operands laid out over several devices
-    (``minijax.jitting``: the jit of the op, as JAX). ``check_outputs(prim, outs)``: called with
-    each primitive's outputs while ``jax_debug_nans``/``jax_debug_infs`` is on, else None
-    (``minijax.debug_numerics``)."""
+    or in host memory (``minijax.jitting``: the jit of the op, as JAX).
+    ``check_outputs(prim, outs)``: called with each primitive's outputs while
+    ``jax_debug_nans``/``jax_debug_infs`` is on, else None (``minijax.debug_numerics``)."""
 
     apply_sharded = None
     check_outputs = None
@@ -52,7 +53,9 @@ def apply_primitive(prim, args, params):
             float0 = True
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
-    elif sharding in _multi_device:  # a sharded operand: run as the jit of the op (as JAX)
+    elif sharding in _multi_device or sharding in in_other_memory:
+        # a sharded operand, or one in host memory: run as the jit of the op (as JAX), whose
+        # program carries the layouts and memory kinds
         return Hooks.apply_sharded(prim, args, params)
     if float0:
         # a float0 operand (a zero tangent) has no buffer, XLA having no zero-width type: its

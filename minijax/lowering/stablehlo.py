@@ -357,8 +357,23 @@ class LoweredModule:
         self.keepalives = list(keepalives)
 
 
+class MemoryKinds:
+    """The memories of a program's values where one is not the devices' default, as JAX
+    lowers them: ``args`` (one per argument, consts included) and ``results`` are each
+    value's memory kind ("device", "pinned_host", ...) or None, written as
+    ``mhlo.memory_kind``; ``placed`` (per result) names the kinds ``out_shardings`` asked for,
+    which an ``annotate_device_placement`` custom call before the return tells XLA to move
+    the value to."""
+
+    __slots__ = ("args", "results", "placed")
+
+    def __init__(self, args, results, placed):
+        self.args, self.results, self.placed = args, results, placed
+
+
 def lower_jaxpr(
-    closed, name="main", platform="cpu", donated=(), arg_shardings=None, result_shardings=None
+    closed, name="main", platform="cpu", donated=(), arg_shardings=None, result_shardings=None,
+    memory_kinds=None,
 ):
     """A :class:`LoweredModule` whose ``main`` takes (consts..., args...) and returns the
     outputs.
@@ -366,13 +381,15 @@ def lower_jaxpr(
     Closed-over constants are *arguments* of ``main``, never baked into the module.
     ``arg_shardings`` (one per argument, consts included) and ``result_shardings`` are minijax
     NamedShardings or None (no annotation: Shardy propagates); they become ``sdy.sharding``.
+    ``memory_kinds`` (a :class:`MemoryKinds`, None when every value is in device memory)
+    places values in host memory.
     """
     jaxpr = closed.jaxpr
     in_avals = [v.aval for v in jaxpr.constvars] + [v.aval for v in jaxpr.invars]
     out_avals = jaxpr.out_avals
     with context(), ir.Location.unknown():
         module = ir.Module.create()
-        module.operation.attributes["sym_name"] = ir.StringAttr.get(_symbol_name(name))
+        module.operation.attributes["sym_name"] = ir.StringAttr.get(_module_name(name))
         mctx = ModuleContext(module, name, platform)
         mctx.partitioned = bool(arg_shardings or result_shardings)
         with ir.InsertionPoint(module.body):
@@ -381,32 +398,53 @@ def lower_jaxpr(
             )
             fn = func.FuncOp("main", ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
-            if donated or arg_shardings:
+            if donated or arg_shardings or memory_kinds:
                 n_consts = len(jaxpr.constvars)
                 attrs = []
                 for i in range(len(in_avals)):
                     attr = {}
                     if i >= n_consts and (i - n_consts) in donated:
                         attr["jax.buffer_donor"] = ir.BoolAttr.get(True)
+                    if memory_kinds and memory_kinds.args[i] is not None:
+                        attr["mhlo.memory_kind"] = ir.StringAttr.get(memory_kinds.args[i])
                     if arg_shardings and arg_shardings[i] is not None:
                         attr["sdy.sharding"] = _sdy_attr(mctx, arg_shardings[i], in_avals[i])
                     attrs.append(ir.DictAttr.get(attr))
                 fn.arg_attrs = ir.ArrayAttr.get(attrs)
-            if result_shardings and any(s is not None for s in result_shardings):
-                fn.result_attrs = ir.ArrayAttr.get([
-                    ir.DictAttr.get(
-                        {} if s is None else {"sdy.sharding": _sdy_attr(mctx, s, a)}
-                    )
-                    for s, a in zip(result_shardings, out_avals)
-                ])
+            sharded = result_shardings and any(s is not None for s in result_shardings)
+            if sharded or memory_kinds:
+                attrs = []
+                for i, a in enumerate(out_avals):
+                    attr = {}
+                    if memory_kinds and memory_kinds.results[i] is not None:
+                        attr["mhlo.memory_kind"] = ir.StringAttr.get(memory_kinds.results[i])
+                    if sharded and result_shardings[i] is not None:
+                        attr["sdy.sharding"] = _sdy_attr(mctx, result_shardings[i], a)
+                    attrs.append(ir.DictAttr.get(attr))
+                fn.result_attrs = ir.ArrayAttr.get(attrs)
             entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
             n_consts = len(jaxpr.constvars)
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
+            if memory_kinds:
+                outs = [x if kind is None else annotate_device_placement(x, kind)
+                        for x, kind in zip(outs, memory_kinds.placed)]
             func.ReturnOp(outs)
         _verify(module)
     return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks, mctx.keepalives)
+
+
+def annotate_device_placement(x, memory_kind):
+    """``x`` moved to the memory ``memory_kind`` names (XLA's placement custom call, as JAX
+    emits it)."""
+    op = hlo.CustomCallOp([x.type], [x], "annotate_device_placement",
+                          has_side_effect=ir.BoolAttr.get(True),
+                          backend_config=ir.StringAttr.get(""),
+                          api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1))
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"_xla_buffer_placement": ir.StringAttr.get(memory_kind)})
+    return op.result
 
 
 def _verify(module):
@@ -431,6 +469,12 @@ def _symbol_name(name):
     return cleaned or "main"
 
 
+def _module_name(name):
+    """JAX's module names: characters XLA would alter become "_" and trailing ones are dropped
+    (jit of a lambda is "jit__lambda"); the name is the executable's in XLA's errors."""
+    return "".join(c if c.isalnum() or c in "_.-" else "_" for c in name).rstrip("_")
+
+
 def module_to_text(module, debug_info=False):
     with context():
         return module.operation.get_asm(enable_debug_info=debug_info)
@@ -443,6 +487,8 @@ __all__ = [
     "full_like_aval",
     "ir_constant",
     "LoweredModule",
+    "MemoryKinds",
+    "annotate_device_placement",
     "lower_jaxpr",
     "lower_jaxpr_body",
     "lower_call",
