@@ -175,6 +175,11 @@ config.define("jax_default_matmul_precision", None, kind=str, trace_affecting=Tr
               choices=("bfloat16", "tensorfloat32", "float32", "default", "high", "highest",
                        "fastest"),
               doc="Precision of matmuls and convolutions that do not pass precision=.")
+# Read when eig is lowered for a GPU (so part of the jit key), as JAX's flag of this name.
+config.define("jax_use_magma", "auto", kind=str, trace_affecting=True,
+              choices=("off", "on", "auto"),
+              doc="GPU eig with left eigenvectors: MAGMA's geev ('on'), host LAPACK's ('off'), "
+                  "or MAGMA when its library is found ('auto').")
 config.define("jax_disable_jit", False, doc="Run jitted functions op by op (eagerly).")
 config.define("jax_explain_cache_misses", False,
               doc="Log why a jitted call retraced: which argument's shape/dtype/static changed.")

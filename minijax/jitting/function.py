@@ -328,6 +328,14 @@ class _JitCompiled(_compile.Compiled):
         return getattr(tree, "tree", tree).unflatten(flat)
 
 
+def _fun_name(fun):
+    """JAX's name of a jitted function (its jaxpr equation's ``name``, its module
+    ``jit_<name>``): ``__name__``, looked up through ``functools.partial``."""
+    while (name := getattr(fun, "__name__", None)) is None and isinstance(fun, functools.partial):
+        fun = fun.func
+    return "<unnamed function>" if name is None else name
+
+
 class JitFunction:
     """The callable ``jit(f)`` returns. ``lower`` / ``trace`` expose the stages."""
 
@@ -373,7 +381,7 @@ class JitFunction:
         self._cache = {}
         self._traced = {}  # trace key -> (ClosedJaxpr, output pytree): one trace per signature
         self._trace_count = 0
-        self._name = getattr(fun, "__name__", "fun")
+        self._name = _fun_name(fun)
         self.cpp = self._make_cpp(sig)
         _all_jit_functions.add(self)
 

@@ -24,6 +24,7 @@ from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
+from minijax.config import config
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
 from minijax.interpreters.mlir import lower_traced
@@ -988,25 +989,31 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
     # value but LAPACK, so also the string "lapack"
     if not gpu and implementation and implementation != EigImplementation.LAPACK:
         raise ValueError("Only the lapack implementation is supported on CPU.")
-    if gpu:
-        _check_eig_gpu_implementation(implementation, compute_left_eigenvectors)
+    magma = _eig_gpu_magma_mode(implementation, compute_left_eigenvectors) if gpu else None
     if aval.shape[-1] == 0:
         return [ffi.full_like_aval(0, a) for a in ctx.avals_out]
-    if gpu:
-        return _eig_gpu_lowering(ctx, x, compute_left_eigenvectors, compute_right_eigenvectors)
+    if gpu and magma is None:
+        return _eig_cusolver_lowering(ctx, x, compute_right_eigenvectors)
+    # LAPACK's geev on the CPU, or on the GPU jaxlib's hybrid kernel (geev on the host or
+    # MAGMA's), which has the same results: the eigenvectors as complex matrices for real inputs
+    # too (the handlers unpack LAPACK's (re, im) column pairs themselves), and the eigenvalues of
+    # a real matrix as separate real and imaginary parts (wr, wi).
     real = not ffi.is_complex(aval.dtype)
     vec_aval = ShapedArray(aval.shape, w_aval.dtype)
     info_aval = ShapedArray(batch, ffi.INFO)
-    # jaxlib's geev handlers return the eigenvectors as complex matrices for real inputs too
-    # (they unpack LAPACK's (re, im) column pairs themselves); the eigenvalues of a real
-    # matrix come as separate real and imaginary parts (wr, wi).
     w_parts = [ShapedArray(aval.shape[:-1], aval.dtype)] * (2 if real else 1)
-    mode = lambda on: ffi.char("V" if on else "N")
-    *w, vl, vr, info = ffi.ffi_call(
-        ffi.lapack_target("geev", aval.dtype), [x], [aval],
-        [*w_parts, vec_aval, vec_aval, info_aval],
-        {"compute_left": mode(compute_left_eigenvectors),
-         "compute_right": mode(compute_right_eigenvectors)})
+    if gpu:
+        _initialize_hybrid_kernels()
+        target = "cuhybrid_eig_real" if real else "cuhybrid_eig_comp"
+        attrs = {"magma": magma, "left": compute_left_eigenvectors,
+                 "right": compute_right_eigenvectors}
+    else:
+        mode = lambda on: ffi.char("V" if on else "N")
+        target = ffi.lapack_target("geev", aval.dtype)
+        attrs = {"compute_left": mode(compute_left_eigenvectors),
+                 "compute_right": mode(compute_right_eigenvectors)}
+    *w, vl, vr, info = ffi.ffi_call(target, [x], [aval], [*w_parts, vec_aval, vec_aval, info_aval],
+                                    attrs)
     w = hlo.complex(*w) if real else w[0]
     return _eig_outputs(ctx, info, w, vl, vr, compute_left_eigenvectors,
                         compute_right_eigenvectors)
@@ -1022,29 +1029,30 @@ def _eig_outputs(ctx, info, w, vl, vr, left, right):
     return outs
 
 
-def _check_eig_gpu_implementation(implementation, left):
-    """minijax's GPU eig is cuSOLVER's Xgeev (cusolver >= 11.7.1), which computes right
-    eigenvectors only, as in JAX; JAX's LAPACK and MAGMA choices (and its default with left
-    eigenvectors) go through its host-LAPACK/MAGMA hybrid kernels, which minijax does not wire
-    up."""
-    if implementation == EigImplementation.CUSOLVER:
+def _eig_gpu_magma_mode(implementation, left):
+    """JAX's choice of GPU kernel. None: cuSOLVER's Xgeev (cusolver >= 11.7.1, right
+    eigenvectors only), the default without left eigenvectors. Otherwise the hybrid kernel's
+    ``magma`` mode: "on" runs MAGMA's geev on the GPU, "off" LAPACK's on the host, "auto" (the
+    ``jax_use_magma`` default) MAGMA when jaxlib finds its library."""
+    if implementation == EigImplementation.CUSOLVER or (implementation is None and not left):
         if left:
             # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError("Left eigenvectors are not supported by cusolver")
-    elif implementation is not None:
-        # JAX 0.10.2 computes it on GPU (hybrid kernel): a divergence, triage_23000_f.md
-        raise NotImplementedError(
-            f"eig: implementation={implementation} is not implemented on the GPU platform in "
-            "minijax (it uses cuSOLVER's geev); use EigImplementation.CUSOLVER or run on CPU")
-    elif left:
-        # JAX 0.10.2 computes them on GPU (host LAPACK): a divergence, triage_12000_h.md
-        raise NotImplementedError(
-            "eig: left eigenvectors are not implemented on the GPU platform (cuSOLVER's geev "
-            "computes right eigenvectors only); use compute_left_eigenvectors=False or run on "
-            "CPU")
+        return None
+    if implementation is None:
+        return config.jax_use_magma
+    return "on" if implementation == EigImplementation.MAGMA else "off"
 
 
-def _eig_gpu_lowering(ctx, x, left, right):
+def _initialize_hybrid_kernels():
+    """Loads the host LAPACK (scipy's, as jaxlib's CPU kernels) and probes for MAGMA in the
+    CUDA plugin's hybrid module, as JAX does before lowering to it; idempotent."""
+    from jaxlib import gpu_solver
+
+    gpu_solver.initialize_hybrid_kernels()
+
+
+def _eig_cusolver_lowering(ctx, x, right):
     (aval,) = ctx.avals_in
     w_aval = ctx.avals_out[0]
     batch = aval.shape[:-2]

@@ -6,7 +6,9 @@ Cases: tridiagonal_solve in float32/64 and complex64/128 with m = 1, 2, 3, 9 (JA
 below 3, cuSPARSE gtsv2 above), singular systems, with and without perturb_singular; svd of
 square, tall, wide, batched and 36 x 40 matrices with every SvdAlgorithm (the default is
 cuSOLVER's Jacobi up to 1024 x 1024, so both gesvdj paths: batched up to 32 x 32, economy
-above), full_matrices and compute_uv both ways."""
+above), full_matrices and compute_uv both ways; eig of real and complex, single and batched matrices
+with every EigImplementation and left/right eigenvectors both ways (cuSOLVER's Xgeev, or the
+hybrid kernel: host LAPACK's geev or MAGMA's), under jax_use_magma "auto" and "off"."""
 import json
 import subprocess
 import sys
@@ -58,6 +60,21 @@ for dt in ["float32", "float64", "complex64"]:
                     record(f"svd {dt} {shape} {alg} full_matrices={full} compute_uv={uv}",
                            lambda: jax.jit(lambda x: lax.linalg.svd(
                                x, full_matrices=full, compute_uv=uv, algorithm=alg))(x))
+E = lax.linalg.EigImplementation
+for magma in ["auto", "off"]:
+    jax.config.update("jax_use_magma", magma)
+    for dt in ["float32", "float64", "complex64", "complex128"]:
+        for shape in [(4, 4), (2, 5, 5), (0, 0)]:
+            x = rng.standard_normal(shape).astype(dt)
+            if dt.startswith("complex"):
+                x = (x + 1j * rng.standard_normal(shape)).astype(dt)
+            for impl in [None, E.CUSOLVER, E.LAPACK, E.MAGMA]:
+                for left in [False, True]:
+                    for right in [False, True]:
+                        record(f"eig magma={magma} {dt} {shape} {impl} left={left} right={right}",
+                               lambda: jax.jit(lambda x: lax.linalg.eig(
+                                   x, compute_left_eigenvectors=left,
+                                   compute_right_eigenvectors=right, implementation=impl))(x))
 print(json.dumps(out))
 '''
 

@@ -1,0 +1,51 @@
+"""Fidelity round r20 (lead): the names of jitted functions and their modules, and the ``jax_use_magma`` flag,
+against JAX 0.10.2's outputs (hard-coded below, recorded by hand under JAX 0.10.2 on CPU).
+The GPU eig kernels this flag picks (cuSOLVER's geev, the hybrid LAPACK/MAGMA kernel) are
+compared with JAX's on an H100 by tools/difftest/gpu_linalg_vs_jax.py."""
+import functools
+
+import pytest
+
+import minijax
+from minijax import numpy as jnp
+
+
+def _module_line(f, *args):
+    return minijax.jit(f).lower(*args).as_text().splitlines()[0]
+
+
+def test_module_names_as_jax():
+    # JAX 0.10.2: `module @jit__lambda`, `HloModule jit__lambda` (XLA's errors name it
+    # executable_name='jit__lambda'), and `module @jit_f` for a partial of f.
+    assert _module_line(lambda x: x, 1.0).startswith("module @jit__lambda ")
+    assert minijax.jit(lambda x: x).lower(1.0).compile().as_text().startswith(
+        "HloModule jit__lambda,")
+
+    def f(x):
+        return x
+
+    assert _module_line(functools.partial(f), jnp.ones(2)).startswith("module @jit_f ")
+
+    class Callable:
+        def __call__(self, x):
+            return x
+
+    # JAX 0.10.2: `module @jit__unnamed_function` (its name "<unnamed function>")
+    assert _module_line(Callable(), 1.0).startswith("module @jit__unnamed_function ")
+    # JAX 0.10.2 prints the nested jit of a partial as `jit[name=f ...]`
+    jaxpr = minijax.make_jaxpr(lambda x: minijax.jit(functools.partial(f))(x))(1.0)
+    assert "name=f\n" in str(jaxpr)
+
+
+def test_use_magma_flag():
+    assert minijax.config.jax_use_magma == "auto"
+    with pytest.raises(ValueError) as e:
+        minijax.config.update("jax_use_magma", "x")
+    # JAX 0.10.2's words
+    assert str(e.value) == ("new enum value must be in ['off', 'on', 'auto'], got x of type "
+                            "<class 'str'>.")
+    minijax.config.update("jax_use_magma", "off")
+    try:
+        assert minijax.config.jax_use_magma == "off"
+    finally:
+        minijax.config.update("jax_use_magma", "auto")
