@@ -282,16 +282,10 @@ INTERNAL = [
      "hessenberg/schur compiled for GPU; JAX 0.10.2 registers them for cpu only and says "
      "NotImplementedError(\"MLIR translation rule for primitive 'schur' not found for platform "
      "cuda\")"),
-    ("lax/linalg.py", "_check_eig_gpu_implementation",
-     "eig with left eigenvectors compiled for GPU: JAX 0.10.2 computes them (host-LAPACK hybrid "
-     "kernel); a divergence listed in triage_12000_h.md"),
-    ("lax/linalg.py", "_check_eig_gpu_implementation",
+    ("lax/linalg.py", "_eig_gpu_magma_mode",
      "eig(implementation=CUSOLVER, compute_left_eigenvectors=True) compiled for GPU: JAX 0.10.2 "
      "raises NotImplementedError(\"Left eigenvectors are not supported by cusolver\"), the "
      "same words"),
-    ("lax/linalg.py", "_check_eig_gpu_implementation",
-     "eig(implementation=LAPACK or MAGMA) compiled for GPU: JAX 0.10.2 computes it (hybrid "
-     "kernel); a divergence listed in triage_23000_f.md"),
     ("lax/linalg.py", "_svd_lowering",
      "svd(algorithm=DIVIDE_AND_CONQUER) compiled for CUDA: JAX 0.10.2 raises the same "
      "NotImplementedError (ROCm only)"),
