@@ -53,3 +53,24 @@ def test_an_uncommitted_array_goes_where_in_shardings_says():
     out = jax.jit(lambda a: a * 2, in_shardings=s)(jnp.ones(3))
     assert out.sharding.memory_kind == "device"  # computed in the value's memory, as for NumPy
     np.testing.assert_array_equal(out, [2.0, 2.0, 2.0])
+
+
+@pytest.mark.devices(4)
+def test_a_sharded_array_in_host_memory():
+    # Recorded from JAX 0.10.2 with JAX_NUM_CPU_DEVICES=4: every shard in pinned-host memory,
+    # eager ops and jit keep it there, the lowering annotates the argument and the result.
+    mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    n = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"),
+                                   memory_kind="pinned_host")
+    x = jax.device_put(np.arange(8.0, dtype=np.float32), n)
+    assert [s.data.sharding.memory_kind for s in x.addressable_shards] == ["pinned_host"] * 4
+    y = x * 2
+    assert y.sharding.memory_kind == "pinned_host"
+    np.testing.assert_array_equal(y, np.arange(8.0) * 2)
+    f = jax.jit(lambda a: a + 1)
+    assert f(x).sharding == n
+    main = next(line for line in f.lower(x).as_text().splitlines() if "@main" in line)
+    assert main.count('mhlo.memory_kind = "pinned_host"') == 2
+    z = jax.jit(lambda a: a * 3, out_shardings=n)(jnp.arange(8.0))
+    assert z.sharding == n
+    np.testing.assert_array_equal(z, np.arange(8.0) * 3)
