@@ -1,13 +1,25 @@
-"""Fidelity round r20 (lead): the names of jitted functions and their modules, and the ``jax_use_magma`` flag,
-against JAX 0.10.2's outputs (hard-coded below, recorded by hand under JAX 0.10.2 on CPU).
+"""Fidelity round r20 (lead): the names of jitted functions and their modules, and the
+``jax_use_magma`` flag, against JAX 0.10.2's outputs (hard-coded below, recorded by hand under
+JAX 0.10.2 on CPU); pinv's derivatives (JAX's custom JVP rule), against JAX 0.10.2's recorded by
+tests/data/record_fidelity_r20_a.py.
 The GPU eig kernels this flag picks (cuSOLVER's geev, the hybrid LAPACK/MAGMA kernel) are
 compared with JAX's on an H100 by tools/difftest/gpu_linalg_vs_jax.py."""
 import functools
+import json
+import pathlib
+import sys
 
+import numpy as np
 import pytest
 
 import minijax
 from minijax import numpy as jnp
+
+_DATA = pathlib.Path(__file__).parent / "data"
+sys.path.insert(0, str(_DATA))
+from fidelity_r20_a_cases import pinv_cases, pinv_derivatives  # noqa: E402
+
+_JAX = json.loads((_DATA / "fidelity_r20_a_jax.json").read_text())
 
 
 def _module_line(f, *args):
@@ -49,3 +61,15 @@ def test_use_magma_flag():
         assert minijax.config.jax_use_magma == "off"
     finally:
         minijax.config.update("jax_use_magma", "auto")
+
+
+@pytest.mark.parametrize("name,x,hermitian", pinv_cases(), ids=[c[0] for c in pinv_cases()])
+def test_pinv_derivatives_as_jax(name, x, hermitian):
+    expected = _JAX["pinv"][name]
+    with minijax.enable_x64(True):
+        got = pinv_derivatives(minijax, jnp, x, hermitian)
+    assert got["dtype"] == expected["dtype"]
+    rtol = 1e-5 if x.dtype == np.float32 else 1e-12
+    for key in ("grad", "jvp"):
+        np.testing.assert_allclose(np.array(got[key]), np.array(expected[key]), rtol=rtol,
+                                   atol=rtol)

@@ -8,6 +8,7 @@ factorizations' JVP rules, so grad, jit and vmap compose through every function 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math as _math
 import operator
@@ -17,6 +18,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.lax import Precision
+from minijax.config import default_matmul_precision
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
 from minijax.lax.families import rule_const
@@ -505,7 +507,8 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     return _pinv(a, rtol, hermitian)
 
 
-# JAX's jit: rtol is traced
+# JAX's jit (rtol is traced) under JAX's custom JVP
+@functools.partial(custom_jvp, nondiff_argnums=(1, 2))
 @eager_jit(static_argnames=("hermitian",), inline=False)
 def _pinv(a, rtol=None, hermitian: bool = False):
     a = _matrix("pinv", a)
@@ -523,6 +526,28 @@ def _pinv(a, rtol=None, hermitian: bool = False):
     res = matmul(matrix_transpose(vh), math.divide(matrix_transpose(u), s[..., None]),
                  precision=Precision.HIGHEST)
     return res.astype(a.dtype)
+
+
+@_pinv.defjvp
+@default_matmul_precision("float32")
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+    """JAX's rule: Golub & Pereyra's derivative of the pseudo-inverse (SIAM J. Numer. Anal.
+    10(2), 1973), defined where the SVD's derivative is not (repeated or dropped singular
+    values); the products are grouped as JAX groups them, per shape."""
+    (a,), (a_dot,) = primals, tangents
+    p = pinv(a, rtol=rtol, hermitian=hermitian)  # n x m
+    if hermitian:  # svd(hermitian=True) symmetrizes its input, and so must the derivative
+        a, a_dot = lax_linalg.symmetrize(a), lax_linalg.symmetrize(a_dot)
+    m, n = a.shape[-2:]
+    if m >= n:
+        s = (p @ _H(p)) @ _H(a_dot)  # n x m
+        t = (_H(a_dot) @ _H(p)) @ p  # n x m
+        p_dot = -(p @ a_dot) @ p + s - (s @ a) @ p + t - (p @ a) @ t
+    else:
+        s = p @ (_H(p) @ _H(a_dot))
+        t = _H(a_dot) @ (_H(p) @ p)
+        p_dot = -p @ (a_dot @ p) + s - s @ (a @ p) + t - p @ (a @ t)
+    return p, p_dot
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
