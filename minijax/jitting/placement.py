@@ -180,7 +180,8 @@ def result_memory(jaxpr, in_memory):
     """The memory kind ("pinned_host" or "device") each output of ``jaxpr`` is computed in,
     given its inputs' (constants first; None or another kind is device memory): JAX's
     memory space of a type, which each operation takes from its operands of rank > 0 (all
-    the same, else JAX's ValueError) and a nested jit from its body."""
+    the same, else JAX's ValueError) and one running a body (a nested jit, cond, scan,
+    checkpoint ...) from what its body computes."""
     env = {v: HOST if k == HOST else "device"
            for v, k in zip(list(jaxpr.constvars) + list(jaxpr.invars), in_memory)}
 
@@ -188,10 +189,11 @@ def result_memory(jaxpr, in_memory):
         return env.get(v, "device")  # a literal, or an unannotated constant
 
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "jit":
-            body = eqn.params["jaxpr"]
-            outs = result_memory(body.jaxpr, [None] * len(body.jaxpr.constvars)
-                                 + [read(v) for v in eqn.invars])
+        body = _body(eqn)
+        if body is not None:
+            inner, operands = body
+            outs = result_memory(inner, [None] * len(inner.constvars)
+                                 + [read(v) for v in operands])
         elif eqn.primitive is device_put_p:
             outs = [read(v) if d is None else d.memory_kind
                     for v, d in zip(eqn.invars, eqn.params["devices"])]
@@ -211,6 +213,20 @@ def result_memory(jaxpr, in_memory):
             outs = [space] * len(eqn.outvars)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _body(eqn):
+    """``(jaxpr, operands)``: the body an equation runs on its operands one to one and whose
+    outputs are its own (a jit, checkpoint, custom_jvp/vjp call, scan; a cond's first branch
+    on the operands after the index), or None."""
+    if eqn.primitive.name == "cond":
+        return eqn.params["branches"][0].jaxpr, eqn.invars[1:]
+    for v in eqn.params.values():
+        inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
+        if (isinstance(inner, core.Jaxpr) and len(inner.invars) == len(eqn.invars)
+                and len(inner.outvars) == len(eqn.outvars)):
+            return inner, eqn.invars
+    return None
 
 
 def _argument_device(name, record, kept, arg_names):

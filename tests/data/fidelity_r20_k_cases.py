@@ -14,6 +14,7 @@ mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
 n = NamedSharding(mesh, P(), memory_kind="pinned_host")
 x = jax.device_put(np.arange(4.0, dtype=np.float32), s)
 y = jnp.arange(4.0)
+c = np.ones(4, np.float32)
 """
 
 CASES = [
@@ -52,6 +53,16 @@ CASES = [
     "jax.vmap(lambda a: a * 2)(x)",
     "jax.device_put(x, u) + 1",
     "x + y",
+    "x + c",
+    "jnp.where(x > 1, x, 0.0)",
+    "jnp.concatenate([x, x])",
+    # bodies: a value computes in the memory its body's operands are in (scalars in any)
+    "jax.lax.cond(True, lambda a: a * 2, lambda a: a, x)",
+    "jax.lax.scan(lambda carry, a: (carry + a, a * 2), 0.0, x)",
+    "jax.lax.scan(lambda carry, a: (carry + a, a * 2), jnp.zeros(2), x.reshape(2, 2))",
+    "jax.jit(lambda a: jax.lax.fori_loop(0, 3, lambda i, v: v * 2, a))(x)",
+    "jax.checkpoint(lambda a: jnp.sin(a))(x)",
+    "jax.jit(lambda a: a + c)(x)",
     # jit: the memory kinds of the arguments and results, as lowered and as run
     "jax.jit(lambda a: a * 2).lower(x).as_text()",
     "jax.jit(lambda a: a * 2)(x)",
