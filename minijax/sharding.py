@@ -19,7 +19,7 @@ from minijax.config import explicit_device_put_scope
 from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
 from minijax.lax.sharding_constraint import put_in_memory, reshard, with_sharding_constraint
-from minijax.lowering.array import Array, committed, device_put_value
+from minijax.lowering.array import Array, committed, device_put_value, memory_kind_of
 from minijax.shard_map import in_eager_body, shard_map
 from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
 from minijax.tree_util import _registry, tree_map_internal
@@ -172,6 +172,12 @@ def _put_leaf(x, device):
         if device is None:
             return x
         if x.devices() == {device}:  # naming its device commits it there (as JAX)
+            kind = memory_kind_of(x._sharding)
+            if kind is not None:  # JAX names the buffer as one in device memory: jaxlib refuses
+                raise ValueError(
+                    "Memory kind mismatch with xla::PjRtBuffers. Got sharding with memory "
+                    f"kind '{device.default_memory().kind}' and a buffer with memory_kind "
+                    f"'{kind}'")
             return committed(x)
         return device_put_value(x._value, device, weak_type=x.weak_type)
     if type(x) is core.Token:  # as JAX: a new token, its empty buffer where it is asked

@@ -25,13 +25,16 @@ CASES = [
     "repr(SingleDeviceSharding(d))",
     "repr(s.with_memory_kind('device')), repr(s.with_memory_kind('unpinned_host'))",
     "s.memory_kind, SingleDeviceSharding(d).memory_kind, u.memory_kind",
-    "s == SingleDeviceSharding(d), SingleDeviceSharding(d) == SingleDeviceSharding(d, memory_kind='device')",
+    "s == SingleDeviceSharding(d), "
+    "SingleDeviceSharding(d) == SingleDeviceSharding(d, memory_kind='device')",
     "hash(SingleDeviceSharding(d)) == hash(SingleDeviceSharding(d, memory_kind='device'))",
     "make_single_device_sharding(d, memory_kind='pinned_host').memory_kind",
     "SingleDeviceSharding(d, memory_kind='foo')",
     "SingleDeviceSharding(d, memory_kind='host')",
-    "n.memory_kind, NamedSharding(mesh, P()).memory_kind, n.with_memory_kind('device').memory_kind",
-    "n == NamedSharding(mesh, P()), NamedSharding(mesh, P()) == NamedSharding(mesh, P(), memory_kind='device')",
+    "n.memory_kind, NamedSharding(mesh, P()).memory_kind, "
+    "n.with_memory_kind('device').memory_kind",
+    "n == NamedSharding(mesh, P()), "
+    "NamedSharding(mesh, P()) == NamedSharding(mesh, P(), memory_kind='device')",
     "NamedSharding(mesh, P(), memory_kind='foo')",
     # device_put places the values there; they come back
     "x",
@@ -43,6 +46,7 @@ CASES = [
     "jax.device_put(y, n)",
     "jax.device_put(x)",
     "jax.device_put(x, SingleDeviceSharding(d))",
+    "jax.device_put(x, d)",
     # eager ops on host values
     "x + 1",
     "jnp.sin(x)",
