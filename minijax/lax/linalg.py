@@ -67,6 +67,7 @@ from minijax.lax.indexing import (
     gather,
 )
 from minijax.lax.reductions import argmax, reduce_max, reduce_sum
+from minijax.lax.sorting import sort_key_val
 from minijax.lax.structural import (
     broadcast_in_dim,
     broadcasted_iota,
@@ -199,6 +200,19 @@ def _leading_batcher(prim):
     def rule(args, dims, **params):
         (x,), (d,) = args, dims
         out = prim.bind(batching.moveaxis(x, d, 0), **params)
+        return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+
+    return rule
+
+
+def _front_batcher(prim):
+    """vmap rule for a primitive batching over leading axes (JAX's expand_dims_batcher): every
+    operand gets the mapped axis in front, broadcast if unmapped."""
+
+    def rule(args, dims, **params):
+        size = batching.axis_size(args, dims)
+        out = prim.bind(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)),
+                        **params)
         return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
 
     return rule
@@ -426,17 +440,21 @@ def _pivots_to_permutation_hlo(gpu, piv, piv_aval, perm_aval):
     return ffi.pivots_to_permutation(piv, tuple(batch), k, perm_aval.shape[-1])
 
 
-def _permute_rows(x, perm):
-    """x[..., perm, :] for x (..., m, k) and perm (..., m), as one gather (JAX indexes, so a
-    non-finite entry stays in its own row, where a permutation matmul's 0 * inf is NaN in all)."""
+def _permute(x, perm, axis=-2):
+    """x[..., perm, :] (``axis`` -2) or x[..., perm] (-1) for x (..., m, n) and perm (..., m or
+    n), as one gather (JAX indexes, so a non-finite entry stays in its own row or column, where
+    a permutation matmul's 0 * inf is NaN in all)."""
     nd = x.ndim
     batch = tuple(range(nd - 2))
+    axis, other = (nd - 2, nd - 1) if axis == -2 else (nd - 1, nd - 2)
     dnums = GatherDimensionNumbers(
-        offset_dims=(nd - 1,), collapsed_slice_dims=(nd - 2,), start_index_map=(nd - 2,),
+        offset_dims=(other,), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=batch, start_indices_batching_dims=batch)
     idx = broadcast_in_dim(perm, (*perm.shape, 1), tuple(range(perm.ndim)))
-    return gather(x, idx, dnums, (1,) * (nd - 1) + (x.shape[-1],), indices_are_sorted=False,
-                  unique_indices=True, mode="promise_in_bounds")
+    sizes = [1] * nd
+    sizes[other] = x.shape[other]
+    return gather(x, idx, dnums, tuple(sizes), indices_are_sorted=False, unique_indices=True,
+                  mode="promise_in_bounds")
 
 
 def _lu_jvp(primals, tangents):
@@ -459,7 +477,7 @@ def _lu_jvp(primals, tangents):
     if n > k:  # ones on the padded diagonal keep u invertible; they do not touch the result
         corner = mul(_eye((*batch, n, n), dtype), _to(_ge_rows((*batch, n, n), k), dtype))
         u = add(u, corner)
-    la = triangular_solve(lower, _permute_rows(a_dot, perm), left_side=True, lower=True,
+    la = triangular_solve(lower, _permute(a_dot, perm), left_side=True, lower=True,
                           unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
     lu_dot = add(_matmul(lower, _tril(lau, -1)), _matmul(_triu(lau), u))
@@ -527,30 +545,39 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 # ------------------------------------------------------------------------------------------------
-# QR: Householder (geqrf), then the explicit Q (orgqr / ungqr)
+# QR: Householder (geqrf, or geqp3 with column pivoting), then the explicit Q (orgqr / ungqr)
 
 
-def _qr_abstract(x, *, full_matrices):
-    _check_matrix("qr", x)
+def _qr_abstract(x, *, pivoting, full_matrices, use_magma):
+    del use_magma
+    _check_linalg_operands("qr", [x], [2])
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype, x.weak_type),
+    outs = [ShapedArray((*batch, m, k), x.dtype, x.weak_type),
             ShapedArray((*batch, k, n), x.dtype, x.weak_type)]
+    if pivoting:  # weak-typed with x, as all of JAX's linalg results
+        outs.append(ShapedArray((*batch, n), np.dtype(np.int32), x.weak_type))
+    return outs
 
 
-def _qr_lowering(ctx, x, *, full_matrices):
+def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
     (aval,) = ctx.avals_in
-    q_aval, r_aval = ctx.avals_out
+    q_aval, r_aval = ctx.avals_out[:2]
     *batch, m, n = aval.shape
     k = min(m, n)
-    if k == 0:  # nothing to factor: Q = I, R = 0 (LAPACK rejects empty matrices)
+    if k == 0:  # nothing to factor: Q = I, R = 0, P = 0 (LAPACK rejects empty matrices)
         eye = hlo.select(_eq_mask(q_aval.shape), ffi.full_like_aval(1, q_aval),
                          ffi.full_like_aval(0, q_aval))
-        return [eye, ffi.full_like_aval(0, r_aval)]
+        return [eye, *(ffi.full_like_aval(0, a) for a in ctx.avals_out[1:])]
     gpu = ffi.platform_of(ctx) == "gpu"
     taus_aval = ShapedArray((*batch, k), aval.dtype)
-    geqrf = "cusolver_geqrf_ffi" if gpu else ffi.lapack_target("geqrf", aval.dtype)
-    r, taus = ffi.ffi_call(geqrf, [x], [aval], [aval, taus_aval], aliases={0: 0})
+    if pivoting:  # from a zero jpvt (every column free to move); geqp3's pivots are 1-based
+        jpvt_aval = ShapedArray((*batch, n), np.dtype(np.int32))
+        r, p, taus = _emit_geqp3(x, ffi.full_like_aval(0, jpvt_aval), aval, jpvt_aval,
+                                 taus_aval, gpu, use_magma)
+        p = hlo.subtract(p, ffi.full_like_aval(1, jpvt_aval))
+    else:
+        r, taus = _emit_geqrf(x, aval, taus_aval, gpu)
     if m < n:  # Q from the first m columns' reflectors
         h, h_aval = ffi.slice_last2(r, aval, m, m)
     elif full_matrices and m > n:
@@ -566,7 +593,83 @@ def _qr_lowering(ctx, x, *, full_matrices):
         r, r_full = ffi.slice_last2(r, aval, n, n)
     else:
         r_full = aval
-    return [q, ffi.keep_triangle(r, r_full, lower=False)]
+    outs = [q, ffi.keep_triangle(r, r_full, lower=False)]
+    return outs + [p] if pivoting else outs
+
+
+def _emit_geqrf(x, aval, taus_aval, gpu):
+    """Householder QR in place: (R above the diagonal, reflectors below, taus)."""
+    target = "cusolver_geqrf_ffi" if gpu else ffi.lapack_target("geqrf", aval.dtype)
+    return ffi.ffi_call(target, [x], [aval], [aval, taus_aval], aliases={0: 0})
+
+
+def _emit_geqp3(x, jpvt, aval, jpvt_aval, taus_aval, gpu, use_magma):
+    """Householder QR with column pivoting in place, as JAX lowers it: LAPACK's geqp3 on the
+    CPU, on the GPU jaxlib's hybrid kernel (MAGMA's geqp3, or LAPACK's on the host:
+    ``use_magma`` True / False, else the ``jax_use_magma`` mode). A nonzero jpvt entry pins
+    its column in front; the pivots come back 1-based: (R and reflectors, jpvt, taus)."""
+    if gpu:
+        _initialize_hybrid_kernels()
+        magma = config.jax_use_magma if use_magma is None else ("on" if use_magma else "off")
+        target, attrs = "cuhybrid_geqp3", {"magma": magma}
+    else:
+        target, attrs = ffi.lapack_target("geqp3", aval.dtype), {}
+    return ffi.ffi_call(target, [x, jpvt], [aval, jpvt_aval], [aval, jpvt_aval, taus_aval],
+                        attrs, aliases={0: 0, 1: 1})
+
+
+def _geqrf_abstract(a):
+    _check_linalg_operands("geqrf", [a], [2])
+    *batch, m, n = a.shape
+    return [ShapedArray(a.shape, a.dtype, a.weak_type),
+            ShapedArray((*batch, min(m, n)), a.dtype, a.weak_type)]
+
+
+def _geqrf_lowering(ctx, a):
+    return _emit_geqrf(a, ctx.avals_in[0], ctx.avals_out[1], ffi.platform_of(ctx) == "gpu")
+
+
+# LAPACK's factorizations behind qr, bound by scipy.linalg.qr_multiply (with ormqr), as JAX's
+# internal geqrf_p and geqp3_p; neither has a derivative, as in JAX.
+geqrf_p = Primitive("geqrf", multiple_results=True)
+geqrf_p.def_abstract_eval(_geqrf_abstract)
+geqrf_p.def_lowering(_geqrf_lowering)
+geqrf_p.def_batching(_front_batcher(geqrf_p))
+
+
+def geqrf(a):
+    """LAPACK's geqrf of ``a`` (..., m, n): ``(r, taus)``, R in r's upper triangle and the
+    Householder reflectors below it with their scales taus (..., min(m, n))."""
+    return tuple(geqrf_p.bind(a))
+
+
+def _geqp3_abstract(a, jpvt, *, use_magma):
+    del use_magma
+    _check_linalg_operands("geqp3", [a], [2])
+    if jpvt.ndim != a.ndim - 1 or not dtypes.issubdtype(jpvt.dtype, np.integer):
+        raise TypeError(f"geqp3 takes jpvt (..., n) of an integer dtype, got {jpvt.str_short()}")
+    *batch, m, n = a.shape
+    weak = a.weak_type and jpvt.weak_type
+    return [ShapedArray(a.shape, a.dtype, weak), ShapedArray(jpvt.shape, jpvt.dtype, weak),
+            ShapedArray((*batch, min(m, n)), a.dtype, weak)]
+
+
+def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
+    a_aval, jpvt_aval = ctx.avals_in
+    return _emit_geqp3(a, jpvt, a_aval, jpvt_aval, ctx.avals_out[2],
+                       ffi.platform_of(ctx) == "gpu", use_magma)
+
+
+geqp3_p = Primitive("geqp3", multiple_results=True)
+geqp3_p.def_abstract_eval(_geqp3_abstract)
+geqp3_p.def_lowering(_geqp3_lowering)
+geqp3_p.def_batching(_front_batcher(geqp3_p))
+
+
+def geqp3(a, jpvt, *, use_magma: bool | None = None):
+    """LAPACK's geqp3 of ``a`` (..., m, n) from the pivots ``jpvt`` (..., n) (0: free column):
+    ``(r, jpvt, taus)`` as geqrf's with the 1-based column pivots, a[..., jpvt - 1] = Q R."""
+    return tuple(geqp3_p.bind(a, jpvt, use_magma=use_magma))
 
 
 def _eq_mask(shape):
@@ -603,22 +706,27 @@ def _last2(x, rows, cols):
     return slice(x, (0,) * nb + (rows[0], cols[0]), (*x.shape[:nb], rows[1], cols[1]))
 
 
-def _qr_jvp(primals, tangents, *, full_matrices):
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     (x,), (dx,) = primals, tangents
     *_, m, n = x.shape
-    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    q, r, *p = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    # The permutation is piecewise constant: its tangent is a symbolic zero.
+    zeros = lambda outs: [ad.Zero.from_primal_value(o) for o in outs]
     if type(dx) is ad.Zero:
-        return [q, r], [ad.Zero.from_primal_value(q), ad.Zero.from_primal_value(r)]
+        return [q, r, *p], zeros([q, r, *p])
+    if pivoting:  # X P = Q R: the rule differentiates X P, so dX's columns move as X's did
+        dx = _permute(dx, p[0], axis=-1)
     last = x.ndim - 1
     if m < n:
         # X = [X1 X2] with X1 = Q R1 square: the square rule gives dQ and dR1, and
-        # R2 = Q^H X2 gives dR2 = dQ^H X2 + Q^H dX2.
+        # R2 = Q^H X2 gives dR2 = dQ^H X2 + Q^H dX2. (With pivoting JAX takes X2 from the
+        # unpermuted X, so do we: the same values.)
         dq, dr1 = _thin_qr_jvp(q, _last2(r, (0, m), (0, m)), _last2(dx, (0, m), (0, m)))
         dr2 = add(_matmul(_H(dq), _last2(x, (0, m), (m, n))),
                   _matmul(_H(q), _last2(dx, (0, m), (m, n))))
-        return [q, r], [dq, concatenate((dr1, dr2), last)]
+        return [q, r, *p], [dq, concatenate((dr1, dr2), last), *zeros(p)]
     if not full_matrices or m == n:
-        return [q, r], list(_thin_qr_jvp(q, r, dx))
+        return [q, r, *p], [*_thin_qr_jvp(q, r, dx), *zeros(p)]
     # Tall, full Q = [Q_mn Q_mp]: the thin rule gives dQ_mn and dR_nn (R's last m - n rows
     # are zero); dQ_mp follows Roberts & Roberts, arXiv 2409.13374 eqs. 32-33 (JAX's rule):
     # Z = Q_pn (Q_nn - I)^-1 and dQ_mp = dQ_mn Z^H - (Q_mn + Q_mp Z) (dQ_pn - Z dQ_nn)^H.
@@ -626,12 +734,12 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     dq_mn, dr_nn = _thin_qr_jvp(q_mn, _last2(r, (0, n), (0, n)), dx)
     q_nn, q_pn = _last2(q_mn, (0, n), (0, n)), _last2(q_mn, (n, m), (0, n))
     dq_nn, dq_pn = _last2(dq_mn, (0, n), (0, n)), _last2(dq_mn, (n, m), (0, n))
-    z_h = _lu_solve_lax(_H(sub(q_nn, _eye(q_nn.shape, q_nn.dtype))), _H(q_pn))
+    z_h = _lu_solve_lax(sub(q_nn, _eye(q_nn.shape, q_nn.dtype)), _H(q_pn), trans=2)
     z = _H(z_h)
     dq_mp = sub(_matmul(dq_mn, z_h),
                 _matmul(add(q_mn, _matmul(q_mp, z)), _H(sub(dq_pn, _matmul(z, dq_nn)))))
     dr = concatenate((dr_nn, full((*dr_nn.shape[:-2], m - n, n), 0, dr_nn.dtype)), last - 1)
-    return [q, r], [concatenate((dq_mn, dq_mp), last), dr]
+    return [q, r, *p], [concatenate((dq_mn, dq_mp), last), dr, *zeros(p)]
 
 
 qr_p = Primitive("qr", multiple_results=True)
@@ -641,10 +749,14 @@ ad.primitive_jvps[qr_p] = _qr_jvp
 qr_p.def_batching(_leading_batcher(qr_p))
 
 
-def qr(x, full_matrices: bool = True):
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None):
     """``(q, r)`` with A = Q R: Q (..., m, m) unitary and R (..., m, n) upper triangular, or
-    with ``full_matrices=False`` Q (..., m, k) and R (..., k, n), k = min(m, n)."""
-    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+    with ``full_matrices=False`` Q (..., m, k) and R (..., k, n), k = min(m, n). With
+    ``pivoting``, ``(q, r, p)``: A[..., p] = Q R with |diag(R)| non-increasing, p (..., n)
+    int32 (LAPACK's geqp3). ``use_magma`` picks the GPU kernel of pivoted QR (MAGMA's or the
+    host's LAPACK; None: the ``jax_use_magma`` flag); CPUs ignore it."""
+    return tuple(qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices,
+                           use_magma=use_magma))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1119,12 +1231,27 @@ def _cumsum_last_hlo(x, aval, n):
     return op.results[0]
 
 
-def _lu_solve_lax(a, b):
-    """a^-1 b for square a (..., n, n) and b (..., n, k), via LU (linear in b)."""
+def _lu_solve_lax(a, b, trans=0):
+    """a^-1 b for square a (..., n, n) and b (..., n, k), via the LU of a (linear in b); a^-T b
+    for ``trans`` 1, a^-H b for 2."""
     lu_, _, perm = lu_p.bind(a)
-    x = triangular_solve(lu_, _permute_rows(b, perm), left_side=True, lower=True,
-                         unit_diagonal=True)
-    return triangular_solve(lu_, x, left_side=True, lower=False)
+    return _lu_solve_factors(lu_, perm, b, trans)
+
+
+def _lu_solve_factors(lu_, perm, b, trans):
+    """JAX's ``lu_solve`` core from the factors of P a = L U: the two triangular solves, with
+    the permutation before them (trans 0) or its inverse after them (1: a^T, 2: a^H)."""
+    if trans == 0:
+        x = triangular_solve(lu_, _permute(b, perm), left_side=True, lower=True,
+                             unit_diagonal=True)
+        return triangular_solve(lu_, x, left_side=True, lower=False)
+    conj = trans == 2
+    x = triangular_solve(lu_, b, left_side=True, lower=False, transpose_a=True, conjugate_a=conj)
+    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True,
+                         transpose_a=True, conjugate_a=conj)
+    iota = broadcasted_iota(perm.dtype, perm.shape, perm.ndim - 1)
+    _, inverse = sort_key_val(perm, iota, dimension=perm.ndim - 1)
+    return _permute(x, inverse)
 
 
 def _eig_vec_jvp(w, v, da):
@@ -1567,18 +1694,6 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
 # Symmetric product and Cholesky rank-1 update: lax compositions on every platform (JAX's own
 # rule except on CUDA, where it calls cuSOLVER's syrk and its own update kernel). Neither has a
 # JVP rule, as in JAX; cholesky_update has no batching rule either.
-
-
-def _front_batcher(prim):
-    """vmap rule for a one-result primitive batching over leading axes (JAX's
-    expand_dims_batcher): every operand gets the mapped axis in front, broadcast if unmapped."""
-
-    def rule(args, dims, **params):
-        size = batching.axis_size(args, dims)
-        return prim.bind(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)),
-                         **params), 0
-
-    return rule
 
 
 def _symmetric_product_abstract(a, c, *, alpha, beta):

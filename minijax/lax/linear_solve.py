@@ -16,9 +16,7 @@ from minijax.interpreters import ad, batching
 from minijax.interpreters.mlir import lower_traced
 from minijax.lax.dot import Precision, dot_general
 from minijax.lax.elementwise import neg, sub
-from minijax.lax.linalg import _permute_rows, triangular_solve
-from minijax.lax.sorting import sort_key_val
-from minijax.lax.structural import broadcasted_iota
+from minijax.lax.linalg import _lu_solve_factors
 
 __all__ = ["lu_linear_solve", "lu_linear_solve_p"]
 
@@ -26,16 +24,7 @@ __all__ = ["lu_linear_solve", "lu_linear_solve_p"]
 def _solve_with_factors(a, lu, perm, b, *, transpose):
     """JAX's ``lu_solve`` with trans=0 (``a^-1 b``) or trans=1 (``a^-T b``), P a = L U."""
     del a
-    if not transpose:
-        x = triangular_solve(lu, _permute_rows(b, perm), left_side=True, lower=True,
-                             unit_diagonal=True)
-        return triangular_solve(lu, x, left_side=True, lower=False)
-    x = triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True)
-    x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
-                         transpose_a=True)
-    iota = broadcasted_iota(perm.dtype, perm.shape, perm.ndim - 1)
-    _, inverse = sort_key_val(perm, iota, dimension=perm.ndim - 1)
-    return _permute_rows(x, inverse)
+    return _lu_solve_factors(lu, perm, b, 1 if transpose else 0)
 
 
 def _lowering(ctx, *values, transpose):

@@ -20,7 +20,6 @@ from minijax import numpy as jnp
 from minijax.autodiff import jvp
 from minijax.jitting import jit
 from minijax.lax import linalg as lax_linalg
-from minijax.lax.control_flow.common import vary_like
 from minijax.numpy import linalg as jnp_linalg
 from minijax.numpy._util import promote_dtypes, promote_dtypes_inexact
 from minijax.scipy._schur_based import funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm
@@ -187,26 +186,10 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     return lu_, pivots
 
 
-def _lu_solve_core(lu_, perm, b, trans):
-    """Solves op(A) x = b for one matrix, with P A = L U (op: none, transpose, adjoint)."""
-    if trans == 0:  # L U x = P b: forward through L, back through U
-        x = lax_linalg.triangular_solve(lu_, lax_linalg._permute_rows(b, perm), left_side=True,
-                                        lower=True, unit_diagonal=True)
-        return lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
-    conj = trans == 2
-    # op(A) = op(U) op(L) P: back-substitute through U, then L, then undo the permutation.
-    x = lax_linalg.triangular_solve(lu_, b, left_side=True, lower=False, transpose_a=True,
-                                    conjugate_a=conj)
-    x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True,
-                                    transpose_a=True, conjugate_a=conj)
-    _, inverse = lax.sort_key_val(perm, lax.iota(np.int32, perm.shape[0]))
-    return x[inverse, :]
-
-
 def _lu_solve_one(lu_, perm, b, *, trans):
     if b.ndim == 1:
-        return _lu_solve_core(lu_, perm, b[:, None], trans)[:, 0]
-    return _lu_solve_core(lu_, perm, b, trans)
+        return lax_linalg._lu_solve_factors(lu_, perm, b[:, None], trans)[:, 0]
+    return lax_linalg._lu_solve_factors(lu_, perm, b, trans)
 
 
 @jit(static_argnames=("trans", "overwrite_b", "check_finite"))
@@ -262,89 +245,65 @@ def _qr(a, mode, pivoting):
     else:
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     (a,) = _inexact(a)
-    if pivoting:
-        q, r, p = _pivoted_qr(a, full_matrices)
-        return (r, p) if mode == "r" else (q, r, p)
-    q, r = lax_linalg.qr(a, full_matrices=full_matrices)
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    return (r, *p) if mode == "r" else (q, r, *p)
 
 
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
     """``(Q, R)`` with a = Q R (``mode`` 'full' or 'economic'), ``(R,)`` for mode 'r'; with
     ``pivoting``, also the column permutation P (int32) with a[:, P] = Q R, |diag(R)|
-    non-increasing."""
+    non-increasing (LAPACK's geqp3)."""
     del overwrite_a, lwork, check_finite
     return _qr(a, mode, pivoting)
 
 
-def _pivoted_qr(a, full_matrices):
-    """QR with column pivoting (LAPACK's geqp3 order): at step j the remaining column of
-    largest norm (after removing the components along the first j Q columns) moves to j.
-    The permutation is found by a Gram-Schmidt sweep in a loop; Q and R then come from the
-    plain QR of the permuted matrix, so R's diagonal signs follow the ``qr`` primitive."""
-    *batch, m, n = a.shape
-    k = min(m, n)
-
-    def one(a):
-        def step(j, carry):
-            resid, perm = carry
-            norms = jnp.sum(jnp.real(resid * jnp.conj(resid)), axis=0)
-            norms = jnp.where(jnp.arange(n) < j, -1.0, norms)
-            p = jnp.argmax(norms).astype(np.int32)
-            # Swap columns j and p of the residual and of the permutation.
-            cols = jnp.arange(n)
-            swap = jnp.where(cols == j, p, jnp.where(cols == p, j, cols))
-            resid, perm = resid[:, swap], perm[swap]
-            v = resid[:, j]
-            nv = jnp.sqrt(jnp.sum(jnp.real(v * jnp.conj(v))))
-            v = v / jnp.where(nv == 0, 1, nv).astype(v.dtype)
-            proj = jnp.matmul(jnp.conj(v), resid, precision=_HIGHEST)
-            resid = resid - v[:, None] * proj[None, :]
-            return resid, perm
-
-        _, perm = lax.fori_loop(0, k, step, vary_like((a, jnp.arange(n, dtype=np.int32))))
-        return perm
-
-    perm = jnp.vectorize(one, signature="(m,n)->(n)")(a)
-    q, r = lax_linalg.qr(jnp.take_along_axis(a, perm[..., None, :], axis=-1),
-                         full_matrices=full_matrices)
-    return q, r, perm
-
-
-@partial(jit, static_argnames=("mode", "pivoting", "conjugate", "overwrite_a", "overwrite_c"))
 def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
                 overwrite_a: bool = False, overwrite_c: bool = False):
     """The economic QR of ``a`` (..., M, N) with Q applied to ``c``: ``(Q @ c, R)`` for
     ``mode='left'`` (c (..., K, P), K = min(M, N)) or ``(c @ Q, R)`` for 'right' (c (..., P,
     M)); conj(Q) with ``conjugate``; the column permutation third with ``pivoting``. A 1-D
-    ``c`` is a column (left) or row (right) vector and the product comes back 1-D."""
+    ``c`` is a column (left) or row (right) vector and the product comes back 1-D. As JAX's:
+    LAPACK's geqrf (geqp3) and ormqr, Q never formed, and not differentiable."""
     del overwrite_a, overwrite_c
+    a, c = _inexact(a, c)
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
-    a, c = _inexact(a, c)
-    q, r, *perm = _qr(a, "economic", pivoting)
-    m, k = q.shape[-2:]
-    if conjugate:
-        q = jnp.conj(q)
     vector = c.ndim == 1
-    if mode == "left":
-        c = c[:, None] if vector else c
-        if c.shape[-2] != k:
-            raise ValueError(
-                "Array shapes are not compatible for Q @ c operation: a has shape "
-                f"{a.shape} so Q has {k} columns, but c has {c.shape[-2]} rows (expected {k}).")
-        out = _dot(q, c)
-    else:
-        c = c[None, :] if vector else c
-        if c.shape[-1] != m:
-            raise ValueError(
-                "Array shapes are not compatible for c @ Q operation: a has shape "
-                f"{a.shape} so Q has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
-        out = _dot(c, q)
     if vector:
-        out = out.reshape(out.shape[:-2] + (-1,))
-    return (out, r, *perm)
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise ValueError(
+            "Array shapes are not compatible for Q @ c operation: a has shape "
+            f"{tuple(a.shape)} so Q has {k} columns, but c has {c.shape[-2]} rows (expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise ValueError(
+            "Array shapes are not compatible for c @ Q operation: a has shape "
+            f"{tuple(a.shape)} so Q has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
+    batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    c = jnp.broadcast_to(c, batch + c.shape[-2:])
+    if pivoting:
+        r, p, taus = lax_linalg.geqp3(a, jnp.zeros(a.shape[:-2] + (n,), dtype=np.int32))
+        perm = [p - 1]  # geqp3's pivots are 1-based
+    else:
+        (r, taus), perm = lax_linalg.geqrf(a), []
+    if m > n and mode == "left":  # Q is m x m: c's rows below k meet Q's columns past k
+        c = jnp.concatenate([c, jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], c.dtype)],
+                            axis=-2)
+    # conj(Q) c = (c^T Q^H)^T: ormqr with Q^H on the other side, no conj of Q needed
+    if conjugate:
+        c = c.swapaxes(-1, -2)
+    out = lax_linalg.ormqr(r, taus, c, left=(mode == "left") != conjugate, transpose=conjugate)
+    if conjugate:
+        out = out.swapaxes(-1, -2)
+    if mode == "right":
+        out = out[..., :k]
+    if vector:
+        out = out.ravel()
+    return (out, jnp.triu(r[..., :k, :]), *perm)
 
 
 # ------------------------------------------------------------------------------------------------
