@@ -36,16 +36,10 @@ CASES = [
     "jax.jit(P)(A)", "jax.jit(P, static_argnames='full_matrices')(C, full_matrices=False)",
     "jax.vmap(P)(B)", "jax.vmap(P, in_axes=2)(B.transpose(1, 2, 0))",
     "jax.vmap(lambda x: P(x, full_matrices=False), in_axes=1)(B.transpose(1, 0, 2))",
-    # JVPs: square, tall thin, tall full (the arXiv 2409.13374 block), wide, complex
-    "jax.jvp(P, (S,), (S.T,))", "jax.jvp(lambda x: P(x, full_matrices=False), (A,), (A[::-1],))",
-    "jax.jvp(P, (A,), (A[::-1],))", "jax.jvp(P, (W,), (W[::-1],))",
+    # JVPs: square, tall full (the thin rule and the arXiv 2409.13374 block), wide, complex
+    "jax.jvp(P, (S,), (S.T,))", "jax.jvp(P, (A,), (A[::-1],))", "jax.jvp(P, (W,), (W[::-1],))",
     "jax.jvp(lambda x: P(x, full_matrices=False), (C,), (1j * C[::-1],))",
-    "jax.jvp(P, (T,), (np.eye(3, dtype=np.float32),))",
-    "jax.vmap(lambda x, t: jax.jvp(P, (x,), (t,)))(B, B[:, ::-1])",
-    "jax.grad(lambda x: P(x)[1].sum())(S)", "jax.grad(lambda x: P(x)[0][:, 0].sum())(A)",
-    "jax.grad(lambda x: P(x, full_matrices=False)[1].sum())(A)",
-    "jax.grad(lambda x: jnp.abs(P(x)[1]).sum())(C)", "jax.grad(lambda x: P(x)[1].sum())(W)",
-    "jax.jacfwd(lambda x: P(x)[1])(T)",
+    "jax.grad(lambda x: P(x)[1].sum())(S)", "jax.grad(lambda x: P(x)[1].sum())(W)",
     # scipy
     "scipy_linalg.qr(A, pivoting=True)", "scipy_linalg.qr(W, pivoting=True, mode='economic')",
     "scipy_linalg.qr(C, pivoting=True, mode='r')", "scipy_linalg.qr(B, pivoting=True)",
