@@ -8,7 +8,8 @@ square, tall, wide, batched and 36 x 40 matrices with every SvdAlgorithm (the de
 cuSOLVER's Jacobi up to 1024 x 1024, so both gesvdj paths: batched up to 32 x 32, economy
 above), full_matrices and compute_uv both ways; eig of real and complex, single and batched matrices
 with every EigImplementation and left/right eigenvectors both ways (cuSOLVER's Xgeev, or the
-hybrid kernel: host LAPACK's geev or MAGMA's), under jax_use_magma "auto" and "off"."""
+hybrid kernel: host LAPACK's geev or MAGMA's), under jax_use_magma "auto" and "off"; QR with
+column pivoting (the hybrid geqp3 kernel) through lax.linalg.qr and scipy.linalg.qr."""
 import json
 import subprocess
 import sys
@@ -20,9 +21,9 @@ import json, sys, warnings
 import numpy as np
 warnings.simplefilter("ignore")
 if sys.argv[1] == "jax":
-    import jax; from jax import lax
+    import jax; import jax.scipy.linalg; from jax import lax
 else:
-    import minijax as jax; from minijax import lax
+    import minijax as jax; import minijax.scipy.linalg; from minijax import lax
 jax.config.update("jax_enable_x64", True)
 rng = np.random.default_rng(0)
 out = {}
@@ -75,6 +76,21 @@ for magma in ["auto", "off"]:
                                lambda: jax.jit(lambda x: lax.linalg.eig(
                                    x, compute_left_eigenvectors=left,
                                    compute_right_eigenvectors=right, implementation=impl))(x))
+jax.config.update("jax_use_magma", "auto")
+for dt in ["float32", "float64", "complex64", "complex128"]:
+    for shape in [(4, 4), (5, 3), (3, 5), (2, 4, 3)]:
+        x = rng.standard_normal(shape).astype(dt)
+        if dt.startswith("complex"):
+            x = (x + 1j * rng.standard_normal(shape)).astype(dt)
+        x[..., 1] = x[..., 0]  # a tie in the column norms
+        for full in [False, True]:
+            for magma in [None, False, True]:
+                record(f"qr pivoting {dt} {shape} full_matrices={full} use_magma={magma}",
+                       lambda: jax.jit(lambda x: lax.linalg.qr(
+                           x, pivoting=True, full_matrices=full, use_magma=magma))(x))
+        if len(shape) == 2:
+            record(f"scipy qr pivoting {dt} {shape}",
+                   lambda: jax.jit(lambda x: jax.scipy.linalg.qr(x, pivoting=True))(x))
 print(json.dumps(out))
 '''
 
