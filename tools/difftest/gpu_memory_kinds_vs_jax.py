@@ -32,12 +32,12 @@ def record(key, fn):
 d = jax.devices()[0]
 out["memories"] = sorted(m.kind for m in d.addressable_memories())
 out["default"] = d.default_memory().kind
-host = {k: jax.sharding.SingleDeviceSharding(d, memory_kind=k)
-        for k in ("pinned_host", "unpinned_host", "device")}
+kinds = [k for k in ("pinned_host", "unpinned_host") if k in out["memories"]]  # GPU: no unpinned
+host = {k: jax.sharding.SingleDeviceSharding(d, memory_kind=k) for k in kinds + ["device"]}
 mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
 v = np.arange(8.0, dtype=np.float32)
 dev = jax.device_put(v, host["device"])
-for kind in ("pinned_host", "unpinned_host"):
+for kind in kinds:
     s = host[kind]
     x = jax.device_put(v, s)
     record(f"{kind} device_put", lambda: x)
@@ -54,7 +54,8 @@ for kind in ("pinned_host", "unpinned_host"):
         v, jax.sharding.NamedSharding(mesh, jax.P(), memory_kind=kind)))
     record(f"{kind} with_memory_kind", lambda: jax.device_put(
         v, host["device"].with_memory_kind(kind)))
-    record(f"{kind} bad kind", lambda: jax.sharding.SingleDeviceSharding(d, memory_kind="hbm"))
+record("bad kind", lambda: jax.sharding.SingleDeviceSharding(d, memory_kind="hbm"))
+record("unpinned_host", lambda: jax.sharding.SingleDeviceSharding(d, memory_kind="unpinned_host"))
 print(json.dumps(out))
 '''
 
