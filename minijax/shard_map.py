@@ -70,6 +70,7 @@ from minijax.interpreters.partial_eval import (
     trace_open,
 )
 from minijax.lax.control_flow.common import keep
+from minijax.lax.convert import convert_element_type_p
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
@@ -669,12 +670,23 @@ def _eqn_program(mesh, axes, eqn, operands):
                    for v in eqn.invars]
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
-            return tuple(_stack(o, k) for o in outs)
+            return tuple(_stack(_weak_as(o, v.aval), k) for o, v in zip(outs, eqn.outvars))
 
         program = _eager_programs.put(key, jit(shard_map(
             body, mesh=mesh, in_specs=(blocks,) * len(operands),
             out_specs=(blocks,) * len(eqn.outvars), axis_names=set(axes), check_vma=False)))
     return program
+
+
+def _weak_as(x, aval):
+    """``x`` with the weak type its equation's output has in the traced body. Bound again on
+    its own, an equation may type it otherwise: an inlined ``jit(inline=True)`` call's (a jnp
+    function's) equations keep the callee's types, so the JVP of ``jnp.sin`` of a weak value
+    has a weak tangent even where the tangent given was strong (s24051-96). JAX runs the body
+    eagerly with those calls whole, so its results have the traced types."""
+    if isinstance(aval, core.ShapedArray) and get_aval(x).weak_type != aval.weak_type:
+        return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
+    return x
 
 
 @shard_map_p.def_lowering

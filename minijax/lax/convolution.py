@@ -214,7 +214,8 @@ def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     for axis, size in zip(out_spec, out_t):
         out_shape[axis] = size
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
-    return ShapedArray(tuple(out_shape), dtype)
+    # weak when both operands are (JAX's standard weak-type rule, preferred type or not)
+    return ShapedArray(tuple(out_shape), dtype, weak_type=lhs.weak_type and rhs.weak_type)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import inspect
 
 from minijax import core
 from minijax.interpreters.ad import JVPTracer, Zero
+from minijax.interpreters.batching import BatchTracer
 from minijax.interpreters.partial_eval import DynamicJaxprTrace, building_jaxpr
 from minijax.jitting import jit
 from minijax.jitting.args import split_static
@@ -81,10 +82,24 @@ def _called(trace, args):
         return False
     if not building_jaxpr(trace):
         return True
-    for a in args:
-        if type(a) is JVPTracer and a._trace is trace and type(a.tangent) is not Zero and (
-                core.get_aval(a.tangent).weak_type != core.get_aval(a.primal).weak_type):
-            return True
+    return any(_retyped_tangent(a) for a in args)
+
+
+def _retyped_tangent(x):
+    """Whether ``x``, or what it carries to a transformation below (a JVP's primal, a batched
+    value), is a JVP tracer whose tangent's weak type is not its primal's. A JVP further down
+    sees the call too (the JVP of a vjp, s24057-240: the vjp's own tangent is typed from its
+    primal, the outer one need not be)."""
+    while isinstance(x, core.Tracer):
+        if type(x) is JVPTracer:
+            if type(x.tangent) is not Zero and (
+                    core.get_aval(x.tangent).weak_type != core.get_aval(x.primal).weak_type):
+                return True
+            x = x.primal
+        elif type(x) is BatchTracer:
+            x = x.val
+        else:
+            return False
     return False
 
 

@@ -558,9 +558,10 @@ def signbit(x, /):
     """True where the sign bit is set (``-0.0`` included)."""
     (x,) = promote_args("signbit", x)
     dtype = _dtype(x)
-    if dtype.kind == "i":
+    if dtype.kind in "iu":
+        # unsigned too, as JAX: ``x < 0`` (always False) keeps the result x's sharding
         return lax.lt(x, convert(0, dtype))
-    if dtype.kind in "ub":
+    if dtype.kind == "b":
         return _zeros_like_bool(x, False)
     if dtype.kind == "c":
         raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")  # JAX's words
