@@ -371,8 +371,8 @@ def _memory_kind_on(device, memory_kind):
     kinds = _memory_kinds(device)
     if memory_kind not in kinds:
         raise ValueError(
-            f"Could not find memory addressable by device {device.platform}. Device "
-            f"{device.platform} can address the following memory kinds: {', '.join(kinds)}. "
+            f"Could not find memory addressable by device {device.device_kind}. Device "
+            f"{device.device_kind} can address the following memory kinds: {', '.join(kinds)}. "
             f"Got memory kind: {memory_kind}")
     return None if memory_kind == kinds[0] else memory_kind
 
