@@ -95,8 +95,9 @@ print(json.dumps(out))
 '''
 
 
-def run(framework):
-    p = subprocess.run([sys.executable, "-c", CASES, framework], capture_output=True, text=True)
+def run(framework, cases=CASES):
+    """The JSON the ``cases`` script prints, run in a fresh process under ``framework``."""
+    p = subprocess.run([sys.executable, "-c", cases, framework], capture_output=True, text=True)
     if p.returncode:
         sys.exit(f"{framework} failed:\n{p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])

@@ -5,9 +5,7 @@ same interpreter (the lent GPU machines have it); each framework runs in its own
 Cases: device_put into pinned_host / unpinned_host and back, eager ops on host arrays, jit with
 host arguments, out_shardings in host memory, device_put to another memory inside jit (GPU: the
 placement custom calls), NamedSharding with a memory kind, mixed memories."""
-import json
-import subprocess
-import sys
+from tools.difftest.gpu_linalg_vs_jax import run
 
 CASES = r'''
 import json, sys, warnings
@@ -55,20 +53,14 @@ for kind in kinds:
     record(f"{kind} with_memory_kind", lambda: jax.device_put(
         v, host["device"].with_memory_kind(kind)))
 record("bad kind", lambda: jax.sharding.SingleDeviceSharding(d, memory_kind="hbm"))
-record("unpinned_host", lambda: jax.sharding.SingleDeviceSharding(d, memory_kind="unpinned_host"))
+record("unpinned_host", lambda: jax.sharding.SingleDeviceSharding(
+    d, memory_kind="unpinned_host").memory_kind)
 print(json.dumps(out))
 '''
 
 
-def run(framework):
-    p = subprocess.run([sys.executable, "-c", CASES, framework], capture_output=True, text=True)
-    if p.returncode:
-        sys.exit(f"{framework} failed:\n{p.stderr[-3000:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
-
-
 def main():
-    jax_out, minijax_out = run("jax"), run("minijax")
+    jax_out, minijax_out = run("jax", CASES), run("minijax", CASES)
     differ = [k for k in jax_out if jax_out[k] != minijax_out.get(k)]
     for k in differ:
         print("DIFF", k, "| jax:", str(jax_out[k])[:300], "| minijax:", str(minijax_out.get(k))[:300])
