@@ -72,12 +72,16 @@ def stage_info(in_tree, in_avals, donated, out_tree, out_avals, out_shardings=No
     if out_shardings is None:
         out_shardings = [None] * len(out_avals)
     args_info = in_tree.unflatten([ArgInfo(a, i in donated) for i, a in enumerate(in_avals)])
-    out_info = out_tree.unflatten([
-        # a token has no shape nor dtype: its type stands for it (JAX's out_info raises
-        # AttributeError there, its eval_shape gives the type)
-        a if a is abstract_token else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
-        for a, s in zip(out_avals, out_shardings)])
+    out_info = out_tree.unflatten(result_structs(out_avals, out_shardings))
     return args_info, out_info
+
+
+def result_structs(out_avals, out_shardings):
+    """A ShapeDtypeStruct per result (with its sharding or None). A token has no shape nor
+    dtype: its type stands for it (JAX's out_info raises AttributeError there, its eval_shape
+    gives the type)."""
+    return [a if a is abstract_token else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
+            for a, s in zip(out_avals, out_shardings)]
 
 # XLA compiler options by name, as ``jit(f, compiler_options=...)`` and
 # ``Lowered.compile(compiler_options)`` take them.

@@ -53,7 +53,7 @@ from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
 from minijax.refs import AbstractRef, Ref, type_str
 from minijax.source_info import user_frame
-from minijax.stages import ShapeDtypeStruct, Traced, stage_info
+from minijax.stages import Traced, result_structs, stage_info
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
 
 logger = logging.getLogger("minijax")
@@ -774,9 +774,7 @@ class JitFunction:
                 None if g is None else shd.resolve(g, "jit out_shardings")
                 for g in placement.result_sharding_leaves(self._out_shardings, out_tree,
                                                           len(out_avals))]
-        return out_tree.unflatten([a if a is core.abstract_token  # JAX gives the type itself
-                                   else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
-                                   for a, s in zip(out_avals, shardings)])
+        return out_tree.unflatten(result_structs(out_avals, shardings))
 
     def _cache_size(self):
         return len(self._cache)
