@@ -131,13 +131,21 @@ def split_static(args, kwargs, static_argnums, static_argnames):
     try:
         hash(static_key)
     except TypeError:
-        bad = [f"{k}={v!r}" for k, v in static if not _hashable(v)]
-        raise ValueError(
-            "Non-hashable static arguments are not supported; static arguments must be "
-            f"hashable (they are part of the cache key). Got: {', '.join(bad)}. Use a tuple "
-            "instead of a list, or pass arrays as dynamic arguments."
-        ) from None
+        _raise_unhashable(static)
     return tuple(dyn_args), dyn_kwargs, static_key
+
+
+def _raise_unhashable(static):
+    """The error of jaxlib's C++ jit (which JAX raises under a trace too) for the first static
+    argument that does not hash, in its words."""
+    for _, v in static:
+        try:
+            hash(v)
+        except TypeError as e:
+            raise ValueError(
+                "Non-hashable static arguments are not supported. An error occurred while trying "
+                f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}\n"
+            ) from None
 
 
 def merge_static(dyn_args, dyn_kwargs, static_key):
@@ -150,14 +158,6 @@ def merge_static(dyn_args, dyn_kwargs, static_key):
         else:
             kwargs[k] = v
     return args, kwargs
-
-
-def _hashable(v):
-    try:
-        hash(v)
-        return True
-    except TypeError:
-        return False
 
 
 class ArgRecord:

@@ -36,19 +36,27 @@ from minijax.jitting import jit
 from minijax.jitting.args import split_static
 
 
-def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inline=True):
+def eager_jit(fn=None, *, static_argnames=(), list_argnames=(), fused_under_transforms=True,
+              inline=True):
     """Decorator: ``fn`` runs jitted when called eagerly or under transformations; on a staging
     trace itself, plainly (``inline``) or as a ``jit`` equation (``inline=False``, for a function
     JAX jits without ``inline=True``). ``fused_under_transforms=False`` for a
     function JAX does not jit (``tensordot``): under any transformation its ops run one by
-    one, as JAX's do; only the plain eager call takes the fast path."""
+    one, as JAX's do; only the plain eager call takes the fast path.
+
+    ``list_argnames``: the static options whose lists become tuples before the jitted call, as
+    JAX's Python wrapper converts them before its jit (reductions' ``axis=[0, 1]``). A list in
+    any other static option reaches jit as given and is its "Non-hashable static arguments"
+    ValueError, as in JAX (``jnp.linalg.svd(x, subset_by_index=[0, 2])``)."""
     if fn is None:
         return functools.partial(eager_jit, static_argnames=static_argnames,
+                                 list_argnames=list_argnames,
                                  fused_under_transforms=fused_under_transforms, inline=inline)
     call_when_staged = fused_under_transforms and not inline
     jitted = jit(fn, static_argnames=static_argnames or None, inline=inline)
     is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)
+    list_positions = _positions(fn, list_argnames)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -57,13 +65,13 @@ def eager_jit(fn=None, *, static_argnames=(), fused_under_transforms=True, inlin
         eager = is_eval_trace_current()  # the hot case: checked once
         if eager or call_when_staged or (fused_under_transforms and _called(core.current_trace(),
                                                                             args)):
-            if static_argnames:
-                args, kwargs = _hashable_static(args, kwargs, static_argnames, static_positions)
+            if list_argnames:
+                args, kwargs = _lists_as_tuples(args, kwargs, list_argnames, list_positions)
             return jitted(*args, **kwargs)
         if static_argnames:
             # inlined, but its static options must still hash, as under JAX's jit(inline=True):
-            # a traced value there is JAX's "Non-hashable static arguments" ValueError
-            split_static(*_hashable_static(args, kwargs, static_argnames, static_positions),
+            # a traced value or a list there is JAX's "Non-hashable static arguments" ValueError
+            split_static(*_lists_as_tuples(args, kwargs, list_argnames, list_positions),
                          static_positions, static_argnames)
         return fn(*args, **kwargs)
 
@@ -123,13 +131,13 @@ def _positions(fn, names):
                  and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
-def _hashable_static(args, kwargs, static_argnames, static_positions):
-    """``axis=[0, 1]`` is fine for NumPy: list-valued static options become tuples for the key."""
-    for name in static_argnames:
+def _lists_as_tuples(args, kwargs, list_argnames, list_positions):
+    """``axis=[0, 1]`` is fine for NumPy: the named options' lists become tuples for the key."""
+    for name in list_argnames:
         if isinstance(kwargs.get(name), (list, tuple)):
             kwargs = dict(kwargs)
             kwargs[name] = _freeze(kwargs[name])
-    for i in static_positions:
+    for i in list_positions:
         if i < len(args) and isinstance(args[i], (list, tuple)):
             args = args[:i] + (_freeze(args[i]),) + args[i + 1:]
     return args, kwargs

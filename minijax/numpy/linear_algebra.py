@@ -171,8 +171,9 @@ def outer(a, b, out=None):
     return multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 
 
+# JAX's tensordot is not jitted, so its axes are no static option there: lists work
 @eager_jit(static_argnames=('axes', 'precision', 'preferred_element_type'),
-           fused_under_transforms=False)
+           list_argnames=('axes',), fused_under_transforms=False)
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""

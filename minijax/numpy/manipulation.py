@@ -392,7 +392,7 @@ def flip(m, axis=None):
     return _flip(to_array(m), axis)
 
 
-@eager_jit(static_argnames=("axis",), inline=False)
+@eager_jit(static_argnames=("axis",), list_argnames=("axis",), inline=False)
 def _flip(m, axis=None):
     axes = canonicalize_axes(axis, m.ndim)
     return lax.rev(m, axes) if axes else m

@@ -111,7 +111,8 @@ def _no_out(out, name):
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'))
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'),
+           list_argnames=('axis',))
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
         promote_integers=True):
     _no_out(out, "sum")
@@ -120,7 +121,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       combine=lax.add)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'))
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'),
+           list_argnames=('axis',))
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     _no_out(out, "prod")
@@ -129,14 +131,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       combine=lax.mul)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), list_argnames=('axis',))
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _no_out(out, "max")
     return _reduction("max", a, lax.reduce_max, None, axis, None, keepdims, initial, where,
                       upcast_f16=False, combine=lax.max)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), list_argnames=('axis',))
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _no_out(out, "min")
     return _reduction("min", a, lax.reduce_min, None, axis, None, keepdims, initial, where,
@@ -146,7 +148,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 amax, amin = max, min
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), list_argnames=('axis',))
 def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     _no_out(out, "all")
     a = convert(to_array(a), dtypes.bool_) if _checked(a, "all") else a
@@ -154,7 +156,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
                       upcast_f16=False)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), list_argnames=('axis',))
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     _no_out(out, "any")
     a = convert(to_array(a), dtypes.bool_) if _checked(a, "any") else a
@@ -178,7 +180,7 @@ def _count(shape, axes, where, dtype):
     return lax.reduce_sum(convert(mask, dtype), axes)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), list_argnames=('axis',))
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean; integers and bools average as the default float."""
     _no_out(out, "mean")
@@ -218,7 +220,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 
 # JAX's jit: the correction is traced, only axis/dtype/keepdims are static
-@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), list_argnames=('axis',), inline=False)
 def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None):
     _no_out(out, "var")
     a = to_array(a)
@@ -272,7 +274,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                 where=where)
 
 
-@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), inline=False)
+@eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), list_argnames=('axis',), inline=False)
 def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None):
     if dtype is not None and not dtypes.is_inexact(dtypes.canonicalize_dtype(dtype)):
         raise ValueError(f"dtype argument to jnp.std must be inexact; got "
@@ -305,13 +307,13 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return _ptp(a, axis, out, keepdims)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'), inline=False)
+@eager_jit(static_argnames=('axis', 'keepdims'), list_argnames=('axis',), inline=False)
 def _ptp(a, axis=None, out=None, keepdims=False):
     _no_out(out, "ptp")
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
-@eager_jit(static_argnames=('axis', 'returned', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'returned', 'keepdims'), list_argnames=('axis',))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
