@@ -228,7 +228,9 @@ def _device_put(x, device):
         s = shd.resolve(s, what)
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
             _check_in_shard_map(leaf, s)
-            if s._memory_kind is not None:  # a move to another memory, staged as in JAX
+            if s._memory_kind is not None or isinstance(s, shd.SingleDeviceSharding):
+                # staged as in JAX: a move to another memory, or to the device's default one
+                # (a host value placed back in device memory)
                 out.append(put_in_memory(leaf, s))
             elif isinstance(s, shd.NamedSharding):
                 out.append(with_sharding_constraint(leaf, s))

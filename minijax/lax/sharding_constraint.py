@@ -91,8 +91,9 @@ def _dp_lowering(ctx, *xs, devices, srcs, copy_semantics):
             mesh_name = ctx.module_ctx.mesh_symbol(d.mesh)
             x = sdy.ShardingConstraintOp(x, sdy_sharding_attr(d, aval.ndim, mesh_name)).result
         # JAX's CPU lowering is the identity (host and device memory are one there); on an
-        # accelerator XLA moves the value where the annotation says
-        if d is not None and ctx.module_ctx.platform != "cpu":
+        # accelerator XLA moves the value where the annotation says, in a program that has
+        # values in another memory than the default (else, as JAX's, nothing moves)
+        if d is not None and ctx.module_ctx.platform != "cpu" and ctx.module_ctx.memory_kinds:
             x = annotate_device_placement(x, d.memory_kind)
         outs.append(x)
     return outs

@@ -176,6 +176,9 @@ class ModuleContext:
         # Whether Shardy partitions the program (arguments or results carry shardings).
         self.partitioned = False
         self.functions = {}  # a callee jaxpr -> the symbol of its private function
+        # Whether any value is placed in a memory other than the default (JAX's
+        # all_default_mem_kind, negated): only then are device memory moves annotated.
+        self.memory_kinds = False
 
     def add_keepalive(self, obj):
         self.keepalives.append(obj)
@@ -392,6 +395,7 @@ def lower_jaxpr(
         module.operation.attributes["sym_name"] = ir.StringAttr.get(_module_name(name))
         mctx = ModuleContext(module, name, platform)
         mctx.partitioned = bool(arg_shardings or result_shardings)
+        mctx.memory_kinds = memory_kinds is not None
         with ir.InsertionPoint(module.body):
             ftype = ir.FunctionType.get(
                 [tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals]
