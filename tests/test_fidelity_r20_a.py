@@ -1,4 +1,5 @@
-"""Fidelity round r20 (lead): the names of jitted functions and their modules, and the
+"""Fidelity round r20 (lead): the names of jitted functions and their modules, a host value put
+back in device memory inside jit, and the
 ``jax_use_magma`` flag, against JAX 0.10.2's outputs (hard-coded below, recorded by hand under
 JAX 0.10.2 on CPU); pinv's derivatives (JAX's custom JVP rule), against JAX 0.10.2's recorded by
 tests/data/record_fidelity_r20_a.py.
@@ -73,3 +74,20 @@ def test_pinv_derivatives_as_jax(name, x, hermitian):
     for key in ("grad", "jvp"):
         np.testing.assert_allclose(np.array(got[key]), np.array(expected[key]), rtol=rtol,
                                    atol=rtol)
+
+
+def test_device_put_back_to_device_memory_inside_jit():
+    # JAX 0.10.2 on CPU: the result is in "device" memory, the jaxpr holds the device_put
+    # equation (devices=(SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device),)),
+    # and the lowered result carries mhlo.memory_kind = "device"
+    d = minijax.devices()[0]
+    host = minijax.sharding.SingleDeviceSharding(d, memory_kind="pinned_host")
+    device = minijax.sharding.SingleDeviceSharding(d)
+    x = minijax.device_put(np.arange(3.0, dtype=np.float32), host)
+    f = minijax.jit(lambda a: minijax.device_put(a, device) + 1)
+    out = f(x)
+    assert out.sharding.memory_kind == "device"
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0])
+    assert 'mhlo.memory_kind = "device"' in f.lower(x).as_text()
+    jaxpr = str(minijax.make_jaxpr(lambda a: minijax.device_put(a, device) + 1)(x))
+    assert "device_put[" in jaxpr and "memory_kind=device" in jaxpr
