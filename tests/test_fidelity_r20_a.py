@@ -1,8 +1,7 @@
-"""Fidelity round r20 (lead): the names of jitted functions and their modules, a host value put
-back in device memory inside jit, and the
-``jax_use_magma`` flag, against JAX 0.10.2's outputs (hard-coded below, recorded by hand under
-JAX 0.10.2 on CPU); pinv's derivatives (JAX's custom JVP rule), against JAX 0.10.2's recorded by
-tests/data/record_fidelity_r20_a.py.
+"""Fidelity round r20 (lead), against JAX 0.10.2's outputs: the names of jitted functions and
+their modules, a host value put back in device memory inside jit, and the ``jax_use_magma``
+flag (hard-coded below, recorded by hand under JAX 0.10.2 on CPU); pinv's derivatives (JAX's
+custom JVP rule), recorded by tests/data/record_fidelity_r20_a.py.
 The GPU eig kernels this flag picks (cuSOLVER's geev, the hybrid LAPACK/MAGMA kernel) are
 compared with JAX's on an H100 by tools/difftest/gpu_linalg_vs_jax.py."""
 import functools
