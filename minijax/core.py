@@ -17,6 +17,7 @@ import collections
 import contextlib
 import itertools
 import math
+import re
 import threading
 import weakref
 
@@ -606,25 +607,6 @@ def _dropvars(jaxpr):
     return dropped
 
 
-class _Printing(threading.local):
-    """The naming context of the printout under way in this thread: a nested jaxpr, printed
-    by a primitive's ``pp_params`` hook through ``pp_jaxpr``, continues it."""
-
-    namer = None
-
-
-_printing = _Printing()
-
-
-@contextlib.contextmanager
-def _naming(namer):
-    prev, _printing.namer = _printing.namer, namer
-    try:
-        yield
-    finally:
-        _printing.namer = prev
-
-
 def _encode_name(i):
     letters = ""
     while True:
@@ -646,79 +628,164 @@ def _pp_literal(val):
 
 
 def pp_param(value):
+    """The text of a param value that is not a jaxpr."""
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
-    if isinstance(value, ClosedJaxpr):
-        return pp_jaxpr(value.jaxpr)
-    if isinstance(value, Jaxpr):
-        return pp_jaxpr(value)
-    if isinstance(value, tuple):
-        inner = ", ".join(pp_param(v) for v in value)
+    # A tuple or list shows as its str does in JAX, a string item quoted (``axes=('i',)``); a
+    # named tuple shows its repr, as JAX's.
+    if type(value) is tuple:
+        inner = ", ".join(map(_pp_item, value))
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
-        return "[" + ", ".join(pp_param(v) for v in value) + "]"
+        return "[" + ", ".join(map(_pp_item, value)) + "]"
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return str(value)
 
 
-def pp_eqn(eqn, namer):
+def _pp_item(value):
+    return repr(value) if isinstance(value, str) else pp_param(value)
+
+
+# JAX's layout is a Wadler-Lindig document laid out at a width (80): text, concatenations,
+# breaks, nesting (indentation after a broken break) and groups. A group prints its breaks as
+# their text when all of it, flat, fits in what is left of the line, else as newlines. The
+# documents are tuples, tagged by their first item.
+def _text(s):
+    return ("text", s)
+
+
+def _brk(s=" "):
+    return ("brk", s)
+
+
+def _concat(*docs):
+    return ("concat", docs)
+
+
+def _nest(n, doc):
+    return ("nest", n, doc)
+
+
+def _group(doc):
+    return ("group", doc)
+
+
+def _join(sep, docs):
+    out = []
+    for d in docs:
+        out += [sep, d] if out else [d]
+    return ("concat", out)
+
+
+def _fits(doc, room):
+    """Whether ``doc``, flat, takes at most ``room`` columns (stops once it cannot)."""
+    stack = [doc]
+    while stack and room >= 0:
+        d = stack.pop()
+        if d[0] in ("text", "brk"):
+            room -= len(d[1])
+        elif d[0] == "concat":
+            stack.extend(reversed(d[1]))
+        else:  # nest, group: flat, their child
+            stack.append(d[-1])
+    return room >= 0
+
+
+def _layout(doc, width):
+    out, col = [], 0
+    stack = [(0, True, doc)]  # (indentation, whether its breaks are newlines, document)
+    while stack:
+        indent, broken, d = stack.pop()
+        tag = d[0]
+        if tag == "text" or (tag == "brk" and not broken):
+            out.append(d[1])
+            col += len(d[1])
+        elif tag == "brk":
+            out.append("\n" + " " * indent)
+            col = indent
+        elif tag == "concat":
+            stack.extend((indent, broken, c) for c in reversed(d[1]))
+        elif tag == "nest":
+            stack.append((indent + d[1], broken, d[2]))
+        else:
+            stack.append((indent, not _fits(d[1], width - col), d[1]))
+    return "".join(out)
+
+
+def _pp_vars(texts, sep=""):
+    """Atoms as JAX lays them out: a line breaks only where the next one no longer fits."""
+    return _nest(2, _group(_join(_concat(_text(sep), _group(_brk())), map(_text, texts))))
+
+
+def _pp_value(value, namer):
+    if isinstance(value, ClosedJaxpr):
+        value = value.jaxpr
+    if isinstance(value, Jaxpr):
+        name = namer.shared.get(value)
+        return _text(name) if name else _pp_body(value, namer)
+    if type(value) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
+        inner = _join(_brk(), [_pp_value(j, namer) for j in value])
+        return _group(_concat(_nest(2, _concat(_text("("), _brk(""), inner)), _brk(""), _text(")")))
+    # as JAX's: an object's address (``<... object at 0x7f...>``) is masked, for stable text
+    return _text(re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m[1]),
+                        pp_param(value)))
+
+
+def _pp_eqn(eqn, namer):
     callee = eqn.primitive.pp_callee  # a call's body is named after its operands and results
     if callee is not None and callee(eqn.params) not in namer.shared:
         body = callee(eqn.params)
         namer.same_names(body.invars, eqn.invars)
         namer.same_names(body.outvars, eqn.outvars)
-    with _naming(namer):
-        lhs = " ".join(namer.binder(v) for v in eqn.outvars)
-        shown = eqn.params
-        hook = eqn.primitive.pp_params  # a primitive may print params as JAX does
-        if hook is not None:
-            shown = hook(shown)
-        params = ""
-        if shown:
-            params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in sorted(shown.items())) + "]"
-        args = " ".join(namer(v) for v in eqn.invars)
-    rhs = f"{eqn.primitive.name}{params} {args}".rstrip()
-    return f"{lhs} = {rhs}" if lhs else rhs  # JAX shows no binders, not ``_``, for no results
+    lhs = _pp_vars([namer.binder(v) for v in eqn.outvars])
+    shown = eqn.params
+    hook = eqn.primitive.pp_params  # a primitive may print params as JAX does
+    if hook is not None:
+        shown = hook(shown)
+    # a hook's list of pairs keeps its order (JAX's ``jit`` shows ``name`` first), else sorted
+    items = shown if isinstance(shown, list) else sorted(shown.items())
+    params = _concat()
+    if items:
+        pairs = _join(_brk(), [_concat(_text(f"{k}="), _pp_value(v, namer)) for k, v in items])
+        params = _group(_concat(_nest(2, _concat(_text("["), _brk(""), pairs)),
+                                _brk(""), _text("]")))
+    rhs = (_text(eqn.primitive.name), params, _text(" "),
+           _pp_vars([namer(v) for v in eqn.invars]))
+    # JAX shows no binders, not ``_``, for no results
+    return _concat(lhs, _text(" = "), *rhs) if eqn.outvars else _concat(*rhs)
 
 
-def pp_jaxpr(jaxpr: Jaxpr, width=80, indent=0):
-    """``jaxpr`` as text; a nested jaxpr (printed while another is) continues its names, or is
-    the name of a shared jaxpr printed first."""
-    namer = _printing.namer
-    if namer is None:
-        return _pp_toplevel(jaxpr, width)
-    return namer.shared.get(jaxpr) or _pp_body(jaxpr, namer, width - indent, indent)
+def pp_eqn(eqn, namer):
+    return _layout(_pp_eqn(eqn, namer), 80)
 
 
-def _pp_toplevel(jaxpr, width):
+def _pp_body(jaxpr, namer):
+    """``{ lambda ... }``: one line if it fits, else one equation a line, nested 4 in."""
+    consts = _pp_vars([namer.binder(v) for v in jaxpr.constvars])
+    invars = _pp_vars([namer.binder(v) for v in jaxpr.invars])
+    eqns = _join(_brk("; "), [_pp_eqn(e, namer) for e in jaxpr.eqns])
+    outs = _pp_vars([namer(v) for v in jaxpr.outvars], sep=",")
+    close = ",)" if len(jaxpr.outvars) == 1 else ")"
+    return _group(_concat(
+        _nest(2, _concat(_text("{ lambda "), consts, _text("; "), invars, _text(". let"),
+                         _nest(2, _concat(_brk(), eqns)), _brk(), _text("in ("), outs,
+                         _text(close))),
+        _text(" }")))
+
+
+def pp_jaxpr(jaxpr: Jaxpr, width=80):
+    """``jaxpr`` as text, laid out as JAX 0.10.2 lays it out in ``width`` columns: the shared
+    jaxprs first (``let name = { ... } in``), then ``jaxpr``, one naming sequence throughout."""
     shared = _shared_jaxprs(jaxpr)
     namer = _Namer(_dropvars(jaxpr), shared)
-    with _naming(namer):
-        lets = [f"let {name} = {_pp_body(sub, namer, width - len(name) - 9, 0)} in\n"
-                for sub, name in shared.items()]
-        return "".join(lets) + _pp_body(jaxpr, namer, width, 0)
-
-
-def _pp_body(jaxpr, namer, fits, indent):
-    """The text of ``jaxpr`` (``{ lambda ... }``): on one line if it fits in ``fits`` columns,
-    else one equation a line, ``indent`` spaces in."""
-    with _naming(namer):
-        consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
-        invars = " ".join(namer.binder(v) for v in jaxpr.invars)
-        eqns = [pp_eqn(e, namer) for e in jaxpr.eqns]
-        outs = ", ".join(namer(v) for v in jaxpr.outvars)
-    outs = f"({outs},)" if len(jaxpr.outvars) == 1 else f"({outs})"
-    head = f"{{ lambda {consts}; {invars}. let"
-    one_line = f"{head} {'; '.join(eqns)} in {outs} }}"
-    if len(one_line) <= fits and "\n" not in one_line:
-        return one_line
-    pad = " " * indent
-    nested = "\n" + pad + "    "  # a nested jaxpr (cond, scan ...) is indented under its eqn
-    body = "".join(f"\n{pad}    {e.replace(chr(10), nested)}" for e in eqns)
-    return f"{head}{body}\n{pad}  in {outs} }}"
+    docs = []
+    for sub, name in shared.items():
+        docs += [_text(f"let {name} = "), _pp_body(sub, namer), _text(" in"), _brk()]
+    docs.append(_pp_body(jaxpr, namer))
+    return _layout(_concat(*docs), width)
 
 
 # ------------------------------------------------------------------------------------------------

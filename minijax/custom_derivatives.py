@@ -375,6 +375,9 @@ def _call_primitive(name):
     p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
     p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
     ad.raw_primal_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
+    # as JAX's printing rules: ``num_consts`` shown only when there are some
+    p.pp_params = lambda params: {k: v for k, v in params.items()
+                                  if k != "num_consts" or v}
     return p
 
 

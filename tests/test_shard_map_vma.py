@@ -46,7 +46,7 @@ def test_types_in_the_body_and_the_jaxpr():
     assert seen["index"].vma == {"d"} and seen["pcast"].vma == {"d"}
     # the implicit broadcast of the replicated w is an explicit pvary, as JAX prints it
     # (the body's names go on from the caller's, a b c, as JAX prints them)
-    assert "d:f32[2,2]{V:d}" in text and "pvary[axes=(d,)]" in text, text
+    assert "d:f32[2,2]{V:d}" in text and "pvary[axes=('d',)]" in text, text
 
 
 def test_grad_wrt_replicated_input_is_summed():

@@ -252,25 +252,14 @@ def _inline_eqns(eqns, env, out, fresh, consts):
         out.append(JaxprEqn(e.primitive, ins, outvars, e.params, e.source_info))
 
 
-# --- printing: JAX's layout, name first and the jaxpr last, one param a line -------------------
-
-
-class _Text(str):
-    """A param already formatted (the printer shows ``str`` of unknown param values)."""
+# --- printing: as JAX's rule, ``name`` first, then the rest sorted; ``inline`` hidden ------------
 
 
 def _pp_params(params):
-    lines = [f"name={params['name']}"]
-    if any(params["donated_invars"]):
-        lines.append(f"donated_invars={core.pp_param(params['donated_invars'])}")
-    body = core.pp_jaxpr(params["jaxpr"].jaxpr, width=78).replace("\n", "\n  ")
-    lines.append(f"jaxpr={body}")
-    if not body.startswith("{"):  # a shared jaxpr's name: JAX keeps the params on one line
-        first, rest = " ".join(lines).split("=", 1)
-        return {first: _Text(rest)}
-    # the printer writes ``key=value`` pairs after ``[``: one pair carries every line
-    first, rest = lines[0].split("=", 1)
-    return {"\n  " + first: _Text(rest + "".join("\n  " + ln for ln in lines[1:]) + "\n")}
+    shown = [("name", params["name"])]
+    if any(params["donated_invars"]):  # shown only when some operand is donated
+        shown.append(("donated_invars", params["donated_invars"]))
+    return shown + [("jaxpr", params["jaxpr"])]
 
 
 pjit_p.pp_params = _pp_params

@@ -101,8 +101,6 @@ def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
 fft_p = Primitive("fft")
 fft_p.def_abstract_eval(_fft_rule)
 fft_p.def_lowering(_fft_lowering)
-fft_p.pp_params = lambda p: {"fft_type": FftType(p["fft_type"]).name,
-                             "fft_lengths": p["fft_lengths"]}
 
 
 def _fft_batching(args, dims, *, fft_type, fft_lengths):

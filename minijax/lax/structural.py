@@ -152,6 +152,9 @@ def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_rule)
 broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
+# As JAX's rule: ``shape`` is the binder's type, so not shown; no dimensions, nothing shown.
+broadcast_in_dim_p.pp_params = lambda p: (
+    {"broadcast_dimensions": p["broadcast_dimensions"]} if p["broadcast_dimensions"] else {})
 
 
 def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions):

@@ -310,8 +310,9 @@ def test_rnn_and_long_fori_compile_to_one_while_loop():
 def test_nested_jaxprs_print_readably():
     text = str(jax.make_jaxpr(lambda x: lax.scan(lambda c, y: (lax.cond(
         c > 0, lambda: c + y, lambda: c - y), None), x, jnp.ones(3)))(1.0))
-    assert "scan[jaxpr=" in text and "cond[branches=(" in text
-    assert "\n            { lambda" in text  # the branches are indented under the scan body
+    # JAX 0.10.2's layout: one param a line, each nested jaxpr indented under its equation
+    assert "c:f32[] = scan[\n      jaxpr={ lambda ; d:f32[] e:f32[]. let\n" in text
+    assert "cond[\n            branches=(\n              { lambda" in text
 
 
 # ------------------------------------------------------------------------------------------------

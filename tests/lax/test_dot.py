@@ -110,8 +110,10 @@ def test_pp_params_hook_gives_jax_text():
 @_default_precision
 def test_jaxpr_prints_dot_general_as_jax():
     text = _jaxpr_text(preferred_element_type=np.float32)
-    assert ("dot_general[dimension_numbers=(([1], [0]), ([], [])) "
-            "preferred_element_type=float32] a b") in text
+    # JAX 0.10.2's text of jax.make_jaxpr(jnp.matmul) at these shapes: the params overflow
+    # the line, so they are one a line
+    assert ("c:f32[2,4] = dot_general[\n      dimension_numbers=(([1], [0]), ([], []))\n"
+            "      preferred_element_type=float32\n    ] a b") in text
 
 
 @pytest.mark.parametrize("precision, emitted", [

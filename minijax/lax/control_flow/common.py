@@ -22,7 +22,7 @@ import functools
 import inspect
 
 from minijax import core
-from minijax.core import ClosedJaxpr, Jaxpr, pp_jaxpr
+from minijax.core import ClosedJaxpr, Jaxpr
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import trace_open
@@ -266,29 +266,6 @@ def to_batched(x, d, want, size, dst=0):
         assert d is not_mapped
         return x
     return batching.bdim_to(x, d, dst, size)
-
-
-class _Text(str):
-    """A param already formatted (the printer shows ``str`` of unknown param values)."""
-
-
-def _pp_block(closed):
-    return pp_jaxpr(closed.jaxpr, width=76).replace("\n", "\n  ")
-
-
-def pp_nested(params):
-    """Params for the jaxpr printer: nested jaxprs each on their own indented lines, printed
-    in the order they are shown (sorted), as they continue one naming sequence."""
-    shown = {}
-    for k, v in sorted(params.items()):
-        if isinstance(v, ClosedJaxpr):
-            shown[k] = _Text("\n  " + _pp_block(v) + "\n")
-        elif isinstance(v, tuple) and v and all(isinstance(b, ClosedJaxpr) for b in v):
-            inner = "".join("\n  " + _pp_block(b) for b in v)
-            shown[k] = _Text("(" + inner + "\n)")
-        else:
-            shown[k] = v
-    return shown
 
 
 def user_error(msg):

@@ -30,7 +30,6 @@ from minijax.tree_util import _registry
 __all__ = ["cond", "cond_p", "switch"]
 
 cond_p = Primitive("cond", multiple_results=True)
-cond_p.pp_params = common.pp_nested
 # Inside shard_map, as in JAX, a varying index does not make the operands (or the results)
 # vary: each branch keeps its operands' types and the results have the branches' types.
 cond_p.own_vma = True

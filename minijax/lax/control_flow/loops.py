@@ -114,7 +114,6 @@ class _ScanPrimitive(_LoopPrimitive):
 
 while_p = _WhilePrimitive("while", multiple_results=True)
 while_p.own_vma = True
-while_p.pp_params = common.pp_nested
 
 
 @while_p.def_abstract_eval
@@ -328,7 +327,6 @@ ad.deflinear(_carry_select_p, _carry_select_transpose)  # linear in old and new
 
 scan_p = _ScanPrimitive("scan", multiple_results=True)
 scan_p.own_vma = True
-scan_p.pp_params = common.pp_nested
 
 
 @scan_p.def_abstract_eval

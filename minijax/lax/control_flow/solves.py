@@ -171,15 +171,6 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
 linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
 
 
-def _pp_params(params):
-    shown = common.pp_nested({k: v for k, v in zip(_LinearSolveTuple._fields, params["jaxprs"])
-                              if v is not None})
-    return {"const_lengths": params["const_lengths"], **shown}
-
-
-linear_solve_p.pp_params = _pp_params
-
-
 @linear_solve_p.def_abstract_eval
 def _linear_solve_abstract_eval(*args, const_lengths, jaxprs):
     outs = list(args[sum(const_lengths):])
