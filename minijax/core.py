@@ -640,8 +640,6 @@ def pp_param(value):
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
         return "[" + ", ".join(map(_pp_item, value)) + "]"
-    if callable(value) and hasattr(value, "__name__"):
-        return value.__name__
     return str(value)
 
 

@@ -375,10 +375,19 @@ def _call_primitive(name):
     p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
     p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
     ad.raw_primal_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
-    # as JAX's printing rules: ``num_consts`` shown only when there are some
-    p.pp_params = lambda params: {k: v for k, v in params.items()
-                                  if k != "num_consts" or v}
+    p.pp_params = _pp_call_params
     return p
+
+
+def _pp_call_params(params):
+    """As JAX's printing rules: the rules by their functions' names, ``num_consts`` only when
+    there are some."""
+    return {k: _rule_name(v) if k in ("jvp", "fwd", "bwd") else v
+            for k, v in params.items() if k != "num_consts" or v}
+
+
+def _rule_name(fn):
+    return getattr(fn, "__name__", fn)
 
 
 custom_jvp_call_p = _call_primitive("custom_jvp_call")
@@ -747,7 +756,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, in_diff, out_avals, all_out_
 ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 
-custom_lin_p.pp_params = lambda p: {k: v for k, v in p.items()
+custom_lin_p.pp_params = lambda p: {k: _rule_name(v) if k == "bwd" else v for k, v in p.items()
                                     if k not in ("all_out_avals", "linearized")}
 
 

@@ -67,6 +67,7 @@ CASES = [
     "str(jax.make_jaxpr(lambda a: jnp.where(a > 1.0, a, 0.0))(x4))",
     "str(jax.make_jaxpr(lambda a: lax.reduce_window(a, 0.0, lax.add, (2, 2), (1, 1), 'VALID'))"
     "(m))",
+    "str(jax.make_jaxpr(lambda a: lax.reduce(a, 0.0, lambda p, q: p * q, (0,)))(x4))",
     "str(jax.make_jaxpr(lambda *a: sum(a[1:], a[0]))(*[x3] * 30))",
     "str(jax.make_jaxpr(lambda a: tuple(a + i for i in range(25)))(x3))",
     "exp_tan.pretty_print(width=40)",
