@@ -54,6 +54,10 @@ from minijax.api import (
     vmap,
 )
 from minijax.core import ShapedArray
+from types import SimpleNamespace as _SimpleNamespace  # noqa: E402
+from minijax.core import MemorySpace as _MemorySpace  # noqa: E402
+
+memory = _SimpleNamespace(Space=_MemorySpace)  # jax.memory.Space: the memory a type names
 from minijax import debug, debug_numerics, sharding  # noqa: E402, F401
 from minijax.sharding import make_mesh, reshard, set_mesh  # noqa: E402
 from minijax.shard_map import shard_map  # noqa: E402  (the function; the module stays importable)

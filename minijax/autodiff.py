@@ -289,11 +289,12 @@ def linearize(fun, *primals, has_aux=False):
 
 
 def _long(aval, weak=False):
-    """JAX's spelling of a type in its AD API errors: float32[2,3]{V:d}, float0[3], and with
-    ``weak`` a leading ~ for a weak type."""
+    """JAX's spelling of a type in its AD API errors: float32[2,3]{V:d}, float0[3],
+    float32<host>[] in host memory, and with ``weak`` a leading ~ for a weak type."""
     name = "float0" if aval.dtype == dtypes.float0 else aval.dtype.name
     vma = "{V:" + ",".join(sorted(map(str, aval.vma))) + "}" if aval.vma else ""
-    return f"{'~' if weak and aval.weak_type else ''}{name}[{','.join(map(str, aval.shape))}]{vma}"
+    return (f"{'~' if weak and aval.weak_type else ''}{name}{aval._space_str()}"
+            f"[{','.join(map(str, aval.shape))}]{vma}")
 
 
 def _ct_aval(aval):
@@ -303,15 +304,16 @@ def _ct_aval(aval):
 
 def _ct_in(ct, aval):
     """An output cotangent, checked against the primal output's cotangent type as JAX does: the
-    shape, the dtype (a Python scalar has its own: 1 is int32, 1.0 float32) and the varying axes
-    must match, weak types aside; an integer output (float0) takes any dtype of its shape and
-    ignores the value."""
+    shape, the dtype (a Python scalar has its own: 1 is int32, 1.0 float32), the varying axes
+    and the memory space must match, weak types aside (so grad's device-memory seed meets a
+    result in host memory with JAX's error); an integer output (float0) takes any dtype of its
+    shape and ignores the value."""
     expected = _ct_aval(aval)
     ct_aval = _aval_of(ct, "vjp cotangent")
     if expected.dtype == dtypes.float0 and ct_aval.shape == expected.shape:
         return Zero(expected)
-    if (ct_aval.shape, ct_aval.dtype, ct_aval.vma) != (expected.shape, expected.dtype,
-                                                       expected.vma):
+    if ((ct_aval.shape, ct_aval.dtype, ct_aval.vma, ct_aval.memory_space)
+            != (expected.shape, expected.dtype, expected.vma, expected.memory_space)):
         raise ValueError(with_user_line(
             "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
             f"{_long(ct_aval)}, but expected {_long(expected)} because the corresponding output "
@@ -404,7 +406,8 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
         one = _weak_one(out, aval.dtype) if aval.weak_type else np.ones((), aval.dtype)
         if aval.vma:  # inside shard_map the seed has the output's type, as JAX's
             one = lax.pcast(one, tuple(sorted(aval.vma, key=str)), to="varying")
-        grads = tree.unflatten(_instantiate(lin.vjp([one])))
+        # the seed is checked as vjp's cotangents are: an output in host memory refuses it
+        grads = tree.unflatten(_instantiate(lin.vjp([_ct_in(one, aval)])))
         if has_aux:
             return (ans, trees[0][1].unflatten(lin.aux)), grads
         return ans, grads

@@ -72,6 +72,7 @@ def _call_eagerly(callback, result_avals, args):
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
 debug_callback_p.effectful = True  # never removed as dead code
 debug_callback_p.def_abstract_eval(lambda *avals, callback, ordered: [])
+debug_callback_p.own_memory_space = True  # as pure_callback_p
 
 
 @debug_callback_p.def_impl
@@ -141,6 +142,8 @@ def _pure_abstract_eval(*avals, callback, result_avals, vmap_method):
 
 
 pure_callback_p.def_abstract_eval(_pure_abstract_eval)
+# a callback's results have the types it declares, whatever memory its operands are in
+pure_callback_p.own_memory_space = True
 
 
 def _call_pure(callback, result_avals, arrays):
@@ -272,6 +275,7 @@ def pure_callback(callback, result_shape_dtypes, *args, vmap_method=None, **kwar
 
 io_callback_p = Primitive("io_callback", multiple_results=True)
 io_callback_p.effectful = True  # a side effect: never removed, never deduplicated
+io_callback_p.own_memory_space = True  # as pure_callback_p
 
 
 @io_callback_p.def_abstract_eval

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import enum
 import itertools
 import math
 import re
@@ -95,14 +96,52 @@ class ManualAxisType:
         return not (self.varying or self.unreduced or self.reduced)
 
 
+class MemorySpace(enum.Enum):
+    """The memory a value's type says it lives in (JAX's ``jax.memory.Space``): ``Device``, or
+    ``Host`` for a value in pinned host memory (``memory_kind="pinned_host"``); ``Any`` is
+    Pallas's (no minijax value has it)."""
+
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self):
+        return f"MemorySpace.{self.name}"
+
+    __hash__ = object.__hash__  # as JAX's (Enum's hashes the name)
+
+
+# The members as plain globals: reading ``MemorySpace.Device`` goes through Enum's descriptor
+# (~90 ns), too slow for typing every traced op.
+_DEVICE, _HOST = MemorySpace.Device, MemorySpace.Host
+
+
+def mem_kind_to_space(memory_kind):
+    """The memory space of a value placed with ``memory_kind``: only pinned host memory is
+    ``Host`` in JAX 0.10.2's types ("unpinned_host" computes as device memory)."""
+    return _HOST if memory_kind == "pinned_host" else _DEVICE
+
+
+def mem_space_to_kind(memory_space):
+    """The memory kind a value of ``memory_space`` is placed in (JAX's)."""
+    if memory_space is _DEVICE:
+        return "device"
+    if memory_space is _HOST:
+        return "pinned_host"
+    raise ValueError(f"no memory kind places a value of {memory_space!r}")
+
+
 class ShapedArray(AbstractValue):
-    """The type of an array value: shape, dtype, whether the dtype is weak (a Python scalar) and,
-    inside ``shard_map``, the manual mesh axes it varies over (``vma``)."""
+    """The type of an array value: shape, dtype, whether the dtype is weak (a Python scalar),
+    inside ``shard_map`` the manual mesh axes it varies over (``vma``), and the memory it lives
+    in (``memory_space``, a :class:`MemorySpace`)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "memory_space", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False, vma=frozenset(), *, sharding=None,
-                 manual_axis_type=None):
+    # ``memory_space`` is keyword-only in JAX; here it may also come fifth (a positional
+    # default costs less than a keyword-only one on this hot constructor)
+    def __init__(self, shape, dtype, weak_type=False, vma=frozenset(), memory_space=_DEVICE, *,
+                 sharding=None, manual_axis_type=None):
         # JAX 0.10's keywords. A minijax type carries no sharding beyond the one no mesh axis
         # splits (``.sharding``), so only that one is accepted; ``manual_axis_type`` is the vma.
         if sharding is not None and any(p is not None for p in sharding.spec):
@@ -115,17 +154,21 @@ class ShapedArray(AbstractValue):
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self.vma = frozenset(vma)
+        self.memory_space = memory_space
+        # the memory space stays out of the hash (types differing only there are rare): no
+        # cost on the hot path of typing every traced op
         self._hash = hash((self.shape, self.dtype, self.weak_type, self.vma))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None):
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None, memory_space=None):
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             self.vma if vma is None else vma,
+            self.memory_space if memory_space is None else memory_space,
         )
 
     @property
@@ -160,6 +203,7 @@ class ShapedArray(AbstractValue):
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
             and self.vma == other.vma
+            and self.memory_space is other.memory_space
         )
 
     def __hash__(self):
@@ -168,7 +212,12 @@ class ShapedArray(AbstractValue):
     def str_short(self):
         dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
                  else dtypes.short_name(self.dtype))
-        return f"{dtype}[{','.join(map(str, self.shape))}]{self._vma_str()}"
+        return f"{dtype}{self._space_str()}[{','.join(map(str, self.shape))}]{self._vma_str()}"
+
+    def _space_str(self):
+        """``<host>`` after the dtype for a value in host memory, as JAX prints it."""
+        space = self.memory_space
+        return "" if space is _DEVICE else f"<{space.name.lower()}>"
 
     def _vma_str(self):
         """``{V:i}``, ``{V:(i,j)}`` as JAX prints it (JAX orders the axes as its type's mesh
@@ -180,7 +229,8 @@ class ShapedArray(AbstractValue):
 
     def _str_long(self):
         """JAX's printed type: the dtype's full name (``float32[2]{V:d}``)."""
-        return f"{dtypes.long_name(self.dtype)}[{','.join(map(str, self.shape))}]{self._vma_str()}"
+        return (f"{dtypes.long_name(self.dtype)}{self._space_str()}"
+                f"[{','.join(map(str, self.shape))}]{self._vma_str()}")
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -319,6 +369,10 @@ class Primitive:
         # (collectives, pvary, jit/checkpoint calls, cond and loops: no pvary of its operands
         # at bind); other primitives' results vary where an operand does.
         self.own_vma = False
+        # Its abstract eval sets its results' memory space itself (device_put; a primitive
+        # running a body, whose results are the body's); other primitives' results are in the
+        # memory of their operands of rank > 0, which must agree (JAX's default rule).
+        self.own_memory_space = False
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
         # are partly known (control flow stages only its unknown part); default: stage it all
@@ -374,13 +428,41 @@ def abstract_eval(prim, avals, params):
         # a value computed from varying operands varies (the own_vma primitives type their
         # results themselves)
         if prim.multiple_results:
-            return [_with_vma(a, vma) for a in out]
-        return _with_vma(out, vma)
+            out = [_with_vma(a, vma) for a in out]
+        else:
+            out = _with_vma(out, vma)
+    if not prim.own_memory_space:
+        for a in avals:  # a plain loop: typing every traced op pays no call for this
+            if type(a) is ShapedArray and a.memory_space is not _DEVICE:
+                return _in_memory_space(prim, avals, out)
     return out
 
 
 def _with_vma(aval, vma):
     return aval.update(vma=vma) if type(aval) is ShapedArray and aval.vma != vma else aval
+
+
+def _in_memory_space(prim, avals, out):
+    """``out`` in the memory space of the operands of rank > 0 (they must agree; scalars
+    take any), else in device memory: JAX's default memory-space rule. Its error is JAX's
+    text exactly (no jnp function or user line added: tests compare it whole)."""
+    first = None
+    for a in avals:
+        if type(a) is not ShapedArray or not a.shape:
+            continue
+        if first is not None and first.memory_space is not a.memory_space:
+            raise ValueError(
+                f"memory_space of all inputs passed to `{prim.name}` must be the same. Got one "
+                f"operand with type: {first._str_long()} and another operand with type: "
+                f"{a._str_long()}")
+        first = a
+    space = _DEVICE if first is None else first.memory_space
+
+    def put(aval):
+        return (aval.update(memory_space=space)
+                if type(aval) is ShapedArray and aval.memory_space is not space else aval)
+
+    return [put(a) for a in out] if prim.multiple_results else put(out)
 
 
 # (args) -> args: inside a shard_map body traced with check_vma, an operand that varies over

@@ -372,6 +372,7 @@ def _call_primitive(name):
     lowering); the custom rule lives in its JVP rule."""
     p = Primitive(name, multiple_results=True)
     p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+    p.own_memory_space = True  # its results are its body's
     p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
     p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
     ad.raw_primal_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
@@ -727,6 +728,7 @@ def _forward_mode_error(*_, **__):
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+custom_lin_p.own_memory_space = True
 custom_lin_p.def_impl(_forward_mode_error)
 custom_lin_p.def_lowering(_forward_mode_error)
 

@@ -285,6 +285,7 @@ checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # axes, whose transpose would sum a replicated operand's cotangent over the devices) and its
 # results have the types the body gives them.
 checkpoint_p.own_vma = True
+checkpoint_p.own_memory_space = True  # its results are its body's
 # Eager, as JAX's remat_impl (core.eval_jaxpr), the values keep their own types: a strong
 # tangent of a body traced with a Python float's weak one gives a strong result. JAX's bind
 # canonicalizes the operands first, so an operand the body returns as is comes back a Python

@@ -554,6 +554,7 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
 
 shard_map_p.def_abstract_eval(_abstract_eval)
 shard_map_p.own_vma = True  # its operands keep their types (the specs say how they split)
+shard_map_p.own_memory_space = True  # its results are its body's
 shard_map_p.axis_names_of = lambda params: ()  # binds its axes; uses none from outside
 
 

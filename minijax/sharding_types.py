@@ -756,6 +756,9 @@ def put(x, sharding, what="device_put"):
     aval = core.get_aval(x)
     check_divisible(sharding, aval.shape, what)
     target = sharding._to_jaxlib(len(aval.shape))
+    space = core.mem_kind_to_space(sharding._memory_kind)
+    if aval.memory_space is not space:  # its type says where it now is
+        aval = aval.update(memory_space=space)
     if type(x) is _array.Array:
         if x._sharding is target:
             return _array.committed(x)  # a named sharding commits it there (as JAX)

@@ -285,6 +285,13 @@ def _check_rule_result(prim, outs, expected):
         # A strong operand where the abstract eval says weak gives a strong result
         expected = [e.update(weak_type=g.weak_type) for e, g in zip(expected, got)]
     if got != list(expected):
+        device = core.MemorySpace.Device
+        if [a.update(memory_space=device) for a in got] == [
+                a.update(memory_space=device) for a in expected]:
+            # JAX's vmap checks no types, and memory spaces may differ: the memory rule types
+            # an example (a scalar) of a batch in host memory in device memory (it skips rank
+            # 0), while the batch's result stays where the batch is, as in JAX
+            return
         if [a.update(vma=frozenset()) for a in got] == [
                 a.update(vma=frozenset()) for a in expected]:
             if all(g.vma >= e.vma for g, e in zip(got, expected)):

@@ -162,6 +162,7 @@ pjit_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # Inside shard_map a call keeps its operands' types and has its body's result types, as in
 # JAX (a pvary of the operands would sum a replicated operand's cotangent over the devices).
 pjit_p.own_vma = True
+pjit_p.own_memory_space = True  # its results are its body's
 
 # --- impl: the callee compiled once, run through jit ------------------------------------------
 

@@ -27,7 +27,7 @@ class Placement:
     uncommitted argument's; the executable says what it chose and the call places it there."""
 
     __slots__ = ("devices", "mesh", "in_shardings", "out_shardings", "in_memory", "out_memory",
-                 "value_memory", "moves")
+                 "moves")
 
     def __init__(self, devices, mesh, in_shardings, out_shardings, memory=None, moves=False):
         self.devices = tuple(devices)
@@ -36,20 +36,19 @@ class Placement:
         self.out_shardings = out_shardings
         # None when every value is in the devices' default memory (the common case, which
         # costs nothing); else per argument its memory kind (None: unnamed, an uncommitted
-        # value), per result the one out_shardings names (None: none named), and per
-        # argument the memory of the value passed (its type's memory space in JAX).
-        self.in_memory, self.out_memory, self.value_memory = memory or (None, None, None)
+        # value) and per result the one out_shardings names (None: none named).
+        self.in_memory, self.out_memory = memory or (None, None)
         self.moves = moves  # the program moves values between memories (a staged device_put)
 
     def memory_kinds(self, jaxpr):
         """The ``stablehlo.MemoryKinds`` of the program ``jaxpr`` (constants first), or None
         when every value is in device memory. A result's memory is the one out_shardings
-        names, else the one it is computed in (JAX's memory space of its type)."""
+        names, else its type's memory space (as JAX's)."""
         if self.in_memory is None:
             return None
         consts = [None] * len(jaxpr.constvars)
-        computed = result_memory(jaxpr, consts + self.value_memory)
-        results = [given or found for given, found in zip(self.out_memory, computed)]
+        results = [given or core.mem_space_to_kind(a.memory_space)
+                   for given, a in zip(self.out_memory, jaxpr.out_avals)]
         return stablehlo.MemoryKinds(consts + self.in_memory, results, self.out_memory)
 
     def argument_memory(self, n_consts):
@@ -137,17 +136,15 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
     not take have no say, as in JAX: neither their layouts nor their ``in_shardings``.
     """
     in_sh, in_mem = _argument_shardings(record, in_shardings)
-    values = [memory_kind_of(x._sharding) if type(x) is Array else None for x in record.leaves]
     if kept is not None:
         in_sh = [in_sh[i] for i in kept]
         in_mem = [in_mem[i] for i in kept]
-        values = [values[i] for i in kept]
     kept = range(len(record.leaves)) if kept is None else kept
     out_sh, out_mem = _result_shardings(closed, out_tree, out_shardings)
     meshes = [s.mesh for s in in_sh + out_sh if isinstance(s, shd.NamedSharding)]
     moves = []
     meshes += _constraint_meshes(closed.jaxpr, [], moves)
-    memory = _memory(in_mem, out_mem, values, moves)
+    memory = _memory(in_mem, out_mem, moves)
     if not meshes:
         if device is None and in_shardings is None:
             device = _argument_device(name, record, kept, arg_names or (lambda: record.paths))
@@ -164,69 +161,13 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
     return Placement(mesh._flat, mesh, in_sh, out_sh, memory, bool(moves))
 
 
-def _memory(in_memory, out_memory, values, moves):
+def _memory(in_memory, out_memory, moves):
     """The memory kinds for a Placement, or None when no argument, result or device_put
     (``moves``) names another memory than "device" (as JAX decides whether a program has
     memory kinds)."""
     if all(k in (None, "device") for k in in_memory + out_memory + moves):
         return None
-    return in_memory, out_memory, values
-
-
-HOST = "pinned_host"  # JAX's Host memory space; every other memory kind computes as Device
-
-
-def result_memory(jaxpr, in_memory):
-    """The memory kind ("pinned_host" or "device") each output of ``jaxpr`` is computed in,
-    given its inputs' (constants first; None or another kind is device memory): JAX's
-    memory space of a type, which each operation takes from its operands of rank > 0 (all
-    the same, else JAX's ValueError) and one running a body (a nested jit, cond, scan,
-    checkpoint ...) from what its body computes."""
-    env = {v: HOST if k == HOST else "device"
-           for v, k in zip(list(jaxpr.constvars) + list(jaxpr.invars), in_memory)}
-
-    def read(v):
-        return env.get(v, "device")  # a literal, or an unannotated constant
-
-    for eqn in jaxpr.eqns:
-        body = _body(eqn)
-        if body is not None:
-            inner, operands = body
-            outs = result_memory(inner, [None] * len(inner.constvars)
-                                 + [read(v) for v in operands])
-        elif eqn.primitive is device_put_p:
-            outs = [read(v) if d is None else d.memory_kind
-                    for v, d in zip(eqn.invars, eqn.params["devices"])]
-            outs = [HOST if k == HOST else "device" for k in outs]
-        else:
-            space, first = "device", None
-            for v in eqn.invars:
-                if not getattr(v.aval, "shape", ()):
-                    continue  # a scalar (or token) takes any memory
-                if first is not None and read(v) != read(first):
-                    raise ValueError(
-                        f"memory_space of all inputs passed to `{eqn.primitive.name}` must be "
-                        f"the same. Got one operand with type: "
-                        f"{_type(first.aval, read(first) == HOST)} and another operand with "
-                        f"type: {_type(v.aval, read(v) == HOST)}")
-                first, space = v, read(v)
-            outs = [space] * len(eqn.outvars)
-        env.update(zip(eqn.outvars, outs))
-    return [read(v) for v in jaxpr.outvars]
-
-
-def _body(eqn):
-    """``(jaxpr, operands)``: the body an equation runs on its operands one to one and whose
-    outputs are its own (a jit, checkpoint, custom_jvp/vjp call, scan; a cond's first branch
-    on the operands after the index), or None."""
-    if eqn.primitive.name == "cond":
-        return eqn.params["branches"][0].jaxpr, eqn.invars[1:]
-    for v in eqn.params.values():
-        inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
-        if (isinstance(inner, core.Jaxpr) and len(inner.invars) == len(eqn.invars)
-                and len(inner.outvars) == len(eqn.outvars)):
-            return inner, eqn.invars
-    return None
+    return in_memory, out_memory
 
 
 def _argument_device(name, record, kept, arg_names):
@@ -254,9 +195,9 @@ def _argument_device(name, record, kept, arg_names):
     return None if found is None else found[0]
 
 
-def _type(aval, host=False):
+def _type(aval):
     """JAX's ``float32[4]``, ``float32<host>[4]`` for a value in host memory."""
-    return f"{aval.dtype.name}{'<host>' if host else ''}[{','.join(map(str, aval.shape))}]"
+    return f"{aval.dtype.name}{aval._space_str()}[{','.join(map(str, aval.shape))}]"
 
 
 def _argument_shardings(record, in_shardings):
@@ -279,7 +220,7 @@ def _argument_shardings(record, in_shardings):
                 raise ValueError(
                     "Memory kinds passed to jax.jit does not match memory kind on the "
                     f"respective arg. Got jit memory kind: {g.memory_kind}, arg memory kind: "
-                    f"{have} for arg type: {_type(aval, have == HOST)}")
+                    f"{have} for arg type: {_type(aval)}")
         elif type(x) is Array and len(x._sharding._internal_device_list) > 1:
             g = shd.from_jaxlib(x._sharding, len(aval.shape))
         elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):

@@ -13,6 +13,7 @@ __all__ = ["optimization_barrier", "optimization_barrier_p"]
 
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
 optimization_barrier_p.def_abstract_eval(lambda *avals: list(avals))
+optimization_barrier_p.own_memory_space = True  # each value stays where it is
 optimization_barrier_p.def_lowering(
     lambda ctx, *args: list(hlo.OptimizationBarrierOp(list(args)).results))
 optimization_barrier_p.def_batching(

@@ -101,6 +101,7 @@ composite_p.def_impl(lambda *args, jaxpr, **params: jaxpr_as_fun(jaxpr)(*args))
 composite_p.def_abstract_eval(lambda *avals, jaxpr, **params: [v.aval for v in
                                                                 jaxpr.jaxpr.outvars])
 composite_p.def_lowering(_composite_lowering)
+composite_p.own_memory_space = True  # its results are its body's
 ad.primitive_jvps[composite_p] = _composite_jvp
 ad.primitive_transposes[composite_p] = _composite_transpose
 

@@ -451,6 +451,7 @@ def _scatter_batching(prim):
 def _scatter_prim(name, combine, allowed):
     p = Primitive(name)
     p.def_abstract_eval(_scatter_rule(name, allowed))
+    p.own_memory_space = True  # in the operand's memory, whatever the updates' (as JAX's)
     p.def_lowering(_scatter_lowering(combine))
     p.def_batching(_scatter_batching(p))
     p.pp_params = _pp_params

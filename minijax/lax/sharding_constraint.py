@@ -119,8 +119,16 @@ def _dp_transpose(cts, *xs, devices, srcs, copy_semantics):
     return out
 
 
+def _dp_abstract_eval(*avals, devices, srcs, copy_semantics):
+    # a value put in another memory has that memory's space in its type (as JAX's)
+    return [a if d is None or d.memory_kind is None or type(a) is not core.ShapedArray
+            else a.update(memory_space=core.mem_kind_to_space(d.memory_kind))
+            for a, d in zip(avals, devices)]
+
+
 device_put_p = Primitive("device_put", multiple_results=True)
-device_put_p.def_abstract_eval(lambda *avals, **_: list(avals))
+device_put_p.def_abstract_eval(_dp_abstract_eval)
+device_put_p.own_memory_space = True
 device_put_p.def_lowering(_dp_lowering)
 device_put_p.def_impl(_dp_impl)
 device_put_p.def_batching(lambda args, dims, **params: (device_put_p.bind(*args, **params),

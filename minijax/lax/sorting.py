@@ -110,6 +110,7 @@ sort_p.def_lowering(_sort_lowering)
 # Inside shard_map each result has its own operand's varying axes (JAX 0.10.2's sort does not
 # pvary its operands): argsort's permutation, sorted along an unvarying iota, is unvarying.
 sort_p.own_vma = True
+sort_p.own_memory_space = True  # each result in its operand's memory (as JAX's)
 
 
 def _sort_batching(args, dims, *, dimension, is_stable, num_keys):

@@ -151,6 +151,7 @@ def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
 
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_rule)
+broadcast_in_dim_p.own_memory_space = True  # its operand's, a scalar's too (as JAX's)
 broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
 # As JAX's rule: ``shape`` is the binder's type, so not shown; no dimensions, nothing shown.
 broadcast_in_dim_p.pp_params = lambda p: (

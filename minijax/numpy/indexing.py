@@ -305,11 +305,8 @@ def _wrap(v, n, dtype):
     v = to_array(v)
     if v.aval.dtype != dtype:
         v = lax.convert_element_type(v, dtype)
-    zero = lax.convert_element_type(to_array(np.zeros((), dtype)), dtype)
-    nn = lax.convert_element_type(to_array(np.asarray(n, dtype)), dtype)
-    zero = lax.broadcast_in_dim(zero, v.shape, ())
-    nn = lax.broadcast_in_dim(nn, v.shape, ())
-    return lax.select(lax.lt(v, zero), lax.add(v, nn), v)
+    # scalars, as JAX's (``lt b 0:i32[]``): they take the memory of ``v``, which may be host
+    return lax.select(lax.lt(v, 0), lax.add(v, n), v)
 
 
 def _static_out_of_bounds(shape, index):

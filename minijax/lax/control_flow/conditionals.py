@@ -33,6 +33,7 @@ cond_p = Primitive("cond", multiple_results=True)
 # Inside shard_map, as in JAX, a varying index does not make the operands (or the results)
 # vary: each branch keeps its operands' types and the results have the branches' types.
 cond_p.own_vma = True
+cond_p.own_memory_space = True  # its results are its branches'
 
 
 def _out_avals(branches):

@@ -114,6 +114,7 @@ class _ScanPrimitive(_LoopPrimitive):
 
 while_p = _WhilePrimitive("while", multiple_results=True)
 while_p.own_vma = True
+while_p.own_memory_space = True  # its results are its body's
 
 
 @while_p.def_abstract_eval
@@ -327,6 +328,7 @@ ad.deflinear(_carry_select_p, _carry_select_transpose)  # linear in old and new
 
 scan_p = _ScanPrimitive("scan", multiple_results=True)
 scan_p.own_vma = True
+scan_p.own_memory_space = True  # its results are its body's
 
 
 @scan_p.def_abstract_eval

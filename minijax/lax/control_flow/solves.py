@@ -169,6 +169,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
 
 
 linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
+linear_solve_p.own_memory_space = True  # its results are its solve's
 
 
 @linear_solve_p.def_abstract_eval
