@@ -918,7 +918,16 @@ def swap_current_trace(trace):
     ctx = _ctx
     prev = ctx.trace
     ctx.trace = trace
+    if (prev is eval_trace) is not (trace is eval_trace) and on_tracing_change is not None:
+        on_tracing_change(trace is not eval_trace)
     return prev
+
+
+# Told True when this thread leaves the eval trace, False when it comes back: the C++ jit fast
+# path keys on it (lowering/backends.py), so a jit called with constant arguments under a
+# trace stages its equation rather than running a cached executable (JAX's fast path keys on
+# its trace state likewise).
+on_tracing_change = None
 
 
 @contextlib.contextmanager

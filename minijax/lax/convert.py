@@ -23,7 +23,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Literal, Primitive, Tracer, concrete_or_error, get_aval
 from minijax.interpreters import ad, batching
-from minijax.interpreters.partial_eval import DynamicJaxprTracer, lifting_trace
+from minijax.interpreters.partial_eval import (
+    DynamicJaxprTrace, DynamicJaxprTracer, lifting_trace, staged_literal)
 from minijax.lax.families import FLOAT, check_dtype_allowed, full_like_shape, hlo_compare
 from minijax.lowering.stablehlo import tensor_type
 
@@ -104,6 +105,16 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
         )
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type) and _is_array(operand):
         return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
+    if ((type(operand) in _FOLDABLE or isinstance(operand, np.generic))
+            and new_dtype != dtypes.float0 and not np.shape(operand)
+            and type(lifting_trace()) is DynamicJaxprTrace):
+        # JAX's constant folding on a staging trace: the literal, converted by NumPy (so inf
+        # to int32 is NumPy's INT_MIN, with its warning, under jit where eager XLA saturates)
+        val = np.asarray(operand)
+        if val.dtype.kind == "c" and new_dtype.kind != "c":
+            val = val.real
+        return staged_literal(val.astype(new_dtype),
+                              aval.update(dtype=new_dtype, weak_type=weak_type))
     if type(operand) is DynamicJaxprTracer and type(operand.var) is Literal:
         if operand._trace is lifting_trace():
             return _fold_literal(operand, new_dtype, weak_type)
@@ -128,6 +139,11 @@ def _fold_literal(operand, new_dtype, weak_type):
         val = val.real
     aval = operand.aval.update(dtype=new_dtype, weak_type=weak_type)
     return DynamicJaxprTracer(operand._trace, aval, Literal(val.astype(new_dtype), aval))
+
+
+# What JAX folds (with NumPy scalars, which its trace holds as NumPy arrays): Python scalars and
+# NumPy arrays, scalars only; never device values.
+_FOLDABLE = frozenset({bool, int, float, complex, np.ndarray})
 
 
 def _converts_on_host(operand, new_dtype, weak_type):

@@ -860,12 +860,14 @@ def iota(dtype, size):
 def _scalar_of(fill_value, dtype, weak_type):
     """``fill_value`` as a rank-0 value of ``dtype``: on the host when it is concrete (so it
     stages as a literal), with ``convert_element_type`` when it is traced or on a device."""
-    if _is_array(fill_value):
+    if _is_array(fill_value) or (
+            np.dtype(dtype).kind in "iu" and isinstance(fill_value, (float, complex, np.inexact))
+            and not np.isfinite(fill_value)):
+        # as JAX's: a non-finite value converts on the device (XLA saturates inf to the
+        # integer's max), or is folded by NumPy under a staging trace
         return _convert_element_type(fill_value, dtype, weak_type)
-    if type(fill_value) is int:  # must fit the default int (OverflowError), then wraps (as JAX)
-        value = dtypes.python_scalar_as(fill_value, dtype)
-    else:
-        value = np.asarray(fill_value).astype(dtype)
+    # NumPy's cast, as JAX's: a Python int wraps (``full(2, 2**40, float16)`` is inf)
+    value = np.asarray(fill_value).astype(dtype)
     return WeakScalar(value, dtype) if weak_type else value
 
 

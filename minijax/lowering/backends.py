@@ -402,6 +402,10 @@ _cpp_post_hook = _jax.config.Config("minijax_post_hook", None, include_in_jit_ke
 _cpp_trace_state = _jax.config.Config(
     "minijax_trace_state", config.trace_state, include_in_jit_key=True
 )
+# Whether this thread is tracing (core.on_tracing_change): a call under a trace misses the C++
+# cache and goes through Python, which stages it.
+_cpp_tracing = _jax.config.Config("minijax_tracing", False, include_in_jit_key=True)
+core.on_tracing_change = _cpp_tracing.set_local
 _jax.jax_jit.set_enable_x64_state(_cpp_x64)
 _jax.jax_jit.set_disable_jit_state(_cpp_disable_jit)
 _jax.jax_jit.set_post_hook_state(_cpp_post_hook)

@@ -292,18 +292,47 @@ def _shape_of(a):
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    """Evenly spaced values in ``[start, stop)``; all arguments must be concrete (static)."""
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
+    """Evenly spaced values in ``[start, stop)``; all arguments must be concrete (static).
+    JAX's arithmetic, not NumPy's: ``start + step * iota`` with start and step first cast to the
+    result dtype (floats narrower than 32 bits work in float32), so the values, e.g. of
+    ``arange(2.5, 9, 1.5, dtype=int32)`` (``[2, 3, 4, 5, 6]``), are JAX's, and under a trace
+    the range is computed in the program, not a constant."""
+    start_name = "stop" if stop is None and step is None else "start"
+    for name, v in ((start_name, start), ("stop", stop), ("step", step)):
         concrete_or_error(lambda x: x, v, f"jnp.arange (its {name} argument must be static)")
-    given = [x for x in (start, stop, step) if x is not None]
+    given = [_concrete_scalar(x) for x in (start, stop, step) if x is not None]
+    for name, v in zip((start_name, "stop", "step"), (start, stop, step)):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     if dtype is None:
-        dtype = dtypes.result_type(*[np.asarray(x) if isinstance(x, Array) else x for x in given])
+        dtype = dtypes.result_type(*given)
     dtype = dtypes.canonicalize_dtype(dtype)
-    if stop is None and step is None and dtypes.is_int(dtype) and not isinstance(start, Array):
-        return _place(lax.iota(dtype, max(int(np.ceil(start)), 0)), device)
-    values = np.arange(*[np.asarray(x) if isinstance(x, Array) else x for x in given],
-                       dtype=dtype)
-    return _place(device_put_value(values), device)
+    if any(np.iscomplexobj(x) for x in given):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported"
+                         " starting in JAX v0.10.0.")
+    if stop is None:
+        start, stop = 0, given[0]
+    else:
+        start, stop = given[0], given[1]
+    if step is not None:
+        step = given[2]
+        work = (np.dtype(np.float32) if dtypes.is_float(dtype) and np.dtype(dtype).itemsize < 4
+                else dtype)
+        size = max(0, int(np.ceil((stop - start) / step)))
+        out = lax.convert_element_type(
+            lax.add(lax.convert_element_type(start, work),
+                    lax.mul(lax.convert_element_type(step, work), lax.iota(work, size))), dtype)
+    elif start == 0:
+        out = lax.iota(dtype, max(0, int(np.ceil(stop))))
+    else:
+        out = lax.add(lax.convert_element_type(start, dtype),
+                      lax.iota(dtype, max(0, int(np.ceil(stop - start)))))
+    return _place(out, device)
+
+
+def _concrete_scalar(x):
+    """A concrete Array argument as its NumPy value (its dtype kept for the result type)."""
+    return np.asarray(x) if isinstance(x, Array) else x
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
@@ -472,9 +501,19 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 @eager_jit(static_argnames=("num", "endpoint", "dtype", "axis"), inline=False)
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
+    """JAX's: the range in the result's inexact dtype (float16 stays float16), then ``base **``."""
+    dtype, compute = _space_dtypes("logspace", start, stop, dtype)
+    start, stop = asarray(start).astype(compute), asarray(stop).astype(compute)
     y = linspace(start, stop, num, endpoint=endpoint, axis=axis)
-    out = jnp.power(convert(base, y.dtype), y)
-    return out if dtype is None else out.astype(dtype)
+    return lax.convert_element_type(jnp.power(base, y), dtype)
+
+
+def _space_dtypes(name, start, stop, dtype):
+    """The result dtype of logspace/geomspace and the inexact one they compute in."""
+    check_arraylike(name, start, stop)
+    dtype = (to_inexact_dtype(dtypes.result_type(start, stop)) if dtype is None
+             else dtypes.canonicalize_dtype(dtype))
+    return dtype, to_inexact_dtype(dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
@@ -485,25 +524,15 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 @eager_jit(static_argnames=("num", "endpoint", "dtype", "axis"), inline=False)
 def _geomspace(start, stop, num, endpoint, dtype, axis):
-    start, stop = to_array(start), to_array(stop)
-    dt = np.result_type(start.dtype, stop.dtype, np.float32)
-    start, stop = convert(start, dt), convert(stop, dt)
+    """JAX's: ``sign * logspace`` of the magnitudes' log10 along axis 0, moved to ``axis``
+    (its end points are not forced to ``start``/``stop`` as NumPy's are)."""
+    dtype, compute = _space_dtypes("geomspace", start, stop, dtype)
+    start, stop = asarray(start).astype(compute), asarray(stop).astype(compute)
     sign = jnp.sign(start)
-    out = sign * logspace(jnp.log10(jnp.abs(start)), jnp.log10(jnp.abs(stop)), num,
-                          endpoint=endpoint, base=10.0, axis=axis)
-    # exact end points, as NumPy
-    n = out.shape[axis]
-    if n:
-        first = jnp.expand_dims(start, axis) if start.ndim else start
-        out = jnp.concatenate([jnp.broadcast_to(first, lax.slice_in_dim(out, 0, 1, axis=axis)
-                                                .shape),
-                               lax.slice_in_dim(out, 1, n, axis=axis)], axis=axis)
-        if endpoint and n > 1:
-            last = jnp.expand_dims(stop, axis) if stop.ndim else stop
-            out = jnp.concatenate([lax.slice_in_dim(out, 0, n - 1, axis=axis),
-                                   jnp.broadcast_to(last, lax.slice_in_dim(out, 0, 1, axis=axis)
-                                                    .shape)], axis=axis)
-    return out if dtype is None else out.astype(dtype)
+    out = sign * logspace(jnp.log10(start / sign), jnp.log10(stop / sign), num,
+                          endpoint=endpoint, base=10.0, dtype=compute, axis=0)
+    return lax.convert_element_type(jnp.moveaxis(out, 0, canonicalize_axis(axis, out.ndim)),
+                                    dtype)
 
 
 @eager_jit(static_argnames=("N", "increasing"), inline=False)

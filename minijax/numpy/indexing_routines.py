@@ -38,8 +38,8 @@ __all__ = [
 
 @eager_jit(static_argnames=("offset", "axis1", "axis2"), inline=False)
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The ``offset`` diagonal of the (axis1, axis2) planes, as the last axis: a mask and a sum
-    over one axis of the plane after aligning the diagonal with a slice."""
+    """The ``offset`` diagonal of the (axis1, axis2) planes, as the last axis: JAX's
+    ``a[..., i, j]`` on CPU, a gather whose transpose scatters into strong zeros."""
     check_arraylike("diagonal", a)
     a = to_array(a)
     axis1 = canonicalize_axis(axis1, a.ndim)
@@ -47,42 +47,22 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 must not be equal")
     offset = operator.index(offset)
-    # JAX on CPU indexes a[..., i, j], which makes an empty result a constant (its tangent a
-    # symbolic zero); only a square matrix's main diagonal (non-bool) goes through a
-    # platform_dependent whose other branch, a product with the identity, keeps the dependence.
-    keeps_dependence = (a.ndim == 2 and a.shape[0] == a.shape[1] and offset == 0
-                        and a.dtype != np.bool_)
     a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
-    if offset >= 0:
-        a = a[..., :, offset:]
-    else:
-        a = a[..., -offset:, :]
     n, m = a.shape[-2:]
-    k = max(min(n, m), 0)
-    a = a[..., :k, :k]
-    if 0 in a.shape[:-2] + (k,) and not keeps_dependence:
-        return lax.full_like(a, 0, shape=a.shape[:-2] + (k,))
-    # one gather with batching over the leading axes would also do; a mask-and-sum is exact
-    eye = lax.eq(lax.broadcasted_iota(np.int32, (k, k), 0), lax.broadcasted_iota(np.int32,
-                                                                                 (k, k), 1))
-    if keeps_dependence:
+    k = max(0, min(n + min(offset, 0), m - max(offset, 0)))
+    i = jnp.arange(k)
+    j = jnp.arange(abs(offset), abs(offset) + k)
+    if a.ndim == 2 and n == m and offset == 0 and a.dtype != np.bool_:
         # JAX's own switch: the mosaic branch multiplies by a strong identity, so the joined
         # output is strong, and so is the cotangent (the transposed switch joins the branches'
-        # cotangents); the default branch is the one that runs
-        strong_eye = lax.convert_element_type(eye, a.dtype)
+        # cotangents); the default branch, the gather, is the one that runs
+        strong_eye = lax.convert_element_type(
+            lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+                   lax.broadcasted_iota(np.int32, (n, n), 1)), a.dtype)
         return lax.platform_dependent(
-            a, default=lambda a: _masked_diagonal(a, eye),
+            a, default=lambda a: a[i, j],
             mosaic=lambda a: lax.reduce_sum(lax.mul(strong_eye, a), (0,)))
-    return _masked_diagonal(a, eye)
-
-
-def _masked_diagonal(a, eye):
-    """The main diagonal of ``a``'s last two (k, k) axes: ``eye`` selects it, a sum keeps it."""
-    mask = lax.broadcast_in_dim(eye, a.shape, (a.ndim - 2, a.ndim - 1))
-    picked = lax.select(mask, a, lax.full_like(a, 0))
-    if a.dtype == np.bool_:
-        return lax.reduce_or(picked, (a.ndim - 1,))
-    return lax.reduce_sum(picked, (a.ndim - 1,))
+    return a[..., i, j] if offset >= 0 else a[..., j, i]
 
 
 def diag_indices(n, ndim=2):

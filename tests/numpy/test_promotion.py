@@ -140,7 +140,7 @@ def test_a_large_host_mask_is_broadcast_in_the_program_not_on_the_host():
 
 @pytest.mark.parametrize("make", [
     lambda: jnp.array(2**40), lambda: jnp.asarray(2**31), lambda: jnp.array(2**64),
-    lambda: jnp.full(3, 2**40), lambda: jnp.zeros(3) + 2**40, lambda: jnp.arange(3) + 2**31,
+    lambda: jnp.zeros(3) + 2**40, lambda: jnp.arange(3) + 2**31,
     lambda: minijax.device_put(2**40), lambda: minijax.jit(lambda x: x)(2**40),
 ])
 def test_python_int_must_fit_default_int(make):

@@ -151,8 +151,14 @@ class Gen:
             p["lo"], p["hi"] = self.choice([(-1.0, 1.0), (0, 2), (None, 0.5), (1.0, -1.0)])
         if name in ("integer_pow", "pow_lit"):
             p["y"] = self.choice([2, 3, -1, 0, -2] + ([0.5] if name == "pow_lit" else []))
+        if name == "arange_pick":
+            p["start"], p["stop"], p["step"], p["k"] = self.choice(
+                [(0.1, 2.0, 0.1, 13), (0.3, 5.7, None, 4), (-1.5, 3.3, 0.7, 5),
+                 (2.5, 9, 1.5, 3), (1e3, 1050.0, 0.7, 40), (1e8, 1e8 + 100, 7.0, 11)])
         dt = "float32" if name == "real" and t.kind == "c" else t.dtype
-        return name, [v], p, [], Ty(t.shape, dt, t.weak)
+        weak = t.weak and name != "arange_pick"
+        return name, [v], p, [], Ty(t.shape, dt if dt != "bool" or name != "arange_pick"
+                                    else "int8", weak)
 
     def s_predicate(self, pool, body=False):
         name = self.choice(list(O.PREDICATES))

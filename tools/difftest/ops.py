@@ -61,6 +61,9 @@ UNARY_KEEP = {
     "neg_op": "-{a0}",
     "stop_gradient": "lax.stop_gradient({a0})",
     "real": "jnp.real({a0})",
+    # one element of a range in the operand's dtype: JAX's arange arithmetic, not NumPy's
+    "arange_pick": "{a0} + jnp.arange({start}, {stop}, {step}, "
+                   "dtype=jnp.result_type({a0}, jnp.int8))[{k}]",
 }
 PREDICATES = {n: f"jnp.{n}({{a0}})" for n in ["isnan", "isinf", "isfinite", "signbit",
                                                  "logical_not"]}
