@@ -7,7 +7,8 @@ policies themselves, and :func:`print_saved_residuals`.
 from minijax.api import make_jaxpr
 from minijax.api_util import debug_info
 from minijax.autodiff import vjp
-from minijax.core import Literal
+from minijax.core import Literal, MemorySpace
+from minijax.lax.sharding_constraint import device_put_p
 from minijax.rematerialization import (
     Offloadable,
     Recompute,
@@ -60,6 +61,9 @@ def saved_residuals(f, *args, **kwargs):
         for v in eqn.outvars:
             if v in res_vars:
                 src = eqn.source_info
+                if eqn.primitive is device_put_p and isinstance(eqn.params["devices"][0],
+                                                                MemorySpace):
+                    src = ""  # checkpoint's offloading: JAX makes it with no source line
                 if eqn.primitive is name_p:
                     results.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
                 elif eqn.primitive.name in ("jit", "pjit"):

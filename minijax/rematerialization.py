@@ -56,6 +56,8 @@ from minijax.interpreters.partial_eval import (
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import pjit_p
+from minijax.lax.sharding_constraint import device_put_p
+from minijax.lowering import backends
 from minijax.source_info import wraps
 from minijax.tree_util import _registry, tree_map
 
@@ -79,8 +81,8 @@ Saveable = SaveableType()
 
 
 class Offloadable(typing.NamedTuple):
-    """A policy's answer: save this value, moved from memory ``src`` to ``dst`` in between.
-    minijax keeps it where it is (saved, as on a platform without a host memory space)."""
+    """A policy's answer: save this value, moved from memory ``src`` to ``dst`` in between
+    (``"device"`` / ``"pinned_host"``; checkpoint's partial evaluation stages the moves)."""
     src: str
     dst: str
 
@@ -388,6 +390,53 @@ def _split_known(jaxpr, unknown_in, policy):
     """``(known_jaxpr, known_consts, staged_jaxpr, out_known, n_residuals)``: the equations
     computable from the known operands (their outputs, then the residuals the policy saves) and
     the staged rest (on the residuals, then the unknown operands)."""
+    known, consts, staged, out_known, n_res = _split_saving(jaxpr, unknown_in, policy)
+    known, staged = _offload(jaxpr, known, staged, n_res, policy)
+    return known, consts, staged, out_known, n_res
+
+
+def _offload(jaxpr, known, staged, n_res, policy):
+    """``known`` and ``staged`` with each residual the policy answers ``Offloadable`` for
+    moved to its ``dst`` memory after the known part computes it and back to ``src`` where the
+    staged part starts, as JAX's: ``device_put`` equations to memory spaces, the residual's
+    type in ``dst`` (``f32<host>[3]``)."""
+    if policy is None:
+        return known, staged
+    moves = {}
+    for e in jaxpr.eqns:
+        answer = policy(e.primitive, *[v.aval for v in e.invars], **e.params)
+        if isinstance(answer, Offloadable):
+            moves.update((v, answer) for v in e.outvars)
+    residuals = staged.invars[:n_res]
+    if not any(r in moves for r in residuals):
+        return known, staged
+    n_known_out = len(known.outvars) - n_res
+    known_outs, known_eqns = list(known.outvars), list(known.eqns)
+    staged_ins, staged_eqns = list(staged.invars), []
+    for i, r in enumerate(residuals):
+        if r not in moves:
+            continue
+        src, dst = (core.mem_kind_to_space(k) for k in (moves[r].src, moves[r].dst))
+        moved, saved = Var(r.aval.update(memory_space=dst)), known_outs[n_known_out + i]
+        # right after the equation computing it, as JAX's
+        at = next((j + 1 for j, e in enumerate(known_eqns) if saved in e.outvars), 0)
+        known_eqns.insert(at, _copy_to(dst, saved, moved))
+        known_outs[n_known_out + i] = moved
+        staged_eqns.append(_copy_to(src, moved, r))  # the staged equations read it as before
+        staged_ins[i] = moved
+    known = Jaxpr(known.constvars, known.invars, known_outs, known_eqns)
+    staged = Jaxpr(staged.constvars, staged_ins, staged.outvars, staged_eqns + staged.eqns)
+    return known, staged
+
+
+def _copy_to(space, x, out):
+    """JAX's offloading equation: ``out = device_put x`` to memory ``space``, always a copy."""
+    copy = backends._jax.ArrayCopySemantics.ALWAYS_COPY
+    return JaxprEqn(device_put_p, [x], [out],
+                    {"devices": (space,), "srcs": (None,), "copy_semantics": (copy,)}, None)
+
+
+def _split_saving(jaxpr, unknown_in, policy):
     policy = policy or nothing_saveable
 
     def recompute(e):  # a known equation the policy does not save is recomputed

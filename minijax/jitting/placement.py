@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from minijax import core
 from minijax import sharding_types as shd
-from minijax.lax.sharding_constraint import device_put_p, with_sharding_constraint_p
+from minijax.lax.sharding_constraint import (device_put_p, put_memory_kind,
+                                             with_sharding_constraint_p)
 from minijax.lowering import backends, stablehlo
 from minijax.lowering.array import Array, default_device, memory_kind_of
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
@@ -111,7 +112,7 @@ def _constraint_meshes(jaxpr, out, memories):
                 if isinstance(d, shd.NamedSharding):
                     out.append(d.mesh)
                 if d is not None:
-                    memories.append(d.memory_kind)
+                    memories.append(put_memory_kind(d))
         for v in eqn.params.values():
             for sub in v if isinstance(v, (list, tuple)) else (v,):
                 if isinstance(sub, core.ClosedJaxpr):

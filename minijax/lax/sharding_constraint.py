@@ -25,8 +25,8 @@ from minijax.sharding_types import (
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
-__all__ = ["device_put_p", "lay_out", "put_in_memory", "reshard", "sharding_constraint_p",
-           "with_sharding_constraint", "with_sharding_constraint_p"]
+__all__ = ["device_put_p", "lay_out", "put_in_memory", "put_memory_kind", "reshard",
+           "sharding_constraint_p", "with_sharding_constraint", "with_sharding_constraint_p"]
 
 
 def _wsc_abstract_eval(x, *, sharding):
@@ -94,13 +94,29 @@ def _dp_lowering(ctx, *xs, devices, srcs, copy_semantics):
         # accelerator XLA moves the value where the annotation says, in a program that has
         # values in another memory than the default (else, as JAX's, nothing moves)
         if d is not None and ctx.module_ctx.platform != "cpu" and ctx.module_ctx.memory_kinds:
-            x = annotate_device_placement(x, d.memory_kind)
+            x = annotate_device_placement(x, put_memory_kind(d))
         outs.append(x)
     return outs
 
 
+def put_memory_kind(target):
+    """The memory kind a device_put's target names: a sharding's, or a memory space's (JAX's
+    checkpoint offloading moves a value to a memory space, on the devices it is on)."""
+    if isinstance(target, core.MemorySpace):
+        return core.mem_space_to_kind(target)
+    return target.memory_kind
+
+
 def _dp_impl(*xs, devices, srcs, copy_semantics):
-    return [x if d is None else put(x, d, "device_put") for x, d in zip(xs, devices)]
+    return [_put(x, d) for x, d in zip(xs, devices)]
+
+
+def _put(x, target):
+    if target is None:
+        return x
+    if isinstance(target, core.MemorySpace):  # that memory, on the devices x is on
+        target = x.sharding.with_memory_kind(put_memory_kind(target))
+    return put(x, target, "device_put")
 
 
 def _dp_transpose(cts, *xs, devices, srcs, copy_semantics):
@@ -121,9 +137,10 @@ def _dp_transpose(cts, *xs, devices, srcs, copy_semantics):
 
 def _dp_abstract_eval(*avals, devices, srcs, copy_semantics):
     # a value put in another memory has that memory's space in its type (as JAX's)
-    return [a if d is None or d.memory_kind is None or type(a) is not core.ShapedArray
-            else a.update(memory_space=core.mem_kind_to_space(d.memory_kind))
-            for a, d in zip(avals, devices)]
+    kinds = [None if d is None else put_memory_kind(d) for d in devices]
+    return [a if kind is None or type(a) is not core.ShapedArray
+            else a.update(memory_space=core.mem_kind_to_space(kind))
+            for a, kind in zip(avals, kinds)]
 
 
 device_put_p = Primitive("device_put", multiple_results=True)

@@ -15,6 +15,24 @@ h = jax.device_put(np.float32(2), s)
 y = jnp.arange(4.0)
 typeof = lambda v: str(jax.typeof(v))
 jaxpr = lambda f, *a: str(jax.make_jaxpr(f)(*a))
+
+import contextlib, importlib, io
+ad_checkpoint = importlib.import_module(jax.__name__ + ".ad_checkpoint")
+def saved(f, *a):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ad_checkpoint.print_saved_residuals(f, *a)
+    return out.getvalue()
+offload_a = jax.checkpoint(
+    lambda v: (ad_checkpoint.checkpoint_name(jnp.sin(v), "a") * v).sum(),
+    policy=jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["a"],
+        offload_src="device", offload_dst="pinned_host"))
+offload_dot = jax.checkpoint(
+    lambda w, v: jnp.sin(v @ w).sum(),
+    policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims("device", "pinned_host"))
+w = jnp.arange(9.0).reshape(3, 3) / 10
+v = jnp.arange(6.0).reshape(2, 3) / 10
 """
 
 CASES = [
@@ -63,6 +81,14 @@ CASES = [
     "jax.grad(lambda a: jax.device_put(a, s).sum())(y)",
     "jax.grad(lambda a: jax.device_put(jax.device_put(a, s) * 2, dev).sum())(y)",
     "jax.vjp(lambda a: a * 2, x)[1](jnp.ones(4))",
+    # checkpoint's offloading policies move the residuals they offload to pinned host memory
+    "saved(offload_a, y)",
+    "saved(offload_dot, w, v)",
+    "jax.grad(offload_a)(y)",
+    "jax.jit(jax.grad(offload_a))(y)",
+    "jax.grad(offload_dot, argnums=(0, 1))(w, v)[0]",
+    "jax.jit(jax.grad(offload_dot, argnums=(0, 1)))(w, v)[1]",
+    "jax.vmap(jax.grad(offload_a))(jnp.stack([y, y]))",
 ]
 
 
