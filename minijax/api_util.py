@@ -15,7 +15,7 @@ from typing import Any, Callable, NamedTuple
 
 from minijax import core
 from minijax.extend import linear_util as lu
-from minijax.tree_util import (keystr, tree_flatten, tree_flatten_with_path_internal,
+from minijax.tree_util import (path_name, tree_flatten, tree_flatten_with_path_internal,
                                tree_unflatten)
 from minijax.api import ShapeDtypeStruct
 from minijax.vmapping import flatten_axes as _flatten_axes
@@ -92,7 +92,6 @@ class InitialResultPaths:
 initial_result_paths = InitialResultPaths()
 
 _re_func_src_info = re.compile(r"([^ ]+)( at (.+):(\d+))?$")
-_re_flat_index = re.compile(r"<flat index ([^>]+)>")
 _re_builtin_name = re.compile(r"(?:<built-in function (\S+)>)")
 
 
@@ -134,10 +133,6 @@ class DebugInfo(NamedTuple):
         if self.arg_names is not None:
             return self.arg_names
         return ("",) * expected_count
-
-
-def _clean_keystr(path) -> str:
-    return _re_flat_index.sub(r"\1", keystr(path))
 
 
 def fun_sourceinfo(fun: Callable) -> str:
@@ -191,7 +186,7 @@ def _non_static_arg_names(signature, args, kwargs, static_argnums, static_argnam
         keyword = sorted((f"kwargs['{name}']", x) for name, x in kwargs_.items()
                          if x is not static)
         ordered_args = [("args", args_)] + keyword
-    return tuple(f"{name}{_clean_keystr(path)}"
+    return tuple(f"{name}{path_name(path)}"
                  for name, x in ordered_args
                  for path, leaf in tree_flatten_with_path_internal(x)[0]
                  if leaf is not static)

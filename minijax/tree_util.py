@@ -344,6 +344,12 @@ def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
     return separator.join(map(str_fn, keys))
 
 
+def path_name(keys: tuple) -> str:
+    """``keystr`` as JAX writes the paths of arguments and results in its names and errors
+    (``"['a'][0]"``): the child of a node without keys is ``[i]``, not ``[<flat index i>]``."""
+    return "".join(f"[{k.key}]" if isinstance(k, FlattenedIndexKey) else str(k) for k in keys)
+
+
 def _simple_entrystr(key: Any) -> str:
     if isinstance(key, SequenceKey):
         return str(key.idx)

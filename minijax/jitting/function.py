@@ -54,7 +54,7 @@ from minijax.lowering.array import Array, device_put_value, put_global, relabel,
 from minijax.refs import AbstractRef, Ref, type_str
 from minijax.source_info import user_frame
 from minijax.stages import Traced, result_structs, stage_info
-from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal
+from minijax.tree_util import _registry, keystr, path_name, tree_flatten_with_path_internal
 
 logger = logging.getLogger("minijax")
 # Passes ``(closed_jaxpr, devices) -> closed_jaxpr`` run on each traced program before it is
@@ -141,6 +141,18 @@ class _RefOutputs:
 
     def __getattr__(self, name):
         return getattr(self.tree, name)
+
+
+def _result_names(out_tree, out_avals):
+    """Each output's ``jax.result_info`` in the lowered module, as JAX names them: "result"
+    and its path in the output pytree; none ("") in a program with Refs, whose written values
+    are outputs too."""
+    if type(out_tree) is _RefOutputs:
+        return [""] * len(out_avals)
+    if type(out_tree) is _Float0Outputs:
+        out_tree = out_tree.tree
+    return ["result" + path_name(path)
+            for path, _ in tree_flatten_with_path_internal(out_tree.unflatten(out_avals))[0]]
 
 
 def _arg_aval(aval):
@@ -649,6 +661,8 @@ class JitFunction:
             closed, name=f"jit_{self._name}", platform=place.devices[0].platform,
             donated=donated, arg_shardings=arg_shardings, result_shardings=result_shardings,
             memory_kinds=place.memory_kinds(closed.jaxpr),
+            result_names=_result_names(out_tree, closed.jaxpr.out_avals),
+            num_partitions=len(place.devices),
         )
         timer.mark("lower")
         return _Program(closed, traced, kept, out_tree, record, place, lowered)

@@ -127,7 +127,8 @@ def _compile_primitive(prim, avals, params, devices, consts=None):
     outvars = [Var(a) for a in out_avals]
     eqn = JaxprEqn(prim, operands, outvars, params, user_frame())
     closed = ClosedJaxpr(Jaxpr([], invars, outvars, [eqn]), [])
-    lowered = stablehlo.lower_jaxpr(closed, name=prim.name, platform=devices[0].platform)
+    lowered = stablehlo.lower_jaxpr(closed, name=prim.name, platform=devices[0].platform,
+                                    num_partitions=len(devices))
     return _compile.compile_module(
         lowered, prim.name, devices, list(avals), out_avals, jaxpr=closed, kind="eager"
     )

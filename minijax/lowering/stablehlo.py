@@ -10,9 +10,10 @@ messages point at the line that created it.
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -376,23 +377,34 @@ class MemoryKinds:
 
 def lower_jaxpr(
     closed, name="main", platform="cpu", donated=(), arg_shardings=None, result_shardings=None,
-    memory_kinds=None,
+    memory_kinds=None, result_names=None, num_partitions=1,
 ):
     """A :class:`LoweredModule` whose ``main`` takes (consts..., args...) and returns the
     outputs.
 
     Closed-over constants are *arguments* of ``main``, never baked into the module.
+    ``donated`` are positions among the arguments after the consts; each becomes an alias of
+    an output or a buffer donor, as in JAX (:func:`_donations`).
     ``arg_shardings`` (one per argument, consts included) and ``result_shardings`` are minijax
     NamedShardings or None (no annotation: Shardy propagates); they become ``sdy.sharding``.
     ``memory_kinds`` (a :class:`MemoryKinds`, None when every value is in device memory)
-    places values in host memory.
+    places values in host memory. ``result_names`` (one per output: JAX's "result",
+    "result[0]['a']", ...) become ``jax.result_info``; ``num_partitions`` is the number of
+    devices the program runs on (the module's ``mhlo.num_partitions``, as JAX writes it).
     """
     jaxpr = closed.jaxpr
     in_avals = [v.aval for v in jaxpr.constvars] + [v.aval for v in jaxpr.invars]
     out_avals = jaxpr.out_avals
+    n_consts = len(jaxpr.constvars)
+    aliases, donors = _donations(
+        in_avals, out_avals, [n_consts + i for i in sorted(donated)], arg_shardings,
+        result_shardings, memory_kinds, num_partitions)
     with context(), ir.Location.unknown():
         module = ir.Module.create()
-        module.operation.attributes["sym_name"] = ir.StringAttr.get(_module_name(name))
+        module_attrs = module.operation.attributes
+        module_attrs["sym_name"] = ir.StringAttr.get(_module_name(name))
+        module_attrs["mhlo.num_replicas"] = _i32(1)
+        module_attrs["mhlo.num_partitions"] = _i32(num_partitions)
         mctx = ModuleContext(module, name, platform)
         mctx.partitioned = bool(arg_shardings or result_shardings)
         mctx.memory_kinds = memory_kinds is not None
@@ -402,13 +414,14 @@ def lower_jaxpr(
             )
             fn = func.FuncOp("main", ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
-            if donated or arg_shardings or memory_kinds:
-                n_consts = len(jaxpr.constvars)
+            if aliases or donors or arg_shardings or memory_kinds:
                 attrs = []
                 for i in range(len(in_avals)):
                     attr = {}
-                    if i >= n_consts and (i - n_consts) in donated:
+                    if i in donors:
                         attr["jax.buffer_donor"] = ir.BoolAttr.get(True)
+                    if i in aliases:
+                        attr["tf.aliasing_output"] = _i32(aliases[i])
                     if memory_kinds and memory_kinds.args[i] is not None:
                         attr["mhlo.memory_kind"] = ir.StringAttr.get(memory_kinds.args[i])
                     if arg_shardings and arg_shardings[i] is not None:
@@ -416,10 +429,12 @@ def lower_jaxpr(
                     attrs.append(ir.DictAttr.get(attr))
                 fn.arg_attrs = ir.ArrayAttr.get(attrs)
             sharded = result_shardings and any(s is not None for s in result_shardings)
-            if sharded or memory_kinds:
+            if sharded or memory_kinds or result_names:
                 attrs = []
                 for i, a in enumerate(out_avals):
                     attr = {}
+                    if result_names:
+                        attr["jax.result_info"] = ir.StringAttr.get(result_names[i])
                     if memory_kinds and memory_kinds.results[i] is not None:
                         attr["mhlo.memory_kind"] = ir.StringAttr.get(memory_kinds.results[i])
                     if sharded and result_shardings[i] is not None:
@@ -429,13 +444,15 @@ def lower_jaxpr(
             entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
-            n_consts = len(jaxpr.constvars)
             outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
             if memory_kinds:
                 outs = [x if kind is None else annotate_device_placement(x, kind)
                         for x, kind in zip(outs, memory_kinds.placed)]
             func.ReturnOp(outs)
         _verify(module)
+        if mctx.meshes:  # as JAX's last pass: each sdy.mesh also written as a dictionary
+            passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
+                module.operation)
     return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks, mctx.keepalives)
 
 
@@ -462,6 +479,71 @@ def _verify(module):
         raise ValueError("\n".join(lines)) from None
     if not ok:
         raise ValueError("Cannot lower jaxpr with verifier errors.")
+
+
+def _i32(value):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
+
+
+def _donations(in_avals, out_avals, donated, arg_shardings, result_shardings, memory_kinds,
+               num_partitions):
+    """``(aliases, donors)``: what JAX 0.10.2 makes of the donated arguments (positions in
+    ``in_avals``; its ``mlir._set_up_aliases``). A donated argument aliases the first
+    output not yet taken of the same per-device shape and dtype (and memory), where that
+    output's layout is known (one device, or a result sharding given): ``tf.aliasing_output``,
+    XLA must reuse the buffer. Otherwise it is a buffer donor XLA may reuse when an output of
+    the same shape, or not yet taken of the same size, exists, and over several devices with
+    an output whose sharding XLA picks also without one. Any other donation is dropped with
+    JAX's warning: the argument stays alive."""
+    if not donated:
+        return {}, set()
+
+    def pieces(avals, shardings, kinds):  # (per-device shape, dtype, memory) of each value
+        shardings = shardings or [None] * len(avals)
+        kinds = kinds or [None] * len(avals)
+        return [None if a is abstract_token else
+                (a.shape if s is None else s.shard_shape(a.shape), a.dtype, k)
+                for a, s, k in zip(avals, shardings, kinds)]
+
+    ins = pieces(in_avals, arg_shardings, memory_kinds and memory_kinds.args)
+    outs = pieces(out_avals, result_shardings, memory_kinds and memory_kinds.results)
+    layout_known = [num_partitions == 1 or (result_shardings is not None and s is not None)
+                    for s in (result_shardings or [None] * len(outs))]
+    waiting = {}
+    for i in donated:
+        if ins[i] is not None:  # a token is never donated
+            waiting.setdefault(ins[i], []).append(i)
+    aliases, donors = {}, set()
+    for j, key in enumerate(outs):
+        if key is not None and waiting.get(key):
+            i = waiting[key].pop(0)
+            if layout_known[j]:
+                aliases[i] = j
+            else:
+                donors.add(i)
+    sizes = {}  # outputs no argument aliases, by (size, memory)
+    taken = set(aliases.values())
+    for j, key in enumerate(outs):
+        if j not in taken and key is not None:
+            sizes.setdefault((int(np.prod(key[0])), key[2]), []).append(j)
+    unused = []
+    for i in donated:
+        if i in aliases or i in donors or ins[i] is None:
+            continue
+        size = (int(np.prod(ins[i][0])), ins[i][2])
+        if sizes.get(size):
+            sizes[size].pop(0)
+            donors.add(i)
+        elif num_partitions > 1 and not all(layout_known):
+            donors.add(i)
+        else:
+            unused.append(in_avals[i] if arg_shardings is None or arg_shardings[i] is None
+                          else in_avals[i].update(shape=ins[i][0]))
+    if unused:
+        warnings.warn("Some donated buffers were not usable: "
+                      f"{', '.join(map(str, unused))}.\nSee an explanation at "
+                      "https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
+    return aliases, donors
 
 
 def _sdy_attr(mctx, sharding, aval):
