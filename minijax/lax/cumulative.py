@@ -10,8 +10,6 @@ form and let XLA choose the algorithm.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -46,12 +44,11 @@ __all__ = [
 
 def _cumulative_rule(name, allowed):
     def rule(operand, *, axis, reverse):
+        if axis < 0:  # JAX's shape rule, checked before the dtype, in its words
+            raise ValueError("XLA operations do not allow negative axes")
+        if axis >= operand.ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
         check_dtype_allowed(name, operand.dtype, allowed)
-        if not 0 <= axis < operand.ndim:
-            raise ValueError(
-                f"{name}: axis {axis} is out of bounds for operand {operand.str_short()} "
-                f"of rank {operand.ndim}"
-            )
         return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
     return rule
@@ -229,8 +226,9 @@ ad.primitive_jvps[cumlogsumexp_p] = _cumlogsumexp_jvp
 
 
 def _params(axis, reverse):
-    # JAX's lax takes the axis as given (a negative one is an error); jnp normalizes.
-    return dict(axis=operator.index(axis), reverse=bool(reverse))
+    # JAX's lax takes the axis through int() (1.0 is axis 1, a list int()'s TypeError) and
+    # otherwise as given (a negative one is an error); jnp normalizes.
+    return dict(axis=int(axis), reverse=bool(reverse))
 
 
 def cumsum(operand, axis=0, reverse=False):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 
 from minijax import core
 from minijax.interpreters.ad import JVPTracer, Zero
@@ -36,8 +37,8 @@ from minijax.jitting import jit
 from minijax.jitting.args import split_static
 
 
-def eager_jit(fn=None, *, static_argnames=(), list_argnames=(), fused_under_transforms=True,
-              inline=True):
+def eager_jit(fn=None, *, static_argnames=(), list_argnames=(), index_argnames=(),
+              fused_under_transforms=True, inline=True):
     """Decorator: ``fn`` runs jitted when called eagerly or under transformations; on a staging
     trace itself, plainly (``inline``) or as a ``jit`` equation (``inline=False``, for a function
     JAX jits without ``inline=True``). ``fused_under_transforms=False`` for a
@@ -47,28 +48,43 @@ def eager_jit(fn=None, *, static_argnames=(), list_argnames=(), fused_under_tran
     ``list_argnames``: the static options whose lists become tuples before the jitted call, as
     JAX's Python wrapper converts them before its jit (reductions' ``axis=[0, 1]``). A list in
     any other static option reaches jit as given and is its "Non-hashable static arguments"
-    ValueError, as in JAX (``jnp.linalg.svd(x, subset_by_index=[0, 2])``)."""
+    ValueError, as in JAX (``jnp.linalg.svd(x, subset_by_index=[0, 2])``), except in a function
+    JAX does not jit (``fused_under_transforms=False``): there the function runs unjitted and
+    meets JAX's own error (``jnp.vecdot(x, y, axis=[0])``'s TypeError).
+
+    ``index_argnames``: the static options JAX's Python wrapper passes through
+    ``operator.index`` before its jit (``argmax``'s ``axis``): a list or a float there is
+    its TypeError, a NumPy integer or 0-d integer array becomes an int."""
     if fn is None:
         return functools.partial(eager_jit, static_argnames=static_argnames,
-                                 list_argnames=list_argnames,
+                                 list_argnames=list_argnames, index_argnames=index_argnames,
                                  fused_under_transforms=fused_under_transforms, inline=inline)
     call_when_staged = fused_under_transforms and not inline
     jitted = jit(fn, static_argnames=static_argnames or None, inline=inline)
     is_eval_trace_current = core.is_eval_trace_current
     static_positions = _positions(fn, static_argnames)
     list_positions = _positions(fn, list_argnames)
+    index_positions = _positions(fn, index_argnames)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if any(_has_jax_array(a) for a in args):
             args = tuple(a.__jax_array__() if _has_jax_array(a) else a for a in args)
+        if index_argnames:
+            args, kwargs = _as_indices(args, kwargs, index_argnames, index_positions)
         eager = is_eval_trace_current()  # the hot case: checked once
         if eager or call_when_staged or (fused_under_transforms and _called(core.current_trace(),
                                                                             args)):
             if list_argnames:
                 args, kwargs = _lists_as_tuples(args, kwargs, list_argnames, list_positions)
-            return jitted(*args, **kwargs)
-        if static_argnames:
+            try:
+                return jitted(*args, **kwargs)
+            except ValueError:
+                if fused_under_transforms or _static_options_hash(
+                        args, kwargs, static_positions, static_argnames):
+                    raise
+            return fn(*args, **kwargs)  # JAX's own code meets the option jit cannot hash
+        if static_argnames and fused_under_transforms:
             # inlined, but its static options must still hash, as under JAX's jit(inline=True):
             # a traced value or a list there is JAX's "Non-hashable static arguments" ValueError
             split_static(*_lists_as_tuples(args, kwargs, list_argnames, list_positions),
@@ -141,6 +157,26 @@ def _lists_as_tuples(args, kwargs, list_argnames, list_positions):
         if i < len(args) and isinstance(args[i], (list, tuple)):
             args = args[:i] + (_freeze(args[i]),) + args[i + 1:]
     return args, kwargs
+
+
+def _as_indices(args, kwargs, index_argnames, index_positions):
+    for name in index_argnames:
+        value = kwargs.get(name)
+        if value is not None and type(value) is not int:
+            kwargs = dict(kwargs)
+            kwargs[name] = operator.index(value)
+    for i in index_positions:
+        if i < len(args) and args[i] is not None and type(args[i]) is not int:
+            args = args[:i] + (operator.index(args[i]),) + args[i + 1:]
+    return args, kwargs
+
+
+def _static_options_hash(args, kwargs, static_positions, static_argnames):
+    try:
+        split_static(args, kwargs, static_positions, static_argnames)
+    except ValueError:  # its "Non-hashable static arguments"
+        return False
+    return True
 
 
 def _freeze(value):

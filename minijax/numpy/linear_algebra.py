@@ -201,8 +201,10 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
            fused_under_transforms=False)
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product along ``axis``, broadcast over the other axes."""
-    check_arraylike("vecdot", x1, x2)
+    check_arraylike("jnp.vecdot", x1, x2)
     x1, x2 = to_array(x1), to_array(x2)  # unpromoted: matmul promotes as JAX's vdot does
+    if x1.shape[axis] != x2.shape[axis]:  # JAX's check (an axis that is no int fails here)
+        raise ValueError(f"axes must match; got shapes {x1.shape} and {x2.shape} with {axis=}")
     x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
     out = matmul(lax.expand_dims(conjugate(x1), (x1.ndim - 1,)),
                  lax.expand_dims(x2, (x2.ndim,)), precision=precision,

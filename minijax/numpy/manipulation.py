@@ -170,6 +170,7 @@ def moveaxis(a, source, destination):
     return transpose(a, perm)
 
 
+@eager_jit(static_argnames=("axis1", "axis2"))
 def swapaxes(a, axis1, axis2):
     a = to_array(a)
     perm = list(range(a.ndim))
@@ -773,6 +774,7 @@ def dsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, axis=2)
 
 
+@eager_jit(static_argnames=("axis",))
 def unstack(x, /, *, axis=0):
     x = to_array(x)
     axis = canonicalize_axis(axis, x.ndim)

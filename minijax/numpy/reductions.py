@@ -354,13 +354,13 @@ def _arg_reduction(name, lax_fn, a, axis, out, keepdims):
     return result
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), index_argnames=('axis',))
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the first maximum (NaN counts as the maximum); ``axis=None`` flattens."""
     return _arg_reduction("argmax", lax.argmax, a, axis, out, keepdims)
 
 
-@eager_jit(static_argnames=('axis', 'keepdims'))
+@eager_jit(static_argnames=('axis', 'keepdims'), index_argnames=('axis',))
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the first minimum (NaN counts as the minimum); ``axis=None`` flattens."""
     return _arg_reduction("argmin", lax.argmin, a, axis, out, keepdims)
@@ -407,19 +407,26 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 @eager_jit(static_argnames=('axis', 'dtype', 'include_initial'), fused_under_transforms=False, inline=False)
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative_with_initial(cumsum, 0, x, axis, dtype, include_initial)
+    return _cumulative_with_initial(cumsum, "cumulative_sum", 0, x, axis, dtype, include_initial)
 
 
 @eager_jit(static_argnames=('axis', 'dtype', 'include_initial'), fused_under_transforms=False)
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative_with_initial(cumprod, 1, x, axis, dtype, include_initial)
+    return _cumulative_with_initial(cumprod, "cumulative_prod", 1, x, axis, dtype, include_initial)
 
 
-def _cumulative_with_initial(fn, init, x, axis, dtype, include_initial):
+def _cumulative_with_initial(fn, name, init, x, axis, dtype, include_initial):
+    check_arraylike(name, x)
     x = to_array(x)
+    if x.ndim == 0:  # JAX's checks, in its order and words
+        what = "sum" if name == "cumulative_sum" else "product"
+        raise ValueError(f"The input must be non-scalar to take a cumulative {what}, however a "
+                         "scalar value or scalar array was given.")
     if axis is None:
         if x.ndim > 1:
-            raise ValueError("The array API cumulative functions need axis= for arrays of rank > 1")
+            raise ValueError(
+                f"The input array has rank {x.ndim}, however axis was not set to an explicit "
+                "value. The axis argument is only optional for one-dimensional arrays.")
         axis = 0
     axis = canonicalize_axis(axis, x.ndim)
     out = fn(x, axis, dtype)
