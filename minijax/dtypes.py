@@ -315,6 +315,69 @@ def canonical_scalar(x):
     return typed_scalar(x, python_scalar_dtype(x)) if type(x) in (int, float, complex) else x
 
 
+class TypedNdArray(np.ndarray):
+    """A host NumPy array that carries its JAX type, as JAX 0.10.2's
+    ``jax._src.literals.TypedNdArray``: what JAX gives for float0 zeros (the gradient of an
+    integer input, an integer output's tangent) and for a NumPy value ``stop_gradient`` or
+    ``checkpoint`` returns eagerly. Its dtype is not canonicalized again; NumPy functions on it
+    give plain NumPy arrays."""
+
+    def __new__(cls, value, weak_type=False):
+        obj = np.asarray(value).view(cls)
+        obj._weak_type = weak_type
+        return obj
+
+    def __array_finalize__(self, obj):  # a view or slice keeps the weak type
+        self._weak_type = getattr(obj, "_weak_type", False)
+
+    @property
+    def weak_type(self):
+        return self._weak_type
+
+    @property
+    def val(self):
+        return np.asarray(self)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(np.asarray(x) if isinstance(x, TypedNdArray) else x for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(np.asarray(x) if isinstance(x, TypedNdArray) else x
+                                  for x in kwargs["out"])
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __repr__(self):  # JAX's layout: TypedNdArray([0., 1.], dtype=float32)
+        prefix = "TypedNdArray("
+        dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True)" if self._weak_type else ")")
+        width = np.get_printoptions()["linewidth"]
+        if self.size == 0:
+            s = f"[], shape={self.shape}"
+        else:
+            s = np.array2string(np.asarray(self), prefix=prefix, suffix=",", separator=", ",
+                                max_line_width=width)
+        last_line = len(s) - s.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line + len(dtype_str) + 1 > width else " "
+        return f"{prefix}{s},{sep}{dtype_str}"
+
+    def __reduce__(self):
+        return (TypedNdArray, (np.asarray(self), self._weak_type))
+
+
+def float0_zeros(shape):
+    """Zeros of dtype float0, as JAX returns them (a :class:`TypedNdArray`)."""
+    return TypedNdArray(np.zeros(shape, float0))
+
+
+def canonical_value(x):
+    """``x`` as JAX's bind canonicalizes an operand held on the host: a Python scalar typed
+    (``canonical_scalar``), a NumPy value a :class:`TypedNdArray` of its canonical dtype;
+    anything else (an Array, a tracer) as it is."""
+    if type(x) in (int, float, complex):
+        return typed_scalar(x, python_scalar_dtype(x))
+    if isinstance(x, (np.ndarray, np.generic)) and type(x) is not TypedNdArray:
+        return TypedNdArray(np.asarray(x, canonicalize_dtype(x.dtype)))
+    return x
+
+
 _PY_SCALAR = {bool: bool_, int: None, float: None, complex: None,
               TypedInt: None, TypedFloat: None, TypedComplex: None}
 # the types that are Python scalars to minijax: the builtins and their typed twins

@@ -118,11 +118,11 @@ def is_undefined_primal(x):
 
 
 def zeros_like_aval(aval):
-    """Materialized zeros of ``aval`` (a float0 NumPy array for float0)."""
+    """Materialized zeros of ``aval`` (for float0 a host array, JAX's TypedNdArray)."""
     if aval is abstract_token:  # JAX 0.10.2 has no zeros of a token: its lookup fails so
         raise KeyError(type(aval))
     if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
+        return dtypes.float0_zeros(aval.shape)
     # a weak aval's zeros stay weak (JAX's zeros_like_aval): the zero tangent of a value that
     # does not depend on the inputs has the value's type
     zero = WeakScalar(0, aval.dtype) if aval.weak_type else np.zeros((), aval.dtype)

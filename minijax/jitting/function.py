@@ -104,7 +104,7 @@ def _shard_arg(x, sharding, layout):
 
 class _Float0Outputs:
     """An output pytree with float0 leaves (tangents of integer outputs), which the program
-    returns as booleans (XLA has no float0): ``unflatten`` puts NumPy float0 zeros back in
+    returns as booleans (XLA has no float0): ``unflatten`` puts float0 zeros back in
     their places, as JAX does. Otherwise it is the pytree it wraps."""
 
     def __init__(self, tree, float0):
@@ -113,7 +113,7 @@ class _Float0Outputs:
     def unflatten(self, leaves):
         leaves = list(leaves)
         for i, shape in self.float0:
-            leaves[i] = np.zeros(shape, dtypes.float0)
+            leaves[i] = dtypes.float0_zeros(shape)
         return self.tree.unflatten(leaves)
 
     def __getattr__(self, name):

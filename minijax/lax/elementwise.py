@@ -27,10 +27,9 @@ import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import core, dtypes
+from minijax import dtypes
 from minijax.core import (
-    Primitive, ShapedArray, WeakScalar, concrete_or_error, current_trace, get_aval,
-    is_eval_trace_current)
+    Primitive, ShapedArray, concrete_or_error, current_trace, get_aval, is_eval_trace_current)
 from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.partial_eval import in_linearization
 from minijax.lax.accuracy import (
@@ -717,12 +716,9 @@ ad.defjvp_zero(stop_gradient_p)
 def _stop_gradient_impl(x):
     """Eagerly JAX's impl returns its operand as bind canonicalized it: a Python scalar typed
     (a checkpoint body's ``stop_gradient`` of its Python-float operand, or of a literal, whose
-    weak scalar checkpoint gives back typed, is a scalar again). Arrays run the identity."""
-    if type(x) in dtypes.python_scalar_types:
-        return dtypes.canonical_scalar(x)
-    if type(x) is WeakScalar:
-        return x
-    return core.apply_primitive(stop_gradient_p, (x,), {})
+    weak scalar checkpoint gives back typed, is a scalar again), a NumPy value a TypedNdArray
+    of its canonical dtype; an Array is returned as it is."""
+    return dtypes.canonical_value(x)  # an Array (or a WeakScalar) as it is
 
 
 stop_gradient_p.def_impl(_stop_gradient_impl)
@@ -1033,16 +1029,17 @@ def clamp(min, x, max):
 def stop_gradient(x):
     """``x`` (any pytree), with a zero derivative: gradients do not flow through it.
 
-    Only inexact leaves bind the primitive; integer and boolean ones have no derivative
-    anyway, so they are returned unchanged (as in JAX). Eagerly a Python int, float or complex
-    comes back carrying its dtype (JAX 0.10.2's ``TypedInt``/``TypedFloat``/``TypedComplex``).
+    Every leaf binds the primitive, integer and boolean ones too (as in JAX 0.10.2), except
+    an extended dtype's (a PRNG key), returned as it is. Eagerly a Python int, float or complex
+    comes back carrying its dtype (JAX 0.10.2's ``TypedInt``/``TypedFloat``/``TypedComplex``),
+    a NumPy value as a TypedNdArray.
     """
     def stop(leaf):
         if type(leaf) in dtypes.python_scalar_types and is_eval_trace_current():
             return dtypes.canonical_scalar(leaf)  # a typed one (or a bool) as it is
-        if dtypes.is_inexact(get_aval(leaf).dtype):
-            return stop_gradient_p.bind(leaf)
-        return leaf
+        if dtypes.issubdtype(get_aval(leaf).dtype, dtypes.extended):
+            return leaf
+        return stop_gradient_p.bind(leaf)
 
     return tree_map_internal(stop, x)
 
