@@ -291,9 +291,10 @@ checkpoint_p.own_memory_space = True  # its results are its body's
 # Eager, as JAX's remat_impl (core.eval_jaxpr), the values keep their own types: a strong
 # tangent of a body traced with a Python float's weak one gives a strong result. JAX's bind
 # canonicalizes the operands first, so an operand the body returns as is comes back a Python
-# scalar carrying its dtype (TypedFloat; a bool stays a bool), not the plain one given.
+# scalar carrying its dtype (TypedFloat; a bool stays a bool), or a NumPy value (a constant the
+# body closed over) a TypedNdArray, not the plain one given.
 checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(
-    jaxpr, [dtypes.canonical_scalar(x) for x in args]))
+    jaxpr, [dtypes.canonical_value(x) for x in args]))
 
 
 def _checkpoint_dce(eqn, used_outputs):

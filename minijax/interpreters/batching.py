@@ -45,8 +45,6 @@ from __future__ import annotations
 import contextlib
 from typing import NamedTuple
 
-import numpy as np
-
 from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Tracer, abstract_eval, escaped_tracer_error, get_aval
 from minijax.interpreters import lax_ops
@@ -444,7 +442,7 @@ def broadcast_batched(x, size, dim):
     shape = list(aval.shape)
     shape.insert(dim, size)
     if aval.dtype == dtypes.float0:  # a symbolic-zero cotangent: no device array to broadcast
-        return np.zeros(shape, dtypes.float0)
+        return dtypes.float0_zeros(shape)
     kept = [i for i in range(len(shape)) if i != dim]
     return lax_ops.broadcast_in_dim(x, shape, kept)
 

@@ -49,7 +49,7 @@ def apply_primitive(prim, args, params):
                 sharding, committed = x._sharding, True
             elif sharding is None:
                 sharding = x._sharding
-        elif type(x) is np.ndarray and x.dtype == dtypes.float0:
+        elif isinstance(x, np.ndarray) and x.dtype == dtypes.float0:  # a TypedNdArray
             float0 = True
     if sharding is None:
         sharding = backends.single_device_sharding(default_device())
@@ -62,7 +62,7 @@ def apply_primitive(prim, args, params):
         # only value enters the program as a constant (JAX passes booleans), so its lowering
         # runs as under jit, e.g. the cast of one to bool raises JAX's TypeError
         consts = {i: x for i, x in enumerate(args)
-                  if type(x) is np.ndarray and x.dtype == dtypes.float0}
+                  if isinstance(x, np.ndarray) and x.dtype == dtypes.float0}
         args = [x for i, x in enumerate(args) if i not in consts]
     else:
         consts = None

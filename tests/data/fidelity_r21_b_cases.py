@@ -105,6 +105,9 @@ TYPED = [
     "typed(jax.vjp(lambda a, b: a * b, jnp.ones(3), jnp.arange(3))[1](jnp.ones(3))[1])",
     "typed(jax.linearize(lambda a: (a * 2).astype(jnp.int32), 1.0)[1](1.0))",
     "typed(jax.grad(lambda d: d['a'] * 1.0, allow_int=True)({'a': 1.0, 'b': 3})['b'])",
+    "typed(jax.vmap(jax.grad(lambda a, b: a * 1.0, argnums=1, allow_int=True), "
+    "in_axes=(None, 0))(1.0, jnp.arange(3)))",
+    "typed(jax.checkpoint(lambda v: (v, np.arange(3.0, dtype=np.float32)))(1.0)[1])",
     "typed(jax.lax.stop_gradient(np.arange(3.0)))",
     "typed(jax.lax.stop_gradient(np.arange(3)))",
     "typed(jax.lax.stop_gradient(np.float32(1.0)))",
