@@ -5,8 +5,9 @@ NumPy's ``[2, 4, 6, 8, 10]``; float ranges round as JAX's) and stages an iota, n
 ``convert_element_type`` under a staging trace is folded by NumPy as JAX folds it (a literal; inf
 to int32 is INT_MIN under jit); ``full`` casts as JAX's (a Python int wraps, a non-finite value
 saturates on the device); ``logspace``/``geomspace`` compute in the result's inexact dtype, with
-no forced end points. Expected outcomes were recorded from JAX 0.10.2 by
-tests/data/record_fidelity_r21_c.py over tests/data/fidelity_r21_c_cases.py.
+no forced end points; random's complex normal and logistic samples are JAX's bit for bit.
+Expected outcomes were recorded from JAX 0.10.2 by tests/data/record_fidelity_r21_c.py over
+tests/data/fidelity_r21_c_cases.py.
 """
 import json
 import pathlib

@@ -318,7 +318,7 @@ def test_gumbel_exponential_laplace_statistics():
     assert set(np.unique(r).tolist()) == {-1, 1}
 
 
-def test_permutation_shuffle_and_choice():
+def test_permutation_and_choice():
     for n in (1, 2, 10, 1000):
         assert sorted(A(random.permutation(random.PRNGKey(n), n)).tolist()) == list(range(n))
     x = np.arange(20.0).reshape(4, 5)
@@ -327,8 +327,7 @@ def test_permutation_shuffle_and_choice():
     np.testing.assert_array_equal(rows[:, 1:] - rows[:, :1], np.tile(np.arange(1, 5.0), (4, 1)))
     ind = A(random.permutation(random.PRNGKey(1), x, axis=1, independent=True))
     assert all(sorted(ind[i].tolist()) == x[i].tolist() for i in range(4))
-    sh = A(random.shuffle(random.PRNGKey(2), jnp.arange(8)))
-    assert sorted(sh.tolist()) == list(range(8))
+    assert not hasattr(random, "shuffle")  # JAX 0.10.2 has none (removed after deprecation)
     # first-position frequencies of a permutation are uniform
     firsts = A(minijax.vmap(lambda k: random.permutation(k, 4)[0])(random.split(
         random.PRNGKey(3), 4000)))

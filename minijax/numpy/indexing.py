@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from minijax import dtypes, lax
+from minijax.lax.families import const
 from minijax.core import Tracer
 from minijax.errors import NonConcreteBooleanIndexError
 from minijax.lowering.array import Array
@@ -305,8 +306,9 @@ def _wrap(v, n, dtype):
     v = to_array(v)
     if v.aval.dtype != dtype:
         v = lax.convert_element_type(v, dtype)
-    # scalars, as JAX's (``lt b 0:i32[]``): they take the memory of ``v``, which may be host
-    return lax.select(lax.lt(v, 0), lax.add(v, n), v)
+    # scalars of v's dtype, as JAX's (``lt b 0:i32[]``): they take the memory of ``v``, which
+    # may be host (and a Python int would be int64 under x64)
+    return lax.select(lax.lt(v, const(v, 0)), lax.add(v, const(v, n)), v)
 
 
 def _static_out_of_bounds(shape, index):

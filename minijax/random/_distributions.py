@@ -22,7 +22,7 @@ from minijax.numpy._eager import eager_jit
 from minijax.random._keys import _UINT_DTYPES, _shape_tuple, _single, _split, random_bits
 
 __all__ = ["uniform", "normal", "truncated_normal", "randint", "bernoulli", "categorical",
-           "gumbel", "exponential", "permutation", "shuffle", "choice", "laplace", "logistic",
+           "gumbel", "exponential", "permutation", "choice", "laplace", "logistic",
            "rademacher", "cauchy"]
 
 
@@ -115,13 +115,11 @@ def _normal_real(data, shape, dtype):
 def _normal(data, shape, dtype):
     if not dtypes.is_complex(dtype):
         return _normal_real(data, shape, dtype)
-    # JAX computes (sqrt2*erfinv(u_re) + 1j*sqrt2*erfinv(u_im)) / sqrt2; XLA folds and rounds
-    # such constant products differently from one compiled program to another (eager vs vmap),
-    # so the exact quotient erfinv(u) is used: one rounding, the same bits under every
-    # transformation, and within an ulp of JAX's.
     real = np.dtype(np.finfo(dtype).dtype)
     k_re, k_im = _split(data, (2,))
-    return lax.complex(_erf_inv_uniform(k_re, shape, real), _erf_inv_uniform(k_im, shape, real))
+    re = lax.convert_element_type(_normal_real(k_re, shape, real), dtype)
+    im = lax.convert_element_type(_normal_real(k_im, shape, real), dtype)
+    return (re + 1j * im) / np.array(np.sqrt(2), dtype)
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
@@ -296,7 +294,7 @@ def _laplace(data, shape, dtype):
 
 def _logistic(data, shape, dtype):
     x = _uniform(data, np.array(jnp.finfo(dtype).tiny, dtype), 1.0, shape, dtype)
-    return lax.log(lax.div(x, lax.sub(np.array(1, dtype), x)))
+    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
 def _cauchy(data, shape, dtype):
@@ -356,15 +354,15 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     # batch element (the draws come out along the prefix axes).
     k = math.prod(prefix)
     if k > logits.shape[axis]:
-        raise ValueError(f"categorical: cannot draw {k} samples without replacement from "
-                         f"{logits.shape[axis]} categories")
+        raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number of "
+                         f"categories ({logits.shape[axis]}).")
     g = gumbel(data, tuple(logits_shape), dtype, mode) + logits
     idx = lax.top_k(jnp.moveaxis(g, axis, -1), k)[1]
     return lay_out(jnp.reshape(jnp.moveaxis(idx, -1, 0), shape), out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
-# permutation, shuffle, choice
+# permutation, choice
 
 
 def _shuffle(data, x, axis):
@@ -412,13 +410,6 @@ def permutation(key, x, axis=0, independent=False):
         return _shuffle(data, x, axis)
     ind = _shuffle(data, jnp.arange(x.shape[axis]), 0)
     return _take(x, ind, axis)
-
-
-def shuffle(key, x, axis=0):
-    """``x`` shuffled along ``axis`` (JAX deprecates it in favour of ``permutation``)."""
-    data, _ = _single("shuffle", key)
-    x = _as_array(x)
-    return _shuffle(data, x, _canonical_axis("shuffle", axis, x.ndim))
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):

@@ -2,13 +2,22 @@
 iota`` after casting start and step to the result dtype, not NumPy's arange), ``jnp.diagonal``'s
 gradient weak type for a weak 3-D input (a gather, as JAX indexes ``a[..., i, j]``),
 ``convert_element_type`` of a constant folded by NumPy under a staging trace, ``full`` of big
-ints and non-finite values, and ``logspace``/``geomspace`` as JAX computes them. Each source is
+ints and non-finite values, ``logspace``/``geomspace`` as JAX computes them, and random's complex normal and logistic
+samples bit for bit. Each source is
 evaluated with ``jax``, ``jnp``, ``lax``, ``np`` and the names of SETUP in scope."""
 
 SETUP = """
 def jaxpr_text(f, *args):
     return str(jax.make_jaxpr(f)(*args))
 w3 = jnp.broadcast_to(2.0, (2, 3, 3))
+random = jax.random
+k42 = random.PRNGKey(42)
+def err(f):
+    try:
+        f()
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+    return "no error"
 """
 
 CASES = [
@@ -63,6 +72,13 @@ CASES = [
     "jnp.geomspace(0.5, 7.1, 5, dtype=jnp.float16)",
     "jnp.geomspace(1 + 1j, 10 + 10j, 3)",
     "jax.grad(lambda a: jnp.geomspace(a, 10., 4).sum())(2.)",
+    "random.normal(k42, (6,), jnp.complex64)",
+    "jax.jit(lambda k: random.normal(k, (6,), jnp.complex64))(k42)",
+    "jax.vmap(lambda k: random.normal(k, (3,), jnp.complex64))(random.split(k42, 2))",
+    "random.logistic(k42, (5,))",
+    "random.logistic(k42, (3,), jnp.float16)",
+    "err(lambda: random.categorical(k42, jnp.array([0.1, 2., -1.]), shape=(4,), replace=False))",
+    "str(hasattr(random, 'shuffle'))",
 ]
 
 
