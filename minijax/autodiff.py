@@ -609,14 +609,11 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 
         rows = vmap(row)(*_std_basis(y_leaves))
         sizes = [ya.size for ya in y_avals]
-        parts = [lax.split(r, sizes, axis=0) for r in rows]  # as JAX's _unravel_array_into_pytree
+        parts = [_split_rows(r, sizes) for r in rows]  # as JAX's _unravel_array_into_pytree
         blocks = []
         for i, ya in enumerate(y_avals):
-            per_input = [  # each block takes its input's weak type (JAX's _possible_downcast)
-                _with_weak_type(lax.reshape(p[i], (*ya.shape, *get_aval(x).shape)),
-                                get_aval(x).weak_type)
-                for p, x in zip(parts, leaves)
-            ]
+            per_input = [_input_block(p[i], (*ya.shape, *get_aval(x).shape), get_aval(x))
+                         for p, x in zip(parts, leaves)]
             blocks.append(in_tree.unflatten(per_input))
         out = y_tree.unflatten(blocks)
         return (out, aux) if has_aux else out
@@ -625,6 +622,22 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 
 
 jacobian = jacrev
+
+
+def _split_rows(rows, sizes):
+    """JAX's _split: the rows of an integer input (float0 zeros, a host array) split on the
+    host, others with lax.split."""
+    if isinstance(rows, np.ndarray):
+        return np.split(rows, np.cumsum(sizes[:-1]).tolist(), axis=0)
+    return lax.split(rows, sizes, axis=0)
+
+
+def _input_block(part, shape, x_aval):
+    """A jacrev block in its input's dtype and weak type (JAX's _possible_downcast): an integer
+    input's float0 block becomes its integer zeros."""
+    if isinstance(part, np.ndarray):
+        return _convert_element_type(np.reshape(part, shape), x_aval.dtype, x_aval.weak_type)
+    return _with_weak_type(lax.reshape(part, shape), x_aval.weak_type)
 
 
 def _with_weak_type(x, weak_type):

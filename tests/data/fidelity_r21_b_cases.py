@@ -93,6 +93,10 @@ VALUES = [
     "jnp.cumulative_sum(jnp.arange(6.0).reshape(2, 3), axis=1, include_initial=True)",
     "jnp.vecdot(jnp.arange(6.0).reshape(2, 3), jnp.ones((2, 3)), axis=np.array(0))",
     "jax.lax.cumsum(jnp.arange(6.0).reshape(2, 3), axis=1.0)",
+    # an integer input's jacrev block: its float0 rows become its integer zeros
+    "jax.jacrev(lambda a, b: a * b, argnums=1, allow_int=True)(jnp.ones(3), jnp.arange(3))",
+    "jax.jacrev(lambda d: d['a'] * d['b'], allow_int=True)"
+    "({'a': jnp.ones(2), 'b': np.arange(2, dtype=np.int16)})['b']",
 ]
 
 TYPED = [
