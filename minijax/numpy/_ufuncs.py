@@ -11,6 +11,7 @@ from minijax import dtypes, lax
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     check_arraylike,
+    check_no_float0s,
     convert,
     promote_args,
     promote_args_inexact,
@@ -53,6 +54,7 @@ def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None, numeric=False):
 
     def fn(x1, x2, /):
         check_arraylike(name, x1, x2)
+        check_no_float0s(name, x1, x2)
         x1, x2 = promote_ranks(*promote(x1, x2), name=name)  # lax broadcasts size-1 axes
         if bool_fn_name is not None and _dtype(x1) == dtypes.bool_:
             return getattr(lax, bool_fn_name)(x1, x2)

@@ -256,18 +256,33 @@ def promote_shapes(*args, name=None):
     return [x if not s else broadcast_to_shape(x, result) for x, s in zip(args, shapes)]
 
 
+def check_no_float0s(name, *args):
+    """JAX's refusal of a float0 operand (a gradient taken with respect to an integer)."""
+    if any(get_aval(x).dtype == dtypes.float0 for x in args):
+        raise TypeError(
+            f"Called {name} with a float0 array. float0s do not support any operations by "
+            "design because they are not compatible with non-trivial vector spaces. No "
+            "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) "
+            "to cast a float0 array to a regular zeros array. \nIf you didn't expect to get a "
+            "float0 you might have accidentally taken a gradient with respect to an integer "
+            "argument.")
+
+
 def promote_args(name, *args):
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_ranks(*promote_dtypes(*args), name=name)
 
 
 def promote_args_inexact(name, *args):
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_ranks(*promote_dtypes_inexact(*args), name=name)
 
 
 def promote_args_numeric(name, *args):
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_ranks(*promote_dtypes_numeric(*args), name=name)
 
 

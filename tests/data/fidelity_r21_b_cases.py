@@ -84,6 +84,11 @@ ERRORS = [
     "error(lambda: jax.lax.cumsum(x23, axis=[0]))",
     "error(lambda: jax.lax.cummax(x23, axis=-1))",
     "error(lambda: jax.jit(lambda a: jax.lax.cumprod(a, axis=2))(x23))",
+    # a float0 TypedNdArray into jnp: JAX's check_no_float0s
+    "error(lambda: jnp.add(jax.grad(lambda a, b: a * 1.0, argnums=1, allow_int=True)"
+    "(1.0, jnp.arange(3)), 1))",
+    "error(lambda: jnp.sin(jax.grad(lambda a, b: a * 1.0, argnums=1, allow_int=True)(1.0, 2)))",
+    "error(lambda: jax.grad(lambda a, b: a * 1.0, argnums=1, allow_int=True)(1.0, 2) * x3)",
 ]
 
 # results that are no errors: the integer forms JAX's operator.index accepts
