@@ -180,6 +180,11 @@ config.define("jax_use_magma", "auto", kind=str, trace_affecting=True,
               choices=("off", "on", "auto"),
               doc="GPU eig with left eigenvectors: MAGMA's geev ('on'), host LAPACK's ('off'), "
                   "or MAGMA when its library is found ('auto').")
+# Part of the jit key: a key seeded (or a raw key split) in a trace is of this impl.
+config.define("jax_default_prng_impl", "threefry2x32", kind=str, trace_affecting=True,
+              choices=("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg",
+                       "threefry4x32"),
+              doc="The PRNG implementation of keys made without impl= (and of raw keys).")
 config.define("jax_disable_jit", False, doc="Run jitted functions op by op (eagerly).")
 config.define("jax_explain_cache_misses", False,
               doc="Log why a jitted call retraced: which argument's shape/dtype/static changed.")

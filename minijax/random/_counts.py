@@ -19,7 +19,7 @@ from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
 from minijax.random._compound import _constrain, _user_dtype
 from minijax.random._distributions import _as_array, _check_shape, _shape, _uniform
-from minijax.random._keys import _shape_tuple, _single, _split
+from minijax.random._keys import PRNGKeyArray, _shape_tuple, _single, _split
 
 __all__ = ["poisson", "binomial", "multinomial"]
 
@@ -99,6 +99,10 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson samples of rate ``lam`` (integers; rates are computed in float32, as JAX)."""
     data, _ = _single("poisson", key)
     dtype = dtypes.canonicalize_dtype(int if dtype is None else dtype)
+    if isinstance(data, PRNGKeyArray):  # a key of another impl than threefry2x32
+        # JAX 0.10.2 raises the same
+        raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, "
+                                  f"not {data._impl.tag}")
     shape = tuple(_shape(lam)) if shape is None else _shape_tuple("poisson", shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
     return _constrain(_poisson(data, lam, shape, dtype), out_sharding)

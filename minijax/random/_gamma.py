@@ -29,7 +29,8 @@ from minijax.random._distributions import (
     _shape,
     _uniform,
 )
-from minijax.random._keys import PRNGKeyArray, _shape_tuple, _single, _split
+from minijax.random._keys import (_THREEFRY, PRNGKeyArray, _carried, _data_of, _rewrap,
+                                  _shape_tuple, _single, _split)
 from minijax.source_info import with_user_line
 from minijax.vmapping import vmap
 
@@ -84,24 +85,28 @@ def _gamma_one(data, alpha, log_space):
     return lax.mul(lax.mul(d, V), boost)
 
 
-def _gamma_flat(data, a, *, log_space):
-    """JAX's ``_gamma_impl``: the keys ``data`` (batch shape ``a.shape[:k]``) are each split
-    into ``prod(a.shape[k:])`` keys, and the flat vector of alphas is sampled at once."""
+def _gamma_flat(data, a, *, log_space, impl):
+    """JAX's ``_gamma_impl``: the keys of ``impl`` over ``data`` (batch shape ``a.shape[:k]``)
+    are each split into ``prod(a.shape[k:])`` keys, and the flat vector of alphas is sampled
+    at once."""
     if math.prod(a.shape) == 0:
         return jnp.zeros(a.shape, a.dtype)
     count = math.prod(a.shape[data.ndim - 1:])
-    keys = vmap(lambda k: _split(k, (count,)))(jnp.reshape(data, (-1, 2)))
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(
-        jnp.reshape(keys, (-1, 2)), jnp.reshape(a, (-1,)))
+    flat_shape = (-1, *impl.key_shape)
+    keys = vmap(lambda k: _data_of(_split(_carried(k, impl), (count,))))(
+        jnp.reshape(data, flat_shape))
+    samples = vmap(lambda k, al: _gamma_one(_carried(k, impl), al, log_space))(
+        jnp.reshape(keys, flat_shape), jnp.reshape(a, (-1,)))
     return jnp.reshape(samples, a.shape)
 
 
-def _gamma_lowering(ctx, data, a, *, log_space):
-    return lower_traced(ctx.module_ctx, lambda d, al: [_gamma_flat(d, al, log_space=log_space)],
+def _gamma_lowering(ctx, data, a, *, log_space, impl):
+    return lower_traced(ctx.module_ctx,
+                        lambda d, al: [_gamma_flat(d, al, log_space=log_space, impl=impl)],
                         ctx.avals_in, [data, a])[0]
 
 
-def _gamma_grad(g, ans, data, a, *, log_space):
+def _gamma_grad(g, ans, data, a, *, log_space, impl):
     """The implicit reparameterization gradient d sample / d a (JAX's rule):
     ``random_gamma_grad(a, sample)``, divided by the sample in log space, one element at a time
     in a ``lax.map`` as JAX on CPU (so it rounds as JAX's)."""
@@ -117,21 +122,25 @@ def _gamma_grad(g, ans, data, a, *, log_space):
     return lax.mul(g, jnp.reshape(grads, a.shape))
 
 
-def _gamma_batching(args, dims, *, log_space):
+def _gamma_batching(args, dims, *, log_space, impl):
     """JAX's: key and alphas batched at the front, an unbatched key broadcast (every example
     splits the same key)."""
     size = batching.axis_size(args, dims)
     data, a = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
-    return random_gamma_p.bind(data, a, log_space=log_space), 0
+    return random_gamma_p.bind(data, a, log_space=log_space, impl=impl), 0
 
 
 class _GammaPrimitive(Primitive):
     """JAX's public ``random.random_gamma_p`` binds typed keys (``key<fry>[...]``); here a key is
-    its uint32 data underneath, so a typed key given to ``bind`` is unwrapped."""
+    its uint32 data underneath, so a typed key given to ``bind`` is unwrapped and its impl
+    becomes the ``impl`` param (JAX's key type carries it; jaxprs do not show it). Raw data is
+    of threefry2x32, as the samplers carry its keys."""
 
     def bind(self, key, a, **params):
         if isinstance(key, PRNGKeyArray):
+            params.setdefault("impl", key._impl)
             key = key._data
+        params.setdefault("impl", _THREEFRY)
         return super().bind(key, a, **params)
 
 
@@ -139,6 +148,7 @@ class _GammaPrimitive(Primitive):
 random_gamma_p = _GammaPrimitive("random_gamma")
 random_gamma_p.def_abstract_eval(lambda data, a, **_: ShapedArray(a.shape, a.dtype))
 random_gamma_p.def_lowering(_gamma_lowering)
+random_gamma_p.pp_params = lambda p: {k: v for k, v in p.items() if k != "impl"}
 random_gamma_p.def_batching(_gamma_batching)
 ad.defjvp2(random_gamma_p, None, _gamma_grad)
 
@@ -159,7 +169,7 @@ def _match_key_vma(name, data, *args):
     """Inside ``shard_map``, as JAX's ``random_insert_pvary``: an argument varying over fewer
     manual axes than the key is cast to varying over the key's; one varying over axes the key
     does not is a TypeError (casting the key would reuse it on every device)."""
-    key_vma = get_aval(data).vma
+    key_vma = get_aval(_data_of(data)).vma
     out = []
     for a in args:
         missing = key_vma - get_aval(a).vma
@@ -167,7 +177,7 @@ def _match_key_vma(name, data, *args):
             a = lax.pcast(a, tuple(sorted(missing, key=str)), to="varying")
         aval = get_aval(a)
         if aval.vma != key_vma:
-            key_type = "key<fry>[]" + ("{V:" + ",".join(sorted(map(str, key_vma))) + "}"
+            key_type = f"{_rewrap(data, True).dtype}[]" + ("{V:" + ",".join(sorted(map(str, key_vma))) + "}"
                                        if key_vma else "")
             arg_type = (f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
                         "{V:" + ",".join(sorted(map(str, aval.vma))) + "}")
@@ -205,7 +215,7 @@ def beta(key, a, b, shape=None, dtype=None):
         shape = _shape_tuple("beta", shape)
         _check_shape("beta", shape, _shape(a), _shape(b))
     a, b = _match_key_vma("jax.random.beta", data, _as_array(a), _as_array(b))
-    key_a, key_b = _split(data, (2,))
+    key_a, key_b = (_rewrap(k, True) for k in _split(data, (2,)))
     log_ga = loggamma(key_a, a, shape, dtype)
     log_gb = loggamma(key_b, b, shape, dtype)
     # Ga / (Ga + Gb) without overflow or underflow: scale both by the larger one
@@ -218,7 +228,7 @@ def beta(key, a, b, shape=None, dtype=None):
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) samples over alpha's last axis: normalized gamma samples (in log space,
     so small alphas behave)."""
-    data, _ = _single("dirichlet", key)
+    _single("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
     alpha_shape = tuple(_shape(alpha))
     if len(alpha_shape) < 1:
@@ -229,7 +239,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     else:
         shape = _shape_tuple("dirichlet", shape)
         _check_shape("dirichlet", shape, alpha_shape[:-1])
-    log_g = loggamma(data, alpha, shape + alpha_shape[-1:], dtype)
+    log_g = loggamma(key, alpha, shape + alpha_shape[-1:], dtype)
     unnormalized = jnp.exp(log_g - lax.stop_gradient(jnp.max(log_g, axis=-1, keepdims=True)))
     return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
 

@@ -1,9 +1,16 @@
-"""PRNG keys: seeding, typed key arrays, split, fold_in and raw bits (JAX's threefry impl).
+"""PRNG keys: seeding, typed key arrays, split, fold_in and raw bits, for each of JAX 0.10.2's
+PRNG implementations (``threefry2x32``, the default, ``threefry4x32``, ``philox2x32``,
+``philox4x32``, ``rbg``, ``unsafe_rbg``; ``jax_default_prng_impl`` picks the default).
 
 Two key forms are accepted everywhere, as in JAX:
 
-- *raw* keys, ``PRNGKey(seed)``: a ``uint32[..., 2]`` array (the legacy form);
-- *typed* keys, ``key(seed)``: a ``PRNGKeyArray`` whose ``shape`` excludes the trailing 2.
+- *raw* keys, ``PRNGKey(seed)``: a ``uint32[..., *key_shape]`` array of the default impl
+  (``uint32[..., 2]`` for threefry2x32; the legacy form);
+- *typed* keys, ``key(seed)``: a ``PRNGKeyArray`` whose ``shape`` excludes the key words.
+
+Inside the samplers a key is its data (``uint32[2]``) for threefry2x32, so the default path
+carries plain arrays, and a ``PRNGKeyArray`` for the other impls; ``_split``, ``_fold_in``
+and ``random_bits`` take either and run the key's impl.
 
 ``PRNGKeyArray`` is a pytree leaf for users (``tree.leaves``, ``tree.map``), as JAX's key arrays
 are, but a node over its uint32 key data in the internal pytree registry, so ``jit``, ``vmap``,
@@ -17,6 +24,7 @@ a ``shape`` request is threefry of the counter ``(hi(i), lo(i))`` under the key.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -28,7 +36,10 @@ from minijax.config import config
 from minijax.core import Tracer, get_aval
 from minijax.lowering.array import BaseArray
 from minijax.numpy._eager import eager_jit
-from minijax.random._threefry import iota_2x32_shape, threefry2x32_p, threefry_2x32
+from minijax.lax.rng import rng_bit_generator
+from minijax.random._philox import philox2x32_p, philox4x32_p
+from minijax.random._threefry import (iota_2x32_shape, threefry2x32_p, threefry4x32_p,
+                                      threefry_2x32)
 from minijax.tree_util import _registry
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "split",
@@ -40,38 +51,54 @@ _UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32,
 
 
 class KeyDtype(dtypes.ExtendedDType):
-    """JAX's ``key<fry>`` dtype: in reprs, ``dtype`` checks and
-    ``jnp.issubdtype(k.dtype, dtypes.prng_key)``."""
+    """JAX's ``key<fry>`` (``key<phx4>``, ``key<rbg>`` ...) dtype of an impl's typed keys: in
+    reprs, ``dtype`` checks and ``jnp.issubdtype(k.dtype, dtypes.prng_key)``."""
 
-    name = "key<fry>"
     type = dtypes.prng_key
+
+    def __init__(self, impl):
+        self._impl = impl
+        self.name = f"key<{impl.tag}>"
 
     def __repr__(self):
         return self.name
 
     def __eq__(self, other):
-        return isinstance(other, KeyDtype)
+        return isinstance(other, KeyDtype) and other._impl is self._impl
 
     def __hash__(self):
         return hash(self.name)
 
 
-_KEY_DTYPE = KeyDtype()
+class PRNGImpl:
+    """One PRNG implementation: its key data's trailing ``key_shape`` and the functions on
+    single keys' data (``seed(int array)``, ``split(data, shape)``, ``fold_in(data, uint32)``,
+    ``random_bits(data, bit_width, shape)``), as JAX's ``prng.PRNGImpl``."""
+
+    def __init__(self, name, tag, key_shape, seed, split, fold_in, random_bits):
+        self.name, self.tag, self.key_shape = name, tag, key_shape
+        self.seed, self.split, self.fold_in, self.random_bits = seed, split, fold_in, random_bits
+        self.dtype = KeyDtype(self)
+
+    def __repr__(self):  # JAX's lists its functions too (by address: no two runs agree)
+        return f"PRNGImpl(key_shape={self.key_shape}, name={self.name!r}, tag={self.tag!r})"
 
 
 class PRNGKeyArray(BaseArray):
-    """A typed array of threefry keys: ``key_data(k)`` has shape ``k.shape + (2,)``. Like JAX's,
-    it is a ``minijax.Array`` (``isinstance(k, jax.Array)``: flax.nnx checks its keys so)."""
+    """A typed array of keys of one impl: ``key_data(k)`` has shape ``k.shape + key_shape``.
+    Like JAX's, it is a ``minijax.Array`` (``isinstance(k, jax.Array)``: flax.nnx checks its
+    keys so)."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_impl")
 
-    def __init__(self, data):
+    def __init__(self, data, impl=None):
         self._data = data  # unchecked: pytree unflattening passes arbitrary leaves
+        self._impl = _THREEFRY if impl is None else impl
 
     shape = property(lambda self: tuple(get_aval(self._data).shape[:-1]))
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-    dtype = property(lambda self: _KEY_DTYPE)
+    dtype = property(lambda self: self._impl.dtype)
 
     def __len__(self):
         if not self.shape:
@@ -85,14 +112,15 @@ class PRNGKeyArray(BaseArray):
             raise IndexError("Ellipsis indexing of key arrays is not supported; use key_data")
         if len(idx) > self.ndim:
             raise IndexError(f"too many indices for key array of shape {self.shape}")
-        return PRNGKeyArray(self._data[idx])
+        return PRNGKeyArray(self._data[idx], self._impl)
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return PRNGKeyArray(jnp.reshape(self._data, tuple(shape) + (2,)))
+        return PRNGKeyArray(jnp.reshape(self._data, tuple(shape) + self._impl.key_shape),
+                            self._impl)
 
     def __eq__(self, other):
         return _keys_equal(self, other)
@@ -104,10 +132,10 @@ class PRNGKeyArray(BaseArray):
 
     def __repr__(self):
         if isinstance(self._data, Tracer):
-            return f"PRNGKeyArray(shape={self.shape}, dtype=key<fry>, traced)"
+            return f"PRNGKeyArray(shape={self.shape}, dtype={self.dtype}, traced)"
         if isinstance(self._data, str):  # a type string: transformations' error messages
             return f"PRNGKeyArray({self._data})"
-        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(self._data)}"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
 
     # As JAX: str() is the repr, and format() takes no format spec.
     __str__ = __repr__
@@ -115,52 +143,75 @@ class PRNGKeyArray(BaseArray):
 
 
 _registry.register_node(
-    PRNGKeyArray, lambda k: ((k._data,), None), lambda _, leaves: PRNGKeyArray(leaves[0])
+    PRNGKeyArray, lambda k: ((k._data,), k._impl),
+    lambda impl, leaves: PRNGKeyArray(leaves[0], impl)
 )
 
 
 def _keys_equal(a, b):
     """Elementwise equality of two typed key arrays (broadcast by their key shapes)."""
     if not isinstance(b, PRNGKeyArray):
-        raise TypeError(f"equal does not accept dtypes key<fry>, {get_aval(b).dtype}.")
+        raise TypeError(f"equal does not accept dtypes {a.dtype}, {get_aval(b).dtype}.")
     return jnp.all(jnp.equal(a._data, b._data), axis=-1)
 
 
-def _is_raw_key_aval(aval):
-    return aval.dtype == _U32 and aval.ndim >= 1 and aval.shape[-1] == 2
-
-
 def _unwrap(name, key):
-    """(key data uint32[..., 2], whether ``key`` was typed), or a TypeError naming ``name``."""
+    """(key data uint32[..., *key_shape], its impl, whether ``key`` was typed), or a TypeError
+    naming ``name``. A raw key is one of the default impl, as in JAX."""
     if isinstance(key, PRNGKeyArray):
-        return key._data, True
+        return key._data, key._impl, True
+    impl = _default_impl()
     try:
         aval = get_aval(key)
     except TypeError:
-        aval = None
-    if aval is None or not _is_raw_key_aval(aval):
-        got = aval.str_short() if aval is not None else type(key).__name__
-        raise TypeError(
-            f"{name} requires a PRNG key: a typed key from random.key(seed) or a raw key "
-            f"uint32[..., 2] from random.PRNGKey(seed); got {got}."
-        )
-    return key, False
+        raise TypeError(f"{name} requires a PRNG key: a typed key from random.key(seed) or a "
+                        f"raw key from random.PRNGKey(seed); got {type(key).__name__}.") from None
+    _check_key_data(aval, impl)
+    return key, impl, False
+
+
+def _check_key_data(aval, impl):
+    """JAX's ``random_wrap`` checks of raw key data for ``impl``, with its messages."""
+    if aval.ndim < 1:
+        error = f"expected key_data.ndim >= 1; got ndim={aval.ndim}"
+    elif aval.shape[-1:] != impl.key_shape:
+        error = (f"expected key_data.shape to end with {impl.key_shape}; got "
+                 f"shape={aval.shape} for impl={impl!r}")
+    elif aval.dtype != _U32:
+        error = f"expected key_data.dtype = uint32; got dtype={aval.dtype}"
+    else:
+        return
+    raise TypeError(f"JAX encountered invalid PRNG key data: {error}")
 
 
 def _single(name, key):
-    """The data uint32[2] of a single key (batches of keys go through vmap, as in JAX)."""
-    data, typed = _unwrap(name, key)
+    """A single key as the samplers carry it (its data uint32[2] for threefry2x32, a typed key
+    otherwise; batches of keys go through vmap, as in JAX), and whether it was typed."""
+    data, impl, typed = _unwrap(name, key)
     shape = get_aval(data).shape[:-1]
     if shape:
         raise TypeError(
             f"{name} accepts a single key, but was given a key array of shape {shape} != (). "
             "Use minijax.vmap for batching."
         )
-    return data, typed
+    return _carried(data, impl), typed
 
 
-def _rewrap(data, typed):
-    return PRNGKeyArray(data) if typed else data
+def _carried(data, impl):
+    """Keys of ``impl`` over ``data`` as the samplers carry them (see the module doc)."""
+    return data if impl is _THREEFRY else PRNGKeyArray(data, impl)
+
+
+def _data_of(key):
+    """The data of a key as the samplers carry it."""
+    return key._data if isinstance(key, PRNGKeyArray) else key
+
+
+def _rewrap(key, typed):
+    """``key`` (as the samplers carry it) in the form the user gave: typed or raw data."""
+    if isinstance(key, PRNGKeyArray):
+        return key if typed else key._data
+    return PRNGKeyArray(key) if typed else key
 
 
 # ------------------------------------------------------------------------------------------------
@@ -197,48 +248,63 @@ def _threefry_seed(seed):
 
 
 def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
-    """A raw threefry key ``uint32[2]`` from an integer seed (JAX's legacy key form)."""
-    _check_impl(impl)
-    return _threefry_seed(_seed_array(seed))
+    """A raw key ``uint32[*key_shape]`` of ``impl`` from an integer seed (JAX's legacy form)."""
+    return _resolve_impl(impl).seed(_seed_array(seed))
 
 
 def key(seed, *, impl=None):
-    """A typed threefry key (shape ``()``) from an integer seed."""
-    return PRNGKeyArray(PRNGKey(seed, impl=impl))
+    """A typed key of ``impl`` (shape ``()``) from an integer seed."""
+    impl = _resolve_impl(impl)
+    return PRNGKeyArray(impl.seed(_seed_array(seed)), impl)
 
 
-def _check_impl(impl):
-    if impl not in (None, "threefry2x32", "threefry"):
-        raise ValueError(f"unsupported PRNG implementation {impl!r}: minijax has threefry2x32")
+def _resolve_impl(impl_spec):
+    """The PRNGImpl named by ``impl_spec`` (a name, a key dtype, a PRNGImpl, None: the
+    default), as JAX's ``resolve_prng_impl``."""
+    if impl_spec is None:
+        return _default_impl()
+    if isinstance(impl_spec, PRNGImpl):
+        return impl_spec
+    if isinstance(impl_spec, KeyDtype):
+        return impl_spec._impl
+    if isinstance(impl_spec, str) and impl_spec in _IMPLS:
+        return _IMPLS[impl_spec]
+    if isinstance(impl_spec, str):
+        names = ", ".join(f'"{n}"' for n in _IMPLS)
+        raise ValueError(f'unrecognized PRNG implementation "{impl_spec}". '
+                         f"Did you mean one of: {names}?")
+    raise TypeError(f"unrecognized type {type(impl_spec)} for specifying PRNG implementation.")
+
+
+def _default_impl():
+    return _IMPLS[config.jax_default_prng_impl]
 
 
 def key_data(keys):
-    """The uint32 data of typed keys (``keys.shape + (2,)``); raw keys are returned as is."""
-    data, _ = _unwrap("key_data", keys)
+    """The uint32 data of typed keys (``keys.shape + key_shape``); raw keys are returned as is."""
+    data, _, _ = _unwrap("key_data", keys)
     return data
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-    """Typed keys over ``uint32[..., 2]`` data (the inverse of ``key_data``)."""
-    _check_impl(impl)
+    """Typed keys of ``impl`` over ``uint32[..., *key_shape]`` data (the inverse of
+    ``key_data``)."""
+    impl = _resolve_impl(impl)
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data expects uint32 key data, got a typed key array")
     data = key_bits_array if isinstance(key_bits_array, Tracer) else jnp.asarray(key_bits_array)
-    aval = get_aval(data)
-    if not _is_raw_key_aval(aval):
-        raise TypeError(f"wrap_key_data expects uint32[..., 2] key data, got {aval.str_short()}")
-    return PRNGKeyArray(data)
+    _check_key_data(get_aval(data), impl)
+    return PRNGKeyArray(data, impl)
 
 
 def key_impl(keys):
-    _unwrap("key_impl", keys)
-    return "threefry2x32"
+    """The name of the keys' impl (``"threefry2x32"`` ...)."""
+    return _unwrap("key_impl", keys)[1].name
 
 
 def key_dtype(impl_spec=None):
-    """The dtype of typed keys of ``impl_spec`` (threefry2x32, minijax's only one)."""
-    _check_impl(impl_spec)
-    return _KEY_DTYPE
+    """The dtype of typed keys of ``impl_spec`` (default: ``jax_default_prng_impl``)."""
+    return _resolve_impl(impl_spec).dtype
 
 
 def clone(key):
@@ -261,60 +327,239 @@ def _shape_tuple(name, shape):
     return shape
 
 
-@eager_jit(static_argnames=("shape",))
-def _split(data, shape):
-    counts_hi, counts_lo = iota_2x32_shape(shape)
-    b1, b2 = threefry2x32_p.bind(data[0], data[1], counts_hi, counts_lo)
-    return jnp.stack([b1, b2], axis=len(shape))
+def _split(key, shape):
+    """Keys of ``shape`` split from one key as the samplers carry it (see the module doc)."""
+    if isinstance(key, PRNGKeyArray):
+        return PRNGKeyArray(key._impl.split(key._data, shape), key._impl)
+    return _threefry_split(key, shape)
 
 
 def split(key, num=2):
-    """``num`` new keys from ``key`` (``num`` may be a shape): shape ``(num, 2)`` raw keys or
-    ``(num,)`` typed keys."""
-    data, typed = _single("split", key)
-    shape = _shape_tuple("split", num)
-    return _rewrap(_split(data, shape), typed)
+    """``num`` new keys from ``key`` (``num`` may be a shape): shape ``(num, *key_shape)``
+    raw keys or ``(num,)`` typed keys."""
+    k, typed = _single("split", key)
+    return _rewrap(_split(k, _shape_tuple("split", num)), typed)
 
 
-@eager_jit
-def _fold_in(data, d):
-    return threefry_2x32((data[0], data[1]), _threefry_seed(d))
+def _fold_in(key, d):
+    if isinstance(key, PRNGKeyArray):
+        return PRNGKeyArray(key._impl.fold_in(key._data, d), key._impl)
+    return _threefry_fold_in(key, d)
 
 
 def fold_in(key, data):
     """A new key from ``key`` and the integer ``data`` (its low 32 bits, as JAX)."""
-    kdata, typed = _single("fold_in", key)
+    k, typed = _single("fold_in", key)
     if jnp.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
                         f"shape {jnp.shape(data)} != (). Use jax.vmap for batching.")
     # JAX's jnp.asarray(data, dtype='uint32'): a Python int out of uint32's range (-1) is
     # NumPy's OverflowError; arrays of any dtype convert as convert_element_type does
-    return _rewrap(_fold_in(kdata, jnp.asarray(data, dtype=_U32)), typed)
+    return _rewrap(_fold_in(k, jnp.asarray(data, dtype=_U32)), typed)
 
 
-@eager_jit(static_argnames=("bit_width", "shape"))
-def random_bits(data, bit_width, shape):
-    """Raw bits from key data uint32[2]: JAX's ``_threefry_random_bits_partitionable``."""
+def random_bits(key, bit_width, shape):
+    """Raw bits of ``bit_width`` and ``shape`` from one key as the samplers carry it."""
+    if isinstance(key, PRNGKeyArray):
+        return key._impl.random_bits(key._data, bit_width, shape)
+    return _threefry_random_bits(key, bit_width, shape)
+
+
+def _check_bits_size(shape):
     if math.prod(shape) > 2**64:
         # JAX 0.10.2 raises the same: the 64-bit counters would repeat
         raise NotImplementedError("random bits array of size exceeding 2 ** 64")
-    hi, lo = iota_2x32_shape(shape)
-    b1, b2 = threefry2x32_p.bind(data[0], data[1], hi, lo)
+
+
+def _bits_of_words(bit_width, hi, lo, mixed):
+    """JAX's bits of a counter hash: 64-bit ones are ``hi:lo``, narrower ones ``mixed``
+    (the xor of the hash's words) truncated."""
     dtype = _UINT_DTYPES[bit_width]
     if bit_width == 64:
-        b1, b2 = (lax.convert_element_type(b, dtype) for b in (b1, b2))
-        return lax.bitwise_or(lax.shift_left(b1, np.asarray(32, dtype)), b2)
-    out = lax.bitwise_xor(b1, b2)
-    return out if bit_width == 32 else lax.convert_element_type(out, dtype)
+        hi, lo = (lax.convert_element_type(b, dtype) for b in (hi, lo))
+        return lax.bitwise_or(lax.shift_left(hi, np.asarray(32, dtype)), lo)
+    return mixed if bit_width == 32 else lax.convert_element_type(mixed, dtype)
+
+
+def _xor(*words):
+    return functools.reduce(lax.bitwise_xor, words)
+
+
+# ------------------------------------------------------------------------------------------------
+# The impls' functions on a single key's data (JAX 0.10.2's jax/_src/random/*.py). Each seed
+# hashes the seed's (hi, lo) uint32 words, which threefry2x32's seed makes.
+
+
+@eager_jit(static_argnames=("shape",))
+def _threefry_split(data, shape):
+    counts_hi, counts_lo = iota_2x32_shape(shape)
+    b1, b2 = threefry2x32_p.bind(data[0], data[1], counts_hi, counts_lo)
+    return jnp.stack([b1, b2], axis=len(shape))
+
+
+@eager_jit
+def _threefry_fold_in(data, d):
+    return threefry_2x32((data[0], data[1]), _threefry_seed(d))
+
+
+@eager_jit(static_argnames=("bit_width", "shape"))
+def _threefry_random_bits(data, bit_width, shape):
+    """JAX's ``_threefry_random_bits_partitionable``: element ``i`` hashes the counter
+    ``(hi(i), lo(i))``."""
+    _check_bits_size(shape)
+    hi, lo = iota_2x32_shape(shape)
+    b1, b2 = threefry2x32_p.bind(data[0], data[1], hi, lo)
+    return _bits_of_words(bit_width, b1, b2, lax.bitwise_xor(b1, b2))
+
+
+def _stack_words(words):
+    return jnp.stack([jnp.asarray(w) for w in words], axis=-1)
+
+
+@eager_jit
+def _threefry4x32_seed(seed):
+    words = _threefry_seed(seed)
+    return _stack_words(threefry4x32_p.bind(words[0], words[1], *[np.uint32(0)] * 6))
+
+
+@eager_jit(static_argnames=("shape",))
+def _threefry4x32_split(data, shape):
+    hi, lo = iota_2x32_shape(shape)
+    zeros = jnp.zeros(shape, _U32)
+    return _stack_words(threefry4x32_p.bind(*(data[i] for i in range(4)), zeros, zeros, hi, lo))
+
+
+@eager_jit
+def _threefry4x32_fold_in(data, d):
+    zero = np.uint32(0)
+    return _stack_words(threefry4x32_p.bind(*(data[i] for i in range(4)), zero, zero, zero, d))
+
+
+@eager_jit(static_argnames=("bit_width", "shape"))
+def _threefry4x32_random_bits(data, bit_width, shape):
+    _check_bits_size(shape)
+    hi, lo = iota_2x32_shape(shape)
+    zeros = jnp.zeros(shape, _U32)
+    w = threefry4x32_p.bind(*(data[i] for i in range(4)), hi, lo, zeros, zeros)
+    return _bits_of_words(bit_width, _xor(w[0], w[2]), _xor(w[1], w[3]), _xor(*w))
+
+
+@eager_jit
+def _philox2x32_seed(seed):
+    words = _threefry_seed(seed)
+    return _stack_words(philox2x32_p.bind(np.uint32(0), words[0], words[1])[:1])
+
+
+@eager_jit(static_argnames=("shape",))
+def _philox2x32_split(data, shape):
+    hi, lo = iota_2x32_shape(shape)
+    return _stack_words(philox2x32_p.bind(data[0], hi, lo)[:1])
+
+
+@eager_jit
+def _philox2x32_fold_in(data, d):
+    return _stack_words(philox2x32_p.bind(data[0], np.uint32(0), d)[:1])
+
+
+@eager_jit(static_argnames=("bit_width", "shape"))
+def _philox2x32_random_bits(data, bit_width, shape):
+    _check_bits_size(shape)
+    hi, lo = iota_2x32_shape(shape)
+    w0, w1 = philox2x32_p.bind(data[0], hi, lo)
+    return _bits_of_words(bit_width, w0, w1, _xor(w0, w1))
+
+
+@eager_jit
+def _philox4x32_seed(seed):
+    words = _threefry_seed(seed)
+    zero = np.uint32(0)
+    return _stack_words(philox4x32_p.bind(zero, zero, words[0], words[1], zero, zero)[:2])
+
+
+@eager_jit(static_argnames=("shape",))
+def _philox4x32_split(data, shape):
+    hi, lo = iota_2x32_shape(shape)
+    zeros = jnp.zeros(shape, _U32)
+    return _stack_words(philox4x32_p.bind(data[0], data[1], zeros, zeros, hi, lo)[:2])
+
+
+@eager_jit
+def _philox4x32_fold_in(data, d):
+    zero = np.uint32(0)
+    return _stack_words(philox4x32_p.bind(data[0], data[1], zero, zero, zero, d)[:2])
+
+
+@eager_jit(static_argnames=("bit_width", "shape"))
+def _philox4x32_random_bits(data, bit_width, shape):
+    _check_bits_size(shape)
+    hi, lo = iota_2x32_shape(shape)
+    zeros = jnp.zeros(shape, _U32)
+    w = philox4x32_p.bind(data[0], data[1], hi, lo, zeros, zeros)
+    return _bits_of_words(bit_width, w[0], w[1], _xor(*w))
+
+
+# rbg: a key is two threefry2x32 keys (split and folded each), bits come from XLA's
+# RngBitGenerator (its default algorithm: backend-dependent bits, as in JAX).
+@eager_jit
+def _rbg_seed(seed):
+    half = _threefry_seed(seed)
+    return lax.concatenate([half, half], 0)
+
+
+@eager_jit(static_argnames=("shape",))
+def _rbg_split(data, shape):
+    return lax.concatenate([_threefry_split(data[:2], shape), _threefry_split(data[2:], shape)],
+                           len(shape))
+
+
+@eager_jit
+def _rbg_fold_in(data, d):
+    return lax.concatenate([_threefry_fold_in(data[:2], d), _threefry_fold_in(data[2:], d)], 0)
+
+
+@eager_jit(static_argnames=("bit_width", "shape"))
+def _rbg_random_bits(data, bit_width, shape):
+    return rng_bit_generator(data, shape, dtype=_UINT_DTYPES[bit_width])[1]
+
+
+@eager_jit(static_argnames=("shape",))
+def _unsafe_rbg_split(data, shape):
+    # JAX's: ten draws of bits as a 'hash function', every tenth row a key
+    num = math.prod(shape)
+    _, rows = rng_bit_generator(data, (10 * num, 4), dtype=_U32)
+    return lax.reshape(lax.slice(rows, (0, 0), (10 * num, 4), (10, 1)), (*shape, 4))
+
+
+@eager_jit
+def _unsafe_rbg_fold_in(data, d):
+    _, rows = rng_bit_generator(_rbg_seed(d), (10, 4), dtype=_U32)
+    return lax.bitwise_xor(data, rows[-1])
+
+
+_THREEFRY = PRNGImpl("threefry2x32", "fry", (2,), _threefry_seed, _threefry_split,
+                     _threefry_fold_in, _threefry_random_bits)
+# In JAX 0.10.2's registration order (its error messages list them so).
+_IMPLS = {impl.name: impl for impl in (
+    PRNGImpl("philox2x32", "phx2", (1,), _philox2x32_seed, _philox2x32_split,
+             _philox2x32_fold_in, _philox2x32_random_bits),
+    PRNGImpl("philox4x32", "phx4", (2,), _philox4x32_seed, _philox4x32_split,
+             _philox4x32_fold_in, _philox4x32_random_bits),
+    _THREEFRY,
+    PRNGImpl("rbg", "rbg", (4,), _rbg_seed, _rbg_split, _rbg_fold_in, _rbg_random_bits),
+    PRNGImpl("unsafe_rbg", "urbg", (4,), _rbg_seed, _unsafe_rbg_split, _unsafe_rbg_fold_in,
+             _rbg_random_bits),
+    PRNGImpl("threefry4x32", "fry4", (4,), _threefry4x32_seed, _threefry4x32_split,
+             _threefry4x32_fold_in, _threefry4x32_random_bits),
+)}
 
 
 def bits(key, shape=(), dtype=None):
     """Uniform random bits of an unsigned integer ``dtype`` (default uint32)."""
-    data, _ = _single("bits", key)
+    k, _ = _single("bits", key)
     dtype = _U32 if dtype is None else np.dtype(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     if dtype.itemsize == 8 and not config.jax_enable_x64:
         raise TypeError("bits with dtype uint64 requires jax_enable_x64")
-    return random_bits(data, dtype.itemsize * 8, _shape_tuple("bits", shape))
+    return random_bits(k, dtype.itemsize * 8, _shape_tuple("bits", shape))
 

@@ -25,31 +25,52 @@ from minijax import lax
 from minijax import numpy as jnp
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
+from minijax.interpreters.mlir import lower_traced
 from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
 
-__all__ = ["threefry2x32_p", "threefry_2x32", "iota_2x32_shape_p", "iota_2x32_shape"]
+__all__ = ["threefry2x32_p", "threefry_2x32", "threefry4x32_p", "iota_2x32_shape_p",
+           "iota_2x32_shape"]
 
 _U32 = np.dtype(np.uint32)
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA  # Threefry's key-schedule constant
 
 
-def _broadcast_shapes(avals):
+def _broadcast_shapes(name, avals):
     try:
         # lax's, not NumPy's: NumPy refuses shapes of 2**63 or more elements
         return tuple(lax.broadcast_shapes(*(a.shape for a in avals)))
     except ValueError:
         shapes = ", ".join(a.str_short() for a in avals)
-        raise TypeError(f"threefry2x32 got operands that do not broadcast: {shapes}") from None
+        raise TypeError(f"{name} got operands that do not broadcast: {shapes}") from None
 
 
-def _abstract_eval(k1, k2, x1, x2):
-    avals = (k1, k2, x1, x2)
-    if any(a.dtype != _U32 for a in avals):
-        shapes = ", ".join(a.str_short() for a in avals)
-        raise TypeError(f"threefry2x32 requires uint32 operands, got {shapes}")
-    out = ShapedArray(_broadcast_shapes(avals), _U32)
-    return [out, out]
+def hash_abstract_eval(name, num_operands, num_results):
+    """The abstract eval of a counter-based hash primitive: ``num_operands`` uint32 operands
+    broadcast NumPy-style into ``num_results`` uint32 results of the broadcast shape."""
+
+    def rule(*avals):
+        if len(avals) != num_operands:
+            raise TypeError(f"{name}_p expects {num_operands} arguments, got {len(avals)}.")
+        if any(a.dtype != _U32 for a in avals):
+            shapes = ", ".join(a.str_short() for a in avals)
+            raise TypeError(f"{name} requires uint32 operands, got {shapes}")
+        return [ShapedArray(_broadcast_shapes(name, avals), _U32)] * num_results
+
+    return rule
+
+
+def hash_lowering(rounds):
+    """A hash primitive's lowering: ``rounds`` (lax code) on the operands broadcast to the
+    output's shape, emitted in place (JAX lowers these through ``mlir.lower_fun``)."""
+
+    def rule(ctx, *operands):
+        shape = ctx.avals_out[0].shape
+        return lower_traced(ctx.module_ctx, lambda *xs: rounds(*(jnp.broadcast_to(x, shape)
+                                                                 for x in xs)),
+                            ctx.avals_in, operands)
+
+    return rule
 
 
 def _lowering(ctx, k1, k2, x1, x2):
@@ -113,7 +134,12 @@ def _rounds(aval_out, k1, k2, x1, x2):
     return [v0, v1]
 
 
-def _batching(args, dims):
+def hash_batching(prim):
+    """The batching rule of a broadcasting hash primitive ``prim`` (JAX's ``defbroadcasting``)."""
+    return lambda args, dims: _broadcast_batching(prim, args, dims)
+
+
+def _broadcast_batching(prim, args, dims):
     """Every mapped operand gets its batch axis in front, padded with size-1 axes to the
     per-example output rank plus one; unmapped operands then broadcast on their trailing axes
     exactly as they did per example."""
@@ -130,14 +156,55 @@ def _batching(args, dims):
             continue
         x = batching.moveaxis(x, d, 0)
         new.append(lax.reshape(x, (size,) + (1,) * (rank - len(pe)) + tuple(pe)))
-    return threefry2x32_p.bind(*new), [0, 0]
+    out = prim.bind(*new)
+    return out, [0] * len(out)
 
 
 threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
-threefry2x32_p.def_abstract_eval(_abstract_eval)
+threefry2x32_p.def_abstract_eval(hash_abstract_eval("threefry2x32", 4, 2))
 threefry2x32_p.def_lowering(_lowering)
-threefry2x32_p.def_batching(_batching)
+threefry2x32_p.def_batching(hash_batching(threefry2x32_p))
 ad.defjvp_zero(threefry2x32_p)  # integer bits: no tangent
+
+
+# ------------------------------------------------------------------------------------------------
+# threefry4x32: Random123's 4-word threefry (20 rounds), JAX 0.10.2's ``threefry4x32`` impl
+
+_ROTATIONS_4X32 = ((10, 26), (11, 21), (13, 27), (23, 5), (6, 20), (17, 11), (25, 10), (18, 20))
+
+
+def _rotate_left(x, d):
+    return lax.bitwise_or(lax.shift_left(x, np.uint32(d)),
+                          lax.shift_right_logical(x, np.uint32(32 - d)))
+
+
+def _threefry4x32_rounds(k0, k1, k2, k3, x0, x1, x2, x3):
+    ks = [k0, k1, k2, k3, functools.reduce(lax.bitwise_xor, (k0, k1, k2, k3, np.uint32(_PARITY)))]
+    x0, x1, x2, x3 = (lax.add(x, k) for x, k in zip((x0, x1, x2, x3), ks))
+    for rnd in range(20):
+        r0, r1 = _ROTATIONS_4X32[rnd % 8]
+        if rnd % 2 == 0:  # mix (0, 1) and (2, 3)
+            x0 = lax.add(x0, x1)
+            x1 = lax.bitwise_xor(x0, _rotate_left(x1, r0))
+            x2 = lax.add(x2, x3)
+            x3 = lax.bitwise_xor(x2, _rotate_left(x3, r1))
+        else:  # mix (0, 3) and (2, 1): the 4-word permutation
+            x0 = lax.add(x0, x3)
+            x3 = lax.bitwise_xor(x0, _rotate_left(x3, r0))
+            x2 = lax.add(x2, x1)
+            x1 = lax.bitwise_xor(x2, _rotate_left(x1, r1))
+        if rnd % 4 == 3:  # key injection every four rounds
+            i = rnd // 4
+            x0, x1, x2, x3 = (lax.add(x, ks[(j + 1 + i) % 5]) for j, x in enumerate((x0, x1, x2, x3)))
+            x3 = lax.add(x3, np.uint32(i + 1))
+    return [x0, x1, x2, x3]
+
+
+threefry4x32_p = Primitive("threefry4x32", multiple_results=True)
+threefry4x32_p.def_abstract_eval(hash_abstract_eval("threefry4x32", 8, 4))
+threefry4x32_p.def_lowering(hash_lowering(_threefry4x32_rounds))
+threefry4x32_p.def_batching(hash_batching(threefry4x32_p))
+ad.defjvp_zero(threefry4x32_p)
 
 
 def threefry_2x32(keypair, count):

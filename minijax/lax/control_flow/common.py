@@ -28,7 +28,7 @@ from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import trace_open
 from minijax.interpreters.walk import has_effects
 from minijax.source_info import with_user_line
-from minijax.tree_util import _registry, keystr, tree_flatten, tree_flatten_with_path, tree_leaves
+from minijax.tree_util import _registry, keystr, tree_flatten_with_path
 
 # ------------------------------------------------------------------------------------------------
 # Tracing user functions
@@ -77,8 +77,8 @@ def vary_like(tree, *refs):
     ``refs`` varies over inside ``shard_map`` (unchanged outside one). minijax's own loops type
     their initial carries (and conditionals their branch outputs) with it, as JAX's library
     loops pvary theirs, so the body's output carry has the input carry's type."""
-    leaves, treedef = tree_flatten(tree)
-    out = core.insert_pvary((*leaves, *tree_leaves(refs)))
+    leaves, treedef = _registry.flatten(tree)  # internal: a typed key's leaf is its data
+    out = core.insert_pvary((*leaves, *_registry.flatten(refs)[0]))
     return treedef.unflatten(out[:len(leaves)])
 
 
