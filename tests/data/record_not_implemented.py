@@ -237,8 +237,13 @@ ROWS = [
      "jax.eval_shape(lambda k: jax.random.bits(k, (2**16, 2**16)), jax.random.key(0)).shape"),
     ("random/_threefry.py", "iota_2x32_shape",
      "jax.eval_shape(lambda k: jax.random.bits(k, (2**32,)), jax.random.key(0)).shape"),
-    ("random/_keys.py", "random_bits",
+    ("random/_keys.py", "_check_bits_size",
      "jax.jit(lambda k: jax.random.bits(k, (2**33, 2**32))).lower(jax.random.key(0))"),
+    ("random/_keys.py", "_check_bits_size",
+     "jax.jit(lambda k: jax.random.bits(k, (2**33, 2**32)))"
+     ".lower(jax.random.key(0, impl='philox4x32'))"),
+    ("random/_counts.py", "poisson",
+     "jax.random.poisson(jax.random.key(0, impl='rbg'), 3.0, (2,))"),
     ("core.py", "Primitive.missing_rule",
      "from jax.extend.core import Primitive\n"
      "p = Primitive('no_rules')\n"
