@@ -9,6 +9,7 @@ from minijax.config import (  # noqa: E402
     check_tracer_leaks,
     debug_infs,
     debug_nans,
+    default_prng_impl,
     enable_x64,
     explain_cache_misses,
     log_compiles,
@@ -118,7 +119,7 @@ __all__ = [
     "effects_barrier", "ensure_compile_time_eval", "float0", "live_arrays", "named_call",
     "named_scope", "tree", "typeof", "NamedSharding", "Ref", "freeze", "new_ref",
     "check_tracer_leaks", "checking_leaks", "numpy_dtype_promotion", "numpy_rank_promotion",
-    "debug_infs", "debug_nans", "enable_x64", "explain_cache_misses", "log_compiles",
+    "debug_infs", "debug_nans", "default_prng_impl", "enable_x64", "explain_cache_misses", "log_compiles",
     "default_device", "transfer_guard", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host", "transfer_guard_host_to_device", "print_environment_info",
 ]

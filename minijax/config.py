@@ -235,6 +235,7 @@ config.define("jax_default_device", None, kind=lambda value: value, trace_affect
 check_tracer_leaks = State("jax_check_tracer_leaks")
 debug_infs = State("jax_debug_infs")
 debug_nans = State("jax_debug_nans")
+default_prng_impl = State("jax_default_prng_impl")
 enable_x64 = State("jax_enable_x64")
 explain_cache_misses = State("jax_explain_cache_misses")
 log_compiles = State("jax_log_compiles")
