@@ -38,3 +38,25 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
 def test_outcome_as_jax(src, expected):
     got = json.loads(json.dumps(outcome(src, _ENV)))
     assert _comparable(got) == _comparable(expected)
+
+
+@pytest.mark.devices(4)
+def test_keys_of_another_impl_in_shard_map_and_sharded_jit():
+    # recorded from JAX 0.10.2 on CPU with 4 devices (mesh ('x',), keys device_put on P('x'))
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((4,), ("x",))
+    sharding = jax.sharding.NamedSharding(mesh, P("x"))
+    k = jax.random.key(3, impl="threefry4x32")
+    keys = jax.device_put(jax.random.split(k, 4), sharding)
+    f = jax.shard_map(lambda kk: jax.random.normal(kk[0], (2,))[None], mesh=mesh,
+                      in_specs=P("x"), out_specs=P("x"))
+    np.testing.assert_array_equal(f(keys), np.array(
+        [[0.5150628685951233, -0.16277462244033813], [-1.4316821098327637, -0.2796402871608734],
+         [0.33959057927131653, 0.5095252394676208], [0.2942722737789154, 1.752421259880066]],
+        np.float32))
+    out = jax.jit(lambda k: jax.random.uniform(k, (8,)), out_shardings=sharding)(k)
+    assert out.sharding.spec == P("x")
+    np.testing.assert_array_equal(out, np.array(
+        [0.8297340869903564, 0.9177027940750122, 0.25279104709625244, 0.8759868144989014,
+         0.9315040111541748, 0.5159437656402588, 0.29831457138061523, 0.4319339990615845],
+        np.float32))
