@@ -235,7 +235,7 @@ def test_auto_axes_partition_the_body_and_match_numpy():
     hlo = jf.lower(xs, ws).compile().as_text()
     assert "f32[2,3]{1,0} dot(" in hlo, hlo
     text = str(mj.make_jaxpr(f)(x, w))
-    assert "newly_manual_axes=frozenset({'x'})" in text and "psum_invariant[axes=(x,)" in text
+    assert "newly_manual_axes=frozenset({'x'})" in text and "psum_invariant[axes=('x',)" in text
     # grad through it (partial eval, transpose) against NumPy, and vmap of it
     g = mj.jit(mj.grad(lambda x, w: f(x, w).sum(), argnums=(0, 1)))(xs, ws)
     d = 1 - np.tanh(x.astype(np.float64) @ w) ** 2
