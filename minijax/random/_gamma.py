@@ -95,8 +95,12 @@ def _gamma_flat(data, a, *, log_space, impl):
     flat_shape = (-1, *impl.key_shape)
     keys = vmap(lambda k: _data_of(_split(_carried(k, impl), (count,))))(
         jnp.reshape(data, flat_shape))
-    samples = vmap(lambda k, al: _gamma_one(_carried(k, impl), al, log_space))(
-        jnp.reshape(keys, flat_shape), jnp.reshape(a, (-1,)))
+    keys, alphas = jnp.reshape(keys, flat_shape), jnp.reshape(a, (-1,))
+    if impl is _THREEFRY:
+        samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
+    else:  # as JAX 0.10.2: other impls' keys sample one alpha at a time, in a lax.map
+        samples = lax.map(lambda ka: _gamma_one(_carried(ka[0], impl), ka[1], log_space),
+                          (keys, alphas))
     return jnp.reshape(samples, a.shape)
 
 
