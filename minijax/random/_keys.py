@@ -83,6 +83,9 @@ class PRNGImpl:
     def __repr__(self):  # JAX's lists its functions too (by address: no two runs agree)
         return f"PRNGImpl(key_shape={self.key_shape}, name={self.name!r}, tag={self.tag!r})"
 
+    def __str__(self):
+        return self.tag
+
 
 class PRNGKeyArray(BaseArray):
     """A typed array of keys of one impl: ``key_data(k)`` has shape ``k.shape + key_shape``.

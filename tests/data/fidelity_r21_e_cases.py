@@ -9,7 +9,9 @@ IMPLS = ["threefry2x32", "threefry4x32", "philox2x32", "philox4x32", "rbg", "uns
 COUNTER_IMPLS = IMPLS[:4]
 
 SETUP = """
+import importlib
 R = jax.random
+XR = importlib.import_module(jax.__name__ + ".extend.random")
 
 def with_config(name, value, f):
     old = getattr(jax.config, name)
@@ -54,7 +56,12 @@ _CASES_OF = {
 }
 CASES = ([src.replace("I", repr(impl)) for impl in NEW_IMPLS for src in _PER_IMPL]
          + [src.replace("I", repr(impl)) for src, impls in _CASES_OF.items() for impl in impls]
-         + ["R.key(0, impl='threefry')", "R.key(0, impl=R.key_dtype('philox4x32'))"])
+         + ["R.key(0, impl='threefry')", "R.key(0, impl=R.key_dtype('philox4x32'))",
+            # jax.extend.random
+            "str(XR.threefry_prng_impl), XR.seed_with_impl(XR.rbg_prng_impl, 3),"
+            " XR.random_seed(np.array([[1, 2], [3, 4]]), impl=XR.unsafe_rbg_prng_impl),"
+            " R.normal(R.key(1, impl=XR.rbg_prng_impl), (2,))",
+            "XR.threefry_2x32(np.array([0, 1], 'uint32'), np.arange(3, dtype='uint32'))"])
 
 
 def describe(x):
