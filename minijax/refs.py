@@ -118,10 +118,9 @@ class Ref:
         """``ref[idx] += value``."""
         self[idx] = self[idx] + value
 
-    def __repr__(self):
-        body = repr(np.asarray(self._value)) if not isinstance(self._value, core.Tracer) \
-            else repr(self._value)
-        return "Ref" + body[body.index("("):] if body.startswith("array(") else f"Ref({body})"
+    def __repr__(self):  # the Array's repr (weak_type=True included), renamed
+        body = repr(self._value)
+        return "Ref" + body[len("Array"):] if body.startswith("Array(") else f"Ref({body})"
 
     __str__ = __repr__
 
