@@ -12,6 +12,7 @@ SETUP = """
 import importlib
 R = jax.random
 XR = importlib.import_module(jax.__name__ + ".extend.random")
+XRS = importlib.import_module(jax.__name__ + ".experimental.random")
 
 def with_config(name, value, f):
     old = getattr(jax.config, name)
@@ -61,7 +62,15 @@ CASES = ([src.replace("I", repr(impl)) for impl in NEW_IMPLS for src in _PER_IMP
             "str(XR.threefry_prng_impl), XR.seed_with_impl(XR.rbg_prng_impl, 3),"
             " XR.random_seed(np.array([[1, 2], [3, 4]]), impl=XR.unsafe_rbg_prng_impl),"
             " R.normal(R.key(1, impl=XR.rbg_prng_impl), (2,))",
-            "XR.threefry_2x32(np.array([0, 1], 'uint32'), np.arange(3, dtype='uint32'))"])
+            "XR.threefry_2x32(np.array([0, 1], 'uint32'), np.arange(3, dtype='uint32'))",
+            # jax.experimental.random's stateful generator
+            "repr(XRS.stateful_rng(42))",
+            "(lambda r: (r.uniform(), r.uniform(), jax.jit(r.uniform)(), jax.jit(r.uniform)(),"
+            " r.key(), r.key((2,)), r.normal(1.0, 2.0, (3,)), r.integers(10, size=4),"
+            " r.random(2)))(XRS.stateful_rng(42))",
+            "tuple(r.integers(0, 10, 2) for r in XRS.stateful_rng(123).spawn(2))",
+            "(lambda r: (r.uniform(size=2), r.key()))(XRS.stateful_rng(5, impl='philox4x32'))",
+            "jax.jit(lambda: XRS.stateful_rng().normal())()"])
 
 
 def describe(x):
