@@ -1,11 +1,13 @@
-"""``minijax.random``: JAX's default PRNG (threefry2x32, partitionable bits), bit for bit.
+"""``minijax.random``: JAX's PRNGs bit for bit: threefry2x32 (the default, partitionable bits),
+threefry4x32, philox2x32, philox4x32, rbg and unsafe_rbg (``random.key(0, impl=...)``).
 
 Keys are explicit values: ``key = random.key(0)`` (typed) or ``random.PRNGKey(0)`` (raw
 ``uint32[2]``); ``split``/``fold_in`` derive new keys; samplers take one key and a static
 shape. Everything works eagerly, under ``jit`` and under ``vmap`` over keys.
 
 - ``_threefry``: the threefry2x32 primitive (lowering, batching, zero JVP) and its counters
-- ``_keys``: seeding, typed keys, split, fold_in, bits
+- ``_philox``: the philox2x32 and philox4x32 primitives (threefry4x32's is in ``_threefry``)
+- ``_keys``: the impls; seeding, typed keys, split, fold_in, bits
 - ``_distributions``: samplers built from uniform bits
 - ``_gamma``: gamma/beta/dirichlet (rejection sampling in a while loop)
 - ``_compound``: transforms of uniform/normal/gamma samples (pareto, t, chisquare, f, ...)
