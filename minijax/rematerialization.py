@@ -2,7 +2,7 @@
 
 ``checkpoint(f)`` binds one ``checkpoint`` primitive holding ``f``'s jaxpr. Its rules:
 
-- JVP: the JVP of the jaxpr, as another ``checkpoint`` equation (``differentiated=True``).
+- JVP: the JVP of the jaxpr, as another ``checkpoint`` equation (``differentiated`` kept).
 - Partial evaluation (how ``linearize``, hence ``vjp``/``grad``, splits it): equations whose
   operands are all known run now, and the staged (tangent) part becomes a ``checkpoint``
   equation that takes as residuals only the checkpoint's known inputs and the outputs of
@@ -352,8 +352,12 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
         jvp_jaxpr, consts = hoist_consts(jvp_closed)
         cached = _jvp_cache.put(_unless_tracers(key, consts), (jvp_jaxpr, consts, out_nonzero))
     jvp_jaxpr, consts, out_nonzero = cached
+    # ``differentiated`` passes through as in JAX: only partial evaluation (the recomputed
+    # tangent part) sets it, so a JVP alone lowers without the optimization barrier (which
+    # would change what Shardy propagates to a forwarded tangent)
     outs = checkpoint_p.bind(*consts, *primals, *nz_tangents, jaxpr=jvp_jaxpr,
-                             prevent_cse=prevent_cse, differentiated=True, policy=policy)
+                             prevent_cse=prevent_cse, differentiated=differentiated,
+                             policy=policy)
     n_out = len(jaxpr.outvars)
     return outs[:n_out], ad.with_zeros(outs[n_out:], out_nonzero, jaxpr.out_avals)
 
