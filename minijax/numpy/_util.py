@@ -257,15 +257,22 @@ def promote_shapes(*args, name=None):
 
 
 def check_no_float0s(name, *args):
-    """JAX's refusal of a float0 operand (a gradient taken with respect to an integer)."""
-    if any(get_aval(x).dtype == dtypes.float0 for x in args):
-        raise TypeError(
-            f"Called {name} with a float0 array. float0s do not support any operations by "
-            "design because they are not compatible with non-trivial vector spaces. No "
-            "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) "
-            "to cast a float0 array to a regular zeros array. \nIf you didn't expect to get a "
-            "float0 you might have accidentally taken a gradient with respect to an integer "
-            "argument.")
+    """JAX's refusal of a float0 operand (a gradient taken with respect to an integer): a NumPy
+    value (a gradient's TypedNdArray) or a tracer of one. Every jnp operation passes here, so
+    it reads types, not ``get_aval``, for the common operands."""
+    for x in args:
+        if (type(x) in _NUMPY_ARRAYS and x.dtype == dtypes.float0) or (
+                isinstance(x, Tracer) and x.aval.dtype == dtypes.float0):
+            raise TypeError(
+                f"Called {name} with a float0 array. float0s do not support any operations by "
+                "design because they are not compatible with non-trivial vector spaces. No "
+                "implicit dtype conversion is done. You can use np.zeros_like(arr, "
+                "dtype=np.float) to cast a float0 array to a regular zeros array. \nIf you "
+                "didn't expect to get a float0 you might have accidentally taken a gradient "
+                "with respect to an integer argument.")
+
+
+_NUMPY_ARRAYS = (np.ndarray, dtypes.TypedNdArray)
 
 
 def promote_args(name, *args):
