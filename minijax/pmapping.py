@@ -249,13 +249,20 @@ def _build(fun, static_vals, in_tree, in_axes_flat, out_axes, axis_name, mesh_de
                            out_specs=out_specs, check_vma=False)
         return mapped(*leaves)
 
-    flat_fun.__name__ = getattr(fun, "__name__", "fun")
+    flat_fun.__name__ = "_fun"  # JAX's name for the function pmap jits: its module is jit__fun
     # donation is per positional argument; the jit sees leaves (keyword ones are never donated)
     per_arg = [len(_registry.flatten(a)[0]) for a in in_tree.unflatten([0] * in_tree.num_leaves)[0]]
     starts = np.cumsum([0] + per_arg).tolist()
     donate_leaves = tuple(j for i in donate if i < n_dyn for j in range(starts[i], starts[i + 1]))
+    # As JAX, the results' shardings are given (the lowered text carries them) where out_axes
+    # name them before tracing; a negative out axis needs the output's rank, so Shardy's
+    # propagation places those results.
+    out_shardings = None
+    if not any(a < 0 for a in tree_leaves(out_axes)):
+        out_shardings = tree_map(lambda a: NamedSharding(mesh, _spec(axis_name, a)), out_axes,
+                                 is_leaf=lambda a: a is None)
     return jit(flat_fun, in_shardings=tuple(NamedSharding(mesh, s) for s in in_specs),
-               donate_argnums=donate_leaves)
+               out_shardings=out_shardings, donate_argnums=donate_leaves)
 
 
 # ------------------------------------------------------------------------------------------------
