@@ -86,7 +86,8 @@ def _debug_callback_lowering(ctx, *operands, callback, ordered):
         callback.fn(*arrays)
         return ()
 
-    ctx.module_ctx.emit_host_call(host, operands, [], True, ordered)
+    # JAX places an unordered debug callback as every host call, an ordered one not at all
+    ctx.module_ctx.emit_host_call(host, operands, [], True, ordered, placed=not ordered)
     return []
 
 

@@ -51,7 +51,7 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
     ``result_avals`` entry out), for a library's lowering rule. Returns ``(results, token,
     keepalive)``: a ``token`` given orders the call after the region's earlier ordered calls
     and the token returned after it; minijax's module keeps the callback alive itself."""
-    del operand_avals, returns_token, sharding  # the operands carry their types; one device
+    del operand_avals, returns_token  # the operands carry their types
     if partitioned and result_avals:
         raise ValueError("Partitioned callback not supported with return values.")
 
@@ -73,7 +73,10 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
 
     mctx = ctx.module_context
     ordered = token is not None
-    results = mctx.emit_host_call(checked, operands, result_avals, has_side_effect, ordered)
+    # a sharding given (JAX's callers pass the one its rules make) places the call as
+    # minijax's own callbacks are placed; none leaves it unannotated, as in JAX
+    results = mctx.emit_host_call(checked, operands, result_avals, has_side_effect, ordered,
+                                  placed=sharding is not None)
     return results, (mctx.token if ordered else None), None
 
 

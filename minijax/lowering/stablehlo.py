@@ -170,6 +170,7 @@ class ModuleContext:
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
         self.token = None  # the ordered-effects token of the region being emitted
+        self.inlined_meshes = False  # whether a sharding names a mesh inline (host calls')
         self.keepalives = []  # objects a library's lowering asks to outlive the module
         # Functions of (devices, mesh) that compiling calls first: a lowering that must know
         # where the program runs (inspect_array_sharding's) learns it there.
@@ -184,10 +185,13 @@ class ModuleContext:
     def add_keepalive(self, obj):
         self.keepalives.append(obj)
 
-    def emit_host_call(self, host_fn, operands, result_avals, side_effect, ordered):
+    def emit_host_call(self, host_fn, operands, result_avals, side_effect, ordered,
+                       placed=True):
         """A custom call of the Python function ``host_fn`` (numpy arrays in, a sequence of
         arrays out) from the program; returns its results. ``ordered`` threads the region's
-        token through it, so ordered calls run in program order."""
+        token through it, so ordered calls run in program order. ``placed``: the call carries
+        JAX's sharding (once, on device 0, in a program; on each device in a shard_map
+        body); JAX leaves an ordered debug callback without one."""
         index = len(self.host_callbacks)
         token = None
         if ordered:
@@ -218,11 +222,36 @@ class ModuleContext:
         op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
             {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
         )
+        # XLA's FFI custom calls name their row-major layouts, as JAX's (a token has none)
+        op.attributes["operand_layouts"] = _layouts(x.type for x in operands)
+        op.attributes["result_layouts"] = _layouts(result_types)
+        if placed:
+            op.attributes["sdy.sharding"] = self._host_call_sharding(result_avals, ordered)
         results = list(op.results)
         if ordered:
             self.token = results[0]
             results = results[1:]
         return results
+
+    def _host_call_sharding(self, result_avals, ordered):
+        """JAX's sharding of a host callback: in a shard_map body each device calls back on
+        its block (replicated over no mesh); elsewhere the call is maximal, on logical
+        device 0, so it runs once on the whole value. One sharding per result (the token
+        first, where there are results), one when there is none. The meshes are written
+        inline; the module's last pass names them (``maximal_mesh_0``, ``empty_mesh``)."""
+        self.inlined_meshes = True
+        manual = getattr(self, "manual_mesh", None) is not None  # set by shard_map's lowering
+        mesh = sdy.MeshAttr.get([]) if manual else sdy.MeshAttr.get([], [0])
+        whole = sdy.TensorShardingAttr.get(mesh, [])
+        if manual:
+            shardings = [sdy.TensorShardingAttr.get(
+                mesh, [sdy.DimensionShardingAttr.get([], is_closed=True)] * len(a.shape))
+                for a in result_avals]
+        else:
+            shardings = [whole] * len(result_avals)
+        if not shardings or ordered:
+            shardings = [whole] + shardings
+        return sdy.TensorShardingPerValueAttr.get(shardings)
 
     def mesh_symbol(self, mesh):
         """The ``sdy.mesh`` symbol for ``mesh``, declared at the top of the module once.
@@ -450,7 +479,9 @@ def lower_jaxpr(
                         for x, kind in zip(outs, memory_kinds.placed)]
             func.ReturnOp(outs)
         _verify(module)
-        if mctx.meshes:  # as JAX's last pass: each sdy.mesh also written as a dictionary
+        if mctx.meshes or mctx.inlined_meshes:
+            # as JAX's last pass: meshes written inline get symbols, each sdy.mesh is also
+            # written as a dictionary
             passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
                 module.operation)
     return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks, mctx.keepalives)
@@ -544,6 +575,17 @@ def _donations(in_avals, out_avals, donated, arg_shardings, result_shardings, me
                       f"{', '.join(map(str, unused))}.\nSee an explanation at "
                       "https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
     return aliases, donors
+
+
+def _layouts(types):
+    """The ``operand_layouts``/``result_layouts`` of a custom call: each array's dimensions
+    minor to major (row-major), nothing for a token."""
+    ranks = [t.rank if isinstance(t, ir.RankedTensorType) else 0
+             for t in (t.maybe_downcast() for t in types)]
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(r - 1, -1, -1, dtype=np.int64),
+                                    type=ir.IndexType.get())
+        for r in ranks])
 
 
 def _sdy_attr(mctx, sharding, aval):
