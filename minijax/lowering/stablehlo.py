@@ -353,7 +353,8 @@ def lower_call(module_ctx, jaxpr, args, name):
     out_types = [tensor_type(v.aval) for v in jaxpr.outvars]
     symbol = module_ctx.functions.get(jaxpr)
     if symbol is None:
-        symbol = _unique_symbol(module_ctx, _symbol_name(name))
+        # the callee's own name, as JAX's (MLIR quotes one like "<lambda>")
+        symbol = _unique_symbol(module_ctx, name)
         # Taken before the body is lowered: a callee may call a function of the same name
         # (complex nan_to_num calls nan_to_num on the real and imaginary parts).
         module_ctx.functions[jaxpr] = symbol
@@ -590,11 +591,6 @@ def _layouts(types):
 
 def _sdy_attr(mctx, sharding, aval):
     return sdy_sharding_attr(sharding, len(aval.shape), mctx.mesh_symbol(sharding.mesh))
-
-
-def _symbol_name(name):
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return cleaned or "main"
 
 
 def _module_name(name):
