@@ -87,7 +87,8 @@ def _debug_callback_lowering(ctx, *operands, callback, ordered):
         return ()
 
     # JAX places an unordered debug callback as every host call, an ordered one not at all
-    ctx.module_ctx.emit_host_call(host, operands, [], True, ordered, placed=not ordered)
+    ctx.module_ctx.emit_host_call(host, operands, [], True, ordered and "debug_callback",
+                                  placed=not ordered)
     return []
 
 
@@ -293,7 +294,8 @@ def _io_lowering(ctx, *operands, callback, result_avals, ordered):
     def host(*arrays):
         return _call_pure(callback, result_avals, arrays)
 
-    return ctx.module_ctx.emit_host_call(host, operands, result_avals, True, ordered)
+    return ctx.module_ctx.emit_host_call(host, operands, result_avals, True,
+                                         ordered and "io_callback")
 
 
 io_callback_p.def_lowering(_io_lowering)

@@ -72,12 +72,12 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
         return outs
 
     mctx = ctx.module_context
-    ordered = token is not None
+    ordered = "python_callback" if token is not None else None  # its own ordered effect
     # a sharding given (JAX's callers pass the one its rules make) places the call as
     # minijax's own callbacks are placed; none leaves it unannotated, as in JAX
     results = mctx.emit_host_call(checked, operands, result_avals, has_side_effect, ordered,
                                   placed=sharding is not None)
-    return results, (mctx.token if ordered else None), None
+    return results, (mctx.tokens[ordered] if ordered else None), None
 
 
 def dtype_to_ir_type(dtype):

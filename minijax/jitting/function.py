@@ -253,7 +253,7 @@ class _Entry:
         """The data the C++ fast path needs to run this entry without Python, or None when a
         leaf is laid out otherwise (that signature then always takes the Python path) or the
         program runs synchronously (see Executable.synchronous)."""
-        if (self.exe.synchronous or type(self.out_tree) is _Float0Outputs
+        if (self.exe.synchronous or type(self.out_tree) is _Float0Outputs or self.exe.n_tokens
                 or core.abstract_token in self.exe.in_avals
                 or core.abstract_token in self.exe.out_avals):
             return None  # C++ reads a dtype off each argument and output: tokens have none

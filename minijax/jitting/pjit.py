@@ -195,7 +195,7 @@ def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars, inline):
     # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
     # refuses some calls in it) and where the callee orders effects (the token is the region's).
     if getattr(mctx, "manual_mesh", None) is not None or effectful(jaxpr):
-        return lower_jaxpr_body(mctx, _baked(jaxpr).jaxpr, [], list(args))
+        return lower_jaxpr_body(mctx, _baked(jaxpr).jaxpr, [], list(args), mctx.tokens)
     return lower_call(mctx, _baked(jaxpr).jaxpr, args, name)
 
 

@@ -11,11 +11,13 @@ import logging
 import os
 import time
 
-from minijax import monitoring
+import numpy as np
+
+from minijax import core, monitoring
 from minijax.config import config
 from minijax.errors import XlaRuntimeError
 from minijax.lowering import backends, dumps, jaxlib_ext, persistent_cache, stablehlo
-from minijax.lowering.array import interned_sharding
+from minijax.lowering.array import interned_sharding, put_global
 from minijax.tree_util import _registry, tree_map_internal, tree_structure
 
 logger = logging.getLogger("minijax")
@@ -32,10 +34,11 @@ class Executable:
 
     __slots__ = (
         "xla", "name", "devices", "in_shardings", "out_shardings", "in_avals", "out_avals",
-        "handlers", "loose_handlers", "synchronous",
+        "handlers", "loose_handlers", "synchronous", "n_tokens", "token_bufs",
     )
 
-    def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None, in_memory=None):
+    def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None, in_memory=None,
+                 n_tokens=0):
         self.xla = xla
         self.name = name
         self.devices = tuple(devices)
@@ -48,12 +51,21 @@ class Executable:
         else:
             self.in_shardings = self._shardings(xla.get_parameter_shardings(), in_avals, mesh)
             self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
+        # A program with ordered effects (one device) takes and returns a token per effect
+        # before its arguments and outputs (stablehlo.lower_jaxpr): ``execute`` passes an
+        # empty buffer for each, as JAX, and drops the tokens it gets back. ``in_avals`` and
+        # the rest describe the other values only.
+        self.n_tokens = n_tokens
         if in_memory is not None:  # a program with values in host memory
             self._place_in_memories(in_memory, mesh)
-        self.handlers = [
+        whole = backends.single_device_sharding(self.devices[0])
+        self.token_bufs = [put_global(np.zeros((0,), np.bool_), core.token_buffer_aval, whole)
+                           for _ in range(n_tokens)]
+        tokens = [backends.result_handler(core.abstract_token, whole)] * n_tokens
+        self.handlers = tokens + [
             backends.result_handler(a, s) for a, s in zip(out_avals, self.out_shardings)
         ]
-        self.loose_handlers = [  # for outputs JAX leaves uncommitted
+        self.loose_handlers = tokens + [  # for outputs JAX leaves uncommitted
             backends.result_handler(a, s, False) for a, s in zip(out_avals, self.out_shardings)
         ]
         # XLA:CPU runs the collectives of a multi-device program as in-process rendezvous on
@@ -80,7 +92,8 @@ class Executable:
         ``in_memory`` (per argument, None for the default memory), the results' the
         executable's (as JAX reads them)."""
         default = self.devices[0].default_memory().kind
-        out_memory = [None if k == default else k for k in self.xla.get_output_memory_kinds()[0]]
+        out_memory = [None if k == default else k
+                      for k in self.xla.get_output_memory_kinds()[0][self.n_tokens:]]
         self.in_shardings, self.out_shardings = (
             [s if k is None else self._in_memory(s, k, mesh) for s, k in zip(shardings, kinds)]
             for shardings, kinds in ((self.in_shardings, in_memory),
@@ -93,6 +106,8 @@ class Executable:
         """Runs on Arrays; the C++ result handlers build the output Arrays (avals attached),
         committed to their devices or not."""
         handlers = self.handlers if committed else self.loose_handlers
+        if self.n_tokens:
+            bufs = self.token_bufs + list(bufs)
         try:
             outs = self.xla.execute_sharded(bufs).consume_with_handlers(handlers)
         except (backends.JaxRuntimeError, ValueError) as e:
@@ -108,7 +123,7 @@ class Executable:
         if self.synchronous:
             for out in outs:
                 out.block_until_ready()
-        return outs
+        return outs[self.n_tokens:] if self.n_tokens else outs
 
     def as_text(self):
         return self.xla.hlo_modules()[0].to_string()
@@ -139,7 +154,8 @@ def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, ja
     start = time.perf_counter()
     xla, loaded, key = _compile_or_load(lowered, name, devices, mesh)
     seconds = time.perf_counter() - start
-    exe = Executable(xla, name, devices, in_avals, out_avals, mesh, in_memory)
+    exe = Executable(xla, name, devices, in_avals, out_avals, mesh, in_memory,
+                     lowered.n_tokens)
     dump_dir = config.minijax_dump_dir
     if dump_dir and (kind != "eager" or config.minijax_dump_eager):
         dumps.dump_compilation(dump_dir, name, lowered.module, jaxpr, xla, in_avals, out_avals,

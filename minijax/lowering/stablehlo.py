@@ -19,7 +19,7 @@ from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Literal, abstract_token
+from minijax.core import Jaxpr, Literal, abstract_token
 from minijax.source_info import with_user_line
 from minijax.sharding_types import sdy_sharding_attr
 
@@ -169,7 +169,8 @@ class ModuleContext:
         self.platform = platform
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
-        self.token = None  # the ordered-effects token of the region being emitted
+        # Each ordered effect's token in the region being emitted (``ordered_effects``)
+        self.tokens = {}
         self.inlined_meshes = False  # whether a sharding names a mesh inline (host calls')
         self.keepalives = []  # objects a library's lowering asks to outlive the module
         # Functions of (devices, mesh) that compiling calls first: a lowering that must know
@@ -188,14 +189,17 @@ class ModuleContext:
     def emit_host_call(self, host_fn, operands, result_avals, side_effect, ordered,
                        placed=True):
         """A custom call of the Python function ``host_fn`` (numpy arrays in, a sequence of
-        arrays out) from the program; returns its results. ``ordered`` threads the region's
-        token through it, so ordered calls run in program order. ``placed``: the call carries
+        arrays out) from the program; returns its results. ``ordered`` (an ordered effect's
+        name, or None) threads that effect's token of the region through it, so ordered calls
+        run in program order (a region not given the token starts one). ``placed``: the call carries
         JAX's sharding (once, on device 0, in a program; on each device in a shard_map
         body); JAX leaves an ordered debug callback without one."""
         index = len(self.host_callbacks)
         token = None
         if ordered:
-            token = self.token if self.token is not None else hlo.after_all([])
+            token = self.tokens.get(ordered)
+            if token is None:
+                token = hlo.after_all([])
 
         def host(*args):
             if ordered:
@@ -229,9 +233,17 @@ class ModuleContext:
             op.attributes["sdy.sharding"] = self._host_call_sharding(result_avals, ordered)
         results = list(op.results)
         if ordered:
-            self.token = results[0]
+            self.tokens[ordered] = results[0]
             results = results[1:]
         return results
+
+    def region_tokens(self, effects):
+        """The current region's token of each of ``effects`` (started where it has none): a
+        control-flow op that orders effects takes them first among its operands, as JAX's."""
+        for e in effects:
+            if e not in self.tokens:
+                self.tokens[e] = hlo.after_all([])
+        return [self.tokens[e] for e in effects]
 
     def _host_call_sharding(self, result_avals, ordered):
         """JAX's sharding of a host callback: in a shard_map body each device calls back on
@@ -295,8 +307,32 @@ def _location(module_ctx, eqn):
     return loc
 
 
-def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
-    """Emits the equations of ``jaxpr`` at the current insertion point; returns the outputs."""
+def ordered_effects(jaxpr):
+    """The ordered effects of ``jaxpr`` (nested jaxprs included), in order of appearance: the
+    names of its effectful primitives bound with ``ordered=True`` (``debug_callback``,
+    ``io_callback``). As in JAX, a program threads one token per ordered effect through
+    ``main`` (an argument and a result) and through each region that holds one."""
+    found = []
+
+    def visit(j):
+        for eqn in j.eqns:
+            prim = eqn.primitive
+            if prim.effectful and eqn.params.get("ordered") and prim.name not in found:
+                found.append(prim.name)
+            for v in eqn.params.values():  # nested jaxprs (a loop body, cond's branches)
+                for sub in (v if isinstance(v, (tuple, list)) else (v,)):
+                    sub = getattr(sub, "jaxpr", sub)
+                    if isinstance(sub, Jaxpr):
+                        visit(sub)
+
+    visit(jaxpr)
+    return found
+
+
+def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values, tokens=None):
+    """Emits the equations of ``jaxpr`` at the current insertion point; returns the outputs.
+    ``tokens`` (ordered effect -> token) are the tokens the region continues from, updated in
+    place to those it ends with; without them the region orders its effects on its own."""
     env = {}
     baked = {}  # an array literal (a baked constant) is emitted once, however often it is read
 
@@ -316,7 +352,7 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
         env[v] = x
     for v, x in zip(jaxpr.invars, arg_values):
         env[v] = x
-    saved_token, module_ctx.token = module_ctx.token, None  # each region orders its own
+    saved_tokens, module_ctx.tokens = module_ctx.tokens, {} if tokens is None else tokens
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
         rule = prim.lowering
@@ -334,14 +370,15 @@ def lower_jaxpr_body(module_ctx, jaxpr, consts_values, arg_values):
             outs = (outs,)
         for v, x in zip(eqn.outvars, outs):
             env[v] = x
-    module_ctx.token = saved_token
+    module_ctx.tokens = saved_tokens
     return [read(v) for v in jaxpr.outvars]
 
 
-def lower_closed_jaxpr(module_ctx, closed, arg_values):
-    """Emits a ClosedJaxpr's equations in place on ``arg_values``, its consts as constants."""
+def lower_closed_jaxpr(module_ctx, closed, arg_values, tokens=None):
+    """Emits a ClosedJaxpr's equations in place on ``arg_values``, its consts as constants
+    (``tokens``: as :func:`lower_jaxpr_body`'s)."""
     consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-    return lower_jaxpr_body(module_ctx, closed.jaxpr, consts, list(arg_values))
+    return lower_jaxpr_body(module_ctx, closed.jaxpr, consts, list(arg_values), tokens)
 
 
 def lower_call(module_ctx, jaxpr, args, name):
@@ -382,13 +419,16 @@ class LoweredModule:
     ``compile_hooks``; compiling needs all three. It also holds the context's ``keepalives``,
     so they outlive the compile (XLA calls back into some of them while compiling)."""
 
-    __slots__ = ("module", "host_callbacks", "compile_hooks", "keepalives")
+    __slots__ = ("module", "host_callbacks", "compile_hooks", "keepalives", "n_tokens")
 
-    def __init__(self, module, host_callbacks=(), compile_hooks=(), keepalives=()):
+    def __init__(self, module, host_callbacks=(), compile_hooks=(), keepalives=(), n_tokens=0):
         self.module = module
         self.host_callbacks = list(host_callbacks)
         self.compile_hooks = list(compile_hooks)
         self.keepalives = list(keepalives)
+        # ``main``'s leading token arguments and results, one per ordered effect (the
+        # executable passes and drops them)
+        self.n_tokens = n_tokens
 
 
 class MemoryKinds:
@@ -421,8 +461,15 @@ def lower_jaxpr(
     places values in host memory. ``result_names`` (one per output: JAX's "result",
     "result[0]['a']", ...) become ``jax.result_info``; ``num_partitions`` is the number of
     devices the program runs on (the module's ``mhlo.num_partitions``, as JAX writes it).
+    A program with ordered effects takes and returns one token per effect before its
+    arguments and outputs (``jax.token``), as JAX's.
     """
     jaxpr = closed.jaxpr
+    effects = ordered_effects(jaxpr)
+    if effects and num_partitions > 1:  # JAX 0.10.2's refusal
+        raise ValueError(f"The following ordered effects are not supported for more than 1 "
+                         f"device: {effects}")
+    k = len(effects)
     in_avals = [v.aval for v in jaxpr.constvars] + [v.aval for v in jaxpr.invars]
     out_avals = jaxpr.out_avals
     n_consts = len(jaxpr.constvars)
@@ -439,19 +486,22 @@ def lower_jaxpr(
         mctx.partitioned = bool(arg_shardings or result_shardings)
         mctx.memory_kinds = memory_kinds is not None
         with ir.InsertionPoint(module.body):
+            tokens = [hlo.TokenType.get()] * k
             ftype = ir.FunctionType.get(
-                [tensor_type(a) for a in in_avals], [tensor_type(a) for a in out_avals]
+                tokens + [tensor_type(a) for a in in_avals],
+                tokens + [tensor_type(a) for a in out_avals]
             )
             fn = func.FuncOp("main", ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
-            if aliases or donors or arg_shardings or memory_kinds:
-                attrs = []
+            token_attrs = [ir.DictAttr.get({"jax.token": ir.BoolAttr.get(True)})] * k
+            if aliases or donors or arg_shardings or memory_kinds or effects:
+                attrs = list(token_attrs)
                 for i in range(len(in_avals)):
                     attr = {}
                     if i in donors:
                         attr["jax.buffer_donor"] = ir.BoolAttr.get(True)
                     if i in aliases:
-                        attr["tf.aliasing_output"] = _i32(aliases[i])
+                        attr["tf.aliasing_output"] = _i32(k + aliases[i])
                     if memory_kinds and memory_kinds.args[i] is not None:
                         attr["mhlo.memory_kind"] = ir.StringAttr.get(memory_kinds.args[i])
                     if arg_shardings and arg_shardings[i] is not None:
@@ -459,8 +509,8 @@ def lower_jaxpr(
                     attrs.append(ir.DictAttr.get(attr))
                 fn.arg_attrs = ir.ArrayAttr.get(attrs)
             sharded = result_shardings and any(s is not None for s in result_shardings)
-            if sharded or memory_kinds or result_names:
-                attrs = []
+            if sharded or memory_kinds or result_names or effects:
+                attrs = list(token_attrs)
                 for i, a in enumerate(out_avals):
                     attr = {}
                     if result_names:
@@ -474,18 +524,20 @@ def lower_jaxpr(
             entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
-            outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:])
+            threaded = dict(zip(effects, args[:k]))
+            args = args[k:]
+            outs = lower_jaxpr_body(mctx, jaxpr, args[:n_consts], args[n_consts:], threaded)
             if memory_kinds:
                 outs = [x if kind is None else annotate_device_placement(x, kind)
                         for x, kind in zip(outs, memory_kinds.placed)]
-            func.ReturnOp(outs)
+            func.ReturnOp([threaded[e] for e in effects] + outs)
         _verify(module)
         if mctx.meshes or mctx.inlined_meshes:
             # as JAX's last pass: meshes written inline get symbols, each sdy.mesh is also
             # written as a dictionary
             passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
                 module.operation)
-    return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks, mctx.keepalives)
+    return LoweredModule(module, mctx.host_callbacks, mctx.compile_hooks, mctx.keepalives, k)
 
 
 def annotate_device_placement(x, memory_kind):
@@ -617,5 +669,6 @@ __all__ = [
     "lower_jaxpr_body",
     "lower_call",
     "module_to_text",
+    "ordered_effects",
     "tensor_type",
 ]

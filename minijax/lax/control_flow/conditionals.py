@@ -24,7 +24,7 @@ from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
 from minijax.lax.structural import broadcast_in_dim
-from minijax.lowering.stablehlo import lower_closed_jaxpr, tensor_type
+from minijax.lowering.stablehlo import lower_closed_jaxpr, ordered_effects, tensor_type
 from minijax.tree_util import _registry
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -64,21 +64,36 @@ def _cond_abstract_eval(index, *ops, branches):
 def _cond_lowering(ctx, index, *ops, branches):
     mctx = ctx.module_ctx
     if len(branches) == 1:
-        return _lower_closed(mctx, branches[0], ops)
-    case = hlo.CaseOp([tensor_type(a) for a in ctx.avals_out], index,
-                      num_branches=len(branches))
+        return _lower_closed(mctx, branches[0], ops, mctx.tokens)
+    # the ordered effects' tokens go in (captured) and come out first, as in JAX
+    effects = ordered_effects_of(branches)
+    tokens = mctx.region_tokens(effects)
+    case = hlo.CaseOp([t.type for t in tokens] + [tensor_type(a) for a in ctx.avals_out],
+                      index, num_branches=len(branches))
     for region, branch in zip(case.branches, branches):
         block = region.blocks.append()
         with ir.InsertionPoint(block):
-            hlo.return_(_lower_closed(mctx, branch, ops))  # operands are captured from above
-    return list(case.results)
+            threaded = dict(zip(effects, tokens))
+            outs = _lower_closed(mctx, branch, ops, threaded)  # operands captured from above
+            hlo.return_([threaded[e] for e in effects] + outs)
+    results = list(case.results)
+    mctx.tokens.update(zip(effects, results))
+    return results[len(effects):]
 
 
-def _lower_closed(mctx, closed, args):
+def ordered_effects_of(closed_jaxprs):
+    """The ordered effects of any of ``closed_jaxprs``, in order of appearance."""
+    found = []
+    for c in closed_jaxprs:
+        found += [e for e in ordered_effects(c.jaxpr) if e not in found]
+    return found
+
+
+def _lower_closed(mctx, closed, args, tokens=None):
     # dead equations go first, as JAX's DCE drops them before lowering: a custom_vjp's tangent
     # (custom_lin, which cannot run forward) that only feeds a zero-derivative op such as trunc
     # must not be lowered inside a loop body or a branch
-    return lower_closed_jaxpr(mctx, dce_jaxpr(closed), args)
+    return lower_closed_jaxpr(mctx, dce_jaxpr(closed), args, tokens)
 
 
 def _cond_dce(eqn, used_outputs):

@@ -35,7 +35,7 @@ from minijax.interpreters.partial_eval import (
     dce_jaxpr_used, dce_rules, partial_eval_jaxpr, trace_to_jaxpr,
 )
 from minijax.lax.control_flow import common, ref_writes
-from minijax.lax.control_flow.conditionals import _lower_closed, cond
+from minijax.lax.control_flow.conditionals import _lower_closed, cond, ordered_effects_of
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
@@ -137,20 +137,26 @@ def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 @while_p.def_lowering
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     mctx = ctx.module_ctx
-    types = [tensor_type(a) for a in ctx.avals_in]
-    loop = hlo.WhileOp(types, list(args))
+    # the ordered effects' tokens are carried first, as in JAX
+    effects = ordered_effects_of([cond_jaxpr, body_jaxpr])
+    tokens, k = mctx.region_tokens(effects), len(effects)
+    types = [t.type for t in tokens] + [tensor_type(a) for a in ctx.avals_in]
+    loop = hlo.WhileOp(types, tokens + list(args))
     nc, nb = cond_nconsts, body_nconsts
     block = loop.cond.blocks.append(*types)
     with ir.InsertionPoint(block):
-        vals = list(block.arguments)
+        vals = list(block.arguments)[k:]
         (pred,) = _lower_closed(mctx, cond_jaxpr, vals[:nc] + vals[nc + nb:])
         hlo.return_([pred])
     block = loop.body.blocks.append(*types)
     with ir.InsertionPoint(block):
-        vals = list(block.arguments)
-        new = _lower_closed(mctx, body_jaxpr, vals[nc:nc + nb] + vals[nc + nb:])
-        hlo.return_(vals[:nc + nb] + list(new))
-    return list(loop.results)[nc + nb:]
+        threaded = dict(zip(effects, block.arguments))
+        vals = list(block.arguments)[k:]
+        new = _lower_closed(mctx, body_jaxpr, vals[nc:nc + nb] + vals[nc + nb:], threaded)
+        hlo.return_([threaded[e] for e in effects] + vals[:nc + nb] + list(new))
+    results = list(loop.results)
+    mctx.tokens.update(zip(effects, results))
+    return results[k + nc + nb:]
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -357,14 +363,19 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
     y_avals = ctx.avals_out[nk:]
     i32 = tensor_type(ShapedArray((), np.int32))
     ys_init = [full_like_aval(0, a) for a in y_avals]
-    state = [ir_constant(np.int32(0))] + list(args) + ys_init
-    types = [i32] + [tensor_type(a) for a in ctx.avals_in] + [tensor_type(a) for a in y_avals]
+    # the ordered effects' tokens are carried first, as in JAX
+    effects = ordered_effects_of([jaxpr])
+    tokens, nt = mctx.region_tokens(effects), len(effects)
+    state = tokens + [ir_constant(np.int32(0))] + list(args) + ys_init
+    types = ([t.type for t in tokens] + [i32] + [tensor_type(a) for a in ctx.avals_in]
+             + [tensor_type(a) for a in y_avals])
     k = length if unroll is True else max(1, min(int(unroll), max(length, 1)))
     n_main = length - length % k
 
     def step(vals):
         """One iteration on the state values; returns the new state."""
-        i, consts, carry, xs, ys = common.split(vals, [1, nc, nk, n_xs, len(y_avals)])
+        toks, i, consts, carry, xs, ys = common.split(vals, [nt, 1, nc, nk, n_xs, len(y_avals)])
+        threaded = dict(zip(effects, toks))
         i = i[0]
         idx = hlo.subtract(ir_constant(np.int32(length - 1)), i) if reverse else i
         zero = ir_constant(np.int32(0))
@@ -372,19 +383,19 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
         for x, a in zip(xs, ctx.avals_in[nc + nk:]):
             sl = hlo.dynamic_slice(x, [idx] + [zero] * (a.ndim - 1), dense_i64((1,) + a.shape[1:]))
             x_slices.append(hlo.reshape(tensor_type(a.update(shape=a.shape[1:])), sl))
-        outs = _lower_closed(mctx, jaxpr, consts + carry + x_slices)
+        outs = _lower_closed(mctx, jaxpr, consts + carry + x_slices, threaded)
         new_ys = []
         for buf, y, a in zip(ys, outs[nk:], y_avals):
             upd = hlo.reshape(tensor_type(a.update(shape=(1,) + a.shape[1:])), y)
             new_ys.append(hlo.dynamic_update_slice(buf, upd, [idx] + [zero] * (a.ndim - 1)))
         i = hlo.add(i, ir_constant(np.int32(1)))
-        return [i] + consts + list(outs[:nk]) + xs + new_ys
+        return [threaded[e] for e in effects] + [i] + consts + list(outs[:nk]) + xs + new_ys
 
     if n_main:
         loop = hlo.WhileOp(types, state)
         block = loop.cond.blocks.append(*types)
         with ir.InsertionPoint(block):
-            lt = hlo.compare(block.arguments[0], ir_constant(np.int32(n_main)),
+            lt = hlo.compare(block.arguments[nt], ir_constant(np.int32(n_main)),
                              hlo.ComparisonDirectionAttr.get("LT"),
                              compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
             hlo.return_([lt])
@@ -397,7 +408,8 @@ def _scan_lowering(ctx, *args, jaxpr, num_consts, num_carry, length, reverse, un
         state = list(loop.results)
     for _ in range(length - n_main):  # the remainder of an unrolled scan
         state = step(state)
-    _, _, carry, _, ys = common.split(state, [1, nc, nk, n_xs, len(y_avals)])
+    mctx.tokens.update(zip(effects, state))
+    _, _, _, carry, _, ys = common.split(state, [nt, 1, nc, nk, n_xs, len(y_avals)])
     return carry + ys
 
 
