@@ -145,7 +145,7 @@ def test_lower_and_compile_stages():
 def test_source_locations_reach_the_module():
     f = minijax.jit(lambda x: lax.sin(x))
     text = f.lower(np.zeros(2, np.float32)).as_text(debug_info=True)
-    assert __file__ in text and "jit_<lambda>/sin" in text
+    assert __file__ in text and "jit(<lambda>)/sin" in text  # JAX 0.10.2's op name
 
 
 def test_donate_argnums_invalidates_the_donated_buffer():

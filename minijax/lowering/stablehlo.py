@@ -166,6 +166,9 @@ class ModuleContext:
     def __init__(self, module, name, platform):
         self.module = module
         self.name = name
+        # The root of the locations' op names, JAX's: "jit(f)" for the module jit_f (""
+        # while a callee's private function is emitted: its ops are named from there)
+        self.scope = f"jit({name[4:] if name.startswith('jit_') else name})"
         self.platform = platform
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
@@ -294,7 +297,10 @@ class ModuleContext:
 def _location(module_ctx, eqn):
     info = eqn.source_info
     scopes = "".join(f"{n}/" for n in info.name_stack) if info is not None else ""
-    name = f"{module_ctx.name}/{scopes}{eqn.primitive.name}"
+    label = eqn.primitive.name
+    if label == "jit":  # a call is named by its callee, as JAX's: jit(f)/jit(<lambda>)
+        label = f"jit({eqn.params['name']})"
+    name = f"{module_ctx.scope}/{scopes}{label}" if module_ctx.scope else f"{scopes}{label}"
     key = (name, info.file, info.line) if info is not None else (name, None, None)
     locations = _contexts.locations
     loc = locations.get(key)
@@ -400,8 +406,10 @@ def lower_call(module_ctx, jaxpr, args, name):
             fn = func.FuncOp(symbol, ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
             entry = fn.add_entry_block()
+        scope, module_ctx.scope = module_ctx.scope, ""
         with ir.InsertionPoint(entry):
             func.ReturnOp(lower_jaxpr_body(module_ctx, jaxpr, [], list(entry.arguments)))
+        module_ctx.scope = scope
     return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), list(args)).results)
 
 
