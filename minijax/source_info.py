@@ -38,6 +38,18 @@ def extend_name_stack(name):
         _name_stack.names = outer
 
 
+@contextlib.contextmanager
+def reset_name_stack():
+    """A jit's trace, rooted afresh (JAX's ``reset_name_stack``): its equations' names start
+    at its own program, not at the scopes of the place it was first called from."""
+    outer = _name_stack.names
+    _name_stack.names = ()
+    try:
+        yield
+    finally:
+        _name_stack.names = outer
+
+
 class SourceInfo:
     __slots__ = ("file", "line", "function", "name_stack")
 

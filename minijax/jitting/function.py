@@ -52,7 +52,7 @@ from minijax.lowering import backends, dispatch, stablehlo
 from minijax.lowering import compile as _compile
 from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
 from minijax.refs import AbstractRef, Ref, type_str
-from minijax.source_info import user_frame
+from minijax.source_info import reset_name_stack, user_frame
 from minijax.stages import Traced, result_structs, stage_info
 from minijax.tree_util import _registry, keystr, path_name, tree_flatten_with_path_internal
 
@@ -619,7 +619,7 @@ class JitFunction:
         self._trace_count += 1
         if self.cpp is not None:
             self.cpp._trace_count = self._trace_count
-        with ref_writes.watch() as watched:
+        with ref_writes.watch() as watched, reset_name_stack():
             closed = trace_to_jaxpr(flat_fun, [_arg_aval(a) for a in record.avals], names)
         if watched.written or watched.read:  # Refs made outside: their values become operands
             raise _WritesClosedRefs(

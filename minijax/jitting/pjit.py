@@ -46,7 +46,7 @@ from minijax.interpreters.structure import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
 from minijax.lax.control_flow.common import effectful, keep, pruned
-from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body
+from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body, op_name
 from minijax.source_info import user_frame
 
 
@@ -195,7 +195,13 @@ def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars, inline):
     # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
     # refuses some calls in it) and where the callee orders effects (the token is the region's).
     if getattr(mctx, "manual_mesh", None) is not None or effectful(jaxpr):
-        return lower_jaxpr_body(mctx, _baked(jaxpr).jaxpr, [], list(args), mctx.tokens)
+        # the callee's ops are named under the call, as JAX names an inlined call's
+        scope = mctx.scope
+        if ctx.eqn is not None:
+            mctx.scope = op_name(mctx, ctx.eqn)
+        outs = lower_jaxpr_body(mctx, _baked(jaxpr).jaxpr, [], list(args), mctx.tokens)
+        mctx.scope = scope
+        return outs
     return lower_call(mctx, _baked(jaxpr).jaxpr, args, name)
 
 

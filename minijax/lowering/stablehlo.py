@@ -294,13 +294,21 @@ class ModuleContext:
 
 
 
-def _location(module_ctx, eqn):
+def op_name(module_ctx, eqn):
+    """The name of ``eqn``'s ops in their locations, JAX's: the program's root, the named
+    scopes, the primitive (``jit(f)/outer/sin``); a call is named by its callee
+    (``jit(f)/jit(<lambda>)``)."""
     info = eqn.source_info
     scopes = "".join(f"{n}/" for n in info.name_stack) if info is not None else ""
     label = eqn.primitive.name
-    if label == "jit":  # a call is named by its callee, as JAX's: jit(f)/jit(<lambda>)
+    if label == "jit":
         label = f"jit({eqn.params['name']})"
-    name = f"{module_ctx.scope}/{scopes}{label}" if module_ctx.scope else f"{scopes}{label}"
+    return f"{module_ctx.scope}/{scopes}{label}" if module_ctx.scope else f"{scopes}{label}"
+
+
+def _location(module_ctx, eqn):
+    info = eqn.source_info
+    name = op_name(module_ctx, eqn)
     key = (name, info.file, info.line) if info is not None else (name, None, None)
     locations = _contexts.locations
     loc = locations.get(key)
@@ -677,6 +685,7 @@ __all__ = [
     "lower_jaxpr_body",
     "lower_call",
     "module_to_text",
+    "op_name",
     "ordered_effects",
     "tensor_type",
 ]
