@@ -306,7 +306,7 @@ class custom_jvp:
         jvp = _flat_jvp(self.jvp, _name(self.fun), nums, static, in_tree, out_trees[0],
                         jaxpr.out_avals, self.symbolic_zeros)
         outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=jvp,
-                                      num_consts=len(consts))
+                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)
         return out_trees[0].unflatten(outs)
 
 
@@ -363,7 +363,7 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
             tangents_out.append(Zero(expected) if type(t) is SymbolicZero else t)
         return p_leaves, tangents_out
 
-    jvp.__name__ = _name(rule)
+    _name_rule(jvp, _name(rule), name)
     return jvp
 
 
@@ -381,20 +381,29 @@ def _call_primitive(name):
 
 
 def _pp_call_params(params):
-    """As JAX's printing rules: the rules by their functions' names, ``num_consts`` only when
-    there are some."""
-    return {k: _rule_name(v) if k in ("jvp", "fwd", "bwd") else v
-            for k, v in params.items() if k != "num_consts" or v}
+    """As JAX's printing rules: ``name`` (the custom function's) first, then the params in
+    order, the rules by their functions' names, ``num_consts`` only when there are some."""
+    shown = {k: _rule_name(v) if k in ("jvp", "fwd", "bwd") else v
+             for k, v in params.items() if k != "num_consts" or v}
+    rule = params["jvp"] if "jvp" in params else params["fwd"]
+    return [("name", rule.primal_name), *sorted(shown.items())]
 
 
 def _rule_name(fn):
     return getattr(fn, "__name__", fn)
 
 
+def _name_rule(rule, name, primal_name):
+    """Names a flat rule as JAX's jaxprs show it: by the user's rule's name, and with the
+    name of the function it is the rule of (the equation's ``name``)."""
+    rule.__name__, rule.primal_name = name, primal_name
+    return rule
+
+
 custom_jvp_call_p = _call_primitive("custom_jvp_call")
 
 
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error("custom_jvp")
     return jvp(list(primals[num_consts:]), list(tangents[num_consts:]))
@@ -403,7 +412,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
 ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
 
 
-def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts):
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts, symbolic_zeros):
     # Reached only when the function is applied to values being transposed (linear_transpose
     # of it): the function itself is then linear, and its jaxpr transposes.
     return ad.backward_pass(call_jaxpr, [], list(args), cts)
@@ -414,7 +423,8 @@ ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
 
 @custom_jvp_call_p.def_batching
 @needs_axis_data  # batched by the vmap's own axis: a collective over it inside resolves
-def _custom_jvp_call_batching(axis_data, args, dims, *, call_jaxpr, jvp, num_consts):
+def _custom_jvp_call_batching(axis_data, args, dims, *, call_jaxpr, jvp, num_consts,
+                              symbolic_zeros):
     new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims,
                                                          axis_data=axis_data)
     arg_axes = in_axes[num_consts:]
@@ -427,9 +437,10 @@ def _custom_jvp_call_batching(axis_data, args, dims, *, call_jaxpr, jvp, num_con
 
         return _vmap_with_zeros(one, arg_axes + arg_axes, [*primals, *tangents], axis_data)
 
-    batched_jvp.__name__ = _name(jvp)
+    _name_rule(batched_jvp, _name(jvp), jvp.primal_name)
     outs = custom_jvp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, jvp=batched_jvp,
-                                  num_consts=len(new_consts) + num_consts)
+                                  num_consts=len(new_consts) + num_consts,
+                                  symbolic_zeros=symbolic_zeros)
     return outs, [0] * len(outs)
 
 
@@ -499,8 +510,11 @@ class custom_vjp:
         jaxpr, consts = trace_open(flat_fun, in_avals)
         rules = _VJPRules(self.fwd, self.bwd, name, nums, static, in_tree, out_trees[0],
                           jaxpr.out_avals, in_avals, self.symbolic_zeros)
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rules.fwd,
-                                      bwd=rules.bwd, num_consts=len(consts))
+        fwd = _name_rule(lambda *a: rules.fwd(*a), _name(self.fwd), name)
+        bwd = _name_rule(lambda *a: rules.bwd(*a), _name(self.bwd), name)
+        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=fwd, bwd=bwd,
+                                      num_consts=len(consts),
+                                      symbolic_zeros=self.symbolic_zeros)
         return out_trees[0].unflatten(outs)
 
 
@@ -654,7 +668,8 @@ class _VJPRules:
 custom_vjp_call_p = _call_primitive("custom_vjp_call")
 
 
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts):
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
+                         symbolic_zeros):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error("custom_vjp")
     primals, tangents = primals[num_consts:], tangents[num_consts:]
@@ -680,7 +695,8 @@ ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 @custom_vjp_call_p.def_batching
 @needs_axis_data  # batched by the vmap's own axis: a collective over it inside resolves
-def _custom_vjp_call_batching(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts):
+def _custom_vjp_call_batching(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts,
+                              symbolic_zeros):
     new_jaxpr, new_consts, args, in_axes, _ = batch_open(call_jaxpr, args, dims,
                                                          axis_data=axis_data)
     arg_axes = in_axes[num_consts:]
@@ -711,9 +727,11 @@ def _custom_vjp_call_batching(axis_data, args, dims, *, call_jaxpr, fwd, bwd, nu
         return [ct if ct is None or a == 0 else lax.reduce_sum(ct, (0,))
                 for ct, a in zip(in_cts, arg_axes)]
 
-    batched_fwd.__name__, batched_bwd.__name__ = "fwd", "bwd"
+    _name_rule(batched_fwd, _name(fwd), fwd.primal_name)
+    _name_rule(batched_bwd, _name(bwd), bwd.primal_name)
     outs = custom_vjp_call_p.bind(*new_consts, *args, call_jaxpr=new_jaxpr, fwd=batched_fwd,
-                                  bwd=batched_bwd, num_consts=len(new_consts) + num_consts)
+                                  bwd=batched_bwd, num_consts=len(new_consts) + num_consts,
+                                  symbolic_zeros=symbolic_zeros)
     return outs, [0] * len(outs)
 
 

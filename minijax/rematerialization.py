@@ -281,7 +281,7 @@ remat = checkpoint
 # ------------------------------------------------------------------------------------------------
 # The primitive and its rules
 
-checkpoint_p = Primitive("checkpoint", multiple_results=True)
+checkpoint_p = Primitive("remat2", multiple_results=True)  # JAX's name in jaxprs
 checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 # Inside shard_map, as in JAX, a call keeps its operands' types (no pvary to a common set of
 # axes, whose transpose would sum a replicated operand's cotangent over the devices) and its

@@ -68,7 +68,7 @@ def test_checkpoint_grad_jaxpr_splits_nested_jit():
     text = str(jax.make_jaxpr(_hypot_grad(None))(_B, _B))
     outer = text[text.rindex("\n{ lambda"):]  # the program, after the shared callees
     assert outer.count("jit[name=hypot") == 3, text
-    body = outer[outer.index("checkpoint["):]
+    body = outer[outer.index("remat2["):]
     assert body.count("jit[name=hypot") == 2, text
 
 

@@ -22,7 +22,7 @@ def test_vmap_of_checkpoint_keeps_the_operands_batch_axes():
     # JAX 0.10.2: the remat equation comes first, on a f32[2,3,4] as given; outputs
     # f32[4,2,2] (batch at 0, from dot_general's batch dim), f32[], f32[]
     eqn = jaxpr.eqns[0]
-    assert eqn.primitive.name == "checkpoint"
+    assert eqn.primitive.name == "remat2"
     assert [v.aval.shape for v in eqn.invars] == [(2, 3, 4), ()]
     assert [v.aval.shape for v in eqn.outvars] == [(4, 2, 2), (), ()]
     # a batched output whose batch lies elsewhere is moved to 0 inside the body, as JAX:
@@ -33,7 +33,7 @@ def test_vmap_of_checkpoint_keeps_the_operands_batch_axes():
     body = getattr(body, "jaxpr", body)
     assert [e.primitive.name for e in body.eqns] == ["mul", "transpose"]
     assert body.eqns[1].params["permutation"] == (2, 0, 1)
-    assert [e.primitive.name for e in jaxpr.eqns] == ["checkpoint", "transpose"]
+    assert [e.primitive.name for e in jaxpr.eqns] == ["remat2", "transpose"]
 
 
 @pytest.mark.devices(4)

@@ -25,20 +25,11 @@ PROGRAMS = programs(minijax, jnp, lax)
 # Compared on names only (every binder's name in order, and each jaxpr's outputs), because
 # the text differs from JAX's for a reason other than naming:
 NAMES_ONLY = {
-    # params differ (JAX: custom rules' name= and symbolic_zeros=, remat2 vs checkpoint, the
-    # mesh's axis_types); minijax's primitives do not carry them
-    "custom_jvp": "params",
-    "custom_vjp": "params",
-    "grad_custom_jvp": "params",
-    "checkpoint": "params",
-    "grad_checkpoint": "params",
+    # params differ (JAX: the mesh's axis_types)
     "shard_map": "params",
 }
 # Not compared: the programs' equations differ, so their names cannot line up.
-DIFFERENT = {
-    "switch": "minijax stages a convert_element_type of the index before its clamp",
-    "grad_cond": "JAX's branches hold empty2 equations for the unused residuals",
-}
+DIFFERENT = {}
 
 
 def _recorded():

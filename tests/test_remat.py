@@ -32,7 +32,7 @@ def count(jaxpr, name):
 
 def backward_eqn(closed):
     """The one checkpoint equation of a grad jaxpr: the transposed (backward) part."""
-    eqns = [e for e in closed.jaxpr.eqns if e.primitive.name == "checkpoint"]
+    eqns = [e for e in closed.jaxpr.eqns if e.primitive.name == "remat2"]
     assert len(eqns) == 1, closed
     return eqns[0]
 
@@ -58,7 +58,7 @@ def test_nothing_saveable_recomputes_and_saves_only_inputs():
     assert count(bwd.params["jaxpr"], "sin") == 1 and count(bwd.params["jaxpr"], "cos") == 2
     assert len(bwd.invars) == 2  # residual x, and the output cotangent
     # the forward part no longer computes the cosines: they are recomputed later
-    assert [e.primitive.name for e in remat.jaxpr.eqns] == ["sin", "sin", "checkpoint"]
+    assert [e.primitive.name for e in remat.jaxpr.eqns] == ["sin", "sin", "remat2"]
 
 
 def test_everything_saveable_saves_residuals():
@@ -169,7 +169,7 @@ def test_remat_alias_decorators_and_static_argnums():
     np.testing.assert_allclose(minijax.grad(a)(X), 2 * np.cos(X), rtol=1e-6)
     np.testing.assert_allclose(minijax.grad(b)(X, 2), 2 * np.sin(X) * np.cos(X), rtol=1e-6)
     text = str(minijax.make_jaxpr(b, static_argnums=1)(X, 3))
-    assert "checkpoint[" in text and "differentiated=False" in text
+    assert "remat2[" in text and "differentiated=False" in text
 
 
 def test_prevent_cse_puts_an_optimization_barrier():

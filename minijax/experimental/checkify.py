@@ -319,7 +319,7 @@ def _where(eqn):
 
 
 _NAN_SKIP = {"check", "cond", "scan", "while", "custom_jvp_call", "custom_vjp_call",
-             "checkpoint", "shard_map", "debug_callback", "pure_callback", "jit"}
+             "remat2", "shard_map", "debug_callback", "pure_callback", "jit"}
 
 
 def _site_of(eqn, errors):
@@ -481,7 +481,7 @@ class _Checkifier:
         if name == "shard_map":
             return self.run_shard_map(p, ins, state)
         subs = _nested(p)
-        if name in ("custom_jvp_call", "custom_vjp_call", "checkpoint", "jit") and subs:
+        if name in ("custom_jvp_call", "custom_vjp_call", "remat2", "jit") and subs:
             body = subs[0]
             body_j = body.jaxpr if isinstance(body, ClosedJaxpr) else body
             if len(body_j.invars) == len(ins):

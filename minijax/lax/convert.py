@@ -103,8 +103,15 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
             np.exceptions.ComplexWarning,
             stacklevel=3,
         )
-    if (aval.dtype, aval.weak_type) == (new_dtype, weak_type) and _is_array(operand):
-        return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
+    if (aval.dtype, aval.weak_type) == (new_dtype, weak_type):
+        if _is_array(operand):
+            return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
+        trace = lifting_trace()
+        if type(operand) is np.ndarray and operand.ndim and type(trace) is DynamicJaxprTrace:
+            # JAX stages the NumPy array as a constant and forwards the no-op conversion of it
+            # (convert_element_type's forwarding rule): the constant, no equation
+            var = trace.to_var(operand)
+            return DynamicJaxprTracer(trace, var.aval, var)
     if ((type(operand) in _FOLDABLE or isinstance(operand, np.generic))
             and new_dtype != dtypes.float0 and not np.shape(operand)
             and type(lifting_trace()) is DynamicJaxprTrace):

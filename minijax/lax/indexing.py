@@ -327,23 +327,30 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     axis of ``start_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.gather``).
     As in JAX, ``mode=None`` is ``PROMISE_IN_BOUNDS`` here (XLA clamps), while the scatters'
     ``None`` is ``FILL_OR_DROP``."""
-    if mode is None:
-        mode = GatherScatterMode.PROMISE_IN_BOUNDS
+    mode = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
+                                      else mode)
+    # as JAX's: the param holds the fill value itself (NaN, ... by default), and only a
+    # filling gather has one
+    if mode != GatherScatterMode.FILL_OR_DROP:
+        fill_value = None
+    elif fill_value is None:
+        fill_value = _default_fill(get_aval(operand).dtype)
     dn = GatherDimensionNumbers(*(_ints(f) for f in dimension_numbers))
     return gather_p.bind(
         operand, start_indices, dimension_numbers=dn, slice_sizes=_ints(slice_sizes),
         indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
-        mode=GatherScatterMode.from_any(mode), fill_value=fill_value,
+        mode=mode, fill_value=fill_value,
     )
 
 
 # ------------------------------------------------------------------------------------------------
-# scatter / scatter_add [dimension_numbers indices_are_sorted unique_indices mode]
+# scatter / scatter-add [dimension_numbers indices_are_sorted unique_indices mode update_jaxpr
+# update_consts]
 
 
 def _scatter_rule(name, allowed):
     def rule(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-             unique_indices, mode, update_jaxpr=None):
+             unique_indices, mode, update_jaxpr, update_consts):
         dn = dimension_numbers
         if operand.dtype != updates.dtype:
             raise TypeError(f"{name} requires operand and updates of one dtype, got "
@@ -389,11 +396,13 @@ def _scatter_window(dn, ndim):
             if a not in dn.inserted_window_dims and a not in dn.operand_batching_dims]
 
 
-def _scatter_lowering(combine):
-    """``combine(old, new, dtype)`` builds the scalar update: the new value, their sum ..."""
+def _scatter_lowering(combine, update):
+    """``combine(old, new, dtype)`` builds the scalar update: the new value, their sum ...
+    A combining scatter's ``update_jaxpr`` is its ``update`` (lowered as ``combine``); only
+    ``scatter``'s (``update`` None) may be a user's function, scatter_apply's."""
 
     def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-              unique_indices, mode, update_jaxpr=None):
+              unique_indices, mode, update_jaxpr, update_consts):
         dn = dimension_numbers
         op_aval, idx_aval, upd_aval = ctx.avals_in
         if mode == GatherScatterMode.CLIP:  # XLA drops out-of-bounds windows: clamp them first
@@ -418,7 +427,7 @@ def _scatter_lowering(combine):
         op = hlo.ScatterOp([tensor_type(ctx.avals_out[0])], [operand], indices, [updates], attr,
                            indices_are_sorted=ir.BoolAttr.get(bool(indices_are_sorted)),
                            unique_indices=ir.BoolAttr.get(bool(unique_indices)))
-        if update_jaxpr is None:
+        if update is not None or update_jaxpr is None:
             fill_region(op.update_computation, [scalar_type(op_aval.dtype)] * 2,
                         lambda old, new: combine(old, new, op_aval.dtype))
         else:  # scatter_apply: the user's function of the old value
@@ -448,18 +457,39 @@ def _scatter_batching(prim):
     return rule
 
 
-def _scatter_prim(name, combine, allowed):
-    p = Primitive(name)
+class _ScatterPrimitive(Primitive):
+    """A scatter whose params carry, as JAX's, its update computation as a jaxpr on two scalars
+    of the operand's dtype (``update_jaxpr``; ``None`` for ``scatter``, which replaces, unless
+    it is scatter_apply's function) and that jaxpr's constants (``update_consts``). ``bind``
+    sets them, so every scatter equation, a derivative's included, shows them."""
+
+    def __init__(self, name, update):
+        super().__init__(name)
+        self.update = update  # the lax function combining old and new values, or None
+
+    def bind(self, operand, indices, updates, **params):
+        if self.update is not None:
+            scalar = ShapedArray((), get_aval(operand).dtype)
+            params["update_jaxpr"], _ = _reduction_jaxpr(self.update, (scalar,), _LEAF)
+        else:
+            params.setdefault("update_jaxpr", None)
+        params.setdefault("update_consts", ())
+        return super().bind(operand, indices, updates, **params)
+
+
+def _scatter_prim(name, combine, allowed, update=None):
+    p = _ScatterPrimitive(name, update)
     p.def_abstract_eval(_scatter_rule(name, allowed))
     p.own_memory_space = True  # in the operand's memory, whatever the updates' (as JAX's)
-    p.def_lowering(_scatter_lowering(combine))
+    p.def_lowering(_scatter_lowering(combine, update))
     p.def_batching(_scatter_batching(p))
     p.pp_params = _pp_params
     return p
 
 
 scatter_p = _scatter_prim("scatter", lambda old, new, dtype: new, ANY)
-scatter_add_p = _scatter_prim("scatter_add", lambda old, new, dtype: hlo.add(old, new), NUMBER)
+scatter_add_p = _scatter_prim("scatter-add", lambda old, new, dtype: hlo.add(old, new), NUMBER,
+                              add)
 
 
 def _scatter_args(dimension_numbers, indices_are_sorted, unique_indices, mode):
@@ -566,7 +596,8 @@ def _read_back(ct, indices, dn, operand_shape, updates_shape, mode, indices_are_
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers,
-                           indices_are_sorted, unique_indices, mode):
+                           indices_are_sorted, unique_indices, mode, update_jaxpr,
+                           update_consts):
     ct_updates = None
     if ad.is_undefined_primal(updates):
         ct_updates = _read_back(ct, indices, dimension_numbers, _aval(operand).shape,
@@ -575,7 +606,7 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers,
 
 
 def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers,
-                       indices_are_sorted, unique_indices, mode):
+                       indices_are_sorted, unique_indices, mode, update_jaxpr, update_consts):
     """The written windows take the cotangent from the operand to the updates. With repeated
     indices one update wins each position, which one is XLA's choice: as in JAX, that is only
     transposable when the indices are declared unique."""
@@ -596,7 +627,7 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers,
 
 
 def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, unique_indices,
-                 mode, update_jaxpr=None):
+                 mode, update_jaxpr, update_consts):
     """With unique indices ``scatter`` is linear in (operand, updates). With repeated indices
     one write wins per position, in XLA's order; as in JAX, the winner is made explicit so the
     result is a *scatter_add* (transposable) of masked operands: every update window gets an id,

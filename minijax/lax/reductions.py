@@ -103,8 +103,12 @@ def _reduced_shape(shape, axes):
 # The reduce_* family
 
 
+# ``out_sharding`` is reduce_sum's param only (JAX's): always None, as minijax's types carry no
+# sharding (lax.reduce lays a sum's result out after it instead)
+
+
 def _reduce_rule(name, allowed):
-    def rule(operand, *, axes):
+    def rule(operand, *, axes, out_sharding=None):
         check_dtype_allowed(name, operand.dtype, allowed)
         check_axes(name, operand, axes)
         return ShapedArray(_reduced_shape(operand.shape, axes), operand.dtype, operand.weak_type)
@@ -113,7 +117,7 @@ def _reduce_rule(name, allowed):
 
 
 def _reduce_lowering(combiner, identity):
-    def rule(ctx, x, *, axes):
+    def rule(ctx, x, *, axes, out_sharding=None):
         dtype = ctx.avals_in[0].dtype
         init = ir_constant(np.array(identity(dtype), dtype))
         op = hlo.ReduceOp([tensor_type(ctx.avals_out[0])], [x], [init], dense_i64(axes))
@@ -154,7 +158,7 @@ def _kept_axes(ndim, axes):
     return tuple(i for i in range(ndim) if i not in axes)
 
 
-def _reduce_sum_transpose(ct, operand, *, axes):
+def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
     shape = operand.aval.shape
     return [broadcast_in_dim(ct, shape, _kept_axes(len(shape), axes))]
 
@@ -208,7 +212,7 @@ for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
 
 
 def reduce_sum(operand, axes):
-    return reduce_sum_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_sum_p.bind(operand, axes=canonicalize_axes(operand, axes), out_sharding=None)
 
 
 def reduce_prod(operand, axes):

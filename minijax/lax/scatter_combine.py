@@ -22,7 +22,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import get_aval
 from minijax.interpreters import ad
-from minijax.lax.elementwise import add, div, eq, mul, neg, select
+from minijax.lax.elementwise import add, div, eq, mul, neg, select, sub
+from minijax.lax.elementwise import max as lax_max
+from minijax.lax.elementwise import min as lax_min
 from minijax.lax.families import ANY, NUMBER, const, minmax_values
 from minijax.lax.indexing import (
     _gather_of_scatter,
@@ -40,14 +42,14 @@ __all__ = ["scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scat
            "scatter_mul_p", "scatter_sub", "scatter_sub_p"]
 
 scatter_sub_p = _scatter_prim("scatter-sub", lambda old, new, dtype: hlo.subtract(old, new),
-                              NUMBER)
-scatter_mul_p = _scatter_prim("scatter_mul", lambda old, new, dtype: hlo.multiply(old, new),
-                              NUMBER)
+                              NUMBER, sub)
+scatter_mul_p = _scatter_prim("scatter-mul", lambda old, new, dtype: hlo.multiply(old, new),
+                              NUMBER, mul)
 # bool too, as lax.min; complex numbers compare lexicographically, as lax.min/max
-scatter_min_p = _scatter_prim("scatter_min", functools.partial(minmax_values, hlo.minimum, "LT"),
-                              ANY)
-scatter_max_p = _scatter_prim("scatter_max", functools.partial(minmax_values, hlo.maximum, "GT"),
-                              ANY)
+scatter_min_p = _scatter_prim("scatter-min", functools.partial(minmax_values, hlo.minimum, "LT"),
+                              ANY, lax_min)
+scatter_max_p = _scatter_prim("scatter-max", functools.partial(minmax_values, hlo.maximum, "GT"),
+                              ANY, lax_max)
 
 
 def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,

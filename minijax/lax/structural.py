@@ -31,14 +31,14 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, WeakScalar, concrete_or_error, get_aval
 from minijax.errors import JAXTypeError
-from minijax.interpreters import ad, batching
+from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.batching import not_mapped, to_val_axis
 from minijax.interpreters.partial_eval import staged_literal
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import select_n
 from minijax.lax.families import check_same_dtypes, coerce_scalars, const
 from minijax.lowering.array import Array, device_put_value
-from minijax.lowering.stablehlo import dense_i64, tensor_type
+from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 from minijax.source_info import with_user_line
 
 # fmt: off
@@ -177,7 +177,7 @@ def _reshape_to(x, shape):
     shape = tuple(shape)
     if get_aval(x).shape == shape:
         return x
-    return reshape_p.bind(x, new_sizes=shape, dimensions=None)
+    return reshape_p.bind(x, new_sizes=shape, dimensions=None, sharding=None)
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
@@ -271,10 +271,11 @@ def tile(operand, reps):
 
 
 # ------------------------------------------------------------------------------------------------
-# reshape[new_sizes dimensions]
+# reshape[new_sizes dimensions sharding]: ``sharding`` is JAX's param, always None here (types
+# carry no sharding)
 
 
-def _reshape_rule(operand, *, new_sizes, dimensions):
+def _reshape_rule(operand, *, new_sizes, dimensions, sharding):
     if any(d == -1 for d in new_sizes):
         raise TypeError(
             f"reshape new_sizes may not contain -1 in lax (jnp.reshape infers it), got "
@@ -293,7 +294,7 @@ def _reshape_rule(operand, *, new_sizes, dimensions):
     return operand.update(shape=new_sizes)
 
 
-def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
     if dimensions is not None:
         x = hlo.transpose(x, dense_i64(dimensions))
     return hlo.reshape(_result_type(ctx), x)
@@ -304,21 +305,22 @@ reshape_p.def_abstract_eval(_reshape_rule)
 reshape_p.def_lowering(_reshape_lowering)
 
 
-def _reshape_batching(args, dims, *, new_sizes, dimensions):
+def _reshape_batching(args, dims, *, new_sizes, dimensions, sharding):
     """The batch axis goes to the front through reshape's own ``dimensions`` transpose."""
     (x,), (d,) = args, dims
     aval = get_aval(x)
     order = range(aval.ndim - 1) if dimensions is None else dimensions
     perm = (d,) + tuple(to_val_axis(a, d) for a in order)
     perm = None if perm == tuple(range(aval.ndim)) else perm
-    out = reshape_p.bind(x, new_sizes=(aval.shape[d], *new_sizes), dimensions=perm)
+    out = reshape_p.bind(x, new_sizes=(aval.shape[d], *new_sizes), dimensions=perm,
+                         sharding=sharding)
     return out, 0
 
 
 reshape_p.def_batching(_reshape_batching)
 
 
-def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding):
     shape = operand.aval.shape
     if dimensions is None:
         return [_reshape_to(ct, shape)]
@@ -339,7 +341,7 @@ def reshape(operand, new_sizes, dimensions=None):
             dimensions = None  # the identity permutation is no transpose
     if dimensions is None and new_sizes == shape and shape and _is_array(operand):
         return operand
-    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions)
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -815,10 +817,35 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
 
 
 # ------------------------------------------------------------------------------------------------
-# iota[dtype shape dimension]
+# empty2[dtype memory_space]: JAX's scalar of no particular value (zero here), which fills the
+# residual slots a cond branch does not populate
 
 
-def _iota_rule(*, dtype, shape, dimension):
+def _empty2_rule(*, dtype, memory_space):
+    return ShapedArray((), dtype, memory_space=memory_space)
+
+
+empty2_p = Primitive("empty2")
+empty2_p.def_abstract_eval(_empty2_rule)
+empty2_p.def_lowering(lambda ctx, *, dtype, memory_space: ir_constant(np.zeros((), dtype)))
+empty2_p.def_batching(batching.never_batched_rule(empty2_p))
+ad.defjvp_zero(empty2_p)
+
+
+def empty_like(aval):
+    """A value of type ``aval`` that nothing reads (JAX's ``ad_util.empty_like_aval``):
+    ``empty2``, varying where ``aval`` does, broadcast to its shape."""
+    out = empty2_p.bind(dtype=aval.dtype, memory_space=aval.memory_space)
+    if aval.vma:
+        out = lax_ops.pvary(out, tuple(sorted(aval.vma, key=str)))
+    return broadcast_in_dim(out, aval.shape, ())
+
+
+# ------------------------------------------------------------------------------------------------
+# iota[dtype shape dimension sharding]: ``sharding`` as reshape's
+
+
+def _iota_rule(*, dtype, shape, dimension, sharding):
     if dtype == dtypes.bool_:
         raise TypeError(
             f"iota does not accept dtype {dtype.name}. Accepted dtypes are integer, floating "
@@ -835,7 +862,8 @@ def _iota_rule(*, dtype, shape, dimension):
 
 iota_p = Primitive("iota")
 iota_p.def_abstract_eval(_iota_rule)
-iota_p.def_lowering(lambda ctx, *, dtype, shape, dimension: hlo.iota(_result_type(ctx), dimension))
+iota_p.def_lowering(lambda ctx, *, dtype, shape, dimension, sharding:
+                    hlo.iota(_result_type(ctx), dimension))
 iota_p.def_batching(batching.never_batched_rule(iota_p))
 ad.defjvp_zero(iota_p)
 
@@ -845,7 +873,7 @@ def broadcasted_iota(dtype, shape, dimension):
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = _static_ints(shape, "broadcasted_iota", "shape")
     dimension = _static_int(dimension, "the dimension argument of broadcasted_iota")
-    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=None)
 
 
 def iota(dtype, size):

@@ -243,7 +243,7 @@ class Quantized:
                 new = self._cond(lv, eqn)
             elif name == "while" and not instrument:
                 new = self._while(lv, eqn)
-            elif name == "checkpoint":
+            elif name == "remat2":
                 new = self._checkpoint(lv, eqn, act, instrument)
             lv.changed |= new is not eqn
             if new is not None:  # None: _scan emitted it

@@ -23,7 +23,7 @@ def f32(*shape):
 
 def test_reduce_sum_prints_axes_as_jax_does():
     jaxpr = minijax.make_jaxpr(lambda x: lax.reduce_sum(x, (0,)))(f32(3, 4))
-    assert "b:f32[4] = reduce_sum[axes=(0,)] a" in str(jaxpr)
+    assert "b:f32[4] = reduce_sum[axes=(0,) out_sharding=None] a" in str(jaxpr)
 
 
 def test_negative_axes_are_normalized_and_sorted():

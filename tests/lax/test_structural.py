@@ -38,9 +38,9 @@ def run_both(fn, *args):
 
 @pytest.mark.parametrize("fn, args, expected", [
     (lambda x: lax.reshape(x, (6,)), (f32(2, 3),),
-     "b:f32[6] = reshape[dimensions=None new_sizes=(6,)] a"),
+     "b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a"),
     (lambda x: lax.reshape(x, (3, 2), (1, 0)), (f32(2, 3),),
-     "reshape[dimensions=(1, 0) new_sizes=(3, 2)] a"),
+     "reshape[dimensions=(1, 0) new_sizes=(3, 2) sharding=None] a"),
     (lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)), (f32(3),),
      "b:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a"),
     (lambda x: lax.broadcast(x, (4,)), (f32(3),),
@@ -62,9 +62,10 @@ def run_both(fn, *args):
      "b:f32[2] = dynamic_slice[slice_sizes=(2,)] a 1:i32[]"),
     (lambda x: lax.dynamic_update_slice(x, x[:2], (-1,)), (f32(4),),
      "dynamic_update_slice a b 3:i32[]"),
-    (lambda: lax.iota(np.int32, 5), (), "a:i32[5] = iota[dimension=0 dtype=int32 shape=(5,)]"),
+    (lambda: lax.iota(np.int32, 5), (),
+     "a:i32[5] = iota[dimension=0 dtype=int32 shape=(5,) sharding=None]"),
     (lambda: lax.broadcasted_iota(np.float32, (2, 3), 1), (),
-     "a:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3)]"),
+     "a:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3) sharding=None]"),
     (lambda: lax.full((2, 3), 1.0), (),
      "a:f32[2,3] = broadcast_in_dim 1.0:f32[]"),
 ])

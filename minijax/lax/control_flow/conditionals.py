@@ -23,7 +23,7 @@ from minijax.interpreters.partial_eval import (dce_jaxpr, dce_jaxpr_used, dce_ru
 from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
-from minijax.lax.structural import broadcast_in_dim
+from minijax.lax.structural import broadcast_in_dim, empty_like
 from minijax.lowering.stablehlo import lower_closed_jaxpr, ordered_effects, tensor_type
 from minijax.tree_util import _registry
 
@@ -172,7 +172,8 @@ def _cond_partial_eval(trace, args, params):
         def kfun(*xs, known=known, mine=mine):
             outs = jaxpr_as_fun(known)(*xs)
             n_known = len(outs) - len(mine)
-            all_res = [ad.zeros_like_aval(a) for a in res_avals]
+            # as JAX's _join_cond_outputs: every slot a value nothing reads, then its own
+            all_res = [empty_like(a) for a in res_avals]
             for j, r in zip(mine, outs[n_known:]):
                 all_res[j] = r
             return list(outs[:n_known]) + all_res
