@@ -241,9 +241,17 @@ class Mesh(_MeshAxes):
     def __hash__(self):
         return self._hash
 
-    def __repr__(self):
+    def __repr__(self):  # as JAX's
+        if self.empty:
+            return "Mesh(axis_sizes=(), axis_names=())"
+        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names!r}, "
+                f"axis_types={self.axis_types!r})")
+
+    def __str__(self):  # as JAX's (jaxpr params, NamedSharding's repr, shard_map's errors)
+        if self.empty:
+            return "Mesh()"
         axes = ", ".join(f"'{n}': {s}" for n, s in self.shape.items())
-        return f"Mesh({axes})"
+        return f"Mesh({axes}, axis_types={self.axis_types!r})"
 
     def __enter__(self):
         stack = getattr(_mesh_context, "stack", None)
@@ -508,7 +516,7 @@ class NamedSharding(Sharding):
         return self._hash
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={_spec_str(self.spec)}{_memory_str(self)})"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec}{_memory_str(self)})"
 
 
 def _unsharded(ndim):

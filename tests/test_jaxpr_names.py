@@ -7,7 +7,6 @@ JAX's own text, recorded by tests/data/record_jaxpr_names.py from the same progr
 
 import json
 import os
-import re
 import sys
 
 import pytest
@@ -22,16 +21,6 @@ from record_jaxpr_names import programs  # noqa: E402  (the programs JAX's text 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jaxpr_names_0102.json")
 PROGRAMS = programs(minijax, jnp, lax)
 
-# Compared on names only (every binder's name in order, and each jaxpr's outputs), because
-# the text differs from JAX's for a reason other than naming:
-NAMES_ONLY = {
-    # params differ (JAX: the mesh's axis_types)
-    "shard_map": "params",
-}
-# Not compared: the programs' equations differ, so their names cannot line up.
-DIFFERENT = {}
-
-
 def _recorded():
     with open(DATA) as fh:
         data = json.load(fh)
@@ -39,24 +28,14 @@ def _recorded():
     return data["cases"]
 
 
-def _names(text):
-    """The binders' names in order, and each jaxpr's output tuple: what naming decides."""
-    return (re.findall(r"(?<![\w.'])([a-z]+|_):", text), re.findall(r"\bin (\([^)]*\))", text))
-
-
 def test_corpus_is_covered():
     assert set(PROGRAMS) == set(_recorded())
 
 
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - set(DIFFERENT)))
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_names_match_jax(name):
     fn, x = PROGRAMS[name]
-    got, want = str(minijax.make_jaxpr(fn)(x)), _recorded()[name]
-    if name in NAMES_ONLY:
-        assert got != want, "now printed exactly as JAX: move it out of NAMES_ONLY"
-        assert _names(got) == _names(want)
-    else:
-        assert got == want
+    assert str(minijax.make_jaxpr(fn)(x)) == _recorded()[name]
 
 
 def test_eqn_repr_names_its_own_variables():
