@@ -3,7 +3,8 @@ JAX 0.10.2 by tests/data/record_fidelity_r22_b.py over tests/data/fidelity_r22_b
 
 1. Ordered effects (``debug.print(..., ordered=True)``, ``io_callback(..., ordered=True)``):
    main takes and returns a ``!stablehlo.token {jax.token = true}`` per effect, ``while``
-   carries it first and ``cond``'s case returns it first.
+   carries it first, ``cond``'s case returns it first, a nested jit's private function takes
+   and returns it, and inlined calls (checkpoint, custom_jvp) continue it.
 2. Host callbacks: their custom calls' ``operand_layouts``/``result_layouts`` and Shardy
    shardings (maximal on device 0 in a program, replicated per device in a shard_map body).
 3. ``pmap``'s module is ``jit__fun`` and its results carry their shardings.

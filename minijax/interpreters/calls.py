@@ -18,5 +18,7 @@ def eval_open(jaxpr, args):
 
 
 def lower_open(ctx, jaxpr, args):
-    """Emits ``jaxpr`` inline (XLA sees one program; no nested function)."""
-    return lower_jaxpr_body(ctx.module_ctx, jaxpr, [], list(args))
+    """Emits ``jaxpr`` inline (XLA sees one program; no nested function), continuing the
+    region's ordered-effect tokens."""
+    mctx = ctx.module_ctx
+    return lower_jaxpr_body(mctx, jaxpr, [], list(args), mctx.tokens)

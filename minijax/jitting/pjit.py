@@ -45,7 +45,7 @@ from minijax.interpreters.partial_eval import (
 from minijax.interpreters.structure import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
-from minijax.lax.control_flow.common import effectful, keep, pruned
+from minijax.lax.control_flow.common import keep, pruned
 from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body, op_name
 from minijax.source_info import user_frame
 
@@ -193,8 +193,8 @@ def _pjit_impl(*args, jaxpr, name, donated_invars, inline):
 def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars, inline):
     mctx = ctx.module_ctx
     # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
-    # refuses some calls in it) and where the callee orders effects (the token is the region's).
-    if getattr(mctx, "manual_mesh", None) is not None or effectful(jaxpr):
+    # refuses some calls in it).
+    if getattr(mctx, "manual_mesh", None) is not None:
         # the callee's ops are named under the call, as JAX names an inlined call's
         scope = mctx.scope
         if ctx.eqn is not None:

@@ -400,8 +400,12 @@ def lower_call(module_ctx, jaxpr, args, name):
     lowers a nested jit (one function per callee jaxpr). In a partitioned program the call
     boundaries steer Shardy's propagation as in JAX's; in any program they steer XLA: the
     inlined call's instructions come in another order, and XLA fuses otherwise (a bfloat16
-    primal rounded, or kept in float32 inside a fusion: s22013-377)."""
-    out_types = [tensor_type(v.aval) for v in jaxpr.outvars]
+    primal rounded, or kept in float32 inside a fusion: s22013-377). A callee with ordered
+    effects takes and returns their tokens first, as JAX's."""
+    effects = ordered_effects(jaxpr)
+    k = len(effects)
+    tokens = [hlo.TokenType.get()] * k
+    out_types = tokens + [tensor_type(v.aval) for v in jaxpr.outvars]
     symbol = module_ctx.functions.get(jaxpr)
     if symbol is None:
         # the callee's own name, as JAX's (MLIR quotes one like "<lambda>")
@@ -409,16 +413,27 @@ def lower_call(module_ctx, jaxpr, args, name):
         # Taken before the body is lowered: a callee may call a function of the same name
         # (complex nan_to_num calls nan_to_num on the real and imaginary parts).
         module_ctx.functions[jaxpr] = symbol
-        ftype = ir.FunctionType.get([tensor_type(v.aval) for v in jaxpr.invars], out_types)
+        ftype = ir.FunctionType.get(tokens + [tensor_type(v.aval) for v in jaxpr.invars],
+                                    out_types)
         with ir.InsertionPoint(module_ctx.module.body):
             fn = func.FuncOp(symbol, ftype)
             fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            if k:
+                token = ir.DictAttr.get({"jax.token": ir.BoolAttr.get(True)})
+                none = ir.DictAttr.get({})
+                fn.arg_attrs = ir.ArrayAttr.get([token] * k + [none] * len(jaxpr.invars))
+                fn.result_attrs = ir.ArrayAttr.get([token] * k + [none] * len(jaxpr.outvars))
             entry = fn.add_entry_block()
         scope, module_ctx.scope = module_ctx.scope, ""
         with ir.InsertionPoint(entry):
-            func.ReturnOp(lower_jaxpr_body(module_ctx, jaxpr, [], list(entry.arguments)))
+            threaded = dict(zip(effects, entry.arguments))
+            outs = lower_jaxpr_body(module_ctx, jaxpr, [], list(entry.arguments)[k:], threaded)
+            func.ReturnOp([threaded[e] for e in effects] + outs)
         module_ctx.scope = scope
-    return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol), list(args)).results)
+    results = list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol),
+                               module_ctx.region_tokens(effects) + list(args)).results)
+    module_ctx.tokens.update(zip(effects, results))
+    return results[k:]
 
 
 def _unique_symbol(module_ctx, name):

@@ -1,9 +1,9 @@
 """Cases of tests/test_fidelity_r22_b.py, evaluated by JAX 0.10.2 (the recorder) and by minijax.
 
 LOWERED: programs whose ``jit(...).lower(...).as_text()`` (or ``pmap``'s) is compared whole:
-ordered effects' tokens through main, cond and while; host callbacks' layouts and shardings;
-pmap's module; a nested jit's private function. Each is an expression over SETUP's names
-giving the Lowered object.
+ordered effects' tokens through main, cond, while, inlined calls and private functions; host
+callbacks' layouts and shardings; pmap's module; a nested jit's private function. Each is an
+expression over SETUP's names giving the Lowered object.
 NAMES: programs whose ``as_text(debug_info=True)`` op names under the program's root
 (``jit(f)/...``) are compared; file paths, columns and call-site chains aside.
 """
@@ -48,6 +48,14 @@ def in_shard_map(a):
         jax.debug.print("{}", b)
         return jax.pure_callback(lambda v: v, jax.ShapeDtypeStruct((2,), jnp.float32), b)
     return jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(a)
+@jax.custom_jvp
+def dbg_jvp(a):
+    return dbg(a)
+dbg_jvp.defjvp(lambda p, t: (dbg_jvp(p[0]), t[0]))
+def nested_dbg(a):
+    return jax.jit(dbg)(a) * 2
+def nested_unordered(a):
+    return jax.jit(dbg_unordered)(a) * 2
 def nested(a):
     return jax.jit(lambda b: b * 2)(a) + 1
 def scoped(x):
@@ -78,6 +86,10 @@ LOWERED = [
     "jax.pmap(lambda a, b: (a * 2, b)).lower(jnp.ones((4, 3)), jnp.ones((4,)))",
     "jax.pmap(jnp.sin, out_axes=1).lower(jnp.ones((4, 3)))",
     "jax.jit(nested).lower(1.0)",
+    "jax.jit(jax.checkpoint(dbg)).lower(1.0)",
+    "jax.jit(dbg_jvp).lower(1.0)",
+    "jax.jit(nested_dbg).lower(1.0)",
+    "jax.jit(nested_unordered).lower(1.0)",
 ]
 
 NAMES = [
