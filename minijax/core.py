@@ -240,6 +240,9 @@ class ShapedArray(AbstractValue):
         return ("~" if self.weak_type else "") + self._str_long()
 
 
+dtypes.shaped_array = ShapedArray  # the type a TypedNdArray makes its aval of
+
+
 class AbstractToken(AbstractValue):
     """The type of an XLA token (``lax.create_token``, ``lax.after_all``): no shape nor dtype,
     only an order between effects. JAX has one instance, ``abstract_token``, which its code
@@ -444,18 +447,8 @@ def _with_vma(aval, vma):
 
 def _in_memory_space(prim, avals, out):
     """``out`` in the memory space of the operands of rank > 0 (they must agree; scalars
-    take any), else in device memory: JAX's default memory-space rule. Its error is JAX's
-    text exactly (no jnp function or user line added: tests compare it whole)."""
-    first = None
-    for a in avals:
-        if type(a) is not ShapedArray or not a.shape:
-            continue
-        if first is not None and first.memory_space is not a.memory_space:
-            raise ValueError(
-                f"memory_space of all inputs passed to `{prim.name}` must be the same. Got one "
-                f"operand with type: {first._str_long()} and another operand with type: "
-                f"{a._str_long()}")
-        first = a
+    take any), else in device memory: JAX's default memory-space rule."""
+    first = check_memory_spaces(prim.name, avals)
     space = _DEVICE if first is None else first.memory_space
 
     def put(aval):
@@ -463,6 +456,23 @@ def _in_memory_space(prim, avals, out):
                 if type(aval) is ShapedArray and aval.memory_space is not space else aval)
 
     return [put(a) for a in out] if prim.multiple_results else put(out)
+
+
+def check_memory_spaces(name, avals):
+    """JAX's default memory-space rule's check for primitive ``name``: the operands of rank
+    > 0 are in one memory space. Returns the first of them (None if none). Its error is JAX's
+    text exactly (no jnp function or user line added: tests compare it whole)."""
+    first = None
+    for a in avals:
+        if type(a) is not ShapedArray or not a.shape:
+            continue
+        if first is not None and first.memory_space is not a.memory_space:
+            raise ValueError(
+                f"memory_space of all inputs passed to `{name}` must be the same. Got one "
+                f"operand with type: {first._str_long()} and another operand with type: "
+                f"{a._str_long()}")
+        first = a
+    return first
 
 
 # (args) -> args: inside a shard_map body traced with check_vma, an operand that varies over

@@ -315,24 +315,38 @@ def canonical_scalar(x):
     return typed_scalar(x, python_scalar_dtype(x)) if type(x) in (int, float, complex) else x
 
 
+shaped_array = None  # core.ShapedArray, which core installs (it imports this module)
+
+
 class TypedNdArray(np.ndarray):
     """A host NumPy array that carries its JAX type, as JAX 0.10.2's
-    ``jax._src.literals.TypedNdArray``: what JAX gives for float0 zeros (the gradient of an
-    integer input, an integer output's tangent) and for a NumPy value ``stop_gradient`` or
-    ``checkpoint`` returns eagerly. Its dtype is not canonicalized again; NumPy functions on it
-    give plain NumPy arrays."""
+    ``jax._src.literals.TypedNdArray``: what JAX gives for float0 values (the gradient of an
+    integer input, an integer output's tangent, a float0 value put on a device) and for a
+    NumPy value ``stop_gradient`` or ``checkpoint`` returns eagerly. Its type (``aval``, made
+    on first use unless given) is not canonicalized again; NumPy functions on it give plain
+    NumPy arrays."""
 
-    def __new__(cls, value, weak_type=False):
-        obj = np.asarray(value).view(cls)
-        obj._weak_type = weak_type
+    __slots__ = ("_aval", "_weak_type")
+
+    def __new__(cls, val, aval=None):
+        obj = np.asarray(val).view(cls)
+        if aval is not None:
+            obj._aval = aval
         return obj
 
-    def __array_finalize__(self, obj):  # a view or slice keeps the weak type
-        self._weak_type = getattr(obj, "_weak_type", False)
+    def __array_finalize__(self, obj):  # a view or slice keeps the weak type, not the aval
+        self._aval = None
+        self._weak_type = obj.aval.weak_type if isinstance(obj, TypedNdArray) else False
+
+    @property
+    def aval(self):
+        if self._aval is None:
+            self._aval = shaped_array(self.shape, self.dtype, weak_type=self._weak_type)
+        return self._aval
 
     @property
     def weak_type(self):
-        return self._weak_type
+        return self.aval.weak_type
 
     @property
     def val(self):
@@ -347,7 +361,8 @@ class TypedNdArray(np.ndarray):
 
     def __repr__(self):  # JAX's layout: TypedNdArray([0., 1.], dtype=float32)
         prefix = "TypedNdArray("
-        dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True)" if self._weak_type else ")")
+        dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True)" if self.aval.weak_type
+                                                  else ")")
         width = np.get_printoptions()["linewidth"]
         if self.size == 0:
             s = f"[], shape={self.shape}"
@@ -358,13 +373,19 @@ class TypedNdArray(np.ndarray):
         sep = " " * len(prefix) if last_line + len(dtype_str) + 1 > width else " "
         return f"{prefix}{s},{sep}{dtype_str}"
 
+    # As JAX 0.10.2's, pickling passes the weak type where the constructor takes the aval: the
+    # copy's ``aval`` is that bool (its repr raises AttributeError), as in JAX.
     def __reduce__(self):
-        return (TypedNdArray, (np.asarray(self), self._weak_type))
+        return (TypedNdArray, (np.asarray(self), self.aval.weak_type))
+
+    def __getnewargs__(self):
+        return (np.asarray(self), self.aval.weak_type)
 
 
-def float0_zeros(shape):
-    """Zeros of dtype float0, as JAX returns them (a :class:`TypedNdArray`)."""
-    return TypedNdArray(np.zeros(shape, float0))
+def float0_zeros(shape, aval=None):
+    """Zeros of dtype float0, as JAX returns them (a :class:`TypedNdArray`, of type ``aval``
+    where given)."""
+    return TypedNdArray(np.zeros(shape, float0), aval)
 
 
 def canonical_value(x):
@@ -453,7 +474,13 @@ def result_type(*args, return_weak_type_flag=False):
         if any(d != extended_ for d, _ in pairs):
             raise ValueError(f"dtype={extended_} is not a valid dtype for JAX type promotion.")
         return (extended_, False) if return_weak_type_flag else extended_
-    dtype, weak = promote_dtypes_weak(pairs)
+    try:
+        dtype, weak = promote_dtypes_weak(pairs)
+    except KeyError as e:  # a dtype outside the lattice (float0): only with itself, as JAX's
+        dtype, weak = pairs[0][0], False
+        if any(d != dtype for d, _ in pairs):
+            raise ValueError(
+                f"dtype={e.args[0]!r} is not a valid dtype for JAX type promotion.") from None
     return (dtype, weak) if return_weak_type_flag else dtype
 
 

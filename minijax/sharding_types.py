@@ -30,7 +30,7 @@ import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.mlir.dialects import sdy
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.lowering import array as _array
 from minijax.lowering import backends, jaxlib_ext
 from minijax.tree_util import _registry
@@ -767,6 +767,8 @@ def put(x, sharding, what="device_put"):
     space = core.mem_kind_to_space(sharding._memory_kind)
     if aval.memory_space is not space:  # its type says where it now is
         aval = aval.update(memory_space=space)
+    if aval.dtype == dtypes.float0:  # as JAX's result handler (backends.result_handler)
+        return dtypes.float0_zeros(aval.shape, aval)
     if type(x) is _array.Array:
         if x._sharding is target:
             return _array.committed(x)  # a named sharding commits it there (as JAX)

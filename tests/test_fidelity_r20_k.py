@@ -43,15 +43,17 @@ def test_the_buffers_are_in_host_memory():
     assert jnp.ones(2)._sharding._memory_kind == "device"
 
 
-def test_an_uncommitted_array_goes_where_in_shardings_says():
-    # A divergence (docs/sharp_bits.md): JAX 0.10.2 refuses an uncommitted jax Array whose
-    # memory is not the one in_shardings names ("Memory kinds passed to jax.jit does not
-    # match memory kind on the respective arg ...") but puts a NumPy array there; minijax
-    # holds a NumPy argument as an uncommitted Array, so it puts both there. A committed
-    # Array is refused as in JAX (a case above).
+def test_an_uncommitted_array_is_refused_where_in_shardings_names_another_memory():
+    # As JAX 0.10.2 (recorded there): jit refuses an uncommitted Array whose memory is not the
+    # one in_shardings names, as a committed one (a case above), but puts a NumPy array there
+    # (tests/test_fidelity_r22_c.py has more)
     s = _ENV["s"]
-    out = jax.jit(lambda a: a * 2, in_shardings=s)(jnp.ones(3))
-    assert out.sharding.memory_kind == "device"  # computed in the value's memory, as for NumPy
+    with pytest.raises(ValueError, match="Memory kinds passed to jax.jit does not match memory "
+                       "kind on the respective arg. Got jit memory kind: pinned_host, arg memory "
+                       r"kind: device for arg type: float32\[3\]"):
+        jax.jit(lambda a: a * 2, in_shardings=s)(jnp.ones(3))
+    out = jax.jit(lambda a: a * 2, in_shardings=s)(np.ones(3, np.float32))
+    assert out.sharding.memory_kind == "device"  # computed in device memory, as JAX's
     np.testing.assert_array_equal(out, [2.0, 2.0, 2.0])
 
 

@@ -387,6 +387,10 @@ class JitFunction:
         self._out_shardings = out_shardings
         self._sharded = in_shardings is not None or out_shardings is not None
         self._committed_in_key = placement.in_shardings_in_key(in_shardings)
+        # JAX puts a NumPy argument in the memory in_shardings names but refuses an Array from
+        # another memory, even an uncommitted one: such a jit's NumPy arguments reach the
+        # placement as NumPy, not as the Arrays of the C++ path's device_put
+        self._numpy_to_memory = placement.names_other_memory(in_shardings)
         self._inline = inline
         self._keep_unused = keep_unused
         self._closing = None  # the jit threading the Refs ``fun`` closes over and writes
@@ -535,7 +539,7 @@ class JitFunction:
         # Arrays only (which falls back to Python where the placement does not fit).
         flat = None
         checking = debug_numerics.checking
-        if (not checking and not config.jax_disable_jit
+        if (not checking and not config.jax_disable_jit and not self._numpy_to_memory
                 and core.is_eval_trace_current()):
             try:
                 if any(type(x) is np.ndarray for x in args) or any(
@@ -554,6 +558,8 @@ class JitFunction:
         outs, entry, leaves = self._call(args, kwargs, flat)  # flattened once
         if entry is None or checking:  # checked calls never take the C++ fast path
             return outs, None, False
+        if self._numpy_to_memory and any(type(x) is np.ndarray for x in leaves):
+            return outs, None, False  # no fast-path entry has a NumPy leaf (see above)
         return outs, entry.fastpath(leaves), False
 
     def __get__(self, obj, objtype=None):

@@ -212,11 +212,10 @@ def _argument_shardings(record, in_shardings):
     for x, g, path, aval in zip(record.leaves, given, record.paths, record.avals):
         if g is not None:
             g = shd.resolve(g, f"jit in_shardings for {path}")
-            if (type(x) is Array and x._committed
-                    and g._memory_kind != memory_kind_of(x._sharding)):
-                # as JAX: jit moves no Array between memories (an uncommitted one is put
-                # there: minijax cannot tell it from the NumPy value it was made from, which
-                # JAX puts there)
+            if type(x) is Array and g._memory_kind != memory_kind_of(x._sharding):
+                # as JAX: jit moves no Array between memories, even an uncommitted one (a
+                # NumPy argument, which it places there, comes here as NumPy: see
+                # JitFunction._numpy_to_memory)
                 have = shd.from_jaxlib(x._sharding, len(aval.shape)).memory_kind
                 raise ValueError(
                     "Memory kinds passed to jax.jit does not match memory kind on the "
@@ -277,6 +276,13 @@ def result_sharding_leaves(out_shardings, out_tree, n_out):
     """``out_shardings`` (a pytree prefix of the outputs) broadcast to one entry per leaf."""
     out_struct = out_tree.unflatten([0] * n_out)
     return shd.broadcast_prefix(out_shardings, out_struct, "jit out_shardings")
+
+
+def names_other_memory(in_shardings):
+    """Whether some sharding of ``in_shardings`` is in another memory than the default."""
+    return in_shardings is not None and any(
+        getattr(s, "_memory_kind", None) is not None
+        for s in _registry.flatten(in_shardings, leaf_predicate=shd.is_sharding_leaf)[0])
 
 
 def in_shardings_in_key(in_shardings):

@@ -25,7 +25,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.config import config
-from minijax.core import Primitive, ShapedArray
+from minijax.core import Primitive, ShapedArray, check_memory_spaces
 from minijax.interpreters import ad, batching
 from minijax.interpreters.mlir import lower_traced
 from minijax.lax import linalg_ffi as ffi
@@ -569,6 +569,9 @@ def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
         eye = hlo.select(_eq_mask(q_aval.shape), ffi.full_like_aval(1, q_aval),
                          ffi.full_like_aval(0, q_aval))
         return [eye, *(ffi.full_like_aval(0, a) for a in ctx.avals_out[1:])]
+    # JAX lowers qr as a function whose last step keeps R's upper triangle with a select
+    # between a device-memory mask and R: its memory-space rule refuses an R in host memory
+    check_memory_spaces("select_n", [ShapedArray(r_aval.shape, np.dtype(np.bool_)), r_aval])
     gpu = ffi.platform_of(ctx) == "gpu"
     taus_aval = ShapedArray((*batch, k), aval.dtype)
     if pivoting:  # from a zero jpvt (every column free to move); geqp3's pivots are 1-based

@@ -20,7 +20,7 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import Primitive, ShapedArray, get_aval
+from minijax.core import Primitive, ShapedArray, check_memory_spaces, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.families import (
     ANY,
@@ -281,6 +281,9 @@ def _argminmax_lowering(direction, identity):
                             "bool.")
         floating = dtypes.is_float(dtype)
         idx_aval = ShapedArray(aval.shape, index_dtype)
+        # JAX lowers argmax as a reduce of the operand and this iota, typed in device memory:
+        # its memory-space rule refuses an operand in host memory
+        check_memory_spaces("reduce", [aval, idx_aval])
         iota = hlo.iota(tensor_type(idx_aval), axes[0])
         inits = [ir_constant(np.array(identity(dtype), dtype)),
                  ir_constant(np.array(0, index_dtype))]

@@ -374,20 +374,25 @@ def committed(x: Array) -> Array:
 
 
 def put_like(x: Array, like: Array) -> Array:
-    """``x`` laid out as ``like`` (its sharding, or its device when the shapes differ), and
-    committed as ``like`` is: where JAX puts the result of ``zeros_like(like)`` and kin."""
+    """``x`` laid out as ``like`` (its sharding, or its device when the shapes differ), in its
+    memory, and committed as ``like`` is: where JAX puts the result of ``zeros_like(like)``
+    and kin."""
     target = like._sharding
     devs = target._internal_device_list
     if x.shape != like.shape:
-        target = backends.single_device_sharding(devs[0])
-    if x._sharding is target or (len(devs) == 1 and x._sharding._internal_device_list == devs):
+        target = single_device_sharding(devs[0], memory_kind_of(target))
+    aval = x.aval
+    if target._memory_kind != x._sharding._memory_kind:  # its type says where it now is
+        aval = aval.update(memory_space=core.mem_kind_to_space(memory_kind_of(target)))
+    if x._sharding is target or (len(devs) == 1 and x._sharding._internal_device_list == devs
+                                 and aval is x.aval):
         buf = x
     elif len(devs) == 1:
         (buf,) = backends._jax.batched_copy_array_to_devices_with_sharding(
             [x], [devs], [target], [backends._jax.ArrayCopySemantics.REUSE_INPUT])
     else:
-        buf = put_global(x._value, x.aval, target)
-    return Array(x.aval, buf._sharding, backends.shard_pieces(buf), like._committed,
+        buf = put_global(x._value, aval, target)
+    return Array(aval, buf._sharding, backends.shard_pieces(buf), like._committed,
                  _skip_checks=True)
 
 
@@ -432,6 +437,8 @@ def device_put_value(x, device=None, weak_type=None) -> Array:
     aval = core.get_aval(x)
     if weak_type is not None and weak_type != aval.weak_type:
         aval = aval.update(weak_type=weak_type)
+    if aval.dtype == dtypes.float0:  # as JAX's result handler (backends.result_handler)
+        return dtypes.float0_zeros(aval.shape, aval)
     value = np.asarray(x, dtype=aval.dtype)
     if device is None:
         return backends.device_put_numpy(value, aval, default_device(), False)

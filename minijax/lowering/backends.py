@@ -25,7 +25,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # silence the clients' INFO 
 from jaxlib import _jax  # noqa: E402
 from jaxlib import xla_client as xc  # noqa: E402
 
-from minijax import core  # noqa: E402
+from minijax import core, dtypes  # noqa: E402
 from minijax.config import config  # noqa: E402
 
 logger = logging.getLogger("minijax")
@@ -291,6 +291,11 @@ def single_device_sharding(device, memory_kind=None):
 def result_handler(aval, sharding, committed=True):
     if aval is core.abstract_token:  # XLA returns a token as an empty boolean buffer
         return result_handler(core.token_buffer_aval, sharding, committed).wrap(core.Token)
+    if aval.dtype == dtypes.float0:
+        # XLA has no float0: the buffer holds booleans, and what comes back is host zeros
+        # carrying the type (a TypedNdArray), not an Array, as JAX's
+        return result_handler(aval.update(dtype=np.dtype(np.bool_)), sharding,
+                              committed).wrap(lambda _: dtypes.float0_zeros(aval.shape, aval))
     if _HANDLER_NEEDS_SKIP_CHECKS:
         return _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
     return _jax.array_result_handler(aval, sharding, committed)

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import core, dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.families import const
@@ -280,9 +280,12 @@ def _stable_shift(x, axes, where, initial=-np.inf):
     from fusing the softmax into one kernel (measured on an H100: a GPT step 2% slower)."""
     # The max of stop_gradient(x), not of x: the shift's derivative cancels, and a max of x
     # would stage reduce_max's JVP (a tie count over all of x) that nothing then uses.
-    # ``initial`` only where it matters (JAX always passes it): a mask, or a zero-size x (whose
-    # softmax is empty in JAX; a max without initial refuses it)
-    use_initial = where is not None or x.size == 0
+    # ``initial`` only where it matters (JAX always passes it): a mask, a zero-size x (whose
+    # softmax is empty in JAX; a max without initial refuses it), or an x in host memory (the
+    # max with ``initial`` of its scalar maxima is in device memory, JAX's rule for scalar
+    # operands, so JAX's subtraction below refuses the two memories)
+    use_initial = (where is not None or x.size == 0
+                   or x.aval.memory_space is not core.MemorySpace.Device)
     return lax.stop_gradient(jnp.max(lax.stop_gradient(x), axis=axes, keepdims=True,
                                      where=where, initial=initial if use_initial else None))
 

@@ -242,11 +242,18 @@ def _follow(out, a, device):
     is; a multi-device prototype of another shape leaves the result on the default device."""
     if device is not None:
         return device_put(out, device)
-    if type(a) is not Array or type(out) is not Array:
-        return out
+    if type(a) is not Array or type(out) is not Array or out.weak_type:
+        return out  # as JAX's full_like: a weak prototype's layout is not followed
     devs = a._sharding._internal_device_list
     if out.shape != a.shape and len(devs) != 1:
         return out
+    if out._sharding._memory_kind != a._sharding._memory_kind:
+        # JAX builds the result with the prototype's sharding over the device-memory buffer
+        # it computed: jaxlib refuses the pair
+        raise ValueError(
+            "Memory kind mismatch with xla::PjRtBuffers. Got sharding with memory kind "
+            f"'{a._sharding._memory_kind}' and a buffer with memory_kind "
+            f"'{out._sharding._memory_kind}'")
     return put_like(out, a)
 
 
