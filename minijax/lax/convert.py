@@ -20,11 +20,11 @@ import warnings
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.core import Literal, Primitive, Tracer, concrete_or_error, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.partial_eval import (
-    DynamicJaxprTrace, DynamicJaxprTracer, lifting_trace, staged_literal)
+    DynamicJaxprTrace, DynamicJaxprTracer, lifting_trace)
 from minijax.lax.families import FLOAT, check_dtype_allowed, full_like_shape, hlo_compare
 from minijax.lowering.stablehlo import tensor_type
 
@@ -106,25 +106,17 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type):
         if _is_array(operand):
             return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
-        trace = lifting_trace()
-        if type(operand) is np.ndarray and operand.ndim and type(trace) is DynamicJaxprTrace:
-            # JAX stages the NumPy array as a constant and forwards the no-op conversion of it
-            # (convert_element_type's forwarding rule): the constant, no equation
-            var = trace.to_var(operand)
-            return DynamicJaxprTracer(trace, var.aval, var)
-    if ((type(operand) in _FOLDABLE or isinstance(operand, np.generic))
-            and new_dtype != dtypes.float0 and not np.shape(operand)
-            and type(lifting_trace()) is DynamicJaxprTrace):
-        # JAX's constant folding on a staging trace: the literal, converted by NumPy (so inf
-        # to int32 is NumPy's INT_MIN, with its warning, under jit where eager XLA saturates)
-        val = np.asarray(operand)
-        if val.dtype.kind == "c" and new_dtype.kind != "c":
-            val = val.real
-        return staged_literal(val.astype(new_dtype),
-                              aval.update(dtype=new_dtype, weak_type=weak_type))
-    if type(operand) is DynamicJaxprTracer and type(operand.var) is Literal:
-        if operand._trace is lifting_trace():
-            return _fold_literal(operand, new_dtype, weak_type)
+        if type(operand) is np.ndarray and operand.ndim:
+            trace = lifting_trace()
+            if type(trace) is DynamicJaxprTrace:
+                # JAX stages the NumPy array as a constant and forwards the no-op conversion
+                # of it (convert_element_type's forwarding rule): the constant, no equation
+                var = trace.to_var(operand)
+                return DynamicJaxprTracer(trace, var.aval, var)
+    if not core.is_eval_trace_current():
+        folded = _folded_constant(operand, aval, new_dtype, weak_type)
+        if folded is not None:
+            return folded
     if _converts_on_host(operand, new_dtype, weak_type):
         # JAX converts a scalar to a strong dtype with NumPy, so NumPy's rules apply: a Python
         # complex to a real dtype raises TypeError, and a NumPy float beyond an integer range
@@ -136,16 +128,28 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
-def _fold_literal(operand, new_dtype, weak_type):
-    """A literal of the jaxpr being built (``jnp.asarray(2.0)``) converted: the new literal,
-    as JAX's constant folding of ``convert_element_type`` on a staging trace gives, computed
-    with NumPy (a complex one to a real dtype keeps its real part), so ``jnp.asarray(2.0) + x``
-    stages no conversion."""
-    val = np.asarray(operand.var.val)
+def _folded_constant(operand, aval, new_dtype, weak_type):
+    """JAX's constant folding of ``convert_element_type`` on a staging trace: a Python or NumPy
+    scalar, or a literal of the jaxpr being built (``jnp.asarray(2.0)``), converted by NumPy
+    into a new literal. So ``jnp.asarray(2.0) + x`` stages no conversion, and inf to int32 is
+    NumPy's INT_MIN (with its warning) under jit where eager XLA saturates. A complex value to
+    a real dtype keeps its real part. None where nothing folds."""
+    trace = lifting_trace()
+    if type(trace) is not DynamicJaxprTrace:
+        return None
+    if type(operand) is DynamicJaxprTracer and type(operand.var) is Literal:
+        if operand._trace is not trace:
+            return None
+        val = np.asarray(operand.var.val)
+    elif ((type(operand) in _FOLDABLE or isinstance(operand, np.generic))
+          and new_dtype != dtypes.float0 and not np.shape(operand)):
+        val = np.asarray(operand)
+    else:
+        return None
     if val.dtype.kind == "c" and new_dtype.kind != "c":
         val = val.real
-    aval = operand.aval.update(dtype=new_dtype, weak_type=weak_type)
-    return DynamicJaxprTracer(operand._trace, aval, Literal(val.astype(new_dtype), aval))
+    new_aval = aval.update(dtype=new_dtype, weak_type=weak_type)
+    return DynamicJaxprTracer(trace, new_aval, Literal(val.astype(new_dtype), new_aval))
 
 
 # What JAX folds (with NumPy scalars, which its trace holds as NumPy arrays): Python scalars and
