@@ -9,7 +9,8 @@ JAX 0.10.2 by tests/data/record_fidelity_r22_b.py over tests/data/fidelity_r22_b
    shardings (maximal on device 0 in a program, replicated per device in a shard_map body).
 3. ``pmap``'s module is ``jit__fun`` and its results carry their shardings.
 4. A nested jit's private function keeps its callee's name (``@"<lambda>"``); locations name
-   ops ``jit(f)/scope/prim`` (``as_text(debug_info=True)``).
+   ops ``jit(f)/scope/prim`` and main's arguments by JAX's argument names
+   (``as_text(debug_info=True)``).
 """
 import json
 import pathlib
@@ -23,7 +24,7 @@ import minijax.numpy as jnp
 
 _DATA = pathlib.Path(__file__).parent / "data"
 sys.path.insert(0, str(_DATA))
-from fidelity_r22_b_cases import LOWERED, NAMES, SETUP  # noqa: E402
+from fidelity_r22_b_cases import ARG_NAMES, LOWERED, NAMES, SETUP  # noqa: E402
 
 _JAX = json.loads((_DATA / "fidelity_r22_b_jax.json").read_text())
 _ENV = {"jax": jax, "jnp": jnp, "np": np}
@@ -34,6 +35,7 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
     assert _JAX["jax_version"] == "0.10.2"
     assert [src for src, _ in _JAX["lowered"]] == LOWERED
     assert [src for src, _ in _JAX["names"]] == NAMES
+    assert [src for src, _ in _JAX["arg_names"]] == ARG_NAMES
 
 
 @pytest.mark.devices(4)
@@ -47,6 +49,11 @@ def test_op_names_as_jax(src, expected):
     # JAX also names the callee's function location "jit(f)/outer/jit" ("jit:" on the func),
     # which minijax's private functions do not carry
     assert set(expected) - {"jit(scoped)/outer/jit"} <= set(_ENV["op_names"](eval(src, _ENV)))
+
+
+@pytest.mark.parametrize("src,expected", _JAX["arg_names"], ids=range(len(ARG_NAMES)))
+def test_main_argument_locations_as_jax(src, expected):
+    assert _ENV["main_arg_locations"](eval(src, _ENV)) == expected
 
 
 def test_ordered_effects_run_in_order_with_their_tokens(capsys):

@@ -212,6 +212,51 @@ class ArgRecord:
         return out
 
 
+def debug_arg_names(params, record):
+    """JAX's names of the argument leaves (its ``debug_info.arg_names``: ``x``, ``d['a']``,
+    ``args[0]`` of ``*args``, ``kw['k']`` of ``**kw``), which main's arguments carry as
+    locations: ``record.paths`` with each top-level argument named by the parameter the call
+    binds it to (positions counted with the static arguments); ``args[i]``/``kwargs['k']``
+    where the call does not bind to the signature ``params``."""
+    static_pos = {k for k, _ in record.static_key if isinstance(k, int)}
+    n_pos = len(record.args) + len(static_pos)
+    position = [j for j in range(n_pos) if j not in static_pos]  # dynamic -> call position
+    names = [k for k, _ in record.static_key if not isinstance(k, int)] + list(record.kwargs)
+    try:
+        bound = inspect.Signature(params).bind(*[None] * n_pos, **dict.fromkeys(names))
+    except (TypeError, ValueError):  # no signature, or one the call does not bind to
+        bound = None
+    by_position, star, var_kw = [], None, None
+    for p in params if bound is not None else ():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            by_position.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            star = (p.name, len(by_position))
+        elif p.kind == p.VAR_KEYWORD:
+            var_kw = p.name
+    out = []
+    for path in record.paths:
+        end = path.index("]") + 1
+        if path.startswith("args["):
+            j = position[int(path[5:end - 1])]
+            if bound is None:
+                head = f"args[{j}]"
+            elif j < len(by_position):
+                head = by_position[j]
+            else:
+                head = f"{star[0]}[{j - star[1]}]"
+        else:  # kwargs['k']
+            k = path[8:end - 2]
+            if bound is None:
+                head = path[:end]
+            elif k in bound.signature.parameters:
+                head = k
+            else:
+                head = f"{var_kw}['{k}']"
+        out.append(head + path[end:])
+    return out
+
+
 def _donated_leaves(in_tree, donate_argnums):
     if not donate_argnums:
         return ()

@@ -40,6 +40,7 @@ from minijax.jitting.args import (
     ArgRecord,
     Signature,
     check_out_leaf,
+    debug_arg_names,
     explain_difference,
     leaf_aval,
     merge_static,
@@ -661,14 +662,16 @@ class JitFunction:
         closed = inline_consts(closed)
         arg_shardings, result_shardings = place.module_shardings(len(closed.jaxpr.constvars))
         donated = set(record.donated)
+        names = debug_arg_names(self._signature.params, record)
         if kept is not None:  # an unused argument is not donated (JAX leaves it alive)
             donated = {j for j, i in enumerate(kept) if i in donated}
+            names = [names[i] for i in kept]
         lowered = stablehlo.lower_jaxpr(
             closed, name=f"jit_{self._name}", platform=place.devices[0].platform,
             donated=donated, arg_shardings=arg_shardings, result_shardings=result_shardings,
             memory_kinds=place.memory_kinds(closed.jaxpr),
             result_names=_result_names(out_tree, closed.jaxpr.out_avals),
-            num_partitions=len(place.devices),
+            num_partitions=len(place.devices), arg_names=names,
         )
         timer.mark("lower")
         return _Program(closed, traced, kept, out_tree, record, place, lowered)

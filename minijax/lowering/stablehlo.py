@@ -478,7 +478,7 @@ class MemoryKinds:
 
 def lower_jaxpr(
     closed, name="main", platform="cpu", donated=(), arg_shardings=None, result_shardings=None,
-    memory_kinds=None, result_names=None, num_partitions=1,
+    memory_kinds=None, result_names=None, num_partitions=1, arg_names=None,
 ):
     """A :class:`LoweredModule` whose ``main`` takes (consts..., args...) and returns the
     outputs.
@@ -492,8 +492,9 @@ def lower_jaxpr(
     places values in host memory. ``result_names`` (one per output: JAX's "result",
     "result[0]['a']", ...) become ``jax.result_info``; ``num_partitions`` is the number of
     devices the program runs on (the module's ``mhlo.num_partitions``, as JAX writes it).
-    A program with ordered effects takes and returns one token per effect before its
-    arguments and outputs (``jax.token``), as JAX's.
+    ``arg_names`` (one per argument after the consts, JAX's ``x``, ``d['a']``) become the
+    arguments' locations. A program with ordered effects takes and returns one token per
+    effect before its arguments and outputs (``jax.token``), as JAX's.
     """
     jaxpr = closed.jaxpr
     effects = ordered_effects(jaxpr)
@@ -552,7 +553,11 @@ def lower_jaxpr(
                         attr["sdy.sharding"] = _sdy_attr(mctx, result_shardings[i], a)
                     attrs.append(ir.DictAttr.get(attr))
                 fn.result_attrs = ir.ArrayAttr.get(attrs)
-            entry = fn.add_entry_block()
+            locs = None
+            if arg_names:
+                locs = ([ir.Location.unknown()] * (k + n_consts)
+                        + [ir.Location.name(n) for n in arg_names])
+            entry = fn.add_entry_block(locs)
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
             threaded = dict(zip(effects, args[:k]))

@@ -6,6 +6,7 @@ callbacks' layouts and shardings; pmap's module; a nested jit's private function
 expression over SETUP's names giving the Lowered object.
 NAMES: programs whose ``as_text(debug_info=True)`` op names under the program's root
 (``jit(f)/...``) are compared; file paths, columns and call-site chains aside.
+ARG_NAMES: programs whose main's argument locations (``loc("d['a']")``) are compared.
 """
 
 SETUP = """
@@ -62,6 +63,11 @@ def scoped(x):
     with jax.named_scope("outer"):
         y = jnp.cos(x)
         return jax.named_call(jnp.sin, name="layer")(y) + nested(y)
+def arg_names(a, *rest, **kw):
+    return a + rest[1] + kw['z']
+def main_arg_locations(lowered):
+    text = lowered.as_text(debug_info=True)
+    return re.findall(r'loc\\(([^)]*)\\)', re.search(r"@main\\((.*?)\\) ->", text).group(1))
 def op_names(lowered):
     text = lowered.as_text(debug_info=True)
     return sorted(set(n for n in re.findall(r'loc\\("([^"]*)"', text) if n.startswith("jit(")
@@ -94,4 +100,12 @@ LOWERED = [
 
 NAMES = [
     "jax.jit(scoped).lower(jnp.ones(2))",
+]
+
+ARG_NAMES = [
+    "jax.jit(lambda d, *args, k: d['a'] + args[0] + k).lower({'a': 1.0, 'b': 2.0}, 3.0, 4.0, "
+    "k=5.0)",
+    "jax.jit(arg_names, static_argnums=1).lower(1.0, 2, 3.0, z=4.0, w=5.0)",
+    "jax.jit(lambda a, b, c: a + c['q'], static_argnames='b').lower(1.0, b=2, c={'q': 3.0})",
+    "jax.jit(dbg).lower(1.0)",
 ]

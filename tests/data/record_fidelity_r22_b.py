@@ -17,7 +17,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from fidelity_r22_b_cases import LOWERED, NAMES, SETUP  # noqa: E402
+from fidelity_r22_b_cases import ARG_NAMES, LOWERED, NAMES, SETUP  # noqa: E402
 
 env = {"jax": jax, "jnp": jnp, "np": np}
 exec(SETUP, env)
@@ -26,4 +26,5 @@ print(json.dumps({
     "jax_version": jax.__version__,
     "lowered": [[src, eval(src, env).as_text()] for src in LOWERED],
     "names": [[src, env["op_names"](eval(src, env))] for src in NAMES],
+    "arg_names": [[src, env["main_arg_locations"](eval(src, env))] for src in ARG_NAMES],
 }, indent=1))
