@@ -156,7 +156,7 @@ def strided_out_shape(padded, window, strides):
 
 def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count, precision,
-               preferred_element_type):
+               preferred_element_type, out_sharding):
     name = "conv_general_dilated"
     shapes = f"lhs {lhs.str_short()} and rhs {rhs.str_short()}"
     if lhs.dtype != rhs.dtype:
@@ -224,7 +224,7 @@ def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
 
 def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
-                   preferred_element_type):
+                   preferred_element_type, out_sharding):
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     dnums = hlo.ConvDimensionNumbers.get(
         input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],
@@ -342,7 +342,7 @@ def _as_dtype(x, aval):
 
 def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
-                   preferred_element_type):
+                   preferred_element_type, out_sharding):
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     t_rhs_spec = _spec_transpose(rhs_spec)
     if feature_group_count > 1:
@@ -363,7 +363,7 @@ def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, r
                 lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
                 dimension_numbers=trans, feature_group_count=feature_group_count,
                 batch_group_count=1, precision=precision,
-                preferred_element_type=preferred_element_type)
+                preferred_element_type=preferred_element_type, out_sharding=out_sharding)
     if batch_group_count > 1:
         out = _reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
         out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
@@ -372,7 +372,7 @@ def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, r
 
 def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
-                   preferred_element_type):
+                   preferred_element_type, out_sharding):
     if int(np.prod(_shape(g))) == 0:
         # a symbolic zero, as JAX's rule: no cotangent then reaches the kernel's producers, so
         # a NaN partial there (arcsin's beyond 1) is not multiplied by zeros (s22043-231)
@@ -393,7 +393,8 @@ def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, r
     out = _bind(lhs, g, window_strides=rhs_dilation, padding=pads, lhs_dilation=lhs_dilation,
                 rhs_dilation=window_strides, dimension_numbers=trans,
                 feature_group_count=feature_group_count, batch_group_count=batch_group_count,
-                precision=precision, preferred_element_type=preferred_element_type)
+                precision=precision, preferred_element_type=preferred_element_type,
+                out_sharding=out_sharding)
     return _as_dtype(out, rhs_aval)
 
 
@@ -506,6 +507,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         batch_group_count=operator.index(batch_group_count),
         precision=canonicalize_precision(precision),
         preferred_element_type=preferred_element_type,
+        out_sharding=None,  # JAX's param; the result is laid out after it (no sharding in types)
     )
     return lay_out(out, out_sharding)
 

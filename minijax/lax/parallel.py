@@ -148,7 +148,7 @@ def _real(name):
 
 
 def _real_all_reduce(kind):
-    def rule(ctx, x, mesh, *, axes, axis_index_groups):
+    def rule(ctx, x, mesh, *, axes, axis_index_groups=None):  # (psum_invariant has no groups)
         return collectives.lower_all_reduce(ctx, x, mesh, kind, axes, axis_index_groups)
 
     return rule
@@ -165,26 +165,27 @@ def _bind_leaves(bind, x):
 
 
 # ------------------------------------------------------------------------------------------------
-# psum / pmax / pmin [axes axis_index_groups]
+# psum / pmax / pmin [axes axis_index_groups]; psum_invariant [axes], as JAX's
 
 
-def _allreduce_abstract_eval(x, *, axes, axis_index_groups):
+def _allreduce_abstract_eval(x, *, axes, axis_index_groups=None):
     # the result is the same along the axes (JAX 0.10 types a pmax/pmin/psum over them so)
     return x.update(vma=x.vma - set(axes)) if x.vma else x
 
 
 def _allreduce_batching(prim, if_unmapped, reduce):
     @batching.axis_collective
-    def rule(axis_data, args, dims, *, axes, axis_index_groups):
+    def rule(axis_data, args, dims, *, axes, **groups):  # groups: axis_index_groups, if any
         (x,), (d,) = args, dims
         if axis_data.name not in axes:
             batching.check_outer_axes(axes, prim.name)
-            return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
-        _no_groups(axis_index_groups, f"{_GROUPS_REFUSED} collectives. {_FEATURE_REQUEST}")
+            return prim.bind(x, axes=axes, **groups), d
+        _no_groups(groups.get("axis_index_groups"),
+                   f"{_GROUPS_REFUSED} collectives. {_FEATURE_REQUEST}")
         y = if_unmapped(x, axis_data.size) if d is not_mapped else reduce(x, (d,))
         rest = tuple(a for a in axes if a != axis_data.name)
         if rest:
-            y = prim.bind(y, axes=rest, axis_index_groups=None)
+            y = prim.bind(y, axes=rest, **groups)
         return y, not_mapped  # every example gets the same value
 
     return rule
@@ -236,11 +237,11 @@ pvary_p.def_lowering(lambda ctx, x, *, axes: x)
 pvary_p.def_batching(lambda args, dims, *, axes: (pvary_p.bind(args[0], axes=axes), dims[0]))
 pvary_p.own_vma = True
 ad.deflinear(pvary_p, lambda ct, x, *, axes: [
-    psum_invariant_p.bind(ct, axes=axes, axis_index_groups=None)])
+    psum_invariant_p.bind(ct, axes=axes)])
 
 psum_invariant_p = _allreduce("psum_invariant", lambda x, n: mul(x, const(x, n)), lambda: reduce_sum)
 psum_invariant_p.def_lowering(_unbound_lowering("psum", "axes", _real_all_reduce("psum")))
-ad.deflinear(psum_invariant_p, lambda ct, x, *, axes, axis_index_groups: [
+ad.deflinear(psum_invariant_p, lambda ct, x, *, axes: [
     pvary_p.bind(ct, axes=axes)])
 
 
@@ -341,8 +342,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
         outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, const(v, size))
                 for v in leaves]
     elif groups is None and _typed(names):
-        outs = [psum_invariant_p.bind(_varying(v, names), axes=names, axis_index_groups=None)
-                for v in leaves]
+        outs = [psum_invariant_p.bind(_varying(v, names), axes=names) for v in leaves]
     else:
         outs = [psum_p.bind(v, axes=names, axis_index_groups=groups) for v in leaves]
     return tree_unflatten(tree, outs)
