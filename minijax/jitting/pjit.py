@@ -195,12 +195,13 @@ def _pjit_lowering(ctx, *args, jaxpr, name, donated_invars, inline):
     # Inline inside shard_map's manual region (nothing propagates there, and XLA's import
     # refuses some calls in it).
     if getattr(mctx, "manual_mesh", None) is not None:
-        # the callee's ops are named under the call, as JAX names an inlined call's
-        scope = mctx.scope
+        # the callee's ops (its trace has its own name stack) are named under the call, as
+        # JAX names an inlined call's
+        saved = mctx.scope, mctx.scope_base
         if ctx.eqn is not None:
-            mctx.scope = op_name(mctx, ctx.eqn)
+            mctx.scope, mctx.scope_base = op_name(mctx, ctx.eqn), ()
         outs = lower_jaxpr_body(mctx, _baked(jaxpr).jaxpr, [], list(args), mctx.tokens)
-        mctx.scope = scope
+        mctx.scope, mctx.scope_base = saved
         return outs
     return lower_call(mctx, _baked(jaxpr).jaxpr, args, name)
 

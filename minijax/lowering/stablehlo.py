@@ -9,6 +9,7 @@ messages point at the line that created it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
 
@@ -169,6 +170,9 @@ class ModuleContext:
         # The root of the locations' op names, JAX's: "jit(f)" for the module jit_f (""
         # while a callee's private function is emitted: its ops are named from there)
         self.scope = f"jit({name[4:] if name.startswith('jit_') else name})"
+        # The named scopes the region being emitted inherited from its op (its equations'
+        # name stacks start with them): they are in ``scope`` already (``region_named``)
+        self.scope_base = ()
         self.platform = platform
         self.meshes = {}  # minijax Mesh -> its sdy.mesh symbol name
         self.host_callbacks = []  # Python functions of host-callback custom calls (callbacks.py)
@@ -299,11 +303,30 @@ def op_name(module_ctx, eqn):
     scopes, the primitive (``jit(f)/outer/sin``); a call is named by its callee
     (``jit(f)/jit(<lambda>)``)."""
     info = eqn.source_info
-    scopes = "".join(f"{n}/" for n in info.name_stack) if info is not None else ""
+    stack = info.name_stack if info is not None else ()
+    base = module_ctx.scope_base
+    if base and stack[:len(base)] == base:
+        stack = stack[len(base):]
+    scopes = "".join(f"{n}/" for n in stack)
     label = eqn.primitive.name
     if label == "jit":
         label = f"jit({eqn.params['name']})"
     return f"{module_ctx.scope}/{scopes}{label}" if module_ctx.scope else f"{scopes}{label}"
+
+
+@contextlib.contextmanager
+def region_named(module_ctx, eqn, region):
+    """While a control-flow op's region is emitted, its ops are named under the op and the
+    region as JAX's: ``jit(f)/s/while/body/sin``, ``cond/branch_0_fun/...``."""
+    saved = module_ctx.scope, module_ctx.scope_base
+    if eqn is not None:
+        module_ctx.scope = f"{op_name(module_ctx, eqn)}/{region}"
+        if eqn.source_info is not None:
+            module_ctx.scope_base = eqn.source_info.name_stack
+    try:
+        yield
+    finally:
+        module_ctx.scope, module_ctx.scope_base = saved
 
 
 def _location(module_ctx, eqn):
@@ -424,12 +447,14 @@ def lower_call(module_ctx, jaxpr, args, name):
                 fn.arg_attrs = ir.ArrayAttr.get([token] * k + [none] * len(jaxpr.invars))
                 fn.result_attrs = ir.ArrayAttr.get([token] * k + [none] * len(jaxpr.outvars))
             entry = fn.add_entry_block()
-        scope, module_ctx.scope = module_ctx.scope, ""
+        # a jit's trace has its own name stack: its ops are named from its function
+        saved = module_ctx.scope, module_ctx.scope_base
+        module_ctx.scope, module_ctx.scope_base = "", ()
         with ir.InsertionPoint(entry):
             threaded = dict(zip(effects, entry.arguments))
             outs = lower_jaxpr_body(module_ctx, jaxpr, [], list(entry.arguments)[k:], threaded)
             func.ReturnOp([threaded[e] for e in effects] + outs)
-        module_ctx.scope = scope
+        module_ctx.scope, module_ctx.scope_base = saved
     results = list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(symbol),
                                module_ctx.region_tokens(effects) + list(args)).results)
     module_ctx.tokens.update(zip(effects, results))
@@ -706,6 +731,7 @@ __all__ = [
     "lower_call",
     "module_to_text",
     "op_name",
+    "region_named",
     "ordered_effects",
     "tensor_type",
 ]

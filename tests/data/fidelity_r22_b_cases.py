@@ -63,6 +63,10 @@ def scoped(x):
     with jax.named_scope("outer"):
         y = jnp.cos(x)
         return jax.named_call(jnp.sin, name="layer")(y) + nested(y)
+def control_flow(a):
+    with jax.named_scope("s"):
+        b = jax.lax.while_loop(lambda c: c < 3, lambda c: jnp.sin(c) + 1, a)
+        return b + jax.lax.cond(a > 0, jnp.sin, jnp.cos, a)
 def arg_names(a, *rest, **kw):
     return a + rest[1] + kw['z']
 def main_arg_locations(lowered):
@@ -100,6 +104,7 @@ LOWERED = [
 
 NAMES = [
     "jax.jit(scoped).lower(jnp.ones(2))",
+    "jax.jit(control_flow).lower(1.0)",
 ]
 
 ARG_NAMES = [

@@ -24,7 +24,8 @@ from minijax.lax.control_flow import common
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
 from minijax.lax.structural import broadcast_in_dim, empty_like
-from minijax.lowering.stablehlo import lower_closed_jaxpr, ordered_effects, tensor_type
+from minijax.lowering.stablehlo import (lower_closed_jaxpr, ordered_effects, region_named,
+                                       tensor_type)
 from minijax.tree_util import _registry
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -70,9 +71,9 @@ def _cond_lowering(ctx, index, *ops, branches):
     tokens = mctx.region_tokens(effects)
     case = hlo.CaseOp([t.type for t in tokens] + [tensor_type(a) for a in ctx.avals_out],
                       index, num_branches=len(branches))
-    for region, branch in zip(case.branches, branches):
+    for i, (region, branch) in enumerate(zip(case.branches, branches)):
         block = region.blocks.append()
-        with ir.InsertionPoint(block):
+        with ir.InsertionPoint(block), region_named(mctx, ctx.eqn, f"branch_{i}_fun"):
             threaded = dict(zip(effects, tokens))
             outs = _lower_closed(mctx, branch, ops, threaded)  # operands captured from above
             hlo.return_([threaded[e] for e in effects] + outs)

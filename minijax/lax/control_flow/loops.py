@@ -41,7 +41,8 @@ from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
 from minijax.lowering.array import device_put_value
-from minijax.lowering.stablehlo import dense_i64, full_like_aval, ir_constant, tensor_type
+from minijax.lowering.stablehlo import (dense_i64, full_like_aval, ir_constant, region_named,
+                                       tensor_type)
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
@@ -144,12 +145,12 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     loop = hlo.WhileOp(types, tokens + list(args))
     nc, nb = cond_nconsts, body_nconsts
     block = loop.cond.blocks.append(*types)
-    with ir.InsertionPoint(block):
+    with ir.InsertionPoint(block), region_named(mctx, ctx.eqn, "cond"):
         vals = list(block.arguments)[k:]
         (pred,) = _lower_closed(mctx, cond_jaxpr, vals[:nc] + vals[nc + nb:])
         hlo.return_([pred])
     block = loop.body.blocks.append(*types)
-    with ir.InsertionPoint(block):
+    with ir.InsertionPoint(block), region_named(mctx, ctx.eqn, "body"):
         threaded = dict(zip(effects, block.arguments))
         vals = list(block.arguments)[k:]
         new = _lower_closed(mctx, body_jaxpr, vals[nc:nc + nb] + vals[nc + nb:], threaded)
