@@ -185,7 +185,13 @@ def _type_properties(dtype):
     )
 
 
-def _dot_general_dtype(lhs, rhs, preferred_element_type):
+def _bit_width(dtype):
+    if dtype == np.bool_:
+        return 1
+    return (dtypes.finfo if dtypes.is_inexact(dtype) else dtypes.iinfo)(dtype).bits
+
+
+def _dot_general_dtype(lhs, rhs, preferred_element_type, check_bit_width):
     lp, rp = _type_properties(lhs.dtype), _type_properties(rhs.dtype)
     if lp == rp and lhs.dtype != rhs.dtype:
         raise TypeError(
@@ -196,23 +202,13 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type):
     if preferred_element_type is None or preferred_element_type == result:
         return result
     pref = preferred_element_type
-    if dtypes.is_int(result) or result == np.bool_:
-        if not (dtypes.is_int(pref) or dtypes.is_float(pref)):
-            raise TypeError(
-                f"dot_general: preferred_element_type {pref.name} is incompatible with operands "
-                f"{lhs.str_short()} and {rhs.str_short()}"
-            )
-        if dtypes.is_int(pref) and pref.itemsize < result.itemsize:
-            raise TypeError(
-                "dot_general: `preferred_element_type` must not be narrower than the original "
-                f"type, got preferred_element_type of {pref.name} for result type of {result.name}."
-            )
-    elif (dtypes.is_float(result), dtypes.is_complex(result)) != (
-        dtypes.is_float(pref), dtypes.is_complex(pref)
-    ):
+    # XLA's MaybeUpcast, as JAX's _maybe_upcast: any preferred type is accepted (float operands
+    # with an integer one accumulate in the float type and convert the sum, saturating), except
+    # one narrower than a non-floating result (a complex one counts its real part's bits).
+    if check_bit_width and not dtypes.is_float(result) and _bit_width(pref) < _bit_width(result):
         raise TypeError(
-            f"dot_general: preferred_element_type {pref.name} is incompatible with operands "
-            f"{lhs.str_short()} and {rhs.str_short()}: both must be floating, or both complex"
+            "`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {pref.name} for result type of {result.name}."
         )
     return pref
 
@@ -220,8 +216,10 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type):
 def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     shape = _dot_general_shape(lhs, rhs, dimension_numbers)
     # JAX's standard weak-type rule: weak when both operands are (preferred type or not)
-    return ShapedArray(shape, _dot_general_dtype(lhs, rhs, preferred_element_type),
-                       lhs.weak_type and rhs.weak_type)
+    # (an explicit algorithm skips the bit-width check, as in JAX)
+    dtype = _dot_general_dtype(lhs, rhs, preferred_element_type,
+                               not isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)))
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -272,9 +270,12 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
         and out_aval.dtype != lhs_aval.dtype
     )
     # XLA CPU's DotThunk has no BF16 x BF16 = F32 (nor F16) kernel for every shape (jaxlib 0.10.2:
-    # UNIMPLEMENTED for batched dots): widen first. Exact: f32 holds every bf16/f16 value.
+    # UNIMPLEMENTED for batched dots): widen first. Exact: f32 holds every bf16/f16 value. Not
+    # for an integer result: the sum is taken in the operands' float type and then converted
+    # (as JAX, which converts nothing here), where integer operands would truncate each value.
     widening_halves_on_cpu = (
-        ctx.module_ctx.platform == "cpu" and out_aval.dtype != lhs_aval.dtype
+        ctx.module_ctx.platform == "cpu" and dtypes.is_inexact(out_aval.dtype)
+        and out_aval.dtype != lhs_aval.dtype
         and lhs_aval.dtype in (dtypes.bfloat16, np.dtype(np.float16))
     )
     if lhs_aval.dtype != rhs_aval.dtype or widening_ints_on_gpu or widening_halves_on_cpu:

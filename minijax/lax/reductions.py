@@ -249,14 +249,15 @@ def _argminmax_rule(name):
         # an unused argmax/argmin of complex values that jit or remat drops never fails.
         check_dtype_allowed(name, operand.dtype, ANY)
         if not dtypes.is_int(index_dtype):
-            raise TypeError(f"{name}: index_dtype must be an integer type, got {index_dtype}")
-        if len(axes) != 1 or not 0 <= axes[0] < operand.ndim:
-            raise ValueError(f"{name}: invalid axis {axes} for operand {operand.str_short()}")
-        if operand.shape[axes[0]] == 0:
-            raise ValueError(
-                f"{name} requires a non-empty reduced dimension, got operand "
-                f"{operand.str_short()} and axis {axes[0]}"
-            )
+            raise TypeError(f"index_dtype must be an integer type, but got {index_dtype.name}")
+        # JAX's rule: the axis must already be in [0, ndim) (lax.argmax does not normalize a
+        # negative one; jnp.argmax does)
+        axis, = axes
+        if not 0 <= axis < operand.ndim:
+            raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+        if operand.shape[axis] < 1:
+            raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={operand.shape} {axis=}")
         return ShapedArray(_reduced_shape(operand.shape, axes), index_dtype)
 
     return rule
@@ -312,7 +313,19 @@ def _argminmax(name, direction, identity):
     p = Primitive(name)
     p.def_abstract_eval(_argminmax_rule(name))
     p.def_lowering(_argminmax_lowering(direction, identity))
-    p.def_batching(batching.reduction_rule(p))
+
+    def batching_rule(args, dims, *, axes, index_dtype):
+        (x,), (d,) = args, dims
+        axes = tuple(batching.to_val_axis(a, d) for a in axes)
+        # As JAX's reducer batching, which finds the result's batch axis with np.delete: an
+        # axis past the end is its IndexError, a negative one the batched argmax's ValueError
+        out_dim = list(np.delete(np.arange(get_aval(x).ndim), axes)).index(d)
+        return p.bind(x, axes=axes, index_dtype=index_dtype), out_dim
+
+    # JAX checks only the batched argmax (an invalid axis stays invalid after the shift), so
+    # its errors come from the rule
+    batching_rule.accepts_invalid = lambda vals, dims: True
+    p.def_batching(batching_rule)
     return p
 
 
@@ -322,21 +335,16 @@ ad.defjvp_zero(argmax_p)
 ad.defjvp_zero(argmin_p)
 
 
-def _argminmax_params(operand, axis, index_dtype):
-    axis = operator.index(axis)
-    ndim = get_aval(operand).ndim
-    axis = axis + ndim if -ndim <= axis < 0 else axis
-    return dict(axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
-
-
 def argmax(operand, axis, index_dtype):
-    """Index of the first maximum along ``axis`` (a NaN counts as the maximum)."""
-    return argmax_p.bind(operand, **_argminmax_params(operand, axis, index_dtype))
+    """Index of the first maximum along ``axis`` (a NaN counts as the maximum); ``axis`` is
+    in [0, ndim), as JAX's (which passes it on unchanged)."""
+    return argmax_p.bind(operand, axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(operand, axis, index_dtype):
-    """Index of the first minimum along ``axis`` (a NaN counts as the minimum)."""
-    return argmin_p.bind(operand, **_argminmax_params(operand, axis, index_dtype))
+    """Index of the first minimum along ``axis`` (a NaN counts as the minimum); ``axis`` is
+    in [0, ndim), as JAX's (which passes it on unchanged)."""
+    return argmin_p.bind(operand, axes=(axis,), index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 # ------------------------------------------------------------------------------------------------
