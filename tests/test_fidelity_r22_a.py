@@ -1,11 +1,17 @@
 """Issue 21's jaxpr structure (helper r22_a): what ``make_jaxpr`` returns is JAX 0.10.2's, text
 and params, recorded by tests/data/record_fidelity_r22_a.py from the same programs:
 
-- params JAX's primitives carry: ``out_sharding=None`` on ``reduce_sum``, ``sharding=None`` on
-  ``reshape``/``iota``, every scatter's ``update_jaxpr``/``update_consts``, the custom rules'
-  ``symbolic_zeros`` (and their equations' printed ``name``, the rules by the user's names);
+- params JAX's primitives carry: ``out_sharding=None`` on ``reduce_sum`` and
+  ``conv_general_dilated``, ``sharding=None`` on ``reshape``/``iota``/``broadcast_in_dim``,
+  every scatter's ``update_jaxpr``/``update_consts``, the custom rules' ``symbolic_zeros`` (and
+  their equations' printed ``name``, the rules by the user's names), ``psum_invariant``'s
+  ``axes`` only, the jnp contractions' ``preferred_element_type`` (the promoted dtype), the
+  shard_map mesh's ``axis_types``;
 - primitive names: ``scatter-add``/``-mul``/``-min``/``-max``, ``remat2`` (checkpoint);
-- a filling gather's ``fill_value`` is the fill itself (``nan``), as ``lax.gather`` sets it.
+- a filling gather's ``fill_value`` is the fill itself (``nan``), as ``lax.gather`` sets it;
+- staged equations: grad(cond)'s branches hold JAX's ``empty2`` residual fillers, a no-op
+  ``convert_element_type`` of a NumPy array is forwarded (no equation), ``jnp.tile`` is one
+  ``tile``.
 """
 
 import json

@@ -206,7 +206,7 @@ def test_quantize_checkpointed_layers_in_a_scan():
     g = minijax.grad(lambda x: jnp.sum(qf(x) ** 2))(x)
     assert _rel(g, minijax.grad(lambda x: jnp.sum(f((ws, c), x) ** 2))(x)) < 6e-2
     jaxpr = qf.transformed_jaxpr(x)
-    remats = transforms.find_eqns(jaxpr, "checkpoint")
+    remats = transforms.find_eqns(jaxpr, "remat2")  # JAX's name of checkpoint's primitive
     assert len(remats) == 2 and all(
         any(a.aval.dtype == np.int8 for a in e.invars) for e in remats)
     assert not any(np.asarray(k).dtype == np.float32 and np.shape(k) in ((L, D, D), (D, D))

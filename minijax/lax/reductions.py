@@ -352,7 +352,7 @@ def argmin(operand, axis, index_dtype):
 # structural primitives (structural.py, imported above) are both defined.
 
 
-def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
     """Sums over the axes the broadcast created or stretched from size 1."""
     in_shape = operand.aval.shape
     kept = {d for d, n in zip(broadcast_dimensions, in_shape) if n == shape[d]}

@@ -112,7 +112,7 @@ def _result_type(ctx):
 # broadcast_in_dim[shape broadcast_dimensions]
 
 
-def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding):
     name = "broadcast_in_dim"
     _check_shapelike(name, "shape", shape)
     dims = broadcast_dimensions
@@ -145,7 +145,7 @@ def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions):
     return operand.update(shape=shape)
 
 
-def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding):
     return hlo.broadcast_in_dim(_result_type(ctx), x, dense_i64(broadcast_dimensions))
 
 
@@ -153,19 +153,20 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_rule)
 broadcast_in_dim_p.own_memory_space = True  # its operand's, a scalar's too (as JAX's)
 broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
-# As JAX's rule: ``shape`` is the binder's type, so not shown; no dimensions, nothing shown.
+# As JAX's rule: ``shape`` is the binder's type, so not shown, nor is ``sharding`` (JAX's param,
+# always None here: types carry no sharding); no dimensions, nothing shown.
 broadcast_in_dim_p.pp_params = lambda p: (
     {"broadcast_dimensions": p["broadcast_dimensions"]} if p["broadcast_dimensions"] else {})
 
 
-def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions, sharding):
     """As JAX's rule: the batch axis moves to the front of the operand and of the result (so
     later elementwise ops meet JAX's layout, and XLA makes JAX's rewrites)."""
     (x,), (d,) = args, dims
     x = batching.moveaxis(x, d, 0)
     out = broadcast_in_dim_p.bind(
         x, shape=(get_aval(x).shape[0], *shape),
-        broadcast_dimensions=(0, *(b + 1 for b in broadcast_dimensions)))
+        broadcast_dimensions=(0, *(b + 1 for b in broadcast_dimensions)), sharding=sharding)
     return out, 0
 
 
@@ -186,7 +187,8 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions")
     if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
         return operand
-    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
+                                   sharding=None)
 
 
 def broadcast(operand, sizes):

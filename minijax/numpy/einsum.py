@@ -85,8 +85,8 @@ def _parse(subscripts, shapes):
         ins, out, explicit = spec, "", False
     terms = ins.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(f"einsum: {len(terms)} operand subscripts in {subscripts!r} but "
-                         f"{len(shapes)} operands")
+        raise ValueError(f"Number of einsum subscripts, {len(terms)}, must be equal to the "
+                         f"number of operands, {len(shapes)}.")  # opt_einsum's, as JAX's
     n_ell = 0
     parsed = []
     for term, shape in zip(terms, shapes):
@@ -383,8 +383,10 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         (a, la), (b, lb) = ops[min(i, j)], ops[max(i, j)]
         rest = [op for k, op in enumerate(ops) if k not in (i, j)]
         needed = out_set.union(*(set(lab) for _, lab in rest))
-        ops = rest + [_contract_pair(a, la, b, lb, needed, precision, preferred_element_type,
-                                     out_labels, last=step == len(path) - 1)]
+        # each dot_general's preferred type is the given one, else the promoted dtype (JAX's)
+        ops = rest + [_contract_pair(a, la, b, lb, needed, precision,
+                                     preferred_element_type or dtype, out_labels,
+                                     last=step == len(path) - 1)]
     if len(ops) != 1:
         raise ValueError(f"einsum: the path {path} leaves {len(ops)} operands, not one")
     x, labels = ops[0]
@@ -420,4 +422,5 @@ def einsum_path(subscripts, /, *operands, optimize="greedy"):
         kept = [lab for lab in dict.fromkeys(current[i] + current[j]) if lab in needed]
         lines.append(f"    {(i, j)}: {math.prod(sizes[lab] for lab in kept)} elements")
         current = rest + [kept]
-    return ["einsum_path", *path], "\n".join(lines)
+    # the path as opt_einsum's contract_path gives it to JAX: no NumPy "einsum_path" head
+    return path, "\n".join(lines)

@@ -47,6 +47,12 @@ def _contraction_operands(name, a, b):
     return a, b, dtype, weak
 
 
+def _preferred(preferred_element_type, dtype):
+    """The ``preferred_element_type`` JAX's contractions give dot_general: the given one, else
+    the operands' promoted dtype (so its equations show it)."""
+    return dtype if preferred_element_type is None else preferred_element_type
+
+
 def _contraction_result(out, dtype, weak, preferred_element_type):
     """JAX's last step: the promoted type, strong when a preferred element type is given."""
     if preferred_element_type is None:
@@ -66,7 +72,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract_b = 0 if b.ndim == 1 else b.ndim - 2
         dims = (((a.ndim - 1,), (contract_b,)), ((), ()))
     # dot_general's output is (a's free axes, b's free axes): exactly NumPy's dot layout.
-    out = lax.dot_general(a, b, dims, precision, preferred_element_type,
+    out = lax.dot_general(a, b, dims, precision, _preferred(preferred_element_type, dtype),
                           out_sharding=out_sharding)
     return _contraction_result(out, dtype, weak, preferred_element_type)
 
@@ -90,9 +96,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         # One dot_general, as JAX emits: a vector contracts with the other's core axis, and
         # dot_general's layout (a's free axes, b's free axes) is NumPy's result.
         dims = (((a.ndim - 1,), (0 if b_vec else b.ndim - 2,)), ((), ()))
-        out = lax.dot_general(a, b, dims, precision, preferred_element_type)
+        out = lax.dot_general(a, b, dims, precision, _preferred(preferred_element_type, dtype))
     else:
-        out = _batched_matmul(a, b, precision, preferred_element_type)
+        out = _batched_matmul(a, b, precision, _preferred(preferred_element_type, dtype))
     return _contraction_result(out, dtype, weak, preferred_element_type)
 
 
@@ -181,7 +187,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     if isinstance(axes, int) or hasattr(axes, "__index__"):
         n = operator.index(axes)
         if n < 0 or n > min(a.ndim, b.ndim):
-            raise TypeError(f"Number of tensordot axes (axes={n}) exceeds input ranks "
+            raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks "
                             f"({a.shape} and {b.shape})")
         ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
     else:
@@ -193,7 +199,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                             f"{ax_a} and {ax_b}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
-    out = lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred_element_type)
+    out = lax.dot_general(a, b, ((ca, cb), ((), ())), precision,
+                          _preferred(preferred_element_type, dtype))
     return _contraction_result(out, dtype, weak, preferred_element_type)
 
 

@@ -656,18 +656,16 @@ def _pad(a, pad_width, mode, constant_values, stat_length, end_values, reflect_t
 
 
 def tile(A, reps):
-    """``A`` repeated ``reps`` times along each axis (broadcast, then one reshape)."""
+    """``A`` repeated ``reps`` times along each axis: JAX's ``lax.tile`` (after new leading axes
+    where ``reps`` is longer than ``A``'s rank)."""
     check_arraylike("tile", A)
     a = to_array(A)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     reps = tuple(operator.index(r) for r in reps)
-    ndim = builtins.max(a.ndim, len(reps))
-    reps = (1,) * (ndim - len(reps)) + reps
-    a = lax.reshape(a, (1,) * (ndim - a.ndim) + a.shape)
-    # (r0, d0, r1, d1, ...) then merge each (ri, di) pair.
-    inter = tuple(x for r, d in zip(reps, a.shape) for x in (r, d))
-    b = lax.broadcast_in_dim(a, inter, tuple(range(1, 2 * ndim, 2)))
-    return lax.reshape(b, tuple(r * d for r, d in zip(reps, a.shape)))
+    reps = (1,) * (a.ndim - len(reps)) + reps
+    if len(reps) > a.ndim:
+        a = lax.expand_dims(a, tuple(range(len(reps) - a.ndim)))
+    return lax.tile(a, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):

@@ -44,6 +44,9 @@ def programs(jax, jnp, lax):
 
     cz.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
 
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("i",))
+    P = jax.sharding.PartitionSpec
+
     return {
         "reduce_sum": (lambda x: jnp.sum(x, 0), (m,)),
         "grad_sum": (jax.grad(lambda x: jnp.sum(x ** 2)), (x3,)),
@@ -74,14 +77,30 @@ def programs(jax, jnp, lax):
         "grad_cond": (jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)), (1.0,)),
         "grad_cond_vector": (jax.grad(lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos,
                                                          x).sum()), (x3,)),
+        "conv": (lambda x: lax.conv_general_dilated(x, np.ones((3, 2, 3, 3), np.float32),
+                                                    (1, 1), "SAME"),
+                 (np.ones((1, 2, 5, 5), np.float32),)),
+        "broadcast": (lambda x: jnp.broadcast_to(x, (4, 3)) + x[None], (x3,)),
+        "dot": (lambda x: jnp.dot(x, x.T), (m,)),
+        "matmul_vector": (lambda x: x @ x[0], (m,)),
+        "matmul_batched": (lambda x: x @ jnp.swapaxes(x, 1, 2),
+                           (np.ones((4, 2, 3), np.float32),)),
+        "matmul_int": (lambda x: x @ x.T, (np.arange(6, dtype=np.int32).reshape(2, 3),)),
+        "einsum": (lambda x: jnp.einsum("bij,bkj->bik", x, x), (np.ones((4, 2, 3), np.float32),)),
+        "tensordot": (lambda x: jnp.tensordot(x, x, 2), (m,)),
+        "grad_matmul": (jax.grad(lambda x: (x @ x.T).sum()), (m,)),
+        "tile": (lambda x: jnp.tile(x, (2, 1, 2)), (m,)),
+        "shard_map_psum": (jax.shard_map(lambda x: lax.psum(x, "i"), mesh=mesh, in_specs=P("i"),
+                                         out_specs=P()), (x3,)),
         "np_const_convert": (lambda x: x + lax.convert_element_type(np.ones(3, np.float32),
                                                                     np.float32), (x3,)),
     }
 
 
 # Equations whose params (the keys JAX's eqn.params holds) the tests compare, by primitive
-PARAMS_OF = ("reduce_sum", "reshape", "iota", "scatter", "scatter-add", "scatter-sub",
-             "scatter-mul", "scatter-min", "scatter-max", "remat2")
+PARAMS_OF = ("reduce_sum", "reshape", "iota", "broadcast_in_dim", "scatter", "scatter-add",
+             "scatter-sub", "scatter-mul", "scatter-min", "scatter-max", "remat2",
+             "conv_general_dilated")
 
 
 def eqn_params(closed):
