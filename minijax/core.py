@@ -725,6 +725,8 @@ def pp_param(value):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
+    if isinstance(value, frozenset):  # sorted, an empty one too, as JAX's: frozenset({})
+        return "frozenset({" + ", ".join(repr(e) for e in sorted(value)) + "})"
     # A tuple or list shows as its str does in JAX, a string item quoted (``axes=('i',)``); a
     # named tuple shows its repr, as JAX's.
     if type(value) is tuple:

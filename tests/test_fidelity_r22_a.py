@@ -6,7 +6,8 @@ and params, recorded by tests/data/record_fidelity_r22_a.py from the same progra
   every scatter's ``update_jaxpr``/``update_consts``, the custom rules' ``symbolic_zeros`` (and
   their equations' printed ``name``, the rules by the user's names), ``psum_invariant``'s
   ``axes`` only, the jnp contractions' ``preferred_element_type`` (the promoted dtype), the
-  shard_map mesh's ``axis_types``;
+  shard_map mesh's ``axis_types``, sharding_constraint's ``context_mesh``/``layout``/
+  ``unconstrained_dims`` (a frozenset param printed sorted, ``frozenset({})`` when empty);
 - primitive names: ``scatter-add``/``-mul``/``-min``/``-max``, ``remat2`` (checkpoint);
 - a filling gather's ``fill_value`` is the fill itself (``nan``), as ``lax.gather`` sets it;
 - staged equations: grad(cond)'s branches hold JAX's ``empty2`` residual fillers, a no-op

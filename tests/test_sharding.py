@@ -259,11 +259,11 @@ def test_with_sharding_constraint_inside_jit(mesh2):
         return y, y.sum(0)
 
     jaxpr = minijax.make_jaxpr(f)(x_np)
-    # JAX 0.10.2's layout (its params, one a line, also show context_mesh=, layout=,
-    # unconstrained_dims=, which minijax's do not hold)
-    assert "sharding_constraint[\n      sharding=NamedSharding(mesh=Mesh('x': 4, 'y': 2, " \
-           "axis_types=(Auto, Auto)), " \
-           "spec=P(None, ('x', 'y')), memory_kind=device)\n    ] c" in str(jaxpr)
+    # JAX 0.10.2's params, one a line
+    assert "sharding_constraint[\n      context_mesh=Mesh()\n      layout=None\n" \
+           "      sharding=NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), " \
+           "spec=P(None, ('x', 'y')), memory_kind=device)\n" \
+           "      unconstrained_dims=frozenset({})\n    ] c" in str(jaxpr)
     text = minijax.jit(f).lower(x_np).as_text()
     assert 'sdy.sharding_constraint' in text and '[{}, {"x", "y"}]' in text
     y, s = minijax.jit(f)(x_np)

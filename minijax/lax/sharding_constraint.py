@@ -5,6 +5,7 @@ memory (``memory_kind="pinned_host"``, ...)."""
 
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir.dialects import sdy
 
 from minijax import core
@@ -14,10 +15,13 @@ from minijax.lowering import backends
 from minijax.lowering.stablehlo import annotate_device_placement
 from minijax.sharding_types import (
     UNCONSTRAINED,
+    Mesh,
     NamedSharding,
     P,
     broadcast_prefix,
     check_divisible,
+    current_mesh,
+    get_abstract_mesh,
     put,
     resolve,
     sdy_sharding_attr,
@@ -29,38 +33,44 @@ __all__ = ["device_put_p", "lay_out", "put_in_memory", "put_memory_kind", "resha
            "sharding_constraint_p", "with_sharding_constraint", "with_sharding_constraint_p"]
 
 
-def _wsc_abstract_eval(x, *, sharding):
+# sharding_constraint[sharding layout context_mesh unconstrained_dims], JAX's params: layout is
+# None (minijax takes no layouts), the context mesh is only shown, unconstrained_dims are the
+# spec's UNCONSTRAINED entries
+
+
+def _wsc_abstract_eval(x, *, sharding, layout, context_mesh, unconstrained_dims):
     check_divisible(sharding, x.shape, f"with_sharding_constraint on {x.str_short()}")
     return x
 
 
-def _wsc_lowering(ctx, x, *, sharding):
+def _wsc_lowering(ctx, x, *, sharding, layout, context_mesh, unconstrained_dims):
     mesh_name = ctx.module_ctx.mesh_symbol(sharding.mesh)
     attr = sdy_sharding_attr(sharding, len(ctx.avals_in[0].shape), mesh_name)
     return sdy.ShardingConstraintOp(x, attr).result
 
 
-def _wsc_impl(x, *, sharding):
+def _wsc_impl(x, *, sharding, layout, context_mesh, unconstrained_dims):
     # Outside jit the constraint is a placement (as in JAX).
     if any(e is UNCONSTRAINED for e in sharding.spec):
         return x
     return put(x, sharding, "with_sharding_constraint")
 
 
-def _wsc_batching(args, dims, *, sharding):
+def _wsc_batching(args, dims, *, sharding, unconstrained_dims, **params):
     (x,), (d,) = args, dims
     spec = list(sharding.spec)
     if len(spec) >= d:
         spec.insert(d, None)
     return with_sharding_constraint_p.bind(
-        x, sharding=NamedSharding(sharding.mesh, P(*spec))
+        x, sharding=NamedSharding(sharding.mesh, P(*spec)),
+        unconstrained_dims=frozenset(u + (d <= u) for u in unconstrained_dims), **params
     ), d
 
 
-def _wsc_transpose(ct, x, *, sharding):
+def _wsc_transpose(ct, x, **params):
     if type(ct) is ad.Zero:
         return [ct]
-    return [with_sharding_constraint_p.bind(ct, sharding=sharding)]
+    return [with_sharding_constraint_p.bind(ct, **params)]
 
 
 with_sharding_constraint_p = Primitive("sharding_constraint")
@@ -169,10 +179,25 @@ def with_sharding_constraint(x, shardings):
                 f"with_sharding_constraint needs a NamedSharding or PartitionSpec, got {s!r}"
             )
         try:
-            outs.append(with_sharding_constraint_p.bind(leaf, sharding=s))
+            outs.append(with_sharding_constraint_p.bind(
+                leaf, sharding=s, layout=None, context_mesh=_context_mesh(),
+                unconstrained_dims=frozenset(i for i, e in enumerate(s.spec)
+                                             if e is UNCONSTRAINED)))
         except ValueError as e:
             raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
     return tree.unflatten(outs)
+
+
+_EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
+
+
+def _context_mesh():
+    """JAX's ``context_mesh``: an abstract mesh set in context (a shard_map body's), else the
+    ``with mesh:`` one, else the empty Mesh."""
+    mesh, abstract = current_mesh(), get_abstract_mesh()
+    if not abstract.empty and (mesh is None or abstract != mesh.abstract_mesh):
+        return abstract
+    return _EMPTY_MESH if mesh is None else mesh
 
 
 def reshard(xs, out_shardings):

@@ -92,6 +92,10 @@ def programs(jax, jnp, lax):
         "tile": (lambda x: jnp.tile(x, (2, 1, 2)), (m,)),
         "shard_map_psum": (jax.shard_map(lambda x: lax.psum(x, "i"), mesh=mesh, in_specs=P("i"),
                                          out_specs=P()), (x3,)),
+        "sharding_constraint": (lambda x: lax.with_sharding_constraint(
+            x, jax.sharding.NamedSharding(mesh, P())), (x3,)),
+        "sharding_constraint_unconstrained": (lambda x: lax.with_sharding_constraint(
+            x, jax.sharding.NamedSharding(mesh, P(P.UNCONSTRAINED))), (x3,)),
         "np_const_convert": (lambda x: x + lax.convert_element_type(np.ones(3, np.float32),
                                                                     np.float32), (x3,)),
     }
