@@ -36,21 +36,31 @@ CASES = [
     "jax.jit(P)(A)", "jax.jit(P, static_argnames='full_matrices')(C, full_matrices=False)",
     "jax.vmap(P)(B)", "jax.vmap(P, in_axes=2)(B.transpose(1, 2, 0))",
     "jax.vmap(lambda x: P(x, full_matrices=False), in_axes=1)(B.transpose(1, 0, 2))",
-    # JVPs: square, tall full (the thin rule and the arXiv 2409.13374 block), wide, complex
-    "jax.jvp(P, (S,), (S.T,))", "jax.jvp(P, (A,), (A[::-1],))", "jax.jvp(P, (W,), (W[::-1],))",
-    "jax.jvp(lambda x: P(x, full_matrices=False), (C,), (1j * C[::-1],))",
-    "jax.grad(lambda x: P(x)[1].sum())(S)", "jax.grad(lambda x: P(x)[1].sum())(W)",
+    # JVPs: square, tall full (the thin rule and the arXiv 2409.13374 block), wide, complex;
+    # under jit: one compile, where eager dispatch compiles each of the rule's ~40 ops
+    "jax.jit(lambda x, t: jax.jvp(P, (x,), (t,)))(S, S.T)",
+    "jax.jit(lambda x, t: jax.jvp(P, (x,), (t,)))(A, A[::-1])",
+    "jax.jit(lambda x, t: jax.jvp(P, (x,), (t,)))(W, W[::-1])",
+    "jax.jit(lambda x, t: jax.jvp(lambda x: P(x, full_matrices=False), (x,), (t,)))"
+    "(C, 1j * C[::-1])",
+    "jax.jit(jax.grad(lambda x: P(x)[1].sum()))(S)",
+    "jax.jit(jax.grad(lambda x: P(x)[1].sum()))(W)",
     # scipy
     "scipy_linalg.qr(A, pivoting=True)", "scipy_linalg.qr(W, pivoting=True, mode='economic')",
     "scipy_linalg.qr(C, pivoting=True, mode='r')", "scipy_linalg.qr(B, pivoting=True)",
     "scipy_linalg.qr(np.arange(12).reshape(4, 3), pivoting=True)", "scipy_linalg.qr(A)",
-    "scipy_linalg.qr_multiply(A, np.ones((2, 5), np.float32), pivoting=True)",
-    "scipy_linalg.qr_multiply(W, np.ones(3, np.float32), mode='left', pivoting=True)",
-    "scipy_linalg.qr_multiply(C, np.ones((3, 2), np.complex64), mode='left', pivoting=True,"
-    " conjugate=True)",
-    "scipy_linalg.qr_multiply(A, np.ones((2, 5), np.float32))",
-    "scipy_linalg.qr_multiply(C, np.ones((2, 3, 4), np.float32), conjugate=True)",
-    "scipy_linalg.qr_multiply(B, np.ones(3, np.float32), mode='left')",
+    # under jit: one compile, where eager dispatch compiles each of its ~8 ops
+    "jax.jit(lambda a, c: scipy_linalg.qr_multiply(a, c, pivoting=True))"
+    "(A, np.ones((2, 5), np.float32))",
+    "jax.jit(lambda a, c: scipy_linalg.qr_multiply(a, c, mode='left', pivoting=True))"
+    "(W, np.ones(3, np.float32))",
+    "jax.jit(lambda a, c: scipy_linalg.qr_multiply(a, c, mode='left', pivoting=True,"
+    " conjugate=True))(C, np.ones((3, 2), np.complex64))",
+    "jax.jit(scipy_linalg.qr_multiply)(A, np.ones((2, 5), np.float32))",
+    "jax.jit(lambda a, c: scipy_linalg.qr_multiply(a, c, conjugate=True))"
+    "(C, np.ones((2, 3, 4), np.float32))",
+    "jax.jit(lambda a, c: scipy_linalg.qr_multiply(a, c, mode='left'))"
+    "(B, np.ones(3, np.float32))",
     "scipy_linalg.qr_multiply(A, np.ones((2, 4), np.float32))",
     "scipy_linalg.qr_multiply(A, np.ones((2, 5)), mode='up')",
     "jax.grad(lambda a: scipy_linalg.qr_multiply(a, np.ones((2, 5), np.float32))[0].sum())(A)",
