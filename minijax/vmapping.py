@@ -19,6 +19,7 @@ from minijax import core
 from minijax.core import abstract_token, get_aval
 from minijax.interpreters import batching
 from minijax.interpreters.batching import not_mapped
+from minijax.refs import Ref
 from minijax.source_info import with_user_line, wraps
 from minijax.tree_util import (
     _registry,
@@ -71,15 +72,31 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                                                                                       dims))]
         size = _batch_size(leaves, dims, axis_size, args, kwargs)
         n_args, out_trees = len(arg_leaves), []
+        # A mapped Ref (a split stateful_rng's counters) goes in as its value; the function
+        # sees a Ref cell over that value's batch tracer, and the cell's final value is stored
+        # back in the Ref, as JAX batches refs.
+        ref_at = [i for i, (x, d) in enumerate(zip(leaves, dims))
+                  if type(x) is Ref and d is not not_mapped]
+        refs = [leaves[i] for i in ref_at]
+        for i, r in zip(ref_at, refs):
+            leaves[i] = r[...]
 
         def flat_fun(*xs):
+            xs = list(xs)
+            cells = [Ref(xs[i], r.aval.memory_space, r.aval.kind) for i, r in zip(ref_at, refs)]
+            for i, cell in zip(ref_at, cells):
+                xs[i] = cell
             out = fun(*arg_tree.unflatten(xs[:n_args]), **kw_tree.unflatten(xs[n_args:]))
             out_leaves, out_tree = _registry.flatten(out)
             out_trees.append(out_tree)  # not ``out``: the leak check counts held tracers
-            return out_leaves
+            return out_leaves + [cell[...] for cell in cells]
 
         vals, bdims = batching.batch_flat(flat_fun, leaves, dims,
                                           batching.AxisData(axis_name, size, spmd_axis_name))
+        n_out = len(vals) - len(refs)
+        for r, i, v, bd in zip(refs, ref_at, vals[n_out:], bdims[n_out:]):
+            r[...] = batching.bdim_to(v, bd, dims[i], size)
+        vals, bdims = vals[:n_out], bdims[:n_out]
         out_tree = out_trees[0]
         out_dims = flatten_axes("vmap out_axes", out_tree, out_axes)
         return out_tree.unflatten([_output(v, bd, d, i, out_tree, size) for i, (v, bd, d)
@@ -92,6 +109,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
 # in_axes / out_axes as one entry per leaf
 
 _NONE = object()  # stands for a None axis while the spec is matched against the value tree
+# The leaves of the placeholder value tree that flatten_axes builds; a pytree class that checks
+# its fields lets it through, as JAX's StatefulPRNG does (JAX's api_util.SENTINEL).
+SENTINEL = object()
 
 
 def _check_axis_leaves(what, axes):
@@ -118,7 +138,7 @@ def flatten_axes(what, treedef, axes):
     spec = tree_map_internal(lambda a: _NONE if a is None else a, axes,
                              is_leaf=lambda a: a is None)
     spec_leaves, spec_tree = _registry.flatten(spec)
-    dummy = treedef.unflatten([0] * treedef.num_leaves)
+    dummy = treedef.unflatten([SENTINEL] * treedef.num_leaves)
     try:
         subtrees = spec_tree.flatten_up_to(dummy)
     except ValueError as e:

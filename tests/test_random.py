@@ -367,7 +367,8 @@ def test_errors_are_clear():
         random.randint(k, (2,), 0, 3, jnp.float32)
     with pytest.raises(TypeError, match="floating dtype"):
         random.bernoulli(k, 1)
-    with pytest.raises(ValueError, match="broadcast-compatible"):
+    with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting: "
+                                         r"shapes=\[\(3,\), \(4,\)"):
         random.uniform(k, (3,), minval=jnp.zeros(4))
     with pytest.raises(ValueError, match="broadcast-compatible"):
         random.randint(k, (2,), jnp.zeros((3, 2), jnp.int32), 5)

@@ -229,8 +229,12 @@ def test_errors_as_jax():
         random.lognormal(k, dtype=np.int32)
     with pytest.raises(dtypes.TypePromotionError, match="cannot safely cast"):
         random.pareto(k, jnp.float32(2.0), dtype=jnp.float16)
-    with pytest.raises(ValueError, match="broadcast-compatible"):
+    with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting: "
+                                         r"shapes=\[\(2,\), \(3,\)\]"):
         random.rayleigh(k, jnp.ones(3), (2,))
+    with pytest.raises(ValueError, match=r"broadcast-compatible .* but got result \(3, 3\) for "
+                                         r"shape argument \(3,\)"):
+        random.rayleigh(k, jnp.ones((3, 1)), (3,))
     with pytest.raises(TypeError):
         random.geometric(k, [0.5, 0.5])
     with pytest.raises(TypeError, match="single key"):

@@ -14,6 +14,7 @@ from minijax import numpy as jnp
 from minijax.lowering.array import BaseArray
 from minijax.refs import Ref, new_ref
 from minijax.tree_util import register_dataclass
+from minijax.vmapping import SENTINEL
 
 __all__ = ["StatefulPRNG", "stateful_rng"]
 
@@ -35,6 +36,10 @@ class StatefulPRNG:
     _counter: Ref
 
     def __post_init__(self):
+        # vmap's in_axes matching builds a placeholder tree (JAX checks its base key for the
+        # sentinel; here a key is a node over its data, so the counter, a leaf, is checked)
+        if self._counter is SENTINEL:
+            return
         if not (isinstance(self._base_key, BaseArray)
                 and dtypes.issubdtype(self._base_key.dtype, dtypes.prng_key)):
             raise ValueError(f"Expected base_key to be a typed PRNG key; got {self._base_key}")

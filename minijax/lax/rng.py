@@ -1,6 +1,6 @@
 """``rng_bit_generator``: XLA's stateful-looking but functional random bit generator, and
-``rng_uniform``: XLA's stateful uniform generator (``stablehlo.rng``), as JAX's, with no
-derivative or batching rule (JAX defines neither).
+``rng_uniform``: XLA's stateful uniform generator (``stablehlo.rng``), as JAX's: no
+derivative rules, and a batching rule for ``rng_bit_generator`` only.
 
 ``rng_bit_generator(key, shape, dtype, algorithm) -> (new_key, bits)`` is exactly
 ``stablehlo.rng_bit_generator``. As in JAX, the key is a ``uint32[4]`` (two 64-bit words split
@@ -12,9 +12,9 @@ between CPU and GPU); only ``THREE_FRY`` and ``PHILOX`` name one algorithm.
 
 Differentiation: integer outputs, so a zero JVP (JAX defines nothing more).
 
-vmap: JAX's rule generates one block of bits from the *first* key of the batch, so per-example
-keys are ignored. minijax instead runs the generator once per key with ``lax.map`` (a scan of
-length batch), so vmap equals stacking the per-example results, as users expect.
+vmap: JAX 0.10.2's rule: one block of bits ``(batch, *shape)`` from the batch's *first* key,
+which alone is advanced; the other keys are ignored and returned as they are. So vmap does not
+equal stacking per-example draws (``rbg``/``unsafe_rbg`` keys under vmap inherit this).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.lax.control_flow import map as lax_map
+from minijax.lax.indexing import dynamic_update_index_in_dim
 from minijax.lowering.array import device_put_value
 from minijax.lowering.stablehlo import element_type, ir_constant, tensor_type
 
@@ -95,8 +95,9 @@ def _batching(args, dims, *, shape, dtype, algorithm):
         return rng_bit_generator_p.bind(keys, **params), [batching.not_mapped] * 2
 
     keys = batching.moveaxis(keys, d, 0)
-    new_keys, bits = lax_map(lambda k: tuple(rng_bit_generator_p.bind(k, **params)), keys)
-    return [new_keys, bits], [0, 0]
+    new_key, bits = rng_bit_generator_p.bind(keys[0],
+                                             **{**params, "shape": (keys.shape[0], *shape)})
+    return [dynamic_update_index_in_dim(keys, new_key, 0, axis=0), bits], [0, 0]
 
 
 rng_bit_generator_p = Primitive("rng_bit_generator", multiple_results=True)

@@ -35,17 +35,15 @@ def _shape(x):
 
 
 def _check_shape(name, shape, *param_shapes):
-    """JAX's rule: parameters broadcast to exactly ``shape`` (never beyond it)."""
+    """JAX's rule: parameters broadcast to exactly ``shape`` (never beyond it); incompatible
+    ones are lax.broadcast_shapes' ValueError."""
     if param_shapes:
-        try:
-            result = tuple(np.broadcast_shapes(shape, *param_shapes))
-        except ValueError:
-            result = None
-        if result != tuple(shape):
+        result = lax.broadcast_shapes(shape, *param_shapes)
+        if tuple(result) != tuple(shape):
             raise ValueError(
                 f"{name} parameter shapes must be broadcast-compatible with shape argument, "
                 f"and the result of broadcasting the shapes must equal the shape argument, but "
-                f"got parameter shapes {list(param_shapes)} for shape argument {shape}."
+                f"got result {result} for shape argument {shape}."
             )
 
 

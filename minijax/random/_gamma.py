@@ -19,6 +19,7 @@ from minijax import numpy as jnp
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.mlir import lower_traced
+from minijax.numpy._eager import eager_jit
 from minijax.lax.control_flow.common import vary_like
 from minijax.random._distributions import (
     _as_array,
@@ -157,18 +158,6 @@ random_gamma_p.def_batching(_gamma_batching)
 ad.defjvp2(random_gamma_p, None, _gamma_grad)
 
 
-def _prepare_a(name, a, shape, dtype):
-    if shape is None:
-        shape = tuple(_shape(a))
-    else:
-        shape = _shape_tuple(name, shape)
-        _check_shape(name, shape, _shape(a))
-    a = lax.convert_element_type(_as_array(a), dtype)
-    if a.shape != shape:
-        a = jnp.broadcast_to(a, shape)
-    return a
-
-
 def _match_key_vma(name, data, *args):
     """Inside ``shard_map``, as JAX's ``random_insert_pvary``: an argument varying over fewer
     manual axes than the key is cast to varying over the key's; one varying over axes the key
@@ -193,20 +182,51 @@ def _match_key_vma(name, data, *args):
     return out
 
 
+# gamma, loggamma, beta and dirichlet run their bodies in a jit named as JAX's (``_gamma``,
+# ``_beta``, ``_dirichlet``), the shape parameter passed in as an argument: XLA then keeps a
+# constant alpha out of the sampling loop as in JAX's program, so the samples round as JAX's.
+@eager_jit(static_argnames=("shape", "dtype", "log_space"), inline=False)
+def _gamma(data, a, shape, dtype, log_space=False):
+    if shape is None:
+        shape = tuple(_shape(a))
+    else:
+        _check_shape("gamma", shape, _shape(a))
+    a = lax.convert_element_type(a, dtype)
+    if a.shape != shape:
+        a = jnp.broadcast_to(a, shape)
+    (a,) = _match_key_vma("gamma", data, a)
+    return random_gamma_p.bind(data, a, log_space=log_space)
+
+
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(a, 1) samples (Marsaglia-Tsang), one per element of ``shape``."""
     data, _ = _single("gamma", key)
     dtype = _float_dtype("gamma", dtype)
-    (a,) = _match_key_vma("gamma", data, _prepare_a("gamma", a, shape, dtype))
-    return random_gamma_p.bind(data, a, log_space=False)
+    shape = None if shape is None else _shape_tuple("gamma", shape)
+    return _gamma(data, _as_array(a), shape, dtype)
 
 
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a, 1) samples, accurate for tiny ``a`` (where the samples underflow)."""
     data, _ = _single("loggamma", key)
     dtype = _float_dtype("gamma", dtype)  # JAX names gamma in loggamma's error
-    (a,) = _match_key_vma("gamma", data, _prepare_a("loggamma", a, shape, dtype))
-    return random_gamma_p.bind(data, a, log_space=True)
+    shape = None if shape is None else _shape_tuple("loggamma", shape)
+    return _gamma(data, _as_array(a), shape, dtype, log_space=True)
+
+
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
+def _beta(data, a, b, shape, dtype):
+    a, b = _match_key_vma("jax.random.beta", data, a, b)
+    a, b = (lax.convert_element_type(x, dtype) for x in (a, b))
+    key_a, key_b = (_rewrap(k, True) for k in _split(data, (2,)))
+    a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
+    log_ga = loggamma(key_a, a, shape, dtype)
+    log_gb = loggamma(key_b, b, shape, dtype)
+    # Ga / (Ga + Gb) without overflow or underflow: scale both by the larger one
+    log_max = lax.max(log_ga, log_gb)
+    ga = jnp.exp(log_ga - log_max)
+    gb = jnp.exp(log_gb - log_max)
+    return ga / (ga + gb)
 
 
 def beta(key, a, b, shape=None, dtype=None):
@@ -218,21 +238,21 @@ def beta(key, a, b, shape=None, dtype=None):
     else:
         shape = _shape_tuple("beta", shape)
         _check_shape("beta", shape, _shape(a), _shape(b))
-    a, b = _match_key_vma("jax.random.beta", data, _as_array(a), _as_array(b))
-    key_a, key_b = (_rewrap(k, True) for k in _split(data, (2,)))
-    log_ga = loggamma(key_a, a, shape, dtype)
-    log_gb = loggamma(key_b, b, shape, dtype)
-    # Ga / (Ga + Gb) without overflow or underflow: scale both by the larger one
-    log_max = lax.max(log_ga, log_gb)
-    ga = jnp.exp(log_ga - log_max)
-    gb = jnp.exp(log_gb - log_max)
-    return ga / (ga + gb)
+    return _beta(data, _as_array(a), _as_array(b), shape, dtype)
+
+
+@eager_jit(static_argnames=("shape", "dtype"), inline=False)
+def _dirichlet(data, alpha, shape, dtype):
+    alpha = lax.convert_element_type(alpha, dtype)
+    log_g = loggamma(_rewrap(data, True), alpha, shape + alpha.shape[-1:], dtype)
+    unnormalized = jnp.exp(log_g - lax.stop_gradient(jnp.max(log_g, axis=-1, keepdims=True)))
+    return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
 
 
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) samples over alpha's last axis: normalized gamma samples (in log space,
     so small alphas behave)."""
-    _single("dirichlet", key)
+    data, _ = _single("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
     alpha_shape = tuple(_shape(alpha))
     if len(alpha_shape) < 1:
@@ -243,9 +263,4 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     else:
         shape = _shape_tuple("dirichlet", shape)
         _check_shape("dirichlet", shape, alpha_shape[:-1])
-    log_g = loggamma(key, alpha, shape + alpha_shape[-1:], dtype)
-    unnormalized = jnp.exp(log_g - lax.stop_gradient(jnp.max(log_g, axis=-1, keepdims=True)))
-    return unnormalized / jnp.sum(unnormalized, axis=-1, keepdims=True)
-
-
-
+    return _dirichlet(data, _as_array(alpha), shape, dtype)
