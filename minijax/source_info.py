@@ -118,14 +118,16 @@ def jnp_function() -> str | None:
         filename = frame.f_code.co_filename
         if not _is_internal(filename):
             break
+        code = frame.f_code
         if (
             filename.startswith(_NUMPY_DIR)
             and not filename.endswith(_NUMPY_GLUE)
-            and not frame.f_code.co_name.startswith(("_", "<"))
+            and not code.co_name.startswith(("_", "<"))
         ):
-            name = frame.f_code.co_name
-            if name == "fn":  # a ufunc made by a factory (numpy/_ufuncs.py): its closure's name
-                name = frame.f_locals.get("name", name)
+            if code.co_name == "fn":  # a ufunc made by a factory (numpy/_ufuncs.py)
+                name = frame.f_locals.get("name", code.co_name)
+            elif "<locals>" not in code.co_qualname:  # not a closure (vectorize's wrapper)
+                name = code.co_name
         frame = frame.f_back
     return None if name is None else f"jnp.{name}"
 

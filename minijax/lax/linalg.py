@@ -176,22 +176,28 @@ def _real_dtype(dtype):
 # Shape rules and batching shared by the family
 
 
-def _check_matrix(name, aval, square=False, any_inexact=False):
-    """``any_inexact``: the op's message for a non-float operand is JAX's dtype-rule one.
-    float16/bfloat16 pass here: XLA lowers some ops itself, and the kernels refuse them at
-    lowering (``ffi.check_kernel_dtype``), as JAX."""
-    inexact = dtypes.issubdtype(aval.dtype, np.inexact)
-    if any_inexact and not inexact:
-        raise TypeError(f"{name} does not accept dtype {np.dtype(aval.dtype).name}. Accepted "
-                        "dtypes are subtypes of floating, complexfloating.")
-    if not any_inexact and not inexact:
-        raise TypeError(f"{name} requires float32, float64, complex64 or complex128 operands, "
-                        f"got {aval.str_short()}")
+def _check_matrix(name, aval, square=False, position=0):
+    """JAX's checks of operand ``position``, in its words. float16/bfloat16 pass here: XLA
+    lowers some ops itself, and the kernels refuse them at lowering
+    (``ffi.check_kernel_dtype``), as JAX."""
+    if not dtypes.issubdtype(aval.dtype, np.inexact):
+        raise TypeError(f"{name} does not accept dtype {np.dtype(aval.dtype).name} at position "
+                        f"{position}. Accepted dtypes at position {position} are subtypes of "
+                        "floating, complexfloating.")
     if aval.ndim < 2:
-        raise ValueError(f"{name} requires an operand of rank >= 2 (..., m, n), got "
-                         f"{aval.str_short()}")
+        raise TypeError(f"Input {position} to {name} must have rank at least 2, but got "
+                        f"shape={aval.shape}")
     if square and aval.shape[-1] != aval.shape[-2]:
-        raise ValueError(f"{name} requires square matrices (..., n, n), got {aval.str_short()}")
+        raise ValueError(_NOT_SQUARE.get(name, "The input to {} must be a square matrix. Got "
+                                               "shape {}.").format(name, aval.shape[-2:]))
+
+
+_NOT_SQUARE = {
+    "hessenberg": "Argument to Hessenberg reduction must have shape [..., n, n], got shape {1}",
+    "eigh": "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape "
+            "{1}",
+    "triangular_solve": "The first input to {} must be a square matrix. Got shape {}.",
+}
 
 
 def _leading_batcher(prim):
@@ -291,8 +297,8 @@ def symmetrize(x):
 
 def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a,
                                unit_diagonal):
-    _check_matrix("triangular_solve", a, square=True, any_inexact=True)
-    _check_matrix("triangular_solve", b, any_inexact=True)
+    _check_matrix("triangular_solve", a, square=True)
+    _check_matrix("triangular_solve", b, position=1)
     if a.dtype != b.dtype:
         raise TypeError(f"triangular_solve requires operands of one dtype, got "
                         f"{a.str_short()} and {b.str_short()}")
@@ -1391,10 +1397,15 @@ def hessenberg(a):
 def _householder_product_abstract(a, taus):
     _check_matrix("householder_product", a)
     m, n = a.shape[-2:]
-    if m < n or taus.shape[:-1] != a.shape[:-2] or taus.shape[-1] > n:
-        raise ValueError("householder_product needs a of shape (..., m, n) with m >= n and taus "
-                         f"of shape (..., k), k <= n; got {a.str_short()} and "
-                         f"{taus.str_short()}")
+    if m < n:  # JAX's words
+        raise ValueError("The first argument to householder_product must have at least as many "
+                         f"rows as columns, got shape {(m, n)}")
+    if taus.shape[-1:] and taus.shape[-1] > n:
+        raise ValueError("The second argument to householder_product must not have more rows "
+                         "than the minimum of the first argument's rows and columns.")
+    if taus.shape[:-1] != a.shape[:-2] or not taus.shape:
+        raise ValueError("householder_product needs taus of shape (..., k) with a's batch axes; "
+                         f"got {a.str_short()} and {taus.str_short()}")
     if taus.dtype != a.dtype:
         raise TypeError(f"householder_product: a and taus must have one dtype, got {a.dtype} "
                         f"and {taus.dtype}")

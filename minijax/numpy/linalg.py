@@ -33,7 +33,7 @@ from minijax.numpy.einsum import einsum
 from minijax.numpy.indexing_routines import diagonal as _jnp_diagonal
 from minijax.numpy.indexing_routines import take_along_axis
 from minijax.numpy.logic import isinf, isnan
-from minijax.numpy.linear_algebra import matmul, outer, tensordot, vecdot
+from minijax.numpy.linear_algebra import matmul, tensordot, vecdot
 from minijax.numpy.linear_algebra import trace as _jnp_trace
 from minijax.numpy.manipulation import (broadcast_to, concatenate, expand_dims, matrix_transpose,
                                         moveaxis)
@@ -78,8 +78,20 @@ def _inexact(name, *args):
     return [to_array(a) for a in promote_dtypes_inexact(*arrays)]
 
 
+# JAX's own words where a function checks the shape itself (others say "Last 2 dimensions")
+_NOT_SQUARE = {
+    "det": "Argument to _det() must have shape [..., n, n], got {shape}",
+    "slogdet": "Argument to slogdet() must have shape [..., n, n], got {shape}",
+    "inv": "Argument to inv must have shape [..., n, n], got {shape}.",
+    "eig": "The input to eig must be a square matrix. Got shape {last2}.",
+    "eigvals": "The input to eig must be a square matrix. Got shape {last2}.",
+}
+
+
 def _matrix(name, a, square=False):
     (a,) = _inexact(name, a)
+    if square and name in _NOT_SQUARE and (a.ndim < 2 or a.shape[-1] != a.shape[-2]):
+        raise ValueError(_NOT_SQUARE[name].format(shape=a.shape, last2=a.shape[-2:]))
     if a.ndim < 2:
         raise ValueError(f"{name}: {a.ndim}-dimensional array given. Array must be at least "
                          "two-dimensional")
@@ -431,6 +443,17 @@ def multi_dot(arrays, *, precision=None):
                   precision=precision)
 
 
+def outer(x1, x2, /):
+    """The outer product of two vectors (the array API's ``linalg.outer``; ``jnp.outer``
+    flattens its operands, this one refuses other ranks as JAX's does)."""
+    check_arraylike("jnp.linalg.outer", x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError("Input arrays must be one-dimensional, but they are "
+                         f"{x1.ndim=} {x2.ndim=}")
+    return x1[:, None] * x2[None, :]
+
+
 def cross(x1, x2, /, *, axis=-1):
     """The cross product of 3-vectors along ``axis`` (the array API's ``linalg.cross``)."""
     check_arraylike("jnp.linalg.outer", x1, x2)  # JAX's name in its message
@@ -470,8 +493,11 @@ def cond(x, p=None):
 def matrix_power(a, n):
     """a @ a @ ... (n times) by repeated squaring; negative n inverts first; n = 0 gives I."""
     a = to_array(a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"matrix_power: expected square matrices (..., n, n), got {a.shape}")
+    if a.ndim < 2:  # JAX's TypeErrors
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be at least "
+                        "two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise TypeError("Last 2 dimensions of the array must be square")
     try:
         n = operator.index(n)
     except TypeError as e:

@@ -167,8 +167,10 @@ def sqrtm(A, blocksize: int = 1):
         # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Blocked version is not implemented yet.")
     (A,) = promote_dtypes_inexact(jnp.asarray(A))
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise ValueError(f"sqrtm expects a (batched) square matrix, got shape {A.shape}")
+    if A.ndim < 2:  # schur's refusals, in JAX's words (its sqrtm leaves the checks to schur)
+        raise TypeError(f"Input 0 to schur must have rank at least 2, but got shape={A.shape}")
+    if A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {A.shape[-2:]}.")
     return jnp.vectorize(_sqrtm, signature="(n,n)->(n,n)")(A)
 
 

@@ -224,7 +224,8 @@ def _lu(a, permute_l):
     m, n = a.shape[-2:]
     k = min(m, n)
     # p[i, j] = 1 where perm[j] == i: P^T of the row permutation, so a = p @ l @ u.
-    p = (perm[..., None, :] == jnp.arange(m, dtype=perm.dtype)[:, None]).astype(a.dtype)
+    # real, as JAX's (a complex matrix's permutation is float)
+    p = jnp.real((perm[..., None, :] == jnp.arange(m, dtype=perm.dtype)[:, None]).astype(a.dtype))
     l = jnp.tril(lu_, -1)[..., :, :k] + jnp.eye(m, k, dtype=a.dtype)
     u = jnp.triu(lu_)[..., :k, :]
     if permute_l:
@@ -525,11 +526,19 @@ def _pade(b):
 
     def approx(A):
         powers = _pade_powers(A, count)  # I, A^2, A^4, ...
-        U = _dot(A, sum(b[2 * i + 1] * p for i, p in enumerate(powers)))
-        V = sum(b[2 * i] * p for i, p in enumerate(powers))
-        return U, V
+        return _dot(A, _weighted_sum(b[1::2], powers)), _weighted_sum(b[0::2], powers)
 
     return approx
+
+
+def _weighted_sum(coeffs, powers):
+    """``sum(c * p)``, added from the highest power down as JAX writes it (``b[7]*A6 +
+    b[5]*A4 + ...``): float32 sums in another order differ in the last digits."""
+    terms = [c * p for c, p in zip(coeffs, powers)]
+    total = terms[-1]
+    for t in reversed(terms[:-1]):
+        total = total + t
+    return total
 
 
 _pade3 = _pade((120., 60., 12., 1.))
@@ -606,7 +615,7 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = N
           max_iterations: int | None = None):
     """``(u, p)``: a = u p (``side='right'``, p (n, n)) or a = p u (``'left'``, p (m, m)) with
     u unitary and p Hermitian positive semi-definite; by QDWH iteration or by the SVD."""
-    (arr,) = _inexact(a)
+    arr = jnp.asarray(a)  # not promoted: an integer matrix is refused, as in JAX
     if arr.ndim < 2:
         raise ValueError("The input `a` must be at least a 2-D array.")
     if side not in ["right", "left"]:
