@@ -373,13 +373,13 @@ class TypedNdArray(np.ndarray):
         sep = " " * len(prefix) if last_line + len(dtype_str) + 1 > width else " "
         return f"{prefix}{s},{sep}{dtype_str}"
 
-    # As JAX 0.10.2's, pickling passes the weak type where the constructor takes the aval: the
-    # copy's ``aval`` is that bool (its repr raises AttributeError), as in JAX.
+    # Beyond JAX on purpose (docs/sharp_bits.md): JAX 0.10.2's pickling passes the weak type
+    # where the constructor takes the aval, so its copy is broken; this one round-trips.
     def __reduce__(self):
-        return (TypedNdArray, (np.asarray(self), self.aval.weak_type))
+        return (TypedNdArray, (np.asarray(self), self.aval))
 
     def __getnewargs__(self):
-        return (np.asarray(self), self.aval.weak_type)
+        return (np.asarray(self), self.aval)
 
 
 def float0_zeros(shape, aval=None):

@@ -81,9 +81,10 @@ def test_typed_ndarray_behaves_as_jax():
     t = jax.lax.stop_gradient(np.arange(3.0))
     assert isinstance(t, np.ndarray) and not isinstance(t, jax.Array)
     assert t.weak_type is False and type(t.val) is np.ndarray
-    # as JAX 0.10.2's, the copy keeps the values, but its __reduce__ passes the weak type where
-    # the constructor takes an aval (tests/test_fidelity_r22_c.py checks that aval)
+    # JAX 0.10.2's TypedNdArray unpickles broken (its __reduce__ passes the weak type where
+    # its constructor takes an aval); minijax's round-trips (docs/sharp_bits.md)
     back = pickle.loads(pickle.dumps(t))
     assert type(back) is type(t) and back.tolist() == [0.0, 1.0, 2.0]
+    assert back.aval == t.aval and repr(back) == repr(t)
     f0 = jax.grad(lambda a, b: a * 1.0, argnums=1, allow_int=True)(1.0, 2)
     assert jax.jvp(lambda a, b: a * b, (1.0, 2), (1.0, f0))[1] == 2.0

@@ -4,8 +4,6 @@ value ``outcome(lambda: ...)`` makes: the result's type name, repr, type (``aval
 an Array, memory kind and commitment, or the exception's type and message."""
 
 SETUP = '''
-import pickle
-
 NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
 SingleDeviceSharding = jax.sharding.SingleDeviceSharding
 
@@ -59,8 +57,6 @@ FLOAT0 = [
     "outcome(lambda: jnp.result_type(z3, z3))",
     "outcome(lambda: jnp.result_type(z3, 1.0))",
     "outcome(lambda: np.zeros(2, jax.dtypes.float0).view(type(f0)))",
-    "outcome(lambda: pickle.loads(pickle.dumps(f0)).aval)",
-    "outcome(lambda: pickle.loads(pickle.dumps(f0)))",
 ]
 
 # memory kinds: jit's in_shardings, JAX's functions mixing device constants with host values,
