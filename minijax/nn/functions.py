@@ -290,28 +290,29 @@ def _stable_shift(x, axes, where, initial=-np.inf):
                                      where=where, initial=initial if use_initial else None))
 
 
-def softmax(x, axis=-1, where=None, initial=-np.inf):
+def softmax(x, axis=-1, where=None):
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum for stability. Masked-out
     elements (``where`` False) are 0, and get no gradient, even in a row masked entirely."""
     # The shift is taken in x's own dtype, as JAX's: an unsigned x - max(x) wraps around, so
     # JAX's softmax of unsigned integers is NaN/0 (log_softmax -inf) unless a row is constant
     x = to_array(_no_bool("softmax", x))
     axes = _reduce_axes(x, axis)
-    # Masked elements enter as ``initial`` through a select, so whatever NaN an all-masked row
+    # Masked elements enter as -inf (JAX's ``initial``, no longer an argument in 0.10.2)
+    # through a select, so whatever NaN an all-masked row
     # makes below (-inf - -inf) never reaches x's gradient: the select sends them zero.
-    x_safe = x if where is None else jnp.where(where, x, initial)
-    unnormalized = jnp.exp(x_safe - _stable_shift(x, axes, where, initial))
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)
+    unnormalized = jnp.exp(x_safe - _stable_shift(x, axes, where))
     out = unnormalized / jnp.sum(unnormalized, axes, keepdims=True, where=where)
     return out if where is None else jnp.where(where, out, 0.0)
 
 
 @eager_jit(static_argnames=("axis",), inline=False)
-def log_softmax(x, axis=-1, where=None, initial=-np.inf):
+def log_softmax(x, axis=-1, where=None):
     """``x - logsumexp(x)`` along ``axis``; masked-out elements are ``-inf`` (see softmax)."""
     x = to_array(_no_bool("log_softmax", x))  # shifted in x's dtype, as softmax
     axes = _reduce_axes(x, axis)
-    x_safe = x if where is None else jnp.where(where, x, initial)
-    shifted = x_safe - _stable_shift(x, axes, where, initial)
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)
+    shifted = x_safe - _stable_shift(x, axes, where)
     shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axes, keepdims=True, where=where))
     out = shifted - shifted_logsumexp
     return out if where is None else jnp.where(where, out, -np.inf)

@@ -46,3 +46,16 @@ bool = bool_  # noqa: A001 (JAX's jnp.bool is jnp.bool_)
 
 
 del _np
+
+# Names JAX 0.10.2 removed behind a deprecation message: getting one raises its AttributeError
+# with that message, as JAX's deprecation_getattr does.
+_REMOVED = {
+    "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
+           "Use jax.numpy.trunc instead.",
+}
+
+
+def __getattr__(name):
+    if name in _REMOVED:
+        raise AttributeError(_REMOVED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

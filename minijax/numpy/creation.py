@@ -394,7 +394,9 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     out = convert(out, dtype)
     if retstep:
         span = lax.sub(stop, start)
-        step = lax.div(span, const(span, div)) if div > 0 else np.nan
+        # no step (one point with the endpoint, or none): a strong NaN of the computation
+        # dtype, as JAX's
+        step = lax.div(span, const(span, div)) if div > 0 else lax.full((), np.nan, compute)
         return out, step
     return out
 

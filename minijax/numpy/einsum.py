@@ -85,8 +85,8 @@ def _parse(subscripts, shapes):
         ins, out, explicit = spec, "", False
     terms = ins.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(f"einsum: {len(terms)} operand subscripts in {subscripts!r} but "
-                         f"{len(shapes)} operands")
+        raise ValueError(f"Number of einsum subscripts, {len(terms)}, must be equal to the "
+                         f"number of operands, {len(shapes)}.")  # opt_einsum's, as JAX's
     n_ell = 0
     parsed = []
     for term, shape in zip(terms, shapes):
@@ -422,4 +422,5 @@ def einsum_path(subscripts, /, *operands, optimize="greedy"):
         kept = [lab for lab in dict.fromkeys(current[i] + current[j]) if lab in needed]
         lines.append(f"    {(i, j)}: {math.prod(sizes[lab] for lab in kept)} elements")
         current = rest + [kept]
-    return ["einsum_path", *path], "\n".join(lines)
+    # the path as opt_einsum's contract_path gives it to JAX: no NumPy "einsum_path" head
+    return path, "\n".join(lines)

@@ -187,7 +187,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     if isinstance(axes, int) or hasattr(axes, "__index__"):
         n = operator.index(axes)
         if n < 0 or n > min(a.ndim, b.ndim):
-            raise TypeError(f"Number of tensordot axes (axes={n}) exceeds input ranks "
+            raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks "
                             f"({a.shape} and {b.shape})")
         ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
     else:

@@ -131,6 +131,12 @@ mod = remainder
 @eager_jit(inline=False)
 def fmod(x1, x2, /):
     """Remainder with the sign of the dividend (C's ``fmod``)."""
+    check_arraylike("fmod", x1, x2)
+    x1, x2 = to_array(x1), to_array(x2)
+    if np.issubdtype(dtypes.result_type(x1, x2), np.integer):
+        # JAX: an integer fmod(x, 0) is 0 (XLA's rem would give x); the divisor is replaced
+        # before promotion, as JAX's
+        x2 = jnp.where(x2 == 0, lax.full_like(x2, 1), x2)
     x1, x2 = promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, x2)
 
@@ -521,27 +527,17 @@ def rint(x, /):
 
 
 @eager_jit(inline=False)
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
-    """``arr`` limited to ``[min, max]`` (either may be None). ``a``/``a_min``/``a_max`` are the
-    older spellings JAX still accepts."""
+def clip(arr=None, /, min=None, max=None):  # noqa: A002
+    """``arr`` limited to ``[min, max]`` (either may be None). JAX 0.10.2 has dropped the older
+    ``a``/``a_min``/``a_max`` spellings."""
     if arr is None:
-        if a is None:
-            raise TypeError("clip() missing required argument 'arr'")
-        arr = a
-    elif a is not None:
-        raise TypeError("clip() got both 'arr' and its deprecated spelling 'a'")
-    if a_min is not None:
-        if min is not None:
-            raise TypeError("clip() got both 'min' and 'a_min'")
-        min = a_min  # noqa: A001
-    if a_max is not None:
-        if max is not None:
-            raise TypeError("clip() got both 'max' and 'a_max'")
-        max = a_max  # noqa: A001
+        raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)
     if any(t is not None and _dtype(t).kind == "c" for t in (arr, min, max)):
         raise ValueError("Clip received a complex value either through the input or the min/max "
-                         "keywords. Complex values have no ordering and cannot be clipped.")
+                         "keywords. Complex values have no ordering and cannot be clipped. "
+                         "Please convert to a real value or array by taking the real or "
+                         "imaginary components via jax.numpy.real/imag respectively.")
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
@@ -669,58 +665,61 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 @eager_jit(static_argnames=("axis", "edge_order"), inline=False)
 def gradient(f, *varargs, axis=None, edge_order=None):
-    """Second-order central differences inside, first-order one-sided at the edges."""
-    check_arraylike("gradient", f)
-    f = _inexact(f)
+    """Second-order central differences inside, first-order one-sided at the edges: JAX
+    0.10.2's formulas (their rounding) and checks."""
     if edge_order is not None:
         # JAX 0.10.2 refuses every edge_order (even 1) with this NotImplementedError.
         raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
-    axes = tuple(range(f.ndim)) if axis is None else (
-        (canonicalize_axis(axis, f.ndim),) if isinstance(axis, int)
-        else tuple(canonicalize_axis(ax, f.ndim) for ax in axis))
-    if not varargs:
-        spacings = [1.0] * len(axes)
-    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
-        spacings = list(varargs) * len(axes)
-    elif len(varargs) == len(axes):
-        spacings = list(varargs)
+    check_arraylike("gradient", f, *varargs)
+    a, *spacing = (to_array(x) for x in promote_dtypes_inexact(f, *varargs))
+    if axis is None:
+        axes = tuple(range(a.ndim))
     else:
-        raise TypeError("invalid number of arguments")
-    outs = []
-    for ax, h in zip(axes, spacings):
-        n = f.shape[ax]
-        if n < 2:
-            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
-                             "least (edge_order + 1) elements are required.")
+        axes = tuple(canonicalize_axis(i, a.ndim)
+                     for i in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if not axes:
+        return []
+    if min(a.shape[i] for i in axes) < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                         "2 elements are required.")
+    if not spacing:
+        spacing = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        spacing = spacing * len(axes)
+    elif len(spacing) != len(axes):
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for {axis=}")
+    outs = [_gradient_along_axis(a, h, ax) for ax, h in zip(axes, spacing)]
+    return outs[0] if len(axes) == 1 else outs
 
-        def sl(a, b, _ax=ax):
-            return lax.slice_in_dim(f, a, b, axis=_ax)
 
-        if np.ndim(h) == 0:
-            inner = (sl(2, n) - sl(0, n - 2)) / (2.0 * h) if n > 2 else None
-            first = (sl(1, 2) - sl(0, 1)) / h
-            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
-        else:  # coordinates: NumPy's non-uniform second-order formula
-            x = _inexact(h)
-            dx = diff(x)
-            shape = [1] * f.ndim
-            shape[ax] = n - 2
+def _gradient_along_axis(a, h, axis):
+    def sl(lo, hi, x=a):
+        return lax.slice_in_dim(x, lo, hi, axis=axis)
 
-            def col(v, _shape=tuple(shape)):
-                return jnp.reshape(v, _shape)
-
-            if n > 2:
-                h1, h2 = col(dx[:-1]), col(dx[1:])
-                inner = (-h2 / (h1 * (h1 + h2)) * sl(0, n - 2)
-                         + (h2 - h1) / (h1 * h2) * sl(1, n - 1)
-                         + h1 / (h2 * (h1 + h2)) * sl(2, n))
-            else:
-                inner = None
-            first = (sl(1, 2) - sl(0, 1)) / dx[0]
-            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / dx[-1]
-        parts = [first] + ([inner] if inner is not None else []) + [last]
-        outs.append(jnp.concatenate(parts, axis=ax))
-    return outs[0] if len(outs) == 1 else outs
+    upper_edge = sl(1, 2) - sl(0, 1)
+    lower_edge = sl(-1, None) - sl(-2, -1)
+    if np.ndim(h) == 0:
+        inner = (sl(2, None) - sl(None, -2)) * 0.5 / h
+        lower_edge = lower_edge / h
+        upper_edge = upper_edge / h
+    elif np.ndim(h) == 1:  # coordinates: NumPy's non-uniform second-order formula
+        if len(h) != a.shape[axis]:
+            raise ValueError("Spacing arrays must have the same length as the dimension along "
+                             "which the gradient is calculated.")
+        shape = [1] * a.ndim
+        shape[axis] = len(h)
+        h = jnp.reshape(h, shape)
+        upper_edge = upper_edge / (sl(1, 2, h) - sl(0, 1, h))
+        lower_edge = lower_edge / (sl(-1, None, h) - sl(-2, -1, h))
+        dx1 = sl(1, -1, h) - sl(0, -2, h)
+        dx2 = sl(2, None, h) - sl(1, -1, h)
+        c0 = -(dx2) / (dx1 * (dx1 + dx2))
+        c1 = (dx2 - dx1) / (dx1 * dx2)
+        c2 = dx1 / (dx2 * (dx1 + dx2))
+        inner = c0 * sl(0, -2) + c1 * sl(1, -1) + c2 * sl(2, None)
+    else:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+    return jnp.concatenate((upper_edge, inner, lower_edge), axis=axis)
 
 
 @eager_jit(static_argnames=("axisa", "axisb", "axisc", "axis"), inline=False)
@@ -859,32 +858,41 @@ def lcm(x1, x2):
 
 @eager_jit(inline=False)
 def frexp(x):
-    """Mantissa in [0.5, 1) and integer exponent, from the bits. Subnormals are scaled into the
-    normal range first (XLA on CPU flushes subnormal *arithmetic* to zero, so results for them
-    follow the backend)."""
+    """Mantissa in [0.5, 1) and integer exponent, from the bits: JAX 0.10.2's ``_frexp``
+    (subnormals scaled into the normal range first; XLA on CPU flushes subnormal arithmetic,
+    so their results follow the backend as JAX's do), with its derivative."""
     check_arraylike("frexp", x)
-    x = _inexact(x)
+    (x,) = promote_dtypes_inexact(to_array(x))
     if dtypes.is_complex(np.dtype(x.dtype)):
         raise TypeError("frexp does not support complex-valued inputs")
-    info = dtypes.finfo(x.dtype)
-    nmant, bits = info.nmant, info.bits
-    int_t = {16: np.int16, 32: np.int32, 64: np.int64}[bits]
-    big = abs(x) < info.smallest_normal
-    scale = convert(2.0 ** nmant, x.dtype)
-    xs = jnp.where(big, x * scale, x)
-    ib = lax.bitcast_convert_type(xs, int_t)
-    exp_mask = (1 << (bits - 1 - nmant)) - 1
-    e = lax.bitwise_and(lax.shift_right_logical(ib, convert(nmant, int_t)),
-                        convert(exp_mask, int_t))
-    bias = exp_mask // 2
-    exponent = convert(e, np.int32) - (bias - 1) - jnp.where(big, nmant, 0)
-    mant_bits = lax.bitwise_or(
-        lax.bitwise_and(ib, convert(~(exp_mask << nmant), int_t)),
-        convert((bias - 1) << nmant, int_t))
-    mantissa = lax.bitcast_convert_type(mant_bits, np.dtype(x.dtype))
-    special = (x == 0) | jnp.isinf(x) | jnp.isnan(x)
-    return (jnp.where(special, x, mantissa),
-            jnp.where(special, 0, exponent).astype(dtypes.default_int_dtype()))
+    return _frexp(x)
+
+
+@custom_jvp
+def _frexp(x):
+    dtype = np.dtype(x.dtype)
+    info = dtypes.finfo(dtype)
+    int_t = {16: np.int16, 32: np.int32, 64: np.int64}[info.bits]
+    mask = (1 << info.nexp) - 1
+    bias = 1 - info.minexp
+    small = lax.abs(x) < info.tiny
+    x1 = jnp.where(small, x * lax_const(x, 1 << info.nmant), x)
+    x2 = jnp.where(small, int_t(-info.nmant), int_t(0))
+    x1 = lax.bitcast_convert_type(x1, int_t)
+    x2 = x2 + (((x1 >> info.nmant) & mask) - bias + 1)
+    x1 = (x1 & ~(mask << info.nmant)) | ((bias - 1) << info.nmant)
+    x1 = lax.bitcast_convert_type(x1, dtype)
+    special = jnp.isinf(x) | jnp.isnan(x) | (x == 0)
+    x2 = jnp.where(special, lax.full_like(x2, 0), x2)
+    return jnp.where(special, x, x1), lax.convert_element_type(x2, np.int32)
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    m, e = frexp(x)
+    # d(mantissa) = t / 2**e; the integer exponent's tangent is float0
+    return (m, e), (t * jnp.exp2(-e.astype(t.dtype)), np.zeros(np.shape(e), dtypes.float0))
 
 
 @eager_jit(inline=False)

@@ -42,7 +42,11 @@ def _conv(x, y, mode, op, precision, preferred_element_type):
     """JAX's ``_conv``: one ``conv_general_dilated`` (a cross-correlation) padded for ``mode``,
     so "valid" and "same" never compute the products outside their window (an inf there would
     make NaNs in the derivative)."""
-    x, y = _1d(op, x, y)
+    check_arraylike(op, x, y)
+    x, y = to_array(x), to_array(y)
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"{op}() only support 1-dimensional inputs.")
+    x, y = promote_dtypes(x, y)
     if preferred_element_type is None:  # NumPy's default for convolutions, as JAX
         x, y = promote_dtypes_inexact(x, y)
     if x.shape[0] == 0 or y.shape[0] == 0:
@@ -195,13 +199,14 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least-squares fit of a degree-``deg`` polynomial (columns scaled, as NumPy)."""
     check_arraylike("polyfit", x, y)
     x, y = to_array(x), to_array(y)
+    if rcond is None:
+        # x's own eps, as JAX's (so integer x without an rcond fails in finfo, as JAX's)
+        rcond = x.shape[0] * float(dtypes.finfo(x.dtype).eps)
     dt = np.result_type(dtypes.canonicalize_dtype(x.dtype), dtypes.canonicalize_dtype(y.dtype),
                         np.float32)
     x, y = convert(x, dt), convert(y, dt)
     deg = operator.index(deg)
     order = deg + 1
-    if rcond is None:
-        rcond = x.shape[0] * float(dtypes.finfo(dt).eps)
     lhs = jnp.vander(x, order)
     rhs = y
     if w is not None:

@@ -342,12 +342,11 @@ def _arg_reduction(name, lax_fn, a, axis, out, keepdims):
     check_arraylike(name, a)
     a = to_array(a)
     ndim = a.ndim
-    if axis is None:
-        operand, axis_ = lax.reshape(a, (a.size,)), 0
-    else:
-        operand, axis_ = a, canonicalize_axis(axis, ndim)
+    operand, axis_ = (lax.reshape(a, (a.size,)), 0) if axis is None else (a, axis)
+    # JAX reads the shape at the axis as given first: one out of range is Python's IndexError
     if operand.shape[axis_] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
+    axis_ = canonicalize_axis(axis_, operand.ndim)
     result = lax_fn(operand, axis_, dtypes.default_int_dtype())
     if keepdims:
         result = lax.expand_dims(result, tuple(range(ndim)) if axis is None else (axis_,))

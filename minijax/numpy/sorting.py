@@ -25,6 +25,7 @@ from minijax.numpy._util import (
     canonicalize_axis,
     check_arraylike,
     convert,
+    lax_const,
     promote_dtypes,
 )
 from minijax.numpy._util import shape as _shape
@@ -187,7 +188,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """
     check_arraylike("searchsorted", a, v)
     if side not in ("left", "right"):
-        raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+        raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
     a, v = to_array(a), to_array(v)
     if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")
@@ -377,7 +378,10 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 @eager_jit(inline=False)
 def _where(condition, x, y):
     check_arraylike("where", condition, x, y)
-    condition = convert(condition, dtypes.bool_)
+    condition = to_array(condition)
+    # as JAX's: a bool condition is used as it is (a weak one stays weak), another is != 0
+    if condition.dtype != np.bool_:
+        condition = lax.ne(condition, lax_const(condition, 0))
     x, y = promote_dtypes(x, y)
     condition, x, y = _broadcast_all(condition, x, y)
     # As JAX: an empty result is ``x`` itself, so only ``x`` carries a derivative (an empty

@@ -39,24 +39,45 @@ __all__ = [
     "cov", "corrcoef",
 ]
 
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 # ------------------------------------------------------------------------------------------------
 # Quantiles
 
 
-def _quantile(name, a, q, axis, method, keepdims, skip_nan):
+def _quantile(name, a, q, axis, method, keepdims, skip_nan, weights=None):
     """JAX 0.10.2's ``_quantile`` step by step (its program is what Shardy propagates
     shardings through, and its arithmetic is q's dtype's, so both follow it)."""
     check_arraylike(name, a, q)
     if method not in _METHODS:
-        raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         "'nearest' or 'inverted_cdf'")
     a, q = to_array(a), to_array(q)
     # a keeps its weak type inside, as JAX's promote_dtypes_inexact; the result is made
     # strong at the end (JAX's final convert_element_type), so a weak operand's cotangent
     # is typed by the body, not by a leading conversion's transpose
-    a, = promote_dtypes_inexact(a)
+    if weights is not None:
+        check_arraylike(name, weights)
+        weights = to_array(weights)
+        if dtypes.is_complex(weights.dtype):
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                      "'inverted_cdf' supports weights.")
+        a, weights = promote_dtypes_inexact(a, weights)
+        if weights.shape != a.shape:
+            if axis is None:
+                raise ValueError("Weights shape must match 'a' shape when axis is None.")
+            axes = (axis,) if isinstance(axis, int) else axis
+            axes = tuple(canonicalize_axis(ax, a.ndim) for ax in axes)
+            red_shape = tuple(a.shape[ax] for ax in axes)
+            if weights.shape != red_shape:
+                raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                                 f"{red_shape}")
+            weights = lax.broadcast_in_dim(weights, a.shape, axes)
+    else:
+        a, = promote_dtypes_inexact(a)
     if dtypes.is_complex(a.dtype):
         raise ValueError("quantile does not support complex input, as the operation is poorly "
                          "defined.")
@@ -64,6 +85,8 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     if axis is None:
         keepdim = (1,) * a.ndim if keepdims else ()
         a = lax.reshape(a, (a.size,))
+        if weights is not None:
+            weights = lax.reshape(weights, (weights.size,))
         axis = 0
     elif isinstance(axis, tuple):
         nd = a.ndim
@@ -79,6 +102,8 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         kept_shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
         n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
         a = lax.reshape(a, kept_shape + (n,), perm)
+        if weights is not None:
+            weights = lax.reshape(weights, kept_shape + (n,), perm)
         axis = a.ndim - 1
     else:
         axis = canonicalize_axis(axis, a.ndim)
@@ -86,10 +111,11 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
     qs, qd = q.shape, q.ndim
     a_shape = a.shape
+    q_orig = q
     if skip_nan:
         # NaNs made positive so they sort last, whatever their sign bit
         a = jnp.where(lax.ne(a, a), np.nan, a)
-        a = lax.sort(a, dimension=axis)  # lax's, as JAX's quantile (no sort jit)
+        a, weights = _sort_with(a, weights, axis)
         counts = jnp.sum(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype,
                          keepdims=keepdims)
         reduced_shape = counts.shape
@@ -118,7 +144,7 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
         # a slice holding a NaN made all NaN before the sort, as JAX: the where's mask is a
         # residual of grad that Shardy shards like the operand (run 21000 s21031-348)
         a = jnp.where(jnp.any(lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
-        a = lax.sort(a, dimension=axis)
+        a, weights = _sort_with(a, weights, axis)
         n = to_array(np.asarray(a_shape[axis], q.dtype))  # an Array constant, as JAX's
         q = lax.mul(q, n - 1)
         low, high = lax.floor(q), lax.ceil(q)
@@ -151,37 +177,97 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan):
     elif method == "nearest":  # ties go to the lower one (NumPy rounds half to even)
         result = lax.select(lax.le(high_weight, lax_const(high_weight, 0.5)),
                             low_value, high_value)
-    else:  # midpoint
+    elif method == "midpoint":
         result = lax.mul(lax.add(low_value, high_value), lax_const(low_value, 0.5))
+    else:
+        result = _inverted_cdf(a, weights, q_orig, a_shape[axis], axis, keepdims, skip_nan)
     if keepdims and keepdim:
         result = lax.reshape(result, qs + keepdim)
     return lax.convert_element_type(result, a.dtype)
 
 
+def _inverted_cdf(a, weights, q, n, axis, keepdims, skip_nan):
+    """JAX 0.10.2's inverted_cdf: the first sorted entry whose cumulative weight reaches
+    ``q * total`` (negative or NaN weights, and NaN data where NaNs are not skipped, give NaN)."""
+    qd = q.ndim
+    int_dtype = dtypes.default_int_dtype()
+    if weights is None:
+        weights = lax.full_like(a, 1.0)
+    zeros = lax.full_like(weights, 0)
+    bad_weights = lax.bitwise_or(lax.lt(weights, zeros), lax.ne(weights, weights))
+    nan_data = lax.ne(a, a)
+    clean = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
+    cum = jnp.cumsum(clean, axis=axis)
+    total = lax.index_in_dim(cum, -1, axis=axis, keepdims=keepdims)
+    target = lax.mul(lax.reshape(q, q.shape + (1,) * total.ndim),
+                     lax.expand_dims(total, tuple(range(qd))))
+    if not keepdims:
+        target = lax.expand_dims(target, (axis + qd,))
+    is_less = lax.lt(lax.expand_dims(cum, tuple(range(qd))), target)
+    idx = jnp.sum(lax.convert_element_type(is_less, int_dtype), axis=axis + qd,
+                  keepdims=keepdims)
+    if skip_nan:
+        valid = jnp.sum(lax.bitwise_not(nan_data), axis=axis, dtype=q.dtype,
+                        keepdims=keepdims)
+    else:
+        valid = lax.full_like(total, n, dtype=q.dtype)
+    max_idx = lax.convert_element_type(lax.sub(valid, lax_const(valid, 1)), int_dtype)
+    max_idx = lax.convert_element_type(lax.expand_dims(max_idx, tuple(range(qd))), idx.dtype)
+    idx = lax.max(lax_const(idx, 0), lax.min(idx, max_idx))
+    if keepdims:
+        idx = lax.squeeze(idx, (qd + axis,))
+    if qd == 0:
+        result = jnp.take_along_axis(a, lax.expand_dims(idx, (axis,)), axis=axis)
+        result = lax.squeeze(result, (axis,))
+    else:
+        # q's axis moved next to the reduced one, so take_along_axis picks per quantile
+        perm = [*range(qd, qd + axis), *range(qd), *range(qd + axis, idx.ndim)]
+        result = jnp.take_along_axis(a, lax.transpose(idx, perm), axis=axis)
+        result = lax.transpose(result, [perm.index(i) for i in range(len(perm))])
+    if keepdims:
+        result = lax.expand_dims(result, (qd + axis,))
+    all_nan = lax.eq(valid, lax.full_like(valid, 0))
+    any_bad = jnp.any(bad_weights, axis=axis, keepdims=keepdims)
+    if skip_nan:
+        force_nan = lax.bitwise_or(any_bad, all_nan)
+    else:
+        force_nan = lax.bitwise_or(any_bad, jnp.any(nan_data, axis=axis, keepdims=keepdims))
+    force_nan = lax.expand_dims(force_nan, tuple(range(qd)))
+    return jnp.where(force_nan, lax.full_like(result, np.nan), result)
+
+
+def _sort_with(a, weights, axis):
+    """Sorts ``a`` along ``axis`` (lax's sort, as JAX's quantile: no sort jit), carrying the
+    weights along."""
+    if weights is None:
+        return lax.sort(a, dimension=axis), None
+    return lax.sort_key_val(a, weights, dimension=axis)
+
+
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False):
-    return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
+             keepdims=False, *, weights=None):
+    return _quantile("quantile", a, q, axis, method, keepdims, False, weights)
 
 
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
-    return _quantile("nanquantile", a, q, axis, method, keepdims, skip_nan=True)
+                keepdims=False, *, weights=None):
+    return _quantile("nanquantile", a, q, axis, method, keepdims, True, weights)
 
 
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False):
+               keepdims=False, *, weights=None):
     q = jnp.true_divide(to_array(q), 100.0)
-    return quantile(a, q, axis, method=method, keepdims=keepdims)
+    return quantile(a, q, axis, method=method, keepdims=keepdims, weights=weights)
 
 
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"), inline=False)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     q = jnp.true_divide(to_array(q), 100.0)
-    return nanquantile(a, q, axis, method=method, keepdims=keepdims)
+    return nanquantile(a, q, axis, method=method, keepdims=keepdims, weights=weights)
 
 
 @eager_jit(static_argnames=("axis", "overwrite_input", "keepdims"), inline=False)
@@ -397,8 +483,12 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
     """A D-dimensional histogram of ``sample`` (N, D): per-axis bin indices, one flat index,
     one scatter-add."""
-    check_arraylike("histogramdd", sample)
-    sample = to_array(sample)
+    if weights is None:
+        check_arraylike("histogramdd", sample)
+        sample, = promote_dtypes_inexact(to_array(sample))
+    else:
+        check_arraylike("histogramdd", sample, weights)
+        sample, weights = promote_dtypes_inexact(to_array(sample), to_array(weights))
     if sample.ndim == 1:
         sample = sample[:, None]
     n_dims = sample.shape[1]
@@ -421,10 +511,12 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
         counts_shape.append(nb)
     total = int(np.prod(counts_shape))
     flat = jnp.where(valid, flat, total)
-    dtype = edges[0].dtype
-    values = jnp.ones(flat.shape, dtype) if weights is None else jnp.ravel(to_array(weights))
+    # unweighted counts are default ints, as JAX's bincount gives them
+    values = (jnp.ones(flat.shape, dtypes.default_int_dtype()) if weights is None
+              else jnp.ravel(weights))
     h = jnp.reshape(_scatter_add_1d(total, flat, values), tuple(counts_shape))
     if density:
+        h = convert(h, sample.dtype)
         h = h / jnp.sum(h)
         for d, e in enumerate(edges):
             shape = [1] * n_dims

@@ -151,7 +151,7 @@ def test_clip_spellings():
     check(jnp.clip(x, -1, 2), np.clip(x, -1, 2))
     check(jnp.clip(x, min=0), np.clip(x, 0, None))
     check(jnp.clip(x, max=1.5), np.clip(x, None, 1.5))
-    check(jnp.clip(x, a_min=-2, a_max=0), np.clip(x, -2, 0))
+    check(jnp.clip(x, min=-2, max=0), np.clip(x, -2, 0))
     check(jnp.clip(np.arange(5, dtype=np.int32), 1, 3), np.clip(np.arange(5), 1, 3))
     assert jnp.clip(jnp.ones(2, jnp.bfloat16), 0, 0.5).dtype == BF16
 
