@@ -93,13 +93,15 @@ def _float_only(name, x):
 
 def _ndtr(x):
     # erf near 0 (where 1 + erf is accurate), erfc in the tails (no cancellation there).
-    # lax.select, as JAX's (no where jit)
-    half_sqrt2 = float(np.sqrt(0.5))
+    # lax.select, as JAX's (no where jit); its constants are NumPy scalars of x's dtype, strong,
+    # so the result is strong for a weak x too.
+    dtype = x.dtype.type
+    half_sqrt2 = dtype(0.5) * np.sqrt(2.0, dtype=dtype)
     w = x * half_sqrt2
     z = jnp.abs(w)
-    y = lax.select(z < half_sqrt2, 1.0 + lax.erf(w),
-                   lax.select(w > 0, 2.0 - lax.erfc(z), lax.erfc(z)))
-    return 0.5 * y
+    y = lax.select(z < half_sqrt2, dtype(1.0) + lax.erf(w),
+                   lax.select(w > dtype(0.0), dtype(2.0) - lax.erfc(z), lax.erfc(z)))
+    return dtype(0.5) * y
 
 
 def ndtr(x):

@@ -3,6 +3,7 @@
 import numpy as np
 
 from minijax import numpy as jnp
+from minijax.numpy._util import lax_const
 from minijax.scipy.special import xlog1py, xlogy
 from minijax.scipy.stats._common import promote
 
@@ -20,9 +21,12 @@ def pmf(k, p, loc=0):
 
 def cdf(k, p):
     k, p = promote("bernoulli.cdf", k, p)
-    invalid = jnp.isnan(k) | jnp.isnan(p) | (p < 0) | (p > 1)
-    return jnp.select([invalid, k < 0, (k >= 0) & (k < 1), k >= 1],
-                      [jnp.full_like(k, np.nan), jnp.zeros_like(k), 1 - p, jnp.ones_like(k)])
+    # JAX's zero and one are lax._const of k: strong unless k is a weak scalar, so a weak k
+    # array (an integer k beside a Python float p) gives a strong result.
+    zero, one = lax_const(k, 0), lax_const(k, 1)
+    invalid = jnp.isnan(k) | jnp.isnan(p) | (p < zero) | (p > one)
+    return jnp.select([invalid, k < zero, (k >= zero) & (k < one), k >= one],
+                      [np.nan, zero, one - p, one])
 
 
 def ppf(q, p):

@@ -1,12 +1,13 @@
 """The Laplace (double exponential) distribution."""
 
 from minijax import numpy as jnp
+from minijax.numpy._util import lax_const
 from minijax.scipy.stats._common import promote, standardize
 
 
 def logpdf(x, loc=0, scale=1):
     x, loc, scale = promote("laplace.logpdf", x, loc, scale)
-    return -(jnp.abs(x - loc) / scale + jnp.log(2 * scale))
+    return -(jnp.abs(x - loc) / scale + jnp.log(lax_const(x, 2) * scale))
 
 
 def pdf(x, loc=0, scale=1):
@@ -16,4 +17,6 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     x, loc, scale = promote("laplace.cdf", x, loc, scale)
     y = standardize(x, loc, scale)
-    return jnp.where(y <= 0, 0.5 * jnp.exp(y), 1 - 0.5 * jnp.exp(-y))
+    # JAX's lax._const constants: strong for a weak array x
+    half, one = lax_const(x, 0.5), lax_const(x, 1)
+    return jnp.where(y <= lax_const(x, 0), half * jnp.exp(y), one - half * jnp.exp(-y))

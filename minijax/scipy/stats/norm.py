@@ -3,15 +3,17 @@
 import numpy as np
 
 from minijax import numpy as jnp
+from minijax.numpy._util import lax_const
 from minijax.scipy import special
 from minijax.scipy.stats._common import promote, standardize
 
-_LOG_2PI = float(np.log(2 * np.pi))
-
-
 def logpdf(x, loc=0, scale=1):
     x, loc, scale = promote("norm.logpdf", x, loc, scale)
-    return -0.5 * (_LOG_2PI + jnp.log(jnp.square(scale)) + jnp.square(x - loc) / jnp.square(scale))
+    # JAX's formula and its lax._const constants (strong for a weak array x)
+    scale_sqrd = jnp.square(scale)
+    log_normalizer = jnp.log(lax_const(x, 2 * np.pi) * scale_sqrd)
+    quadratic = jnp.square(x - loc) / scale_sqrd
+    return (log_normalizer + quadratic) / lax_const(x, -2)
 
 
 def pdf(x, loc=0, scale=1):
