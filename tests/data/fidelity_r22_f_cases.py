@@ -27,4 +27,10 @@ CASES = [
     "stats.laplace.cdf(jnp.asarray([0, 1, -1, 5]), 0.5, 2.0)",
     "stats.laplace.cdf(1.5, 0.5, 2.0)",
     "stats.laplace.pdf(jnp.asarray([True, False]), 0.5, 2.0)",
+    # logistic.logpdf's two is lax._const; uniform.cdf's zero and one are jnp.array(., x.dtype).
+    "stats.logistic.logpdf(jnp.asarray([0, 1, -1, 5]), 0.5, 2.0)",
+    "stats.logistic.pdf(jnp.asarray([True, False]), 0.5, 2.0)",
+    "stats.logistic.logpdf(1.5, 0.5, 2.0)",
+    "stats.uniform.cdf(jnp.asarray([0, 1, -1, 5]), 0.5, 2.0)",
+    "stats.uniform.cdf(1.5, 0.5, 2.0)",
 ]

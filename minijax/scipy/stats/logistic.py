@@ -1,14 +1,16 @@
 """The logistic distribution."""
 
 from minijax import numpy as jnp
+from minijax.numpy._util import lax_const
 from minijax.scipy.special import expit, logit
 from minijax.scipy.stats._common import promote, standardize
 
 
 def logpdf(x, loc=0, scale=1):
     x, loc, scale = promote("logistic.logpdf", x, loc, scale)
-    half = standardize(x, loc, scale) / 2
-    return -2 * jnp.logaddexp(half, -half) - jnp.log(scale)
+    two = lax_const(x, 2)  # JAX's lax._const: strong for a weak array x
+    half = standardize(x, loc, scale) / two
+    return lax_const(x, -2) * jnp.logaddexp(half, -half) - jnp.log(scale)
 
 
 def pdf(x, loc=0, scale=1):

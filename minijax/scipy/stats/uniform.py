@@ -17,8 +17,11 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     x, loc, scale = promote("uniform.cdf", x, loc, scale)
+    # JAX's zero and one are jnp.array(0/1, x.dtype): strong, so the result is strong for a
+    # weak x (a Python scalar too)
+    zero, one = jnp.array(0, x.dtype), jnp.array(1, x.dtype)
     return jnp.select([x < loc, x > loc + scale, (x >= loc) & (x <= loc + scale)],
-                      [jnp.zeros_like(x), jnp.ones_like(x), (x - loc) / scale])
+                      [zero, one, (x - loc) / scale])
 
 
 def ppf(q, loc=0, scale=1):
