@@ -8,13 +8,14 @@ Run it under each interpreter and compare the two outputs:
 
 Each line is one case: ``function | configuration | dtype weak shape | values`` (or the error's
 type). JAX 0.10.2's ``expn`` and ``exp1`` do not return for some inputs: those are left out
-(see ``_TINY``). With ``--isolate`` every function runs in its own subprocess under a timeout
-(a function that times out prints ``TIMEOUT``): slower, for new inputs that may hang. ``--only NAME[,NAME]`` runs some functions in this process;
-``--x64`` sweeps under ``jax_enable_x64``; ``--from NAME`` / ``--to NAME`` start at / stop before a function
-(to split a sweep over processes); ``--full`` adds stats cases (strong low-precision parameters,
-integer parameters, jit, vmap), left out by default to keep a sweep within an hour. ``--compare`` prints the cases whose
-dtype, weak type, shape or error differ, or whose values differ by more than ``--ulps`` units in
-the last place (NaN only equals NaN), and the largest distance of each.
+(see ``_TINY``). Options: ``--isolate`` runs every function in its own subprocess under a
+timeout (``TIMEOUT`` where it ends there; slower, for new inputs that may hang); ``--only
+NAME[,NAME]`` runs some functions; ``--x64`` sweeps under ``jax_enable_x64``; ``--from NAME`` /
+``--to NAME`` start at / stop before a function (to split a sweep over processes); ``--full``
+adds stats cases (strong low-precision parameters, integer parameters, jit, vmap), left out by
+default to keep a sweep within an hour. ``--compare A B`` prints the cases whose dtype, weak
+type, shape or error differ, or whose values differ by more than ``--ulps`` (default 2) units in
+the last place (NaN only equals NaN), with the largest distance of each.
 """
 from __future__ import annotations
 
