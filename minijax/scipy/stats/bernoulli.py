@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from minijax import lax
 from minijax import numpy as jnp
 from minijax.numpy._util import lax_const
 from minijax.scipy.special import xlog1py, xlogy
@@ -10,9 +11,11 @@ from minijax.scipy.stats._common import promote
 
 def logpmf(k, p, loc=0):
     k, p, loc = promote("bernoulli.logpmf", k, p, loc)
-    x = k - loc
-    log_probs = xlogy(x, p) + xlog1py(1 - x, -p)
-    return jnp.where((x < 0) | (x > 1), -np.inf, log_probs)
+    # JAX's lax._const of k: strong unless k is a weak scalar.
+    zero, one = lax_const(k, 0), lax_const(k, 1)
+    x = lax.sub(k, loc)
+    log_probs = xlogy(x, p) + xlog1py(lax.sub(one, x), -p)
+    return jnp.where(lax.lt(x, zero) | lax.gt(x, one), -np.inf, log_probs)
 
 
 def pmf(k, p, loc=0):
@@ -31,5 +34,6 @@ def cdf(k, p):
 
 def ppf(q, p):
     q, p = promote("bernoulli.ppf", q, p)
-    invalid = jnp.isnan(q) | jnp.isnan(p) | (p < 0) | (p > 1) | (q < 0) | (q > 1)
-    return jnp.where(invalid, np.nan, jnp.where(q <= 1 - p, 0.0, 1.0).astype(q.dtype))
+    zero, one = lax_const(q, 0), lax_const(q, 1)  # weak for a Python-scalar q, as JAX's
+    invalid = jnp.isnan(q) | jnp.isnan(p) | (p < zero) | (p > one) | (q < zero) | (q > one)
+    return jnp.where(invalid, np.nan, jnp.where(lax.le(q, one - p), zero, one))
