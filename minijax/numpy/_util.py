@@ -86,8 +86,9 @@ def convert(x, dtype, weak_type=False):
         return WeakScalar(x, dtype) if weak_type else dtypes.python_scalar_as(x, dtype)[()]
     if isinstance(x, WeakScalar):
         return WeakScalar(x.val, dtype) if weak_type else x.val.astype(dtype)[()]
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, (np.ndarray, np.generic)) and not weak_type:
         return np.asarray(x).astype(dtype, copy=False)
+    # a NumPy bool array beside a weak Python scalar becomes a weak array, as in JAX
     return _convert_element_type(x, dtype, weak_type=weak_type)
 
 

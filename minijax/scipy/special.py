@@ -23,7 +23,7 @@ from minijax.nn.functions import log_softmax as _nn_log_softmax
 from minijax.nn.functions import logsumexp
 from minijax.nn.functions import softmax as _nn_softmax
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import promote_args_inexact
+from minijax.numpy._util import lax_const, promote_args_inexact
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -437,10 +437,11 @@ def kl_div(p, q):
 
 @custom_jvp
 def _logit(x):
-    return jnp.log(x / (1 - x))
+    # JAX's lax._const 1: a weak array x gives a strong result
+    return lax.log(lax.div(x, lax.sub(lax_const(x, 1), x)))
 
 
-_logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
+_logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(lax_const(x, 1), x))))
 
 
 def logit(x):

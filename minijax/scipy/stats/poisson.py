@@ -2,17 +2,20 @@
 
 import numpy as np
 
+from minijax import lax
 from minijax import numpy as jnp
 from minijax.numpy._eager import eager_jit
+from minijax.numpy._util import lax_const
 from minijax.scipy.special import entr, gammaincc, gammaln, xlogy
 from minijax.scipy.stats._common import promote
 
 
 def logpmf(k, mu, loc=0):
     k, mu, loc = promote("poisson.logpmf", k, mu, loc)
-    x = k - loc
+    zero = lax_const(k, 0)  # JAX's lax._const: a weak array k gives a strong result
+    x = lax.sub(k, loc)
     log_probs = xlogy(x, mu) - gammaln(x + 1) - mu
-    return jnp.where((x < 0) | (jnp.round(k) != k), -np.inf, log_probs)
+    return jnp.where(lax.lt(x, zero) | lax.ne(jnp.round(k), k), -np.inf, log_probs)
 
 
 def pmf(k, mu, loc=0):
@@ -21,8 +24,9 @@ def pmf(k, mu, loc=0):
 
 def cdf(k, mu, loc=0):
     k, mu, loc = promote("poisson.cdf", k, mu, loc)
-    x = k - loc
-    return jnp.where(x < 0, 0, gammaincc(jnp.floor(1 + x), mu))
+    zero = lax_const(k, 0)
+    x = lax.sub(k, loc)
+    return jnp.where(lax.lt(x, zero), zero, gammaincc(jnp.floor(1 + x), mu))
 
 
 def _entropy_by_sum(mu, max_k, upper):
