@@ -9,7 +9,7 @@ from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import promote_args_inexact
+from minijax.numpy._util import lax_const, promote_args_inexact
 from minijax.numpy.creation import to_array
 
 
@@ -150,47 +150,50 @@ def expi(x):
 
 
 def _expn_series(x, n):
-    """The power series, for x <= 1."""
+    """The power series, for x <= 1. Constants in x's or n's dtype (JAX's ``_c``), so a
+    float16/bfloat16 carry stays in its dtype."""
     eps = float(dtypes.finfo(x.dtype).eps)
+    zero, one = lax_const(x, 0.0), lax_const(x, 1.0)
     psi = -np.euler_gamma - jnp.log(x)
-    lower, psi = vary_like((1.0, psi), n)
-    psi = lax.fori_loop(lower, n, lambda i, psi: psi + 1.0 / i, psi)
-    n1 = jnp.where(n == 1, 2.0, n)
-    zero, one = jnp.zeros_like(x), jnp.ones_like(x)
+    lower, psi = vary_like((lax_const(n, 1), psi), n)
+    psi = lax.fori_loop(lower, n, lambda i, psi: psi + one / i, psi)
+    n1 = jnp.where(n == lax_const(n, 1), lax_const(x, 2.0), n)
     init = dict(x=x, z=-x, xk=zero, yk=one, pk=one - n,
-                ans=jnp.where(n == 1, zero, one / (one - n1)), t=jnp.full_like(x, np.inf))
+                ans=jnp.where(n == lax_const(n, 1), zero, one / (one - n1)),
+                t=jnp.full_like(x, np.inf))
 
     def body(d):
         d = dict(d)
-        d["xk"] = d["xk"] + 1.0
+        d["xk"] = d["xk"] + one
         d["yk"] = d["yk"] * d["z"] / d["xk"]
-        d["pk"] = d["pk"] + 1.0
-        d["ans"] = d["ans"] + jnp.where(d["pk"] != 0, d["yk"] / d["pk"], 0.0)
-        d["t"] = jnp.where(d["ans"] != 0, jnp.abs(d["yk"] / d["ans"]), 1.0)
+        d["pk"] = d["pk"] + one
+        d["ans"] = d["ans"] + jnp.where(d["pk"] != zero, d["yk"] / d["pk"], zero)
+        d["t"] = jnp.where(d["ans"] != zero, jnp.abs(d["yk"] / d["ans"]), one)
         return d
 
-    d = lax.while_loop(lambda d: (d["x"] > 0) & (d["t"] > eps), body, vary_like(init, n))
-    return d["z"] ** (n - 1) * psi / jnp.exp(lax.lgamma(n)) - d["ans"]
+    d = lax.while_loop(lambda d: (d["x"] > lax_const(d["x"], 0.0)) & (d["t"] > eps), body,
+                       vary_like(init, n))
+    return d["z"] ** (n - lax_const(n, 1)) * psi / jnp.exp(lax.lgamma(n)) - d["ans"]
 
 
 def _expn_continued_fraction(x, n):
     """The continued fraction, for x > 1 (terms rescaled when they grow past 2^57)."""
-    big = 1.4411518807585587e17
+    big = lax_const(x, 1.44115188075855872e17)
     eps = float(dtypes.finfo(x.dtype).eps)
-    one, zero = jnp.ones_like(x), jnp.zeros_like(x)
-    init = dict(k=jnp.ones_like(n), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
-                t=jnp.full_like(x, np.inf), r=zero, x=x)
+    zero, one = lax_const(x, 0.0), lax_const(x, 1.0)
+    init = dict(k=lax_const(n, 1), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
+                t=lax_const(x, np.inf), r=zero, x=x)
 
     def body(d):
         d = dict(d)
         x = d["x"]
-        d["k"] = k = d["k"] + 1
-        odd = k % 2 == 1
+        d["k"] = k = d["k"] + lax_const(d["k"], 1)
+        odd = k % lax_const(k, 2) == lax_const(k, 1)
         yk = jnp.where(odd, one, x)
-        xk = jnp.where(odd, n + (k - 1) / 2, k / 2)
+        xk = jnp.where(odd, n + (k - lax_const(k, 1)) / lax_const(k, 2), k / lax_const(k, 2))
         pk = d["pkm1"] * yk + d["pkm2"] * xk
         qk = d["qkm1"] * yk + d["qkm2"] * xk
-        nz = qk != 0
+        nz = qk != zero
         d["r"] = r = jnp.where(nz, pk / qk, d["r"])
         d["t"] = jnp.where(nz, jnp.abs((d["ans"] - r) / r), one)
         d["ans"] = jnp.where(nz, r, d["ans"])
@@ -200,7 +203,7 @@ def _expn_continued_fraction(x, n):
             d[key] = jnp.where(is_big, d[key] / big, d[key])
         return d
 
-    d = lax.while_loop(lambda d: (d["x"] > d["k"] * 0) & (d["t"] > eps), body,
+    d = lax.while_loop(lambda d: (d["x"] > lax_const(d["k"], 0)) & (d["t"] > eps), body,
                        vary_like(init, n))
     return d["ans"] * jnp.exp(-x)
 
@@ -208,23 +211,27 @@ def _expn_continued_fraction(x, n):
 def _expn_large_n(x, n):
     """The asymptotic expansion in n, for n >= 5000."""
     xk = x + n
-    yk = 1.0 / (xk * xk)
-    ans = yk * n * (6 * x * x - 8 * n * x + n * n)
-    ans = yk * (ans + n * (n - 2 * x))
+    yk = lax_const(x, 1.0) / (xk * xk)
+    ans = yk * n * (lax_const(x, 6) * x * x - lax_const(x, 8) * n * x + n * n)
+    ans = yk * (ans + n * (n - lax_const(x, 2) * x))
     ans = yk * (ans + n)
-    return (ans + 1.0) * jnp.exp(-x) / xk
+    return (ans + lax_const(x, 1.0)) * jnp.exp(-x) / xk
 
 
 def _expn_scalar(n, x):
     conds = [(n < 0) | (x < 0), (x == 0) & (n < 2), (x == 0) & (n >= 2), (n == 0) & (x >= 0),
              n >= 5000, x > 1]
     n1 = jnp.where(n == 1, n + n, n)
-    # Every branch runs on every element (vectorized, they are selects): the loops get a point
-    # of their own region elsewhere, or the continued fraction would never converge at a tiny x
-    # (JAX 0.10.2 hangs there; the values are JAX's everywhere else).
-    vals = [np.nan, np.inf, 1.0 / n1, jnp.exp(-x) / x, _expn_large_n,
+    # Every branch runs on every element (vectorized, they are selects): the continued fraction
+    # gets a point of its own region elsewhere, or it would never converge at a tiny x (JAX
+    # 0.10.2 hangs there; the values are JAX's everywhere else), and the series an x below 1 in
+    # place of an x > 1 (a NaN x or n stays: the series is its branch, and gives NaN as JAX's)
+    # and the order 1 in place of one outside [0, 5000) (its psi loop runs to n, endless for a
+    # huge n, and its terms never converge for n = -inf: JAX's hangs on expn([inf, 2], 0.5)).
+    vals = [np.nan, np.inf, lax_const(x, 1) / n1, jnp.exp(-x) / x, _expn_large_n,
             lambda x, n: _expn_continued_fraction(jnp.where(x > 1, x, 2.0), n),
-            lambda x, n: _expn_series(jnp.where((x > 0) & (x <= 1), x, 0.5), n)]
+            lambda x, n: _expn_series(jnp.where(x > 1, 0.5, x),
+                                      jnp.where((n < 0) | (n >= 5000), 1.0, n))]
     return jnp.piecewise(x, conds, vals, n=n)
 
 
