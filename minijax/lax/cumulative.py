@@ -48,7 +48,9 @@ def _cumulative_rule(name, allowed):
             raise ValueError("XLA operations do not allow negative axes")
         if axis >= operand.ndim:
             raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
-        check_dtype_allowed(name, operand.dtype, allowed)
+        # JAX checks np.number here, naming it so
+        check_dtype_allowed(name, operand.dtype, allowed,
+                            type_names="number" if allowed == NUMBER else None)
         return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
     return rule

@@ -254,8 +254,8 @@ ad.defjvp(square_p, lambda g, x: mul(g, mul(rule_const(x, 2), x)))
 
 def _pow_abstract_eval(x, y):
     """pow(x, y): x floating or complex; y of x's dtype, or any integer dtype (JAX's rule)."""
-    check_dtype_allowed("pow", x.dtype, INEXACT)
-    check_dtype_allowed("pow", y.dtype, INT | INEXACT)
+    check_dtype_allowed("pow", x.dtype, INEXACT, position=0)
+    check_dtype_allowed("pow", y.dtype, INT | INEXACT, position=1)
     if y.dtype != x.dtype and not dtypes.is_int(y.dtype):
         raise TypeError(
             "the first argument to pow must have an inexact dtype (float or complex), and the "

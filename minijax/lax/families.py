@@ -42,10 +42,22 @@ INT_OR_BOOL = INT | BOOL
 REAL_NUMBER = INT | FLOAT
 REAL = REAL_NUMBER | BOOL
 
+# JAX's names of the NumPy types a category stands for, as its dtype errors list them
+# ("Accepted dtypes are subtypes of integer, floating, complexfloating"), in its order
 _CATEGORY_NAMES = [
-    (ANY, "any"), (NUMBER, "numeric"), (REAL_NUMBER, "integer or floating"),
-    (INEXACT, "floating or complex"), (FLOAT, "floating"), (INT_OR_BOOL, "integer or boolean"),
-    (INT, "integer"), (SIGNED, "signed integer"), (BOOL, "boolean"),
+    (ANY, "integer, floating, complexfloating, bool"),
+    (NUMBER, "integer, floating, complexfloating"),
+    (REAL_NUMBER, "integer, floating"),
+    (REAL, "integer, floating, bool"),
+    (INEXACT, "floating, complexfloating"),
+    (SIGNED | INEXACT, "floating, complexfloating, signedinteger"),
+    (COMPLEX | {np.dtype(np.float32), np.dtype(np.float64)}, "float32, complexfloating, float64"),
+    (FLOAT, "floating"),
+    (COMPLEX, "complexfloating"),
+    (INT_OR_BOOL, "integer, bool"),
+    (INT, "integer"),
+    (SIGNED, "signedinteger"),
+    (BOOL, "bool"),
 ]
 
 
@@ -54,6 +66,16 @@ def _category_name(allowed):
         if allowed == cat:
             return name
     return ", ".join(sorted(d.name for d in allowed))
+
+
+def check_dtype_allowed(name, dtype, allowed, position=None, type_names=None):
+    """JAX's dtype error for an operand of ``name`` outside ``allowed``: ``position`` names
+    an n-ary primitive's operand, ``type_names`` what JAX lists where it is not the
+    category's name."""
+    if dtype not in allowed:
+        at = "" if position is None else f" at position {position}"
+        raise TypeError(f"{name} does not accept dtype {dtype.name}{at}. Accepted dtypes{at} "
+                        f"are subtypes of {type_names or _category_name(allowed)}.")
 
 
 def _shapes_str(avals):
@@ -91,14 +113,6 @@ def check_same_dtypes(name, avals):
     return first
 
 
-def check_dtype_allowed(name, dtype, allowed):
-    if dtype not in allowed:
-        raise TypeError(
-            f"{name} does not accept dtype {dtype.name}. "
-            f"Accepted dtypes are {_category_name(allowed)}."
-        )
-
-
 def broadcast_elementwise_shapes(name, avals):
     """The result shape of an elementwise op: operands of one rank whose sizes agree or are 1
     (a size-1 axis broadcasts, as in JAX's lax), where a rank-0 operand also broadcasts."""
@@ -128,8 +142,11 @@ def elementwise_shape(name, allowed=ANY, result_dtype=None):
     """Abstract-eval rule for an elementwise primitive."""
 
     def rule(*avals, **params):
+        for a in avals:  # each operand's dtype first, then their agreement, as JAX's naryop
+            if a.dtype not in allowed:
+                for i, b in enumerate(avals):
+                    check_dtype_allowed(name, b.dtype, allowed, i if len(avals) > 1 else None)
         dtype = check_same_dtypes(name, avals)
-        check_dtype_allowed(name, dtype, allowed)
         shape = broadcast_elementwise_shapes(name, avals)
         out_dtype = dtype if result_dtype is None else result_dtype(dtype)
         # as JAX's: a comparison of weakly typed operands is a weakly typed bool

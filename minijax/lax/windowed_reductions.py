@@ -112,6 +112,9 @@ def _check_window_params(name, aval, window_dimensions, window_strides, padding,
 def _window_rule(name, allowed):
     def rule(operand, *, window_dimensions, window_strides, padding, base_dilation,
              window_dilation):
+        if name == "reduce_window_sum" and operand.dtype not in allowed:  # JAX's own words
+            raise TypeError("operand to reduce_window_sum must have a number dtype, got "
+                            f"{operand.dtype.name}")
         check_dtype_allowed(name, operand.dtype, allowed)
         _check_window_params(name, operand, window_dimensions, window_strides, padding,
                              base_dilation, window_dilation)

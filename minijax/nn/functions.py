@@ -208,8 +208,9 @@ def hard_sigmoid(x):
 
 @eager_jit(inline=False)
 def hard_silu(x):
-    x = _inexact("hard_silu", x)
-    return lax.mul(x, hard_sigmoid(x))
+    check_arraylike("hard_silu", x)
+    x = to_array(x)
+    return x * hard_sigmoid(x)  # promoted as JAX's: an integer input gives a weak float
 
 
 hard_swish = hard_silu

@@ -65,4 +65,20 @@ CASES = [
     "outcome(lambda: L.triangular_solve(jnp.eye(2), jnp.ones((2, 2), jnp.int32)))",
     "outcome(lambda: L.triangular_solve(R, R))",
     "outcome(lambda: L.triangular_solve(V, V))",
+    # lax's elementwise dtype errors: JAX's type names, and the operand's position (n-ary)
+    "outcome(lambda: jax.lax.add(jnp.array(True), jnp.array(True)))",
+    "outcome(lambda: jax.lax.rem(jnp.array(True), jnp.array(True)))",
+    "outcome(lambda: jax.lax.lt(jnp.array(1j), jnp.array(1j)))",
+    "outcome(lambda: jax.lax.pow(jnp.array(1), 2.0))",
+    "outcome(lambda: jax.lax.pow(2.0, jnp.array(True)))",
+    "outcome(lambda: jax.lax.neg(jnp.array(True)))",
+    "outcome(lambda: jax.lax.abs(jnp.array(True)))",
+    "outcome(lambda: jax.lax.conj(jnp.array(1)))",
+    "outcome(lambda: jax.lax.imag(jnp.array(1.0)))",
+    "outcome(lambda: jax.lax.bitwise_not(jnp.array(1.0)))",
+    "outcome(lambda: jax.lax.cumsum(jnp.array([True])))",
+    "outcome(lambda: jax.lax.reduce_window(jnp.ones(3, bool), False, jax.lax.add, (1,), (1,), 'VALID'))",
+    "outcome(lambda: jax.nn.sigmoid(jnp.arange(3)))",
+    # hard_silu of integers: a weak float, as x * hard_sigmoid(x) promotes
+    "[outcome(lambda: jax.nn.hard_silu(jnp.arange(3))), jax.nn.hard_silu(jnp.arange(3)).weak_type]",
 ]
