@@ -62,7 +62,7 @@ def _quantile(name, a, q, axis, method, keepdims, skip_nan, weights=None):
         weights = to_array(weights)
         if dtypes.is_complex(weights.dtype):
             raise ValueError("Weights cannot be complex types.")
-        if method != "inverted_cdf":
+        if method != "inverted_cdf":  # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(f"{method} doesn't support weights. Only method "
                                       "'inverted_cdf' supports weights.")
         a, weights = promote_dtypes_inexact(a, weights)

@@ -49,6 +49,7 @@ ROWS = [
     ("numpy/sorting.py", "nanargmin", f"jnp.nanargmin({X}, out={X})"),
     ("numpy/sorting.py", "nanargmax", f"jnp.nanargmax({X}, out={X})"),
     ("numpy/statistics.py", "histogram_bin_edges", f"jnp.histogram_bin_edges({X}, bins='auto')"),
+    ("numpy/statistics.py", "_quantile", f"jnp.quantile({X}, 0.5, weights=jnp.ones(4))"),
     ("numpy/conversion.py", "fromfile", "jnp.fromfile('data.bin', dtype=np.float32)"),
     ("numpy/conversion.py", "fromiter", "jnp.fromiter(iter([1.0, 2.0]), dtype=float)"),
     ("numpy/ufunc_api.py", "ufunc.reduce", f"jnp.add.reduce({X}, out=0)"),
