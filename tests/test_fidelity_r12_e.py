@@ -50,7 +50,8 @@ def test_symmetrize_broadcasts_a_row_or_column_as_jax():
     # jnp.linalg.cholesky(jnp.array([[4.0], [1.0]])) -> [[nan, 0], [nan, nan]]
     # jnp.linalg.eigvalsh(jnp.ones((2, 3)))
     #     -> TypeError: add got incompatible shapes for broadcasting: (2, 3), (3, 2).
-    # jnp.linalg.eigh(jnp.ones((1, 2)), symmetrize_input=False) -> ValueError (not square)
+    # jnp.linalg.eigh(jnp.ones((1, 2)), symmetrize_input=False) -> ValueError: Argument to
+    #     symmetric eigendecomposition must have shape [..., n, n], got shape (1, 2)
     row = jnp.array([[-1.5, 3.0]])
     np.testing.assert_allclose(jnp.linalg.eigvalsh(row), [-1.6217083, 3.1217082], rtol=1e-6)
     np.testing.assert_allclose(
@@ -68,7 +69,8 @@ def test_symmetrize_broadcasts_a_row_or_column_as_jax():
     np.testing.assert_array_equal(chol, [[np.nan, 0], [np.nan, np.nan]])
     with pytest.raises(TypeError, match="add got incompatible shapes for broadcasting"):
         jnp.linalg.eigvalsh(jnp.ones((2, 3)))
-    with pytest.raises(ValueError, match="square"):
+    with pytest.raises(ValueError, match=r"symmetric eigendecomposition must have shape "
+                                         r"\[\.\.\., n, n\], got shape \(1, 2\)"):
         jnp.linalg.eigh(jnp.ones((1, 2)), symmetrize_input=False)
 
 
