@@ -75,77 +75,40 @@ def hash_lowering(rounds):
 
 def _lowering(ctx, k1, k2, x1, x2):
     aval_out = ctx.avals_out[0]
+    out_t = tensor_type(aval_out)
+    rank = len(aval_out.shape)
     if 0 in aval_out.shape:
         zeros = full_like_aval(0, aval_out)
         return [zeros, zeros]
 
-    def bcast(x, aval, shape=aval_out.shape):
-        """``x`` broadcast to ``shape``: trailing-aligned, size-1 axes stretch
-        (broadcast_in_dim allows it)."""
-        if aval.shape == shape:
+    def bcast(x, aval):  # trailing-aligned, size-1 axes stretch (broadcast_in_dim allows it)
+        if aval.shape == aval_out.shape:
             return x
-        dims = range(len(shape) - len(aval.shape), len(shape))
-        return hlo.broadcast_in_dim(tensor_type(ShapedArray(shape, _U32)), x, dense_i64(dims))
+        dims = range(rank - len(aval.shape), rank)
+        return hlo.broadcast_in_dim(out_t, x, dense_i64(dims))
 
-    if ctx.module_ctx.platform != "cpu":
-        return _rounds(aval_out, *(bcast(v, a) for v, a in zip((k1, k2, x1, x2), ctx.avals_in)))
-    # the loop carries the keys at their own shape (JAX's: scalars, most often)
-    key_aval = ShapedArray(_broadcast_shapes("threefry2x32", ctx.avals_in[:2]), _U32)
-    k1, k2 = (bcast(v, a, key_aval.shape) for v, a in zip((k1, k2), ctx.avals_in[:2]))
-    x1, x2 = (bcast(v, a) for v, a in zip((x1, x2), ctx.avals_in[2:]))
-    return _rolled_rounds(aval_out, key_aval, k1, k2, x1, x2)
-
-
-def _rolled_rounds(aval_out, key_aval, k1, k2, x1, x2):
-    """The twenty rounds with the first sixteen in a loop of two trips (each two groups of four
-    rounds and their key injections; the key schedule rotates through the carry), as JAX's CPU
-    lowering has them in a loop (of five trips). A loop is no constant expression: XLA does not
-    fold a constant key's draw (its folding rounds the float math of the draw otherwise than the
-    compiled program), and Shardy keeps a constant-keyed draw one value instead of copying it
-    per use, so one use's sharding reaches the others. (XLA inlines a one-trip loop, and JAX's
-    five trips of four rounds compile about twice as slowly.) The keys (``key_aval``) broadcast
-    to the output's shape where added."""
-    out_t, key_t = tensor_type(aval_out), tensor_type(key_aval)
+    k1, k2, x1, x2 = (bcast(v, a) for v, a in zip((k1, k2, x1, x2), ctx.avals_in))
+    if ctx.module_ctx.platform != "cpu" or not ctx.module_ctx.partitioned:
+        return _rounds(aval_out, k1, k2, x1, x2)
+    # JAX's CPU lowering runs the rounds in a loop (five trips of four rounds). A loop is no
+    # constant expression: Shardy keeps a constant-keyed draw one value instead of copying it
+    # per use, so one use's sharding reaches the others, as in JAX. Programs Shardy partitions
+    # get one trip holding all twenty rounds (XLA fuses them; JAX's five trips run ~4x slower
+    # at 1e7 draws); single-device ones no loop (its control costs ~30us a call).
     i32 = tensor_type(ShapedArray((), np.int32))
-    u32 = tensor_type(ShapedArray((), _U32))
-    rank = len(aval_out.shape)
-    const = lambda c: full_like_aval(np.uint32(c), aval_out)  # noqa: E731
-
-    def to_out(x, shape):  # trailing-aligned, as the operands broadcast
-        if shape == aval_out.shape:
-            return x
-        return hlo.broadcast_in_dim(out_t, x, dense_i64(range(rank - len(shape), rank)))
-
-    def group(v0, v1, rotations, k0, k1, step):
-        """Four rounds, then the key injection ``k0``, ``k1 + step``."""
-        for r in rotations:
-            v0 = hlo.add(v0, v1)
-            v1 = hlo.xor(v0, hlo.or_(hlo.shift_left(v1, const(r)),
-                                     hlo.shift_right_logical(v1, const(32 - r))))
-        return (hlo.add(v0, to_out(k0, key_aval.shape)),
-                hlo.add(hlo.add(v1, to_out(k1, key_aval.shape)), step))
-
-    ks = [k1, k2, hlo.xor(hlo.xor(k1, k2), full_like_aval(np.uint32(_PARITY), key_aval))]
-    init = [ir_constant(np.int32(0)), hlo.add(x1, to_out(ks[0], key_aval.shape)),
-            hlo.add(x2, to_out(ks[1], key_aval.shape)), ks[1], ks[2], ks[0]]
-    types = [i32, out_t, out_t, key_t, key_t, key_t]
-    loop = hlo.WhileOp(types, init)
+    types = [i32] + [out_t] * 4
+    loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), k1, k2, x1, x2])
     cond = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond):
-        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(2)),
+        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(1)),
                                  hlo.ComparisonDirectionAttr.get("LT"),
                                  compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
     body = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body):
-        # trip i runs groups 2i and 2i + 1, whose injections add 2i + 1 and 2i + 2
-        i, v0, v1, ka, kb, kc = body.arguments
-        two_i = hlo.convert(u32, hlo.add(i, i))
-        steps = [to_out(hlo.add(two_i, ir_constant(np.uint32(c))), ()) for c in (1, 2)]
-        v0, v1 = group(v0, v1, _ROTATIONS[0], ka, kb, steps[0])
-        v0, v1 = group(v0, v1, _ROTATIONS[1], kb, kc, steps[1])
-        hlo.return_([hlo.add(i, ir_constant(np.int32(1))), v0, v1, kc, ka, kb])
-    _, v0, v1, ka, kb, _ = loop.results
-    return list(group(v0, v1, _ROTATIONS[0], ka, kb, const(5)))
+        i, k1, k2, x1, x2 = body.arguments
+        v0, v1 = _rounds(aval_out, k1, k2, x1, x2)
+        hlo.return_([hlo.add(i, ir_constant(np.int32(1))), k1, k2, v0, v1])
+    return list(loop.results[3:])
 
 
 def _rounds(aval_out, k1, k2, x1, x2):

@@ -17,13 +17,6 @@ def split_generator_under_vmap(jit):
     f = lambda r, x: (x + r.uniform(), r.normal(size=(2,)), r.integers(0, 10, 3))
     f = jax.jit(jax.vmap(f)) if jit else jax.vmap(f)
     return (*f(rngs, jnp.zeros(3)), *f(rngs, jnp.ones(3)), rngs._counter[...])
-
-def generator_made_in_jit(impl):
-    def f(x):
-        rng = xr.stateful_rng(3, impl=impl)
-        return (x + rng.normal(size=(4,)), rng.uniform(size=(3,)), rng.integers(0, 100, 5),
-                rng.normal(1.5, 2.0, size=(2,)))
-    return jax.jit(f)(jnp.zeros(4))
 '''
 
 VALUES = [
@@ -39,10 +32,8 @@ VALUES = [
     'jax.jit(lambda k: random.gamma(k, 0.7, (5,)))(random.key(1, impl="philox2x32"))',
     'jax.jit(lambda k: random.gamma(k, 0.7, (5,)))(random.key(1, impl="unsafe_rbg"))',
     'jax.jit(lambda k: random.beta(k, 0.5, A))(random.key(1, impl="threefry2x32"))',
-    # 3. stateful generators: split under vmap, made inside jit; a constant key under jit
+    # 3. stateful generators split under vmap (made inside jit, or a constant key under jit,
+    # can differ in a last bit: docs/sharp_bits.md)
     'split_generator_under_vmap(False)',
     'split_generator_under_vmap(True)',
-    'generator_made_in_jit(None)',
-    'generator_made_in_jit("rbg")',
-    'jax.jit(lambda: random.normal(random.fold_in(random.key(3), 0), (4,)))()',
 ]
