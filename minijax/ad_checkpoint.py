@@ -8,6 +8,7 @@ from minijax.api import make_jaxpr
 from minijax.api_util import debug_info
 from minijax.autodiff import vjp
 from minijax.core import Literal, MemorySpace
+from minijax.deprecations import removed_getattr as _removed_getattr
 from minijax.lax.sharding_constraint import device_put_p
 from minijax.rematerialization import (
     Offloadable,
@@ -22,18 +23,12 @@ from minijax.tree_util import tree_flatten, tree_structure, tree_unflatten
 __all__ = ["Offloadable", "Recompute", "Saveable", "checkpoint_name", "checkpoint_policies",
            "print_saved_residuals"]
 
-_REMOVED = {
+__getattr__ = _removed_getattr(__name__, {
     "checkpoint": "jax.ad_checkpoint.checkpoint was deprecated in JAX v0.8.2 and removed in"
                   " JAX v0.10.0; use jax.checkpoint instead.",
     "remat": "jax.ad_checkpoint.remat was deprecated in JAX v0.8.2 and removed in"
              " JAX v0.10.0; use jax.remat instead.",
-}
-
-
-def __getattr__(name):
-    if name in _REMOVED:
-        raise AttributeError(_REMOVED[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+})
 
 
 def saved_residuals(f, *args, **kwargs):

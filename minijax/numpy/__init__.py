@@ -7,6 +7,7 @@ Importing it also gives ``minijax.Array`` and tracers their operators and method
 
 import numpy as _np
 
+from minijax.deprecations import removed_getattr as _removed_getattr
 from minijax.lowering.array import BaseArray as ndarray
 from minijax.numpy import array_methods as _array_methods
 from minijax.numpy import (
@@ -49,13 +50,8 @@ del _np
 
 # Names JAX 0.10.2 removed behind a deprecation message: getting one raises its AttributeError
 # with that message, as JAX's deprecation_getattr does.
-_REMOVED = {
+__getattr__ = _removed_getattr(__name__, {
     "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
            "Use jax.numpy.trunc instead.",
-}
-
-
-def __getattr__(name):
-    if name in _REMOVED:
-        raise AttributeError(_REMOVED[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+})
+del _removed_getattr
