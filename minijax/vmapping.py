@@ -72,37 +72,50 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                                                                                       dims))]
         size = _batch_size(leaves, dims, axis_size, args, kwargs)
         n_args, out_trees = len(arg_leaves), []
-        # A mapped Ref (a split stateful_rng's counters) goes in as its value; the function
-        # sees a Ref cell over that value's batch tracer, and the cell's final value is stored
-        # back in the Ref, as JAX batches refs.
-        ref_at = [i for i, (x, d) in enumerate(zip(leaves, dims))
-                  if type(x) is Ref and d is not not_mapped]
-        refs = [leaves[i] for i in ref_at]
-        for i, r in zip(ref_at, refs):
-            leaves[i] = r[...]
 
         def flat_fun(*xs):
-            xs = list(xs)
-            cells = [Ref(xs[i], r.aval.memory_space, r.aval.kind) for i, r in zip(ref_at, refs)]
-            for i, cell in zip(ref_at, cells):
-                xs[i] = cell
             out = fun(*arg_tree.unflatten(xs[:n_args]), **kw_tree.unflatten(xs[n_args:]))
             out_leaves, out_tree = _registry.flatten(out)
             out_trees.append(out_tree)  # not ``out``: the leak check counts held tracers
-            return out_leaves + [cell[...] for cell in cells]
+            return out_leaves
 
+        # the Ref bookkeeping only where a leaf is a Ref: most calls have none
+        ref_at = [i for i, (x, d) in enumerate(zip(leaves, dims))
+                  if type(x) is Ref and d is not not_mapped] if Ref in map(type, leaves) else ()
+        if ref_at:
+            flat_fun, refs = _with_ref_cells(flat_fun, leaves, ref_at)
         vals, bdims = batching.batch_flat(flat_fun, leaves, dims,
                                           batching.AxisData(axis_name, size, spmd_axis_name))
-        n_out = len(vals) - len(refs)
-        for r, i, v, bd in zip(refs, ref_at, vals[n_out:], bdims[n_out:]):
-            r[...] = batching.bdim_to(v, bd, dims[i], size)
-        vals, bdims = vals[:n_out], bdims[:n_out]
+        if ref_at:
+            n_out = len(vals) - len(refs)
+            for r, i, v, bd in zip(refs, ref_at, vals[n_out:], bdims[n_out:]):
+                r[...] = batching.bdim_to(v, bd, dims[i], size)
+            vals, bdims = vals[:n_out], bdims[:n_out]
         out_tree = out_trees[0]
         out_dims = flatten_axes("vmap out_axes", out_tree, out_axes)
         return out_tree.unflatten([_output(v, bd, d, i, out_tree, size) for i, (v, bd, d)
                                    in enumerate(zip(vals, bdims, out_dims))])
 
     return vmap_f
+
+
+def _with_ref_cells(flat_fun, leaves, ref_at):
+    """A mapped Ref (a split stateful_rng's counters) goes in as its value: ``leaves[i]``
+    becomes the value of the Ref there, for each ``i`` in ``ref_at``. Returns ``flat_fun``
+    seeing a Ref cell over that value's batch tracer and returning the cells' final values after
+    its outputs (to be stored back in the Refs, as JAX batches refs), and the Refs."""
+    refs = [leaves[i] for i in ref_at]
+    for i, r in zip(ref_at, refs):
+        leaves[i] = r[...]
+
+    def with_cells(*xs):
+        xs = list(xs)
+        cells = [Ref(xs[i], r.aval.memory_space, r.aval.kind) for i, r in zip(ref_at, refs)]
+        for i, cell in zip(ref_at, cells):
+            xs[i] = cell
+        return flat_fun(*xs) + [cell[...] for cell in cells]
+
+    return with_cells, refs
 
 
 # ------------------------------------------------------------------------------------------------
