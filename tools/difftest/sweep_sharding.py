@@ -16,6 +16,8 @@ the outputs' ``.sharding.spec`` (``spec name: ...``).  JAX 0.10.2's record is
 sweep_sharding_jax0102.txt beside this file.
 """
 
+import contextlib
+
 import numpy as np
 
 import jax
@@ -79,9 +81,9 @@ def types(out):
     return " ".join(str(jax.typeof(o)) for o in jax.tree.leaves(out))
 
 
-def case(name, f, *args, jit=True):
+def case(name, f, *args, jit=True, in_mesh=True):
     try:
-        with jax.set_mesh(mesh):
+        with jax.set_mesh(mesh) if in_mesh else contextlib.nullcontext():
             out = (jax.jit(f) if jit else f)(*args)
             line = types(out)
     except Exception as e:  # noqa: BLE001 -- the error is the recorded outcome
@@ -497,6 +499,38 @@ case("log_softmax_xy", jax.nn.log_softmax, xy)
 case("gelu_xy", jax.nn.gelu, xy)
 case("one_hot_v_x", lambda v: jax.nn.one_hot(v, 4), put(np.arange(8, dtype=np.int32) % 4, P("x")))
 case("standardize_xN", lambda a: jax.nn.standardize(a, axis=1), xN)
+
+# ---- more structural ops, windows, no mesh context
+case("split0_xy_even", lambda a: jnp.split(a, 2, 0), xy)
+case("split0_xy_uneven", lambda a: jnp.split(a, [2], 0), xy)
+case("split1_xN", lambda a: jnp.split(a, 2, 1), xN)
+case("unstack0_xN", lambda a: jnp.unstack(a, axis=0), arr((4, 4), P("x", None)))
+case("unstack1_xN", lambda a: jnp.unstack(a, axis=1), xN)
+case("reduce_window_max", lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (1, 2), (1, 2), "VALID"), xN)
+case("reduce_window_sharded", lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (2, 1), (2, 1), "VALID"), xy)
+case("cumsum_reverse_Ny", lambda a: lax.cumsum(a, 0, reverse=True), Ny)
+case("mean_where", lambda a, m: jnp.mean(a, 0, where=m), xy, b_xy)
+case("broadcast_in_dim_out_sh",
+     lambda a: lax.broadcast_in_dim(a, (8, 4), (1,), out_sharding=P("x", "y")), v4_y)
+case("einsum_out_sh_ns", lambda a, b: jnp.einsum("ij,jk->ik", a, b,
+                                                 out_sharding=NamedSharding(mesh, P(None, "y"))),
+     xN, m48_NN)
+case("dot_out_sh_dup", lambda a, b: jnp.dot(a, b, out_sharding=P("x", "x")), xN, m48_NN)
+case("reshape_out_sharding_bad", lambda a: a.reshape(32, out_sharding=P("z")), xy)
+case("matmul_1d_2d", lambda v, b: v @ b, v4_y, m48_yN)
+case("astype_weak", lambda a: (a + 1).astype(jnp.float32), i_xy)
+case("python_scalar_out", lambda a: a.sum() + 1, xy)
+case("jnp_asarray_const", lambda a: a + jnp.asarray(np.ones((8, 4), np.float32)), xy)
+case("nomesh_add_xy_NN", jnp.add, xy, NN, in_mesh=False)
+case("nomesh_sum0_xy", lambda a: a.sum(0), xy, in_mesh=False)
+case("nomesh_matmul_xy_yN", jnp.matmul, xy, m48_yN, in_mesh=False)
+case("nomesh_zeros_out_sharding", lambda: jnp.zeros((8, 4), out_sharding=P("x")), in_mesh=False)
+case("nomesh_reshard", lambda a: reshard(a, P()), xy, in_mesh=False)
+case("eval_shape_sds", lambda: jax.eval_shape(
+    jnp.sin, jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NamedSharding(mesh, P("x")))),
+     jit=False)
+case("shape_dtype_struct_typeof", lambda: jax.ShapeDtypeStruct(
+    (8, 4), jnp.float32, sharding=NamedSharding(mesh, P("x", "y"))), jit=False)
 
 # ---- eager (no jit) ops on sharded arrays
 case("eager_add_xy_xy", jnp.add, xy, xy, jit=False)
