@@ -459,6 +459,10 @@ case("vmap_out_axes1", jax.vmap(lambda r: r + 1, out_axes=1), xy)
 case("vmap_spmd_x", jax.vmap(lambda r: r * 2, spmd_axis_name="x"), xy)
 case("vmap_matvec", jax.vmap(lambda m, v: m @ v, in_axes=(None, 0)), m48_NN,
      arr((8, 8), P("x", None)))
+case("vmap_spmd_y_on_x", jax.vmap(lambda r: r * 2, spmd_axis_name="y"), xy)
+case("vmap_spmd_x_unsharded", jax.vmap(lambda r: r * 2, spmd_axis_name="x"), NN)
+case("vmap_mixed_specs", jax.vmap(jnp.add), xy, NN)
+case("vmap_mixed_specs_same_axis", jax.vmap(jnp.add), xy, xN)
 case("vmap_reshard_inside", jax.vmap(lambda r: reshard(r, P())), xy)
 case("vmap_typeof_inside", jax.vmap(show_type("vmap trace")), xy)
 
