@@ -9,6 +9,8 @@ import re
 
 import numpy as np
 
+# The matrices share their shapes where the shape is not what a case checks (T and E are S's
+# 4 x 4, D and D.T are W's and A's): each shape of an eager qr compiles once.
 SETUP = """
 rng = np.random.RandomState(20)
 A = rng.randn(5, 3).astype(np.float32)                       # tall
@@ -16,11 +18,12 @@ W = rng.randn(3, 5).astype(np.float32)                       # wide
 S = rng.randn(4, 4).astype(np.float32)                       # square
 C = (rng.randn(4, 3) + 1j * rng.randn(4, 3)).astype(np.complex64)
 B = rng.randn(2, 4, 3).astype(np.float32)                    # batched
-T = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0]], np.float32)  # equal column norms: ties
+T = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1]],
+             np.float32)                                     # equal column norms: ties
 E = np.eye(4, dtype=np.float32)[:, [2, 0, 3, 1]]             # ties, already orthonormal
-u = rng.randn(4).astype(np.float32)
-v = rng.randn(4).astype(np.float32)
-D = np.stack([u, 2 * u, v, u - v, np.zeros(4, np.float32)], 1)  # rank 2, 4 x 5
+u = rng.randn(3).astype(np.float32)
+v = rng.randn(3).astype(np.float32)
+D = np.stack([u, 2 * u, v, u - v, np.zeros(3, np.float32)], 1)  # rank 2, 3 x 5
 P = lambda x, **kw: lax.linalg.qr(x, pivoting=True, **kw)
 """
 
@@ -28,7 +31,7 @@ CASES = [
     "P(A)", "P(A, full_matrices=False)", "P(W)", "P(W, full_matrices=False)", "P(S)",
     "P(C)", "P(C, full_matrices=False)", "P(B)", "P(B, full_matrices=False)",
     "P(T)", "P(E)", "P(D)", "P(D.T)", "P(D, full_matrices=False)",
-    "P(np.zeros((3, 4), np.float32))", "P(np.ones((4, 4), np.float32))",
+    "P(np.zeros((3, 5), np.float32))", "P(np.ones((4, 4), np.float32))",
     "P(np.zeros((0, 3), np.float32))", "P(np.zeros((3, 0), np.float32))",
     "P(np.zeros((2, 0, 3), np.float32), full_matrices=False)",
     "P(A, use_magma=True)", "lax.linalg.qr(A, use_magma=False)",
@@ -36,15 +39,13 @@ CASES = [
     "jax.jit(P)(A)", "jax.jit(P, static_argnames='full_matrices')(C, full_matrices=False)",
     "jax.vmap(P)(B)", "jax.vmap(P, in_axes=2)(B.transpose(1, 2, 0))",
     "jax.vmap(lambda x: P(x, full_matrices=False), in_axes=1)(B.transpose(1, 0, 2))",
-    # JVPs: square, tall full (the thin rule and the arXiv 2409.13374 block), wide, complex;
-    # under jit: one compile, where eager dispatch compiles each of the rule's ~40 ops
-    "jax.jit(lambda x, t: jax.jvp(P, (x,), (t,)))(S, S.T)",
-    "jax.jit(lambda x, t: jax.jvp(P, (x,), (t,)))(A, A[::-1])",
-    "jax.jit(lambda x, t: jax.jvp(P, (x,), (t,)))(W, W[::-1])",
-    "jax.jit(lambda x, t: jax.jvp(lambda x: P(x, full_matrices=False), (x,), (t,)))"
-    "(C, 1j * C[::-1])",
-    "jax.jit(jax.grad(lambda x: P(x)[1].sum()))(S)",
-    "jax.jit(jax.grad(lambda x: P(x)[1].sum()))(W)",
+    # JVPs: square, tall full (the thin rule and the arXiv 2409.13374 block), wide, complex,
+    # and gradients; all under one jit: one compile, where eager dispatch compiles each of the
+    # rule's ~40 ops
+    "jax.jit(lambda S, A, W, C: ("
+    "jax.jvp(P, (S,), (S.T,)), jax.jvp(P, (A,), (A[::-1],)), jax.jvp(P, (W,), (W[::-1],)),"
+    " jax.jvp(lambda x: P(x, full_matrices=False), (C,), (1j * C[::-1],)),"
+    " jax.grad(lambda x: P(x)[1].sum())(S), jax.grad(lambda x: P(x)[1].sum())(W)))(S, A, W, C)",
     # scipy
     "scipy_linalg.qr(A, pivoting=True)", "scipy_linalg.qr(W, pivoting=True, mode='economic')",
     "scipy_linalg.qr(C, pivoting=True, mode='r')", "scipy_linalg.qr(B, pivoting=True)",

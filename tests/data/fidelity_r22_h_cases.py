@@ -7,7 +7,10 @@ P = ("jnp.asarray([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 7.0, 1e-30, 1e30, np.inf, -np
      " jnp.float32)")
 XC, PR = X + "[:, None]", P + "[None, :]"
 G = "jnp.asarray([0.3, 0.5, 0.9, 1.5, 2.0, 3.0, 7.5, 0.0, -0.7, 1e-30, 30.0, np.inf, np.nan], jnp.float32)"
-INTS = "jnp.asarray([0, 1, 2, -1, 5, 30])"
+# The 1-D operands are all 13 long, as G, so cases share their eager ops' executables (each
+# shape of each op compiles once): the lengths are not what is checked.
+INTS = "jnp.asarray([0, 1, 2, -1, 5, 30, 3, 4, 7, 10, -2, 100, 6])"
+BOOLS = "jnp.asarray(np.arange(13) % 3 == 0)"
 F16 = "jnp.asarray([0.0, 0.5, 0.9, 2.0, 5.0, 1e30, np.inf, np.nan], jnp.{})"
 
 
@@ -23,25 +26,26 @@ CASES = [
     # JAX's formulas use lax._const (strong unless the example is a weak scalar): an int or bool
     # x array beside Python-float parameters gives a strong result, a Python scalar a weak one.
     f"stats.bernoulli.logpmf({INTS}, 0.3)",
-    "stats.bernoulli.pmf(jnp.asarray([True, False]), 0.3)",
+    f"stats.bernoulli.pmf({BOOLS}, 0.3)",
     "stats.bernoulli.ppf(0.5, 0.3)",
-    "stats.bernoulli.ppf(jnp.asarray([0, 1]), 0.3)",
+    f"stats.bernoulli.ppf({INTS}, 0.3)",
     f"stats.beta.logpdf({INTS}, 2.0, 3.0, 0.5, 2.0)",
-    "stats.beta.cdf(jnp.asarray([True, False]), 2.0, 3.0)",
+    f"stats.beta.cdf({BOOLS}, 2.0, 3.0)",
     "stats.beta.sf(1.5, 2.0, 3.0, 0.5, 2.0)",
     f"stats.betabinom.pmf({INTS}, 5.0, 2.0, 3.0)",
     f"stats.cauchy.logpdf({INTS}, 0.5, 2.0)",
-    "stats.cauchy.cdf(jnp.asarray([True, False]), 0.5, 2.0)",
+    f"stats.cauchy.cdf({BOOLS}, 0.5, 2.0)",
     f"stats.cauchy.ppf({INTS}, 0.5, 2.0)",
     f"stats.chi2.logpdf({INTS}, 3.0)",
     f"stats.chi2.sf({INTS}, 3.0, 0.5, 2.0)",
     f"stats.gamma.pdf({INTS}, 2.0, 0.5, 2.0)",
-    "stats.gamma.cdf(jnp.asarray([True, False]), 2.0)",
+    f"stats.gamma.cdf({BOOLS}, 2.0)",
     # Values bit for bit (JAX's order of operations), on the grids where they differed most.
     f"stats.beta.pdf({XC}, {PR}, jnp.float32(3.0), jnp.float32(0.5), jnp.float32(2.0))",
     f"stats.beta.logpdf({XC}, jnp.float32(2.0), {PR}, jnp.float32(0.5), jnp.float32(2.0))",
-    f"stats.betabinom.pmf({XC}, jnp.float32(5.0), jnp.float32(2.0), {PR})",
-    f"stats.betabinom.pmf({XC}, jnp.float32(5.0), {PR}, jnp.float32(3.0))",
+    # (a and b both (1, 12): the two grids share one compile of JAX's jitted logpmf)
+    f"stats.betabinom.pmf({XC}, jnp.float32(5.0), jnp.full((1, 12), 2.0, jnp.float32), {PR})",
+    f"stats.betabinom.pmf({XC}, jnp.float32(5.0), {PR}, jnp.full((1, 12), 3.0, jnp.float32))",
     f"stats.gamma.pdf({XC}, {PR}, jnp.float32(0.5), jnp.float32(2.0))",
     f"stats.cauchy.sf({XC}, jnp.float32(0.5), {PR})",
     f"stats.chi2.logpdf({XC}, {PR}, jnp.float32(0.5), jnp.float32(2.0))",
