@@ -50,13 +50,15 @@ def is_arraylike(x):
 
 
 def check_arraylike(name, *args):
-    """jnp functions refuse lists and tuples (JAX's rule: convert with ``jnp.array`` first)."""
+    """jnp functions refuse lists and tuples (JAX's rule: convert with ``jnp.array`` first), in
+    JAX's words."""
     for i, x in enumerate(args):
         if not is_arraylike(x):
+            if isinstance(x, (str, bytes)):
+                # a NumPy scalar to JAX's check, refused when JAX converts it (lax.asarray)
+                raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
             raise TypeError(
-                f"{name} requires ndarray or scalar arguments, got {type(x).__name__} at "
-                f"position {i}. Convert it with minijax.numpy.asarray first."
-            )
+                f"{name} requires ndarray or scalar arguments, got {type(x)} at position {i}.")
 
 
 def ndim(x):
@@ -307,23 +309,28 @@ def lax_const(example, val):
 
 
 def canonicalize_axis(axis, num_dims):
-    """``axis`` as a non-negative int; NumPy's AxisError (a ValueError and IndexError) if bad."""
+    """``axis`` as a non-negative int; a plain ValueError if out of range (JAX's, not NumPy's
+    AxisError: a caller that meets JAX's IndexError first must raise it itself)."""
     axis = operator.index(axis)
     if not -num_dims <= axis < num_dims:
-        raise np.exceptions.AxisError(
-            f"axis {axis} is out of bounds for array of dimension {num_dims}"
-        )
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {num_dims}")
     return axis + num_dims if axis < 0 else axis
+
+
+def index_tuple(x):
+    """An int or a sequence of ints as a tuple of ints, as JAX reads ``axis`` (so a float is
+    "'float' object is not iterable")."""
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
 
 
 def canonicalize_axes(axis, num_dims):
     """``None`` → every axis; an int or a sequence → a tuple of distinct non-negative axes."""
     if axis is None:
         return tuple(range(num_dims))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(canonicalize_axis(a, num_dims) for a in axis)
-    else:
-        axes = (canonicalize_axis(axis, num_dims),)
+    axes = tuple(canonicalize_axis(a, num_dims) for a in index_tuple(axis))
     if len(set(axes)) != len(axes):
         raise ValueError(f"duplicate value in 'axis': {axis}")
     return axes

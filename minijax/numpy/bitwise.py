@@ -10,7 +10,7 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._ufuncs import _binary, _dtype, _unary
-from minijax.numpy._util import canonicalize_axis, check_arraylike, convert, promote_args_numeric
+from minijax.numpy._util import check_arraylike, convert, promote_args_numeric
 from minijax.numpy.creation import to_array
 
 __all__ = [
@@ -61,22 +61,22 @@ def packbits(a, axis=None, bitorder="big"):
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    bits = convert(a != 0, np.uint8)
+    # JAX's steps (its jaxpr): the packed axis swapped last, padded to whole bytes, shifted by
+    # each bit's place and summed; a bad axis is swapaxes's IndexError
+    arr = convert(a != 0, np.uint8)
+    bits = jnp.arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        bits = bits[::-1]
     if axis is None:
-        bits, axis = jnp.ravel(bits), 0
-    axis = canonicalize_axis(axis, bits.ndim)
-    n = bits.shape[axis]
-    pad = (-n) % 8
-    if pad:
-        widths = [(0, 0, 0)] * bits.ndim
-        widths[axis] = (0, pad, 0)
-        bits = lax.pad(bits, convert(0, np.uint8), tuple(widths))
-    bits = jnp.moveaxis(bits, axis, -1)
-    bits = jnp.reshape(bits, bits.shape[:-1] + ((n + pad) // 8, 8))
-    shifts = np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)
-    weights = convert(np.left_shift(1, shifts).astype(np.uint8), np.uint8)
-    packed = jnp.sum(bits * weights, axis=-1, dtype=np.uint8)
-    return jnp.moveaxis(packed, -1, axis)
+        arr, axis = jnp.ravel(arr), 0
+    arr = jnp.swapaxes(arr, axis, -1)
+    remainder = arr.shape[-1] % 8
+    if remainder:
+        arr = lax.pad(arr, np.uint8(0), (arr.ndim - 1) * [(0, 0, 0)] + [(0, 8 - remainder, 0)])
+    arr = jnp.reshape(arr, arr.shape[:-1] + (arr.shape[-1] // 8, 8))
+    bits = jnp.expand_dims(bits, tuple(range(arr.ndim - 1)))
+    packed = convert(jnp.sum(left_shift(arr, bits), axis=-1), np.uint8)
+    return jnp.swapaxes(packed, axis, -1)
 
 
 @eager_jit(static_argnames=("axis", "count", "bitorder"), inline=False)
@@ -87,24 +87,23 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
         raise TypeError("Expected an input array of unsigned byte data type")
     if bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    shifts = np.arange(7, -1, -1) if bitorder == "big" else np.arange(8)
-    shifts = convert(shifts.astype(np.uint8), np.uint8)
-    bits = bitwise_and(right_shift(a[..., None], shifts), convert(1, np.uint8))
+    # JAX's steps, as packbits'
+    bits = left_shift(1, jnp.arange(8, dtype=np.uint8))
+    if bitorder == "big":
+        bits = bits[::-1]
     if axis is None:
-        bits, axis = jnp.ravel(bits), 0
-    else:
-        axis = canonicalize_axis(axis, a.ndim)
-        bits = jnp.moveaxis(bits, -1, axis + 1)
-        bits = jnp.reshape(bits, a.shape[:axis] + (a.shape[axis] * 8,) + a.shape[axis + 1:])
+        a, axis = jnp.ravel(a), 0
+    arr = jnp.swapaxes(a, axis, -1)
+    unpacked = convert(
+        bitwise_and(arr[..., None], jnp.expand_dims(bits, tuple(range(arr.ndim)))) > 0, np.uint8)
+    unpacked = jnp.reshape(unpacked, unpacked.shape[:-2] + (-1,))
     if count is not None:
-        n = bits.shape[axis]
-        if count <= n:
-            bits = lax.slice_in_dim(bits, 0, count, axis=axis)
+        if count > unpacked.shape[-1]:
+            unpacked = jnp.pad(unpacked, [(0, 0)] * (unpacked.ndim - 1)
+                               + [(0, count - unpacked.shape[-1])])
         else:
-            widths = [(0, 0, 0)] * bits.ndim
-            widths[axis] = (0, count - n, 0)
-            bits = lax.pad(bits, convert(0, np.uint8), tuple(widths))
-    return bits
+            unpacked = unpacked[..., :count]
+    return jnp.swapaxes(unpacked, axis, -1)
 
 
 @eager_jit(inline=False)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import operator
+from decimal import Decimal
 
 import numpy as np
 
@@ -377,7 +378,14 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         others = out_set.union(*(set(lab) for m, (_, lab) in enumerate(ops) if m != k))
         ops[k] = _sum_unused(x, labels, others)
 
-    for step, (i, j) in enumerate(path):
+    for step, contraction in enumerate(path):
+        if len(contraction) == 1:
+            # one operand's step (opt_einsum's path for a single operand): it moves last, its
+            # own labels already reduced
+            (k,) = contraction
+            ops = [op for m, op in enumerate(ops) if m != k] + [ops[k]]
+            continue
+        i, j = contraction
         if i == j or not (0 <= i < len(ops) and 0 <= j < len(ops)):
             raise ValueError(f"einsum: invalid contraction {(i, j)} in path {path}")
         (a, la), (b, lb) = ops[min(i, j)], ops[max(i, j)]
@@ -404,23 +412,124 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
 
 
 def einsum_path(subscripts, /, *operands, optimize="greedy"):
-    """The contraction order ``einsum`` would use, and a NumPy-style report of it."""
+    """The contraction order ``einsum`` would use, and opt_einsum's report of it (a
+    ``PathInfo``, as JAX returns opt_einsum's ``contract_path``)."""
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_to_string((subscripts, *operands))
     shapes = [tuple(np.shape(x)) for x in operands]
     inputs, out_labels = _parse(subscripts, shapes)
     sizes = _label_sizes(inputs, shapes)
-    path = _resolve_path(optimize, inputs, out_labels, sizes)
-    lines = [f"  Complete contraction:  {subscripts}",
-             f"  Optimized path:  {path}",
-             "  Intermediate sizes:"]
-    current = [list(lab) for lab in inputs]
-    out = set(out_labels)
-    for i, j in path:
-        rest = [c for k, c in enumerate(current) if k not in (i, j)]
-        needed = out.union(*(set(c) for c in rest))
-        kept = [lab for lab in dict.fromkeys(current[i] + current[j]) if lab in needed]
-        lines.append(f"    {(i, j)}: {math.prod(sizes[lab] for lab in kept)} elements")
-        current = rest + [kept]
-    # the path as opt_einsum's contract_path gives it to JAX: no NumPy "einsum_path" head
-    return path, "\n".join(lines)
+    if isinstance(optimize, (list, tuple)) or len(inputs) > 2:
+        path = _resolve_path(optimize, inputs, out_labels, sizes)
+    else:  # opt_einsum contracts one or two operands in one step, whatever the optimizer
+        path = [tuple(range(len(inputs)))]
+    return path, PathInfo(path, inputs, out_labels, sizes, shapes)
+
+
+class PathInfo:
+    """opt_einsum's report of a contraction path (its attributes and printed table), from the
+    labels ``_parse`` gives. Ellipsis axes are named as opt_einsum names them: the last of the
+    first (largest operand rank) letters no subscript uses, aligned from the right."""
+
+    def __init__(self, path, inputs, out_labels, sizes, shapes):
+        used = {lab for inp in inputs for lab in inp}
+        free = [c for c in _LETTERS if c not in used][:max((len(sh) for sh in shapes), default=0)]
+        n_ell = sum(lab.startswith(".") for lab in used)
+        names = {f".{k}": free[len(free) - n_ell + k] for k in range(n_ell)}
+        input_list = ["".join(names.get(lab, lab) for lab in inp) for inp in inputs]
+        self.input_subscripts = ",".join(input_list)
+        self.output_subscript = "".join(names.get(lab, lab) for lab in out_labels)
+        self.indices = frozenset(self.input_subscripts.replace(",", ""))
+        size_dict = {names.get(lab, lab): d for lab, d in sizes.items()}
+        self.path = path
+        self.shapes = [tuple(size_dict[k] for k in ks) for ks in input_list]
+        self.eq = f"{self.input_subscripts}->{self.output_subscript}"
+
+        def size(labels):
+            return math.prod(size_dict[c] for c in labels)
+
+        def flops(labels, inner, n_terms):  # opt_einsum's flop_count
+            return size(labels) * (max(1, n_terms - 1) + bool(inner))
+
+        input_sets = [frozenset(x) for x in input_list]
+        inner = sum(len(x) for x in input_sets) > len(self.indices)
+        naive_cost = flops(self.indices, inner, len(input_list))
+        output_set = frozenset(self.output_subscript)
+        input_shapes = list(self.shapes)
+        self.contraction_list, self.scale_list, self.size_list, cost = [], [], [], 0
+        for n, positions in enumerate(path):
+            positions = tuple(sorted(positions, reverse=True))
+            contracted = frozenset().union(*(input_sets[i] for i in positions))
+            input_sets = [x for i, x in enumerate(input_sets) if i not in positions]
+            result = contracted & output_set.union(*input_sets)
+            removed = contracted - result
+            input_sets.append(result)
+            cost += flops(contracted, removed, len(positions))
+            self.scale_list.append(len(contracted))
+            self.size_list.append(size(result))
+            terms = [input_list.pop(i) for i in positions]
+            term_shapes = [input_shapes.pop(i) for i in positions]
+            blas = _can_blas(terms, result, removed, term_shapes)
+            if n == len(path) - 1:
+                out = self.output_subscript
+            else:  # tensordot's order
+                out = "".join(sorted(result, key="".join(terms).find))
+            input_list.append(out)
+            input_shapes.append(tuple(
+                max(sh[t.find(c)] for t, sh in zip(terms, term_shapes) if c in t) for c in out))
+            remaining = tuple(input_list) if len(input_list) <= 20 else None
+            self.contraction_list.append(
+                (positions, removed, ",".join(terms) + "->" + out, remaining, blas))
+        self.naive_cost = Decimal(naive_cost)
+        self.opt_cost = Decimal(cost)
+        self.speedup = self.naive_cost / max(self.opt_cost, Decimal(1))
+        self.size_dict = size_dict
+        self.largest_intermediate = Decimal(max(self.size_list, default=1))
+
+    def __repr__(self):
+        lines = [
+            f"  Complete contraction:  {self.eq}\n",
+            f"         Naive scaling:  {len(self.indices)}\n",
+            f"     Optimized scaling:  {max(self.scale_list, default=0)}\n",
+            f"      Naive FLOP count:  {self.naive_cost:.3e}\n",
+            f"  Optimized FLOP count:  {self.opt_cost:.3e}\n",
+            f"   Theoretical speedup:  {self.speedup:.3e}\n",
+            f"  Largest intermediate:  {self.largest_intermediate:.3e} elements\n",
+            "-" * 80 + "\n",
+            "{:>6} {:>11} {:>22} {:>37}\n".format("scaling", "BLAS", "current", "remaining"),
+            "-" * 80,
+        ]
+        for scale, (_, _, current, remaining, blas) in zip(self.scale_list,
+                                                           self.contraction_list):
+            rest = "..." if remaining is None else ",".join(remaining) + "->" + \
+                self.output_subscript
+            width = max(0, 56 - max(22, len(current)))
+            lines.append("\n{:>4} {:>14} {:>22}    {:>{}}".format(scale, blas, current, rest,
+                                                                 width))
+        return "".join(lines)
+
+
+def _can_blas(terms, result, removed, shapes):
+    """opt_einsum's name for the BLAS call a pairwise contraction maps to (False: none)."""
+    if len(terms) != 2:
+        return False
+    left, right = terms
+    for c in set(left + right):
+        nl, nr = left.count(c), right.count(c)
+        if nl > 1 or nr > 1 or nl + nr > 2 or nl + nr - 1 == int(c in result):
+            return False
+    if any(shapes[0][left.find(c)] != shapes[1][right.find(c)] for c in removed):
+        return False
+    if not removed:
+        return "OUTER/EINSUM"
+    k = len(removed)
+    if left == right:
+        return "DOT"
+    if set(left) == set(right):
+        return "DOT/EINSUM"
+    if left[-k:] == right[:k] or left[:k] == right[-k:] or left[-k:] == right[-k:] or \
+            left[:k] == right[:k]:
+        return "GEMM"
+    if not set(left) - removed or not set(right) - removed:
+        return "GEMV/EINSUM"
+    return "TDOT"

@@ -430,14 +430,32 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (a functional update, so
     ``inplace=False`` is required, as in JAX)."""
     if inplace:
+        # JAX's words, its missing space ("arraysare") included
         raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
-                         "arrays are immutable. Pass inplace=False to instead return an updated "
+                         "arraysare immutable. Pass inplace=False to instead return an updated "
                          "array.")
+    check_arraylike("put_along_axis", arr, indices, values)
+    arr, indices, values = to_array(arr), to_array(indices), to_array(values)
+    # JAX's checks and words, before the axis's: indices as given (not raveled for axis=None)
+    ndim = 1 if axis is None else arr.ndim
+    if indices.ndim != ndim:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. Got "
+                         f"arr.ndim={ndim} and indices.ndim={indices.ndim}.")
+    try:
+        values = jnp.broadcast_to(values, indices.shape)
+    except ValueError:
+        raise ValueError("put_along_axis argument 'values' must be broadcastable to 'indices'. "
+                         f"Got values.shape={values.shape} and indices.shape={indices.shape}.")
+    if axis is not None and not -ndim <= axis < ndim:
+        # JAX 0.10.2 does not range-check it: its index builder's assert fails
+        raise AssertionError((axis + ndim if axis < 0 else axis, ndim))
+    shape, raveled = arr.shape, axis is None
     arr, idx, axis, batch = _along_axis_operands("put_along_axis", arr, indices, axis)
     values = jnp.broadcast_to(convert(values, arr.dtype), idx.shape)
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=(), inserted_window_dims=(axis,),
         scatter_dims_to_operand_dims=(axis,), operand_batching_dims=batch,
         scatter_indices_batching_dims=batch)
-    return lax.scatter(arr, lax.expand_dims(idx, (idx.ndim,)), values, dnums,
-                       mode="drop" if mode in (None, "fill") else mode)
+    out = lax.scatter(arr, lax.expand_dims(idx, (idx.ndim,)), values, dnums,
+                      mode="drop" if mode in (None, "fill") else mode)
+    return jnp.reshape(out, shape) if raveled else out  # arr's shape back, as JAX

@@ -20,11 +20,11 @@ from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
     broadcast_to_shape,
-    canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
     concrete_value,
     convert,
+    index_tuple,
     promote_dtypes,
 )
 from minijax.numpy._util import shape as _shape
@@ -144,7 +144,9 @@ def transpose(a, axes=None):
 
 
 def permute_dims(a, /, axes):
-    return transpose(a, axes)
+    # straight to lax.transpose, as JAX: no negative axes, lax's error for a bad permutation
+    check_arraylike("permute_dims", a)
+    return lax.transpose(to_array(a), axes)
 
 
 def matrix_transpose(x, /):
@@ -158,25 +160,26 @@ def matrix_transpose(x, /):
 
 def moveaxis(a, source, destination):
     a = to_array(a)
-    src = canonicalize_axes(source if isinstance(source, (tuple, list)) else (source,), a.ndim)
-    dst = canonicalize_axes(
-        destination if isinstance(destination, (tuple, list)) else (destination,), a.ndim)
+    # no check for repeats (JAX has none): they make a bad permutation, lax.transpose's error
+    src = tuple(canonicalize_axis(ax, a.ndim) for ax in index_tuple(source))
+    dst = tuple(canonicalize_axis(ax, a.ndim) for ax in index_tuple(destination))
     if len(src) != len(dst):
         raise ValueError("Inconsistent number of elements: "
                          f"{len(src)} vs {len(dst)}")
     perm = [i for i in range(a.ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return transpose(a, perm)
+    return lax.transpose(a, perm)
 
 
 @eager_jit(static_argnames=("axis1", "axis2"))
 def swapaxes(a, axis1, axis2):
     a = to_array(a)
-    perm = list(range(a.ndim))
-    i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
-    perm[i], perm[j] = perm[j], perm[i]
-    return transpose(a, perm)
+    # JAX swaps entries of a NumPy array: a bad axis is NumPy's IndexError ("index 2 is out of
+    # bounds for axis 0 with size 2", axis2's first), a tuple "too many indices"
+    perm = np.arange(a.ndim)
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return transpose(a, perm.tolist())
 
 
 def squeeze(a, axis=None):
@@ -186,7 +189,9 @@ def squeeze(a, axis=None):
     if axis is None:
         axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
     else:
-        axes = canonicalize_axes(axis, a.ndim)
+        axes = tuple(canonicalize_axis(ax, a.ndim) for ax in index_tuple(axis))
+        if len(set(axes)) != len(axes):  # lax.squeeze's check, in JAX's words
+            raise ValueError(f"dimensions are not unique: {axes}")
         for ax in axes:
             if a.shape[ax] != 1:
                 raise ValueError(
@@ -199,9 +204,15 @@ def expand_dims(a, axis):
     """New size-1 axes at the positions ``axis`` of the result."""
     check_arraylike("expand_dims", a)
     a = to_array(a)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = canonicalize_axes(axes, a.ndim + len(axes))
-    return lax.expand_dims(a, axes)
+    axes = index_tuple(axis)
+    # lax.expand_dims's checks in JAX's order and words: repeats as given, the range, repeats
+    # once canonical (a list there)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in lax.expand_dims: {axes}")
+    dims = [canonicalize_axis(ax, a.ndim + len(axes)) for ax in axes]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
+    return lax.expand_dims(a, dims)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -341,8 +352,8 @@ def column_stack(tup):
 def _split(name, ary, indices_or_sections, axis, strict):
     check_arraylike(name, ary)
     a = to_array(ary)
+    n = a.shape[operator.index(axis)]  # JAX's first look at axis: IndexError if out of range
     axis = canonicalize_axis(axis, a.ndim)
-    n = a.shape[axis]
     if isinstance(indices_or_sections, (tuple, list)) or (
             isinstance(indices_or_sections, np.ndarray) and indices_or_sections.ndim == 1):
         cuts = [operator.index(i) for i in indices_or_sections]
@@ -395,7 +406,10 @@ def flip(m, axis=None):
 
 @eager_jit(static_argnames=("axis",), list_argnames=("axis",), inline=False)
 def _flip(m, axis=None):
-    axes = canonicalize_axes(axis, m.ndim)
+    axes = tuple(range(m.ndim)) if axis is None else tuple(
+        canonicalize_axis(ax, m.ndim) for ax in index_tuple(axis))
+    if len(set(axes)) != len(axes):  # lax.rev's check, in JAX's words (a TypeError there)
+        raise TypeError(f"rev dimensions must be unique, got {axes}.")
     return lax.rev(m, axes) if axes else m
 
 
@@ -785,7 +799,7 @@ def rollaxis(a, axis, start=0):
     n = a.ndim
     axis = canonicalize_axis(axis, n)
     if not -n <= start <= n:
-        raise ValueError(f"start={start} must satisfy {-n} <= start <= {n}")
+        raise ValueError(f"start={start} must satisfy {-n}<=start<={n}")
     start = start + n if start < 0 else start
     if axis < start:
         start -= 1

@@ -111,8 +111,7 @@ def _float_divmod(x1, x2):
 def remainder(x1, x2, /):
     """Remainder with the sign of the divisor (Python's ``%``)."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
-    if _dtype(x1).kind == "c":
-        raise TypeError("remainder does not support complex-valued inputs")
+    # complex operands: lax.rem's dtype error, as JAX
     if _dtype(x2).kind in "iu":  # JAX: an integer x % 0 is 0 (XLA's rem would give x)
         x2 = jnp.where(lax.eq(x2, _zero_like(x2)), lax.full_like(x2, 1), x2)
     trunc_mod = lax.rem(x1, x2)
@@ -235,7 +234,7 @@ absolute = abs
 def fabs(x, /):
     (x,) = promote_args_inexact("fabs", x)
     if _dtype(x).kind == "c":
-        raise TypeError("fabs does not support complex-valued inputs")
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")  # JAX's words
     return lax.abs(x)
 
 
@@ -621,11 +620,13 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     """``n``-th discrete difference along ``axis`` (bool: ``!=``, as NumPy)."""
     check_arraylike("diff", a)
     a = to_array(a)
-    n = operator.index(n)
+    n, axis = operator.index(n), operator.index(axis)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
     if n == 0:
         return a
+    if a.ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
     axis = canonicalize_axis(axis, a.ndim)
     if prepend is not None or append is not None:
         parts = []

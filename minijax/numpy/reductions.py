@@ -22,6 +22,7 @@ from minijax.numpy._util import (
     canonicalize_axis,
     check_arraylike,
     convert,
+    index_tuple,
     lax_const,
     to_inexact_dtype,
 )
@@ -169,15 +170,20 @@ def _checked(a, name):
     return True
 
 
-def _count(shape, axes, where, dtype):
-    """How many elements each reduced value averages: a static number, or a masked sum."""
+def _count(shape, axis, where, dtype):
+    """How many elements each reduced value averages: a static number, or a masked sum.
+
+    Without ``where`` it indexes ``shape`` with ``axis`` as given, before any check, as JAX
+    does: an out-of-range axis is an IndexError ("tuple index out of range") here, not the
+    reduction's ValueError."""
     if where is None:
         n = 1
-        for ax in axes:
+        for ax in (range(len(shape)) if axis is None
+                   else axis if isinstance(axis, tuple) else (axis,)):
             n *= shape[ax]
         return n
     mask = _broadcast_mask(where, shape)
-    return lax.reduce_sum(convert(mask, dtype), axes)
+    return lax.reduce_sum(convert(mask, dtype), canonicalize_axes(axis, len(shape)))
 
 
 @eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), list_argnames=('axis',))
@@ -186,15 +192,15 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     _no_out(out, "mean")
     check_arraylike("mean", a)
     a = to_array(a)
-    axes = canonicalize_axes(axis, a.ndim)
     if dtype is None:
         result_dtype = to_inexact_dtype(a.dtype)
     else:
         result_dtype = dtypes.canonicalize_dtype(dtype)
     # an integer dtype= sums (wrapping) and divides in it, as JAX
     compute_dtype = _upcast_f16(result_dtype)
+    count = _count(a.shape, axis, where, compute_dtype)
+    axes = canonicalize_axes(axis, a.ndim)
     total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)
-    count = _count(a.shape, axes, where, compute_dtype)
     if where is not None and keepdims:
         count = _keepdims(count, axes, True)
     out = lax.div(total, const(total, count) if isinstance(count, int) else count)
@@ -224,12 +230,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None):
     _no_out(out, "var")
     a = to_array(a)
-    axes = canonicalize_axes(axis, a.ndim)
     computation_dtype, result_dtype = _var_dtypes(a.dtype, dtype)
     a = convert(a, computation_dtype)
     # the mean and the sum in the computation dtype, as JAX: an integer dtype= gives an
-    # integer mean and a sum that wraps in it
-    centered = subtract(a, mean(a, axes, computation_dtype, keepdims=True, where=where))
+    # integer mean and a sum that wraps in it. The mean sees the axis first (its errors are
+    # JAX's).
+    centered = subtract(a, mean(a, axis, computation_dtype, keepdims=True, where=where))
+    axes = canonicalize_axes(axis, a.ndim)
     if dtypes.is_complex(computation_dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
@@ -315,19 +322,27 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 
 @eager_jit(static_argnames=('axis', 'returned', 'keepdims'), list_argnames=('axis',))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    # the axes first, in JAX's words for a repeat
+    axes = tuple(canonicalize_axis(ax, np.ndim(a)) for ax in
+                 (range(np.ndim(a)) if axis is None else index_tuple(axis)))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis: {axes}")
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
-        count = lax.full_like(avg, np.prod([to_array(a).shape[ax] for ax in
-                                            canonicalize_axes(axis, to_array(a).ndim)]))
+        count = lax.full_like(avg, np.prod([np.shape(a)[ax] for ax in axes]))
         return (avg, count) if returned else avg
     a, weights = to_array(a), to_array(weights)
     if weights.shape != a.shape:
-        if axis is None or weights.ndim != 1:
-            raise ValueError("1D weights expected when shapes of a and weights differ.")
-        ax = canonicalize_axis(axis, a.ndim)
-        if weights.shape[0] != a.shape[ax]:
-            raise ValueError("Length of weights not compatible with specified axis.")
-        weights = lax.broadcast_in_dim(weights, a.shape, (ax,))
+        if axis is None:
+            raise ValueError("Axis must be specified when shapes of a and weights differ.")
+        if weights.shape != tuple(a.shape[ax] for ax in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        # weights' axes are a's ``axes`` in the order given
+        order = tuple(np.argsort(axes).tolist())
+        if order != tuple(range(len(axes))):
+            weights = lax.transpose(weights, order)
+        weights = lax.broadcast_in_dim(weights, a.shape, tuple(sorted(axes)))
     wsum = sum(weights, axis, keepdims=keepdims)
     avg = true_divide(sum(multiply(a, weights), axis, keepdims=keepdims), wsum)
     return (avg, wsum) if returned else avg
