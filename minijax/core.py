@@ -738,7 +738,8 @@ def pp_param(value):
 
 
 def _pp_item(value):
-    return repr(value) if isinstance(value, str) else pp_param(value)
+    # A NumPy scalar item shows its repr too (``(np.int64(0),)``), as Python's str of a tuple
+    return repr(value) if isinstance(value, (str, np.generic)) else pp_param(value)
 
 
 # JAX's layout is a Wadler-Lindig document laid out at a width (80): text, concatenations,

@@ -106,7 +106,34 @@ def _real_dtype(dtype):
 
 add_p = naryop("add", hlo.add, NUMBER)
 sub_p = naryop("sub", hlo.subtract, NUMBER)
-mul_p = naryop("mul", hlo.multiply, NUMBER)
+
+
+def _mul_lower(ctx, x, y, *, out_dtype):
+    if out_dtype is not None:  # the operands converted to the result's dtype, as JAX's
+        x, y = (hlo.convert(tensor_type(ctx.avals_out[0]), v) for v in (x, y))
+    return hlo.multiply(x, y)
+
+
+mul_p = elementwise_prim("mul", NUMBER, _mul_lower)
+
+
+def _mul_abstract_eval(x, y, *, out_dtype):
+    """``elementwise_shape``'s rule, with JAX's ``out_dtype``: operands of any number dtypes
+    (no agreement asked) and a result of ``out_dtype``; ``None`` is the plain product."""
+    avals = (x, y)
+    if x.dtype not in NUMBER or y.dtype not in NUMBER:
+        for i, a in enumerate(avals):
+            check_dtype_allowed("mul", a.dtype, NUMBER, i)
+    dtype = (check_same_dtypes("mul", avals) if out_dtype is None
+             else dtypes.canonicalize_dtype(out_dtype))
+    return ShapedArray(broadcast_elementwise_shapes("mul", avals), dtype,
+                       x.weak_type and y.weak_type)
+
+
+mul_p.def_abstract_eval(_mul_abstract_eval)
+# out_dtype shows only when set, as JAX's _binary_with_out_dtype_pp_rule
+mul_p.pp_params = lambda p: p if p["out_dtype"] is not None else {
+    k: v for k, v in p.items() if k != "out_dtype"}
 div_p = naryop("div", hlo.divide, NUMBER)  # integers: truncation toward zero
 rem_p = naryop("rem", hlo.remainder, INT | FLOAT)  # sign of the dividend, like C's fmod
 neg_p = naryop("neg", hlo.negate, NUMBER)
@@ -124,12 +151,15 @@ def _nonlinear(name):
     return TypeError(f"{name} is not linear in both operands; it cannot be transposed that way")
 
 
-def _mul_transpose(ct, x, y):
+def _mul_transpose(ct, x, y, *, out_dtype):
     if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
         raise _nonlinear("mul")
+    # with out_dtype, the cotangent comes back in the operand's dtype, as JAX's rule
     if ad.is_undefined_primal(x):
-        return [ad.unbroadcast(x.aval, mul(ct, y)), None]
-    return [None, ad.unbroadcast(y.aval, mul(x, ct))]
+        dtype = None if out_dtype is None else x.aval.dtype
+        return [ad.unbroadcast(x.aval, mul(ct, y, out_dtype=dtype)), None]
+    dtype = None if out_dtype is None else y.aval.dtype
+    return [None, ad.unbroadcast(y.aval, mul(x, ct, out_dtype=dtype))]
 
 
 def _div_transpose(ct, x, y):
@@ -169,7 +199,8 @@ ad.primitive_jvps[add_p] = _additive_jvp(add_p, lambda a, b: add(a, b), False)
 ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
 ad.primitive_jvps[sub_p] = _additive_jvp(sub_p, lambda a, b: sub(a, b), True)
 ad.primitive_transposes[sub_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, neg(ct))]
-ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+ad.defjvp(mul_p, lambda g, x, y, **params: mul(g, y, **params),
+          lambda g, x, y, **params: mul(x, g, **params))
 ad.primitive_transposes[mul_p] = _mul_transpose
 # d/dy as JAX writes it: the primal-only factor y**-2 has y's shape (a softmax's row sums,
 # not the whole matrix), so that is what a linearized program keeps from the forward pass.
@@ -749,8 +780,9 @@ def sub(x, y):
     return sub_p.bind(*coerce_scalars(x, y))
 
 
-def mul(x, y):
-    return mul_p.bind(*coerce_scalars(x, y))
+def mul(x, y, *, out_dtype=None):
+    """``x * y``; with ``out_dtype``, operands of other dtypes multiply into that dtype."""
+    return mul_p.bind(*coerce_scalars(x, y), out_dtype=out_dtype)
 
 
 def div(x, y):

@@ -160,7 +160,8 @@ def _kept_axes(ndim, axes):
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
     shape = operand.aval.shape
-    return [broadcast_in_dim(ct, shape, _kept_axes(len(shape), axes))]
+    # NumPy ints, as JAX's rule (np.delete): its jaxprs print broadcast_dimensions=(np.int64(0),)
+    return [broadcast_in_dim(ct, shape, tuple(np.delete(np.arange(len(shape)), axes)))]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
@@ -381,11 +382,14 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     """The operand's cotangent is ct with the padding cut off (and interior padding strided
     over); the padding value's is the sum of everything else."""
     ndim = len(padding_config)
-    # a strong zero, as JAX's rule pads with: the cotangent comes out strong even when ct is weak
+    lo, hi, interior = zip(*padding_config) if ndim else ((), (), ())
+    # a strong zero, as JAX's rule pads with: the cotangent comes out strong even when ct is
+    # weak. The configs are NumPy ints, as JAX's rule computes them (its jaxprs print
+    # padding_config=((np.int64(0), np.int64(-1), np.int64(0)),))
     unpadded = pad(ct, np.zeros((), get_aval(ct).dtype),
-                   [(-lo, -hi, 0) for lo, hi, _ in padding_config])
-    ct_operand = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape,
-                       tuple(interior + 1 for _, _, interior in padding_config))
+                   zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+    ct_operand = slice(unpadded, list(np.zeros_like(lo)), get_aval(unpadded).shape,
+                       list(np.add(interior, 1)))
     ct_value = None
     if ad.is_undefined_primal(padding_value):
         every = tuple(range(ndim))

@@ -66,14 +66,19 @@ def _static_int(x, what):
     return concrete_or_error(operator.index, x, what)
 
 
-def _static_ints(seq, fun, arg):
-    """A sequence of static ints as a tuple of Python ints (a hashable, printable param)."""
+def _static_ints(seq, fun, arg, keep_numpy=False):
+    """A sequence of static ints as a tuple of Python ints (a hashable, printable param).
+
+    ``keep_numpy``: NumPy integers stay as given, as in JAX's params that take the sequence
+    unconverted (``broadcast_dimensions``, ``padding_config``, slice indices): its jaxprs print
+    them as ``np.int64(1)``."""
     if isinstance(seq, Tracer) or not hasattr(seq, "__iter__"):
         raise TypeError(with_user_line(
             f"{fun} {arg} must be a 1D sequence of concrete integers, got {seq!r}."
         ))
     try:
-        return tuple(_static_int(d, f"the {arg} argument of {fun}") for d in seq)
+        return tuple(d if keep_numpy and isinstance(d, np.integer)
+                     else _static_int(d, f"the {arg} argument of {fun}") for d in seq)
     except JAXTypeError:  # a traced entry: its ConcretizationTypeError says what to do
         raise
     except TypeError:  # a float, a nested sequence ...
@@ -184,7 +189,8 @@ def _reshape_to(x, shape):
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
     shape = _static_ints(shape, "broadcast_in_dim", "shape")
-    dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions")
+    dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions",
+                        keep_numpy=True)
     if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
         return operand
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
@@ -498,8 +504,8 @@ def _pad_rule(operand, padding_value, *, padding_config):
             f"pad: interior padding in padding_config must be nonnegative, got padding_config "
             f"{padding_config} for operand {operand.str_short()}."
         )
-    shape = tuple(
-        lo + hi + (d + (d - 1) * interior if d else 0)
+    shape = tuple(  # Python ints (the config may hold NumPy ones)
+        int(lo + hi + (d + (d - 1) * interior if d else 0))
         for (lo, hi, interior), d in zip(padding_config, operand.shape)
     )
     if any(d < 0 for d in shape):
@@ -549,7 +555,8 @@ def pad(operand, padding_value, padding_config):
     Negative low/high remove elements from that edge; interior inserts ``interior`` copies of
     ``padding_value`` between neighbouring elements.
     """
-    config = tuple(_static_ints(t, "pad", "padding_config entry") for t in padding_config)
+    config = tuple(_static_ints(t, "pad", "padding_config entry", keep_numpy=True)
+                   for t in padding_config)
     if any(len(t) != 3 for t in config):
         raise TypeError(with_user_line(
             f"pad padding_config must be (low, high, interior) triples, got {config}."
@@ -672,9 +679,9 @@ def _slice_rule(operand, *, start_indices, limit_indices, strides):
         )
     if any(s <= 0 for s in strides):
         raise TypeError(f"{name} strides must be positive, got strides {strides} for operand {op}.")
-    shape = tuple(
-        -(-(lim - s) // st) for s, lim, st in zip(start_indices, limit_indices, strides)
-    )  # ceil((limit - start) / stride)
+    shape = tuple(  # ceil((limit - start) / stride), Python ints (the params may be NumPy's)
+        int(-(-(lim - s) // st)) for s, lim, st in zip(start_indices, limit_indices, strides)
+    )
     return operand.update(shape=shape)
 
 
@@ -706,11 +713,15 @@ slice_p.def_batching(_slice_batching)
 def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
     """ct padded with zeros back to the operand's shape (strides become interior padding)."""
     shape, ct_shape = operand.aval.shape, get_aval(ct).shape
-    strides = strides or (1,) * len(shape)
-    config = []
-    for start, n, stride, dim in zip(start_indices, ct_shape, strides, shape):
-        end = start + (0 if n == 0 else 1 + (n - 1) * stride)  # one past the last element taken
-        config.append((start, dim - end, stride - 1))
+    # The high and (strided) interior paddings are NumPy ints, as JAX's rule computes them
+    # (np.subtract): its jaxprs print padding_config=((0, np.int64(1), 0),)
+    if strides is None or all(s == 1 for s in strides):
+        config = zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(shape))
+    else:
+        ends = np.add(start_indices, np.where(np.array(ct_shape) == 0, 0,  # one past the last
+                                              np.add(1, np.multiply(np.subtract(ct_shape, 1),
+                                                                    strides))))
+        config = zip(start_indices, np.subtract(shape, ends), np.subtract(strides, 1))
     # JAX pads with lax._const(ct, 0): weak only for a weak rank-0 ct, so a weak ct of rank
     # >= 1 comes back strong
     ct_aval = get_aval(ct)
@@ -725,9 +736,10 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (J
     """``operand[start:limit:stride, ...]`` with static, in-bounds, non-negative indices."""
     return slice_p.bind(
         operand,
-        start_indices=_static_ints(start_indices, "slice", "start_indices"),
-        limit_indices=_static_ints(limit_indices, "slice", "limit_indices"),
-        strides=None if strides is None else _static_ints(strides, "slice", "strides"),
+        start_indices=_static_ints(start_indices, "slice", "start_indices", keep_numpy=True),
+        limit_indices=_static_ints(limit_indices, "slice", "limit_indices", keep_numpy=True),
+        strides=(None if strides is None
+                 else _static_ints(strides, "slice", "strides", keep_numpy=True)),
     )
 
 

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from minijax import core, dtypes, lax
+from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
 from minijax.lax.families import const
@@ -274,21 +274,16 @@ def _reduce_axes(x, axis):
 
 
 def _stable_shift(x, axes, where, initial=-np.inf):
-    """The maximum over ``axes`` (keepdims), a constant for autodiff: what softmax subtracts.
+    """The maximum over ``axes`` (keepdims): what softmax subtracts, under stop_gradient.
 
     No guard for a non-finite maximum (JAX has none either): a row whose maximum is +-inf gives
     NaN with or without one, and a select between the reduction and the subtraction keeps XLA
     from fusing the softmax into one kernel (measured on an H100: a GPT step 2% slower)."""
-    # The max of stop_gradient(x), not of x: the shift's derivative cancels, and a max of x
-    # would stage reduce_max's JVP (a tie count over all of x) that nothing then uses.
-    # ``initial`` only where it matters (JAX always passes it): a mask, a zero-size x (whose
-    # softmax is empty in JAX; a max without initial refuses it), or an x in host memory (the
-    # max with ``initial`` of its scalar maxima is in device memory, JAX's rule for scalar
-    # operands, so JAX's subtraction below refuses the two memories)
-    use_initial = (where is not None or x.size == 0
-                   or x.aval.memory_space is not core.MemorySpace.Device)
-    return lax.stop_gradient(jnp.max(lax.stop_gradient(x), axis=axes, keepdims=True,
-                                     where=where, initial=initial if use_initial else None))
+    # JAX's sequence: the max of x itself with ``initial`` (so a zero-size x gives an empty
+    # softmax, and a host-memory x's max is in device memory, as JAX's); the callers stop its
+    # gradient where they subtract it. Under grad this stages reduce_max's JVP (a tie count
+    # nothing uses), as JAX's does.
+    return jnp.max(x, axis=axes, keepdims=True, where=where, initial=initial)
 
 
 def softmax(x, axis=-1, where=None):
@@ -301,10 +296,11 @@ def softmax(x, axis=-1, where=None):
     # Masked elements enter as -inf (JAX's ``initial``, no longer an argument in 0.10.2)
     # through a select, so whatever NaN an all-masked row
     # makes below (-inf - -inf) never reaches x's gradient: the select sends them zero.
+    shift = _stable_shift(x, axes, where)  # before x_safe, as JAX's order of equations
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    unnormalized = jnp.exp(x_safe - _stable_shift(x, axes, where))
+    unnormalized = jnp.exp(x_safe - lax.stop_gradient(shift))
     out = unnormalized / jnp.sum(unnormalized, axes, keepdims=True, where=where)
-    return out if where is None else jnp.where(where, out, 0.0)
+    return out if where is None else jnp.where(where, out, 0)
 
 
 @eager_jit(static_argnames=("axis",), inline=False)
@@ -312,8 +308,9 @@ def log_softmax(x, axis=-1, where=None):
     """``x - logsumexp(x)`` along ``axis``; masked-out elements are ``-inf`` (see softmax)."""
     x = to_array(_no_bool("log_softmax", x))  # shifted in x's dtype, as softmax
     axes = _reduce_axes(x, axis)
+    shift = _stable_shift(x, axes, where)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    shifted = x_safe - _stable_shift(x, axes, where)
+    shifted = x_safe - lax.stop_gradient(shift)
     shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axes, keepdims=True, where=where))
     out = shifted - shifted_logsumexp
     return out if where is None else jnp.where(where, out, -np.inf)
@@ -337,8 +334,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     else:
         a = _inexact("logsumexp", a)
     axes = _reduce_axes(a, axis)
-    amax = jnp.max(jnp.real(lax.stop_gradient(a)), axis=axes, keepdims=keepdims, where=where,
-                   initial=-np.inf)
+    amax = jnp.max(jnp.real(a), axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
     amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
     amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
     # lax.sub, as JAX's: no promotion converts a weak ``a`` first, so its derivative is strong
@@ -353,7 +349,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if return_sign:
         return out, sign
     if b is not None and not dtypes.is_complex(out.dtype):
-        out = jnp.where(sign < 0, np.nan, out)
+        out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
     return out
 
 

@@ -366,39 +366,37 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     compute = to_inexact_dtype(dtype)
     start = asarray(start, dtype=compute)
     stop = asarray(stop, dtype=compute)
-    bounds_shape = tuple(np.broadcast_shapes(start.shape, stop.shape))
-    start, stop = jnp.broadcast_to(start, bounds_shape), jnp.broadcast_to(stop, bounds_shape)
+    # JAX's sequence of equations: the bounds broadcast to one shape, then reshaped with the
+    # sample axis inserted; the step (``delta``) is computed, and staged, whether or not
+    # ``retstep`` asks for it
+    bounds_shape = list(np.broadcast_shapes(start.shape, stop.shape))
+    broadcast_start = jnp.broadcast_to(start, bounds_shape)
+    broadcast_stop = jnp.broadcast_to(stop, bounds_shape)
     axis = canonicalize_axis(axis, len(bounds_shape) + 1)
-    out_shape = bounds_shape[:axis] + (num,) + bounds_shape[axis:]
+    bounds_shape.insert(axis, 1)
     div = (num - 1) if endpoint else num
-    start_b = lax.expand_dims(start, (axis,))
-    stop_b = lax.expand_dims(stop, (axis,))
     if num > 1:
-        t_shape = [1] * len(bounds_shape)
-        t_shape.insert(axis, div)
-        t = lax.reshape(lax.iota(compute, div), tuple(t_shape))
-        t = lax.div(t, const(t, div))
-        full_shape = bounds_shape[:axis] + (div,) + bounds_shape[axis:]
-        t = lax.broadcast_in_dim(t, full_shape, tuple(range(len(full_shape))))
-        sb = lax.broadcast_in_dim(start_b, full_shape, tuple(range(len(full_shape))))
-        eb = lax.broadcast_in_dim(stop_b, full_shape, tuple(range(len(full_shape))))
-        out = lax.add(lax.mul(sb, lax.sub(const(t, 1), t)), lax.mul(eb, t))
+        delta = convert(stop - start, compute) / asarray(div, dtype=compute)
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        real_dtype = np.finfo(compute).dtype if dtypes.is_complex(compute) else compute
+        step = lax.iota(real_dtype, div).reshape(iota_shape) / asarray(div, dtype=real_dtype)
+        step = step.astype(compute)
+        out = (broadcast_start.reshape(bounds_shape) * (1 - step)
+               + broadcast_stop.reshape(bounds_shape) * step)
         if endpoint:
-            out = lax.concatenate([out, stop_b], axis)
+            out = lax.concatenate([out, lax.expand_dims(broadcast_stop, (axis,))], axis)
     elif num == 1:
-        out = start_b
-    else:
-        out = lax.full(out_shape, 0, compute)
-    if dtypes.is_int(dtype):
+        delta = asarray(np.nan if endpoint else stop - start, dtype=compute)
+        out = broadcast_start.reshape(bounds_shape)
+    else:  # no samples: no step either (a NaN of the computation dtype, as JAX's)
+        delta = lax.full((), np.nan, compute)
+        bounds_shape[axis] = 0
+        out = lax.full(bounds_shape, 0, dtype)
+    if dtypes.is_int(dtype) and not dtypes.is_int(out.dtype):
         out = lax.floor(out)
     out = convert(out, dtype)
-    if retstep:
-        span = lax.sub(stop, start)
-        # no step (one point with the endpoint, or none): a strong NaN of the computation
-        # dtype, as JAX's
-        step = lax.div(span, const(span, div)) if div > 0 else lax.full((), np.nan, compute)
-        return out, step
-    return out
+    return (out, delta) if retstep else out
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
@@ -422,22 +420,24 @@ def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the ``k``-th diagonal."""
     N = operator.index(N)
     M = N if M is None else operator.index(M)
-    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
+    # JAX's order of equations: the row iota plus k, then the column iota
+    rows = lax.add(lax.broadcasted_iota(dtypes.int32, (N, M), 0),
+                   np.int32(operator.index(k)))
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return convert(lax.ge(lax.add(rows, const(rows, operator.index(k))), cols),
-                   _default_dtype(dtype))
+    return convert(lax.ge(rows, cols), _default_dtype(dtype))
 
 
 def _tri_mask(m, k, lower):
     a = asarray(m)
     if a.ndim < 2:
-        raise ValueError(f"{'tril' if lower else 'triu'} requires an array of rank >= 2")
+        raise ValueError(f"Argument to jax.numpy.{'tril' if lower else 'triu'} must be at "
+                         "least 2D")
     n_rows, n_cols = a.shape[-2:]
-    mask = tri(n_rows, n_cols, k if lower else k - 1, dtype=dtypes.bool_)
-    if not lower:
-        mask = lax.bitwise_not(mask)
-    mask = lax.broadcast_in_dim(mask, a.shape, (a.ndim - 2, a.ndim - 1))
-    return lax.select(mask, a, lax.full_like(a, 0))
+    mask = lax.broadcast(tri(n_rows, n_cols, k if lower else k - 1, dtype=dtypes.bool_),
+                         a.shape[:-2])
+    zeros = lax.full_like(a, 0)
+    # triu keeps what tri(k - 1) leaves out: the select's operands swap, as JAX's
+    return lax.select(mask, a, zeros) if lower else lax.select(mask, zeros, a)
 
 
 @eager_jit(static_argnames=("k",), inline=False)

@@ -13,7 +13,6 @@ become complex (x64 off: float32 / complex64); integer inputs become floating fi
 
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
@@ -37,11 +36,25 @@ def _jitted_lax_fft():
     # JAX's lax.fft is a jit named ``fft`` (static type and lengths): each transform is one
     # jit equation, a function call in partitioned programs. lax cannot hold a jit (layers),
     # so jnp.fft's calls of it go through this one.
+    # It converts its input first, inside the jit, as JAX's: real for RFFT, complex for the
+    # others (JAX's to_complex_dtype), and is that conversion alone without lengths.
     @eager_jit(static_argnames=("fft_type", "fft_lengths"), inline=False)
     def fft(x, fft_type, fft_lengths):
-        return lax.fft(x, fft_type, fft_lengths)
+        x = lax.convert_element_type(x, _fft_input_dtype(x.dtype, fft_type))
+        return lax.fft(x, fft_type, fft_lengths) if fft_lengths else x
 
     return fft
+
+
+def _fft_input_dtype(dtype, fft_type):
+    if fft_type == FftType.RFFT:
+        return to_inexact_dtype(dtype)
+    if dtypes.is_complex(dtype):
+        return dtype
+    # complex128 only from float64 or a 64-bit integer, so float16 and int32 stay complex64
+    # under x64
+    wide = to_inexact_dtype(dtype) == np.float64
+    return dtypes.canonicalize_dtype(np.complex128 if wide else np.complex64)
 
 
 lax_fft = _jitted_lax_fft()
@@ -53,16 +66,9 @@ def _check_norm(norm):
                          "'forward'.")
 
 
-def _scale(norm, n, inverse):
-    """The factor to apply to the result of XLA's (forward unscaled, inverse 1/n) transform."""
-    if norm in (None, "backward") or n == 0:  # an empty result needs no scaling
-        return 1.0
-    if norm == "ortho":
-        return math.sqrt(n) if inverse else 1.0 / math.sqrt(n)
-    return float(n) if inverse else 1.0 / n  # "forward"
-
-
-def _as_inexact(a, real):
+def _checked_input(a, real):
+    """``a`` as an array, refused in JAX's words where an RFFT cannot take it (the transform
+    converts it)."""
     a = jnp.asarray(a)
     dtype = a.dtype
     if real:
@@ -70,12 +76,6 @@ def _as_inexact(a, real):
             raise ValueError("only real valued inputs supported for rfft")  # JAX's words
         if dtypes.issubdtype(dtype, np.floating) and dtype not in (np.float32, np.float64):
             raise ValueError(f"RFFT input must be float32 or float64, got {dtype}")  # JAX's words
-        return a.astype(to_inexact_dtype(dtype))
-    if not dtypes.is_complex(dtype):
-        # JAX's to_complex_dtype: complex128 only from float64 or a 64-bit integer, so float16
-        # and int32 stay complex64 under x64
-        wide = to_inexact_dtype(dtype) == np.float64
-        a = a.astype(dtypes.canonicalize_dtype(np.complex128 if wide else np.complex64))
     return a
 
 
@@ -133,10 +133,10 @@ def _fftn_core(a, s, axes, norm, fft_type, name):
     """The n-dimensional transform of ``fft_type`` over ``axes`` with sizes ``s``."""
     _check_norm(norm)
     real_in = fft_type == FftType.RFFT
-    a = _as_inexact(a, real_in)
+    a = _checked_input(a, real_in)
     axes, s = _canonical_axes(a.ndim, s, axes, name)
     if not axes:
-        return a
+        return lax_fft(a, fft_type, ())
     if s is not None and any(n < 1 for n in s):
         raise ValueError("Shape should be positive.")  # JAX's words
     # without ``s`` the axes keep their lengths, zero included (an empty transform), as JAX
@@ -167,12 +167,20 @@ def _fftn_core(a, s, axes, norm, fft_type, name):
             out = _transform_last(out, FftType.IFFT, tuple(sizes[:-1]))
             out = jnp.moveaxis(out, 0, -1)
         out = lax_fft(out, FftType.IRFFT, (sizes[-1],))
-    inverse = fft_type in (FftType.IFFT, FftType.IRFFT)
-    factor = _scale(norm, math.prod(sizes), inverse)
-    if factor != 1.0:
-        real = np.float32 if out.dtype in (np.complex64, np.float32) else np.float64
-        out = out * np.asarray(factor, real)
+    if norm is not None:  # JAX's factor, computed from the sizes in the result's dtype
+        inverse = fft_type in (FftType.IFFT, FftType.IRFFT)
+        out = out * _norm_factor(jnp.array(sizes, dtype=out.dtype), norm, inverse)
     return jnp.moveaxis(out, dst, list(axes))
+
+
+def _norm_factor(sizes, norm, inverse):
+    """JAX's ``_fft_norm``: what multiplies XLA's (forward unscaled, inverse 1/n) transform."""
+    if norm == "backward":
+        return jnp.array(1)
+    n = jnp.prod(sizes)
+    if norm == "ortho":
+        return jnp.sqrt(n) if inverse else 1 / jnp.sqrt(n)
+    return n if inverse else 1 / n  # "forward"
 
 
 def _one_axis(fft_type, name):
@@ -215,7 +223,7 @@ _SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho",
 def hfft(a, n=None, axis=-1, norm=None):
     """The FFT of a Hermitian-symmetric signal given by its first half: a real spectrum."""
     _check_norm(norm)
-    return irfft(jnp.conj(_as_inexact(a, real=False)), n, axis, _SWAPPED_NORM[norm])
+    return irfft(jnp.conj(lax_fft(a, FftType.FFT, ())), n, axis, _SWAPPED_NORM[norm])
 
 
 def ihfft(a, n=None, axis=-1, norm=None):

@@ -174,13 +174,14 @@ def _basic_getitem(x, index):
         n = shape[dim]
         if isinstance(i, slice):
             start, stop, step = i.indices(n)
-            picked = range(start, stop, step)
-            if len(picked) == 0:
-                starts.append(0), limits.append(0), strides.append(1)
-            elif step > 0:
-                starts.append(picked[0]), limits.append(picked[-1] + 1), strides.append(step)
+            # JAX's static slice bounds (the limit is the stop, not one past the last element
+            # taken): the same elements, and the same params in the jaxpr
+            if step > 0:
+                starts.append(start), limits.append(max(start, stop)), strides.append(step)
             else:  # take the same elements in increasing order, then reverse the axis
-                starts.append(picked[-1]), limits.append(picked[0] + 1), strides.append(-step)
+                first = min(n, stop + 1 + abs(start - stop - 1) % -step)
+                starts.append(first), limits.append(max(first, start + 1))
+                strides.append(-step)
                 reverse.append(dim)
             out_pos += 1
         elif _is_dynamic_int(i):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 
+import ml_dtypes
 import numpy as np
 
 from minijax import dtypes, lax
@@ -89,18 +90,33 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
         if builtins.any(a.shape[ax] == 0 for ax in axes):
             raise ValueError(
                 f"zero-size array to reduction operation {name} which has no identity")
-    if where is not None:
-        fill = identity if identity is not None else initial
-        mask = _broadcast_mask(where, a.shape)
-        a = lax.select(mask, a, lax.full_like(a, fill))
+    if where is not None:  # masked-out elements become the operation's init, through jnp.where
+        fill = identity if identity is not None else -np.inf if name == "max" else np.inf
+        a = _where(where, a, _init_val(a.dtype, fill))
     out = lax_reduce(a, axes)
     if initial is not None:
         init = convert(to_array(initial), compute_dtype)
         if init.ndim:
             raise ValueError(f"initial value of {name} must be a scalar, got shape {init.shape}")
-        out = combine(out, init)  # a rank-0 operand broadcasts in lax
+        out = combine(init, out)  # JAX's operand order; a rank-0 operand broadcasts in lax
     out = _keepdims(out, axes, keepdims)
     return convert(out, result_dtype)  # strongly typed, as JAX's reductions
+
+
+def _init_val(dtype, value):
+    """``value`` as a NumPy scalar of ``dtype``, as JAX's ``_reduction_init_val``: a bool is
+    ``value > 0``, an infinity the finite extreme where the float has none, and an integer
+    saturates."""
+    if dtype == np.bool_:
+        return np.array(value > 0, dtype)
+    if np.isinf(value) and dtypes.is_float(dtype) and not np.isinf(np.array(value, dtype)):
+        info = ml_dtypes.finfo(dtype)
+        value = info.min if value < 0 else info.max
+    try:
+        return np.array(value, dtype)
+    except OverflowError:
+        info = np.iinfo(dtype)
+        return np.array(info.min if value < 0 else info.max, dtype)
 
 
 def _broadcast_mask(where, shape):

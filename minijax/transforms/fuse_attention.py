@@ -265,13 +265,20 @@ def _softmax(lv, p, seen):
     if sub is not None:
         y, m = sub.invars
         chain = []
-        rmax = lv.eqn(lv.through(m, _SOFTMAX_CHAIN, chain), ("reduce_max",))
+        top = lv.through(m, _SOFTMAX_CHAIN, chain)
+        # jax.nn.softmax's max has initial=-inf: max(-inf, reduce_max(x))
+        initial = lv.eqn(top, ("max",))
+        if initial is not None and lv.scalar(initial.invars[0]) == -np.inf:
+            top = initial.invars[1]
+        else:
+            initial = None
+        rmax = lv.eqn(top, ("reduce_max",))
         if rmax is not None and rmax.params["axes"] == (axis,) and \
                 lv.through(rmax.invars[0], ("stop_gradient",), []) is y and \
                 _broadcasts_back(chain, axis, y.aval.shape):
             seen.append(sub)
             lv.through(m, _SOFTMAX_CHAIN, seen)
-            seen.append(rmax)
+            seen += [initial, rmax] if initial is not None else [rmax]
             lv.through(rmax.invars[0], ("stop_gradient",), seen)
             x = y
     return x, axis, seen_softmax
