@@ -16,6 +16,7 @@ and param names, recorded by tests/data/record_fidelity_r23_c.py from the same p
 - jnp.fft: the input's conversion (to complex, or real for rfft) inside the transform's jit,
   as JAX's lax.fft; a ``norm`` multiplies by JAX's factor computed from the sizes in the
   result's dtype (``reduce_prod``, ``sqrt``, ``div``), "backward" by 1;
+- logaddexp's custom_jvp under JAX's names (``name=logaddexp jvp=_logaddexp_jvp``, softplus's);
 - ``mul``'s ``out_dtype`` param (``lax.mul(x, y, out_dtype=...)``), shown only when set.
 """
 

@@ -383,12 +383,15 @@ def _replace_posinf(x):
 
 def _make_logaddexp(base2):
     exp = lax.exp2 if base2 else lax.exp
+    # JAX's names, which its jaxprs print: custom_jvp_call[name=logaddexp jvp=_logaddexp_jvp]
+    name = "logaddexp2" if base2 else "logaddexp"
 
-    @custom_jvp
     def fn(x1, x2):
         return _logaddexp_primal(x1, x2, base2)
 
-    @fn.defjvp
+    fn.__name__ = fn.__qualname__ = name
+    fn = custom_jvp(fn)
+
     def _jvp(primals, tangents):
         x1, x2 = primals
         t1, t2 = tangents
@@ -400,6 +403,8 @@ def _make_logaddexp(base2):
             lax.mul(t2, exp(lax.sub(_replace_posinf(x2), _replace_posinf(out)))),
         )
 
+    _jvp.__name__ = _jvp.__qualname__ = f"_{name}_jvp"
+    fn.defjvp(_jvp)
     return fn
 
 

@@ -64,6 +64,8 @@ def programs(jax, jnp, lax):
                           (v8[:5].astype(np.complex64),)),
         "ifft2_backward": (lambda x: jnp.fft.ifft2(x, norm="backward"), (sq,)),
         "fftn_no_axes": (lambda x: jnp.fft.fftn(x, axes=()), (sq,)),
+        "softplus": (jax.nn.softplus, (x3,)),
+        "logaddexp2": (jnp.logaddexp2, (x3, x3)),
         "mul": (lambda x: x * 2, (x3,)),
         "mul_out_dtype": (lambda x, y: lax.mul(x, y, out_dtype=np.dtype(np.float32)), (f16, x3)),
         "grad_mul_out_dtype": (jax.grad(lambda x, y: lax.mul(x, y, out_dtype=np.dtype(
