@@ -165,7 +165,7 @@ def _expn_series(x, n):
     def body(d):
         d = dict(d)
         d["xk"] = d["xk"] + one
-        d["yk"] = d["yk"] * d["z"] / d["xk"]
+        d["yk"] = d["yk"] * (d["z"] / d["xk"])  # JAX's order: it rounds otherwise in bf16
         d["pk"] = d["pk"] + one
         d["ans"] = d["ans"] + jnp.where(d["pk"] != zero, d["yk"] / d["pk"], zero)
         d["t"] = jnp.where(d["ans"] != zero, jnp.abs(d["yk"] / d["ans"]), one)
@@ -393,12 +393,14 @@ def _spence_poly(w):
 
 
 def _spence_calc(x):
+    # piecewise, as JAX's: only a lane's own branch is differentiated (a where's unselected
+    # 1 / x would give 0 * inf = NaN gradients at a tiny x)
     inverted = x > 2.0
-    x = jnp.where(inverted, 1.0 / x, x)
+    x = jnp.piecewise(x, [inverted], [lambda x: 1.0 / x, lambda x: x])
     above = x > 1.5
     below = x < 0.5
     inverted = inverted | above
-    w = jnp.where(above, 1.0 / x - 1.0, jnp.where(below, -x, x - 1.0))
+    w = jnp.piecewise(x, [above, below], [lambda x: 1.0 / x - 1.0, lambda x: -x, lambda x: x - 1.0])
     y = _spence_poly(w)
     y = jnp.where(below, np.pi**2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
     return jnp.where(inverted, -0.5 * jnp.log(x) ** 2 - y, y)

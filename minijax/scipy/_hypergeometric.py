@@ -106,7 +106,10 @@ def hyp1f1(a, b, x):
 
 
 def _hyp2f1_terminal(a, b, c, x):
-    """The polynomial when a (or b, swapped in) is a non-positive integer: |a| + 1 terms."""
+    """The polynomial when a (or b, swapped in) is a non-positive integer: |a| + 1 terms.
+    Here and below, products are grouped as JAX's in-place updates group them (``term *= r``
+    multiplies by the whole ratio r): float32 rounds (and a diverging series overflows)
+    otherwise."""
     eps = float(dtypes.finfo(x.dtype).eps) * 50
     ib = jnp.round(b)
     swap = (b < a) & (jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
@@ -115,7 +118,7 @@ def _hyp2f1_terminal(a, b, c, x):
 
     def body(i, state):
         total, term = state
-        term = term * -(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x
+        term = term * (-(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x)
         return total + term, term
 
     one = jnp.ones_like(x)
@@ -128,7 +131,7 @@ def _hyp2f1_series(a, b, c, x):
 
     def body(state):
         total, k, term = state
-        return total + term, k + 1, term * (a + k - 1) * (b + k - 1) / (c + k - 1) / k * x
+        return total + term, k + 1, term * ((a + k - 1) * (b + k - 1) / (c + k - 1) / k * x)
 
     def cond(state):
         total, k, term = state
@@ -163,7 +166,8 @@ def _hyp2f1_digamma_transform(a, b, c, x):
         p, q, t, y = state
         r = dg(1.0 + t) + dg(1.0 + t + e) - dg(a + t + d1) - dg(b + t + d1) - ax
         q = p * r
-        p = p * s * (a + t + d1) / (t + 1.0) * (b + t + d1) / (t + 1.0 + e)
+        p = p * (s * (a + t + d1) / (t + 1.0))
+        p = p * ((b + t + d1) / (t + 1.0 + e))
         return p, q, t + 1.0, y + q
 
     _, _, _, y = lax.while_loop(cond, body, vary_like((p, y, jnp.ones_like(x), y), a, b, c))
@@ -171,7 +175,7 @@ def _hyp2f1_digamma_transform(a, b, c, x):
     def with_finite_sum(y):
         def for_body(i, state):
             p, t, y1 = state
-            p = p * s * (a + t + d2) * (b + t + d2) / (1.0 - e + t)
+            p = p * (s * (a + t + d2) * (b + t + d2) / (1.0 - e + t))
             t = t + 1.0
             p = p / t
             return p, t, y1 + p
@@ -180,8 +184,8 @@ def _hyp2f1_digamma_transform(a, b, c, x):
         lower, init = vary_like((1, (one, jnp.zeros_like(x), one)), a, b, c)
         y1 = lax.fori_loop(lower, ard, for_body, init)[-1]
         gc = gamma(c)
-        y1 = y1 * gamma(e) * gc / (gamma(a + d1) * gamma(b + d1))
-        y = y * gc / (gamma(a + d2) * gamma(b + d2))
+        y1 = y1 * (gamma(e) * gc / (gamma(a + d1) * gamma(b + d1)))
+        y = y * (gc / (gamma(a + d2) * gamma(b + d2)))
         y = jnp.where(ard & 1 != 0, -y, y)
         q = s**rd
         return jnp.where(rd > 0, y * q + y1, y + y1 * q)
@@ -230,22 +234,26 @@ def _hyp2f1_d_scalar(which, a, b, c, x):
                        weight, start=jnp.zeros_like(x))
 
 
+def _named_jit(name, fn):
+    """``fn`` as a jit named ``name`` (JAX jits 2F1 and its derivatives: one compiled program
+    eagerly, whose fusions round as JAX's, and a jit equation under staging)."""
+    fn.__name__ = fn.__qualname__ = name
+    return eager_jit(inline=False)(fn)
+
+
 _hyp2f1_vec = jnp.vectorize(_hyp2f1_scalar)
-_hyp2f1_d = {w: jnp.vectorize(lambda a, b, c, x, w=w: _hyp2f1_d_scalar(w, a, b, c, x))
-             for w in "abc"}
+_hyp2f1 = custom_jvp(_named_jit("hyp2f1", lambda a, b, c, x: _hyp2f1_vec(a, b, c, x)))
 
 
-@custom_jvp
-def _hyp2f1(a, b, c, x):
-    return _hyp2f1_vec(a, b, c, x)
+def _hyp2f1_d(which):
+    vec = jnp.vectorize(lambda a, b, c, x: _hyp2f1_d_scalar(which, a, b, c, x))
+    return _named_jit(f"_hyp2f1_{which}_derivative", lambda a, b, c, x: vec(a, b, c, x))
 
 
-_hyp2f1.defjvps(
-    lambda a_dot, ans, a, b, c, x: _hyp2f1_d["a"](a, b, c, x) * a_dot,
-    lambda b_dot, ans, a, b, c, x: _hyp2f1_d["b"](a, b, c, x) * b_dot,
-    lambda c_dot, ans, a, b, c, x: _hyp2f1_d["c"](a, b, c, x) * c_dot,
-    lambda x_dot, ans, a, b, c, x: a * b / c * _hyp2f1(a + 1, b + 1, c + 1, x) * x_dot,
-)
+_hyp2f1_x_derivative = _named_jit(
+    "_hyp2f1_x_derivative", lambda a, b, c, x: a * b / c * _hyp2f1(a + 1, b + 1, c + 1, x))
+_hyp2f1.defjvps(*(lambda t, ans, a, b, c, x, d=d: d(a, b, c, x) * t
+                  for d in (_hyp2f1_d("a"), _hyp2f1_d("b"), _hyp2f1_d("c"), _hyp2f1_x_derivative)))
 
 
 def hyp2f1(a, b, c, x):

@@ -70,17 +70,17 @@ def log_softmax(x, /, *, axis=None):
 
 
 def erf(x):
-    (x,) = _real("erf", x)
+    (x,) = _promote("erf", x)
     return lax.erf(x)
 
 
 def erfc(x):
-    (x,) = _real("erfc", x)
+    (x,) = _promote("erfc", x)
     return lax.erfc(x)
 
 
 def erfinv(x):
-    (x,) = _real("erfinv", x)
+    (x,) = _promote("erfinv", x)
     return lax.erf_inv(x)
 
 
@@ -216,7 +216,7 @@ def log_ndtr(x, series_order=3):
 
 def gammaln(x):
     """``log|Gamma(x)|``."""
-    (x,) = _real("gammaln", x)
+    (x,) = _promote("gammaln", x)
     return lax.lgamma(x)
 
 
@@ -232,14 +232,78 @@ def gammasgn(x):
     return jnp.select([nan, minus], [typ(np.nan), typ(-1.0)], typ(1.0))
 
 
+# Lanczos's approximation (g = 7, 9 coefficients, GSL's lanczos_7_c), JAX's for complex gamma
+_LANCZOS_G = 7.0
+_LANCZOS_COEFFS = np.array([
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+    -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+    1.5056327351493116e-7,
+])
+
+
+def _complex_loggamma(z):
+    """log Gamma(z) by Lanczos's approximation, reflected (Gamma(z) Gamma(1 - z) =
+    pi / sin(pi z)) where Re(z) < 0.5."""
+    reflect = jnp.real(z) < 0.5
+    zz = jnp.where(reflect, 1.0 - z, z) - 1.0
+    coeffs = jnp.asarray(_LANCZOS_COEFFS, dtype=z.dtype)
+    ks = lax.expand_dims(jnp.arange(1, 9, dtype=z.dtype), tuple(range(zz.ndim)))
+    ag = coeffs[0] + jnp.sum(lax.expand_dims(coeffs[1:], tuple(range(zz.ndim)))
+                             / (lax.expand_dims(zz, (zz.ndim,)) + ks), axis=-1)
+    t = zz + _LANCZOS_G + 0.5
+    half_log2pi = jnp.asarray(0.5 * np.log(2.0 * np.pi), dtype=z.dtype)
+    lanczos = half_log2pi + (zz + 0.5) * jnp.log(t) - t + jnp.log(ag)
+    # the unselected reflection gets a harmless point: a NaN there would reach gradients
+    z_safe = jnp.where(reflect, z, jnp.full_like(z, 0.5))
+    reflected = jnp.log(jnp.asarray(np.pi, dtype=z.dtype)) - jnp.log(jnp.sin(np.pi * z_safe)) - lanczos
+    return jnp.where(reflect, reflected, lanczos)
+
+
+def _complex_nan_or_pole(z):
+    """Where complex gamma is NaN (poles: non-positive real integers; NaN), and z with those
+    replaced by 1 (so the unselected computation stays finite)."""
+    pole = (jnp.imag(z) == 0) & (jnp.real(z) == jnp.floor(jnp.real(z))) & (jnp.real(z) <= 0)
+    bad = pole | jnp.isnan(z)
+    return bad, jnp.where(bad, jnp.ones_like(z), z), jnp.array(complex(np.nan, np.nan), z.dtype)
+
+
+def _complex_gamma(z):
+    bad, z_safe, nan = _complex_nan_or_pole(z)
+    return jnp.where(bad, nan, jnp.exp(_complex_loggamma(z_safe)))
+
+
+@eager_jit(inline=False)  # a jit in JAX
+def _complex_loggamma_scipy(z):
+    """SciPy's branch (one cut, along the negative real axis): z is first shifted right of
+    Re = 0.5, log Gamma(z) = log Gamma(z + n) - sum_(k<n) log(z + k)."""
+    bad, z_safe, nan = _complex_nan_or_pole(z)
+    n = jnp.maximum(0, jnp.ceil(0.5 - jnp.real(z_safe)).astype(int))
+
+    def body(state):
+        k, sum_log = state
+        live = k < n
+        zk = jnp.where(live, z_safe + k, jnp.ones_like(z_safe))
+        return k + 1, sum_log + jnp.where(live, jnp.log(zk), jnp.zeros_like(sum_log))
+
+    _, sum_log = lax.while_loop(lambda state: jnp.any(state[0] < n), body,
+                                (0, jnp.zeros_like(z_safe)))
+    return jnp.where(bad, nan, _complex_loggamma(z_safe + n) - sum_log)
+
+
 def loggamma(x):
-    """The principal branch of ``log(Gamma(x))``: NaN for real ``x <= 0``."""
-    (x,) = _real("loggamma", x)
-    return jnp.where(x > 0, lax.lgamma(x), np.nan)
+    """The principal branch of ``log(Gamma(x))``: NaN for real ``x <= 0``; complex ``x`` on
+    SciPy's branch."""
+    (x,) = _promote("loggamma", x)
+    if dtypes.is_complex(x.dtype):
+        return _complex_loggamma_scipy(x)
+    res = lax.lgamma(x)  # before the comparison, as JAX's (the order of its equations)
+    return jnp.where(x > 0, res, np.nan)
 
 
 def gamma(x):
-    (x,) = _real("gamma", x)
+    (x,) = _promote("gamma", x)
+    if dtypes.is_complex(x.dtype):
+        return _complex_gamma(x)
     return gammasgn(x) * jnp.exp(lax.lgamma(x))
 
 
@@ -269,7 +333,7 @@ def _algdiv(a, b):
 def betaln(a, b):
     """``log|B(a, b)|`` = lgamma(a) + lgamma(b) - lgamma(a + b), the last two through
     ``_algdiv`` when the larger argument is 8 or more (JAX 0.10.2's, from cdflib)."""
-    a, b = _real("betaln", a, b)
+    a, b = _promote("betaln", a, b)
     a, b = jnp.minimum(a, b), jnp.maximum(a, b)
     small_b = lax.lgamma(a) + (lax.lgamma(b) - lax.lgamma(a + b))
     large_b = lax.lgamma(a) + _algdiv(a, b)
@@ -289,7 +353,7 @@ def betainc(a, b, x):
 
 
 def digamma(x):
-    (x,) = _real("digamma", x)
+    (x,) = _promote("digamma", x)
     return lax.digamma(x)
 
 
@@ -304,13 +368,13 @@ def polygamma(n, x):
 
 def gammainc(a, x):
     """The regularized lower incomplete gamma function P(a, x)."""
-    a, x = _real("gammainc", a, x)
+    a, x = _promote("gammainc", a, x)
     return lax.igamma(a, x)
 
 
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x)."""
-    a, x = _real("gammaincc", a, x)
+    a, x = _promote("gammaincc", a, x)
     return lax.igammac(a, x)
 
 
@@ -318,9 +382,13 @@ def multigammaln(a, d):
     """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
     d = concrete_or_error(int, d, "d argument of multigammaln")
     a, d_ = _real("multigammaln", a, d)
-    constant = 0.25 * d_ * (d_ - 1) * np.log(np.pi)
-    b = jnp.arange(d, dtype=d_.dtype) / 2
-    return jnp.sum(gammaln(jnp.expand_dims(a, -1) - b), axis=-1) + constant
+    # JAX's constants are in a's dtype (log(pi) too): a float16 a stays float16
+    constant = lax.mul(lax.mul(lax.mul(lax_const(a, 0.25), d_), lax.sub(d_, lax_const(a, 1))),
+                       lax.log(lax_const(a, np.pi)))
+    b = lax.div(jnp.arange(d, dtype=d_.dtype), lax_const(a, 2))
+    res = jnp.sum(gammaln(jnp.expand_dims(a, -1) - jnp.expand_dims(b, tuple(range(a.ndim)))),
+                  axis=-1)
+    return res + constant
 
 
 def factorial(n, exact=False):
@@ -328,13 +396,13 @@ def factorial(n, exact=False):
     if exact:
         # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("factorial with exact=True")
-    (n,) = _real("factorial", n)
+    (n,) = _promote("factorial", n)
     return jnp.where(n < 0, 0, jnp.exp(lax.lgamma(n + 1)))
 
 
 def comb(N, k, *, repetition=False):
     """The number of combinations of ``N`` things taken ``k`` at a time, via gammaln."""
-    N, k = _real("comb", N, k)
+    N, k = _promote("comb", N, k)
     if repetition:
         return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
     ok = (k <= N) & (N >= 0) & (k >= 0)
@@ -366,45 +434,35 @@ def poch(z, m):
 # Logs, entropies, logistic
 
 
-@custom_jvp
-def _xlogy(x, y):
-    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log(y), jnp.zeros_like(x))
+def _custom_xlogy(name, log, log_arg, doc):
+    # JAX's public xlogy/xlog1py are custom_jvps (their equations' names), promoting inside
+    def f(x, y):
+        x, y = _promote(name, x, y)
+        return jnp.where((x != 0) | jnp.isnan(y), x * log(y), jnp.zeros_like(x))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    f = custom_jvp(f)
+
+    def jvp_rule(primals, tangents):
+        (x, y), (dx, dy) = primals, tangents
+        out = f(x, y)
+        return out, (dx * log(y) + dy * x / log_arg(y)).astype(out.dtype)
+
+    jvp_rule.__name__ = f"_{name}_jvp"  # shown in the custom_jvp_call, as JAX's
+    f.defjvp(jvp_rule)
+    return f
 
 
-@_xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    (x, y), (dx, dy) = primals, tangents
-    out = _xlogy(x, y)
-    return out, (dx * jnp.log(y) + dy * x / y).astype(out.dtype)
-
-
-def xlogy(x, y):
-    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = _promote("xlogy", x, y)
-    return _xlogy(x, y)
-
-
-@custom_jvp
-def _xlog1py(x, y):
-    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log1p(y), jnp.zeros_like(x))
-
-
-@_xlog1py.defjvp
-def _xlog1py_jvp(primals, tangents):
-    (x, y), (dx, dy) = primals, tangents
-    out = _xlog1py(x, y)
-    return out, (dx * jnp.log1p(y) + dy * x / (1 + y)).astype(out.dtype)
-
-
-def xlog1py(x, y):
-    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = _promote("xlog1py", x, y)
-    return _xlog1py(x, y)
+xlogy = _custom_xlogy("xlogy", jnp.log, lambda y: y,
+                      "``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN).")
+xlog1py = _custom_xlogy("xlog1py", jnp.log1p, lambda y: 1 + y,
+                        "``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN).")
 
 
 @custom_jvp
 def _xlogx(x):
-    return _xlogy(x, x)
+    return xlogy(x, x)
 
 
 @_xlogx.defjvp
@@ -422,11 +480,13 @@ def entr(x):
 def rel_entr(p, q):
     """``p log(p / q)`` for p, q > 0; 0 where p == 0 and q >= 0; inf elsewhere."""
     p, q = _real("rel_entr", p, q)
-    both_positive = (p > 0) & (q > 0)
-    p_zero = (p == 0) & (q >= 0)
+    # JAX's zero is lax._const(p, 0): weak for weak p (rel_entr(2, 1.5) is weak), in p's dtype
+    zero = lax_const(p, 0.0)
+    both_positive = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    p_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
     safe_p, safe_q = jnp.where(both_positive, p, 1), jnp.where(both_positive, q, 1)
-    value = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
-    return jnp.where(both_positive, value, jnp.where(p_zero, 0.0, np.inf)).astype(p.dtype)
+    value = lax.sub(_xlogx(safe_p), xlogy(safe_p, safe_q))
+    return jnp.where(both_positive, value, jnp.where(p_zero, zero, np.inf))
 
 
 def kl_div(p, q):
@@ -436,18 +496,15 @@ def kl_div(p, q):
 
 
 @custom_jvp
-def _logit(x):
+def logit(x):
+    """``log(x / (1 - x))``."""
+    # promoted inside, as JAX's logit, the custom_jvp itself (its equation's name)
+    (x,) = _promote("logit", x)
     # JAX's lax._const 1: a weak array x gives a strong result
     return lax.log(lax.div(x, lax.sub(lax_const(x, 1), x)))
 
 
-_logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(lax_const(x, 1), x))))
-
-
-def logit(x):
-    """``log(x / (1 - x))``."""
-    (x,) = _promote("logit", x)
-    return _logit(x)
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(lax_const(x, 1), x))))
 
 
 def expit(x):
@@ -479,22 +536,22 @@ def boxcox1p(x, lmbda):
 
 
 def i0e(x):
-    (x,) = _real("i0e", x)
+    (x,) = _promote("i0e", x)
     return lax.bessel_i0e(x)
 
 
 def i0(x):
-    (x,) = _real("i0", x)
+    (x,) = _promote("i0", x)
     return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
 
 
 def i1e(x):
-    (x,) = _real("i1e", x)
+    (x,) = _promote("i1e", x)
     return lax.bessel_i1e(x)
 
 
 def i1(x):
-    (x,) = _real("i1", x)
+    (x,) = _promote("i1", x)
     return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)
 
 
@@ -514,30 +571,41 @@ _BERNOULLI_DENOMINATORS = np.array([
 ])
 
 
-def _zeta_series(s, q):
+def _zeta_series(x, q):
     """Euler-Maclaurin summation of sum_k (q + k)^-s: N direct terms, the integral of the rest,
-    and M Bernoulli corrections. Differentiable in both arguments (it serves zeta's JVP)."""
-    n = m = 8 if s.dtype == np.float32 else 16
+    and M Bernoulli corrections. Differentiable in both arguments: zeta's JVP is this series'
+    JVP, primal included (as JAX's). Its constants are NumPy scalars of the dtype, as JAX's, so
+    that primal is strongly typed."""
+    s, q = _promote("zeta", x, q)
+    dtype = s.dtype.type
+    n = m = dtype(8) if s.dtype == np.float32 else dtype(16)
     s_, q_ = jnp.expand_dims(s, -1), jnp.expand_dims(q, -1)
     k = np.arange(n, dtype=s.dtype)
     direct = jnp.sum((q_ + k) ** -s_, -1)
-    integral = (q + n) ** (1 - s) / (s - 1)
+    integral = lax.div((q + n) ** (dtype(1) - s), s - dtype(1))
     j = np.arange(2 * m, dtype=s.dtype)
     ratios = jnp.cumprod((s_ + j) / (q_ + n), -1)[..., ::2]
-    ratios = jnp.minimum(ratios, float(np.finfo(s.dtype).max))
-    corrections = jnp.sum(ratios / _BERNOULLI_DENOMINATORS[:m].astype(s.dtype), -1)
-    return direct + integral + (q + n) ** -s * (0.5 + corrections)
+    ratios = jnp.clip(ratios, max=np.finfo(s.dtype).max)
+    corrections = ratios / _BERNOULLI_DENOMINATORS[:int(m)].astype(s.dtype)
+    return direct + integral + (q + n) ** -s * (dtype(0.5) + corrections.sum(-1))
 
 
-@custom_jvp
-def _zeta(x, q):
-    return lax.zeta(x, q)
+def _custom_zeta():
+    # JAX's public zeta is the custom_jvp (its equation's name), promoting inside it
+    @custom_jvp
+    def zeta(x, q):
+        x, q = _real("zeta", x, q)
+        return lax.zeta(x, q)
+
+    def zeta_jvp(primals, tangents):
+        return jvp(_zeta_series, primals, tangents)
+
+    zeta_jvp.__name__ = "jvp"  # JAX's rule is partial(jvp, series), printed by its name
+    zeta.defjvp(zeta_jvp)
+    return zeta
 
 
-@_zeta.defjvp
-def _zeta_jvp(primals, tangents):
-    _, t_out = jvp(_zeta_series, primals, tangents)
-    return _zeta(*primals), t_out
+_zeta = _custom_zeta()
 
 
 def zeta(x, q=None):
@@ -547,7 +615,6 @@ def zeta(x, q=None):
         raise NotImplementedError(
             "Riemann zeta function not implemented; pass q != None to compute the Hurwitz Zeta "
             "function.")
-    x, q = _real("zeta", x, q)
     return _zeta(x, q)
 
 
@@ -587,4 +654,5 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted({*globals(), *_LAZY})
+    # the public names only (JAX's module has no helpers or imports beside them)
+    return sorted({*(n for n in globals() if n.startswith("_")), *__all__})

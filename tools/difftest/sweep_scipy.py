@@ -14,8 +14,13 @@ NAME[,NAME]`` runs some functions; ``--x64`` sweeps under ``jax_enable_x64``; ``
 ``--to NAME`` start at / stop before a function (to split a sweep over processes); ``--full``
 adds stats cases (strong low-precision parameters, integer parameters, jit, vmap), left out by
 default to keep a sweep within an hour. ``--compare A B`` prints the cases whose dtype, weak
-type, shape or error differ, or whose values differ by more than ``--ulps`` (default 2) units in
+type, shape or error differ, or whose values differ by more than ``--ulps`` (default 0) units in
 the last place (NaN only equals NaN), with the largest distance of each.
+
+Round 23 (helper b) added negative integers and points between them, NumPy/bfloat16 scalars,
+complex inputs and low-precision scalar pairs, and made ``--ulps`` 0 by default: both sides
+evaluate the same formulas through XLA, so values are bit-exact unless a batch's fusions differ
+(JAX's own scalar and vector values can differ there: ``tools/difftest/triage_27000_j.md``).
 """
 from __future__ import annotations
 
@@ -37,6 +42,8 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.25, 0.9, 2.0, -2.5, 5.0, 10.0, 30.
 PARAM = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 7.0, 1e-30, 1e30, math.inf, -math.inf, math.nan]
 SMALL = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, 1e-30, 1e30, math.inf, math.nan]
 INTS = [0, 1, 2, -1, 5, 30]
+# Negative integers (the poles of gamma-like functions) and points between them.
+NEGATIVE = [-1.0, -2.0, -3.0, -10.0, -100.0, -0.5, -1.5, -3.75, -1e-5, -1e5]
 # Points where gradients are taken (float32).
 GRAD_AT = [0.3, 0.5, 0.9, 1.5, 2.0, 3.0, 7.5, 0.0, -0.7, 1e-30, 30.0, math.inf, math.nan]
 
@@ -138,6 +145,11 @@ def sweep_special(name):
         _case(key, "bool", lambda: f(jnp.asarray([True, False])))
         _case(key, "pyfloat", lambda: f(0.75))
         _case(key, "pyint", lambda: f(3))
+        _case(key, "negative", lambda: f(_arr(NEGATIVE, np.float32)))
+        _case(key, "npscalar float16", lambda: f(np.float16(0.75)))
+        _case(key, "scalar bfloat16", lambda: f(_arr(0.75, _dtypes()[2][1])))
+        if name != "wofz":  # complex values (gamma, loggamma) or the error's type
+            _case(key, "complex64", lambda: f(jnp.asarray([1 + 2j, -0.5j, -2.5 + 0j], jnp.complex64)))
         _case(key, "jit", lambda: jax.jit(f)(_arr(xs, np.float32)))
         _case(key, "vmap", lambda: jax.vmap(f)(_arr(xs, np.float32)))
         if name == "wofz":
@@ -166,6 +178,10 @@ def sweep_special(name):
         _case(key, "int32", lambda: f(jnp.asarray(INTS, jnp.int32), jnp.asarray(INTS, jnp.int32)))
         _case(key, "int,float", lambda: f(jnp.asarray(INTS, jnp.int32)[:, None], b))
         _case(key, "pyscalars", lambda: f(2, 1.5))
+        _case(key, "negative grid", lambda: f(_arr(NEGATIVE, np.float32)[:, None],
+                                              _arr(NEGATIVE + [0.5, 3.0], np.float32)[None, :]))
+        _case(key, "float16 scalars", lambda: f(np.float16(2), np.float16(0.9)))
+        _case(key, "bfloat16 scalars", lambda: f(_arr(2, _dtypes()[2][1]), _arr(0.9, _dtypes()[2][1])))
         _case(key, "jit", lambda: jax.jit(f)(a, b))
         _case(key, "vmap", lambda: jax.vmap(f, (None, 0))(a[:, 0], b[0]))
         second = jax.vmap(jax.grad(f, argnums=1), (None, 0))
@@ -453,7 +469,7 @@ def compare(path_a, path_b, ulps):
 def main(argv):
     if "--compare" in argv:
         i = argv.index("--compare")
-        ulps = float(argv[argv.index("--ulps") + 1]) if "--ulps" in argv else 2
+        ulps = float(argv[argv.index("--ulps") + 1]) if "--ulps" in argv else 0
         compare(argv[i + 1], argv[i + 2], ulps)
         return 0
     if "--x64" in argv:
