@@ -17,7 +17,11 @@ from minijax.core import Literal, Tracer, WeakScalar, abstract_token, get_aval
 from minijax.custom_derivatives import run_forward
 from minijax.interpreters import ad
 from minijax.interpreters.ad import Zero
-from minijax.interpreters.partial_eval import DynamicJaxprTrace, DynamicJaxprTracer
+from minijax.interpreters.partial_eval import (
+    DynamicJaxprTrace,
+    DynamicJaxprTracer,
+    staged_literal,
+)
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.parallel import pvary_p
 from minijax.lowering.array import Array, device_put_value
@@ -135,11 +139,17 @@ def _instantiate(ts):
 def _tangent_array(x):
     """A tangent or cotangent minijax made (materialized zeros are a WeakScalar or NumPy
     value) as an Array, under an enclosing transformation too: JAX returns Arrays there. A
-    Python scalar is one the caller gave, passed through untouched: JAX returns it so."""
+    Python scalar is one the caller gave, passed through untouched: JAX returns it so. Scalar
+    zeros on their way into a jaxpr are a literal there (``0.0:f32[]``), as JAX's."""
     if type(x) in dtypes.python_scalar_types:
         return x
     if isinstance(x, core.WeakScalar) or (
             isinstance(x, np.ndarray) and x.dtype != dtypes.float0):
+        if not np.shape(x):
+            value, aval = (x.val, x.aval) if isinstance(x, core.WeakScalar) else (x, get_aval(x))
+            literal = staged_literal(np.asarray(value, aval.dtype), aval)
+            if literal is not None:
+                return literal
         return device_put_value(x)
     return _as_array(x)
 
@@ -302,15 +312,19 @@ def _ct_aval(aval):
     return ad.tangent_aval(aval).update(vma=aval.vma)
 
 
-def _ct_in(ct, aval):
+def _ct_in(ct, aval, t_aval=None):
     """An output cotangent, checked against the primal output's cotangent type as JAX does: the
     shape, the dtype (a Python scalar has its own: 1 is int32, 1.0 float32), the varying axes
     and the memory space must match, weak types aside (so grad's device-memory seed meets a
     result in host memory with JAX's error); an integer output (float0) takes any dtype of its
-    shape and ignores the value."""
+    shape and ignores the value, unless its linearized tangent ``t_aval`` is an integer one
+    (a dot's with an integer preferred_element_type): then a cotangent of that type is
+    transposed, as in JAX."""
     expected = _ct_aval(aval)
     ct_aval = _aval_of(ct, "vjp cotangent")
     if expected.dtype == dtypes.float0 and ct_aval.shape == expected.shape:
+        if t_aval is not None and ct_aval.dtype == t_aval.dtype != dtypes.float0:
+            return ct
         return Zero(expected)
     if ((ct_aval.shape, ct_aval.dtype, ct_aval.vma, ct_aval.memory_space)
             != (expected.shape, expected.dtype, expected.vma, expected.memory_space)):
@@ -351,7 +365,8 @@ class _VJPFun:
         lin = ad.Linearized(lin.primals_out, lin.aux, lin.in_nonzero, lin.out_nonzero,
                             core.ClosedJaxpr(lin.jaxpr.jaxpr, residuals), lin.in_avals,
                             lin.out_avals)
-        in_cts = lin.vjp([_ct_in(c, a) for c, a in zip(ct_leaves, self.out_avals)])
+        in_cts = lin.vjp([_ct_in(c, a, t)
+                          for c, a, t in zip(ct_leaves, self.out_avals, lin.out_avals)])
         return self.in_tree.unflatten(_instantiate(in_cts))
 
 

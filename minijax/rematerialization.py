@@ -338,6 +338,7 @@ def _unless_tracers(key, consts):
 
 
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    tangents = ad.drop_integer_tangents(primals, tangents)  # as a jit's (JAX's remat types them so)
     nonzero = [type(t) is not Zero for t in tangents]
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     avals = [get_aval(x) for x in (*primals, *nz_tangents)]

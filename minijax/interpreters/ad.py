@@ -13,8 +13,9 @@ convention for jaxprs written in ``partial_eval``'s docstring.
 Tangents may be *symbolic zeros* (``Zero(aval)``): an input that is not differentiated, a
 constant, a ``stop_gradient``, or the output of a non-differentiable primitive. No equation is
 ever emitted for a symbolic zero, and a primitive whose tangents are all zero just runs on the
-parent trace. Integer and boolean values always have symbolic-zero tangents, of dtype
-``float0`` (``tangent_aval``), as in JAX.
+parent trace. Integer and boolean values have symbolic-zero tangents, of dtype ``float0``
+(``tangent_aval``), as in JAX, except the integer tangent a rule computes for an integer result
+(see ``JVPTrace.wrap``).
 
 Rule API, JAX's (the rules are the primitive's ``jvp`` and ``transpose`` attributes, attached
 beside the primitive in ``minijax/lax/*.py`` with these)::
@@ -265,6 +266,14 @@ class JVPTracer(Tracer):
         return operator.index(self.primal)
 
 
+class IntegerTangentTracer(JVPTracer):
+    """In a linearization, an integer result with the integer tangent its rule gave
+    (``JVPTrace.wrap``): JAX's linearize returns that tangent for an output of the function, but
+    takes an integer operand's tangent as zero, so no rule sees it."""
+
+    __slots__ = ()
+
+
 class JVPTrace(Trace):
     lifts_to_parent = True  # a constant has a zero tangent: it is the parent's value
 
@@ -277,6 +286,8 @@ class JVPTrace(Trace):
     def to_primal_tangent(self, x):
         if type(x) is JVPTracer and x._trace is self:
             return x.primal, x.tangent
+        if type(x) is IntegerTangentTracer and x._trace is self:
+            return x.primal, Zero.from_primal_value(x.primal)
         if isinstance(x, Tracer) and not x._trace.valid:
             raise escaped_tracer_error(x)
         return x, Zero.from_primal_value(x)
@@ -314,10 +325,18 @@ class JVPTrace(Trace):
             # run on it (scatter_mul's, which refuses non-unique indices); jvp keeps it
             return primal
         aval = get_aval(primal)
-        if not is_differentiable_dtype(aval.dtype):
-            return primal  # integer/boolean results: zero (float0) tangents, always
         t_aval = get_aval(tangent)
-        if t_aval.shape != aval.shape or t_aval.dtype != aval.dtype:
+        if not is_differentiable_dtype(aval.dtype):
+            # JAX keeps the tangent a rule gives an integer or boolean result unless it is a
+            # float0 one: a dot_general with an integer preferred_element_type has its bilinear
+            # JVP at that dtype, which the consumers' rules (mul, convert_element_type) carry on
+            # and a jit's callee drops (``drop_integer_tangents``). A linearization only returns
+            # it (``IntegerTangentTracer``).
+            if t_aval.dtype == dtypes.float0:
+                return primal
+            if self.linearizing:
+                return IntegerTangentTracer(self, primal, tangent)
+        elif t_aval.shape != aval.shape or t_aval.dtype != aval.dtype:
             raise AssertionError(
                 f"the JVP rule of '{prim.name}' gave a tangent {t_aval.str_short()} for a primal "
                 f"output {aval.str_short()} (a bug in the rule)"
@@ -338,6 +357,19 @@ def _as_primal(p, t):
     # constants (``ge(x, 0)``) nothing to take their dtype from, so a tracer's (the only one
     # with a nonzero tangent) becomes a weak array.
     return device_put_value(p) if type(t) is not Zero and dtypes.is_python_scalar(p) else p
+
+
+def drop_integer_tangents(primals, tangents):
+    """``tangents`` with an integer or boolean primal's tangent a zero: JAX types a callee's
+    tangent inputs by their primals (an integer's as float0), so inside a jit an integer
+    tangent (``JVPTrace.wrap``) is a zero."""
+    return [Zero.from_primal_value(p) if type(t) is not Zero and _has_integer_type(p) else t
+            for p, t in zip(primals, tangents)]
+
+
+def _has_integer_type(x):
+    aval = get_aval(x)
+    return isinstance(aval, ShapedArray) and not is_differentiable_dtype(aval.dtype)
 
 
 def jvp_flat(fun, primals, tangents):
@@ -446,11 +478,13 @@ def defjvp_zero(prim):
 
 def deflinear(prim, transpose_rule):
     """``prim`` is linear in its inexact operands (jointly); integer and boolean operands
-    (indices, predicates) are fixed. The JVP is ``prim`` applied to the tangents."""
+    (indices, predicates) are fixed, unless they carry an integer tangent (``JVPTrace.wrap``):
+    then they are data, as in JAX. The JVP is ``prim`` applied to the tangents."""
 
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
-        linear = [is_differentiable_dtype(get_aval(p).dtype) for p in primals]
+        linear = [type(t) is not Zero or is_differentiable_dtype(get_aval(p).dtype)
+                  for p, t in zip(primals, tangents)]
         if all(type(t) is Zero for t, lin in zip(tangents, linear) if lin):
             zero = [Zero.from_primal_value(a) for a in (ans if prim.multiple_results else [ans])]
             return ans, (zero if prim.multiple_results else zero[0])
@@ -534,7 +568,9 @@ def linearize_flat(fun, primals, has_aux=False, nonzeros=None):
         with core.set_current_trace(jvp_trace):
             outs = fun(*tracers)
             outs, aux = outs if has_aux else (outs, [])
-        pairs = [jvp_trace.to_primal_tangent(x) for x in outs]
+        pairs = [(x.primal, x.tangent)
+                 if type(x) is IntegerTangentTracer and x._trace is jvp_trace
+                 else jvp_trace.to_primal_tangent(x) for x in outs]
         # aux may hold any Python object (a string, a sentinel), returned as it is, as in JAX
         aux = [jvp_trace.to_primal_tangent(x)[0] if isinstance(x, core.Tracer) else x
                for x in aux]
@@ -544,7 +580,9 @@ def linearize_flat(fun, primals, has_aux=False, nonzeros=None):
     finally:
         jvp_trace.invalidate()
         pe_trace.invalidate()
-    out_avals = [tangent_aval(get_aval(p)) for p in primals_out]
+    # an integer output's tangent (IntegerTangentTracer) has its own integer type
+    out_avals = [get_aval(t) if type(t) is not Zero and _has_integer_type(p)
+                 else tangent_aval(get_aval(p)) for p, t in pairs]
     return Linearized(primals_out, aux, in_nonzero, out_nonzero, dce_jaxpr(closed), in_avals,
                       out_avals)
 

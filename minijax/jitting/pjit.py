@@ -308,6 +308,7 @@ _jvp_cache = BoundedCache()
 
 
 def _pjit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline):
+    tangents = ad.drop_integer_tangents(primals, tangents)
     nonzero = tuple(type(t) is not Zero for t in tangents)
     # a custom_vjp's tangent in the body is staged differently inside a linearization, and a
     # linearization's own jit linearizes its body (JAX's _pjit_linearize)

@@ -213,9 +213,33 @@ def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     out_shape = [0] * lhs.ndim
     for axis, size in zip(out_spec, out_t):
         out_shape[axis] = size
-    dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    dtype = lhs.dtype
+    if preferred_element_type is not None:
+        _check_preferred_element_type(dtype, preferred_element_type)
+        dtype = preferred_element_type
     # weak when both operands are (JAX's standard weak-type rule, preferred type or not)
     return ShapedArray(tuple(out_shape), dtype, weak_type=lhs.weak_type and rhs.weak_type)
+
+
+def _check_preferred_element_type(input_dtype, preferred):
+    """JAX's rule for a convolution's ``preferred_element_type`` (stricter than dot_general's,
+    which accepts float operands with an integer preferred type): the same kind as the
+    operands (integer operands may also accumulate in a float), a signed integer for signed
+    operands, and never narrower."""
+    sub = dtypes.issubdtype
+    if not (sub(input_dtype, np.integer) and sub(preferred, np.floating)):
+        kinds = (np.integer, np.floating, np.complexfloating)
+        if any(sub(input_dtype, k) and not sub(preferred, k) for k in kinds):
+            raise TypeError("Input type is incompatible with `preferred_element_type`. The "
+                            "compatible combinations of (input_type, preferred_element_type) "
+                            "are (integral, integral), (integral, floating), (floating, "
+                            "floating), (complex, complex.")
+        if sub(input_dtype, np.signedinteger) and not sub(preferred, np.signedinteger):
+            raise TypeError("`preferred_element_type` must have the same signedness as the "
+                            "original type.")
+    if np.dtype(preferred).itemsize < np.dtype(input_dtype).itemsize:
+        raise TypeError("`preferred_element_type` must not be narrower than the original "
+                        "type.")
 
 
 # ------------------------------------------------------------------------------------------------

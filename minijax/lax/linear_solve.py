@@ -10,8 +10,9 @@ finite) and the factors' own tangents are ignored, as JAX ignores its solve's co
 
 from __future__ import annotations
 
+import numpy as np
 
-from minijax.core import Primitive, ShapedArray
+from minijax.core import MemorySpace, Primitive, ShapedArray, check_memory_spaces, get_aval
 from minijax.interpreters import ad, batching
 from minijax.interpreters.mlir import lower_traced
 from minijax.lax.dot import Precision, dot_general
@@ -92,5 +93,19 @@ ad.primitive_transposes[lu_linear_solve_p] = _transpose
 def lu_linear_solve(a, lu, perm, b, *, transpose=False):
     """``a^-1 b`` (``a^-T b`` when ``transpose``) for ``b`` (..., n, k), given ``P a = L U``
     packed in ``lu`` with the row permutation ``perm``; batch dimensions must match."""
+    _check_memory_spaces(get_aval(a), get_aval(b))
     return lu_linear_solve_p.bind(a, lu, perm, b, transpose=bool(transpose))
 
+
+def _check_memory_spaces(a, b):
+    """JAX's errors for operands outside device memory. Its ``custom_linear_solve`` first
+    traces the matvec, a ``dot_general`` of one matrix of ``a`` with one column of ``b`` (its
+    solve is vmapped over the batch and b's columns), so ``a`` and ``b`` in different memories
+    are that dot's error; both in host memory, its ``lu_solve`` then gathers a column (as
+    (n, 1)) with the permutation's device indices."""
+    n = a.shape[-1]
+    check_memory_spaces("dot_general", [a.update(shape=a.shape[-2:]),
+                                        b.update(shape=b.shape[-2:-1])])
+    if b.memory_space is not MemorySpace.Device:
+        check_memory_spaces("gather", [b.update(shape=(n, 1)),
+                                       ShapedArray((n, 1), np.dtype(np.int32))])

@@ -29,7 +29,7 @@ import functools
 import inspect
 import operator
 
-from minijax import core
+from minijax import core, dtypes
 from minijax.interpreters.ad import JVPTracer, Zero
 from minijax.interpreters.batching import BatchTracer
 from minijax.interpreters.partial_eval import DynamicJaxprTrace, building_jaxpr
@@ -109,16 +109,24 @@ def _called(trace, args):
     return any(_retyped_tangent(a) for a in args)
 
 
+_INEXACT = frozenset(d for d in dtypes._dtype_set if dtypes.is_inexact(d))
+
+
 def _retyped_tangent(x):
     """Whether ``x``, or what it carries to a transformation below (a JVP's primal, a batched
-    value), is a JVP tracer whose tangent's weak type is not its primal's. A JVP further down
+    value), is a JVP tracer whose tangent's weak type is not its primal's, or whose tangent is
+    an integer one. A JVP further down
     sees the call too (the JVP of a vjp, s24057-240: the vjp's own tangent is typed from its
     primal, the outer one need not be)."""
     while isinstance(x, core.Tracer):
         if type(x) is JVPTracer:
-            if type(x.tangent) is not Zero and (
-                    core.get_aval(x.tangent).weak_type != core.get_aval(x.primal).weak_type):
-                return True
+            if type(x.tangent) is not Zero:
+                t_aval = core.get_aval(x.tangent)
+                # an integer tangent (a dot's with an integer preferred_element_type): the
+                # call drops it (ad.drop_integer_tangents), as JAX's jit does
+                if (t_aval.weak_type != core.get_aval(x.primal).weak_type
+                        or t_aval.dtype not in _INEXACT):
+                    return True
             x = x.primal
         elif type(x) is BatchTracer:
             x = x.val

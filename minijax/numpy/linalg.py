@@ -355,6 +355,13 @@ def solve(a, b):
     """x with a @ x = b; ``b`` is a vector (..., m) when 1-D, else matrices (..., m, k)."""
     a = _matrix("solve", a, square=True)
     a, b = _inexact("solve", a, b)
+    if (b.ndim > 1 and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]
+            and a.shape[-1] != b.shape[-2]):
+        # JAX's message for the shapes older JAX took as a batched 1-D solve
+        raise ValueError(
+            f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this would "
+            "have been treated as a batched 1-dimensional solve. To recover this behavior, use "
+            "solve(a, b[..., None]).squeeze(-1).")
     vector = b.ndim == 1
     if vector:
         b = b[:, None]
