@@ -80,6 +80,8 @@ def _lowering(ctx, k1, k2, x1, x2):
     if 0 in aval_out.shape:
         zeros = full_like_aval(0, aval_out)
         return [zeros, zeros]
+    if ctx.module_ctx.platform == "cpu":
+        k1, k2 = _opaque_keys(ctx.avals_in[:2], k1, k2)
 
     def bcast(x, aval):  # trailing-aligned, size-1 axes stretch (broadcast_in_dim allows it)
         if aval.shape == aval_out.shape:
@@ -87,28 +89,33 @@ def _lowering(ctx, k1, k2, x1, x2):
         dims = range(rank - len(aval.shape), rank)
         return hlo.broadcast_in_dim(out_t, x, dense_i64(dims))
 
-    k1, k2, x1, x2 = (bcast(v, a) for v, a in zip((k1, k2, x1, x2), ctx.avals_in))
-    if ctx.module_ctx.platform != "cpu" or not ctx.module_ctx.partitioned:
-        return _rounds(aval_out, k1, k2, x1, x2)
-    # JAX's CPU lowering runs the rounds in a loop (five trips of four rounds). A loop is no
-    # constant expression: Shardy keeps a constant-keyed draw one value instead of copying it
-    # per use, so one use's sharding reaches the others, as in JAX. Programs Shardy partitions
-    # get one trip holding all twenty rounds (XLA fuses them; JAX's five trips run ~4x slower
-    # at 1e7 draws); single-device ones no loop (its control costs ~30us a call).
+    return _rounds(aval_out, *(bcast(v, a) for v, a in zip((k1, k2, x1, x2), ctx.avals_in)))
+
+
+def _opaque_keys(avals, k1, k2):
+    """The keys passed through a loop of two trips that xors them with a constant (so gives
+    them back), for XLA a value only known when the program runs. JAX's CPU lowering runs the
+    rounds in a loop, so a draw is never a constant expression there: XLA (or LLVM, for a small
+    fusion with no parameters) would fold a constant key's draw and round its float math
+    otherwise than the compiled code (last bits of ``jit(lambda: random.normal(random.key(3),
+    (8,)))()``), and Shardy would copy a constant-keyed draw per use instead of letting one
+    use's sharding reach the others. Only the keys loop, not the rounds: the draw stays one
+    fusion that XLA can slice (a slice of a 2**32-element draw computes only the slice).
+    (XLA inlines a loop of one trip and drops a carried value a trip passes through.)"""
     i32 = tensor_type(ShapedArray((), np.int32))
-    types = [i32] + [out_t] * 4
-    loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), k1, k2, x1, x2])
+    types = [i32] + [tensor_type(a) for a in avals]
+    loop = hlo.WhileOp(types, [ir_constant(np.int32(0)), k1, k2])
     cond = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond):
-        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(1)),
+        hlo.return_([hlo.compare(cond.arguments[0], ir_constant(np.int32(2)),
                                  hlo.ComparisonDirectionAttr.get("LT"),
                                  compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
     body = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body):
-        i, k1, k2, x1, x2 = body.arguments
-        v0, v1 = _rounds(aval_out, k1, k2, x1, x2)
-        hlo.return_([hlo.add(i, ir_constant(np.int32(1))), k1, k2, v0, v1])
-    return list(loop.results[3:])
+        i, *keys = body.arguments
+        keys = [hlo.xor(k, full_like_aval(np.uint32(_PARITY), a)) for k, a in zip(keys, avals)]
+        hlo.return_([hlo.add(i, ir_constant(np.int32(1))), *keys])
+    return list(loop.results[1:])
 
 
 def _rounds(aval_out, k1, k2, x1, x2):
