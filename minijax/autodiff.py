@@ -304,7 +304,7 @@ def _long(aval, weak=False):
     name = "float0" if aval.dtype == dtypes.float0 else aval.dtype.name
     vma = "{V:" + ",".join(sorted(map(str, aval.vma))) + "}" if aval.vma else ""
     return (f"{'~' if weak and aval.weak_type else ''}{name}{aval._space_str()}"
-            f"[{','.join(map(str, aval.shape))}]{vma}")
+            f"[{aval._dims_str()}]{vma}")
 
 
 def _ct_aval(aval):
@@ -314,8 +314,8 @@ def _ct_aval(aval):
 
 def _ct_in(ct, aval, t_aval=None):
     """An output cotangent, checked against the primal output's cotangent type as JAX does: the
-    shape, the dtype (a Python scalar has its own: 1 is int32, 1.0 float32), the varying axes
-    and the memory space must match, weak types aside (so grad's device-memory seed meets a
+    shape, the dtype (a Python scalar has its own: 1 is int32, 1.0 float32), the varying axes,
+    the memory space and the split over Explicit mesh axes must match, weak types aside (so grad's device-memory seed meets a
     result in host memory with JAX's error); an integer output (float0) takes any dtype of its
     shape and ignores the value, unless its linearized tangent ``t_aval`` is an integer one
     (a dot's with an integer preferred_element_type): then a cotangent of that type is
@@ -326,8 +326,9 @@ def _ct_in(ct, aval, t_aval=None):
         if t_aval is not None and ct_aval.dtype == t_aval.dtype != dtypes.float0:
             return ct
         return Zero(expected)
-    if ((ct_aval.shape, ct_aval.dtype, ct_aval.vma, ct_aval.memory_space)
-            != (expected.shape, expected.dtype, expected.vma, expected.memory_space)):
+    if ((ct_aval.shape, ct_aval.dtype, ct_aval.vma, ct_aval.memory_space, ct_aval.explicit)
+            != (expected.shape, expected.dtype, expected.vma, expected.memory_space,
+                expected.explicit)):
         raise ValueError(with_user_line(
             "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
             f"{_long(ct_aval)}, but expected {_long(expected)} because the corresponding output "

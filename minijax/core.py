@@ -133,20 +133,20 @@ def mem_space_to_kind(memory_space):
 
 class ShapedArray(AbstractValue):
     """The type of an array value: shape, dtype, whether the dtype is weak (a Python scalar),
-    inside ``shard_map`` the manual mesh axes it varies over (``vma``), and the memory it lives
-    in (``memory_space``, a :class:`MemorySpace`)."""
+    inside ``shard_map`` the manual mesh axes it varies over (``vma``), the memory it lives
+    in (``memory_space``, a :class:`MemorySpace`) and, for a value split over ``Explicit`` mesh
+    axes, its sharding (``explicit``: ``(abstract mesh, partitions)``, one entry per
+    dimension, each None, an axis name or a tuple of names; None when no Explicit axis splits
+    it, the common case, which costs nothing)."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "memory_space", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "memory_space", "explicit", "_hash")
 
     # ``memory_space`` is keyword-only in JAX; here it may also come fifth (a positional
     # default costs less than a keyword-only one on this hot constructor)
-    def __init__(self, shape, dtype, weak_type=False, vma=frozenset(), memory_space=_DEVICE, *,
-                 sharding=None, manual_axis_type=None):
-        # JAX 0.10's keywords. A minijax type carries no sharding beyond the one no mesh axis
-        # splits (``.sharding``), so only that one is accepted; ``manual_axis_type`` is the vma.
-        if sharding is not None and any(p is not None for p in sharding.spec):
-            raise ValueError(f"ShapedArray: minijax types no value as sharded over mesh axes "
-                             f"(explicit sharding), got sharding={sharding}")
+    def __init__(self, shape, dtype, weak_type=False, vma=frozenset(), memory_space=_DEVICE,
+                 explicit=None, *, sharding=None, manual_axis_type=None):
+        if sharding is not None:  # JAX 0.10's keyword: a NamedSharding type
+            explicit = explicit_of(sharding, tuple(shape))
         if manual_axis_type is not None:
             vma = manual_axis_type.varying
         self.shape = tuple(shape)
@@ -155,20 +155,29 @@ class ShapedArray(AbstractValue):
         self.weak_type = bool(weak_type)
         self.vma = frozenset(vma)
         self.memory_space = memory_space
-        # the memory space stays out of the hash (types differing only there are rare): no
-        # cost on the hot path of typing every traced op
+        self.explicit = explicit
+        # the memory space and sharding stay out of the hash (types differing only there are
+        # rare): no cost on the hot path of typing every traced op
         self._hash = hash((self.shape, self.dtype, self.weak_type, self.vma))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None, memory_space=None):
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None, memory_space=None,
+               explicit=False):
+        """A copy with the given fields replaced. The sharding stays while the rank does
+        (``explicit=None`` drops it, a ``(mesh, partitions)`` pair sets it)."""
+        if explicit is False:
+            explicit = self.explicit
+            if explicit is not None and shape is not None and len(shape) != len(self.shape):
+                explicit = None
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             self.vma if vma is None else vma,
             self.memory_space if memory_space is None else memory_space,
+            explicit,
         )
 
     @property
@@ -192,9 +201,32 @@ class ShapedArray(AbstractValue):
 
     @property
     def sharding(self):
-        """The sharding type: ``NamedSharding(abstract mesh in context, P(None, ...))``, as JAX
-        0.10 types a value whose mesh axes are all Auto (XLA decides its layout)."""
-        return unsharded_sharding(self.ndim)
+        """The sharding type: ``NamedSharding(abstract mesh, P(...))``; for a value no
+        Explicit axis splits, the abstract mesh in context and ``P(None, ...)``."""
+        if self.explicit is None:
+            return unsharded_sharding(self.ndim)
+        return typed_sharding(*self.explicit)
+
+    def drop_dim(self, d):
+        """The type of one slice along axis ``d`` (a scan's ``x``, a vmap example), its
+        sharding kept on the other axes."""
+        ex = self.explicit
+        parts = None if ex is None else ex[1][:d] + ex[1][d + 1:]
+        return self.update(shape=self.shape[:d] + self.shape[d + 1:],
+                           explicit=None if parts is None or all(p is None for p in parts)
+                           else (ex[0], parts))
+
+    def add_dim(self, d, n):
+        """The type of ``n`` values of this type stacked along a new axis ``d`` (a scan's
+        ``ys``), its sharding kept on the other axes."""
+        ex = self.explicit
+        return self.update(shape=self.shape[:d] + (n,) + self.shape[d:],
+                           explicit=None if ex is None else (ex[0], ex[1][:d] + (None,)
+                                                             + ex[1][d:]))
+
+    def parts(self):
+        """The sharding's partitions, one per dimension (all None when unsharded)."""
+        return (None,) * len(self.shape) if self.explicit is None else self.explicit[1]
 
     def __eq__(self, other):
         return (
@@ -204,6 +236,7 @@ class ShapedArray(AbstractValue):
             and self.weak_type == other.weak_type
             and self.vma == other.vma
             and self.memory_space is other.memory_space
+            and self.explicit == other.explicit
         )
 
     def __hash__(self):
@@ -212,7 +245,15 @@ class ShapedArray(AbstractValue):
     def str_short(self):
         dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
                  else dtypes.short_name(self.dtype))
-        return f"{dtype}{self._space_str()}[{','.join(map(str, self.shape))}]{self._vma_str()}"
+        return f"{dtype}{self._space_str()}[{self._dims_str()}]{self._vma_str()}"
+
+    def _dims_str(self):
+        """``8,4``; a dimension split over Explicit axes as JAX prints it: ``8@x``, ``32@(x,y)``."""
+        if self.explicit is None:
+            return ",".join(map(str, self.shape))
+        return ",".join(str(d) if p is None else f"{d}@{p}" if isinstance(p, str)
+                        else f"{d}@({','.join(p)})"
+                        for d, p in zip(self.shape, self.explicit[1]))
 
     def _space_str(self):
         """``<host>`` after the dtype for a value in host memory, as JAX prints it."""
@@ -230,7 +271,7 @@ class ShapedArray(AbstractValue):
     def _str_long(self):
         """JAX's printed type: the dtype's full name (``float32[2]{V:d}``)."""
         return (f"{dtypes.long_name(self.dtype)}{self._space_str()}"
-                f"[{','.join(map(str, self.shape))}]{self._vma_str()}")
+                f"[{self._dims_str()}]{self._vma_str()}")
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -325,9 +366,14 @@ def get_aval(x) -> ShapedArray:
 pytype_aval_mappings = {}
 pytype_aval_mappings[Token] = lambda _: abstract_token
 
-# ndim -> the sharding type of a value no mesh axis splits (``ShapedArray.sharding``). The
-# sharding classes sit above core (they need the backends); sharding_types.py installs this.
+# The sharding classes sit above core (they need the backends); sharding_types.py installs
+# these three. ndim -> the sharding type of a value no mesh axis splits
+# (``ShapedArray.sharding``); (abstract mesh, partitions) -> the NamedSharding of that type;
+# (NamedSharding, shape) -> the ``explicit`` field of a value of that shape typed with it
+# (None if no Explicit axis of its mesh splits it).
 unsharded_sharding = None
+typed_sharding = None
+explicit_of = None
 
 # (prim, args, params) -> outputs: how the eval trace runs a primitive that has no ``impl``
 # (compile its lowering, execute it). lowering/dispatch.py, above core, installs this.
@@ -376,6 +422,9 @@ class Primitive:
         # running a body, whose results are the body's); other primitives' results are in the
         # memory of their operands of rank > 0, which must agree (JAX's default rule).
         self.own_memory_space = False
+        # (*avals, **params) -> the result's partitions when an operand is split over Explicit
+        # mesh axes (see ``_with_sharding``); None: JAX's "sharding rule ... not implemented".
+        self.sharding_rule = None
         self.impl = None  # eager implementation; default: compile the lowering (dispatch.py)
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
         # are partly known (control flow stages only its unknown part); default: stage it all
@@ -434,11 +483,92 @@ def abstract_eval(prim, avals, params):
             out = [_with_vma(a, vma) for a in out]
         else:
             out = _with_vma(out, vma)
-    if not prim.own_memory_space:
-        for a in avals:  # a plain loop: typing every traced op pays no call for this
-            if type(a) is ShapedArray and a.memory_space is not _DEVICE:
-                return _in_memory_space(prim, avals, out)
+    for a in avals:  # a plain loop: typing every traced op pays no call for these
+        if type(a) is ShapedArray and (a.memory_space is not _DEVICE or a.explicit is not None):
+            if any(type(b) is ShapedArray and b.explicit is not None for b in avals):
+                out = _with_sharding(prim, avals, params, out)
+            if not prim.own_memory_space:
+                out = _in_memory_space(prim, avals, out)
+            return out
     return out
+
+
+class ShardingTypeError(Exception):
+    """An operation's operands are split over Explicit mesh axes in a way its sharding rule
+    refuses (JAX's ``core.ShardingTypeError``)."""
+
+
+def _with_sharding(prim, avals, params, out):
+    """``out`` typed with the sharding ``prim``'s rule gives for operands split over Explicit
+    mesh axes (JAX's ``call_sharding_rule``). A rule returns the result's partitions (a list
+    of them for several results), or None where the abstract eval typed its results itself
+    (a primitive running a body)."""
+    rule = prim.sharding_rule
+    if rule is None:
+        raise ShardingTypeError(with_user_line(
+            f"sharding rule for {prim.name} is not implemented. Please file an issue at "
+            "https://github.com/jax-ml/jax/issues. You can work around this error by dropping "
+            "that operation into full auto sharding mode via: "
+            "`jax.sharding.auto_axes(fun, out_shardings=...)`"))
+    mesh = None
+    for a in avals:
+        if type(a) is ShapedArray and a.explicit is not None:
+            if mesh is not None and a.explicit[0] != mesh:
+                raise ShardingTypeError(with_user_line(
+                    f"Mesh for all inputs should be equal. Got one mesh: {mesh} and another "
+                    f"mesh: {a.explicit[0]}"))
+            mesh = a.explicit[0]
+    try:
+        parts = rule(*avals, **params)
+    except ShardingTypeError as e:
+        raise ShardingTypeError(with_user_line(str(e))) from None
+    if parts is None:
+        return out
+    if prim.multiple_results:
+        if isinstance(parts, tuple):  # one prefix for every result (sharding_rules.Prefix)
+            return [_typed(o, mesh, parts) for o in out]
+        return [_typed(o, mesh, p) for o, p in zip(out, parts)]
+    try:
+        return _typed(out, mesh, parts)
+    except DuplicateSpecError:
+        shown = ", ".join(a.str_short() for a in avals if type(a) is ShapedArray)
+        result = out.update(explicit=(mesh, _full_parts(parts, out.ndim)))
+        raise ShardingTypeError(with_user_line(
+            f"{prim.name} operation with inputs: {shown} produces an illegally sharded "
+            f"result: {result.str_short()}")) from None
+
+
+def _full_parts(parts, ndim):
+    """A rule's partitions for a result of rank ``ndim`` (a rule may give only the leading
+    dimensions': the others are whole)."""
+    parts = tuple(parts)[:ndim]
+    return parts + (None,) * (ndim - len(parts))
+
+
+def _typed(aval, mesh, parts):
+    if type(aval) is not ShapedArray:
+        return aval
+    parts = _full_parts(parts, aval.ndim)
+    check_no_duplicate_axes(parts)
+    return aval.update(explicit=None if all(p is None for p in parts) else (mesh, parts))
+
+
+class DuplicateSpecError(Exception):
+    """A sharding names a mesh axis for two dimensions (JAX's ``DuplicateSpecError``)."""
+
+
+def check_no_duplicate_axes(parts):
+    """A mesh axis splits at most one dimension, in JAX's words."""
+    seen = set()
+    for p in parts:
+        for name in (() if p is None else (p,) if isinstance(p, str) else p):
+            if name in seen:
+                spec = "P(" + ", ".join(map(repr, parts)) + ")"
+                raise DuplicateSpecError(
+                    "A single NamedSharding spec specification can map every mesh axis to at "
+                    f"most one positional dimension, but {spec} has duplicate entries for "
+                    f"`{name}`")
+            seen.add(name)
 
 
 def _with_vma(aval, vma):

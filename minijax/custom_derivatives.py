@@ -45,6 +45,7 @@ from minijax.interpreters.walk import map_sub_jaxprs
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path_internal, tree_map_internal
 from minijax.vmapping import vmap
+from minijax.lax import sharding_rules
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_jvp", "custom_vjp",
            "custom_vjp_primal_tree_values", "zero_from_primal"]
@@ -373,6 +374,7 @@ def _call_primitive(name):
     p = Primitive(name, multiple_results=True)
     p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
     p.own_memory_space = True  # its results are its body's
+    p.sharding_rule = sharding_rules.typed_by_body
     p.def_impl(lambda *args, call_jaxpr, **_: eval_open(call_jaxpr, args))
     p.def_lowering(lambda ctx, *args, call_jaxpr, **_: lower_open(ctx, call_jaxpr, args))
     ad.raw_primal_primitives.add(p)  # the user's rule sees the primals as given, as in JAX
@@ -747,6 +749,7 @@ def _forward_mode_error(*_, **__):
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.own_memory_space = True
+custom_lin_p.sharding_rule = sharding_rules.typed_by_body
 custom_lin_p.def_impl(_forward_mode_error)
 custom_lin_p.def_lowering(_forward_mode_error)
 

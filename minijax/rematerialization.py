@@ -60,6 +60,7 @@ from minijax.lax.sharding_constraint import device_put_p
 from minijax.lowering import backends
 from minijax.source_info import wraps
 from minijax.tree_util import _registry, tree_map
+from minijax.lax import sharding_rules
 
 __all__ = ["checkpoint", "checkpoint_name", "checkpoint_policies", "remat"]
 
@@ -646,3 +647,5 @@ def _checkpoint_batching(axis_data, args, dims, *, jaxpr, prevent_cse, different
 
 
 _checkpoint_batching.values_keep_weak_types = True  # eager, as the impl above
+
+checkpoint_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's

@@ -88,6 +88,7 @@ from minijax.sharding_types import (
 )
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry, keystr, tree_flatten_with_path
+from minijax.lax import sharding_rules
 
 __all__ = ["shard_map", "shard_map_p"]
 
@@ -122,12 +123,38 @@ def _local_aval(mesh, spec, aval, what):
                 f"shard_map: {what} of shape {aval.shape}: dimension {dim} has size {n}, which "
                 f"is not divisible by mesh axis {names}"))
         shape.append(n // k)
-    return aval.update(shape=tuple(shape))
+    return aval.update(shape=tuple(shape), explicit=_split_without(aval, mesh.axis_names))
 
 
-def _global_aval(mesh, spec, aval):
+def _split_without(aval, names, add=None, add_mesh=None):
+    """``aval``'s split over Explicit mesh axes without the axes ``names`` (manual in a
+    shard_map body, so in no type there), with the partitions ``add`` (over ``add_mesh``)
+    merged in."""
+    ex = aval.explicit
+    if ex is None and add is None:
+        return None
+    parts = [tuple(n for n in _axes_of(p) if n not in names) for p in aval.parts()]
+    if add is not None:
+        parts = [a + tuple(_axes_of(b)) for a, b in zip(parts, add)]
+    parts = tuple(None if not p else p[0] if len(p) == 1 else p for p in parts)
+    if all(p is None for p in parts):
+        return None
+    return (ex[0] if ex is not None else add_mesh), parts
+
+
+def _global_aval(mesh, spec, aval, outer_mesh=None):
+    """A body value's type outside: its dimensions gathered over ``spec``'s manual axes,
+    split over those of them the outer mesh has as Explicit axes (JAX's out type)."""
     k = _factor(mesh, spec, aval.ndim)
-    return aval.update(shape=tuple(n * f for n, f in zip(aval.shape, k)))
+    shape = tuple(n * f for n, f in zip(aval.shape, k))
+    if outer_mesh is None or AxisType.Explicit not in outer_mesh.axis_types:
+        return aval.update(shape=shape)
+    explicit = {n for n, t in zip(outer_mesh.axis_names, outer_mesh.axis_types)
+                if t == AxisType.Explicit}
+    entries = tuple(spec) + (None,) * (aval.ndim - len(spec))
+    add = [tuple(n for n in _axes_of(e) if n in explicit) or None for e in entries]
+    return aval.update(shape=shape,
+                       explicit=_split_without(aval, (), add, outer_mesh.abstract_mesh))
 
 
 def _unmentioned(mesh, spec):
@@ -322,13 +349,14 @@ def _check_specs(specs, manual, what):
 def _inferred_spec(x, mesh, manual):
     """The in spec ``Infer`` reads off an argument: its NamedSharding's spec over ``mesh``,
     keeping the manual axes (JAX's ``_manual_spec``); replicated for an unsharded Array."""
-    if isinstance(x, core.Tracer):
-        # JAX's traced values carry their sharding in their type; minijax's do not
-        raise ValueError(with_user_line(
-            "shard_map: in_specs=Infer of a traced argument: minijax's traced values carry no "
-            "sharding in their type, so shard_map cannot read the in_specs off them; pass "
-            "in_specs explicitly"))
-    sharding = getattr(x, "sharding", None)
+    if isinstance(x, core.Tracer):  # its type says how it is split
+        aval = get_aval(x)
+        sharding = aval.sharding if getattr(aval, "explicit", None) is not None else None
+        if sharding is None:
+            return P()
+        mesh = mesh.abstract_mesh
+    else:
+        sharding = getattr(x, "sharding", None)
     if not isinstance(sharding, NamedSharding) or sharding.mesh != mesh:
         return P()
     out = []
@@ -462,7 +490,7 @@ def _eager_body():
 
 def _traced_so_far(trace, in_tracers):
     """``(jaxpr, consts)``: the equations ``trace`` (a body's) holds, without outputs."""
-    jaxpr = core.Jaxpr([], [v for _, v in trace.consts] + [t.var for t in in_tracers], [],
+    jaxpr = core.Jaxpr([], [v for _, v in trace.consts] + [t.val for t in in_tracers], [],
                        list(trace.eqns))
     return jaxpr, [x for x, _ in trace.consts]
 
@@ -547,7 +575,7 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     # manual axes its body's output does (without check_vma: over all of them).
     manual = _manual_axes(mesh, newly_manual_axes)
     outer = core.vma_axes()
-    return [_global_aval(manual, s, v.aval).update(
+    return [_global_aval(manual, s, v.aval, mesh).update(
                 vma=(frozenset(v.aval.vma) if check_vma else outer) - newly_manual_axes)
             for s, v in zip(out_specs, jaxpr.outvars)]
 
@@ -936,3 +964,5 @@ def _batching(args, dims, **params):
     out_specs = [P(None, *s) if d == 0 else s for s, d in zip(params["out_specs"], out_dims)]
     outs = _bind_like(params, new_jaxpr, consts, args, in_specs, out_specs)
     return outs, out_dims
+
+shard_map_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's

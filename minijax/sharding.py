@@ -18,7 +18,8 @@ from minijax import sharding_types as shd
 from minijax.config import explicit_device_put_scope
 from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
-from minijax.lax.sharding_constraint import put_in_memory, reshard, with_sharding_constraint
+from minijax.lax.sharding_constraint import (put_in_memory, reshard, reshard_p,
+                                              with_sharding_constraint)
 from minijax.lowering.array import Array, committed, device_put_value, memory_kind_of
 from minijax.shard_map import in_eager_body, shard_map
 from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
@@ -108,18 +109,48 @@ def _given_or_keyword(value, kwargs, name):
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
-    """``f`` run with mesh ``axes`` in Auto mode, its outputs resharded to ``out_sharding``
-    (given here or as the call's ``out_sharding=`` keyword). Every minijax mesh axis is
-    already Auto, so ``f`` runs as it is and only the outputs are resharded."""
+    """``f`` run with mesh ``axes`` (default: all) in Auto mode, its outputs resharded to
+    ``out_sharding`` (given here or as the call's ``out_sharding=`` keyword). On Explicit
+    axes, the arguments' types drop those axes first (XLA places them inside ``f``), as
+    JAX's."""
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
         out = _given_or_keyword(out_sharding, kwargs, "out_sharding")
-        return reshard(f(*args, **kwargs), out)
+        mesh = _mesh_of_shardings(out)
+        names = mesh.axis_names if axes is None else axes
+        names = (names,) if isinstance(names, str) else tuple(names)
+        types = dict(zip(mesh.axis_names, mesh.axis_types))
+        if not any(types[n] == AxisType.Explicit for n in names):
+            return reshard(f(*args, **kwargs), out)
+        for n in names:
+            types[n] = AxisType.Auto
+        auto = AbstractMesh(mesh.axis_sizes, mesh.axis_names, tuple(types.values()))
+        with shd.use_abstract_mesh(auto):
+            args = tree_map_internal(lambda x: _drop_axes(x, auto), args)
+            res = f(*args, **kwargs)
+        return reshard(res, out)
 
     return wrapped
+
+
+def _mesh_of_shardings(shardings):
+    """The abstract mesh ``auto_axes``' out_sharding names, else the one in context."""
+    for s in _registry.flatten(shardings)[0]:
+        if isinstance(s, NamedSharding):
+            return s.mesh.abstract_mesh
+    return get_abstract_mesh()
+
+
+def _drop_axes(x, auto_mesh):
+    """``x`` retyped without the mesh axes ``auto_mesh`` makes Auto (no data moves)."""
+    aval = core.get_aval(x)
+    if getattr(aval, "explicit", None) is None:
+        return x
+    return reshard_p.bind(x, dst_sharding=NamedSharding(auto_mesh, PartitionSpec(*aval.parts())),
+                          concrete_mesh=shd.current_mesh())
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
@@ -233,7 +264,9 @@ def _device_put(x, device):
                 # (a host value placed back in device memory)
                 out.append(put_in_memory(leaf, s))
             elif isinstance(s, shd.NamedSharding):
-                out.append(with_sharding_constraint(leaf, s))
+                # on Explicit axes a placement retypes the value (JAX's device_put does)
+                explicit = shd.AxisType.Explicit in s.mesh.axis_types
+                out.append(reshard(leaf, s) if explicit else with_sharding_constraint(leaf, s))
             else:
                 out.append(leaf)
             continue

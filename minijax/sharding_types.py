@@ -524,7 +524,53 @@ def _unsharded(ndim):
     return NamedSharding(get_abstract_mesh(), PartitionSpec(*(None,) * ndim))
 
 
+def _typed(mesh, parts):
+    """The NamedSharding of a type split over Explicit axes (``ShapedArray.sharding``)."""
+    return NamedSharding(mesh, PartitionSpec(*parts))
+
+
+def explicit_of(sharding, shape):
+    """The ``explicit`` field of a value of ``shape`` placed with ``sharding``: its
+    partitions over the mesh's Explicit axes (an Auto axis leaves no trace in a type, as in
+    JAX), with the abstract mesh; None when no Explicit axis splits it. Checked as JAX's
+    ``core.get_sharding``: a spec longer than the rank only by None entries, each split
+    dividing its dimension, no mesh axis twice."""
+    if not isinstance(sharding, NamedSharding):
+        return None
+    mesh = sharding.mesh
+    if AxisType.Explicit not in mesh.axis_types:
+        return None
+    explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
+    spec = tuple(sharding.spec)
+    ndim = len(shape)
+    if len(spec) > ndim and all(e is None for e in spec[ndim:]):
+        spec = spec[:ndim]
+    if len(spec) > ndim:
+        raise ValueError(
+            "Length of sharding.spec must be equal to aval's ndim. Got sharding.spec "
+            f"{sharding.spec}, aval.ndim {ndim} and sharding {sharding}")
+    spec += (None,) * (ndim - len(spec))
+    core.check_no_duplicate_axes(spec)
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    parts = []
+    for dim, (entry, size) in enumerate(zip(spec, shape)):
+        axes = _axes_of(entry)
+        split = math.prod(sizes[n] for n in axes)
+        if split and size % split:
+            raise ValueError(
+                f"Sharding spec {axes} implies that array axis {dim} is partitioned {split} "
+                f"times, but does not evenly divide the dimension size {size}. Got shape: "
+                f"{tuple(shape)} and sharding {sharding}")
+        names = tuple(n for n in axes if n in explicit)
+        parts.append(None if not names else names[0] if len(names) == 1 else names)
+    if all(p is None for p in parts):
+        return None
+    return mesh.abstract_mesh, tuple(parts)
+
+
 core.unsharded_sharding = _unsharded
+core.typed_sharding = _typed
+core.explicit_of = explicit_of
 
 
 def _spec_str(spec):
@@ -765,13 +811,14 @@ def put(x, sharding, what="device_put"):
     check_divisible(sharding, aval.shape, what)
     target = sharding._to_jaxlib(len(aval.shape))
     space = core.mem_kind_to_space(sharding._memory_kind)
-    if aval.memory_space is not space:  # its type says where it now is
-        aval = aval.update(memory_space=space)
+    explicit = explicit_of(sharding, aval.shape)
+    if aval.memory_space is not space or aval.explicit != explicit:  # its type says where it is
+        aval = aval.update(memory_space=space, explicit=explicit)
     if aval.dtype == dtypes.float0:  # as JAX's result handler (backends.result_handler)
         return dtypes.float0_zeros(aval.shape, aval)
     if type(x) is _array.Array:
-        if x._sharding is target:
-            return _array.committed(x)  # a named sharding commits it there (as JAX)
+        if x._sharding is target:  # a named sharding commits it there (as JAX)
+            return _array.committed(x if aval == x.aval else _array.retyped(x, aval))
         if x.is_deleted():
             raise RuntimeError(f"{what}: the Array has been deleted or donated")
         value = x._value

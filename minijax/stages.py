@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from minijax import core
 from minijax.core import ShapedArray, abstract_token
 from minijax.dtypes import canonicalize_dtype
 from minijax.lowering.compile import ArgInfo, Compiled, Lowered, Stage
@@ -32,7 +33,10 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self):
-        return ShapedArray(self.shape, canonicalize_dtype(self.dtype), self.weak_type)
+        """Its type; a NamedSharding over Explicit mesh axes splits it (as in JAX)."""
+        explicit = None if self.sharding is None else core.explicit_of(self.sharding, self.shape)
+        return ShapedArray(self.shape, canonicalize_dtype(self.dtype), self.weak_type,
+                           explicit=explicit)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape)))
@@ -79,9 +83,11 @@ def stage_info(in_tree, in_avals, donated, out_tree, out_avals, out_shardings=No
 def result_structs(out_avals, out_shardings):
     """A ShapeDtypeStruct per result (with its sharding or None). A token has no shape nor
     dtype: its type stands for it (JAX's out_info raises AttributeError there, its eval_shape
-    gives the type)."""
-    return [a if a is abstract_token else ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
-            for a, s in zip(out_avals, out_shardings)]
+    gives the type). A result split over Explicit mesh axes has its type's sharding."""
+    return [a if a is abstract_token else ShapeDtypeStruct(
+        a.shape, a.dtype, a.weak_type,
+        s if s is not None or a.explicit is None else a.sharding)
+        for a, s in zip(out_avals, out_shardings)]
 
 # XLA compiler options by name, as ``jit(f, compiler_options=...)`` and
 # ``Lowered.compile(compiler_options)`` take them.

@@ -71,6 +71,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         dims = [_canonical_in_dim(x, d, i, args, kwargs) for i, (x, d) in enumerate(zip(leaves,
                                                                                       dims))]
         size = _batch_size(leaves, dims, axis_size, args, kwargs)
+        _check_mapped_splits(leaves, dims, spmd_axis_name)
         n_args, out_trees = len(arg_leaves), []
 
         def flat_fun(*xs):
@@ -97,6 +98,33 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                                    in enumerate(zip(vals, bdims, out_dims))])
 
     return vmap_f
+
+
+def _check_mapped_splits(leaves, dims, spmd_axis_name):
+    """JAX's checks of values split over Explicit mesh axes: every mapped axis is split alike
+    (the results' batch axis takes that split) and ``spmd_axis_name``, if given, names it."""
+    splits = [getattr(getattr(x, "aval", None), "explicit", None) for x in leaves]
+    if not any(s is not None for s in splits):
+        return
+    spec, seen = None, False
+    for s, d in zip(splits, dims):
+        if d is not_mapped:
+            continue
+        part = None if s is None else s[1][d]
+        if seen and part != spec:
+            raise ValueError(with_user_line(
+                "Mapped away dimension of inputs passed to vmap should be sharded the same. "
+                f"Got inconsistent axis specs: {spec} vs {part}"))
+        spec, seen = part, True
+    if spec is None or spmd_axis_name is None:
+        return
+    names = spec if isinstance(spec, tuple) else (spec,)
+    given = spmd_axis_name if isinstance(spmd_axis_name, tuple) else (spmd_axis_name,)
+    if given != names:
+        raise ValueError(with_user_line(
+            "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is "
+            f"allowed. Got spmd_axis_name={given} and arrays sharded on "
+            f"explicit_mesh_axis={names}"))
 
 
 def _with_ref_cells(flat_fun, leaves, ref_at):

@@ -132,7 +132,13 @@ def zeros_like_aval(aval):
                              tuple(sorted(aval.vma, key=str)))
     if not aval.shape:
         return zero  # stages as a literal
-    return lax_ops.broadcast_in_dim(zero, aval.shape, ())
+    return lax_ops.broadcast_in_dim(zero, aval.shape, (), out_sharding=_split_of(aval))
+
+
+def _split_of(aval):
+    """A value's split over Explicit mesh axes, for zeros and ones of its type (None if
+    unsplit)."""
+    return None if aval.explicit is None else aval.sharding
 
 
 def with_zeros(nonzero_values, nonzeros, avals):
@@ -176,6 +182,8 @@ def _add_any_abstract_eval(x, y):
 
 
 add_any_p.def_lowering(lambda ctx, x, y: hlo.add(x, y))
+# its type is its first operand's, split over Explicit mesh axes too (JAX's add_abstract)
+add_any_p.sharding_rule = lambda x, y: x.parts()
 # Run eagerly it is lax.add (JAX's impl, raw_jaxval_adders: weak only when both operands are)
 add_any_p.def_impl(lambda x, y: lax_ops.add(x, y))
 
@@ -205,8 +213,9 @@ def full_like(x, value):
     ones (``_zeros(x)``, ``_ones(x)``) then leave a Python scalar's derivative weak."""
     aval = get_aval(x)
     if aval.weak_type:
-        return lax_ops.broadcast_in_dim(WeakScalar(value, aval.dtype), aval.shape, ())
-    return lax_ops.full(aval.shape, value, aval.dtype)
+        return lax_ops.broadcast_in_dim(WeakScalar(value, aval.dtype), aval.shape, (),
+                                        out_sharding=_split_of(aval))
+    return lax_ops.full(aval.shape, value, aval.dtype, sharding=_split_of(aval))
 
 
 def broadcast_to_shape(x, shape):

@@ -147,7 +147,7 @@ class BatchTracer(Tracer):
             aval = get_aval(self.val)
             d = self.batch_dim
             if d is not not_mapped:
-                aval = aval.update(shape=aval.shape[:d] + aval.shape[d + 1 :])
+                aval = aval.drop_dim(d)
             self._aval = aval
         return aval
 

@@ -52,12 +52,12 @@ from minijax.source_info import user_frame
 
 
 class DynamicJaxprTracer(Tracer):
-    __slots__ = ("_aval", "var")
+    __slots__ = ("_aval", "val")
 
     def __init__(self, trace, aval, var):
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self.val = var
 
     @property
     def aval(self):
@@ -76,13 +76,13 @@ class DynamicJaxprTrace(Trace):
 
     def new_arg(self, aval):
         tracer = DynamicJaxprTracer(self, aval, Var(aval))
-        self.__dict__.setdefault("invars", []).append(tracer.var)
+        self.__dict__.setdefault("invars", []).append(tracer.val)
         return tracer
 
     def describe_origin(self, tracer):
         """Where a traced value came from, for a concretization error: the line that made it
         and the arguments it depends on. Only runs when that error is raised."""
-        var = getattr(tracer, "var", None)
+        var = getattr(tracer, "val", None)
         invars = self.__dict__.get("invars", [])
         if var is None:
             return None
@@ -113,7 +113,7 @@ class DynamicJaxprTrace(Trace):
         """The Var or Literal standing for ``x`` in this jaxpr."""
         if isinstance(x, Tracer):
             if x._trace is self:
-                return x.var
+                return x.val
             if not x._trace.valid:
                 raise escaped_tracer_error(x)
             return self._const_var(x)  # a tracer of an outer transformation: a constant here
@@ -151,7 +151,7 @@ class DynamicJaxprTrace(Trace):
     def finish(self, in_tracers, outs):
         """Builds the ClosedJaxpr; constvars are listed in the order they were first used."""
         outvars = [self.to_var(x) for x in outs]
-        invars = [t.var for t in in_tracers]
+        invars = [t.val for t in in_tracers]
         jaxpr = Jaxpr([v for _, v in self.consts], invars, outvars, self.eqns)
         return ClosedJaxpr(jaxpr, [x for x, _ in self.consts])
 

@@ -48,6 +48,7 @@ from minijax.lax.convert import convert_element_type_p
 from minijax.lax.control_flow.common import keep, pruned
 from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body, op_name
 from minijax.source_info import user_frame
+from minijax.lax import sharding_rules
 
 
 class _JitPrimitive(Primitive):
@@ -497,3 +498,5 @@ def _pjit_batching(axis_data, args, dims, *, jaxpr, name, donated_invars, inline
                        donated_invars=(False,) * len(consts) + tuple(donated_invars),
                        inline=inline)
     return outs, list(out_dims)
+
+pjit_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's

@@ -142,6 +142,7 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
         in_mem = [in_mem[i] for i in kept]
     kept = range(len(record.leaves)) if kept is None else kept
     out_sh, out_mem = _result_shardings(closed, out_tree, out_shardings)
+    out_sh = _typed_result_shardings(closed, in_sh, out_sh)
     meshes = [s.mesh for s in in_sh + out_sh if isinstance(s, shd.NamedSharding)]
     moves = []
     meshes += _constraint_meshes(closed.jaxpr, [], moves)
@@ -270,6 +271,28 @@ def _result_shardings(closed, out_tree, out_shardings):
                 g = None
         out.append(g)
     return out + extra, memory + extra
+
+
+def _typed_result_shardings(closed, in_sh, out_sh):
+    """Results on a mesh of Explicit axes are laid out as their types say (JAX's sharding in
+    types), a result whose type no axis splits replicated; ``out_shardings`` still win."""
+    mesh = None
+    for aval in closed.in_avals + closed.jaxpr.out_avals:
+        explicit = getattr(aval, "explicit", None)
+        if explicit is not None:
+            mesh = explicit[0]
+            break
+    if mesh is None or shd.AxisType.Auto in mesh.axis_types:
+        return out_sh
+    concrete = next((s.mesh for s in in_sh if isinstance(s, shd.NamedSharding)
+                     and s.mesh.abstract_mesh == mesh), None)
+    if concrete is None:
+        concrete = shd.current_mesh()
+        if concrete is None or concrete.abstract_mesh != mesh:
+            return out_sh
+    return [shd.NamedSharding(concrete, shd.PartitionSpec(*aval.parts()))
+            if g is None and type(aval) is core.ShapedArray else g
+            for g, aval in zip(out_sh, closed.jaxpr.out_avals)]
 
 
 def result_sharding_leaves(out_shardings, out_tree, n_out):

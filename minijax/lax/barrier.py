@@ -8,6 +8,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax.core import Primitive
 from minijax.interpreters import ad
 from minijax.tree_util import _registry
+from minijax.lax import sharding_rules
 
 __all__ = ["optimization_barrier", "optimization_barrier_p"]
 
@@ -53,3 +54,5 @@ def optimization_barrier(operand, /):
     outside a compiled function."""
     leaves, tree = _registry.flatten(operand)
     return tree.unflatten(optimization_barrier_p.bind(*leaves))
+
+optimization_barrier_p.sharding_rule = sharding_rules.each_operand  # (Explicit mesh axes)

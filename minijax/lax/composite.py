@@ -17,6 +17,7 @@ from minijax.interpreters import ad
 from minijax.interpreters.partial_eval import hoist_consts, trace_to_jaxpr
 from minijax.lowering.stablehlo import element_type, lower_jaxpr_body, tensor_type
 from minijax.tree_util import tree_flatten, tree_unflatten
+from minijax.lax import sharding_rules
 
 __all__ = ["composite"]
 
@@ -141,3 +142,5 @@ def composite(decomposition, name, version=0):
         return tree_unflatten(out_trees[0], outs)
 
     return wrapped
+
+composite_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's

@@ -27,6 +27,7 @@ from minijax.interpreters.partial_eval import (
     DynamicJaxprTrace, DynamicJaxprTracer, lifting_trace)
 from minijax.lax.families import FLOAT, check_dtype_allowed, full_like_shape, hlo_compare
 from minijax.lowering.stablehlo import tensor_type
+from minijax.lax import sharding_rules
 
 __all__ = [
     "bitcast_convert_type",
@@ -137,10 +138,10 @@ def _folded_constant(operand, aval, new_dtype, weak_type):
     trace = lifting_trace()
     if type(trace) is not DynamicJaxprTrace:
         return None
-    if type(operand) is DynamicJaxprTracer and type(operand.var) is Literal:
+    if type(operand) is DynamicJaxprTracer and type(operand.val) is Literal:
         if operand._trace is not trace:
             return None
-        val = np.asarray(operand.var.val)
+        val = np.asarray(operand.val.val)
     elif ((type(operand) in _FOLDABLE or isinstance(operand, np.generic))
           and new_dtype != dtypes.float0 and not np.shape(operand)):
         val = np.asarray(operand)
@@ -271,3 +272,8 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     return reduce_precision_p.bind(
         operand, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits
     )
+
+# Sharding rules (operands split over Explicit mesh axes)
+convert_element_type_p.sharding_rule = sharding_rules.operand(0)
+reduce_precision_p.sharding_rule = sharding_rules.operand(0)
+bitcast_convert_type_p.sharding_rule = sharding_rules.bitcast_convert_type

@@ -36,6 +36,7 @@ from minijax.lax.families import ANY, check_dtype_allowed
 from minijax.lax.sharding_constraint import lay_out
 from minijax.lax.structural import full, reshape, rev
 from minijax.lowering.stablehlo import tensor_type
+from minijax.lax import sharding_rules
 
 __all__ = [
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
@@ -598,3 +599,6 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                                 rhs_dilation=rhs_dilation, dimension_numbers=dn,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+# (operands split over Explicit mesh axes)
+conv_general_dilated_p.sharding_rule = sharding_rules.conv(_conv_rule)

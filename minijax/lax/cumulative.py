@@ -35,6 +35,7 @@ from minijax.lax.families import (
 )
 from minijax.lax.structural import full_like
 from minijax.lowering.stablehlo import dense_i64, ir_constant
+from minijax.lax import sharding_rules
 
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p",
@@ -252,3 +253,6 @@ def cummin(operand, axis=0, reverse=False):
 def cumlogsumexp(operand, axis=0, reverse=False):
     return cumlogsumexp_p.bind(operand, **_params(axis, reverse))
 
+# Sharding rules (operands split over Explicit mesh axes)
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    _p.sharding_rule = sharding_rules.cumulative

@@ -21,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from minijax import dtypes
+from minijax import core, dtypes
 from minijax.config import config
 from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
@@ -34,7 +34,9 @@ from minijax.lax.dot_algorithm import (
 )
 from minijax.lax.structural import transpose
 from minijax.lowering.stablehlo import tensor_type
-from minijax.lax.sharding_constraint import lay_out
+from minijax.lax.sharding_constraint import explicit_out_sharding, lay_out
+from minijax.sharding_types import PartitionSpec as P
+from minijax.lax import sharding_rules
 
 __all__ = ["Precision", "PrecisionLike", "batch_matmul", "dot", "dot_general", "dot_general_p"]
 
@@ -213,13 +215,17 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type, check_bit_width):
     return pref
 
 
-def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                      out_sharding=None):
     shape = _dot_general_shape(lhs, rhs, dimension_numbers)
     # JAX's standard weak-type rule: weak when both operands are (preferred type or not)
     # (an explicit algorithm skips the bit-width check, as in JAX)
     dtype = _dot_general_dtype(lhs, rhs, preferred_element_type,
                                not isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)))
-    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+    # ``out_sharding``: the result's split over Explicit mesh axes, where the operands' would
+    # be ambiguous (contracting dimensions split on both sides)
+    explicit = None if out_sharding is None else core.explicit_of(out_sharding, shape)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type, explicit=explicit)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -257,7 +263,8 @@ def _algorithm_lowering(ctx, lhs, rhs, dnums, algorithm):
     return _convert(out, acc_aval, out_aval.dtype)
 
 
-def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                          out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
     lhs_aval, rhs_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
@@ -296,7 +303,7 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
 def _pp_params(params):
     """JAX's printing: dimension numbers as lists, ``None`` params left out."""
     (lc, rc), (lb, rb) = params["dimension_numbers"]
-    printed = {k: v for k, v in params.items() if v is not None}
+    printed = {k: v for k, v in params.items() if v is not None and k != "out_sharding"}
     printed["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
     if isinstance(params["precision"], tuple) and not isinstance(params["precision"],
                                                                  DotAlgorithm):
@@ -311,7 +318,8 @@ dot_general_p.def_lowering(_dot_general_lowering)
 dot_general_p.pp_params = _pp_params
 
 
-def _dot_general_batching(args, dims, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_batching(args, dims, *, dimension_numbers, precision, preferred_element_type,
+                          out_sharding=None):
     """One dot_general, never a loop and no transposes: when both operands are mapped, their
     batch axes become a new (leading) batch dimension; when one is, its batch axis is one more
     free dimension of it, which lands among that operand's free dims in the result."""
@@ -330,8 +338,14 @@ def _dot_general_batching(args, dims, *, dimension_numbers, precision, preferred
         dnums = ((lc, rc), (lb, rb))
         lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
         out_dim = len(lb) + lhs_free + sum(1 for i in range(rd) if i not in rc and i not in rb)
+    if out_sharding is not None:  # the batch axis keeps its split
+        x, xd = (lhs, ld) if ld is not batching.not_mapped else (rhs, rd)
+        spec = list(out_sharding.spec) + [None] * (out_dim + 1 - len(out_sharding.spec))
+        spec.insert(out_dim, get_aval(x).parts()[xd])
+        out_sharding = out_sharding.update(spec=P(*spec))
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=dnums, precision=precision,
-                             preferred_element_type=preferred_element_type)
+                             preferred_element_type=preferred_element_type,
+                             out_sharding=out_sharding)
     return out, out_dim
 
 
@@ -353,6 +367,9 @@ def _ranges(*lengths):
 
 def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_element_type,
                        swap_ans=False):
+    """``x``'s cotangent: a dot of ``ct`` with ``y``, split as ``x`` over Explicit mesh axes
+    (JAX passes the operand's split as the dot's ``out_sharding``), transposed to ``x``'s
+    layout."""
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     y_ndim = get_aval(y).ndim
     x_kept = [i for i in range(x_aval.ndim) if i not in x_contract and i not in x_batch]
@@ -364,15 +381,24 @@ def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_el
     dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
     x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
     out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
+    out_sharding = None
+    mesh = next((a.explicit[0] for a in (x_aval, get_aval(ct), get_aval(y))
+                 if getattr(a, "explicit", None) is not None), None)
+    if mesh is not None:
+        parts = x_aval.parts()
+        order = list(x_batch) + x_kept + x_contract_by_y
+        out_sharding = core.typed_sharding(mesh, tuple(parts[i] for i in order))
     x_bar = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
-                               preferred_element_type=preferred_element_type)
+                               preferred_element_type=preferred_element_type,
+                               out_sharding=out_sharding)
     x_bar = transpose(x_bar, out_axes)
     if get_aval(x_bar).dtype != x_aval.dtype:  # preferred_element_type or mixed operands
         x_bar = _convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
     return x_bar
 
 
-def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                           out_sharding=None):
     if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
         raise TypeError("dot_general is not linear in both operands at once")
     if ad.is_undefined_primal(x):
@@ -420,14 +446,17 @@ def _canonical_preferred(preferred_element_type):
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
     """General contraction: see the module docstring for ``dimension_numbers``. The result
-    is laid out as ``out_sharding`` when one is given (``lay_out``)."""
+    is split as ``out_sharding`` over Explicit mesh axes (its type), else laid out so
+    (``lay_out``)."""
+    typed = explicit_out_sharding(out_sharding)
     out = dot_general_p.bind(
         lhs, rhs,
         dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
         precision=canonicalize_dot_precision(precision),
         preferred_element_type=_canonical_preferred(preferred_element_type),
+        out_sharding=typed,
     )
-    return lay_out(out, out_sharding)
+    return out if typed is not None else lay_out(out, out_sharding)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
@@ -453,3 +482,5 @@ def batch_matmul(lhs, rhs, precision=None):
     batch = tuple(range(lhs_ndim - 2))
     dims = (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch))
     return dot_general(lhs, rhs, dims, precision)
+
+dot_general_p.sharding_rule = sharding_rules.dot_general  # (operands split over Explicit axes)

@@ -66,6 +66,7 @@ from minijax.lax.families import (
 )
 from minijax.lowering.stablehlo import tensor_type
 from minijax.tree_util import tree_map_internal
+from minijax.lax import sharding_rules
 
 # fmt: off
 __all__ = [
@@ -1079,3 +1080,9 @@ def stop_gradient(x):
 # Every primitive defined above is public as ``<name>_p`` (as in jax.lax): defining one is enough.
 __all__ += sorted(n for n, v in list(globals().items())
                   if isinstance(v, Primitive) and not n.startswith("_"))
+
+# Sharding rules (operands split over Explicit mesh axes)
+select_n_p.sharding_rule = sharding_rules.select_n
+clamp_p.sharding_rule = sharding_rules.operand(1)
+integer_pow_p.sharding_rule = sharding_rules.operand(0)
+pow_p.sharding_rule = sharding_rules.broadcasting("pow")

@@ -26,6 +26,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, WeakScalar, get_aval
 from minijax.interpreters import batching
+from minijax.lax import sharding_rules
 from minijax.lowering.stablehlo import dense_i64, element_type, full_like_aval
 
 # dtype categories a primitive may accept
@@ -184,6 +185,7 @@ def naryop(name, build, allowed=ANY, result_dtype=None):
     p.def_abstract_eval(elementwise_shape(name, allowed, result_dtype))
     p.def_lowering(hlo_elementwise(lambda ctx, *xs, **params: build(*xs)))
     p.def_batching(batching.elementwise_rule(p))
+    p.sharding_rule = sharding_rules.broadcasting(name)
     return p
 
 
@@ -235,6 +237,7 @@ def elementwise_prim(name, allowed, lower, result_dtype=None):
     p.def_abstract_eval(elementwise_shape(name, allowed, result_dtype))
     p.def_lowering(hlo_elementwise(lower))
     p.def_batching(batching.elementwise_rule(p))
+    p.sharding_rule = sharding_rules.broadcasting(name)
     return p
 
 

@@ -30,6 +30,7 @@ from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import conj, div, mul
 from minijax.lax.structural import broadcast_in_dim, full
 from minijax.lowering.stablehlo import dense_i64, tensor_type
+from minijax.lax import sharding_rules
 
 __all__ = ["FftType", "fft", "fft_p"]
 
@@ -180,3 +181,5 @@ def fft(x, fft_type, fft_lengths):
     if fft_type in (FftType.FFT, FftType.IFFT) and not dtypes.is_complex(dtype):
         x = convert_element_type(x, np.complex128 if dtype == np.float64 else np.complex64)
     return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)
+
+fft_p.sharding_rule = sharding_rules.operand(0)  # (operands split over Explicit mesh axes)

@@ -65,6 +65,7 @@ from minijax.lax.structural import (
 from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_closed_jaxpr, tensor_type
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
+from minijax.lax import sharding_rules
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
@@ -484,6 +485,7 @@ def _scatter_prim(name, combine, allowed, update=None):
     p.def_lowering(_scatter_lowering(combine, update))
     p.def_batching(_scatter_batching(p))
     p.pp_params = _pp_params
+    p.sharding_rule = sharding_rules.scatter  # (operands split over Explicit mesh axes)
     return p
 
 
@@ -975,3 +977,8 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
     if get_aval(update).ndim + 1 == ndim:
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+# Sharding rules (operands split over Explicit mesh axes)
+dynamic_slice_p.sharding_rule = sharding_rules.varying_shape("dynamic_slice", _dynamic_slice_rule)
+dynamic_update_slice_p.sharding_rule = sharding_rules.dynamic_update_slice
+gather_p.sharding_rule = sharding_rules.gather

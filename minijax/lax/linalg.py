@@ -81,6 +81,7 @@ from minijax.lax.structural import (
     transpose,
 )
 from minijax.lowering.stablehlo import tensor_type
+from minijax.lax import sharding_rules
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm",
@@ -2031,3 +2032,13 @@ def _qdwh_traced(x, *, is_hermitian, max_iterations, eps, dynamic_shape):
     else:
         m, n = big_m, big_n
     return _qdwh(x, m, n, max_iterations, eps, dynamic)
+
+# Sharding rules (operands split over Explicit mesh axes): each input's matrix dimensions whole
+for _p, _ranks in ((cholesky_p, (2,)), (triangular_solve_p, (2, 2)), (lu_p, (2,)),
+                   (lu_pivots_to_permutation_p, (1,)), (geqrf_p, (2,)), (geqp3_p, (2, 1)),
+                   (qr_p, (2,)), (eigh_p, (2,)), (svd_p, (2,)), (eig_p, (2,)),
+                   (hessenberg_p, (2,)), (householder_product_p, (2, 1)), (schur_p, (2,)),
+                   (tridiagonal_p, (2,)), (tridiagonal_solve_p, (1, 1, 1, 2)),
+                   (symmetric_product_p, (2, 2)), (cholesky_update_p, (2, 1)),
+                   (ormqr_p, (2, 1, 2))):
+    _p.sharding_rule = sharding_rules.linalg(_p.name, _ranks)

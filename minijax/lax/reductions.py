@@ -54,6 +54,7 @@ from minijax.lax.structural import (
     tile_p,
 )
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
+from minijax.lax import sharding_rules
 
 __all__ = [
     "argmax", "argmax_p", "argmin", "argmin_p",
@@ -161,7 +162,10 @@ def _kept_axes(ndim, axes):
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
     shape = operand.aval.shape
     # NumPy ints, as JAX's rule (np.delete): its jaxprs print broadcast_dimensions=(np.int64(0),)
-    return [broadcast_in_dim(ct, shape, tuple(np.delete(np.arange(len(shape)), axes)))]
+    # split over Explicit mesh axes as the operand (JAX's out_sharding here)
+    sharding = operand.aval.sharding if operand.aval.explicit is not None else None
+    return [broadcast_in_dim(ct, shape, tuple(np.delete(np.arange(len(shape)), axes)),
+                             out_sharding=sharding)]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
@@ -398,3 +402,8 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
 
 
 ad.deflinear(pad_p, _pad_transpose)
+
+# Sharding rules (operands split over Explicit mesh axes)
+for _p in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_and_p, reduce_or_p,
+           reduce_xor_p, argmax_p, argmin_p):
+    _p.sharding_rule = sharding_rules.drop_axes()

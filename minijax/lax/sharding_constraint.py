@@ -15,6 +15,7 @@ from minijax.lowering import backends
 from minijax.lowering.stablehlo import annotate_device_placement
 from minijax.sharding_types import (
     UNCONSTRAINED,
+    AxisType,
     Mesh,
     NamedSharding,
     P,
@@ -30,7 +31,7 @@ from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 
 __all__ = ["device_put_p", "lay_out", "put_in_memory", "put_memory_kind", "reshard",
-           "sharding_constraint_p", "with_sharding_constraint", "with_sharding_constraint_p"]
+           "reshard_p", "sharding_constraint_p", "with_sharding_constraint", "with_sharding_constraint_p"]
 
 
 # sharding_constraint[sharding layout context_mesh unconstrained_dims], JAX's params: layout is
@@ -80,6 +81,7 @@ with_sharding_constraint_p.def_lowering(_wsc_lowering)
 with_sharding_constraint_p.def_impl(_wsc_impl)
 with_sharding_constraint_p.def_batching(_wsc_batching)
 ad.deflinear(with_sharding_constraint_p, _wsc_transpose)
+with_sharding_constraint_p.sharding_rule = lambda x, **params: x.parts()  # (asserted above)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -178,6 +180,8 @@ def with_sharding_constraint(x, shardings):
             raise TypeError(
                 f"with_sharding_constraint needs a NamedSharding or PartitionSpec, got {s!r}"
             )
+        if isinstance(leaf, core.Tracer) and s.mesh.are_all_axes_explicit:
+            _assert_typed_as(core.get_aval(leaf), s)
         try:
             outs.append(with_sharding_constraint_p.bind(
                 leaf, sharding=s, layout=None, context_mesh=_context_mesh(),
@@ -186,6 +190,18 @@ def with_sharding_constraint(x, shardings):
         except ValueError as e:
             raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
     return tree.unflatten(outs)
+
+
+def _assert_typed_as(aval, sharding):
+    """On a mesh of Explicit axes a constraint only asserts the value's type (as JAX's)."""
+    have = P(*aval.parts())
+    want = P(*(tuple(sharding.spec) + (None,) * (aval.ndim - len(sharding.spec))))
+    if any(w is not UNCONSTRAINED and h != w for h, w in zip(have, want)):
+        raise AssertionError(with_user_line(
+            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+            f"`Explicit`. The array sharding: {have} did not match the sharding provided: "
+            f"{want}. Please use `jax.sharding.reshard` to shard your input to the sharding "
+            "you want."))
 
 
 _EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
@@ -202,20 +218,110 @@ def _context_mesh():
 
 def reshard(xs, out_shardings):
     """``xs`` (a pytree) laid out as ``out_shardings`` (a pytree prefix of Shardings or
-    PartitionSpecs; bare specs need a mesh in context). minijax's mesh axes are all Auto, so
-    this is ``with_sharding_constraint`` under a transformation and ``device_put`` outside."""
+    PartitionSpecs; bare specs need a mesh in context). Under a transformation, a value on a
+    mesh with Explicit axes is retyped (the ``reshard`` primitive); on Auto axes this is
+    ``with_sharding_constraint``. Outside, it is ``device_put``."""
     leaves, tree = _registry.flatten(xs)
     outs = []
     for leaf, s in zip(leaves, broadcast_prefix(out_shardings, xs, "reshard")):
         if s is None:
             raise ValueError("Reshard should only be used with out_shardings which are "
                              f"non-None and have a non-empty mesh. Got sharding {s}.")
+        _check_mesh_for(s)
         s = resolve(s, "reshard")
         if isinstance(leaf, core.Tracer):
-            outs.append(with_sharding_constraint(leaf, s))
+            if isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types:
+                # (the type checks the split: JAX's errors)
+                outs.append(reshard_p.bind(
+                    leaf, dst_sharding=NamedSharding(s.mesh.abstract_mesh, s.spec),
+                    concrete_mesh=s.mesh if isinstance(s.mesh, Mesh) else current_mesh()))
+            else:
+                outs.append(with_sharding_constraint(leaf, s))
         else:
             outs.append(put(leaf, s, "reshard"))
     return tree.unflatten(outs)
+
+
+# reshard[dst_sharding concrete_mesh]: the value retyped to the split ``dst_sharding`` gives
+# over Explicit axes (JAX's reshard primitive; XLA moves the data where the split changes).
+# JAX prints no params.
+
+
+def _reshard_abstract_eval(x, *, dst_sharding, concrete_mesh):
+    return x.update(explicit=core.explicit_of(dst_sharding, x.shape))
+
+
+def _reshard_lowering(ctx, x, *, dst_sharding, concrete_mesh):
+    mesh = concrete_mesh or current_mesh() or next(iter(ctx.module_ctx.meshes), None)
+    if mesh is None:  # a program on one device: nothing to lay out
+        return x
+    sharding = NamedSharding(mesh, dst_sharding.spec)
+    # Auto axes (auto_axes' body) leave the layout to Shardy: its dimensions stay open
+    attr = sdy_sharding_attr(sharding, len(ctx.avals_in[0].shape),
+                             ctx.module_ctx.mesh_symbol(mesh),
+                             open_dims=AxisType.Auto in dst_sharding.mesh.axis_types)
+    return sdy.ShardingConstraintOp(x, attr).result
+
+
+def _reshard_impl(x, *, dst_sharding, concrete_mesh):
+    mesh = concrete_mesh or current_mesh()
+    return put(x, NamedSharding(mesh, dst_sharding.spec), "reshard")
+
+
+def _reshard_batching(args, dims, *, dst_sharding, concrete_mesh):
+    (x,), (d,) = args, dims
+    aval = core.get_aval(x)
+    spec = list(dst_sharding.spec) + [None] * (aval.ndim - 1 - len(dst_sharding.spec))
+    spec.insert(d, aval.parts()[d])  # the batch axis keeps its split (vmap over it)
+    return reshard_p.bind(x, dst_sharding=NamedSharding(dst_sharding.mesh, P(*spec)),
+                          concrete_mesh=concrete_mesh), d
+
+
+def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh):
+    """The cotangent goes back to the operand's split."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    return [reshard_p.bind(ct, dst_sharding=x.aval.sharding, concrete_mesh=concrete_mesh)]
+
+
+reshard_p = Primitive("reshard")
+reshard_p.def_abstract_eval(_reshard_abstract_eval)
+reshard_p.def_lowering(_reshard_lowering)
+reshard_p.def_impl(_reshard_impl)
+reshard_p.def_batching(_reshard_batching)
+reshard_p.sharding_rule = lambda x, *, dst_sharding, concrete_mesh: _given_parts(dst_sharding,
+                                                                                  x.shape)
+reshard_p.pp_params = lambda params: {}
+ad.deflinear(reshard_p, _reshard_transpose)
+
+
+def _given_parts(sharding, shape):
+    explicit = core.explicit_of(sharding, shape)
+    return (None,) * len(shape) if explicit is None else explicit[1]
+
+
+def _check_mesh_for(sharding):
+    """JAX's refusal of a bare PartitionSpec outside any mesh."""
+    if isinstance(sharding, P) and current_mesh() is None and get_abstract_mesh().empty:
+        raise ValueError(with_user_line(
+            "Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+            "pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. "
+            f"Got {sharding}"))
+
+
+def explicit_out_sharding(out_sharding, what="out_sharding"):
+    """An ``out_sharding=`` keyword as the sharding type a primitive takes as its param: a
+    NamedSharding over the abstract mesh when its mesh has Explicit axes, else None (then
+    the result is laid out with ``lay_out``)."""
+    if out_sharding is None:
+        return None
+    if not isinstance(out_sharding, NamedSharding):
+        _check_mesh_for(out_sharding)
+        out_sharding = resolve(out_sharding, what)
+    if not isinstance(out_sharding, NamedSharding) or (
+            AxisType.Explicit not in out_sharding.mesh.axis_types):
+        return None
+    return NamedSharding(out_sharding.mesh.abstract_mesh, out_sharding.spec)
 
 
 def lay_out(x, out_sharding):

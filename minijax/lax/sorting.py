@@ -32,6 +32,7 @@ from minijax.lax.families import (
 from minijax.lax.indexing import GatherDimensionNumbers, gather
 from minijax.lax.structural import broadcasted_iota, reshape
 from minijax.lowering.stablehlo import dense_i64, tensor_type
+from minijax.lax import sharding_rules
 
 __all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
 
@@ -255,3 +256,6 @@ def top_k(operand, k, *, axis=-1):
     ndim = get_aval(operand).ndim
     axis = canonicalize_axis(axis, ndim, "top_k") if ndim else operator.index(axis)
     return tuple(top_k_p.bind(operand, k=k, axis=axis))
+
+sort_p.sharding_rule = sharding_rules.sort  # (operands split over Explicit mesh axes)
+top_k_p.sharding_rule = sharding_rules.top_k

@@ -14,6 +14,7 @@ from minijax.lax.families import check_same_dtypes
 from minijax.lax.structural import _canonicalize_axis
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.source_info import with_user_line
+from minijax.lax import sharding_rules
 
 __all__ = ["stack", "stack_p", "unstack", "unstack_p"]
 
@@ -122,3 +123,6 @@ def unstack(x, axis=0):
     """The slices of ``x`` along ``axis``, as a tuple of arrays without that axis."""
     axis = _canonicalize_axis(axis, get_aval(x).ndim, "unstack")
     return tuple(unstack_p.bind(x, axis=axis))
+
+stack_p.sharding_rule = sharding_rules.stack  # (operands split over Explicit mesh axes)
+unstack_p.sharding_rule = sharding_rules.unstack

@@ -40,6 +40,8 @@ from minijax.lax.families import check_same_dtypes, coerce_scalars, const
 from minijax.lowering.array import Array, device_put_value
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 from minijax.source_info import with_user_line
+from minijax.lax import sharding_rules
+from minijax.lax.sharding_constraint import explicit_out_sharding, reshard
 
 # fmt: off
 __all__ = [
@@ -147,7 +149,8 @@ def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding):
             f"corresponding dimensions in the target broadcast shape; got operand "
             f"{operand.str_short()}, target shape {shape}, broadcast_dimensions {dims}."
         )
-    return operand.update(shape=shape)
+    out = operand.update(shape=shape)
+    return out if sharding is None else out.update(explicit=core.explicit_of(sharding, shape))
 
 
 def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding):
@@ -169,6 +172,9 @@ def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions, shard
     later elementwise ops meet JAX's layout, and XLA makes JAX's rewrites)."""
     (x,), (d,) = args, dims
     x = batching.moveaxis(x, d, 0)
+    if sharding is not None:  # the batch axis keeps its split
+        sharding = sharding.update(spec=(get_aval(x).parts()[0], *sharding.spec,
+                                         *(None,) * (len(shape) - len(sharding.spec))))
     out = broadcast_in_dim_p.bind(
         x, shape=(get_aval(x).shape[0], *shape),
         broadcast_dimensions=(0, *(b + 1 for b in broadcast_dimensions)), sharding=sharding)
@@ -186,20 +192,30 @@ def _reshape_to(x, shape):
     return reshape_p.bind(x, new_sizes=shape, dimensions=None, sharding=None)
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions):
-    """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i].
+    ``out_sharding`` (a NamedSharding over Explicit axes) types the result's split."""
     shape = _static_ints(shape, "broadcast_in_dim", "shape")
     dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions",
                         keep_numpy=True)
     if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
         return operand
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
-                                   sharding=None)
+                                   sharding=explicit_out_sharding(out_sharding))
 
 
-def broadcast(operand, sizes):
-    """``operand`` with new leading axes of ``sizes``: ``broadcast(f32[3], (2,))`` is f32[2,3]."""
+def broadcast(operand, sizes, *, out_sharding=None):
+    """``operand`` with new leading axes of ``sizes``: ``broadcast(f32[3], (2,))`` is f32[2,3];
+    typed ``out_sharding`` over Explicit mesh axes (with no new axis: a reshard, as JAX's)."""
     sizes = _static_ints(sizes, "broadcast", "sizes")
+    typed = explicit_out_sharding(out_sharding)
+    if typed is not None:
+        if not sizes:
+            return reshard(operand, typed)
+        shape = get_aval(operand).shape
+        return broadcast_in_dim(operand, sizes + shape,
+                                tuple(range(len(sizes), len(sizes) + len(shape))),
+                                out_sharding=typed)
     if not sizes and _is_array(operand):
         return operand
     if not sizes and np.ndim(operand) == 0:
@@ -299,7 +315,9 @@ def _reshape_rule(operand, *, new_sizes, dimensions, sharding):
             f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
             f"{dimensions} for operand {operand.str_short()}."
         )
-    return operand.update(shape=new_sizes)
+    out = operand.update(shape=new_sizes)
+    return out if sharding is None else out.update(explicit=core.explicit_of(sharding,
+                                                                             new_sizes))
 
 
 def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
@@ -339,17 +357,20 @@ def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding):
 ad.deflinear(reshape_p, _reshape_transpose)
 
 
-def reshape(operand, new_sizes, dimensions=None):
-    """``operand`` (transposed by ``dimensions`` first, if given) in the shape ``new_sizes``."""
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """``operand`` (transposed by ``dimensions`` first, if given) in the shape ``new_sizes``,
+    split over Explicit mesh axes as ``out_sharding`` says (else as JAX's rule derives)."""
     new_sizes = _static_ints(new_sizes, "reshape", "new_sizes")
     shape = get_aval(operand).shape
     if dimensions is not None:
         dimensions = _static_ints(dimensions, "reshape", "dimensions")
         if dimensions == tuple(range(len(shape))):
             dimensions = None  # the identity permutation is no transpose
-    if dimensions is None and new_sizes == shape and shape and _is_array(operand):
+    typed = explicit_out_sharding(out_sharding)
+    if (dimensions is None and new_sizes == shape and shape and _is_array(operand)
+            and typed is None):
         return operand
-    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=typed)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -871,7 +892,8 @@ def _iota_rule(*, dtype, shape, dimension, sharding):
             f"iota dimension must be between 0 and len(shape), got dimension={dimension} for "
             f"shape={shape}"
         )
-    return ShapedArray(shape, dtype)
+    explicit = None if sharding is None else core.explicit_of(sharding, shape)
+    return ShapedArray(shape, dtype, explicit=explicit)
 
 
 iota_p = Primitive("iota")
@@ -882,12 +904,14 @@ iota_p.def_batching(batching.never_batched_rule(iota_p))
 ad.defjvp_zero(iota_p)
 
 
-def broadcasted_iota(dtype, shape, dimension):
-    """An array of ``shape`` whose value at each index is that index along ``dimension``."""
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
+    """An array of ``shape`` whose value at each index is that index along ``dimension``,
+    split over Explicit mesh axes as ``out_sharding`` says."""
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = _static_ints(shape, "broadcasted_iota", "shape")
     dimension = _static_int(dimension, "the dimension argument of broadcasted_iota")
-    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=None)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension,
+                       sharding=explicit_out_sharding(out_sharding))
 
 
 def iota(dtype, size):
@@ -913,8 +937,9 @@ def _scalar_of(fill_value, dtype, weak_type):
     return WeakScalar(value, dtype) if weak_type else value
 
 
-def full(shape, fill_value, dtype=None):
-    """An array of ``shape`` filled with the scalar ``fill_value`` (as ``dtype`` if given)."""
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of ``shape`` filled with the scalar ``fill_value`` (as ``dtype`` if given),
+    split over Explicit mesh axes as ``sharding`` says."""
     shape = _static_ints(shape, "full", "shape")
     if np.shape(fill_value):
         raise TypeError(with_user_line(
@@ -924,17 +949,27 @@ def full(shape, fill_value, dtype=None):
     value_dtype, value_weak = dtypes.dtype_of(fill_value)
     weak_type = dtype is None and value_weak
     dtype = value_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return broadcast(_scalar_of(fill_value, dtype, weak_type), shape)
+    scalar = _scalar_of(fill_value, dtype, weak_type)
+    typed = explicit_out_sharding(sharding)
+    if typed is None:
+        return broadcast(scalar, shape)
+    return broadcast_in_dim(scalar, shape, (), out_sharding=typed)
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
-    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``."""
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``; split
+    as ``x``'s type over Explicit mesh axes unless ``shape`` or ``sharding`` says otherwise."""
     x_shape = tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
     fill_shape = x_shape if shape is None else _static_ints(shape, "full_like", "shape")
     x_dtype, x_weak = dtypes.dtype_of(x)
     weak_type = dtype is None and x_weak
     dtype = x_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
-    out = broadcast(_scalar_of(fill_value, dtype, weak_type), fill_shape)
+    if sharding is None and shape is None and getattr(get_aval(x), "explicit", None) is not None:
+        sharding = get_aval(x).sharding
+    scalar = _scalar_of(fill_value, dtype, weak_type)
+    typed = explicit_out_sharding(sharding)
+    out = (broadcast(scalar, fill_shape) if typed is None else
+           broadcast_in_dim(scalar, fill_shape, (), out_sharding=typed))
     if isinstance(x, Tracer) and get_aval(x).vma:
         # as JAX's: inside shard_map the result varies over the manual axes ``x`` varies over
         # (so ``vjp(f, x)[1](jnp.ones_like(x))`` passes the cotangent type check)
@@ -945,3 +980,15 @@ def full_like(x, fill_value, dtype=None, shape=None):
 def zeros_like_array(x):
     """Zeros of ``x``'s shape and dtype."""
     return full_like(x, 0)
+
+# Sharding rules (operands split over Explicit mesh axes)
+broadcast_in_dim_p.sharding_rule = sharding_rules.broadcast_in_dim
+reshape_p.sharding_rule = sharding_rules.reshape
+squeeze_p.sharding_rule = sharding_rules.squeeze
+transpose_p.sharding_rule = sharding_rules.transpose
+rev_p.sharding_rule = sharding_rules.operand(0)
+concatenate_p.sharding_rule = sharding_rules.concatenate
+pad_p.sharding_rule = sharding_rules.varying_shape("padding", _pad_rule)
+slice_p.sharding_rule = sharding_rules.varying_shape("slicing", _slice_rule)
+split_p.sharding_rule = sharding_rules.varying_shape("split", _split_rule)
+tile_p.sharding_rule = sharding_rules.tile

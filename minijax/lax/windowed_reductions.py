@@ -63,6 +63,7 @@ from minijax.lax.structural import broadcast_in_dim, pad
 from minijax.lax.structural import slice as lax_slice
 from minijax.lowering.stablehlo import dense_i64, ir_constant, lower_closed_jaxpr, tensor_type
 from minijax.tree_util import _registry
+from minijax.lax import sharding_rules
 
 __all__ = [
     "reduce_window", "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
@@ -597,3 +598,9 @@ def _as_init(x, dtype):
     if isinstance(x, core.Tracer) or hasattr(x, "aval"):
         return x
     return np.asarray(x, dtype=dtypes.canonicalize_dtype(dtype))
+
+# Sharding rules (operands split over Explicit mesh axes)
+for _p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
+    _p.sharding_rule = sharding_rules.varying_shape("reduce_window", _p.abstract_eval)
+select_and_gather_add_p.sharding_rule = sharding_rules.select_and_gather_add
+select_and_scatter_add_p.sharding_rule = lambda source, operand, **params: operand.parts()

@@ -373,6 +373,11 @@ def committed(x: Array) -> Array:
     return Array(x.aval, x._sharding, backends.shard_pieces(x), True, _skip_checks=True)
 
 
+def retyped(x: Array, aval) -> Array:
+    """``x``'s buffers under another type of its shape and dtype (a sharding type)."""
+    return Array(aval, x._sharding, backends.shard_pieces(x), x._committed, _skip_checks=True)
+
+
 def put_like(x: Array, like: Array) -> Array:
     """``x`` laid out as ``like`` (its sharding, or its device when the shapes differ), in its
     memory, and committed as ``like`` is: where JAX puts the result of ``zeros_like(like)``

@@ -16,11 +16,18 @@ import numpy as np
 from minijax import core, monitoring
 from minijax.config import config
 from minijax.errors import XlaRuntimeError
-from minijax.lowering import backends, dumps, jaxlib_ext, persistent_cache, stablehlo
+from minijax.lowering import array, backends, dumps, jaxlib_ext, persistent_cache, stablehlo
 from minijax.lowering.array import interned_sharding, put_global
 from minijax.tree_util import _registry, tree_map_internal, tree_structure
 
 logger = logging.getLogger("minijax")
+
+
+def _typed_as_laid_out(aval, jaxlib_sharding, mesh):
+    if type(aval) is not core.ShapedArray:
+        return aval
+    sharding = array.user_sharding_of(jaxlib_sharding, aval.ndim, mesh)
+    return aval.update(explicit=core.explicit_of(sharding, aval.shape))
 
 
 class Executable:
@@ -51,6 +58,11 @@ class Executable:
         else:
             self.in_shardings = self._shardings(xla.get_parameter_shardings(), in_avals, mesh)
             self.out_shardings = self._shardings(xla.get_output_shardings(), out_avals, mesh)
+            if mesh is not None and any(t.name == "Explicit" for t in mesh.axis_types):
+                # on Explicit axes a result's type is its layout's, as in JAX: a result the
+                # program leaves to XLA is typed with the split XLA chose
+                self.out_avals = out_avals = [
+                    _typed_as_laid_out(a, s, mesh) for a, s in zip(out_avals, self.out_shardings)]
         # A program with ordered effects (one device) takes and returns a token per effect
         # before its arguments and outputs (stablehlo.lower_jaxpr): ``execute`` passes an
         # empty buffer for each, as JAX, and drops the tokens it gets back. ``in_avals`` and

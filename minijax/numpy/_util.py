@@ -25,10 +25,11 @@ import warnings
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import core, dtypes, lax
 from minijax.config import config
 from minijax.core import Tracer, WeakScalar, get_aval
 from minijax.lax.convert import _convert_element_type
+from minijax.lax import sharding_rules
 from minijax.lax.families import const
 from minijax.lowering.array import Array
 from minijax.source_info import with_user_line
@@ -185,13 +186,15 @@ def broadcast_shapes(*shapes):
     return tuple(result)
 
 
-def broadcast_to_shape(x, shape):
-    """``x`` broadcast to ``shape`` with one ``broadcast_in_dim`` (nothing if already there)."""
+def broadcast_to_shape(x, shape, out_sharding=None):
+    """``x`` broadcast to ``shape`` with one ``broadcast_in_dim`` (nothing if already there),
+    typed with ``out_sharding`` if given (see ``broadcast_sharding``)."""
     shape = tuple(shape)
     x_shape = globals()["shape"](x)
     if x_shape == shape:
         return x
-    if isinstance(x, np.ndarray) and x.ndim and _host_broadcast_is_small(x, shape):
+    if (out_sharding is None and isinstance(x, np.ndarray) and x.ndim
+            and _host_broadcast_is_small(x, shape)):
         return np.broadcast_to(x, shape)  # a host array stays on the host (one constant)
     lead = len(shape) - len(x_shape)
     if lead < 0 or any(d != 1 and d != shape[lead + i] for i, d in enumerate(x_shape)):
@@ -199,7 +202,23 @@ def broadcast_to_shape(x, shape):
     # Scalars (Python, WeakScalar) go in as they are: they become literals under jit. A size-1
     # operand axis may map onto a larger output axis (broadcast_in_dim's own rule).
     dims = tuple(range(lead, len(shape)))
-    return lax.broadcast_in_dim(x, shape, dims)
+    return lax.broadcast_in_dim(x, shape, dims, out_sharding=out_sharding)
+
+
+def broadcast_sharding(*args):
+    """The sharding type NumPy broadcasting gives operands split over Explicit mesh axes
+    (JAX's ``lax.broadcast_shardings``), or None when none is split."""
+    avals = [core.get_aval(a) for a in args]
+    explicit = [a for a in avals if a.explicit is not None]
+    if not explicit:
+        return None
+    ndim = max(a.ndim for a in avals)
+    padded = [a.update(shape=(1,) * (ndim - a.ndim) + a.shape,
+                       explicit=None if a.explicit is None else
+                       (a.explicit[0], (None,) * (ndim - a.ndim) + a.explicit[1]))
+              for a in avals]
+    parts = sharding_rules.broadcasting("broadcast_shardings")(*padded)
+    return core.typed_sharding(explicit[0].explicit[0], parts)
 
 
 # A host array broadcast on the host becomes one constant of the broadcast size; under jit a

@@ -74,7 +74,7 @@ def _binary_ops():
 # Methods
 
 
-def _reshape(self, *args, order="C"):
+def _reshape(self, *args, order="C", out_sharding=None):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; ``order="F"`` fills column-major."""
     shape = args[0] if len(args) == 1 and not _is_int(args[0]) else args
     if order == "F":
@@ -83,7 +83,7 @@ def _reshape(self, *args, order="C"):
         return manipulation.transpose(reversed_shape)
     if order == "A":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("np.reshape order=A is not implemented.")
-    return manipulation.reshape(self, shape, order=order)
+    return manipulation.reshape(self, shape, order=order, out_sharding=out_sharding)
 
 
 def _is_int(x):

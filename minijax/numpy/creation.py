@@ -21,6 +21,7 @@ from minijax import core, dtypes, lax
 from minijax.core import ShapedArray, Tracer, WeakScalar, concrete_or_error
 from minijax.interpreters.partial_eval import staged_literal
 from minijax.lax.families import const
+from minijax.lax.sharding_constraint import explicit_out_sharding
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
 from minijax.numpy._eager import eager_jit
 from minijax.sharding import device_put
@@ -187,8 +188,15 @@ def copy(a, order=None):
 # Filled arrays
 
 
-def _place(out, device):
-    """``out`` on ``device`` (a Device or a Sharding), as JAX's ``device=`` argument puts it."""
+def _place(out, device, out_sharding=None):
+    """``out`` on ``device`` (a Device or a Sharding) or ``out_sharding``, as JAX's
+    ``device=``/``out_sharding=`` arguments put it (over Explicit mesh axes, its type)."""
+    if device is not None and out_sharding is not None:
+        raise ValueError("Only one of `device` or `out_sharding` can be set. Got "
+                         f"device={device} and out_sharding={out_sharding}")
+    if out_sharding is not None:
+        explicit_out_sharding(out_sharding)  # JAX's refusal of a bare P outside a mesh
+        device = out_sharding
     return out if device is None else device_put(out, device)
 
 
@@ -196,22 +204,33 @@ def _default_dtype(dtype):
     return dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
 
 
-def zeros(shape, dtype=None, *, device=None):
-    return _place(lax.full(_canonical_shape(shape), 0, _default_dtype(dtype)), device)
+def _filled(shape, fill_value, dtype, device, out_sharding):
+    """``lax.full``, typed with ``out_sharding`` over Explicit mesh axes (JAX's
+    ``broadcast_in_dim`` with a sharding), else placed."""
+    typed = explicit_out_sharding(out_sharding) if device is None else None
+    if typed is not None:
+        return lax.full(_canonical_shape(shape), fill_value, dtype, sharding=typed)
+    return _place(lax.full(_canonical_shape(shape), fill_value, dtype), device, out_sharding)
 
 
-def ones(shape, dtype=None, *, device=None):
-    return _place(lax.full(_canonical_shape(shape), 1, _default_dtype(dtype)), device)
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    return _filled(shape, 0, _default_dtype(dtype), device, out_sharding)
 
 
-def empty(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    return _filled(shape, 1, _default_dtype(dtype), device, out_sharding)
+
+
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Zeros: XLA has no uninitialized memory to hand out, and JAX does the same."""
-    return zeros(shape, dtype, device=device)
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """``fill_value`` (a scalar, or an array broadcast to ``shape``) everywhere."""
-    return _place(_full(shape, fill_value, dtype), device)
+    if np.ndim(fill_value) == 0 and not is_array(fill_value):
+        return _filled(shape, fill_value, dtype, device, out_sharding)
+    return _place(_full(shape, fill_value, dtype), device, out_sharding)
 
 
 def _full(shape, fill_value, dtype):
@@ -226,22 +245,26 @@ def _full(shape, fill_value, dtype):
     return jnp.broadcast_to(asarray(fill_value, dtype=dtype), shape_)
 
 
-def _like(name, a, fill_value, dtype, shape_, device):
+def _like(name, a, fill_value, dtype, shape_, device, out_sharding):
     if _is_shape_dtype(a):  # a ShapeDtypeStruct or aval: only its type is used, as in JAX
         return full(a.shape if shape_ is None else shape_, fill_value,
-                    a.dtype if dtype is None else dtype, device=device)
+                    a.dtype if dtype is None else dtype, device=device,
+                    out_sharding=out_sharding)
     check_arraylike(name, a)
     if shape_ is not None:
         shape_ = _canonical_shape(shape_)
-    return _follow(lax.full_like(asarray(a), fill_value, dtype, shape_), a, device)
+    typed = explicit_out_sharding(out_sharding) if device is None else None
+    out = lax.full_like(asarray(a), fill_value, dtype, shape_, sharding=typed)
+    return _follow(out, a, device, None if typed is not None else out_sharding)
 
 
-def _follow(out, a, device):
-    """A ``*_like`` result where JAX puts it: on ``device`` when given, else where a concrete
-    prototype lies (its sharding; only its device when the shape changes) and committed as it
-    is; a multi-device prototype of another shape leaves the result on the default device."""
-    if device is not None:
-        return device_put(out, device)
+def _follow(out, a, device, out_sharding=None):
+    """A ``*_like`` result where JAX puts it: on ``device`` or ``out_sharding`` when given,
+    else where a concrete prototype lies (its sharding; only its device when the shape
+    changes) and committed as it is; a multi-device prototype of another shape leaves the
+    result on the default device."""
+    if device is not None or out_sharding is not None:
+        return _place(out, device, out_sharding)
     if type(a) is not Array or type(out) is not Array or out.weak_type:
         return out  # as JAX's full_like: a weak prototype's layout is not followed
     devs = a._sharding._internal_device_list
@@ -261,29 +284,30 @@ def _is_shape_dtype(a):
     return not is_arraylike(a) and hasattr(a, "shape") and hasattr(a, "dtype")
 
 
-def zeros_like(a, dtype=None, shape=None, *, device=None):
-    return _like("zeros_like", a, 0, dtype, shape, device)
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return _like("zeros_like", a, 0, dtype, shape, device, out_sharding)
 
 
-def ones_like(a, dtype=None, shape=None, *, device=None):
-    return _like("ones_like", a, 1, dtype, shape, device)
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return _like("ones_like", a, 1, dtype, shape, device, out_sharding)
 
 
-def empty_like(prototype, dtype=None, shape=None, *, device=None):
-    return _like("empty_like", prototype, 0, dtype, shape, device)
+def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return _like("empty_like", prototype, 0, dtype, shape, device, out_sharding)
 
 
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     if _is_shape_dtype(a):
         return full(a.shape if shape is None else shape, fill_value,
-                    a.dtype if dtype is None else dtype, device=device)
+                    a.dtype if dtype is None else dtype, device=device,
+                    out_sharding=out_sharding)
     check_arraylike("full_like", a, fill_value)
     if _ndim(fill_value):
         out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
         out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
         return _follow(jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape), a,
-                       device)
-    return _like("full_like", a, fill_value, dtype, shape, device)
+                       device, out_sharding)
+    return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
 
 def _ndim(x):
@@ -298,7 +322,7 @@ def _shape_of(a):
 # Ranges
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in ``[start, stop)``; all arguments must be concrete (static).
     JAX's arithmetic, not NumPy's: ``start + step * iota`` with start and step first cast to the
     result dtype (floats narrower than 32 bits work in float32), so the values, e.g. of
@@ -330,11 +354,15 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
             lax.add(lax.convert_element_type(start, work),
                     lax.mul(lax.convert_element_type(step, work), lax.iota(work, size))), dtype)
     elif start == 0:
+        typed = explicit_out_sharding(out_sharding) if device is None else None
+        if typed is not None:  # JAX's iota with the sharding
+            return lax.broadcasted_iota(dtype, (max(0, int(np.ceil(stop))),), 0,
+                                        out_sharding=typed)
         out = lax.iota(dtype, max(0, int(np.ceil(stop))))
     else:
         out = lax.add(lax.convert_element_type(start, dtype),
                       lax.iota(dtype, max(0, int(np.ceil(stop - start)))))
-    return _place(out, device)
+    return _place(out, device, out_sharding)
 
 
 def _concrete_scalar(x):
@@ -433,8 +461,10 @@ def _tri_mask(m, k, lower):
         raise ValueError(f"Argument to jax.numpy.{'tril' if lower else 'triu'} must be at "
                          "least 2D")
     n_rows, n_cols = a.shape[-2:]
+    # split as ``a`` over Explicit mesh axes (JAX's out_sharding here): select wants that
+    split = a.aval.sharding if a.aval.explicit is not None else None
     mask = lax.broadcast(tri(n_rows, n_cols, k if lower else k - 1, dtype=dtypes.bool_),
-                         a.shape[:-2])
+                         a.shape[:-2], out_sharding=split)
     zeros = lax.full_like(a, 0)
     # triu keeps what tri(k - 1) leaves out: the select's operands swap, as JAX's
     return lax.select(mask, a, zeros) if lower else lax.select(mask, zeros, a)

@@ -29,7 +29,8 @@ from decimal import Decimal
 import numpy as np
 
 from minijax import dtypes, lax
-from minijax.lax.sharding_constraint import lay_out
+from minijax.lax.sharding_constraint import explicit_out_sharding, lay_out
+from minijax.sharding import auto_axes
 from minijax.numpy._util import check_arraylike, convert
 from minijax.numpy.creation import to_array
 
@@ -348,6 +349,13 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_to_string((subscripts, *operands))
+    if explicit_out_sharding(out_sharding) is not None:
+        # over Explicit mesh axes: computed in Auto mode, then typed as ``out_sharding`` (JAX
+        # gives its last contraction that type: the same result and type, fewer equations)
+        return auto_axes(lambda *xs: einsum(subscripts, *xs, optimize=optimize,
+                                            precision=precision,
+                                            preferred_element_type=preferred_element_type),
+                         out_sharding=out_sharding)(*operands)
     check_arraylike("einsum", *operands)
     operands = [to_array(x) for x in operands]
     shapes = [tuple(x.shape) for x in operands]

@@ -37,6 +37,7 @@ from minijax.lowering.array import Array
 from minijax.numpy import creation, math
 from minijax.numpy._util import convert, promote_dtypes
 from minijax.numpy.creation import to_array
+from minijax.sharding import auto_axes
 
 __all__ = ["getitem", "_IndexUpdateRef", "_IndexUpdateHelper"]
 
@@ -636,6 +637,14 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+def _with_out_sharding(fun, out_sharding, *args):
+    """``fun(*args)``; with an ``out_sharding=``, run in Auto mode and resharded to it (JAX's
+    ``auto_axes``: an index the sharding rules find ambiguous then has a result)."""
+    if out_sharding is None:
+        return fun(*args)
+    return auto_axes(fun, out_sharding=out_sharding)(*args)
+
+
 class _IndexUpdateRef:
     """``x.at[idx]``: functional reads and updates of ``x`` at ``idx`` (JAX's methods)."""
 
@@ -649,21 +658,28 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None):
-        return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
+            fill_value=None, out_sharding=None):
+        return _with_out_sharding(
+            lambda x: getitem(x, self.index, mode=mode, fill_value=fill_value),
+            out_sharding, self.array)
 
-    def _do(self, kind, values, indices_are_sorted, unique_indices, mode):
-        return _scatter_update(self.array, self.index, values, kind, mode,
-                               indices_are_sorted, unique_indices)
+    def _do(self, kind, values, indices_are_sorted, unique_indices, mode, out_sharding=None):
+        return _with_out_sharding(
+            lambda x, v: _scatter_update(x, self.index, v, kind, mode, indices_are_sorted,
+                                         unique_indices),
+            out_sharding, self.array, values)
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._do("set", values, indices_are_sorted, unique_indices, mode)
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._do("set", values, indices_are_sorted, unique_indices, mode, out_sharding)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._do("add", values, indices_are_sorted, unique_indices, mode)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None):
+        return self._do("add", values, indices_are_sorted, unique_indices, mode, out_sharding)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._do("mul", values, indices_are_sorted, unique_indices, mode)
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None):
+        return self._do("mul", values, indices_are_sorted, unique_indices, mode, out_sharding)
 
     mul = multiply
 

@@ -19,6 +19,7 @@ from minijax.numpy._util import (broadcast_shapes, canonicalize_axis, check_arra
 from minijax.numpy.creation import to_array
 from minijax.numpy.manipulation import moveaxis, ravel
 from minijax.numpy.math import conjugate, multiply
+from minijax.sharding_types import resolve
 
 __all__ = [
     "dot", "matmul", "vdot", "inner", "outer", "tensordot", "vecdot", "matvec", "vecmat", "trace",
@@ -77,10 +78,11 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     return _contraction_result(out, dtype, weak, preferred_element_type)
 
 
-@eager_jit(static_argnames=('precision', 'preferred_element_type'))
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+@eager_jit(static_argnames=('precision', 'preferred_element_type', 'out_sharding'))
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """``a @ b``: batched over leading axes (broadcast), with NumPy's 1-D rules (a 1-D ``a`` is
-    a row vector, a 1-D ``b`` a column vector; the added axis is removed again)."""
+    a row vector, a 1-D ``b`` a column vector; the added axis is removed again). The result is
+    split as ``out_sharding`` (over Explicit mesh axes) when one is given."""
     a, b, dtype, weak = _contraction_operands("matmul", a, b)
     for name, x in (("a", a), ("b", b)):
         if x.ndim == 0:
@@ -96,13 +98,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         # One dot_general, as JAX emits: a vector contracts with the other's core axis, and
         # dot_general's layout (a's free axes, b's free axes) is NumPy's result.
         dims = (((a.ndim - 1,), (0 if b_vec else b.ndim - 2,)), ((), ()))
-        out = lax.dot_general(a, b, dims, precision, _preferred(preferred_element_type, dtype))
+        out = lax.dot_general(a, b, dims, precision, _preferred(preferred_element_type, dtype),
+                              out_sharding=out_sharding)
     else:
-        out = _batched_matmul(a, b, precision, _preferred(preferred_element_type, dtype))
+        out = _batched_matmul(a, b, precision, _preferred(preferred_element_type, dtype),
+                              out_sharding)
     return _contraction_result(out, dtype, weak, preferred_element_type)
 
 
-def _batched_matmul(a, b, precision, preferred_element_type):
+def _batched_matmul(a, b, precision, preferred_element_type, out_sharding=None):
     """``a @ b`` for ``a: (..., M, K)``, ``b: (..., K, N)`` as one ``dot_general`` that never
     materialises a broadcast operand: a batch axis only one side has (or has with size 1 where
     the other's is larger) stays a free axis of that side, as in JAX. ``x (B, S, D) @ w (D, F)``
@@ -135,13 +139,22 @@ def _batched_matmul(a, b, precision, preferred_element_type):
     b_axes = [i for i in range(nb) if i in shared or i in b_only]
     dims = (((a.ndim - 1,), (b.ndim - 2,)),
             (tuple(a_axes.index(i) for i in shared), tuple(b_axes.index(i) for i in shared)))
-    out = lax.dot_general(a, b, dims, precision, preferred_element_type)
     # dot_general's layout: (shared..., a_only..., M, b_only..., N).
     ns, na = len(shared), len(a_only)
     where = {i: k for k, i in enumerate(shared)}
     where.update({i: ns + k for k, i in enumerate(a_only)})
     where.update({i: ns + na + 1 + k for k, i in enumerate(b_only)})
-    perm = tuple(where[i] for i in range(nb)) + (ns + na, out.ndim - 1)
+    perm = tuple(where[i] for i in range(nb)) + (ns + na, nb + 1)
+    if out_sharding is not None and perm != tuple(range(nb + 2)):
+        # the dot's result is split so that the transpose gives the asked split
+        spec = tuple(resolve(out_sharding, "matmul out_sharding").spec)
+        spec += (None,) * (nb + 2 - len(spec))
+        parts = [None] * (nb + 2)
+        for i, j in enumerate(perm):
+            parts[j] = spec[i]
+        out_sharding = resolve(out_sharding, "matmul out_sharding").update(spec=tuple(parts))
+    out = lax.dot_general(a, b, dims, precision, preferred_element_type,
+                          out_sharding=out_sharding)
     return out if perm == tuple(range(out.ndim)) else lax.transpose(out, perm)
 
 

@@ -29,6 +29,8 @@ from minijax.numpy._util import (
 )
 from minijax.numpy._util import shape as _shape
 from minijax.numpy.creation import to_array
+from minijax.sharding import auto_axes
+from minijax.source_info import with_user_line
 from minijax.tree_util import tree_map
 
 __all__ = [
@@ -98,7 +100,7 @@ def _resolve_shape(old_shape, newshape):
     return newshape
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None, out_sharding=None):
     """``a`` with a new shape of the same size (one ``-1`` is inferred), read and written in
     C order, or in Fortran order (``order='F'``: reversed axes on both sides)."""
     if newshape is not None:
@@ -117,16 +119,20 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if order == "F":
         return lax.transpose(lax.reshape(lax.transpose(a, tuple(range(a.ndim))[::-1]),
                                          new[::-1]), tuple(range(len(new)))[::-1])
+    if out_sharding is not None:
+        return lax.reshape(a, new, out_sharding=out_sharding)
     return a if new == a.shape else lax.reshape(a, new)
 
 
-def ravel(a, order="C"):
+def ravel(a, order="C", *, out_sharding=None):
     check_arraylike("ravel", a)
     a = to_array(a)
     if order == "K":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Ravel not implemented for order='K'.")
     if order != "C":
-        return reshape(a, (a.size,), order)
+        return reshape(a, (a.size,), order, out_sharding=out_sharding)
+    if out_sharding is not None:
+        return lax.reshape(a, (a.size,), out_sharding=out_sharding)
     return a if a.ndim == 1 else lax.reshape(a, (a.size,))
 
 
@@ -219,15 +225,16 @@ def expand_dims(a, axis):
 # Broadcasting
 
 
-def broadcast_to(array, shape):
-    """``array`` broadcast to ``shape`` by NumPy's rules (a view in NumPy, a copy here)."""
+def broadcast_to(array, shape, *, out_sharding=None):
+    """``array`` broadcast to ``shape`` by NumPy's rules (a view in NumPy, a copy here),
+    split over Explicit mesh axes as ``out_sharding`` says."""
     check_arraylike("broadcast_to", array)
     target = _static_shape(shape)
     a = to_array(array)
     if a.ndim > len(target) or broadcast_shapes(a.shape, target) != target:
         raise ValueError(f"Incompatible shapes for broadcasting: {a.shape} and requested shape "
                          f"{target}")
-    return broadcast_to_shape(a, target)
+    return broadcast_to_shape(a, target, out_sharding)
 
 
 def broadcast_arrays(*args):
@@ -682,13 +689,24 @@ def tile(A, reps):
     return lax.tile(a, reps)
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-    """Each element repeated ``repeats`` times (an int, or one static count per element)."""
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Each element repeated ``repeats`` times (an int, or one static count per element). On
+    a mesh of Explicit axes the result is typed ``out_sharding``, which a value split along
+    ``axis`` needs (JAX's rule); else the input's split."""
     check_arraylike("repeat", a)
     a = to_array(a)
     if axis is None:
         a = ravel(a)
         axis = 0
+    if out_sharding is None and a.aval.explicit is not None:
+        if a.aval.explicit[1][canonicalize_axis(axis, a.ndim)] is not None:
+            raise ValueError(with_user_line(
+                "Please pass sharding to `jnp.repeat` via `out_sharding` parameter."))
+        out_sharding = a.aval.sharding
+    if out_sharding is not None:
+        return auto_axes(lambda x: repeat(x, repeats, axis,
+                                          total_repeat_length=total_repeat_length),
+                         out_sharding=out_sharding)(a)
     axis = canonicalize_axis(axis, a.ndim)
     if isinstance(repeats, Tracer):
         raise concrete_or_error(None, repeats, "jnp.repeat (repeats must be static)")

@@ -17,6 +17,8 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.lax.families import const
+from minijax.core import ShardingTypeError
+from minijax.source_info import with_user_line
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     canonicalize_axes,
@@ -407,6 +409,10 @@ def _cumulative(name, lax_fn, a, axis, dtype, out):
     # JAX ravels a weak rank-0 input (its ``_isscalar``) even when given an axis: then axis 0
     # (or -1) of a 0-d weak value is valid, while a strong 0-d array refuses it.
     if axis is None or (a.ndim == 0 and a.weak_type):
+        if a.aval.explicit is not None:  # JAX's check, before it ravels
+            raise ShardingTypeError(with_user_line(
+                f"The input should be fully replicated when axis is not specified to {name}. "
+                f"Got input type={a.aval}"))
         a = lax.reshape(a, (a.size,))
     if axis is None:
         axis = 0

@@ -21,6 +21,7 @@ from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
+    broadcast_sharding,
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
@@ -394,4 +395,6 @@ def _where(condition, x, y):
 def _broadcast_all(*args):
     """Broadcast to the common shape; select_n wants its cases (not its predicate) full-size."""
     out_shape = broadcast_shapes(*[_shape(a) for a in args])
-    return [broadcast_to_shape(a, out_shape) if i or _shape(a) else a for i, a in enumerate(args)]
+    sharding = broadcast_sharding(*args)
+    return [broadcast_to_shape(a, out_shape, sharding) if i or _shape(a) else a
+            for i, a in enumerate(args)]

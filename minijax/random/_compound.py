@@ -3,8 +3,8 @@ chisquare, f, maxwell, double_sided_maxwell, weibull_min, generalized_normal, ba
 wald, geometric, triangular, lognormal.
 
 Each is JAX 0.10's arithmetic step for step (same key splits, same operation order), so on
-the same backend the samples are JAX's. ``out_sharding`` (where JAX takes it) constrains the
-result's sharding with ``with_sharding_constraint``.
+the same backend the samples are JAX's. ``out_sharding`` (where JAX takes it) lays the result
+out so (``lay_out``: over Explicit mesh axes, its type).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.core import concrete_or_error
+from minijax.lax.sharding_constraint import lay_out
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
 from minijax.random._distributions import (
@@ -69,10 +70,6 @@ def _check_safe_to_cast(name, dtype, *args):
                 f"{dtypes.dtype_of(arg)[0]} to {dtype}")
 
 
-def _constrain(x, out_sharding):
-    if out_sharding is None:
-        return x
-    return lax.with_sharding_constraint(x, out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -91,7 +88,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("pareto", dtype, float)
     shape = _broadcast_shape("pareto", shape, b)
     _check_safe_to_cast("pareto", dtype, b)
-    return _constrain(_pareto(data, b, shape, dtype), out_sharding)
+    return lay_out(_pareto(data, b, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -121,7 +118,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("rayleigh", dtype, float)
     shape = _broadcast_shape("rayleigh", shape, scale)
     _check_safe_to_cast("rayleigh", dtype, scale)
-    return _constrain(_rayleigh(data, scale, shape, dtype), out_sharding)
+    return lay_out(_rayleigh(data, scale, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"))
@@ -142,7 +139,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
     dtype = _user_dtype("triangular", dtype, float)
     shape = _broadcast_shape("triangular", shape, left, mode, right)
     _check_safe_to_cast("triangular", dtype, left, mode, right)
-    return _constrain(_triangular(data, left, mode, right, shape, dtype), out_sharding)
+    return lay_out(_triangular(data, left, mode, right, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"))
@@ -157,7 +154,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=
     dtype = _user_dtype("lognormal", dtype, float, np.inexact, "a float or complex")
     shape = _broadcast_shape("lognormal", shape, sigma)
     _check_safe_to_cast("lognormal", dtype, sigma)
-    return _constrain(_lognormal(data, sigma, shape, dtype), out_sharding)
+    return lay_out(_lognormal(data, sigma, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -181,7 +178,7 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("wald", dtype, float)
     shape = _broadcast_shape("wald", shape, mean)
     _check_safe_to_cast("wald", dtype, mean)
-    return _constrain(_wald(data, mean, shape, dtype), out_sharding)
+    return lay_out(_wald(data, mean, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -201,7 +198,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("geometric", dtype, int, np.integer, "an int")
     shape = _broadcast_shape("geometric", shape, p)
     check_arraylike("geometric", p)
-    return _constrain(_geometric(data, p, shape, dtype), out_sharding)
+    return lay_out(_geometric(data, p, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -213,7 +210,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """One-sided Maxwell samples: the length of a standard normal 3-vector."""
     data, _ = _single("maxwell", key)
     dtype = _user_dtype("maxwell", dtype, float)
-    return _constrain(_maxwell(data, _shape_tuple("maxwell", shape), dtype), out_sharding)
+    return lay_out(_maxwell(data, _shape_tuple("maxwell", shape), dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -258,7 +255,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("t", dtype, float)
     shape = _broadcast_shape("t", shape, df)
     _check_safe_to_cast("t", dtype, df)
-    return _constrain(_t(data, df, shape, dtype), out_sharding)
+    return lay_out(_t(data, df, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -275,7 +272,7 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("chisquare", dtype, float)
     shape = _broadcast_shape("chisquare", shape, df)
     _check_safe_to_cast("chisquare", dtype, df)
-    return _constrain(_chisquare(data, df, shape, dtype), out_sharding)
+    return lay_out(_chisquare(data, df, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -294,7 +291,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     dtype = _user_dtype("f", dtype, float)
     shape = _broadcast_shape("f", shape, dfnum, dfden)
     _check_safe_to_cast("f", dtype, dfnum, dfden)
-    return _constrain(_f(data, dfnum, dfden, shape, dtype), out_sharding)
+    return lay_out(_f(data, dfnum, dfden, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("shape", "dtype"), inline=False)
@@ -311,7 +308,7 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     data, _ = _single("generalized_normal", key)
     shape = _shape_tuple("generalized_normal", shape)
     dtype = dtypes.canonicalize_dtype(float if dtype is None else dtype)
-    return _constrain(_generalized_normal(data, p, shape, dtype), out_sharding)
+    return lay_out(_generalized_normal(data, p, shape, dtype), out_sharding)
 
 
 @eager_jit(static_argnames=("d", "shape", "dtype"), inline=False)
@@ -329,4 +326,4 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     shape = _shape_tuple("ball", shape)
     dtype = dtypes.canonicalize_dtype(float if dtype is None else dtype)
     d = concrete_or_error(operator.index, d, "The error occurred in minijax.random.ball()")
-    return _constrain(_ball(data, p, d, shape, dtype), out_sharding)
+    return lay_out(_ball(data, p, d, shape, dtype), out_sharding)

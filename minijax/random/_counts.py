@@ -17,7 +17,8 @@ from minijax import numpy as jnp
 from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
-from minijax.random._compound import _constrain, _user_dtype
+from minijax.lax.sharding_constraint import lay_out
+from minijax.random._compound import _user_dtype
 from minijax.random._distributions import _as_array, _check_shape, _shape, _uniform
 from minijax.random._keys import PRNGKeyArray, _shape_tuple, _single, _split
 
@@ -105,7 +106,7 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
                                   f"not {data._impl.tag}")
     shape = tuple(_shape(lam)) if shape is None else _shape_tuple("poisson", shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
-    return _constrain(_poisson(data, lam, shape, dtype), out_sharding)
+    return lay_out(_poisson(data, lam, shape, dtype), out_sharding)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from minijax.core import Tracer, get_aval
 from minijax.lowering.array import BaseArray
 from minijax.numpy._eager import eager_jit
 from minijax.lax.rng import rng_bit_generator
+from minijax.lax.sharding_constraint import lay_out
 from minijax.random._philox import philox2x32_p, philox4x32_p
 from minijax.random._threefry import (iota_2x32_shape, threefry2x32_p, threefry4x32_p,
                                       threefry_2x32)
@@ -556,13 +557,15 @@ _IMPLS = {impl.name: impl for impl in (
 )}
 
 
-def bits(key, shape=(), dtype=None):
-    """Uniform random bits of an unsigned integer ``dtype`` (default uint32)."""
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    """Uniform random bits of an unsigned integer ``dtype`` (default uint32), laid out (over
+    Explicit mesh axes: typed) as ``out_sharding``."""
     k, _ = _single("bits", key)
     dtype = _U32 if dtype is None else np.dtype(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     if dtype.itemsize == 8 and not config.jax_enable_x64:
         raise TypeError("bits with dtype uint64 requires jax_enable_x64")
-    return random_bits(k, dtype.itemsize * 8, _shape_tuple("bits", shape))
+    return lay_out(random_bits(k, dtype.itemsize * 8, _shape_tuple("bits", shape)),
+                   out_sharding)
 

@@ -142,3 +142,12 @@ def test_methods_on_arrays():
     check(x.argmax(1), n.argmax(1).astype(np.int32)), check(x.argmin(), np.int32(0))
     check((x > 3).all(1), (n > 3).all(1)), check((x > 3).any(), (n > 3).any())
     check(x.cumsum(1), n.cumsum(1)), check(x.cumprod(), n.cumprod())
+
+
+@pytest.mark.parametrize("name", ["var", "std", "mean", "sum", "max"])
+def test_reduction_methods_of_traced_values(name):
+    """``x.var(1)`` under jit: a traced value's array methods (its jaxpr variable was once an
+    attribute named ``var``, which shadowed the method)."""
+    x = np.arange(32, dtype=F32).reshape(8, 4)
+    got = minijax.jit(lambda a: getattr(a, name)(1))(x)
+    np.testing.assert_allclose(np.asarray(got), getattr(np, name)(x, axis=1), rtol=1e-6)

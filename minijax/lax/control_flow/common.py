@@ -107,13 +107,15 @@ def _mismatch_extra(a, b):
 
 
 def _long_str(aval):
-    """An aval as JAX's ``str_short()`` shows it in these errors: full dtype names."""
+    """An aval as JAX's ``str_short()`` shows it in these errors: full dtype names, the
+    split over Explicit mesh axes (``8@x``)."""
     vma = "{V:" + ",".join(sorted(map(str, aval.vma))) + "}" if aval.vma else ""
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]{vma}"
+    return f"{aval.dtype.name}[{aval._dims_str()}]{vma}"
 
 
 def _typematch(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and a.vma == b.vma
+    return (a.shape == b.shape and a.dtype == b.dtype and a.vma == b.vma
+            and a.explicit == b.explicit)
 
 
 def _carry_list(items):
@@ -136,10 +138,11 @@ def _paths(tree):
     return [keystr(p) for p, _ in tree_flatten_with_path(tree.unflatten(range(tree.num_leaves)))[0]]
 
 
-def check_carry_vma(name, body_fun, tree, in_avals, out_avals):
+def check_carry_types(name, body_fun, tree, in_avals, out_avals):
     """JAX's TypeError for a loop carry whose varying manual axes (inside ``shard_map``) the
-    body changes; JAX pvarys no carry itself. Carries equal in shape and dtype come here."""
-    if all(a.vma == b.vma for a, b in zip(in_avals, out_avals)):
+    body changes; JAX pvarys no carry itself. Carries equal in shape and dtype come here;
+    so do carries whose split over Explicit mesh axes changes (JAX's same error)."""
+    if all(a.vma == b.vma and a.explicit == b.explicit for a, b in zip(in_avals, out_avals)):
         return
     try:
         carry_name = list(inspect.signature(body_fun, follow_wrapped=False).parameters)[0]
@@ -178,10 +181,11 @@ def _sourceinfo(fun):
     return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
 
 
-def check_branch_vma(api_name, name1, name2, f1, f2, tree, avals1, avals2):
+def check_branch_types(api_name, name1, name2, f1, f2, tree, avals1, avals2):
     """JAX's TypeError for branches whose outputs (equal in shape and dtype) differ in their
-    varying manual axes inside ``shard_map``; JAX pvarys no branch output itself."""
-    if all(a.vma == b.vma for a, b in zip(avals1, avals2)):
+    varying manual axes inside ``shard_map``, or in their split over Explicit mesh axes;
+    JAX pvarys no branch output itself."""
+    if all(a.vma == b.vma and a.explicit == b.explicit for a, b in zip(avals1, avals2)):
         return
     paths = _paths(tree)
     at = lambda p: f" at path {p}" if p else ""  # noqa: E731

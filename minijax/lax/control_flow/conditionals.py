@@ -27,6 +27,7 @@ from minijax.lax.structural import broadcast_in_dim, empty_like
 from minijax.lowering.stablehlo import (lower_closed_jaxpr, ordered_effects, region_named,
                                        tensor_type)
 from minijax.tree_util import _registry
+from minijax.lax import sharding_rules
 
 __all__ = ["cond", "cond_p", "switch"]
 
@@ -315,7 +316,7 @@ def _trace_branches(api_name, funs, names, operands):
                 f"  {name}: {_describe(tree, closed.out_avals)}")
         # JAX names switch's branches "branch 0" and "branch1" here
         name2 = name if api_name == "cond" else f"branch{i}"
-        common.check_branch_vma(api_name, names[0], name2, funs[0], funs[i], first_tree,
+        common.check_branch_types(api_name, names[0], name2, funs[0], funs[i], first_tree,
                                 first_avals, closed.out_avals)
     # every branch takes all the hoisted consts (of every branch), then the operands
     all_consts = [c for _, consts, _ in traced for c in consts]
@@ -399,3 +400,4 @@ def switch(index, branches, *operands):
     closed, consts, leaves, tree = _trace_branches("switch", branches, names, operands)
     return _bind(index, closed, consts, leaves, tree)
 
+cond_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's

@@ -45,6 +45,7 @@ from minijax.lowering.stablehlo import (dense_i64, full_like_aval, ir_constant, 
                                        tensor_type)
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
+from minijax.lax import sharding_rules
 
 __all__ = ["fori_loop", "map", "scan", "scan_p", "while_loop", "while_p"]
 
@@ -106,7 +107,7 @@ class _ScanPrimitive(_LoopPrimitive):
     def in_avals_of(params):
         jaxpr, length = params["jaxpr"], params["length"]
         n = params["num_consts"] + params["num_carry"]
-        return jaxpr.in_avals[:n] + [a.update(shape=(length, *a.shape))
+        return jaxpr.in_avals[:n] + [a.add_dim(0, length)
                                      for a in jaxpr.in_avals[n:]]
 
 
@@ -345,14 +346,14 @@ def _scan_abstract_eval(*args, jaxpr, num_consts, num_carry, length, reverse, un
     for x in xs:
         if not x.shape or x.shape[0] != length:
             raise TypeError(f"scan: xs must have leading axis {length}, got {x.str_short()}")
-    x_avals = [x.update(shape=x.shape[1:]) for x in xs]
+    x_avals = [x.drop_dim(0) for x in xs]
     common.check_operand_types("scan", jaxpr.in_avals, consts + init + x_avals, "operand")
     carry_out = jaxpr.out_avals[:num_carry]
     if not common.same_types(carry_out, init):
         raise TypeError("scan: the body's carry output must have the same types as its carry "
                         f"input, got input {common.type_str(init)} and output "
                         f"{common.type_str(carry_out)}")
-    ys = [y.update(shape=(length, *y.shape)) for y in jaxpr.out_avals[num_carry:]]
+    ys = [y.add_dim(0, length) for y in jaxpr.out_avals[num_carry:]]
     return _weak_as(_carry_result_avals(init, carry_out), carry_out) + ys
 
 
@@ -582,7 +583,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     res_c = [x for x, lin in zip(consts, c_lin) if not lin]
     res_x = [x for x, lin in zip(xs, x_lin) if not lin]
     lin_c_avals = [x.aval for x in consts if ad.is_undefined_primal(x)]
-    lin_x_avals = [x.aval.update(shape=x.aval.shape[1:]) for x in xs
+    lin_x_avals = [x.aval.drop_dim(0) for x in xs
                    if ad.is_undefined_primal(x)]
     n_lc = len(lin_c_avals)
     # Carries whose cotangent stays a symbolic zero through every iteration (an output the
@@ -635,7 +636,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
                    zip([d for d, c in zip(d_carry, carry_ct) if c], carry_nz, carry_avals)]
         return d_c + d_carry + d_x
 
-    rx_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in res_x]
+    rx_avals = [get_aval(x).drop_dim(0) for x in res_x]
     tj = trace_to_jaxpr(tbody, [get_aval(x) for x in res_c] + lin_c_avals + carry_avals
                            + rx_avals + y_avals)
     acc0 = [ad.zeros_like_aval(a) for a in lin_c_avals]
@@ -813,7 +814,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     unroll = max(1, int(unroll))
     init_leaves, init_tree = _registry.flatten(init)
     # a slice of a weak xs is weak in the body, as JAX's (so are the ys it passes on)
-    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_leaves]
+    x_avals = [get_aval(x).drop_dim(0) for x in xs_leaves]
+    for x in xs_leaves:  # a scan slices xs whole: none may be split along its leading axis
+        aval = get_aval(x)
+        if aval.explicit is not None and aval.explicit[1][0] is not None:
+            raise ValueError(f"0th dimension of all xs should be replicated. Got "
+                             f"{aval.sharding.spec}")
     in_tree = _registry.flatten((init, xs))[1]
     nk = len(init_leaves)
     for _ in range(2):
@@ -835,7 +841,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             break
     if c_tree != init_tree or not common.same_types(out_carry, carry_avals):
         raise _carry_mismatch("scan body", init_tree, carry_avals, c_tree, out_carry)
-    common.check_carry_vma("scan body", f, init_tree, carry_avals, out_carry)
+    common.check_carry_types("scan body", f, init_tree, carry_avals, out_carry)
     # As JAX's scan: a carry the body returns unchanged is read-only, a constant whose final
     # value is its init (vmap, jvp and shard_map's carry checks then never see it), and a y
     # that is the x slice itself is the xs leaf, with no copy through the loop.
@@ -919,7 +925,7 @@ def while_loop(cond_fun, body_fun, init_val, max_steps=None):
             f"{common.type_str(pred)}.")
     if out_tree != tree or not common.same_types(body.out_avals, avals):
         raise _carry_mismatch("while_loop body", tree, avals, out_tree, body.out_avals)
-    common.check_carry_vma("while_loop body", body_fun, tree, avals, body.out_avals)
+    common.check_carry_types("while_loop body", body_fun, tree, avals, body.out_avals)
     cond_j, body, moved = _hoist_forwarded(cond_j, len(cconsts), body, len(bconsts))
     kept = [x for x, m in zip(leaves, moved) if not m]
     bconsts = [*(x for x, m in zip(leaves, moved) if m), *bconsts]
@@ -1060,3 +1066,6 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
 def _tree_map(fn, tree):
     leaves, t = _registry.flatten(tree)
     return t.unflatten([fn(x) for x in leaves])
+
+while_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's
+scan_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's

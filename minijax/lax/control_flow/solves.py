@@ -27,6 +27,7 @@ from minijax.lax.control_flow import common
 from minijax.lax.elementwise import neg
 from minijax.lowering.stablehlo import lower_closed_jaxpr
 from minijax.tree_util import _registry, tree_leaves
+from minijax.lax import sharding_rules
 
 __all__ = ["custom_linear_solve", "custom_root", "linear_solve_p"]
 
@@ -370,3 +371,5 @@ def _root_fn():
     fn = CUSTOM_JVP[0](_custom_root, nondiff_argnums=(0, 1))
     fn.defjvp(_root_jvp)
     return fn
+
+linear_solve_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's
