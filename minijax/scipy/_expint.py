@@ -349,20 +349,31 @@ def _sici_approx(x):
     return jnp.where(jnp.isposinf(x), np.pi / 2, si), jnp.where(jnp.isposinf(x), 0.0, ci)
 
 
-@custom_jvp
-def _sici(x):
-    x_abs = jnp.abs(x)
-    series, asympt, approx = _sici_series(x_abs), _sici_asympt(x_abs), _sici_approx(x_abs)
-    conds = [x_abs <= 4, (x_abs > 4) & (x_abs <= 1e9)]
-    si = jnp.select(conds, [series[0], asympt[0]], approx[0])
-    ci = jnp.select(conds, [series[1], asympt[1]], approx[1])
-    return jnp.sign(x) * si, jnp.where(jnp.isneginf(x), np.nan, ci)
+def _jitted_sici():
+    # JAX's sici is a custom_jvp of a jit named sici, its rule a jit named sici_jvp: eagerly
+    # each one compiled program, whose fusions round as JAX's (op by op, Ci(10) in a vector and
+    # Si's gradient at 3 differed in the last bits)
+    @eager_jit(inline=False)
+    def sici(x):
+        x_abs = jnp.abs(x)
+        series, asympt, approx = _sici_series(x_abs), _sici_asympt(x_abs), _sici_approx(x_abs)
+        conds = [x_abs <= 4, (x_abs > 4) & (x_abs <= 1e9)]
+        si = jnp.select(conds, [series[0], asympt[0]], approx[0])
+        ci = jnp.select(conds, [series[1], asympt[1]], approx[1])
+        return jnp.sign(x) * si, jnp.where(jnp.isneginf(x), np.nan, ci)
+
+    sici = custom_jvp(sici)
+
+    @eager_jit(inline=False)
+    def sici_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return sici(x), (jnp.sinc(x / np.pi) * t, jnp.cos(x) / x * t)
+
+    sici.defjvp(sici_jvp)
+    return sici
 
 
-@_sici.defjvp
-def _sici_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return _sici(x), (jnp.sinc(x / np.pi) * t, jnp.cos(x) / x * t)
+_sici = _jitted_sici()
 
 
 def sici(x):

@@ -38,6 +38,9 @@ VALUES = [
     # zeta's JVP: the series' primal (strong) and tangent
     "jax.jvp(jsp.zeta, (2.0, 1.5), (1.0, 0.0))",
     "jax.jvp(jsp.zeta, (jnp.float32(3.0), jnp.float32(0.7)), (jnp.float32(1.0), jnp.float32(1.0)))",
+    # sici and its JVP rule are jits, as JAX's (their fusions round as JAX's)
+    "jsp.sici(jnp.asarray([30.0, 10.0], jnp.float32))",
+    "jax.vmap(jax.grad(lambda x: jsp.sici(x)[0]))(jnp.asarray([1.5, 3.0], jnp.float32))",
     # complex gamma and loggamma (Lanczos; SciPy's branch for loggamma)
     "jsp.gamma(Z)",
     "jsp.loggamma(Z)",
