@@ -447,6 +447,10 @@ def _custom_xlogy(name, log, log_arg, doc):
     def jvp_rule(primals, tangents):
         (x, y), (dx, dy) = primals, tangents
         out = f(x, y)
+        # An integer primal (xlogy(-1, p) in gumbel's ppf) has a float0 tangent: JAX 0.10.2's
+        # rule multiplies it and raises (a JAX bug, tests/test_fidelity_r22_i.py); minijax
+        # takes it as the zero it stands for.
+        dx, dy = (jnp.zeros_like(out) if t.dtype == dtypes.float0 else t for t in (dx, dy))
         return out, (dx * log(y) + dy * x / log_arg(y)).astype(out.dtype)
 
     jvp_rule.__name__ = f"_{name}_jvp"  # shown in the custom_jvp_call, as JAX's
