@@ -147,7 +147,10 @@ def _tangent_array(x):
             isinstance(x, np.ndarray) and x.dtype != dtypes.float0):
         if not np.shape(x):
             value, aval = (x.val, x.aval) if isinstance(x, core.WeakScalar) else (x, get_aval(x))
-            literal = staged_literal(np.asarray(value, aval.dtype), aval)
+            # the literal holds a TypedNdArray, as JAX's zeros (lax.full) do: a checkpoint
+            # returning it eagerly gives that back, not a Python scalar's TypedFloat
+            literal = staged_literal(
+                dtypes.TypedNdArray(np.asarray(value, aval.dtype), aval), aval)
             if literal is not None:
                 return literal
         return device_put_value(x)

@@ -268,10 +268,14 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
                                  differentiated=False, policy=policy)
         # a Python scalar the function returned comes back a Python scalar carrying its dtype
         # (JAX's TypedFloat; a bool stays a bool), not the literal it was inside
+        # A literal holding a TypedNdArray (zeros a differentiation made, as JAX's lax.full
+        # makes them) comes back that TypedNdArray, weak type and all, as JAX's.
         return out_trees[0].unflatten([
-            dtypes.typed_scalar(o.val.item(), o.aval.dtype) if isinstance(o, WeakScalar)
+            v.val if isinstance(o, (WeakScalar, np.ndarray)) and type(v) is Literal
+            and type(v.val) is dtypes.TypedNdArray
+            else dtypes.typed_scalar(o.val.item(), o.aval.dtype) if isinstance(o, WeakScalar)
             else o.item() if b and isinstance(o, np.ndarray) else o
-            for o, b in zip(outs, py_bools)])
+            for o, b, v in zip(outs, py_bools, jaxpr.outvars)])
 
     return fun_remat
 
