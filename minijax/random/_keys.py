@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -558,14 +559,23 @@ _IMPLS = {impl.name: impl for impl in (
 
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
-    """Uniform random bits of an unsigned integer ``dtype`` (default uint32), laid out (over
+    """Uniform random bits of an unsigned integer ``dtype`` (default jnp.uint), laid out (over
     Explicit mesh axes: typed) as ``out_sharding``."""
+    requested = dtype
     k, _ = _single("bits", key)
-    dtype = _U32 if dtype is None else np.dtype(dtype)
+    # JAX's default is jnp.uint: uint64 under x64; a uint64 asked for without x64 is uint32,
+    # with JAX's warning
+    dtype = np.dtype(np.uint64) if dtype is None else np.dtype(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     if dtype.itemsize == 8 and not config.jax_enable_x64:
-        raise TypeError("bits with dtype uint64 requires jax_enable_x64")
+        if requested is not None:
+            warnings.warn(
+                "Explicitly requested dtype uint64 is not available, and will be truncated to "
+                "dtype uint32. To enable more dtypes, set the jax_enable_x64 configuration "
+                "option or the JAX_ENABLE_X64 shell environment variable. See "
+                "https://github.com/jax-ml/jax#current-gotchas for more.", stacklevel=2)
+        dtype = _U32
     return lay_out(random_bits(k, dtype.itemsize * 8, _shape_tuple("bits", shape)),
                    out_sharding)
 
