@@ -110,6 +110,7 @@ class _Float0Outputs:
 
     def __init__(self, tree, float0):
         self.tree, self.float0 = tree, float0  # float0: [(leaf index, shape)]
+        self.traced = []  # the program's variables those leaves were (``_float0_collectives``)
 
     def unflatten(self, leaves):
         leaves = list(leaves)
@@ -119,6 +120,39 @@ class _Float0Outputs:
 
     def __getattr__(self, name):
         return getattr(self.tree, name)
+
+
+# JAX lowers an all-reduce's combiner with lax's own op, whose dtype rule refuses a float0
+_FLOAT0_REDUCERS = {"psum": "add", "psum_invariant": "add", "pmax": "max", "pmin": "min"}
+
+
+def _float0_collectives(closed, out_tree):
+    """JAX 0.10.2's refusal, when it lowers the program, of an all-reduce of a float0 value
+    (``psum`` of an integer output's tangent in a shard_map, whose combiner is lax's ``add``):
+    "Called add with a float0 at position 0". minijax returns a float0 output as host zeros
+    (``_Float0Outputs``), so the equations making it are dead here and never lowered: those
+    the float0 outputs depend on are searched (a dead one, as under JAX's jit, is not)."""
+    if not isinstance(out_tree, _Float0Outputs) or not out_tree.traced:
+        return
+    from minijax.interpreters import walk
+    jaxpr = closed.jaxpr
+    need = set(out_tree.traced)
+    for eqn in reversed(jaxpr.eqns):
+        if not need.intersection(eqn.outvars):
+            continue
+        need.update(v for v in eqn.invars if isinstance(v, core.Var))
+        for e in [eqn, *(e for _, sub in walk.sub_jaxprs(eqn.params)
+                         for e in walk.iter_eqns(sub))]:
+            name = _FLOAT0_REDUCERS.get(e.primitive.name)
+            if name and any(getattr(v.aval, "dtype", None) == dtypes.float0
+                            for v in e.invars):
+                raise TypeError(
+                    f"Called {name} with a float0 at position 0. float0s do not support any "
+                    "operations by design, because they are not compatible with non-trivial "
+                    "vector spaces. No implicit dtype conversion is done. You can use "
+                    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular "
+                    "zeros array. \nIf you didn't expect to get a float0 you might have "
+                    "accidentally taken a gradient with respect to an integer argument.")
 
 
 def _is_float0(x):
@@ -594,7 +628,7 @@ class JitFunction:
 
     def _trace_now(self, record):
         in_tree, static_key = record.in_tree, record.static_key
-        out_tree_box = []
+        out_tree_box, float0_box = [], []
         at = _ref_positions(record.avals)
         names = record.names(self._signature.params, bool(self._static_argnums))
 
@@ -613,9 +647,13 @@ class JitFunction:
                 check_out_leaf(leaf, keystr(path))
             float0 = [(i, x.shape) for i, x in enumerate(out_leaves) if _is_float0(x)]
             if float0:
+                traced = [x for x in out_leaves
+                          if isinstance(x, core.Tracer) and _is_float0(x)]
                 out_leaves = [np.zeros(x.shape, np.bool_) if _is_float0(x) else x
                               for x in out_leaves]
                 out_tree = _Float0Outputs(out_tree, float0)
+                out_tree.traced = traced
+                float0_box.append(out_tree)
             written = [i for i in at if args[i][...] is not tracers[i]]
             if at:  # what the Refs hold at the end: extra outputs, for written ones only
                 out_tree = _RefOutputs(out_tree, len(out_leaves), written)
@@ -628,6 +666,9 @@ class JitFunction:
             self.cpp._trace_count = self._trace_count
         with ref_writes.watch() as watched, reset_name_stack():
             closed = trace_to_jaxpr(flat_fun, [_arg_aval(a) for a in record.avals], names)
+        for f0 in float0_box:  # the variables, not the tracers, are kept
+            f0.traced = [v for v in (getattr(t, "val", None) for t in f0.traced)
+                         if isinstance(v, core.Var)]
         if watched.written or watched.read:  # Refs made outside: their values become operands
             raise _WritesClosedRefs(
                 self._name, watched.refs + [r for k, r in watched.read.items()
@@ -645,6 +686,8 @@ class JitFunction:
     def _lower(self, record, timer):
         traced, out_tree = self._trace(record)
         timer.mark("trace")
+        _float0_collectives(traced, getattr(out_tree, "tree", None)
+                            if isinstance(out_tree, _RefOutputs) else out_tree)
         closed, kept = traced, None
         if not self._keep_unused:  # JAX's default: the arguments no output needs are dropped
             closed, kept = prune_unused(traced)
