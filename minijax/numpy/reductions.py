@@ -197,7 +197,7 @@ def _count(shape, axis, where, dtype):
     if where is None:
         n = 1
         for ax in (range(len(shape)) if axis is None
-                   else axis if isinstance(axis, tuple) else (axis,)):
+                   else axis if isinstance(axis, (tuple, list)) else (axis,)):
             n *= shape[ax]
         return n
     mask = _broadcast_mask(where, shape)
