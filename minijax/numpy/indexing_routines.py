@@ -397,10 +397,11 @@ def _along_axis_operands(name, arr, indices, axis):
     if indices.ndim != arr.ndim:
         raise ValueError(f"{name}: indices and arr must have the same number of dimensions; "
                          f"{indices.ndim} vs. {arr.ndim}")
-    # broadcast every axis but ``axis`` between the two
+    # broadcast every axis but ``axis`` between the two (lax.broadcast_shapes: a 1 takes the
+    # other's size, a 0 included)
     shape = []
     for i, (da, di) in enumerate(zip(arr.shape, indices.shape)):
-        shape.append(None if i == axis else max(da, di) if 1 in (da, di) else da)
+        shape.append(None if i == axis else di if da == 1 else da)
         if i != axis and da != di and 1 not in (da, di):
             raise ValueError(f"{name}: shapes {arr.shape} and {indices.shape} do not broadcast")
     arr = jnp.broadcast_to(arr, tuple(s if s is not None else arr.shape[axis] for s in shape))
@@ -450,6 +451,8 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
         # JAX 0.10.2 does not range-check it: its index builder's assert fails
         raise AssertionError((axis + ndim if axis < 0 else axis, ndim))
     shape, raveled = arr.shape, axis is None
+    if indices.size == 0:  # nothing written, arr's shape kept (a 1 in arr is not broadcast to 0)
+        return arr
     arr, idx, axis, batch = _along_axis_operands("put_along_axis", arr, indices, axis)
     values = jnp.broadcast_to(convert(values, arr.dtype), idx.shape)
     dnums = lax.ScatterDimensionNumbers(
