@@ -14,14 +14,14 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
-from minijax.core import (JaxprEqn, Primitive, get_aval, jaxpr_as_fun,
-                          set_current_trace)
+from minijax.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Primitive, Tracer, get_aval,
+                          jaxpr_as_fun, set_current_trace)
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.interpreters.partial_eval import (dce_jaxpr, dce_jaxpr_used, dce_rules,
                                                partial_eval_jaxpr, trace_to_jaxpr)
 from minijax.lax.control_flow import common
-from minijax.lax.convert import convert_element_type
+from minijax.lax.convert import _convert_element_type, convert_element_type
 from minijax.lax.elementwise import clamp, eq, ne, select_n, stop_gradient
 from minijax.lax.structural import broadcast_in_dim, empty_like
 from minijax.lowering.stablehlo import (lower_closed_jaxpr, ordered_effects, region_named,
@@ -318,22 +318,27 @@ def _trace_branches(api_name, funs, names, operands):
         name2 = name if api_name == "cond" else f"branch{i}"
         common.check_branch_types(api_name, names[0], name2, funs[0], funs[i], first_tree,
                                 first_avals, closed.out_avals)
-    # every branch takes all the hoisted consts (of every branch), then the operands
-    all_consts = [c for _, consts, _ in traced for c in consts]
+    # every branch takes all the hoisted consts (of every branch, one each: a const two
+    # branches close over is shared, JAX's _merge_common_consts), then the operands
+    all_consts, at, picks = [], {}, []
+    for _, consts, _ in traced:
+        for c in consts:
+            if id(c) not in at:
+                at[id(c)] = len(all_consts)
+                all_consts.append(c)
+        picks.append([at[id(c)] for c in consts])
     const_avals = [get_aval(c) for c in all_consts]
-    branches, at = [], 0
-    for closed, consts, _ in traced:
-        n = len(consts)
-        order_fn = _taking_all(closed, at, n, len(all_consts))
+    branches = []
+    for (closed, _, _), pick in zip(traced, picks):
+        order_fn = _taking_all(closed, pick, len(all_consts))
         branches.append(trace_to_jaxpr(order_fn, const_avals + avals))
-        at += n
     return branches, all_consts, leaves, first_tree
 
 
-def _taking_all(closed, start, n, total):
+def _taking_all(closed, pick, total):
     def fn(*args):
         consts, rest = args[:total], args[total:]
-        return jaxpr_as_fun(closed)(*consts[start:start + n], *rest)
+        return jaxpr_as_fun(closed)(*[consts[i] for i in pick], *rest)
 
     return fn
 
@@ -342,8 +347,55 @@ def _describe(tree, avals):
     return str(tree.unflatten([a.str_short() for a in avals])).replace("'", "")
 
 
+def _jaxpr_forwarding(jaxpr):
+    """For each output of ``jaxpr``, the index of the input it is (through no-op
+    convert_element_type/broadcast_in_dim equations), else None: JAX's pe._jaxpr_forwarding."""
+    fwds = {v: v for v in jaxpr.invars}
+    for eqn in jaxpr.eqns:
+        if len(eqn.invars) != 1 or type(eqn.invars[0]) is Literal:
+            continue
+        v = eqn.invars[0]
+        name, aval, p = eqn.primitive.name, v.aval, eqn.params
+        if name == "convert_element_type":
+            same = (aval.dtype == p["new_dtype"] and aval.weak_type == p["weak_type"]
+                    and not dtypes.issubdtype(aval.dtype, dtypes.extended))
+        elif name == "broadcast_in_dim":
+            same = (tuple(p["shape"]) == tuple(aval.shape)
+                    and p.get("sharding") is None)
+        else:
+            continue
+        if same and v in fwds:
+            fwds[eqn.outvars[0]] = fwds[v]
+    idxs = {v: i for i, v in enumerate(jaxpr.invars)}
+    return [None if type(v) is Literal else idxs.get(fwds.get(v)) for v in jaxpr.outvars]
+
+
+def _prune_outputs(closed, keep):
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars,
+                             [v for v, k in zip(j.outvars, keep) if k], j.eqns), closed.consts)
+
+
+def _as_array(x):
+    """JAX's lax.asarray: a forwarded operand as an Array (a Python scalar stays weak)."""
+    if isinstance(x, Tracer) or hasattr(x, "aval"):
+        return x
+    weak = isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+    return _convert_element_type(x, None, weak_type=weak)
+
+
 def _bind(index, branches, consts, leaves, out_tree):
-    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
+    # As JAX's cond/switch: outputs that every branch forwards from the same operand are
+    # pruned from the branches and are that operand (so nothing downstream depends on the
+    # index through them: a grad through cond(p, lambda x: x, lambda x: x, x) is constant).
+    fwds = [_jaxpr_forwarding(b.jaxpr) for b in branches]
+    in_fwd = [xs[0] if len(set(xs)) == 1 else None for xs in zip(*fwds)]
+    keep = [f is None for f in in_fwd]
+    if not all(keep):
+        branches = [_prune_outputs(b, keep) for b in branches]
+    outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))
+    all_inputs = [*consts, *leaves]
+    outs = [next(outs) if f is None else _as_array(all_inputs[f]) for f in in_fwd]
     return out_tree.unflatten(outs)
 
 
