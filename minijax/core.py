@@ -840,7 +840,7 @@ def _encode_name(i):
 
 def _pp_literal(val):
     x = np.asarray(val)
-    if x.dtype.kind == "V":  # float0 (a zero tangent's literal, of any shape): JAX's (b'',)
+    if x.dtype == dtypes.float0:  # a zero tangent's literal, of any shape: JAX's (b'',)
         return str(x.reshape(-1)[0]) if x.size else "(b'',)"
     if x.dtype == np.bool_:
         return str(bool(x))

@@ -30,6 +30,7 @@ from minijax import core, debug_numerics, dtypes
 from minijax import sharding_types as shd
 from minijax.config import config
 from minijax.core import Token, get_aval
+from minijax.interpreters import walk
 from minijax.interpreters.batching import bound_axes
 from minijax.interpreters.partial_eval import DynamicJaxprTrace, inline_consts, trace_to_jaxpr
 from minijax.jitting import pjit, placement
@@ -134,7 +135,6 @@ def _float0_collectives(closed, out_tree):
     the float0 outputs depend on are searched (a dead one, as under JAX's jit, is not)."""
     if not isinstance(out_tree, _Float0Outputs) or not out_tree.traced:
         return
-    from minijax.interpreters import walk
     jaxpr = closed.jaxpr
     need = set(out_tree.traced)
     for eqn in reversed(jaxpr.eqns):
