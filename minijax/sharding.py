@@ -12,12 +12,14 @@ import dataclasses
 import functools
 
 import numpy as np
+from jaxlib import _jax
 
 from minijax import core
 from minijax import sharding_types as shd
 from minijax.config import explicit_device_put_scope
 from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
+from minijax.layout import Format
 from minijax.lax.sharding_constraint import (put_in_memory, reshard, reshard_p,
                                               with_sharding_constraint)
 from minijax.lowering.array import Array, committed, device_put_value, memory_kind_of
@@ -244,13 +246,28 @@ def device_put(x, device=None):
         return _device_put(x, device)
 
 
+def _check_target(s):
+    """JAX's check of each target (its ``_check_sharding``): a device's memory
+    (``device.memory("pinned_host")``, which has a platform as a device has), a memory kind
+    string or any other value is refused, eagerly and under a transformation alike."""
+    if s is None or isinstance(s, (Sharding, PartitionSpec, Format, core.MemorySpace)) or (
+            hasattr(s, "platform") and not isinstance(s, _jax.Memory)):
+        return
+    raise ValueError(
+        "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, `Format`, "
+        f"`jax.memory.Space` or a pytree of these values. Received invalid value: {s}")
+
+
 def _device_put(x, device):
     if device is None or hasattr(device, "platform"):
+        _check_target(device)
         return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
     per_leaf = shd.broadcast_prefix(device, x, "device_put")
     leaves, tree = _registry.flatten(x)
     paths = [p[len("args[0]"):] for p in arg_paths((x,), {})]
     out = []
+    for s in per_leaf:
+        _check_target(s)
     for leaf, s, path in zip(leaves, per_leaf, paths):
         what = f"device_put of x{path}"
         if s is None or hasattr(s, "platform"):

@@ -35,6 +35,8 @@ beside the primitive in ``minijax/lax/*.py`` with these)::
     deflinear(prim, transpose)    # prim is linear in its inexact operands jointly (integer and
                                   #   boolean operands, e.g. indices or a predicate, are fixed):
                                   #   the JVP applies prim to the tangents; marks prim.linear.
+                                  #   data=True (or a count of leading operands) names the
+                                  #   operands that are data, all instantiated as in JAX.
     primitive_transposes[prim] = rule
                                   # rule(ct, *args, **params) -> one cotangent (or None) per
                                   #   operand. The operands the cotangent flows to are
@@ -485,10 +487,23 @@ def defjvp_zero(prim):
     prim.jvp = jvp
 
 
-def deflinear(prim, transpose_rule):
+def deflinear(prim, transpose_rule, *, data=None):
     """``prim`` is linear in its inexact operands (jointly); integer and boolean operands
     (indices, predicates) are fixed, unless they carry an integer tangent (``JVPTrace.wrap``):
-    then they are data, as in JAX. The JVP is ``prim`` applied to the tangents."""
+    then they are data, as in JAX. The JVP is ``prim`` applied to the tangents.
+
+    ``data`` names the operands that are data where the primitive knows them: True for all
+    (``concatenate``, ``pad``), or the count of leading ones (``dynamic_update_slice``'s
+    operand and update; index operands follow). Then the JVP instantiates every zero tangent
+    of data, as JAX's rules do: an integer tangent beside an integer operand without one meets
+    its float0 zeros and raises the op's dtype TypeError."""
+
+    def jvp_data(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        n = len(primals) if data is True else data
+        if all(type(t) is Zero for t in tangents[:n]):
+            return ans, Zero.from_primal_value(ans)
+        return ans, prim.bind(*map(instantiate_zeros, tangents[:n]), *primals[n:], **params)
 
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
@@ -500,7 +515,7 @@ def deflinear(prim, transpose_rule):
         args = [instantiate_zeros(t) if lin else p for p, t, lin in zip(primals, tangents, linear)]
         return ans, prim.bind(*args, **params)
 
-    prim.jvp = jvp
+    prim.jvp = jvp if data is None else jvp_data
     prim.transpose = transpose_rule
     prim.linear = True
 

@@ -173,6 +173,8 @@ def _dot_general_shape(lhs, rhs, dimension_numbers):
 @functools.cache
 def _type_properties(dtype):
     """XLA's order of "precision" among dtypes (primitive_util::HigherPrecisionType)."""
+    if dtype == dtypes.float0:  # JAX's _bit_width asserts on it (a float0 cotangent's dot)
+        raise AssertionError(str(dtype))
     real = dtype
     if dtype.kind == "c":
         real = np.dtype(np.float32 if dtype == np.complex64 else np.float64)

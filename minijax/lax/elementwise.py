@@ -705,7 +705,23 @@ def _select_n_transpose(ct, which, *cases):
     ]
 
 
-ad.deflinear(select_n_p, _select_n_transpose)  # linear in the cases; `which` is fixed
+def _select_n_jvp(primals, tangents):
+    """JAX's rule: `which` is fixed whatever its tangent, and a case without a tangent gets
+    zeros of a case tangent's type (of an integer tangent too, where a deflinear JVP would take
+    the integer case as data)."""
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    case_tangents = tangents[1:]
+    nonzero = [t for t in case_tangents if type(t) is not ad.Zero]
+    if not nonzero:
+        return out, ad.Zero(case_tangents[0].aval)
+    zeros = ad.full_like(nonzero[0], 0)
+    return out, select_n_p.bind(which, *[zeros if type(t) is ad.Zero else t
+                                         for t in case_tangents])
+
+
+ad.primitive_jvps[select_n_p] = _select_n_jvp
+ad.primitive_transposes[select_n_p] = _select_n_transpose  # linear in the cases
 
 
 def _clamp_abstract_eval(min, operand, max):

@@ -106,7 +106,7 @@ def check_same_dtypes(name, avals):
     first = avals[0].dtype
     if any(a.dtype != first for a in avals[1:]):
         msg = (f"lax.{name} requires arguments to have the same dtypes, got "
-               f"{', '.join(a.dtype.name for a in avals)}.")
+               f"{', '.join(str(a.dtype) for a in avals)}.")  # float0 as JAX spells it
         if name in _JNP_EQUIVALENTS:
             msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does "
                     "automatic type promotion on inputs).")

@@ -855,7 +855,7 @@ def _dynamic_update_slice_transpose(ct, operand, update, *starts):
 
 
 # linear in (operand, update) jointly; the start indices are fixed
-ad.deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose)
+ad.deflinear(dynamic_update_slice_p, _dynamic_update_slice_transpose, data=2)
 
 
 def _is_static_index(i):

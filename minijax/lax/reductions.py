@@ -401,7 +401,7 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     return [ct_operand if ad.is_undefined_primal(operand) else None, ct_value]
 
 
-ad.deflinear(pad_p, _pad_transpose)
+ad.deflinear(pad_p, _pad_transpose, data=True)
 
 # Sharding rules (operands split over Explicit mesh axes)
 for _p in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_and_p, reduce_or_p,

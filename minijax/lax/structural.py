@@ -509,7 +509,7 @@ def _pad_rule(operand, padding_value, *, padding_config):
     if operand.dtype != padding_value.dtype:
         raise TypeError(
             "pad operand and padding_value must be same dtype: got "
-            f"{operand.dtype.name} and {padding_value.dtype.name}."
+            f"{operand.dtype} and {padding_value.dtype}."  # str: float0 as JAX spells it
         )
     if padding_value.ndim != 0:
         raise TypeError(
@@ -646,7 +646,7 @@ def _concatenate_transpose(ct, *operands, dimension):
     return cts
 
 
-ad.deflinear(concatenate_p, _concatenate_transpose)
+ad.deflinear(concatenate_p, _concatenate_transpose, data=True)
 
 
 def concatenate(operands, dimension):
