@@ -32,7 +32,7 @@ from minijax.errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from minijax.source_info import SourceInfo, with_user_line
+from minijax.source_info import SourceInfo, note_user_line, with_user_line
 
 # ------------------------------------------------------------------------------------------------
 # Abstract values
@@ -467,14 +467,16 @@ class Primitive:
 
 
 def abstract_eval(prim, avals, params):
-    """Runs a primitive's shape/dtype rule; errors get the user's file:line appended."""
+    """Runs a primitive's shape/dtype rule; its errors keep their message (JAX's) and get a
+    note naming the user's file:line."""
     rule = prim.abstract_eval
     if rule is None:
         raise prim.missing_rule("Abstract evaluation")
     try:
         out = rule(*avals, **params)
     except (TypeError, ValueError) as e:
-        raise type(e)(with_user_line(str(e))) from None
+        note_user_line(e)
+        raise
     vma = frozenset().union(*(getattr(a, "vma", ()) for a in avals))
     if vma and not prim.own_vma:
         # a value computed from varying operands varies (the own_vma primitives type their
@@ -1251,8 +1253,8 @@ class Tracer:
             raise TypeError("iteration over a 0-d array")
         return iter([self[i] for i in range(self.aval.shape[0])])
 
-    def __repr__(self):
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+    def __repr__(self):  # JAX 0.10.2's default (each tracer class may say more)
+        return f"{type(self).__name__}<{self.aval}>"
 
     def __hex__(self):
         return hex(self.__index__())

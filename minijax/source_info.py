@@ -144,6 +144,17 @@ def with_user_line(message: str, info: SourceInfo | None = None) -> str:
     return f"{message}\n  at {info.describe()}"
 
 
+def note_user_line(e: BaseException) -> None:
+    """Notes (PEP 678) the user's line, and the jnp function called, on a primitive rule's
+    error: Python prints the note under the traceback, while ``str(e)`` stays the rule's
+    message, which is JAX's."""
+    info = user_frame()
+    noted = any(n.startswith(("  at ", "  in jnp.")) for n in getattr(e, "__notes__", ()))
+    if info is not None and not noted:  # once: the error may leave several nested binds
+        fn = jnp_function()
+        e.add_note(f"  in {fn} at {info.describe()}" if fn else f"  at {info.describe()}")
+
+
 def wraps(wrapped):
     """``functools.wraps`` for a transformation's wrapper, as JAX's: any callable may be
     transformed, also one whose ``__name__`` is no string (an equinox Module's field), and then

@@ -258,6 +258,16 @@ class JVPTracer(Tracer):
     def aval(self):
         return get_aval(self.primal)
 
+    def __repr__(self):
+        # JAX 0.10.2's: under linearize (grad, vjp) its LinearizeTracer, named GradTracer,
+        # shows the tangent's type only; under jvp both values
+        primal = self.primal if isinstance(self.primal, Tracer) else str(self.primal)
+        if self._trace.linearizing:
+            tangent = get_aval(self.tangent).str_short()
+            return f"GradTracer(primal={primal}, typeof(tangent)={tangent})"
+        tangent = self.tangent if isinstance(self.tangent, Tracer) else str(self.tangent)
+        return f"JVPTracer(primal={primal}, tangent={tangent})"
+
     # A concrete primal may be used in Python control flow (``if x > 0:`` under eager grad),
     # as in JAX: the tangent does not change which branch is taken.
     def __bool__(self):

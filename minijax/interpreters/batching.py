@@ -151,6 +151,9 @@ class BatchTracer(Tracer):
             self._aval = aval
         return aval
 
+    def __repr__(self):  # JAX 0.10.2's: the example's type and the batched value's
+        return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
+
 
 class BatchTrace(core.Trace):
     """One vmap: ``axis_size`` examples along the axis named ``axis_name``."""

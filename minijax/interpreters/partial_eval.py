@@ -63,6 +63,9 @@ class DynamicJaxprTracer(Tracer):
     def aval(self):
         return self._aval
 
+    def __repr__(self):  # JAX 0.10.2's name for a tracer of a staged (jit) trace
+        return f"JitTracer({self._aval})"
+
 
 class DynamicJaxprTrace(Trace):
     def __init__(self, parent=None):

@@ -6,6 +6,7 @@ compiling and explaining the miss.
 from __future__ import annotations
 
 import inspect
+import types
 
 import numpy as np
 
@@ -29,18 +30,24 @@ def leaf_aval(x):
         ) from None
 
 
-def with_leaf_path(err, args, kwargs):
-    """``err`` (an invalid argument leaf) with the pytree path of the first such leaf."""
-    for path, leaf in zip(arg_paths(args, kwargs), _registry.flatten((args, kwargs))[0]):
+def with_leaf_path(err, fun, params, args, kwargs, static_key):
+    """``err`` (an invalid argument leaf) in JAX 0.10.2's words, naming ``fun`` and the first
+    such leaf by its ``debug_info.arg_names`` name (``x``, ``d['b'][1]``)."""
+    leaves = _registry.flatten((args, kwargs))[0]
+    for i, leaf in enumerate(leaves):
         if not isinstance(leaf, Tracer):
             try:
                 get_aval(leaf)
             except TypeError:
+                call = types.SimpleNamespace(args=args, kwargs=kwargs, static_key=static_key,
+                                             paths=arg_paths(args, kwargs))
+                name = debug_arg_names(params, call)[i]
                 return TypeError(
-                    f"Argument {path} of type {type(leaf).__name__} ({leaf!r:.60}) is not a "
-                    "valid jit argument: jit arguments must be arrays, scalars, or pytrees of "
-                    "them. Mark configuration values static with static_argnums= / "
-                    "static_argnames=."
+                    f"Error interpreting argument to {fun} as an abstract array. The "
+                    f"problematic value is of type {type(leaf)} and was passed to the function "
+                    f"at path {name}.\nThis typically means that a jit-wrapped function was "
+                    "called with a non-array argument, and this argument was not marked as "
+                    "static using the static_argnums or static_argnames parameters of jax.jit."
                 )
     return err
 
@@ -178,10 +185,7 @@ class ArgRecord:
     def of_call(cls, args, kwargs, static_key, donate_argnums, aval_of=leaf_aval):
         """``aval_of``: how a leaf's aval is found (``get_aval`` also takes tracers)."""
         leaves, in_tree = _registry.flatten((args, kwargs))
-        try:
-            avals = tuple([aval_of(x) for x in leaves])
-        except TypeError as e:
-            raise with_leaf_path(e, args, kwargs) from None
+        avals = tuple([aval_of(x) for x in leaves])  # an invalid leaf: see with_leaf_path
         return cls(args, kwargs, static_key, leaves, in_tree, avals, donate_argnums)
 
     @property

@@ -523,8 +523,10 @@ class JitFunction:
         try:
             avals = tuple([x.aval if type(x) is Array else leaf_aval(x) for x in leaves])
         except TypeError as e:
-            raise with_leaf_path(e, args, kwargs) from None
-        key = (in_tree, static_key, avals, config.trace_state)
+            raise with_leaf_path(e, self._fun, self._signature.params, args, kwargs,
+                                 static_key) from None
+        # set_mesh's mesh: bare specs name its axes, and the program runs on its devices
+        key = (in_tree, static_key, avals, config.trace_state, shd.current_mesh())
         if self._committed_in_key and (self._sharded or placement.any_placed(leaves)):
             key += (placement.committed_key(leaves),)  # where arguments lie shapes the program
         entry = self._cache.get(key)
@@ -609,7 +611,11 @@ class JitFunction:
                 args, kwargs, self._static_argnums, self._static_argnames)
         else:
             static_key = ()
-        return ArgRecord.of_call(args, kwargs, static_key, self._donate_argnums, aval_of)
+        try:
+            return ArgRecord.of_call(args, kwargs, static_key, self._donate_argnums, aval_of)
+        except TypeError as e:
+            raise with_leaf_path(e, self._fun, self._signature.params, args, kwargs,
+                                 static_key) from None
 
     # --- staging ------------------------------------------------------------------------------
     def _trace(self, record):

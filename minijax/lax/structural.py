@@ -90,12 +90,10 @@ def _static_ints(seq, fun, arg, keep_numpy=False):
 
 
 def _canonicalize_axis(axis, ndim, fun):
-    """A non-negative axis; out-of-range axes raise ValueError as JAX's canonicalize_axis."""
+    """A non-negative axis; out-of-range axes raise JAX's canonicalize_axis ValueError."""
     axis = _static_int(axis, f"the axis argument of {fun}")
     if not -ndim <= axis < ndim:
-        raise ValueError(with_user_line(
-            f"{fun}: axis {axis} is out of bounds for array of dimension {ndim}"
-        ))
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
 
 
@@ -378,19 +376,15 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
 
 
 def _squeeze_rule(operand, *, dimensions):
+    # JAX 0.10.2's words (its _compute_squeeze_shape)
     if len(set(dimensions)) != len(dimensions):
-        raise ValueError(
-            f"squeeze dimensions are not unique: {dimensions} for {operand.str_short()}"
-        )
+        raise ValueError(f"dimensions are not unique: {dimensions}")
     if not all(0 <= d < operand.ndim for d in dimensions):
-        raise ValueError(
-            f"squeeze dimensions {dimensions} are outside range [0, ndim) for operand "
-            f"{operand.str_short()}"
-        )
+        raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
     if any(operand.shape[d] != 1 for d in dimensions):
         raise ValueError(
-            "squeeze cannot select an axis to squeeze out which has size not equal to one, "
-            f"got operand {operand.str_short()} and dimensions={dimensions}"
+            "cannot select an axis to squeeze out which has size not equal to one, "
+            f"got shape={operand.shape} and dimensions={dimensions}"
         )
     shape = tuple(s for i, s in enumerate(operand.shape) if i not in dimensions)
     return operand.update(shape=shape)
@@ -412,9 +406,7 @@ ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions
 def squeeze(array, dimensions):
     """``array`` without the size-1 axes ``dimensions`` (negative axes count from the end)."""
     ndim = get_aval(array).ndim
-    dims = _static_ints(dimensions, "squeeze", "dimensions")
-    # Normalize in-range negatives; leave out-of-range ones for the rule to report.
-    dims = tuple(sorted(d + ndim if -ndim <= d < 0 else d for d in dims))
+    dims = tuple(sorted(_canonicalize_axis(d, ndim, "squeeze") for d in dimensions))
     if not dims and _is_array(array):
         return array
     return squeeze_p.bind(array, dimensions=dims)
@@ -422,14 +414,14 @@ def squeeze(array, dimensions):
 
 def expand_dims(array, dimensions):
     """``array`` with size-1 axes inserted at ``dimensions`` (a ``broadcast_in_dim``)."""
-    dimensions = _static_ints(dimensions, "expand_dims", "dimensions")
+    # as JAX's: the given axes checked for repeats, then each taken by operator.index
     if len(set(dimensions)) != len(dimensions):
-        raise ValueError(with_user_line(f"repeated axis in lax.expand_dims: {dimensions}"))
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
     shape = get_aval(array).shape
     ndim_out = len(shape) + len(dimensions)
     dims = [_canonicalize_axis(d, ndim_out, "expand_dims") for d in dimensions]
     if len(set(dims)) != len(dims):  # e.g. (0, -3) on a rank-1 array name the same axis
-        raise ValueError(with_user_line(f"repeated axis in lax.expand_dims: {tuple(dims)}"))
+        raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
     result_shape = list(shape)
     for d in sorted(dims):
         result_shape.insert(d, 1)
@@ -445,7 +437,7 @@ def _transpose_rule(operand, *, permutation):
     if tuple(sorted(permutation)) != tuple(range(operand.ndim)):
         raise TypeError(
             f"transpose permutation isn't a permutation of operand dimensions, got "
-            f"permutation {permutation} for operand {operand.str_short()}."
+            f"permutation {permutation} for operand shape {operand.shape}."
         )
     return operand.update(shape=tuple(operand.shape[p] for p in permutation))
 
@@ -470,21 +462,22 @@ ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
 
 def transpose(operand, permutation):
     """Axis i of the result is axis ``permutation[i]`` of ``operand``."""
-    permutation = _static_ints(permutation, "transpose", "permutation")
+    permutation = tuple(_static_int(d, "the permutation argument of transpose")
+                        for d in permutation)  # as JAX's: operator.index of each
     if permutation == tuple(range(get_aval(operand).ndim)) and _is_array(operand):
         return operand
     return transpose_p.bind(operand, permutation=permutation)
 
 
 def _rev_rule(operand, *, dimensions):
+    # JAX 0.10.2's checks, in its order and words
+    _check_shapelike("rev", "dimensions", dimensions)
     if len(set(dimensions)) != len(dimensions):
-        raise ValueError(
-            f"rev dimensions must be unique, got {dimensions} for {operand.str_short()}."
-        )
-    if not all(0 <= d < operand.ndim for d in dimensions):
-        raise ValueError(
-            f"rev dimensions must all be in range [0, ndim), got dimensions {dimensions} for "
-            f"operand {operand.str_short()}."
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not max(dimensions) < operand.ndim:
+        raise TypeError(
+            f"rev dimensions must all be less than operand ndim, got dimensions {dimensions} "
+            f"for operand ndim {operand.ndim}."
         )
     return operand
 

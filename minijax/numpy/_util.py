@@ -32,7 +32,7 @@ from minijax.lax.convert import _convert_element_type
 from minijax.lax import sharding_rules
 from minijax.lax.families import const
 from minijax.lowering.array import Array
-from minijax.source_info import with_user_line
+from minijax.source_info import note_user_line
 
 _SCALAR_TYPES = dtypes.python_scalar_types
 
@@ -179,10 +179,11 @@ def broadcast_shapes(*shapes):
             if d != r:
                 if r == 1:
                     result[offset + i] = d
-                elif d != 1:
-                    raise ValueError(with_user_line(
-                        "Incompatible shapes for broadcasting: "
-                        + ", ".join(str(tuple(s)) for s in shapes)))
+                elif d != 1:  # JAX's message; a note names the user's line
+                    e = ValueError("Incompatible shapes for broadcasting: "
+                                   f"shapes={[tuple(s) for s in shapes]}")
+                    note_user_line(e)
+                    raise e
     return tuple(result)
 
 

@@ -7,7 +7,6 @@ Python loop).
 
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
@@ -197,21 +196,27 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contraction of ``a``'s last ``axes`` axes with ``b``'s first ones, or of the listed
     axis pairs ``axes=(a_axes, b_axes)``."""
     a, b, dtype, weak = _contraction_operands("tensordot", a, b)
-    if isinstance(axes, int) or hasattr(axes, "__index__"):
-        n = operator.index(axes)
-        if n < 0 or n > min(a.ndim, b.ndim):
-            raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks "
+    # JAX 0.10.2's forms and words: an int (exactly), or a pair of ints or of sequences
+    if type(axes) is int:
+        if axes > min(a.ndim, b.ndim):
+            raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks "
                             f"({a.shape} and {b.shape})")
-        ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
-    else:
+        ca, cb = tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes))
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2:
         ax_a, ax_b = axes
-        ax_a = (ax_a,) if isinstance(ax_a, int) else tuple(ax_a)
-        ax_b = (ax_b,) if isinstance(ax_b, int) else tuple(ax_b)
-        if len(ax_a) != len(ax_b):
+        if isinstance(ax_a, int) and isinstance(ax_b, int):
+            ax_a, ax_b = (ax_a,), (ax_b,)
+        elif not (isinstance(ax_a, (tuple, list)) and isinstance(ax_b, (tuple, list))):
+            raise TypeError("tensordot requires both axes lists to be either ints, tuples or "
+                            f"lists, got {ax_a} and {ax_b}")
+        elif len(ax_a) != len(ax_b):
             raise TypeError("tensordot requires axes lists to have equal length, got "
                             f"{ax_a} and {ax_b}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
+    else:
+        raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair "
+                        "of lists/tuples of ints.")
     out = lax.dot_general(a, b, ((ca, cb), ((), ())), precision,
                           _preferred(preferred_element_type, dtype))
     return _contraction_result(out, dtype, weak, preferred_element_type)

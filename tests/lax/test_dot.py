@@ -24,6 +24,11 @@ def rand(*shape, dtype=np.float32, seed=0):
 # --- errors --------------------------------------------------------------------------------------
 
 
+def _text(e):
+    """An error's message (JAX's) and the notes minijax adds to it (the user's line)."""
+    return "\n".join([str(e), *getattr(e, "__notes__", ())])
+
+
 def test_contracting_size_mismatch_names_primitive_shapes_and_line():
     def f(a, b):
         return lax.dot_general(a, b, MATMUL)  # the mismatched matmul
@@ -31,7 +36,7 @@ def test_contracting_size_mismatch_names_primitive_shapes_and_line():
     for run in (f, minijax.jit(f)):
         with pytest.raises(TypeError) as e:
             run(np.zeros((3, 4), np.float32), np.zeros((5, 2), np.float32))
-        msg = str(e.value)
+        msg = _text(e.value)
         assert "dot_general requires contracting dimensions to have the same shape" in msg
         assert "f32[3,4]" in msg and "f32[5,2]" in msg
         assert f"{__file__}:" in msg and "the mismatched matmul" in msg

@@ -73,6 +73,11 @@ def test_python_float_does_not_silently_truncate_into_an_int_array():
 # --- errors: primitive, shapes and the caller's line ----------------------------------------------
 
 
+def _text(e):
+    """An error's message (JAX's) and the notes minijax adds to it (the user's line)."""
+    return "\n".join([str(e), *getattr(e, "__notes__", ())])
+
+
 def _line_of(fn, offset=1):
     """``file:line`` of the line ``offset`` lines below ``fn``'s ``def``."""
     return f"{__file__}:{fn.__code__.co_firstlineno + offset}"
@@ -86,7 +91,7 @@ def test_dtype_mismatch_names_primitive_shapes_and_line(jit):
     g = minijax.jit(f) if jit else f
     with pytest.raises(TypeError) as e:
         g(np.zeros((2, 3), f32), np.zeros((2, 3), np.int32))
-    msg = str(e.value)
+    msg = _text(e.value)
     assert "lax.sub requires arguments to have the same dtypes, got float32, int32." in msg
     assert _line_of(f) in msg
 
@@ -99,7 +104,7 @@ def test_shape_mismatch_names_primitive_shapes_and_line(jit):
     g = minijax.jit(f) if jit else f
     with pytest.raises(TypeError) as e:
         g(np.zeros((2, 3), f32), np.zeros((3, 2), f32))
-    msg = str(e.value)
+    msg = _text(e.value)
     assert "atan2 got incompatible shapes" in msg and "f32[2,3], f32[3,2]" in msg
     assert _line_of(f) in msg
 

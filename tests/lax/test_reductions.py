@@ -35,10 +35,15 @@ def test_negative_axes_are_normalized_and_sorted():
                                   f32(2, 3, 4).max(axis=(0, 2)))
 
 
+def _text(e):
+    """An error's message (JAX's) and the notes minijax adds to it (the user's line)."""
+    return "\n".join([str(e), *getattr(e, "__notes__", ())])
+
+
 def test_out_of_range_axis_names_primitive_shape_and_line():
     with pytest.raises(ValueError) as e:
         minijax.jit(lambda x: lax.reduce_sum(x, (2,)))(f32(3, 4))  # the bad reduction
-    msg = str(e.value)
+    msg = _text(e.value)
     assert "reduce_sum" in msg and "(2,)" in msg and "f32[3,4]" in msg
     assert f"{__file__}:" in msg and "the bad reduction" in msg
 
