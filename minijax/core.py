@@ -559,18 +559,21 @@ class DuplicateSpecError(Exception):
     """A sharding names a mesh axis for two dimensions (JAX's ``DuplicateSpecError``)."""
 
 
-def check_no_duplicate_axes(parts):
-    """A mesh axis splits at most one dimension, in JAX's words."""
-    seen = set()
+def check_no_duplicate_axes(parts, arg_name="NamedSharding spec", spec=None):
+    """A mesh axis splits at most one dimension, in JAX's words (naming every repeated axis;
+    ``spec`` is the PartitionSpec to show, default ``parts``')."""
+    counts = {}
     for p in parts:
-        for name in (() if p is None else (p,) if isinstance(p, str) else p):
-            if name in seen:
-                spec = "P(" + ", ".join(map(repr, parts)) + ")"
-                raise DuplicateSpecError(
-                    "A single NamedSharding spec specification can map every mesh axis to at "
-                    f"most one positional dimension, but {spec} has duplicate entries for "
-                    f"`{name}`")
-            seen.add(name)
+        for name in (() if p is None or not isinstance(p, (str, tuple)) else
+                     (p,) if isinstance(p, str) else p):
+            counts[name] = counts.get(name, 0) + 1
+    twice = sorted(f"`{n}`" for n, c in counts.items() if c > 1)
+    if twice:
+        if spec is None:
+            spec = "P(" + ", ".join(map(repr, parts)) + ("," if len(parts) == 1 else "") + ")"
+        raise DuplicateSpecError(
+            f"A single {arg_name} specification can map every mesh axis to at most one "
+            f"positional dimension, but {spec} has duplicate entries for {', '.join(twice)}")
 
 
 def _with_vma(aval, vma):

@@ -446,7 +446,7 @@ class NamedSharding(Sharding):
                 spec = PartitionSpec(*spec)
             else:
                 raise TypeError(f"NamedSharding: spec must be a PartitionSpec, got {spec!r}")
-        _check_spec_axes(mesh, spec, "")
+        _check_spec_axes(mesh, spec)
         self.mesh = mesh
         self.spec = spec
         if memory_kind is not None and isinstance(mesh, Mesh):  # an AbstractMesh has no memories
@@ -529,26 +529,32 @@ def _typed(mesh, parts):
     return NamedSharding(mesh, PartitionSpec(*parts))
 
 
+def fit_rank(spec, ndim):
+    """The entries of ``spec`` for a value of rank ``ndim``: as JAX's type
+    (``core._make_lengths_same``), a spec longer than the rank drops its trailing None
+    entries; any other is JAX's internal assertion."""
+    entries = tuple(spec)
+    if len(entries) > ndim:
+        if any(e is not None for e in entries[ndim:]):
+            raise AssertionError((ndim, spec))
+        entries = entries[:ndim]
+    return entries
+
+
 def explicit_of(sharding, shape):
     """The ``explicit`` field of a value of ``shape`` placed with ``sharding``: its
     partitions over the mesh's Explicit axes (an Auto axis leaves no trace in a type, as in
     JAX), with the abstract mesh; None when no Explicit axis splits it. Checked as JAX's
-    ``core.get_sharding``: a spec longer than the rank only by None entries, each split
-    dividing its dimension, no mesh axis twice."""
+    ``core.get_sharding``: a spec longer than the rank only by None entries (``fit_rank``),
+    each split dividing its dimension, no mesh axis twice."""
     if not isinstance(sharding, NamedSharding):
         return None
     mesh = sharding.mesh
     if AxisType.Explicit not in mesh.axis_types:
         return None
     explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
-    spec = tuple(sharding.spec)
     ndim = len(shape)
-    if len(spec) > ndim and all(e is None for e in spec[ndim:]):
-        spec = spec[:ndim]
-    if len(spec) > ndim:
-        raise ValueError(
-            "Length of sharding.spec must be equal to aval's ndim. Got sharding.spec "
-            f"{sharding.spec}, aval.ndim {ndim} and sharding {sharding}")
+    spec = fit_rank(sharding.spec, ndim)
     spec += (None,) * (ndim - len(spec))
     core.check_no_duplicate_axes(spec)
     sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
@@ -617,22 +623,34 @@ class GSPMDSharding(Sharding):
 # Validation (errors name the array, the dimension and the axis)
 
 
-def _check_spec_axes(mesh, spec, where):
-    used = {}
-    for dim, entry in enumerate(spec):
+def _check_spec_axes(mesh, spec):
+    """JAX's ``check_pspec``: no mesh axis twice (``DuplicateSpecError``), then every axis
+    in ``mesh``, and UNCONSTRAINED only where some axis is Auto."""
+    core.check_no_duplicate_axes(tuple(spec), spec=str(spec))
+    for entry in spec:
         for a in _axes_of(entry):
             if a not in mesh.shape:
                 raise ValueError(
-                    f"{where}PartitionSpec {_spec_str(spec)} splits dimension {dim} over mesh "
-                    f"axis {a!r}, which is not an axis of {mesh!r} (axes: {mesh.axis_names})"
-                )
-            if a in used:
-                raise ValueError(
-                    f"{where}PartitionSpec {_spec_str(spec)} uses mesh axis {a!r} twice "
-                    f"(dimensions {used[a]} and {dim}); each mesh axis may split one dimension "
-                    "once"
-                )
-            used[a] = dim
+                    f"Resource axis: {a} of {spec} is not found in mesh: {mesh.axis_names}.")
+    if AxisType.Auto not in mesh.axis_types and any(e is UNCONSTRAINED for e in spec):
+        raise ValueError(
+            f"{spec} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`. Got "
+            f"mesh axis_types: {tuple(mesh.axis_types)}")
+
+
+def check_given(shardings, arg_name, allow_unconstrained=False):
+    """JAX's ``prepare_axis_resources``: the shardings a user gives ``arg_name`` (a pytree of
+    Shardings, PartitionSpecs and None), checked before any mesh is known: no UNCONSTRAINED
+    unless allowed, and no bare spec naming a mesh axis twice."""
+    for entry in _registry.flatten(shardings, leaf_predicate=is_sharding_leaf)[0]:
+        spec = entry.spec if isinstance(entry, NamedSharding) else entry
+        if not isinstance(spec, PartitionSpec):
+            continue
+        if not allow_unconstrained and any(e is UNCONSTRAINED for e in spec):
+            raise ValueError(
+                f"Unconstrained dims are not allowed when passed to {arg_name}: {entry}")
+        if entry is spec:
+            core.check_no_duplicate_axes(tuple(spec), arg_name, str(spec))
 
 
 def check_divisible(sharding, shape, what):
@@ -683,7 +701,6 @@ def resolve(sharding_or_spec, what):
                 f"{what}: a bare PartitionSpec {_spec_str(sharding_or_spec)} needs a mesh; use "
                 "NamedSharding(mesh, spec) or call inside `with mesh:`"
             )
-        _check_spec_axes(mesh, sharding_or_spec, f"{what}: ")
         return NamedSharding(mesh, sharding_or_spec)
     if hasattr(sharding_or_spec, "platform") and hasattr(sharding_or_spec, "id"):
         return SingleDeviceSharding(sharding_or_spec)

@@ -32,23 +32,6 @@ KNOWN = {
     # operand; minijax computes both
     "qr_bat": "JAX 0.10.2 fails on a batch-split qr (its internal select)",
     "inv_bat": "JAX 0.10.2 fails in its own vmap of inv; minijax's solve has no rule",
-    # lax.full(sharding=NamedSharding(concrete mesh, ...)) comes out unsplit in JAX 0.10.2,
-    # while jnp.full(out_sharding=) splits: minijax splits both
-    "full_lax_sharding": "JAX 0.10.2 drops lax.full's sharding",
-    # minijax's own words for a spec that names an unknown axis or one axis twice (its
-    # NamedSharding's check, with the argument's path), and a spec longer than the rank
-    "reshard_dup_axis": "minijax's duplicate-axis message (its NamedSharding check)",
-    "reshard_unknown_axis": "minijax's unknown-axis message (its NamedSharding check)",
-    "reshard_rank_too_long": "minijax refuses a spec longer than the rank",
-    "dot_out_sh_dup": "minijax's duplicate-axis message",
-    "reshape_out_sharding_bad": "minijax's unknown-axis message",
-    # jit(in_shardings=) that disagrees with a committed argument: JAX refuses, minijax
-    # reshards (on every mesh, not only Explicit axes)
-    "jit_in_shardings_mismatch": "minijax reshards a committed argument to in_shardings",
-    # jnp-level paths that differ: minijax's unstack and eager integer indexing slice where
-    # JAX's gather, so the error names the slice
-    "unstack0_xN": "minijax's unstack slices (the slicing error, not unstack's)",
-    "eager_index": "minijax's eager index slices (the slicing error, not gather's)",
 }
 
 

@@ -421,6 +421,9 @@ class JitFunction:
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._sharded = in_shardings is not None or out_shardings is not None
+        if self._sharded:  # JAX checks the specs given when jit is called on a function
+            shd.check_given(in_shardings, "in_shardings")
+            shd.check_given(out_shardings, "out_shardings")
         self._committed_in_key = placement.in_shardings_in_key(in_shardings)
         # JAX puts a NumPy argument in the memory in_shardings names but refuses an Array from
         # another memory, even an uncommitted one: such a jit's NumPy arguments reach the
@@ -843,7 +846,8 @@ class JitFunction:
         shardings = [None] * len(out_avals)
         if self._out_shardings is not None:
             shardings = [
-                None if g is None else shd.resolve(g, "jit out_shardings")
+                None if g is None else placement.resolve_given(g, "out_shardings",
+                                                               "jit out_shardings")
                 for g in placement.result_sharding_leaves(self._out_shardings, out_tree,
                                                           len(out_avals))]
         return out_tree.unflatten(result_structs(out_avals, shardings))

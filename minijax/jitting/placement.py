@@ -146,6 +146,9 @@ def plan(name, record, closed, out_tree, in_shardings, out_shardings, device, ke
     meshes = [s.mesh for s in in_sh + out_sh if isinstance(s, shd.NamedSharding)]
     moves = []
     meshes += _constraint_meshes(closed.jaxpr, [], moves)
+    ctx = shd.current_mesh()
+    if ctx is not None and not ctx.empty:  # as JAX, a program under set_mesh runs on its mesh
+        meshes.append(ctx)
     memory = _memory(in_mem, out_mem, moves)
     if not meshes:
         if device is None and in_shardings is None:
@@ -202,6 +205,17 @@ def _type(aval):
     return f"{aval.dtype.name}{aval._space_str()}[{','.join(map(str, aval.shape))}]"
 
 
+def resolve_given(g, name, what):
+    """A sharding given to jit's ``name`` (in_shardings or out_shardings) as a Sharding; a
+    bare PartitionSpec needs a mesh in context (JAX's RuntimeError)."""
+    if isinstance(g, shd.PartitionSpec) and shd.current_mesh() is None:
+        raise RuntimeError(
+            f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+            f"{name}. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, "
+            f"provide `Sharding`s to {name} and then the mesh context manager is not required.")
+    return shd.resolve(g, what)
+
+
 def _argument_shardings(record, in_shardings):
     n = len(record.leaves)
     if in_shardings is not None:
@@ -212,7 +226,7 @@ def _argument_shardings(record, in_shardings):
     out, memory = [], []
     for x, g, path, aval in zip(record.leaves, given, record.paths, record.avals):
         if g is not None:
-            g = shd.resolve(g, f"jit in_shardings for {path}")
+            g = resolve_given(g, "in_shardings", f"jit in_shardings for {path}")
             if type(x) is Array and g._memory_kind != memory_kind_of(x._sharding):
                 # as JAX: jit moves no Array between memories, even an uncommitted one (a
                 # NumPy argument, which it places there, comes here as NumPy: see
@@ -222,6 +236,14 @@ def _argument_shardings(record, in_shardings):
                     "Memory kinds passed to jax.jit does not match memory kind on the "
                     f"respective arg. Got jit memory kind: {g.memory_kind}, arg memory kind: "
                     f"{have} for arg type: {_type(aval)}")
+            if type(x) is Array and x._committed and (
+                    shd._hlo_of(g, len(aval.shape)) != x._sharding._hlo_sharding):
+                # as JAX: jit reshards no committed Array (on any mesh); only the layout is
+                # compared, so P("x") matches P("x", None) and one device matches P()
+                raise ValueError(
+                    "Sharding passed to jit does not match the sharding on the respective arg. "
+                    f"Got jit sharding: {g},\narg sharding: "
+                    f"{shd.from_jaxlib(x._sharding, len(aval.shape))} for arg type: {aval}")
         elif type(x) is Array and len(x._sharding._internal_device_list) > 1:
             g = shd.from_jaxlib(x._sharding, len(aval.shape))
         elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):
@@ -261,7 +283,7 @@ def _result_shardings(closed, out_tree, out_shardings):
     for g, path, aval in zip(given, out_paths, out_avals):
         memory.append(None)
         if g is not None:
-            g = shd.resolve(g, f"jit out_shardings for {path}")
+            g = resolve_given(g, "out_shardings", f"jit out_shardings for {path}")
             memory[-1] = g.memory_kind
             if isinstance(g, shd.NamedSharding):
                 shd.check_divisible(
@@ -282,6 +304,9 @@ def _typed_result_shardings(closed, in_sh, out_sh):
         if explicit is not None:
             mesh = explicit[0]
             break
+    else:  # no value is split: under set_mesh, the results are whole on its devices
+        ctx = shd.current_mesh()
+        mesh = None if ctx is None or ctx.empty else ctx.abstract_mesh
     if mesh is None or shd.AxisType.Auto in mesh.axis_types:
         return out_sh
     concrete = next((s.mesh for s in in_sh if isinstance(s, shd.NamedSharding)

@@ -21,7 +21,9 @@ from minijax.sharding_types import (
     P,
     broadcast_prefix,
     check_divisible,
+    check_given,
     current_mesh,
+    fit_rank,
     get_abstract_mesh,
     put,
     resolve,
@@ -168,6 +170,7 @@ ad.deflinear(device_put_p, _dp_transpose)
 def with_sharding_constraint(x, shardings):
     """Asks XLA to lay out ``x`` (a pytree) as ``shardings`` (a pytree prefix of Shardings or
     PartitionSpecs; bare specs need ``with mesh:``) at this point of the program."""
+    check_given(shardings, "shardings", allow_unconstrained=True)
     leaves, tree = _registry.flatten(x)
     per_leaf = broadcast_prefix(shardings, x, "with_sharding_constraint")
     outs = []
@@ -229,11 +232,18 @@ def reshard(xs, out_shardings):
                              f"non-None and have a non-empty mesh. Got sharding {s}.")
         _check_mesh_for(s)
         s = resolve(s, "reshard")
+        if isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types:
+            # as JAX: the spec fit to the rank (padded with None; a longer one loses its
+            # trailing None entries), and the type checks the split (JAX's errors), eagerly too
+            ndim = np.ndim(leaf)
+            spec = fit_rank(s.spec, ndim)
+            s = s.update(spec=P(*spec, *(None,) * (ndim - len(spec))))
+            dst = NamedSharding(s.mesh.abstract_mesh, s.spec)
+            core.explicit_of(dst, np.shape(leaf))
         if isinstance(leaf, core.Tracer):
             if isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types:
-                # (the type checks the split: JAX's errors)
                 outs.append(reshard_p.bind(
-                    leaf, dst_sharding=NamedSharding(s.mesh.abstract_mesh, s.spec),
+                    leaf, dst_sharding=dst,
                     concrete_mesh=s.mesh if isinstance(s.mesh, Mesh) else current_mesh()))
             else:
                 outs.append(with_sharding_constraint(leaf, s))

@@ -310,8 +310,7 @@ def gather(operand, indices, *, dimension_numbers, slice_sizes, **params):
         raise ShardingTypeError(
             "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
             "indexing as out sharding could not be resolved unambiguously (or would require "
-            f"collectives on inputs). Got operand={operand.str_short()}, "
-            f"indices={indices.str_short()}")
+            f"collectives on inputs). Got {operand=}, {indices=}")  # (JAX's: the avals' reprs)
     for i, j in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
         ix[j] = ix[j] or op[i]
     offsets = iter(op[i] for i in range(operand.ndim)
@@ -463,8 +462,7 @@ def scatter(operand, indices, updates, *, dimension_numbers, **params):
         raise ShardingTypeError(
             "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
             "the scatter update as out sharding could not be resolved unambiguously (or would "
-            f"require collectives on inputs). Got operand={operand.str_short()}, "
-            f"indices={indices.str_short()}, updates={updates.str_short()}")
+            f"require collectives on inputs). Got {operand=}, {indices=}, {updates=}")
     out = list(op)
     for o, i, u in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims, up_batch):
         if out[o] is None:

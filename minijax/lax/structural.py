@@ -42,6 +42,7 @@ from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 from minijax.source_info import with_user_line
 from minijax.lax import sharding_rules
 from minijax.lax.sharding_constraint import explicit_out_sharding, reshard
+from minijax.sharding_types import AbstractMesh, NamedSharding, Sharding, put
 
 # fmt: off
 __all__ = [
@@ -943,6 +944,14 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     weak_type = dtype is None and value_weak
     dtype = value_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     scalar = _scalar_of(fill_value, dtype, weak_type)
+    if isinstance(sharding, Sharding) and not (isinstance(sharding, NamedSharding) and
+                                               isinstance(sharding.mesh, AbstractMesh)):
+        # JAX's rule for a sharding on devices (its docstring: "ignored in jitted mode"):
+        # outside a trace it places the filled array there (committed, not weakly typed);
+        # under one the result is unsplit
+        if core.current_trace() is core.eval_trace and not isinstance(scalar, Tracer):
+            return put(np.full(shape, np.asarray(scalar), dtype), sharding, "full")
+        return broadcast(scalar, shape)
     typed = explicit_out_sharding(sharding)
     if typed is None:
         return broadcast(scalar, shape)

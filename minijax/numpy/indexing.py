@@ -326,6 +326,25 @@ def _static_out_of_bounds(shape, index):
     return False
 
 
+def _takes_part_of_sharded(x, index):
+    """Whether ``index`` takes part of an axis (an integer, or a slice short of the whole axis)
+    of an Array on several devices: JAX's ``rewriting_take`` gathers those rather than
+    slicing (its slices would misread the sharding), so their errors are gather's."""
+    if type(x) is not Array or len(x._sharding._internal_device_list) == 1:
+        return False
+    dim = 0
+    for i in _normalize(index, x.ndim):
+        if i is None:
+            continue
+        if not isinstance(i, slice):
+            return True
+        start, stop, step = i.indices(x.shape[dim])
+        if abs(step) != 1 or abs(stop - start) != x.shape[dim]:
+            return True
+        dim += 1
+    return False
+
+
 def getitem(x, index, mode=None, fill_value=None):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
     ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds reads (only 'clip' also
@@ -340,7 +359,8 @@ def getitem(x, index, mode=None, fill_value=None):
     # positions must fill or drop: then it is a 0-d advanced index, which the gather honours.
     fills = mode in ("fill", "drop") and (any(_is_dynamic_int(i) for i in index)
                                           or _static_out_of_bounds(x.shape, index))
-    if not fills and not any(isinstance(i, _AdvIndex) for i in index):
+    if (not fills and not any(isinstance(i, _AdvIndex) for i in index)
+            and not _takes_part_of_sharded(x, index)):
         return _basic_getitem(x, index)
     index = _normalize(index, x.ndim, allow_advanced=True)
     basic, adv_axes, adv_vals, adv_sizes = [], [], [], []

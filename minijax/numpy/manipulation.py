@@ -804,9 +804,8 @@ def dsplit(ary, indices_or_sections):
 
 @eager_jit(static_argnames=("axis",))
 def unstack(x, /, *, axis=0):
-    x = to_array(x)
-    axis = canonicalize_axis(axis, x.ndim)
-    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
+    check_arraylike("unstack", x)
+    return lax.unstack(to_array(x), axis=axis)  # as JAX's (its sharding rule, its errors)
 
 
 @eager_jit(static_argnames=("axis", "start"), inline=False)

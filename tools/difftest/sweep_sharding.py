@@ -326,6 +326,10 @@ case("zeros_out_sharding", lambda: jnp.zeros((8, 4), out_sharding=P("x", "y")))
 case("ones_out_sharding_ns", lambda: jnp.ones((8, 4), out_sharding=NamedSharding(mesh, P(None, "y"))))
 case("full_out_sharding", lambda: jnp.full((8, 4), 2.0, out_sharding=P("x")))
 case("full_lax_sharding", lambda: lax.full((8, 4), 2.0, sharding=NamedSharding(mesh, P("x"))))
+case("full_lax_sharding_eager", lambda: lax.full((8, 4), 2.0, sharding=NamedSharding(mesh, P("x"))),
+     jit=False)
+case("full_lax_sharding_abstract",
+     lambda: lax.full((8, 4), 2.0, sharding=NamedSharding(mesh.abstract_mesh, P("x"))))
 case("zeros_like_xy", jnp.zeros_like, xy)
 case("ones_like_Ny", jnp.ones_like, Ny)
 case("full_like_xN", lambda a: jnp.full_like(a, 3), xN)
@@ -400,6 +404,18 @@ case("reshard_bad_divide", lambda a: reshard(a, P("x")), arr((6, 4), P()))
 case("reshard_dup_axis", lambda a: reshard(a, P("x", "x")), NN)
 case("reshard_unknown_axis", lambda a: reshard(a, P("z")), NN)
 case("reshard_rank_too_long", lambda a: reshard(a, P("x", None, None)), NN)
+case("reshard_rank_too_long_split", lambda a: reshard(a, P(None, None, "x")), NN)
+case("reshard_rank_too_long_eager", lambda a: reshard(a, P("x", None, None)), NN, jit=False)
+case("reshard_bad_divide_eager", lambda a: reshard(a, P("x")), arr((6, 4), P()), jit=False)
+case("reshard_dup_two_axes", lambda a: reshard(a, P("x", "y", "x", "y")), t3)
+case("reshard_dup_unknown_axis", lambda a: reshard(a, P("z", "z")), NN)
+case("wsc_dup_axis", lambda a: jax.lax.with_sharding_constraint(a, P("x", "x")), NN)
+case("jit_in_shardings_dup", lambda: jax.jit(lambda a: a, in_shardings=P("x", "x")), jit=False)
+case("jit_out_shardings_dup", lambda: jax.jit(lambda a: a, out_shardings=P(("y", "x"), "y")),
+     jit=False)
+case("jit_in_shardings_unknown",
+     lambda a: jax.jit(lambda b: b, in_shardings=P("z"))(a), NN, jit=False)
+case("ns_unconstrained_explicit", lambda: NamedSharding(mesh, P(P.UNCONSTRAINED)), jit=False)
 case("auto_axes_x",
      lambda a: jax.sharding.auto_axes(lambda b: b * 2, out_sharding=P("x", "y"))(a), xy)
 case("auto_axes_sum",
@@ -430,6 +446,14 @@ case("jit_in_shardings_mismatch",
      jax.jit(lambda a: a + 1, in_shardings=NamedSharding(mesh, P())), xy, jit=False)
 case("jit_in_shardings_match",
      jax.jit(lambda a: a + 1, in_shardings=NamedSharding(mesh, P("x", "y"))), xy, jit=False)
+case("jit_in_shardings_mismatch_one_device",
+     jax.jit(lambda a: a + 1, in_shardings=NamedSharding(mesh, P("x"))),
+     jax.device_put(np.ones((8, 4), np.float32), jax.devices()[0]), jit=False)
+case("jit_in_shardings_uncommitted",
+     jax.jit(lambda a: a + 1, in_shardings=NamedSharding(mesh, P("x"))),
+     np.ones((8, 4), np.float32), jit=False)
+case("jit_in_shardings_trailing_none",
+     jax.jit(lambda a: a + 1, in_shardings=NamedSharding(mesh, P("x", None))), xN, jit=False)
 
 # ---- autodiff
 loss = lambda w, a: jnp.sum(jnp.tanh(a @ w) ** 2)
@@ -510,6 +534,8 @@ case("split0_xy_uneven", lambda a: jnp.split(a, [2], 0), xy)
 case("split1_xN", lambda a: jnp.split(a, 2, 1), xN)
 case("unstack0_xN", lambda a: jnp.unstack(a, axis=0), arr((4, 4), P("x", None)))
 case("unstack1_xN", lambda a: jnp.unstack(a, axis=1), xN)
+case("unstack1_Ny", lambda a: jnp.unstack(a, axis=1), Ny)
+case("unstack0_xN_eager", lambda a: jnp.unstack(a, axis=0), arr((4, 4), P("x", None)), jit=False)
 case("reduce_window_max", lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (1, 2), (1, 2), "VALID"), xN)
 case("reduce_window_sharded", lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (2, 1), (2, 1), "VALID"), xy)
 case("cumsum_reverse_Ny", lambda a: lax.cumsum(a, 0, reverse=True), Ny)
@@ -542,6 +568,10 @@ case("eager_add_xN_Ny", jnp.add, xN, Ny, jit=False)
 case("eager_sum0_xy", lambda a: a.sum(0), xy, jit=False)
 case("eager_matmul_xy_yN", jnp.matmul, xy, m48_yN, jit=False)
 case("eager_index", lambda a: a[3], xy, jit=False)
+case("eager_index_NN", lambda a: a[3], NN, jit=False)
+case("eager_index_last_Ny", lambda a: a[..., 1], Ny, jit=False)
+case("eager_slice_full_reversed", lambda a: a[::-1], xN, jit=False)
+case("eager_slice_new_axis", lambda a: a[None, :], xy, jit=False)
 
 # ---- printed jaxprs
 jaxpr("add_xy_NN", jnp.add, xy, NN)
