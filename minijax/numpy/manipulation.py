@@ -500,7 +500,9 @@ def _pad_constant(a, widths, values):
     values = to_array(values)
     values = convert(values, a.dtype, a.aval.weak_type)
     if values.ndim == 0 or values.shape == (1,):
-        return lax.pad(a, lax.reshape(values, ()), tuple((lo, hi, 0) for lo, hi in widths))
+        # the widths stay NumPy ints (JAX's, printed as np.int64(2)); a scalar goes as it is
+        values = values if values.ndim == 0 else lax.squeeze(values, (0,))
+        return lax.pad(a, values, tuple((lo, hi, 0) for lo, hi in widths))
     if values.ndim == 1 and values.shape[-1] != 2:
         raise ValueError(f"jnp.pad: constant_values has unsupported shape {values.shape}. If "
                          "the shape is 1D or 2D, the last dimension must be of size 1 or 2.")
@@ -629,7 +631,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
     widths = _pad_pairs(pad_width, a.ndim, "pad_width")
     if widths and not all(isinstance(w, (int, np.integer)) for pair in widths for w in pair):
         raise TypeError("`pad_width` must be of integral type.")
-    widths = tuple((int(lo), int(hi)) for lo, hi in widths)
     if callable(mode):
         padded = _pad_constant(a, widths, 0)
         for ax in range(padded.ndim):
