@@ -10,7 +10,7 @@ import numpy as np
 
 from minijax.core import Primitive, ShapedArray, Tracer
 from minijax.interpreters import ad, batching
-from minijax.lax.control_flow import switch
+from minijax.lax.control_flow.conditionals import switch_unclamped
 from minijax.lowering.stablehlo import ir_constant
 
 __all__ = ["platform_dependent"]
@@ -60,4 +60,5 @@ def platform_dependent(*args, default=None, **per_platform):
     index = platform_index_p.bind(platforms=platforms)
     if not isinstance(index, Tracer):
         return branches[int(index)](*args)
-    return switch(index, branches, *args)
+    # the index is in range: no clamp, and the cond records which platforms each branch is for
+    return switch_unclamped(index, branches, args, branches_platforms=platforms)

@@ -507,9 +507,10 @@ def diagflat(v, k=0):
     v = jnp.ravel(to_array(v))
     k = operator.index(k)
     n = v.shape[0] + abs(k)
+    res = zeros(n * n, v.dtype)  # first, as JAX's
     i = jnp.arange(0, n - abs(k))
     flat_index = i + k + i * n if k >= 0 else i + (i - k) * n
-    return zeros(n * n, v.dtype).at[flat_index].set(v).reshape(n, n)
+    return res.at[flat_index].set(v).reshape(n, n)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):

@@ -6,15 +6,17 @@ Static parts become one ``lax.slice`` (positive strides), a ``lax.rev`` for nega
 device) integer scalar becomes a ``dynamic_slice`` of size 1 whose start is wrapped when
 negative, as NumPy counts from the end (XLA then clamps it into bounds, as JAX does).
 
-Advanced indexing (integer arrays, lists, concrete boolean masks, mixed with the above) is
-done in two steps: the basic part first, with every advanced index replaced by ``:`` (so the
-position of each advanced axis in that result is known), then ONE ``lax.gather`` over the
-advanced axes (index arrays broadcast and stacked on a last axis; negative entries wrapped).
-The gather's ``offset_dims`` put the broadcast dims where NumPy does: in place of adjacent
-advanced indices, else first. As in NumPy, integer scalars count as advanced indices when an
-array index is present. A boolean scalar (``x[True]``, ``x[False]``) is NumPy's 0-d mask: a new
-axis of size 1 indexed by a length-1 or length-0 index array. Out-of-bounds reads clamp by
-default, static integers too (``mode='fill'`` gives ``fill_value``).
+Advanced indexing (integer arrays, lists, concrete boolean masks, mixed with the above) and
+any indexing in mode 'fill'/'drop' is ONE ``lax.gather``, built as JAX's ``_index_to_gather``:
+slices are windows (a step gives an index axis), integers and the advanced indices (broadcast
+and stacked on a last axis) are collapsed axes; the broadcast dims go where NumPy puts them:
+in place of adjacent advanced indices, else first. As in NumPy, integer scalars count as
+advanced indices when an array index is present. The indices are assembled with JAX's
+operations in JAX's order (negative entries wrapped by a select; they show in a jaxpr), folded
+in NumPy when nothing is traced or staged. A boolean scalar (``x[True]``, ``x[False]``) is
+NumPy's 0-d mask: a new axis of size 1 indexed by a length-1 or length-0 index array.
+Out-of-bounds reads clamp by default, static integers too (``mode='fill'`` gives
+``fill_value``).
 
 ``x.at[idx]`` (``_IndexUpdateRef``) writes with ONE scatter into ``x``, built as JAX's
 ``_index_to_gather``: slices and integers are update windows on ``x``'s own axes, advanced
@@ -24,12 +26,13 @@ by default.
 
 from __future__ import annotations
 
+import collections
 import operator
 import warnings
 
 import numpy as np
 
-from minijax import dtypes, lax
+from minijax import core, dtypes, lax
 from minijax.lax.families import const
 from minijax.core import Tracer
 from minijax.errors import NonConcreteBooleanIndexError
@@ -104,7 +107,7 @@ def _bool_scalar_axes(ndim, index):
                     f"Array boolean indices must be concrete; got {i.aval.str_short()}: the "
                     "result shape would depend on its value. Use jnp.where or lax.cond instead.")
             axes.append(dim)
-            out.append(np.zeros(int(bool(np.asarray(i))), np.int32))
+            out.append(np.arange(int(bool(np.asarray(i)))))  # JAX's, of NumPy's int
             dim += 1
         elif i is Ellipsis:
             dim += max(ndim - used, 0)
@@ -115,10 +118,13 @@ def _bool_scalar_axes(ndim, index):
     return tuple(axes), tuple(out)
 
 
-def _expand_bool_scalars(x, index):
-    """``x`` with the axes of ``index``'s boolean scalars added (``_bool_scalar_axes``)."""
-    axes, index = _bool_scalar_axes(x.ndim, index)
-    return (lax.expand_dims(x, axes) if axes else x), index
+def _with_new_axes(shape, axes):
+    """``shape`` with size-1 axes at ``axes`` (those of boolean scalars, ``_bool_scalar_axes``):
+    JAX works out the gather on it before it expands the operand."""
+    shape = list(shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return tuple(shape)
 
 
 def _normalize(index, ndim, allow_advanced=False):
@@ -268,7 +274,7 @@ def _as_index_array(i):
             return i
     if isinstance(i, np.ndarray):
         if i.dtype == np.bool_:
-            return [_AdvIndex(a.astype(np.int32), i.shape if k == 0 else None)
+            return [_AdvIndex(a, i.shape if k == 0 else None)
                     for k, a in enumerate(np.nonzero(i))]
         if i.dtype.kind not in "iu":
             raise IndexError(f"Indexing arrays must have an integer or boolean dtype, got "
@@ -295,35 +301,13 @@ def _expand_arrays(index):
     return tuple(out)
 
 
-def _int_dtype(vals):
-    """int32, or the canonical int64 (int32 unless x64 is on) when an index is 64-bit."""
-    wide = any(np.dtype(getattr(v, "dtype", np.int32)).itemsize > 4 for v in vals)
-    return dtypes.canonicalize_dtype(np.int64) if wide else np.int32
-
-
-def _wrap(v, n, dtype):
-    """The index array ``v`` as ``dtype`` with negative entries counted from the end."""
-    if isinstance(v, np.ndarray):
-        return np.where(v < 0, v + n, v).astype(dtype)
-    v = to_array(v)
-    if v.aval.dtype != dtype:
-        v = lax.convert_element_type(v, dtype)
-    # scalars of v's dtype, as JAX's (``lt b 0:i32[]``): they take the memory of ``v``, which
-    # may be host (and a Python int would be int64 under x64)
-    return lax.select(lax.lt(v, const(v, 0)), lax.add(v, const(v, n)), v)
-
-
-def _static_out_of_bounds(shape, index):
-    """Whether a static integer of ``index`` (expanded) is out of its axis's bounds."""
-    dim = 0
-    for i in _normalize(index, len(shape), allow_advanced=True):
-        if i is None:
-            continue
-        if not (_is_advanced(i) or _is_dynamic_int(i) or isinstance(i, slice)):
-            if not -shape[dim] <= operator.index(i) < shape[dim]:
-                return True
-        dim += 1
-    return False
+def _is_static(index):
+    """Whether no entry of the (expanded) index is traced or on a device."""
+    for i in index:
+        v = i.value if isinstance(i, _AdvIndex) else i
+        if isinstance(v, Tracer) or (isinstance(v, Array) and not isinstance(v, np.ndarray)):
+            return False
+    return True
 
 
 def _takes_part_of_sharded(x, index):
@@ -353,80 +337,35 @@ def getitem(x, index, mode=None, fill_value=None):
     x = to_array(x)
     if x.size == 0:
         _check_ints_on_empty_axes(x.shape, index)
-    x, index = _expand_bool_scalars(x, index)
+    bool_axes, index = _bool_scalar_axes(x.ndim, index)
     index = _expand_arrays(index)
-    # A traced integer scalar is basic indexing (a clamping dynamic_slice) unless out-of-bounds
-    # positions must fill or drop: then it is a 0-d advanced index, which the gather honours.
-    fills = mode in ("fill", "drop") and (any(_is_dynamic_int(i) for i in index)
-                                          or _static_out_of_bounds(x.shape, index))
+    # As JAX's rewriting_take: slices and integer scalars are basic indexing (a static slice,
+    # or a clamping dynamic_slice for a traced scalar) unless out-of-bounds positions must
+    # fill or drop: only the gather honours that.
+    fills = mode is not None and (lax.GatherScatterMode.from_any(mode)
+                                  == lax.GatherScatterMode.FILL_OR_DROP)
     if (not fills and not any(isinstance(i, _AdvIndex) for i in index)
             and not _takes_part_of_sharded(x, index)):
         return _basic_getitem(x, index)
-    index = _normalize(index, x.ndim, allow_advanced=True)
-    basic, adv_axes, adv_vals, adv_sizes = [], [], [], []
-    dim = 0
-    for pos, i in enumerate(index):
-        if i is None:
-            basic.append(None)
-            continue
-        n = x.shape[dim]
-        if isinstance(i, slice):
-            basic.append(i)
-        else:
-            if isinstance(i, _AdvIndex):
-                v = i.value
-                ms = i.mask_shape
-                axes = tuple(x.shape[dim:dim + len(ms)]) if ms is not None else None
-                # as JAX's expand_bool_indices: a zero-length mask axis matches any axis (the
-                # mask selects nothing)
-                if ms is not None and (len(axes) != len(ms) or
-                                       not all(m in (0, a) for m, a in zip(ms, axes))):
-                    raise IndexError(f"boolean index of shape {tuple(ms)} does not match the "
-                                     f"indexed array's axes {tuple(x.shape[dim:])}")
-            elif _is_dynamic_int(i):
-                v = i
-            else:  # out of bounds, the gather's mode clamps or fills it
-                v = np.asarray(operator.index(i))
-            basic.append(slice(None))
-            adv_axes.append(pos)
-            adv_vals.append(v)
-            adv_sizes.append(n)
-        dim += 1
-    y = _basic_getitem(x, tuple(basic))
-    batch = np.broadcast_shapes(*(tuple(v.shape) for v in adv_vals))
-    dtype = _int_dtype(adv_vals)
-    cols = []
-    for v, n in zip(adv_vals, adv_sizes):
-        w = _wrap(v, n, dtype)
-        if isinstance(w, np.ndarray):
-            cols.append(np.broadcast_to(w, batch)[..., None])
-        else:
-            cols.append(lax.broadcast_in_dim(w, (*batch, 1),
-                                             tuple(range(len(batch) - w.ndim, len(batch)))))
-    if all(isinstance(c, np.ndarray) for c in cols):
-        indices = to_array(np.concatenate(cols, axis=-1))
-    else:
-        indices = lax.concatenate([to_array(c) for c in cols], len(batch))
-    k, nb = len(adv_axes), len(batch)
-    window = [a for a in range(y.ndim) if a not in adv_axes]
-    adjacent = adv_axes == list(range(adv_axes[0], adv_axes[0] + k))
-    if adjacent:
-        p = adv_axes[0]
-        offset = tuple(a if a < p else a - k + nb for a in window)
-    else:
-        offset = tuple(nb + j for j in range(len(window)))
-    dn = lax.GatherDimensionNumbers(offset_dims=offset, collapsed_slice_dims=tuple(adv_axes),
-                                    start_index_map=tuple(adv_axes))
-    sizes = tuple(1 if a in adv_axes else y.shape[a] for a in range(y.ndim))
-    # JAX's default: XLA's gather clamps, and the transpose's scatter drops what is out of
-    # bounds (so an out-of-bounds read gets no gradient).
-    gmode = "promise_in_bounds" if mode is None else mode
-    windows, batches = iter(y.shape[a] for a in window), iter(batch)
-    shape = tuple(next(windows) if i in offset else next(batches)
-                  for i in range(len(window) + nb))
-    if 0 in shape:  # as JAX: no gather for an empty result, so its tangent is a symbolic zero
-        return lax.full_like(y, 0, shape=shape)
-    return lax.gather(y, indices, dn, sizes, mode=gmode, fill_value=fill_value)
+    g = _index_to_gather(_with_new_axes(x.shape, bool_axes), index,
+                         fold=core.is_eval_trace_current() and _is_static(index))
+    y = lax.expand_dims(x, bool_axes) if bool_axes else x
+    if 0 in g.slice_shape:  # as JAX: no gather for an empty result, so its tangent is a symbolic zero
+        return lax.full_like(y, 0, shape=g.slice_shape)
+    if g.indices.size:
+        dn = lax.GatherDimensionNumbers(offset_dims=g.offset_dims,
+                                        collapsed_slice_dims=g.collapsed,
+                                        start_index_map=g.start_map)
+        # JAX's default: XLA's gather clamps, and the transpose's scatter drops what is out of
+        # bounds (so an out-of-bounds read gets no gradient).
+        y = lax.gather(y, g.indices, dn, g.window, mode="promise_in_bounds" if mode is None
+                       else mode, fill_value=fill_value, unique_indices=not g.has_adv,
+                       indices_are_sorted=not g.has_adv)
+    if g.reversed_dims:
+        y = lax.rev(y, g.reversed_dims)
+    if g.newaxis_dims:
+        y = lax.expand_dims(y, g.newaxis_dims)
+    return y
 
 
 # ------------------------------------------------------------------------------------------------
@@ -468,52 +407,147 @@ def _check_ints_on_empty_axes(shape, index):
             raise IndexError(f"index is out of bounds for axis {dim} with size 0")
 
 
-def _scatter_index_dtype(shape):
+def _index_dtype(shape):
     """JAX's ``int_dtype_for_shape``: int32 unless an axis is too long for it."""
-    wide = any(n >= 2**31 - 1 for n in shape)
+    wide = any(n > np.iinfo(np.int32).max for n in shape)
     return dtypes.canonicalize_dtype(np.int64) if wide else np.int32
 
 
-def _scatter_indexer(shape, index):
-    """JAX's ``_index_to_gather`` for an update: the scatter indices, dimension numbers, the
-    shape ``y`` broadcasts to, the ``None`` axes to squeeze from it and the axes to reverse, and
-    whether an array index is present. Slices and integers are windows on ``x``'s own axes (so
-    the operand's sharding carries through); advanced indices are broadcast and collapsed where
-    ``getitem``'s gather puts them. ``index`` is already expanded (arrays wrapped, no bool
-    scalars). The indices are a NumPy array when every index is static."""
-    index = _normalize(index, len(shape), allow_advanced=True)
+class _IndexOps:
+    """The operations that assemble gather/scatter indices, in JAX's order. JAX stages them, so
+    they show in a jaxpr; with ``fold`` (nothing traced, and no trace to stage into, or clip
+    mode's clamp to come) NumPy computes the same values without an eager dispatch per op."""
+
+    def __init__(self, fold):
+        self.fold = fold
+
+    def normalize(self, v, n):
+        """JAX's ``normalize_indices`` of an array index: negative entries counted from the
+        end, unsigned ones as they are. A NumPy index's ``v < 0`` is NumPy's (a constant)."""
+        if np.dtype(v.dtype).kind == "u":
+            return v
+        if isinstance(v, np.ndarray):
+            neg, size = v < 0, np.dtype(v.dtype).type(n)
+            if self.fold:
+                return np.where(neg, v + size, v)
+            return lax.select(neg, lax.add(v, size), v)
+        # scalars of v's dtype, as JAX's (``lt b 0:i32[]``): they take the memory of ``v``,
+        # which may be host (and a Python int would be int64 under x64)
+        return lax.select(lax.lt(v, const(v, 0)), lax.add(v, const(v, n)), v)
+
+    def convert(self, v, dtype):
+        if self.fold:
+            return np.asarray(v, dtype)
+        return lax.convert_element_type(v, dtype)
+
+    def broadcast(self, v, shape, dims):
+        if self.fold:
+            vshape = [1] * len(shape)
+            for d, k in zip(dims, np.shape(v)):
+                vshape[d] = k
+            return np.broadcast_to(np.reshape(v, vshape), shape)
+        return lax.broadcast_in_dim(v, shape, dims)
+
+    def broadcast_to(self, v, shape):
+        """JAX's ``_broadcast_arrays`` of one index: unchanged when it has the shape."""
+        if np.shape(v) == shape:
+            return v
+        return self.broadcast(v, shape, tuple(range(len(shape) - np.ndim(v), len(shape))))
+
+    def strided(self, start, step, size, dtype):
+        """The starts ``start + step * iota`` of a slice with a step, increasing."""
+        if self.fold:
+            ks = np.arange(size, dtype=dtype) * step + start
+        else:
+            ks = lax.add(np.asarray(start, dtype),
+                         lax.mul(np.asarray(step, dtype), lax.iota(dtype, size)))
+        if step < 0:
+            ks = ks[::-1] if self.fold else lax.rev(ks, (0,))
+        return ks
+
+    def stack(self, pieces, shape, dtype):
+        """The index vectors on a last axis (JAX's assembly of ``gather_indices``)."""
+        if not pieces:
+            return np.zeros((0,), dtype)
+        if len(pieces) == 1:
+            g, _ = pieces[0]
+            return (np.expand_dims(g, np.ndim(g)) if self.fold
+                    else lax.expand_dims(g, (np.ndim(g),)))
+        full = (*shape, 1)
+        cols = [self.broadcast(g, full, tuple(range(k, k + np.ndim(g)))) for g, k in pieces]
+        return np.concatenate(cols, -1) if self.fold else lax.concatenate(cols, len(shape))
+
+
+_Gather = collections.namedtuple(
+    "_Gather", "indices offset_dims collapsed start_map window slice_shape newaxis_dims "
+    "reversed_dims has_adv")
+
+
+def _index_to_gather(shape, index, fold):
+    """JAX's ``_index_to_gather``, for a get and an update: the gather/scatter indices (staged
+    in JAX's order, see ``_IndexOps``) and dimension numbers, the window sizes, the shape the
+    result (or update) has, its ``None`` axes and its axes to reverse, and whether an array
+    index is present. Slices and integers are windows on ``x``'s own axes (so the operand's
+    sharding carries through); when an array index is present, integer scalars join the
+    advanced indices, which are broadcast and collapsed where NumPy puts their axes. ``index``
+    is already expanded (arrays wrapped, no bool scalars)."""
+    ops = _IndexOps(fold)
+    dtype = _index_dtype(shape)
+    if not isinstance(index, tuple):
+        index = (index,)
     has_adv = any(_is_advanced(i) for i in index)
-    dtype = _scatter_index_dtype(shape)
-    adv_pos, adv_vals, x_adv = [], [], []
-    if has_adv:
-        dim = 0
-        for pos, i in enumerate(index):
-            if i is None:
-                continue
-            if _is_advanced(i) or not isinstance(i, slice):
-                v = i.value if _is_advanced(i) else i
-                if not isinstance(v, (Tracer, Array)):
-                    v = np.asarray(v)
-                adv_pos.append(pos), x_adv.append(dim)
-                adv_vals.append(_wrap(v, shape[dim], dtype))
-            dim += 1
-    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))) if adv_pos else True
-    offset_dims, collapsed, start_map = [], [], []
+    # NumPy's rule on the index as written: the advanced indices stay in place only when they
+    # are adjacent (a None or an Ellipsis between them separates them)
+    adv_written = [k for k, i in enumerate(index) if _is_advanced(i) or _is_int_scalar(i)]
+    contiguous = adv_written == list(range(adv_written[0], adv_written[0] + len(adv_written))) \
+        if has_adv else True
+    index = _normalize(index, len(shape), allow_advanced=True)
+    # JAX's normalize_indices: static integers now, array indices (traced scalars included)
+    # with staged selects, in index order
+    normed, dim = [], 0
+    for i in index:
+        if i is not None and not isinstance(i, slice):
+            n = shape[dim]
+            if _is_advanced(i):
+                ms = i.mask_shape
+                axes = tuple(shape[dim:dim + len(ms)]) if ms is not None else None
+                # as JAX's expand_bool_indices: a zero-length mask axis matches any axis (the
+                # mask selects nothing)
+                if ms is not None and (len(axes) != len(ms) or
+                                       not all(m in (0, a) for m, a in zip(ms, axes))):
+                    raise IndexError(f"boolean index of shape {tuple(ms)} does not match the "
+                                     f"indexed array's axes {tuple(shape[dim:])}")
+                i = _AdvIndex(ops.normalize(i.value, n))
+            elif _is_dynamic_int(i) or isinstance(i, np.ndarray):
+                i = ops.normalize(i, n)
+            elif not isinstance(i, np.unsignedinteger) and i < 0:
+                i = i + n
+        normed.append(i)
+        dim += i is not None
+    index = normed
+    adv_pos = [k for k, i in enumerate(index) if has_adv and i is not None
+               and not isinstance(i, slice)]
+    offset_dims, collapsed, start_map, window = [], [], [], []
     pieces, indices_shape = [], []  # (index array, its first axis in the indices)
     slice_shape, newaxis_dims, reversed_dims = [], [], []
     x_axis = y_axis = collapsed_y = 0
     for pos, i in enumerate(index):
         if adv_pos and pos == (adv_pos[0] if contiguous else 0):
-            batch = np.broadcast_shapes(*(tuple(v.shape) for v in adv_vals))
+            vals = [index[k].value if _is_advanced(index[k]) else index[k] for k in adv_pos]
+            if not fold:  # JAX's asarray: a Python int is a weak int32
+                vals = [to_array(v) if isinstance(v, int) else v for v in vals]
+            batch = np.broadcast_shapes(*(np.shape(v) for v in vals))
             start = len(indices_shape)
-            pieces.extend((v, start, batch) for v in adv_vals)
+            pieces.extend((ops.convert(ops.broadcast_to(v, batch), dtype), start) for v in vals)
             indices_shape.extend(batch)
+            x_adv = [sum(index[j] is not None for j in range(k)) for k in adv_pos]
             start_map.extend(x_adv), collapsed.extend(x_adv)
             slice_shape.extend(batch)
             y_axis += len(batch)
             collapsed_y += len(batch)
         if pos in adv_pos:
             x_axis += 1
+            window.append(1)
             continue
         if i is None:
             slice_shape.append(1)
@@ -526,46 +560,32 @@ def _scatter_indexer(shape, index):
             slice_shape.append(size)
             if step == 1:
                 if size != n:  # a full slice needs no index
-                    pieces.append((np.asarray(start, dtype), len(indices_shape), ()))
+                    pieces.append((np.asarray(start, dtype), len(indices_shape)))
                     start_map.append(x_axis)
+                window.append(size)
                 offset_dims.append(collapsed_y)
             else:
-                ks = np.arange(size, dtype=dtype) * step + start
                 if step < 0:
                     reversed_dims.append(collapsed_y)
-                    ks = ks[::-1]
-                pieces.append((np.ascontiguousarray(ks), len(indices_shape), (size,)))
+                pieces.append((ops.strided(start, step, size, dtype), len(indices_shape)))
+                window.append(1)
                 start_map.append(x_axis)
                 indices_shape.append(size)
                 collapsed.append(x_axis)
             collapsed_y += 1
             y_axis += 1
             x_axis += 1
-        else:  # an integer scalar: one index, wrapped once; out of bounds drops or clips
+        else:  # an integer scalar: one index; out of bounds clamps, fills or drops
             if shape[x_axis] == 0:
                 raise IndexError(f"index is out of bounds for axis {x_axis} with size 0")
-            v = i if _is_dynamic_int(i) else np.asarray(operator.index(i))
-            pieces.append((_wrap(v, shape[x_axis], dtype), len(indices_shape), ()))
+            pieces.append((ops.convert(i, dtype), len(indices_shape)))
             collapsed.append(x_axis)
+            window.append(1)
             start_map.append(x_axis)
             x_axis += 1
-    full = (*indices_shape, 1)
-    if not pieces:
-        indices = np.zeros((0,), dtype)
-    elif all(isinstance(g, np.ndarray) for g, _, _ in pieces):
-        indices = (np.concatenate(
-            [np.broadcast_to(np.reshape(g, (1,) * (k + len(sh) - g.ndim) + tuple(g.shape) + (
-                1,) * (len(indices_shape) - k - len(sh))), indices_shape)[..., None]
-             for g, k, sh in pieces], axis=-1))
-    else:
-        indices = lax.concatenate(
-            [lax.broadcast_in_dim(to_array(g), full,
-                                  tuple(range(k + len(sh) - np.ndim(g), k + len(sh))))
-             for g, k, sh in pieces], len(indices_shape))
-    dn = lax.ScatterDimensionNumbers(update_window_dims=tuple(offset_dims),
-                                     inserted_window_dims=tuple(sorted(collapsed)),
-                                     scatter_dims_to_operand_dims=tuple(start_map))
-    return indices, dn, tuple(slice_shape), tuple(newaxis_dims), tuple(reversed_dims), has_adv
+    return _Gather(ops.stack(pieces, indices_shape, dtype), tuple(offset_dims),
+                   tuple(sorted(collapsed)), tuple(start_map), tuple(window), tuple(slice_shape),
+                   tuple(newaxis_dims), tuple(reversed_dims), has_adv)
 
 
 def _clamp_starts(indices, dn, shape, update_shape):
@@ -585,15 +605,22 @@ def _clamp_starts(indices, dn, shape, update_shape):
 
 def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_indices):
     """JAX's ``_scatter_impl``: one scatter into ``x`` with the dimension numbers
-    ``_scatter_indexer`` derives from ``index``."""
+    ``_index_to_gather`` derives from ``index``."""
     x = to_array(x)
     dtype, weak = x.aval.dtype, x.aval.weak_type
     if x.size == 0:
         _check_ints_on_empty_axes(x.shape, index)
     bool_axes, index = _bool_scalar_axes(x.ndim, index)
-    xe = lax.expand_dims(x, bool_axes) if bool_axes else x
-    indices, dn, slice_shape, newaxis_dims, reversed_dims, has_adv = _scatter_indexer(
-        xe.shape, _expand_arrays(index))
+    index = _expand_arrays(index)
+    clip = lax.GatherScatterMode.from_any(mode) == lax.GatherScatterMode.CLIP
+    # clip mode clamps the indices below: static ones fold into one constant with the clamp
+    shape = _with_new_axes(x.shape, bool_axes)
+    g = _index_to_gather(shape, index, fold=_is_static(index) and (
+        clip or core.is_eval_trace_current()))
+    indices, slice_shape, has_adv = g.indices, g.slice_shape, g.has_adv
+    dn = lax.ScatterDimensionNumbers(update_window_dims=g.offset_dims,
+                                     inserted_window_dims=g.collapsed,
+                                     scatter_dims_to_operand_dims=g.start_map)
     if type(values) is int and dtype.kind in "iu" and (
             np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
         values = to_array(np.asarray(values, dtype))
@@ -612,7 +639,7 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     if values.aval.dtype != dtype or values.aval.weak_type != weak:
         # as JAX's promote_dtypes(x, y): a weak value beside a strong x is converted (so
         # its derivative, the convert's transpose, gets its weak type back)
-        xe, values = promote_dtypes(xe, values)
+        x, values = promote_dtypes(x, values)
     if tuple(values.shape) != slice_shape:
         try:
             ok = np.broadcast_shapes(tuple(values.shape), slice_shape) == slice_shape
@@ -624,16 +651,17 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
                              f"{slice_shape}")
         values = lax.broadcast_in_dim(
             values, slice_shape, tuple(range(len(slice_shape) - values.ndim, len(slice_shape))))
-    if newaxis_dims:
-        values = lax.squeeze(values, newaxis_dims)
-    if reversed_dims:
-        values = lax.rev(values, reversed_dims)
+    if g.newaxis_dims:
+        values = lax.squeeze(values, g.newaxis_dims)
+    if g.reversed_dims:
+        values = lax.rev(values, g.reversed_dims)
+    xe = lax.expand_dims(x, bool_axes) if bool_axes else x
     # Integers, slices and traced scalars reach each position once (JAX's rule: only an
     # array index can repeat one), which makes the update differentiable for scatter_mul.
     op = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
           "min": lax.scatter_min, "max": lax.scatter_max}[kind]
-    if lax.GatherScatterMode.from_any(mode) == lax.GatherScatterMode.CLIP:
-        indices = _clamp_starts(indices, dn, xe.shape, values.shape)
+    if clip:
+        indices = _clamp_starts(indices, dn, shape, values.shape)
     out = op(xe, to_array(indices), values, dn,
              indices_are_sorted=indices_are_sorted or not has_adv,
              unique_indices=unique_indices or not has_adv, mode=mode)

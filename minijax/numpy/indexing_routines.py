@@ -47,22 +47,23 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 must not be equal")
     offset = operator.index(offset)
-    a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
-    n, m = a.shape[-2:]
-    k = max(0, min(n + min(offset, 0), m - max(offset, 0)))
-    i = jnp.arange(k)
-    j = jnp.arange(abs(offset), abs(offset) + k)
-    if a.ndim == 2 and n == m and offset == 0 and a.dtype != np.bool_:
-        # JAX's own switch: the mosaic branch multiplies by a strong identity, so the joined
-        # output is strong, and so is the cotangent (the transposed switch joins the branches'
-        # cotangents); the default branch, the gather, is the one that runs
-        strong_eye = lax.convert_element_type(
-            lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
-                   lax.broadcasted_iota(np.int32, (n, n), 1)), a.dtype)
-        return lax.platform_dependent(
-            a, default=lambda a: a[i, j],
-            mosaic=lambda a: lax.reduce_sum(lax.mul(strong_eye, a), (0,)))
-    return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+    def default(a):  # JAX's _default_diag: its index arrays are traced inside the branch
+        a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
+        n, m = a.shape[-2:]
+        k = max(0, min(n + min(offset, 0), m - max(offset, 0)))
+        i = jnp.arange(k)
+        j = jnp.arange(abs(offset), abs(offset) + k)
+        return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or offset != 0 or a.dtype == np.bool_:
+        return default(a)
+    # JAX's own switch: the mosaic branch multiplies by a strong identity, so the joined
+    # output is strong, and so is the cotangent (the transposed switch joins the branches'
+    # cotangents); the default branch, the gather, is the one that runs
+    eye = jnp.eye(a.shape[0], dtype=a.dtype)
+    return lax.platform_dependent(
+        a, default=default, mosaic=lambda a: lax.reduce_sum(lax.mul(eye, a), (0,)))
 
 
 def diag_indices(n, ndim=2):

@@ -50,7 +50,7 @@ def _out_avals(branches):
 
 
 @cond_p.def_abstract_eval
-def _cond_abstract_eval(index, *ops, branches):
+def _cond_abstract_eval(index, *ops, branches, branches_platforms=None):
     if index.shape != () or index.dtype != np.int32:
         raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
     for i, b in enumerate(branches):
@@ -63,7 +63,7 @@ def _cond_abstract_eval(index, *ops, branches):
 
 
 @cond_p.def_lowering
-def _cond_lowering(ctx, index, *ops, branches):
+def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
     mctx = ctx.module_ctx
     if len(branches) == 1:
         return _lower_closed(mctx, branches[0], ops, mctx.tokens)
@@ -125,7 +125,7 @@ dce_rules[cond_p] = _cond_dce
 # Differentiation
 
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, **params):
     index, ops = primals[0], primals[1:]
     op_tangents = tangents[1:]
     nonzeros = common.differentiable([get_aval(x) for x in ops],
@@ -139,7 +139,7 @@ def _cond_jvp(primals, tangents, *, branches):
         out_nz = [x or y for x, y in zip(out_nz, nz)]
     jvps = [ad.jvp_jaxpr(b, nonzeros, out_nz, lin)[0] for b in branches]
     dots = [t for t, nz in zip(op_tangents, nonzeros) if nz]
-    outs = cond_p.bind(index, *ops, *dots, branches=tuple(jvps))
+    outs = cond_p.bind(index, *ops, *dots, branches=tuple(jvps), **params)
     n = len(out_nz)
     primal_out, it = outs[:n], iter(outs[n:])
     avals = branches[0].out_avals
@@ -189,12 +189,12 @@ def _cond_partial_eval(trace, args, params):
         unknown_branches.append(trace_to_jaxpr(ufun, res_avals + unk_avals))
     known_ops = [x for x, u in zip(ops, unknowns) if not u]
     with set_current_trace(trace.parent):  # the known cond runs now
-        kouts = cond_p.bind(index, *known_ops, branches=tuple(known_branches))
+        kouts = cond_p.bind(index, *known_ops, **dict(params, branches=tuple(known_branches)))
     n_known = n_out - sum(out_uk)
     residuals = kouts[n_known:]
     unk_ops = [x for x, u in zip(ops, unknowns) if u]
     uouts = trace.stage(cond_p, [index, *residuals, *unk_ops],
-                                 dict(branches=tuple(unknown_branches)))
+                        dict(params, branches=tuple(unknown_branches)))
     ik, iu = iter(kouts[:n_known]), iter(uouts)
     return [next(iu) if u else next(ik) for u in out_uk]
 
@@ -224,7 +224,7 @@ def _merge_residuals(per_branch):
     return avals, slots
 
 
-def _cond_transpose(cts, index, *ops, branches):
+def _cond_transpose(cts, index, *ops, branches, **params):
     assert not ad.is_undefined_primal(index)
     linear = [ad.is_undefined_primal(x) for x in ops]
     present = [type(ct) is not ad.Zero for ct in cts]
@@ -237,7 +237,7 @@ def _cond_transpose(cts, index, *ops, branches):
     res_types = [get_aval(x) for x in res]
     transposed = tuple(ad.transpose_jaxpr(b, linear, present, ct_types, res_types)[0]
                        for b in branches)
-    ct_in = cond_p.bind(index, *res, *cts, branches=transposed)
+    ct_in = cond_p.bind(index, *res, *cts, branches=transposed, **params)
     it = iter(ct_in)
     return [None] + [next(it) if lin else None for lin in linear]
 
@@ -250,7 +250,7 @@ ad.primitive_transposes[cond_p] = _cond_transpose
 
 
 @batching.needs_axis_data
-def _cond_batching(axis_data, args, dims, *, branches):
+def _cond_batching(axis_data, args, dims, *, branches, **params):
     size = axis_data.size
     index, ops = args[0], args[1:]
     idx_dim, op_dims = dims[0], dims[1:]
@@ -262,7 +262,7 @@ def _cond_batching(axis_data, args, dims, *, branches):
             out_b = [x or y for x, y in zip(out_b, batching.batch_jaxpr(b, axis_data, in_b,
                                                                       out_b)[1])]
         batched = tuple(batching.batch_jaxpr(b, axis_data, in_b, out_b)[0] for b in branches)
-        outs = cond_p.bind(index, *ops, branches=batched)
+        outs = cond_p.bind(index, *ops, branches=batched, **params)
         return outs, [0 if b else not_mapped for b in out_b]
     # A batched index: every branch runs, and each example selects its branch's outputs.
     # As in JAX, every operand is batched and branch i sees, for the examples that take
@@ -384,7 +384,7 @@ def _as_array(x):
     return _convert_element_type(x, None, weak_type=weak)
 
 
-def _bind(index, branches, consts, leaves, out_tree):
+def _bind(index, branches, consts, leaves, out_tree, **params):
     # As JAX's cond/switch: outputs that every branch forwards from the same operand are
     # pruned from the branches and are that operand (so nothing downstream depends on the
     # index through them: a grad through cond(p, lambda x: x, lambda x: x, x) is constant).
@@ -393,7 +393,7 @@ def _bind(index, branches, consts, leaves, out_tree):
     keep = [f is None for f in in_fwd]
     if not all(keep):
         branches = [_prune_outputs(b, keep) for b in branches]
-    outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))
+    outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches), **params))
     all_inputs = [*consts, *leaves]
     outs = [next(outs) if f is None else _as_array(all_inputs[f]) for f in in_fwd]
     return out_tree.unflatten(outs)
@@ -448,8 +448,14 @@ def switch(index, branches, *operands):
                                 f"{aval.str_short()}")
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    return switch_unclamped(index, branches, operands)
+
+
+def switch_unclamped(index, branches, operands, **params):
+    """``switch`` on an int32 ``index`` known to be in range (JAX's ``_switch_internal``), with
+    extra cond params (``platform_dependent``'s ``branches_platforms``)."""
     names = [f"branch {i}" for i in range(len(branches))]
     closed, consts, leaves, tree = _trace_branches("switch", branches, names, operands)
-    return _bind(index, closed, consts, leaves, tree)
+    return _bind(index, closed, consts, leaves, tree, **params)
 
 cond_p.sharding_rule = sharding_rules.typed_by_body  # its results are its body's
