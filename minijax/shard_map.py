@@ -285,8 +285,7 @@ _EMPTY = AbstractMesh((), ())
 
 def _resolve_mesh(mesh):
     """The concrete Mesh a call runs on: ``mesh``, else the context's (JAX's checks; an
-    explicit mesh is checked against the context inside a body only: minijax's context also
-    holds the meshes of ``with mesh:``, which JAX's check does not see)."""
+    explicit mesh is checked against the context inside a body only)."""
     body = _enclosing_body()
     ctx = get_abstract_mesh() if body is not None else _EMPTY
     if mesh is None:
@@ -373,6 +372,24 @@ def _inferred_spec(x, mesh, manual):
     return P(*out)
 
 
+def _check_specs_match_types(leaves, specs):
+    """JAX's refusal of in_specs that differ from the split in an argument's type, when the
+    body is manual over every axis of an all-Explicit mesh (shard_map reshards nothing)."""
+    for x, spec in zip(leaves, specs):
+        if spec is None:
+            continue
+        aval = get_aval(x)
+        want = P(*spec, *(None,) * (len(aval.shape) - len(spec)))
+        have = P(*aval.parts())
+        if have != want or tuple(have) != tuple(want):
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the input: "
+                f"{have} for arg: {aval}. `in_specs` is an optional argument so "
+                "you can omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+                "the arguments and then pass those args to shard_map.")
+
+
 def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
     if not callable(f):
         raise TypeError("shard_map requires a callable for its first argument, but got "
@@ -401,6 +418,9 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
             _check_specs(in_specs, newly, "in")
         _check_specs(out_specs, newly, "out")
         in_leaf_specs = leaf_specs(inferred, args)
+        if inferred is None and newly == set(m.axis_names) and all(
+                t == AxisType.Explicit for t in m.axis_types):
+            _check_specs_match_types(leaves, in_leaf_specs)
         if not core.is_eval_trace_current():
             return staged(m, newly, in_leaf_specs, in_tree, leaves)
         # Eagerly: the primitive bound now runs its body equation by equation (``_impl``).

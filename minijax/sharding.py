@@ -240,7 +240,7 @@ def _check_in_shard_map(x, target):
 def device_put(x, device=None):
     """Puts every leaf of ``x`` on ``device`` as an Array: a device (default: the default
     device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
-    under ``with mesh:``, or a pytree prefix of these matching ``x``. An explicit transfer
+    under ``set_mesh``, or a pytree prefix of these matching ``x``. An explicit transfer
     (``transfer_guard("disallow")`` allows it)."""
     with explicit_device_put_scope():
         return _device_put(x, device)

@@ -25,6 +25,7 @@ import functools
 import itertools
 import math
 import threading
+import warnings
 
 import numpy as np
 from jaxlib import xla_client as xc
@@ -124,19 +125,16 @@ _mesh_context = threading.local()
 
 
 class AxisType(enum.Enum):
-    """How a mesh axis takes part in sharding types. A mesh records its axes' types (and
-    ``get_abstract_mesh`` reports them), but minijax computes on every axis as ``Auto``: XLA's
-    partitioner decides what is not pinned by a constraint, and array types carry no
-    sharding (JAX's ``Explicit`` axes put the sharding in the type; the values agree)."""
+    """How a mesh axis takes part in sharding types: on ``Auto`` axes XLA's partitioner
+    decides what no constraint pins; ``Explicit`` axes put the split in the value's type
+    (``float32[8@x]``); ``Manual`` axes are a shard_map body's."""
 
     Auto = enum.auto()
     Explicit = enum.auto()
     Manual = enum.auto()
 
-    def __repr__(self):
+    def __repr__(self):  # as JAX's: Explicit; str() stays AxisType.Explicit
         return self.name
-
-    __str__ = __repr__
 
 
 class _MeshAxes:
@@ -210,12 +208,12 @@ class Mesh(_MeshAxes):
         if isinstance(axis_names, str):
             axis_names = (axis_names,)
         axis_names = tuple(axis_names)
-        self.axis_types = _axis_types(axis_types, axis_names)
         if devices.ndim != len(axis_names):
             raise ValueError(
-                f"Mesh: the device array has {devices.ndim} dimensions {devices.shape} but "
-                f"{len(axis_names)} axis names {axis_names} were given"
-            )
+                "Mesh requires the ndim of its first argument (`devices`) to equal the length "
+                "of its second argument (`axis_names`), but got devices.ndim == "
+                f"{devices.ndim} and len(axis_names) == {len(axis_names)}.")
+        self.axis_types = _axis_types(axis_types, axis_names)
         if len(set(axis_names)) != len(axis_names):
             raise ValueError(f"Mesh: axis names must be distinct, got {axis_names}")
         if not all(isinstance(n, str) and n for n in axis_names):
@@ -254,19 +252,30 @@ class Mesh(_MeshAxes):
         return f"Mesh({axes}, axis_types={self.axis_types!r})"
 
     def __enter__(self):
-        stack = getattr(_mesh_context, "stack", None)
+        # JAX 0.10.2's deprecated block: it names the mesh only for bare PartitionSpecs given
+        # to with_sharding_constraint, not for jit, shard_map or get_abstract_mesh (set_mesh)
+        warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
+                      "jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)
+        stack = getattr(_mesh_context, "legacy", None)
         if stack is None:
-            stack = _mesh_context.stack = []
+            stack = _mesh_context.legacy = []
         stack.append(self)
         return self
 
     def __exit__(self, *exc):
-        _mesh_context.stack.pop()
+        _mesh_context.legacy.pop()
         return False
 
 
 def current_mesh():
+    """The concrete mesh ``set_mesh`` put in context, or None."""
     stack = getattr(_mesh_context, "stack", None)
+    return stack[-1] if stack else None
+
+
+def legacy_mesh():
+    """The mesh of the innermost ``with mesh:`` block, or None."""
+    stack = getattr(_mesh_context, "legacy", None)
     return stack[-1] if stack else None
 
 
@@ -274,7 +283,7 @@ _EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
 
 
 def get_abstract_mesh():
-    """The abstract form of the mesh in context (``with mesh:``), or the empty one; inside a
+    """The abstract form of the mesh in context (``set_mesh``), or the empty one; inside a
     shard_map body, the one it set (its manual axes typed ``Manual``)."""
     abstract = getattr(_mesh_context, "abstract", None)
     if abstract:
@@ -298,23 +307,20 @@ def use_abstract_mesh(mesh):
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A Mesh of the first ``prod(axis_shapes)`` devices (default: the default backend's).
-    ``axis_types`` defaults to ``Auto`` axes (JAX 0.10's default is ``Explicit``; see
-    ``AxisType``)."""
-    axis_shapes = tuple(int(s) for s in axis_shapes)
-    if isinstance(axis_names, str):
-        axis_names = (axis_names,)
-    if len(axis_shapes) != len(axis_names):
-        raise ValueError(
-            f"make_mesh: {len(axis_shapes)} axis sizes {axis_shapes} but {len(axis_names)} "
-            f"names {tuple(axis_names)}"
-        )
+    ``axis_types`` defaults to ``Explicit`` axes, as JAX 0.10's does (a ``Mesh`` built
+    directly defaults to ``Auto``)."""
+    try:
+        axis_shapes = tuple(int(s) for s in axis_shapes)
+    except (TypeError, ValueError):
+        raise ValueError("`axis_shapes` passed to `make_mesh` should be a sequence of ints. "
+                         f"Got {axis_shapes}") from None
     devices = list(backends.devices() if devices is None else devices)
     n = math.prod(axis_shapes)
     if n > len(devices):
-        raise ValueError(
-            f"make_mesh: a mesh of shape {axis_shapes} needs {n} devices, but only "
-            f"{len(devices)} are available"
-        )
+        raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
+                         f"mesh_shape {axis_shapes}")
+    if axis_types is None:
+        axis_types = (AxisType.Explicit,) * len(axis_shapes)
     arr = np.empty(n, dtype=object)
     arr[:] = devices[:n]
     return Mesh(arr.reshape(axis_shapes), axis_names, axis_types)
@@ -676,9 +682,10 @@ def check_divisible(sharding, shape, what):
             )
 
 
-def resolve(sharding_or_spec, what):
-    """A Sharding from a Sharding, or a PartitionSpec under a ``with mesh:`` block. A
-    NamedSharding over an AbstractMesh (``NamedSharding(get_abstract_mesh(), spec)``) places
+def resolve(sharding_or_spec, what, legacy=False):
+    """A Sharding from a Sharding, or a PartitionSpec over the ``set_mesh`` mesh (``legacy``:
+    or the ``with mesh:`` one, as with_sharding_constraint takes it). A NamedSharding over an
+    AbstractMesh (``NamedSharding(get_abstract_mesh(), spec)``) places
     data on the mesh in context, which it must describe."""
     if isinstance(sharding_or_spec, NamedSharding) and isinstance(sharding_or_spec.mesh,
                                                                   AbstractMesh):
@@ -695,11 +702,11 @@ def resolve(sharding_or_spec, what):
     if isinstance(sharding_or_spec, Sharding):
         return sharding_or_spec
     if isinstance(sharding_or_spec, PartitionSpec):
-        mesh = current_mesh()
+        mesh = current_mesh() or (legacy_mesh() if legacy else None)
         if mesh is None:
             raise ValueError(
                 f"{what}: a bare PartitionSpec {_spec_str(sharding_or_spec)} needs a mesh; use "
-                "NamedSharding(mesh, spec) or call inside `with mesh:`"
+                "NamedSharding(mesh, spec) or call inside `with jax.set_mesh(mesh):`"
             )
         return NamedSharding(mesh, sharding_or_spec)
     if hasattr(sharding_or_spec, "platform") and hasattr(sharding_or_spec, "id"):
@@ -877,14 +884,19 @@ class set_mesh:
         if not core.is_eval_trace_current():
             raise ValueError("`set_mesh` can only be used outside of `jax.jit`.")
         self.prev = getattr(_mesh_context, "stack", None)
-        _mesh_context.stack = [] if mesh is None else [mesh]
+        _set_mesh_stack([] if mesh is None else [mesh])
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        _mesh_context.stack = self.prev
+        _set_mesh_stack(self.prev)
         return False
+
+
+def _set_mesh_stack(stack):
+    _mesh_context.stack = stack
+    backends.set_context_mesh(stack[-1] if stack else None)
 
 
 # ------------------------------------------------------------------------------------------------

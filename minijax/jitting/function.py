@@ -626,7 +626,7 @@ class JitFunction:
         once per signature and the trace context that shapes it (the named axes bound around
         it, the vma-typed mesh axes), unless it closed over a tracer of an outer trace."""
         key = (record.in_tree, record.static_key, record.avals, config.trace_state,
-               tuple(bound_axes()), core.vma_axes())
+               shd.current_mesh(), tuple(bound_axes()), core.vma_axes())
         found = self._traced.get(key)
         if found is not None:
             return found

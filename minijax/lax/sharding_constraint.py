@@ -15,6 +15,7 @@ from minijax.lowering import backends
 from minijax.lowering.stablehlo import annotate_device_placement
 from minijax.sharding_types import (
     UNCONSTRAINED,
+    _axes_of,
     AxisType,
     Mesh,
     NamedSharding,
@@ -23,6 +24,7 @@ from minijax.sharding_types import (
     check_divisible,
     check_given,
     current_mesh,
+    legacy_mesh,
     fit_rank,
     get_abstract_mesh,
     put,
@@ -169,7 +171,7 @@ ad.deflinear(device_put_p, _dp_transpose)
 
 def with_sharding_constraint(x, shardings):
     """Asks XLA to lay out ``x`` (a pytree) as ``shardings`` (a pytree prefix of Shardings or
-    PartitionSpecs; bare specs need ``with mesh:``) at this point of the program."""
+    PartitionSpecs; bare specs need ``set_mesh`` or ``with mesh:``) at this point of the program."""
     check_given(shardings, "shardings", allow_unconstrained=True)
     leaves, tree = _registry.flatten(x)
     per_leaf = broadcast_prefix(shardings, x, "with_sharding_constraint")
@@ -178,13 +180,16 @@ def with_sharding_constraint(x, shardings):
         if s is None:
             outs.append(leaf)
             continue
-        s = resolve(s, "with_sharding_constraint")
+        s = resolve(s, "with_sharding_constraint", legacy=True)
         if not isinstance(s, NamedSharding):
             raise TypeError(
                 f"with_sharding_constraint needs a NamedSharding or PartitionSpec, got {s!r}"
             )
-        if isinstance(leaf, core.Tracer) and s.mesh.are_all_axes_explicit:
+        if get_abstract_mesh().are_all_axes_explicit:  # set_mesh's Explicit axes: an assert
             _assert_typed_as(core.get_aval(leaf), s)
+            outs.append(leaf)
+            continue
+        _check_auto_only(s)
         try:
             outs.append(with_sharding_constraint_p.bind(
                 leaf, sharding=s, layout=None, context_mesh=_context_mesh(),
@@ -193,6 +198,19 @@ def with_sharding_constraint(x, shardings):
         except ValueError as e:
             raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
     return tree.unflatten(outs)
+
+
+def _check_auto_only(sharding):
+    """JAX's refusal of a constraint naming Explicit axes outside a set_mesh of them: the
+    split of such a value is its type's, changed by reshard."""
+    mesh = sharding.mesh
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    if any(types[a] != AxisType.Auto for e in sharding.spec if e is not UNCONSTRAINED
+           for a in _axes_of(e)):
+        raise ValueError(with_user_line(
+            "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
+            f"Auto axes of the mesh. Got spec={sharding.spec} and mesh={mesh.abstract_mesh}. "
+            "You probably meant to use `reshard` API?"))
 
 
 def _assert_typed_as(aval, sharding):
@@ -212,8 +230,8 @@ _EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
 
 def _context_mesh():
     """JAX's ``context_mesh``: an abstract mesh set in context (a shard_map body's), else the
-    ``with mesh:`` one, else the empty Mesh."""
-    mesh, abstract = current_mesh(), get_abstract_mesh()
+    ``set_mesh`` one, else the ``with mesh:`` one, else the empty Mesh."""
+    mesh, abstract = current_mesh() or legacy_mesh(), get_abstract_mesh()
     if not abstract.empty and (mesh is None or abstract != mesh.abstract_mesh):
         return abstract
     return _EMPTY_MESH if mesh is None else mesh

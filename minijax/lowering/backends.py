@@ -407,6 +407,10 @@ _cpp_post_hook = _jax.config.Config("minijax_post_hook", None, include_in_jit_ke
 _cpp_trace_state = _jax.config.Config(
     "minijax_trace_state", config.trace_state, include_in_jit_key=True
 )
+# This thread's set_mesh mesh (sharding_types.set_mesh): a program traced under another mesh
+# names other axes and runs on other devices.
+_cpp_context_mesh = _jax.config.Config("minijax_context_mesh", None, include_in_jit_key=True)
+set_context_mesh = _cpp_context_mesh.set_local
 # Whether this thread is tracing (core.on_tracing_change): a call under a trace misses the C++
 # cache and goes through Python, which stages it.
 _cpp_tracing = _jax.config.Config("minijax_tracing", False, include_in_jit_key=True)
