@@ -6,12 +6,14 @@
 
 Differentiation (as JAX's fft.py): every transform is linear over the reals. The DFT matrix is
 symmetric, so FFT and IFFT are their own transposes. RFFT's transpose is an IRFFT of the
-conjugated cotangent, the doubled frequencies halved, scaled by ``prod(fft_lengths)``. IRFFT's
-transpose is an RFFT of the cotangent, scaled by
+conjugated cotangent, the doubled frequencies halved, scaled by ``prod(fft_lengths)`` (JAX's
+jit ``_rfft_transpose``). IRFFT's transpose is an RFFT of the cotangent, scaled by
 ``1 / prod(fft_lengths)``, with the frequencies that stand for two Hermitian-symmetric ones
 doubled, and conjugated (JAX's convention for complex cotangents).
 
-vmap moves the batch axis to the front: transforms only touch trailing axes.
+vmap moves the batch axis to the front: transforms only touch trailing axes. The transpose and
+batching rules transform through JAX's jitted ``lax.fft`` (a ``jit[name=fft]`` equation), which
+jnp.fft installs (``install_jits``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from minijax.core import Primitive, ShapedArray, get_aval
 from minijax.interpreters import ad, batching
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import conj, div, mul
-from minijax.lax.structural import broadcast_in_dim, full
+from minijax.lax.families import const
+from minijax.lax.indexing import dynamic_update_slice
+from minijax.lax.structural import expand_dims, full, full_like
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.lax import sharding_rules
 
@@ -108,51 +112,68 @@ def _fft_batching(args, dims, *, fft_type, fft_lengths):
     (x,), (d,) = args, dims
     size = batching.axis_size(args, dims)
     x = batching.bdim_at_front(x, d, size)
-    return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths), 0
+    return jitted_fft(x, fft_type, fft_lengths), 0  # JAX's rule calls its jitted lax.fft
 
 
 fft_p.def_batching(_fft_batching)
 
 
-def _rfft_transpose(ct, fft_lengths):
-    """Transpose of x -> FFT(complex(x))[..., :n // 2 + 1], built as JAX's: an IRFFT of the
+# JAX's lax.fft is a jit named ``fft`` and its RFFT transpose a jit named ``_rfft_transpose``:
+# the transpose rules below call them so, as JAX's do. lax cannot hold a jit (layers), so
+# minijax.numpy.fft fills these slots at its import (``install_jits``), before any trace.
+jitted_fft = None
+_jitted_rfft_transpose = None
+
+
+def install_jits(jit, fft):
+    """Fills the slots: ``jit`` is numpy's ``eager_jit``, ``fft`` its jitted transform."""
+    global jitted_fft, _jitted_rfft_transpose
+    jitted_fft = fft
+    _jitted_rfft_transpose = jit(_rfft_transpose, static_argnames=("fft_lengths",),
+                                 inline=False)
+
+
+def _hermitian_mask(like, m, n, dtype=None):
+    """2 for the frequencies that stand for two Hermitian-symmetric ones, 1 for DC and (n
+    even) Nyquist: JAX's full_like and dynamic_update_slices."""
+    mask = full_like(like, 2.0, shape=(m,), dtype=dtype)
+    mask = dynamic_update_slice(mask, full_like(like, 1.0, shape=(1,), dtype=dtype), (0,))
+    if not n % 2:
+        mask = dynamic_update_slice(mask, full_like(like, 1.0, shape=(1,), dtype=dtype),
+                                    (m - 1,))
+    return mask
+
+
+def _rfft_transpose(t, fft_lengths):
+    """Transpose of x -> FFT(complex(x))[..., :n // 2 + 1], as JAX's: an IRFFT of the
     conjugated cotangent, with the frequencies that stand for two Hermitian-symmetric ones
-    halved (a complex division, as JAX's) and scaled by ``prod(fft_lengths)``. The values
-    equal a padded FFT's real part, but NaN spreads as JAX's: IRFFT mixes a NaN imaginary
-    part into every output, where the DC output of an FFT keeps only the real parts."""
-    aval = get_aval(ct)
-    m = aval.shape[-1]
-    mask = np.full((m,), 2.0, aval.dtype)
-    mask[0] = 1.0
-    if fft_lengths[-1] % 2 == 0:
-        mask[-1] = 1.0
-    mask = broadcast_in_dim(mask, aval.shape, (aval.ndim - 1,))
-    x = fft_p.bind(div(conj(ct), mask), fft_type=FftType.IRFFT, fft_lengths=fft_lengths)
-    return mul(x, np.array(math.prod(fft_lengths), get_aval(x).dtype))
+    halved (a complex division) and scaled by ``prod(fft_lengths)``. The values equal a padded
+    FFT's real part, but NaN spreads as JAX's: IRFFT mixes a NaN imaginary part into every
+    output, where the DC output of an FFT keeps only the real parts."""
+    mask = _hermitian_mask(t, t.shape[-1], fft_lengths[-1])
+    mask = expand_dims(mask, range(t.ndim - 1))
+    out = jitted_fft(div(conj(t), mask), FftType.IRFFT, fft_lengths)
+    return mul(const(out, math.prod(fft_lengths)), out)  # a weak scalar, as JAX's `N * out`
 
 
-def _irfft_transpose(ct, x_aval, fft_lengths):
+def _irfft_transpose(t, x_aval, fft_lengths):
+    """An RFFT of the cotangent, scaled by ``1 / prod(fft_lengths)`` with the Hermitian pairs
+    doubled, conjugated (JAX's convention for complex cotangents)."""
     if fft_lengths[-1] == 0:  # an empty output: nothing flows back
         return full(x_aval.shape, 0, x_aval.dtype)
-    x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
-    aval = get_aval(x)
-    m = aval.shape[-1]
-    odd = fft_lengths[-1] % 2
-    mask = np.full((m,), 2.0)
-    mask[0] = 1.0
-    if not odd and m > 1:
-        mask[-1] = 1.0
-    mask = mask / math.prod(fft_lengths)
-    scale = broadcast_in_dim(mask.astype(aval.dtype), aval.shape, (aval.ndim - 1,))
+    x = jitted_fft(t, FftType.RFFT, fft_lengths)
+    mask = _hermitian_mask(t, x.shape[-1], fft_lengths[-1], x.dtype)
+    mask = expand_dims(mask, range(x.ndim - 1))
+    scale = mul(const(mask, 1 / math.prod(fft_lengths)), mask)  # weak, as JAX's `scale * mask`
     return conj(mul(scale, x))
 
 
-def _fft_transpose(ct, x, *, fft_type, fft_lengths):
+def _fft_transpose(t, x, *, fft_type, fft_lengths):
     if fft_type == FftType.RFFT:
-        return [_rfft_transpose(ct, fft_lengths)]
+        return [_jitted_rfft_transpose(t, fft_lengths)]
     if fft_type == FftType.IRFFT:
-        return [_irfft_transpose(ct, x.aval, fft_lengths)]
-    return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
+        return [_irfft_transpose(t, x.aval, fft_lengths)]
+    return [jitted_fft(t, fft_type, fft_lengths)]
 
 
 ad.deflinear(fft_p, _fft_transpose)

@@ -1,27 +1,32 @@
-"""``einsum`` and ``einsum_path``: Einstein summation as a sequence of pairwise contractions.
+"""``einsum`` and ``einsum_path``: Einstein summation as a sequence of pairwise contractions,
+JAX's way (its ``_einsum`` over opt_einsum's ``contract_path``).
 
 1. Parse (``'ij,jk->ik'``, ``'...'`` ellipses, implicit output, or NumPy's interleaved
-   ``einsum(a, [0, 1], b, [1, 2])`` form) into one label list per operand. Ellipsis axes become
-   labels of their own, aligned from the right; a size-1 ellipsis axis facing a larger one is
-   squeezed away, which is how broadcasting happens.
-2. Per operand: a repeated label (``'ii->i'``) becomes a diagonal, and a label no other operand
-   and not the output uses is summed away right there (``lax.reduce_sum``).
-3. An order: ``'optimal'`` (and ``True``) searches every pairwise order for the fewest
-   multiply-adds (dynamic programming over operand subsets, up to 8 operands); ``'greedy'`` (as
-   opt_einsum's) repeatedly contracts the pair whose result is smallest (ties: the one that
-   removes the most elements), preferring pairs that share a label over outer products;
-   ``'auto'`` is optimal up to 4 operands, greedy above. Each pairwise contraction is ONE
-   ``lax.dot_general``: labels in both operands and still needed later are batch dimensions,
-   labels in both and needed nowhere else are contracting dimensions.
-4. A final ``lax.transpose`` into the output order.
+   ``einsum(a, [0, 1], b, [1, 2])`` form) into one label list per operand, then name them as
+   opt_einsum does (ellipsis axes get unused letters), since the labels' letter order decides
+   the order of summed axes.
+2. A path: opt_einsum's optimizers, their search order and tie breaks included: ``'auto'``
+   (JAX's default: optimal up to 4 operands, branch-and-bound up to 14, greedy above),
+   ``'optimal'`` (also ``True``), ``'branch-all'/'branch-2'/'branch-1'``, ``'greedy'``
+   (memory removed), ``False`` (left to right), or an explicit path. One or two operands are
+   one step whatever the optimizer.
+3. opt_einsum's contraction list (``PathInfo``: each step's operands, summed labels and
+   ``'ab,bc->ac'`` string, intermediates in tensordot order) is run as JAX's ``_einsum`` runs
+   it: per step, labels one operand holds alone are summed, repeated labels become diagonals
+   (a uint32 iota delta), a pair is ONE ``lax.dot_general`` (operands ordered so that no
+   transpose is needed if possible, (rhs, lhs) first), then a transpose into the step's order.
 
-The path has NumPy's format (``['einsum_path', (0, 1), (0, 1)]``: positions in the current
-operand list, the contracted result appended at the end), so a path from ``einsum_path`` (or
-NumPy's) can be passed back as ``optimize=``.
+The path has NumPy's format (positions in the current operand list, each result appended at the
+end), so a path from ``einsum_path`` (or NumPy's, with its leading ``'einsum_path'``) can be
+passed back as ``optimize=``.
 """
 
 from __future__ import annotations
 
+import collections
+import functools
+import heapq
+import itertools
 import math
 import operator
 from decimal import Decimal
@@ -150,63 +155,211 @@ def _label_sizes(inputs, shapes):
 
 
 # ------------------------------------------------------------------------------------------------
-# Contraction order
+# Contraction order: opt_einsum's path optimizers, as JAX calls them. Each takes the operands'
+# label sets, the output's label set and each label's size, and gives a path in NumPy's format.
+# Their orders of search and tie breaks are opt_einsum's (Python set iteration included), so the
+# path - and so the jaxpr - is JAX's.
 
 
-def _greedy_path(inputs, out_labels, sizes):
-    """Pairs (positions in the current list; the result appended at the end), NumPy's format."""
-    current = [frozenset(lab) for lab in inputs]
-    out = frozenset(out_labels)
+def _size(labels, sizes):
+    return math.prod(sizes[lab] for lab in labels)
+
+
+def _ssa_to_linear(ssa_path, n):
+    """Steps naming tensors by creation number (inputs 0..n-1, then one per step) → positions
+    in the current list, each step's result appended at the end."""
+    alive = list(range(n))
     path = []
-
-    def size(labels):
-        return math.prod(sizes[lab] for lab in labels)
-
-    while len(current) > 1:
-        best = None
-        for i in range(len(current)):
-            for j in range(i + 1, len(current)):
-                others = out.union(*(c for k, c in enumerate(current) if k not in (i, j)))
-                kept = (current[i] | current[j]) & others
-                shares = bool(current[i] & current[j])
-                result = size(kept)
-                removed = result - size(current[i]) - size(current[j])
-                key = (not shares, result, removed, i, j)
-                if best is None or key < best[0]:
-                    best = (key, i, j, kept)
-        _, i, j, kept = best
-        path.append((i, j))
-        current = [c for k, c in enumerate(current) if k not in (i, j)] + [kept]
+    for step in ssa_path:
+        positions = sorted(alive.index(t) for t in step)
+        for k in reversed(positions):
+            del alive[k]
+        alive.append(n + len(path))
+        path.append(tuple(positions))
     return path
 
 
-def _left_to_right_path(n):
-    return [(0, 1)] * (n - 1) if n > 1 else []
-
-
-OPTIMAL_MAX_OPERANDS = 8  # exhaustive search is 3**n subset splits; above this, greedy
-
-
-def _optimal_path(inputs, out_labels, sizes):
-    """The pairwise order with the fewest multiply-adds, by dynamic programming over subsets of
-    operands (opt_einsum's ``'optimal'``/``'dp'`` idea). Contracting two groups costs the
-    product of the sizes of all labels they hold; a group keeps the labels still needed by
-    the output or by operands outside it. ``O(3**n)``, so only for a few operands."""
+def _greedy_path(inputs, output, sizes):
+    """opt_einsum's ``'greedy'``: identical label sets are multiplied first (Hadamard); then,
+    repeatedly, the pair sharing a label whose result removes the most memory (result size
+    minus both operands' sizes; ties: the pair created last-but-first, i.e. smallest (later id,
+    earlier id)); then what is left, as outer products from the smallest. A label every operand
+    holds counts as an output label (it cannot go before the end). Candidates are computed when
+    they enter the queue and kept as they were."""
     n = len(inputs)
-    labels = [frozenset(lab) for lab in inputs]
-    out = frozenset(out_labels)
+    if n == 1:
+        return [(0,)]
+    output = output | frozenset.intersection(*inputs)
+    ids = {}  # label set -> the id of the live tensor holding it
+    new_id = itertools.count(n)
+    ssa = []
+    for k, key in enumerate(inputs):
+        if key in ids:  # the same label set twice: multiplied at once
+            ssa.append((ids[key], k))
+            ids[key] = next(new_id)
+        else:
+            ids[key] = k
+    holders = collections.defaultdict(set)  # contractable label -> the live sets holding it
+    for key in ids:
+        for lab in key - output:
+            holders[lab].add(key)
+    in_two = {lab for lab, keys in holders.items() if len(keys) >= 2}
+    in_three = {lab for lab, keys in holders.items() if len(keys) >= 3}
+    footprint = {key: _size(key, sizes) for key in ids}
+
+    def candidate(k1, k2):
+        both = k1 & k2
+        k12 = ((k1 | k2) & output) | (both & in_three) | ((k1 ^ k2) & in_two)
+        cost = _size(k12, sizes) - footprint[k1] - footprint[k2]
+        if ids[k1] > ids[k2]:
+            k1, k2 = k2, k1
+        return (cost, ids[k2], ids[k1]), k1, k2, k12
+
+    queue = []
+    for keys in holders.values():
+        ordered = sorted(keys, key=ids.__getitem__)
+        for m, k1 in enumerate(ordered[:-1]):
+            heapq.heappush(queue, min(candidate(k1, k2) for k2 in ordered[m + 1:]))
+    while queue:
+        _, k1, k2, k12 = heapq.heappop(queue)
+        if k1 not in ids or k2 not in ids:
+            continue  # one of them was contracted since
+        ssa.append((ids.pop(k1), ids.pop(k2)))
+        for key in (k1, k2):
+            for lab in key - output:
+                holders[lab].discard(key)
+        if k12 in ids:  # the result repeats a live label set: multiplied at once
+            ssa.append((ids[k12], next(new_id)))
+        else:
+            for lab in k12 - output:
+                holders[lab].add(k12)
+        ids[k12] = next(new_id)
+        for lab in k1 | (k2 - output):
+            count = len(holders[lab])
+            (in_two.add if count >= 2 else in_two.discard)(lab)
+            (in_three.add if count >= 3 else in_three.discard)(lab)
+        footprint[k12] = _size(k12, sizes)
+        partners = {key for lab in k12 for key in holders[lab]} - {k12}
+        if partners:
+            heapq.heappush(queue, min(candidate(k12, k2) for k2 in partners))
+    # no shared labels left: outer products, smallest (output part) first
+    rest = [(_size(key & output, sizes), i, key) for key, i in ids.items()]
+    heapq.heapify(rest)
+    _, i1, k1 = heapq.heappop(rest)
+    while rest:
+        _, i2, k2 = heapq.heappop(rest)
+        ssa.append((min(i1, i2), max(i1, i2)))
+        k12 = (k1 | k2) & output
+        _, i1, k1 = heapq.heappushpop(rest, (_size(k12, sizes), next(new_id), k12))
+    return _ssa_to_linear(ssa, n)
+
+
+def _pair_result(tensors, output, remaining, i, j, sizes):
+    """A pair's result labels and opt_einsum's flop count (twice the size of all labels when a
+    shared one is summed)."""
+    k1, k2 = tensors[i], tensors[j]
+    keep = output.union(*(tensors[k] for k in remaining - {i, j}))
+    either = k1 | k2
+    return either & keep, _size(either, sizes) * (1 + bool((k1 & k2) - keep))
+
+
+def _optimal_path(inputs, output, sizes):
+    """opt_einsum's ``'optimal'``: depth-first over every pairwise order, pruning a branch once
+    its flops reach the best found; the first best found wins. As opt_einsum, a pair's result is
+    cached by the two label sets alone."""
+    best = {"flops": math.inf, "ssa": (tuple(range(len(inputs))),)}
+    cache = {}
+
+    def visit(ssa, tensors, remaining, flops):
+        if len(remaining) == 1:
+            best["flops"], best["ssa"] = flops, ssa
+            return
+        for i, j in itertools.combinations(remaining, 2):  # the set's own order, as opt_einsum
+            i, j = min(i, j), max(i, j)
+            key = (tensors[i], tensors[j])
+            if key not in cache:
+                cache[key] = _pair_result(tensors, output, remaining, i, j, sizes)
+            k12, pair_flops = cache[key]
+            if flops + pair_flops >= best["flops"]:
+                continue
+            visit(ssa + ((i, j),), tensors + (k12,), remaining - {i, j} | {len(tensors)},
+                  flops + pair_flops)
+
+    visit((), tuple(inputs), set(range(len(inputs))), 0)
+    return _ssa_to_linear(best["ssa"], len(inputs))
+
+
+def _branch_path(inputs, output, sizes, nbranch=None):
+    """opt_einsum's ``'branch-all'``/``'branch-2'``/``'branch-1'``: depth-first like
+    ``'optimal'``, but at each step only the ``nbranch`` most promising pairs (by memory removed,
+    then flops; outer products only when no pair shares a label), dropping a branch that is not
+    better in (flops, largest intermediate) than the best found, or whose flops exceed 4 times
+    the best seen at the same depth."""
+    best = {"flops": math.inf, "size": math.inf, "ssa": None}
+    progress = collections.defaultdict(lambda: math.inf)
+    size_of = {key: _size(key, sizes) for key in inputs}
+    cache = {}
+
+    def visit(ssa, tensors, remaining, flops, largest):
+        if len(remaining) == 1:
+            best.update(flops=flops, size=largest, ssa=ssa)
+            return
+
+        def assess(i, j):
+            key = (tensors[i], tensors[j])
+            if key not in cache:
+                cache[key] = _pair_result(tensors, output, remaining, i, j, sizes)
+            k12, pair_flops = cache[key]
+            if k12 not in size_of:
+                size_of[k12] = _size(k12, sizes)
+            new_flops, new_size = flops + pair_flops, max(largest, size_of[k12])
+            if not (new_flops, new_size) < (best["flops"], best["size"]):
+                return None
+            if new_flops < progress[len(tensors)]:
+                progress[len(tensors)] = new_flops
+            elif new_flops > 4 * progress[len(tensors)]:
+                return None
+            removed = size_of[k12] - size_of[tensors[i]] - size_of[tensors[j]]
+            return removed, pair_flops, new_flops, new_size, (i, j), k12
+
+        candidates = []
+        for outer in (False, True):
+            for i, j in itertools.combinations(remaining, 2):
+                i, j = min(i, j), max(i, j)
+                if not outer and tensors[i].isdisjoint(tensors[j]):
+                    continue
+                found = assess(i, j)
+                if found:
+                    heapq.heappush(candidates, found)
+            if candidates:
+                break
+        for _ in range(len(candidates) if nbranch is None else min(nbranch, len(candidates))):
+            _, _, new_flops, new_size, (i, j), k12 = heapq.heappop(candidates)
+            visit(ssa + ((i, j),), tensors + (k12,), remaining - {i, j} | {len(tensors)},
+                  new_flops, new_size)
+
+    visit((), tuple(inputs), set(range(len(inputs))), 0, 0)
+    return _ssa_to_linear(best["ssa"], len(inputs))
+
+
+def _dp_path(inputs, output, sizes):
+    """``'dp'``: the pairwise order with the fewest multiply-adds, by dynamic programming over
+    subsets of operands (opt_einsum's ``'dp'`` idea; among equally cheap orders its choice may
+    differ). Contracting two groups costs the product of the sizes of all labels they hold; a
+    group keeps the labels still needed by the output or by operands outside it. ``O(3**n)``."""
+    n = len(inputs)
     full = (1 << n) - 1
 
     def kept(mask):
-        inside = frozenset().union(*(labels[k] for k in range(n) if mask >> k & 1))
-        outside = out.union(*(labels[k] for k in range(n) if not mask >> k & 1))
+        inside = frozenset().union(*(inputs[k] for k in range(n) if mask >> k & 1))
+        outside = output.union(*(inputs[k] for k in range(n) if not mask >> k & 1))
         return inside & outside
 
     keep = {}
     best = {}  # mask -> (cost, split)
     for k in range(n):
         best[1 << k] = (0, None)
-        keep[1 << k] = labels[k]
+        keep[1 << k] = inputs[k]
     for mask in sorted(range(1, full + 1), key=lambda m: bin(m).count("1")):
         if mask in best:
             continue
@@ -218,7 +371,7 @@ def _optimal_path(inputs, out_labels, sizes):
             if sub & low:
                 rest = mask ^ sub
                 cost = (best[sub][0] + best[rest][0]
-                        + math.prod(sizes[lab] for lab in keep[sub] | keep[rest]))
+                        + _size(keep[sub] | keep[rest], sizes))
                 if choice is None or cost < choice[0]:
                     choice = (cost, (sub, rest))
             sub = (sub - 1) & mask
@@ -243,8 +396,33 @@ def _optimal_path(inputs, out_labels, sizes):
     return path
 
 
+def _auto_path(inputs, output, sizes):
+    """opt_einsum's ``'auto'`` (JAX's default): optimal up to 4 operands, branch-all up to 6,
+    branch-2 up to 8, branch-1 up to 14, greedy above."""
+    n = len(inputs)
+    if n <= 4:
+        return _optimal_path(inputs, output, sizes)
+    if n <= 14:
+        return _branch_path(inputs, output, sizes, None if n <= 6 else 2 if n <= 8 else 1)
+    return _greedy_path(inputs, output, sizes)
+
+
+_OPTIMIZERS = {
+    "auto": _auto_path,
+    "optimal": _optimal_path,
+    "branch-all": _branch_path,
+    "branch-2": lambda *args: _branch_path(*args, nbranch=2),
+    "branch-1": lambda *args: _branch_path(*args, nbranch=1),
+    "greedy": _greedy_path,
+    "eager": _greedy_path,
+    "opportunistic": _greedy_path,
+    "dp": _dp_path,
+    "dynamic-programming": _dp_path,
+}
+
+
 def path_cost(path, inputs, out_labels, sizes):
-    """Multiply-adds of a pairwise path (the cost ``'optimal'`` minimizes)."""
+    """Multiply-adds of a pairwise path (the cost ``'dp'`` minimizes)."""
     current = [frozenset(lab) for lab in inputs]
     out = frozenset(out_labels)
     total = 0
@@ -256,88 +434,133 @@ def path_cost(path, inputs, out_labels, sizes):
     return total
 
 
-def _resolve_path(optimize, inputs, out_labels, sizes):
-    """``optimize``: an explicit path; False/None/'none' (left to right); 'greedy'; 'optimal'
-    (also True as in JAX, 'dp', 'branch-*': exhaustive up to OPTIMAL_MAX_OPERANDS operands,
-    greedy above); 'auto' (optimal up to 4 operands, greedy above, as opt_einsum)."""
-    n = len(inputs)
-    if isinstance(optimize, (list, tuple)) and optimize and not isinstance(optimize, str):
+def _resolve_path(optimize, inputs, output, sizes):
+    """The path for ``optimize`` as JAX's einsum/einsum_path give it to opt_einsum: an explicit
+    path as is (NumPy's leading ``'einsum_path'`` allowed); one or two operands in one step,
+    whatever the optimizer; False left to right; True 'optimal'; None 'auto'."""
+    if isinstance(optimize, (list, tuple)):
         path = list(optimize)
         if path and path[0] == "einsum_path":
             path = path[1:]
         return [tuple(p) for p in path]
-    if optimize is False or optimize is None or optimize == "none":
-        return _left_to_right_path(n)
-    if optimize == "greedy":
-        return _greedy_path(inputs, out_labels, sizes)
-    if optimize in (True, "optimal", "dp", "branch-2", "branch-all", "branch-1", "auto"):
-        limit = 4 if optimize == "auto" else OPTIMAL_MAX_OPERANDS
-        if n <= limit:
-            return _optimal_path(inputs, out_labels, sizes)
-        return _greedy_path(inputs, out_labels, sizes)
-    raise ValueError(f"einsum: unknown optimize={optimize!r}")
+    n = len(inputs)
+    name = "optimal" if optimize is True else "auto" if optimize is None else optimize
+    if isinstance(name, str) and name.lower() not in _OPTIMIZERS:
+        raise KeyError(f"Path optimizer '{name.lower()}' not found, valid options are "
+                       f"{set(_OPTIMIZERS)}.")  # opt_einsum's
+    if n <= 2:
+        return [tuple(range(n))]
+    if optimize is False:
+        return [(0, 1)] * (n - 1)
+    inputs = [frozenset(x) for x in inputs]
+    return _OPTIMIZERS[name.lower()](inputs, frozenset(output), sizes)
 
 
 # ------------------------------------------------------------------------------------------------
-# Execution
+# Execution: JAX's, one step of opt_einsum's contraction list at a time
 
 
-def _diagonal(x, labels):
-    """Repeated labels in one operand (``'ii'``): keep the diagonal, one axis per label. As
-    JAX's, the entries where the axes' indices agree are summed over all but the last
-    occurrence, so a size-1 occurrence beside a larger one keeps the last one's size
-    (``'ii->i'`` of shape (1, 2) is ``[x[0, 0], 0]``)."""
-    while len(set(labels)) != len(labels):
-        lab = next(lab for lab in labels if labels.count(lab) > 1)
-        i = labels.index(lab)
-        j = labels.index(lab, i + 1)
-        mask = lax.eq(lax.broadcasted_iota(np.int32, x.shape, i),
-                      lax.broadcasted_iota(np.int32, x.shape, j))
-        x = lax.select(mask, x, lax.full_like(x, 0))
-        x = lax.reduce_sum(x, (i,)) if x.dtype != np.bool_ else lax.reduce_or(x, (i,))
-        labels = labels[:i] + labels[i + 1:]
-    return x, labels
+def _reduce_sum(x, axes, dtype):
+    """JAX's einsum ``sum``: in the result dtype when that is wider; ``or`` for booleans."""
+    if dtypes.result_type(x, dtype) != x.dtype:
+        x = convert(x, dtype)
+    return lax.reduce_sum(x, axes) if x.dtype != np.bool_ else lax.reduce_or(x, axes)
 
 
-def _sum_unused(x, labels, needed):
-    axes = tuple(i for i, lab in enumerate(labels) if lab not in needed)
-    if not axes:
-        return x, labels
-    x = lax.reduce_sum(x, axes) if x.dtype != np.bool_ else lax.reduce_or(x, axes)
-    return x, [lab for i, lab in enumerate(labels) if i not in axes]
+def _sum_uniques(x, names, uniques, dtype):
+    if uniques:
+        x = _reduce_sum(x, [names.index(lab) for lab in uniques], dtype)
+        names = "".join(lab for lab in names if lab not in uniques)
+    return x, names
 
 
-def _in_order(labels, out_labels):
-    pos = [out_labels.index(lab) for lab in labels if lab in out_labels]
-    return pos == sorted(pos)
+def _delta(shape, axes):
+    """JAX's ``lax._delta``: True where the indices along ``axes`` agree (uint32 iotas)."""
+    base = tuple(shape[a] for a in axes)
+    iotas = [lax.broadcasted_iota(np.uint32, base, k) for k in range(len(base))]
+    eye = functools.reduce(lax.bitwise_and, [lax.eq(a, b) for a, b in zip(iotas[:-1], iotas[1:])])
+    if base == tuple(shape):  # JAX's tracing forwards an identity broadcast_in_dim
+        return eye
+    return lax.broadcast_in_dim(eye, shape, tuple(axes))
 
 
-def _contract_pair(a, la, b, lb, needed, precision, preferred, out_labels=(), last=False):
-    """One ``dot_general``: shared labels still needed are batch dims, the others contract.
-    The operands are swapped when that puts the result's axes in the output's order (so the
-    final transpose disappears). The last contraction orders its operands as JAX does: (a, b)
-    when that gives the output exactly, else (b, a), so XLA sees JAX's dots and transposes
-    (on a GPU their layouts decide between cuBLAS and fused Triton GEMMs)."""
-    free_a = [lab for lab in la if lab not in lb]
-    free_b = [lab for lab in lb if lab not in la]
-    if last:
-        batch_a = [lab for lab in la if lab in lb and lab in needed]
-        if batch_a + free_a + free_b != list(out_labels):
-            a, la, b, lb = b, lb, a, la
-    elif not _in_order(free_a + free_b, out_labels) and _in_order(free_b + free_a, out_labels):
-        a, la, b, lb = b, lb, a, la
-    a, la = _sum_unused(a, la, needed | set(lb))
-    b, lb = _sum_unused(b, lb, needed | set(la))
-    shared = [lab for lab in la if lab in lb]
-    batch = [lab for lab in shared if lab in needed]
-    contract = [lab for lab in shared if lab not in needed]
-    dn = (([la.index(c) for c in contract], [lb.index(c) for c in contract]),
-          ([la.index(c) for c in batch], [lb.index(c) for c in batch]))
-    dn = tuple(tuple(tuple(x) for x in part) for part in dn)
-    out = lax.dot_general(a, b, dn, precision=precision, preferred_element_type=preferred)
-    labels = batch + [lab for lab in la if lab not in shared] + [lab for lab in lb
-                                                                 if lab not in shared]
-    return out, labels
+def _sum_repeats(x, names, counts, keep, dtype):
+    """A label repeated in one operand: its diagonal (the other entries zeroed), summed over
+    all its axes, or all but the last when it is still needed."""
+    for lab, count in counts.items():
+        if count > 1:
+            axes = [k for k, name in enumerate(names) if name == lab]
+            x = lax.select(_delta(x.shape, axes), x, lax.full_like(x, 0))
+            if lab not in keep:
+                x = _reduce_sum(x, axes, dtype)
+                names = names.replace(lab, "")
+            else:
+                x = _reduce_sum(x, axes[:-1], dtype)
+                names = names.replace(lab, "", count - 1)
+    return x, names
+
+
+def _drop_broadcast_ones(x, names, other_shape, other_names):
+    """Size-1 axes whose label faces a larger axis of the other operand are squeezed away."""
+    drop = [k for k, lab in enumerate(names)
+            if x.shape[k] == 1 and lab in other_names and other_shape[other_names.find(lab)] != 1]
+    return lax.squeeze(x, drop), "".join(lab for k, lab in enumerate(names) if k not in drop)
+
+
+def _contract(operands, contractions, precision, dtype, dot_general):
+    """JAX's ``_einsum`` loop: per step, sums of labels one operand holds alone, diagonals, one
+    ``dot_general`` for a pair (operands in the order that needs no transpose, trying
+    (rhs, lhs) first), then a transpose into the step's result order."""
+    operands = list(operands)
+    for positions, removed, einstr in contractions:
+        removed = sorted(removed)
+        input_str, result = einstr.split("->")
+        input_names = input_str.split(",")
+        if len(positions) == 1:
+            x = operands.pop(positions[0])
+            (names,) = input_names
+            counts = collections.Counter(names)
+            x, names = _sum_uniques(x, names, [lab for lab in removed if counts[lab] == 1], dtype)
+            x, names = _sum_repeats(x, names, counts, result, dtype)
+        elif len(positions) == 2:
+            lhs, rhs = operands.pop(positions[0]), operands.pop(positions[1])
+            lhs_names, rhs_names = input_names
+            lhs, lhs_names = _drop_broadcast_ones(lhs, lhs_names, rhs.shape, rhs_names)
+            rhs, rhs_names = _drop_broadcast_ones(rhs, rhs_names, lhs.shape, lhs_names)
+            lhs_counts = collections.Counter(lhs_names)
+            rhs_counts = collections.Counter(rhs_names)
+            lhs, lhs_names = _sum_uniques(lhs, lhs_names, [
+                lab for lab in removed if lhs_counts[lab] == 1 and rhs_counts[lab] == 0], dtype)
+            rhs, rhs_names = _sum_uniques(rhs, rhs_names, [
+                lab for lab in removed if rhs_counts[lab] == 1 and lhs_counts[lab] == 0], dtype)
+            lhs, lhs_names = _sum_repeats(lhs, lhs_names, lhs_counts, result + rhs_names, dtype)
+            rhs, rhs_names = _sum_repeats(rhs, rhs_names, rhs_counts, result + lhs_names, dtype)
+            contracted = [lab for lab in removed if lab in lhs_names or lab in rhs_names]
+            batch = "".join(lab for lab in result if lab in lhs_names and lab in rhs_names)
+            lhs_batch = tuple(lhs_names.find(lab) for lab in batch)
+            rhs_batch = tuple(rhs_names.find(lab) for lab in batch)
+            lhs_cont = tuple(lhs_names.index(lab) for lab in contracted)
+            rhs_cont = tuple(rhs_names.index(lab) for lab in contracted)
+            gone = set(batch) | set(contracted)
+            lhs_free = "".join(lab for lab in lhs_names if lab not in gone)
+            rhs_free = "".join(lab for lab in rhs_names if lab not in gone)
+            names = batch + rhs_free + lhs_free
+            if names == result:
+                x = dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
+                                precision, preferred_element_type=dtype)
+            else:
+                names = batch + lhs_free + rhs_free
+                x = dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
+                                precision, preferred_element_type=dtype)
+        else:
+            raise NotImplementedError(
+                "jax.numpy.einsum does not support simultaneous contraction of 3 or more"
+                " operands. Typically this means you've passed an unsupported path to"
+                " the einsum optimize parameter.")
+        if names != result:
+            x = lax.transpose(x, tuple(names.index(lab) for lab in result))
+        operands.append(x)
+    return operands[0]
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
@@ -358,99 +581,58 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
                          out_sharding=out_sharding)(*operands)
     check_arraylike("einsum", *operands)
     operands = [to_array(x) for x in operands]
-    shapes = [tuple(x.shape) for x in operands]
-    inputs, out_labels = _parse(subscripts, shapes)
-    sizes = _label_sizes(inputs, shapes)
-    path = _resolve_path(optimize, inputs, out_labels, sizes)
-
-    dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
-    if preferred_element_type is not None:
-        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
-    # only an operand of another dtype is converted (strongly): JAX's dot_general takes them
-    # unpromoted, so a weak operand of the promoted dtype keeps its weak type, and its cotangent
-    # is then strong when the other operand is (a weak-to-strong conversion's transpose would
-    # make it weak again)
-    ops = [_diagonal(x if x.dtype == dtype else convert(x, dtype), list(labels))
-           for x, labels in zip(operands, inputs)]
-    # a label's size once each operand's repeats are a diagonal (a repeat keeps its last size)
-    sizes = _label_sizes([lab for _, lab in ops], [x.shape for x, _ in ops])
-    for k, (x, labels) in enumerate(ops):
-        # broadcasting: a size-1 axis facing a larger one leaves the operand
-        drop = tuple(i for i, lab in enumerate(labels) if x.shape[i] == 1 and sizes[lab] != 1)
-        if drop:
-            ops[k] = (lax.squeeze(x, drop), [lab for i, lab in enumerate(labels) if i not in drop])
-
-    out_set = set(out_labels)
-    # labels used by one operand only (and not the output) are summed right away
-    for k, (x, labels) in enumerate(ops):
-        others = out_set.union(*(set(lab) for m, (_, lab) in enumerate(ops) if m != k))
-        ops[k] = _sum_unused(x, labels, others)
-
-    for step, contraction in enumerate(path):
-        if len(contraction) == 1:
-            # one operand's step (opt_einsum's path for a single operand): it moves last, its
-            # own labels already reduced
-            (k,) = contraction
-            ops = [op for m, op in enumerate(ops) if m != k] + [ops[k]]
-            continue
-        i, j = contraction
-        if i == j or not (0 <= i < len(ops) and 0 <= j < len(ops)):
-            raise ValueError(f"einsum: invalid contraction {(i, j)} in path {path}")
-        (a, la), (b, lb) = ops[min(i, j)], ops[max(i, j)]
-        rest = [op for k, op in enumerate(ops) if k not in (i, j)]
-        needed = out_set.union(*(set(lab) for _, lab in rest))
-        # each dot_general's preferred type is the given one, else the promoted dtype (JAX's)
-        ops = rest + [_contract_pair(a, la, b, lb, needed, precision,
-                                     preferred_element_type or dtype, out_labels,
-                                     last=step == len(path) - 1)]
-    if len(ops) != 1:
-        raise ValueError(f"einsum: the path {path} leaves {len(ops)} operands, not one")
-    x, labels = ops[0]
-    x, labels = _sum_unused(x, labels, out_set)
-    perm = tuple(labels.index(lab) for lab in out_labels)
-    if perm != tuple(range(len(perm))):
-        x = lax.transpose(x, perm)
-    # JAX converts the result last: weakly typed as the operands' promotion, strong when a
-    # preferred type is given
+    info = _path_info(subscripts, [tuple(x.shape) for x in operands], optimize)
+    contractions = [(positions, removed, einstr)
+                    for positions, removed, einstr, _, _ in info.contraction_list]
     if preferred_element_type is None:
-        x = convert(x, dtype, weak_type=weak)
+        dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     else:
-        x = convert(x, preferred_element_type)
-    return lay_out(x, out_sharding)
+        dtype, weak = dtypes.canonicalize_dtype(preferred_element_type), False
+    # operands enter dot_general unconverted (JAX's); the result is converted last, weakly
+    # typed as the operands' promotion unless a preferred type is given
+    x = _contract(operands, contractions, precision, dtype, _dot_general or lax.dot_general)
+    return lay_out(convert(x, dtype, weak_type=weak), out_sharding)
 
 
-def einsum_path(subscripts, /, *operands, optimize="greedy"):
+def _path_info(subscripts, shapes, optimize):
+    inputs, out_labels = _parse(subscripts, shapes)
+    input_list, output, names = _opt_einsum_names(inputs, out_labels, shapes)
+    sizes = {names.get(lab, lab): d for lab, d in _label_sizes(inputs, shapes).items()}
+    path = _resolve_path(optimize, input_list, output, sizes)
+    return PathInfo(path, input_list, output, sizes, shapes)
+
+
+def _opt_einsum_names(inputs, out_labels, shapes):
+    """The subscripts as opt_einsum writes them: ellipsis axes named by the last of the first
+    (largest operand rank) letters no subscript uses, aligned from the right."""
+    used = {lab for inp in inputs for lab in inp}
+    free = [c for c in _LETTERS if c not in used][:max((len(sh) for sh in shapes), default=0)]
+    n_ell = sum(lab.startswith(".") for lab in used)
+    names = {f".{k}": free[len(free) - n_ell + k] for k in range(n_ell)}
+    input_list = ["".join(names.get(lab, lab) for lab in inp) for inp in inputs]
+    return input_list, "".join(names.get(lab, lab) for lab in out_labels), names
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
     """The contraction order ``einsum`` would use, and opt_einsum's report of it (a
     ``PathInfo``, as JAX returns opt_einsum's ``contract_path``)."""
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_to_string((subscripts, *operands))
-    shapes = [tuple(np.shape(x)) for x in operands]
-    inputs, out_labels = _parse(subscripts, shapes)
-    sizes = _label_sizes(inputs, shapes)
-    if isinstance(optimize, (list, tuple)) or len(inputs) > 2:
-        path = _resolve_path(optimize, inputs, out_labels, sizes)
-    else:  # opt_einsum contracts one or two operands in one step, whatever the optimizer
-        path = [tuple(range(len(inputs)))]
-    return path, PathInfo(path, inputs, out_labels, sizes, shapes)
+    info = _path_info(subscripts, [tuple(np.shape(x)) for x in operands], optimize)
+    return info.path, info
 
 
 class PathInfo:
     """opt_einsum's report of a contraction path (its attributes and printed table), from the
-    labels ``_parse`` gives. Ellipsis axes are named as opt_einsum names them: the last of the
-    first (largest operand rank) letters no subscript uses, aligned from the right."""
+    subscripts as opt_einsum names them; ``contraction_list`` is also what ``einsum`` runs."""
 
-    def __init__(self, path, inputs, out_labels, sizes, shapes):
-        used = {lab for inp in inputs for lab in inp}
-        free = [c for c in _LETTERS if c not in used][:max((len(sh) for sh in shapes), default=0)]
-        n_ell = sum(lab.startswith(".") for lab in used)
-        names = {f".{k}": free[len(free) - n_ell + k] for k in range(n_ell)}
-        input_list = ["".join(names.get(lab, lab) for lab in inp) for inp in inputs]
+    def __init__(self, path, input_list, output, size_dict, shapes):
+        input_list = list(input_list)
         self.input_subscripts = ",".join(input_list)
-        self.output_subscript = "".join(names.get(lab, lab) for lab in out_labels)
+        self.output_subscript = output
         self.indices = frozenset(self.input_subscripts.replace(",", ""))
-        size_dict = {names.get(lab, lab): d for lab, d in sizes.items()}
         self.path = path
-        self.shapes = [tuple(size_dict[k] for k in ks) for ks in input_list]
+        self.shapes = [tuple(sh) for sh in shapes]
         self.eq = f"{self.input_subscripts}->{self.output_subscript}"
 
         def size(labels):

@@ -6,9 +6,11 @@ inverse real transforms they give the *output* length, default ``2 * (m - 1)``),
 "ortho" (both by 1/sqrt(n)) or "forward" (the forward transform scales by 1/n). XLA's inverse
 transforms already scale by 1/n, so norm only adds a factor where it differs.
 
-The transformed axes are moved to the end (``lax.fft`` works on trailing axes) in groups of at
-most three, XLA's limit; a transform over more axes is a sequence of transforms. Real inputs
-become complex (x64 off: float32 / complex64); integer inputs become floating first.
+The steps are JAX's ``_fft_core``: axes given explicitly are moved to the end (and back),
+``n``/``s`` crop by indexing and pad with ``jnp.pad`` (always), one ``lax.fft`` transforms up
+to three trailing axes (XLA's limit; more go three, or for four two, at a time), and ``norm``
+multiplies by JAX's ``_fft_norm``. Real inputs become complex (x64 off: float32 / complex64);
+integer inputs become floating first.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 
 import minijax.numpy as jnp
 from minijax import dtypes, lax
-from minijax.lax.fft import FftType
+from minijax.lax.fft import FftType, install_jits
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import to_inexact_dtype
 
@@ -29,13 +31,11 @@ __all__ = [
 ]
 
 
-_NORMS = (None, "backward", "ortho", "forward")
-
-
 def _jitted_lax_fft():
     # JAX's lax.fft is a jit named ``fft`` (static type and lengths): each transform is one
     # jit equation, a function call in partitioned programs. lax cannot hold a jit (layers),
-    # so jnp.fft's calls of it go through this one.
+    # so jnp.fft's calls of it go through this one (and lax.fft's transpose and batching
+    # rules, through ``install_jits``).
     # It converts its input first, inside the jit, as JAX's: real for RFFT, complex for the
     # others (JAX's to_complex_dtype), and is that conversion alone without lengths.
     @eager_jit(static_argnames=("fft_type", "fft_lengths"), inline=False)
@@ -58,12 +58,7 @@ def _fft_input_dtype(dtype, fft_type):
 
 
 lax_fft = _jitted_lax_fft()
-
-
-def _check_norm(norm):
-    if norm not in _NORMS:
-        raise ValueError(f"Invalid norm value {norm!r}; should be 'backward', 'ortho' or "
-                         "'forward'.")
+install_jits(eager_jit, lax_fft)
 
 
 def _checked_input(a, real):
@@ -79,123 +74,109 @@ def _checked_input(a, real):
     return a
 
 
-def _resize(a, axis, n):
-    """``a`` cropped or zero-padded to length ``n`` along ``axis``."""
-    size = a.shape[axis]
-    if n == size:
-        return a
-    if n < size:
-        return _crop(a, axis, n)
-    widths = [(0, 0)] * a.ndim
-    widths[axis] = (0, n - size)
-    return jnp.pad(a, widths)
-
-
-def _crop(a, axis, n):
-    return lax.slice_in_dim(a, 0, n, axis=axis)
-
-
-def _canonical_axes(ndim, s, axes, name):
-    if axes is None:
-        axes = tuple(range(ndim - len(s), ndim)) if s is not None else tuple(range(ndim))
-    else:
-        axes = tuple(operator.index(a) for a in axes)
-    norm_axes = []
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
-        norm_axes.append(a % ndim)
-    if len(set(norm_axes)) != len(norm_axes):
-        raise ValueError(f"{name}: axes must be unique, got {axes}")
+def _fft_core(name, fft_type, a, s, axes, norm):
+    """JAX's ``_fft_core``: given ``axes`` are moved to the end (and back); ``s`` crops by
+    indexing and pads with ``jnp.pad`` (always, zero widths included); one ``lax.fft`` over up
+    to three trailing axes (RFFT/IRFFT over several axes at once too); ``norm`` multiplies by
+    ``_fft_norm`` of the sizes in the result's dtype."""
+    full_name = f"jax.numpy.fft.{name}"
+    arr = _checked_input(a, fft_type == FftType.RFFT)
     if s is not None:
-        s = tuple(operator.index(n) for n in s)
-        if len(s) != len(norm_axes):
-            raise ValueError(f"{name}: s {s} and axes {axes} must have the same length")
-    return tuple(norm_axes), s
-
-
-def _transform_last(a, fft_type, lengths):
-    """``lax.fft`` over the trailing ``len(lengths)`` axes (at most three at a time; XLA's
-    limit). Only complex transforms are ever split."""
-    k = len(lengths)
-    if k <= 3:
-        return lax_fft(a, fft_type, lengths)
-    # separable: transform the last three, then the others (moved to the end)
-    a = lax_fft(a, fft_type, lengths[-3:])
-    rest = k - 3
-    src = list(range(a.ndim - k, a.ndim - 3))
-    a = jnp.moveaxis(a, src, list(range(a.ndim - rest, a.ndim)))
-    a = _transform_last(a, fft_type, lengths[:-3])
-    return jnp.moveaxis(a, list(range(a.ndim - rest, a.ndim)), src)
-
-
-def _fftn_core(a, s, axes, norm, fft_type, name):
-    """The n-dimensional transform of ``fft_type`` over ``axes`` with sizes ``s``."""
-    _check_norm(norm)
-    real_in = fft_type == FftType.RFFT
-    a = _checked_input(a, real_in)
-    axes, s = _canonical_axes(a.ndim, s, axes, name)
-    if not axes:
-        return lax_fft(a, fft_type, ())
-    if s is not None and any(n < 1 for n in s):
-        raise ValueError("Shape should be positive.")  # JAX's words
-    # without ``s`` the axes keep their lengths, zero included (an empty transform), as JAX
-    in_sizes = list(s) if s is not None else [a.shape[ax] for ax in axes]
-    sizes = list(in_sizes)
-    if fft_type == FftType.IRFFT:
-        if s is None:
-            sizes[-1] = max(0, 2 * (in_sizes[-1] - 1))
-        else:
-            in_sizes[-1] = sizes[-1] // 2 + 1
-    for ax, n in zip(axes, in_sizes):
-        a = _resize(a, ax, n)
-    k = len(axes)
-    dst = list(range(a.ndim - k, a.ndim))
-    a = jnp.moveaxis(a, list(axes), dst)
-    if fft_type in (FftType.FFT, FftType.IFFT):
-        out = _transform_last(a, fft_type, tuple(sizes))
-    elif fft_type == FftType.RFFT:
-        out = lax_fft(a, FftType.RFFT, (sizes[-1],))
-        if k > 1:
-            out = jnp.moveaxis(out, -1, 0)
-            out = _transform_last(out, FftType.FFT, tuple(sizes[:-1]))
-            out = jnp.moveaxis(out, 0, -1)
+        s = tuple(map(operator.index, s))
+        if any(n <= 0 for n in s):
+            raise ValueError("Shape should be positive.")  # JAX's words
+    if s is not None and axes is not None and len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")  # NumPy's, as JAX's
+    orig_axes = axes
+    if axes is None:
+        axes = range(arr.ndim) if s is None else range(arr.ndim - len(s), arr.ndim)
+    if len(axes) != len(set(axes)):
+        raise ValueError(f"{full_name} does not support repeated axes. Got axes {axes}.")
+    if orig_axes is not None:
+        axes = tuple(range(arr.ndim - len(axes), arr.ndim))
+        arr = jnp.moveaxis(arr, orig_axes, axes)
+    if s is not None:
+        in_s = list(arr.shape)
+        for axis, n in zip(axes, s):
+            in_s[axis] = n
+        if fft_type == FftType.IRFFT:
+            in_s[-1] = in_s[-1] // 2 + 1
+        arr = arr[tuple(slice(n) for n in in_s)]
+        arr = jnp.pad(arr, [(0, n - m) for n, m in zip(in_s, arr.shape)])
+    elif fft_type == FftType.IRFFT:
+        s = [arr.shape[axis] for axis in axes[:-1]]
+        if axes:
+            s += [max(0, 2 * (arr.shape[axes[-1]] - 1))]
     else:
-        out = a
-        if k > 1:
-            out = jnp.moveaxis(out, -1, 0)
-            out = _transform_last(out, FftType.IFFT, tuple(sizes[:-1]))
-            out = jnp.moveaxis(out, 0, -1)
-        out = lax_fft(out, FftType.IRFFT, (sizes[-1],))
-    if norm is not None:  # JAX's factor, computed from the sizes in the result's dtype
-        inverse = fft_type in (FftType.IFFT, FftType.IRFFT)
-        out = out * _norm_factor(jnp.array(sizes, dtype=out.dtype), norm, inverse)
-    return jnp.moveaxis(out, dst, list(axes))
+        s = [arr.shape[axis] for axis in axes]
+    out = _fft_core_nd(arr, fft_type, s)
+    if norm is not None:
+        out = out * _fft_norm(jnp.array(s, dtype=out.dtype), name, norm)
+    if orig_axes is not None:
+        out = jnp.moveaxis(out, axes, orig_axes)
+    return out
 
 
-def _norm_factor(sizes, norm, inverse):
-    """JAX's ``_fft_norm``: what multiplies XLA's (forward unscaled, inverse 1/n) transform."""
+def _fft_core_nd(arr, fft_type, s):
+    """XLA transforms at most three axes: more are done three (or, for four, two) at a time,
+    the real transform's axes first (last for the inverse)."""
+    if len(s) <= 3:
+        return lax_fft(arr, fft_type, tuple(s))
+    n = 2 if len(s) == 4 else 3
+    src = tuple(range(arr.ndim - len(s), arr.ndim - n))
+    dst = tuple(range(arr.ndim - len(s) + n, arr.ndim))
+    if fft_type in (FftType.RFFT, FftType.FFT):
+        arr = lax_fft(arr, fft_type, tuple(s)[-n:])
+        arr = jnp.moveaxis(arr, src, dst)
+        arr = _fft_core_nd(arr, FftType.FFT, s[:-n])
+        return jnp.moveaxis(arr, dst, src)
+    arr = jnp.moveaxis(arr, src, dst)
+    arr = _fft_core_nd(arr, FftType.IFFT, s[:-n])
+    arr = jnp.moveaxis(arr, dst, src)
+    return lax_fft(arr, fft_type, tuple(s)[-n:])
+
+
+def _fft_norm(sizes, name, norm):
+    """JAX's ``_fft_norm``: what multiplies XLA's (forward unscaled, inverse 1/n) transform;
+    a name starting with 'i' counts as an inverse (so hfft is forward, ihfft inverse)."""
     if norm == "backward":
         return jnp.array(1)
-    n = jnp.prod(sizes)
+    inverse = name.startswith("i")
     if norm == "ortho":
-        return jnp.sqrt(n) if inverse else 1 / jnp.sqrt(n)
-    return n if inverse else 1 / n  # "forward"
+        return jnp.sqrt(jnp.prod(sizes)) if inverse else 1 / jnp.sqrt(jnp.prod(sizes))
+    if norm == "forward":
+        return jnp.prod(sizes) if inverse else 1 / jnp.prod(sizes)
+    raise ValueError(f'Invalid norm value {norm}; should be "backward",'
+                     '"ortho" or "forward".')  # JAX's words
+
+
+def _axis_check_1d(name, axis):
+    if isinstance(axis, (list, tuple)):
+        full_name = f"jax.numpy.fft.{name}"
+        raise ValueError(f"{full_name} does not support multiple axes. Please use {full_name}n. "
+                         f"Got axis = {axis!r}.")
+
+
+def _fft_core_1d(name, fft_type, a, n, axis, norm):
+    _axis_check_1d(name, axis)
+    return _fft_core(name, fft_type, a, None if n is None else [n],
+                     None if axis is None else [axis], norm)
 
 
 def _one_axis(fft_type, name):
     def transform(a, n=None, axis=-1, norm=None):
-        s = None if n is None else (n,)
-        return _fftn_core(a, s, (axis,), norm, fft_type, name)
+        return _fft_core_1d(name, fft_type, a, n, axis, norm)
 
     transform.__name__ = name
     transform.__doc__ = f"NumPy's ``fft.{name}``: the 1-d transform along ``axis``."
     return transform
 
 
-def _n_axes(fft_type, name, default_axes=None):
-    def transform(a, s=None, axes=default_axes, norm=None):
-        return _fftn_core(a, s, axes, norm, fft_type, name)
+def _n_axes(fft_type, name, two_axes=False):
+    def transform(a, s=None, axes=(-2, -1) if two_axes else None, norm=None):
+        if two_axes and len(axes) != 2:
+            raise ValueError(f"jax.numpy.fft.{name} only supports 2 axes. Got axes = {axes!r}.")
+        return _fft_core(name, fft_type, a, s, axes, norm)
 
     transform.__name__ = name
     transform.__doc__ = f"NumPy's ``fft.{name}``."
@@ -210,44 +191,59 @@ fftn = _n_axes(FftType.FFT, "fftn")
 ifftn = _n_axes(FftType.IFFT, "ifftn")
 rfftn = _n_axes(FftType.RFFT, "rfftn")
 irfftn = _n_axes(FftType.IRFFT, "irfftn")
-fft2 = _n_axes(FftType.FFT, "fft2", (-2, -1))
-ifft2 = _n_axes(FftType.IFFT, "ifft2", (-2, -1))
-rfft2 = _n_axes(FftType.RFFT, "rfft2", (-2, -1))
-irfft2 = _n_axes(FftType.IRFFT, "irfft2", (-2, -1))
-
-
-_SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho",
-                 "forward": "backward"}
+fft2 = _n_axes(FftType.FFT, "fft2", two_axes=True)
+ifft2 = _n_axes(FftType.IFFT, "ifft2", two_axes=True)
+rfft2 = _n_axes(FftType.RFFT, "rfft2", two_axes=True)
+irfft2 = _n_axes(FftType.IRFFT, "irfft2", two_axes=True)
 
 
 def hfft(a, n=None, axis=-1, norm=None):
-    """The FFT of a Hermitian-symmetric signal given by its first half: a real spectrum."""
-    _check_norm(norm)
-    return irfft(jnp.conj(lax_fft(a, FftType.FFT, ())), n, axis, _SWAPPED_NORM[norm])
+    """The FFT of a Hermitian-symmetric signal given by its first half: a real spectrum (JAX's
+    steps: the IRFFT of the conjugate, times the output length)."""
+    conj_a = jnp.conj(a)
+    _axis_check_1d("hfft", axis)
+    nn = (conj_a.shape[axis] - 1) * 2 if n is None else n
+    return _fft_core_1d("hfft", FftType.IRFFT, conj_a, n, axis, norm) * nn
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
-    """The inverse of ``hfft``: the first half of the spectrum of a real signal."""
-    _check_norm(norm)
-    return jnp.conj(rfft(a, n, axis, _SWAPPED_NORM[norm]))
+    """The inverse of ``hfft``: the first half of the spectrum of a real signal (JAX's steps:
+    the conjugate of the RFFT, times one over the input length)."""
+    _axis_check_1d("ihfft", axis)
+    arr = jnp.asarray(a)
+    nn = arr.shape[axis] if n is None else n
+    return jnp.conj(_fft_core_1d("ihfft", FftType.RFFT, arr, n, axis, norm)) * (1 / nn)
 
 
-def _freq_dtype(dtype):
-    return dtypes.canonicalize_dtype(np.float64 if dtype is None else dtype)
+def _check_freq_args(name, n, d):
+    if isinstance(n, (list, tuple)):
+        raise ValueError(f"The n argument of jax.numpy.fft.{name} only takes an int. "
+                         f"Got n = {list(n)}.")
+    if isinstance(d, (list, tuple)):
+        raise ValueError(f"The d argument of jax.numpy.fft.{name} only takes a single value. "
+                         f"Got d = {list(d)}.")
 
 
-def fftfreq(n, d=1.0, *, dtype=None):
-    """Sample frequencies of an ``n``-point FFT with sample spacing ``d``."""
-    n = operator.index(n)
-    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return jnp.asarray(k, _freq_dtype(dtype)) / (n * d)
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
+    """Sample frequencies of an ``n``-point FFT with sample spacing ``d`` (JAX's staging: an
+    iota folded by ``remainder``, divided by ``d * n``)."""
+    dtype = dtype or dtypes.default_float_dtype()
+    _check_freq_args("fftfreq", n, d)
+    out_dtype = dtype
+    dtype = jnp.finfo(to_inexact_dtype(dtype)).dtype
+    i = jnp.arange(n, dtype=dtype, device=device)
+    k = (i + n // 2) % n - n // 2
+    result = k.astype(dtype) / jnp.array(d * n, dtype=dtype, device=device)
+    return result.astype(out_dtype)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of an ``n``-point real FFT (the non-negative ones)."""
-    n = operator.index(n)
-    k = np.arange(0, n // 2 + 1)
-    return jnp.asarray(k, _freq_dtype(dtype)) / (n * d)
+    dtype = dtype or dtypes.default_float_dtype()
+    _check_freq_args("rfftfreq", n, d)
+    k = jnp.arange(0, n // 2 + 1 if n % 2 == 0 else (n - 1) // 2 + 1, dtype=dtype)
+    result = k / jnp.array(d * n, dtype=dtype)
+    return result if device is None else result.to_device(device)
 
 
 def _shift(x, axes, sign):
