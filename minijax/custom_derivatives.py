@@ -311,6 +311,16 @@ class custom_jvp:
         return out_trees[0].unflatten(outs)
 
 
+def _jvp_out_types_error(bad, n_out):
+    """JAX's message for a rule's tangent outputs not of their primals' tangent types."""
+    msg = "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes"
+    if n_out == 1:
+        (p, expected, t), = bad
+        return f"{msg}. Expected {expected} (tangent type of {p}) but got {t}."
+    return f"{msg}, but got:\n" + "\n".join(
+        f"  primal {p} with tangent {t}, expecting tangent {expected}" for p, expected, t in bad)
+
+
 def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_zeros):
     """The user's rule on flat lists, its output checked against the function's. Tangents in
     and out may be ``Zero``s; the rule sees them as ``symbolic_zeros`` says."""
@@ -340,7 +350,7 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
                 f"tangent outputs with equal container (pytree) structures, but got {p_tree} "
                 f"and {t_tree} respectively."
             ))
-        tangents_out = []
+        tangents_out, bad = [], []
         for i, (p, t, want) in enumerate(zip(p_leaves, t_leaves, out_avals)):
             p_aval = get_aval(p)
             if p_aval.shape != want.shape or p_aval.dtype != want.dtype:
@@ -350,18 +360,13 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
                     f"{want.str_short()}."
                 ))
             expected = ad.tangent_aval(p_aval)
-            if expected.dtype == dtypes.float0:
-                tangents_out.append(Zero(expected))
-                continue
             t_aval = t.aval if type(t) is SymbolicZero else get_aval(t)
             if t_aval.shape != expected.shape or t_aval.dtype != expected.dtype:
-                raise TypeError(with_user_line(
-                    f"Custom JVP rule {_name(rule)} for function {name} must produce primal and "
-                    f"tangent outputs with corresponding shapes and dtypes; output {i} has "
-                    f"primal {p_aval.str_short()}, so its tangent must be "
-                    f"{expected.str_short()}, but got {t_aval.str_short()}."
-                ))
-            tangents_out.append(Zero(expected) if type(t) is SymbolicZero else t)
+                bad.append((p_aval, expected, t_aval))  # an integer output's too (not float0)
+            zero = type(t) is SymbolicZero or expected.dtype == dtypes.float0
+            tangents_out.append(Zero(expected) if zero else t)
+        if bad:
+            raise TypeError(with_user_line(_jvp_out_types_error(bad, len(p_leaves))))
         return p_leaves, tangents_out
 
     _name_rule(jvp, _name(rule), name)

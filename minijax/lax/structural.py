@@ -37,7 +37,7 @@ from minijax.interpreters.partial_eval import staged_literal
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import select_n
 from minijax.lax.families import check_same_dtypes, coerce_scalars, const
-from minijax.lowering.array import Array, device_put_value
+from minijax.lowering.array import Array, device_put_value, put_like
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 from minijax.source_info import with_user_line
 from minijax.lax import sharding_rules
@@ -976,7 +976,25 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         # as JAX's: inside shard_map the result varies over the manual axes ``x`` varies over
         # (so ``vjp(f, x)[1](jnp.ones_like(x))`` passes the cotangent type check)
         out = core.insert_pvary((out, x))[0]
+    if sharding is None and type(x) is Array and type(out) is Array and not weak_type:
+        return _like_prototype(out, x)
     return out
+
+
+def _like_prototype(out, x):
+    """JAX's rule for a concrete prototype (not weakly typed): the result lies where ``x``
+    lies, committed as it is; of another shape only where ``x`` is replicated (one device
+    too), else on the default device."""
+    if out.shape != x.shape and not x.sharding.is_fully_replicated:
+        return out
+    if out._sharding._memory_kind != x._sharding._memory_kind:
+        # JAX builds the result with the prototype's sharding over the device-memory buffer it
+        # filled: jaxlib refuses the pair
+        raise ValueError(
+            "Memory kind mismatch with xla::PjRtBuffers. Got sharding with memory kind "
+            f"'{x._sharding._memory_kind}' and a buffer with memory_kind "
+            f"'{out._sharding._memory_kind}'")
+    return put_like(out, x)
 
 
 def zeros_like_array(x):

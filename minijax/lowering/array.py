@@ -379,12 +379,12 @@ def retyped(x: Array, aval) -> Array:
 
 
 def put_like(x: Array, like: Array) -> Array:
-    """``x`` laid out as ``like`` (its sharding, or its device when the shapes differ), in its
-    memory, and committed as ``like`` is: where JAX puts the result of ``zeros_like(like)``
-    and kin."""
+    """``x`` laid out as ``like`` (its sharding, or its first device when the shapes differ
+    and ``like`` is split), in its memory, and committed as ``like`` is: where JAX puts the
+    result of ``zeros_like(like)`` and kin."""
     target = like._sharding
     devs = target._internal_device_list
-    if x.shape != like.shape:
+    if x.shape != like.shape and not like.sharding.is_fully_replicated:
         target = single_device_sharding(devs[0], memory_kind_of(target))
     aval = x.aval
     if target._memory_kind != x._sharding._memory_kind:  # its type says where it now is

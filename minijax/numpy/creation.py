@@ -255,29 +255,9 @@ def _like(name, a, fill_value, dtype, shape_, device, out_sharding):
         shape_ = _canonical_shape(shape_)
     typed = explicit_out_sharding(out_sharding) if device is None else None
     out = lax.full_like(asarray(a), fill_value, dtype, shape_, sharding=typed)
-    return _follow(out, a, device, None if typed is not None else out_sharding)
-
-
-def _follow(out, a, device, out_sharding=None):
-    """A ``*_like`` result where JAX puts it: on ``device`` or ``out_sharding`` when given,
-    else where a concrete prototype lies (its sharding; only its device when the shape
-    changes) and committed as it is; a multi-device prototype of another shape leaves the
-    result on the default device."""
-    if device is not None or out_sharding is not None:
-        return _place(out, device, out_sharding)
-    if type(a) is not Array or type(out) is not Array or out.weak_type:
-        return out  # as JAX's full_like: a weak prototype's layout is not followed
-    devs = a._sharding._internal_device_list
-    if out.shape != a.shape and len(devs) != 1:
-        return out
-    if out._sharding._memory_kind != a._sharding._memory_kind:
-        # JAX builds the result with the prototype's sharding over the device-memory buffer
-        # it computed: jaxlib refuses the pair
-        raise ValueError(
-            "Memory kind mismatch with xla::PjRtBuffers. Got sharding with memory kind "
-            f"'{a._sharding._memory_kind}' and a buffer with memory_kind "
-            f"'{out._sharding._memory_kind}'")
-    return put_like(out, a)
+    # on device or out_sharding when given, else where lax.full_like put it (JAX's rule: where
+    # a concrete prototype lies)
+    return _place(out, device, None if typed is not None else out_sharding)
 
 
 def _is_shape_dtype(a):
@@ -305,8 +285,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     if _ndim(fill_value):
         out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
         out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
-        return _follow(jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape), a,
-                       device, out_sharding)
+        # as JAX's: not where the prototype lies
+        return _place(jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape), device,
+                      out_sharding)
     return _like("full_like", a, fill_value, dtype, shape, device, out_sharding)
 
 

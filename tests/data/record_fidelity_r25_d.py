@@ -4,7 +4,7 @@
         > tests/data/fidelity_r25_d_jax.json
 
 Each source is evaluated with ``jax``, ``jnp``, ``np`` and SETUP's names in scope; its outcome is
-its result leaves (dtype, weak type, values; float0 by shape) or its error (type, first line).
+its result leaves (dtype, weak type, values; float0 by shape) or its error (type, message).
 """
 
 SETUP = """
@@ -18,6 +18,19 @@ J = lambda g: jax.jvp(g, (x,), (t,))
 f0 = np.zeros((2, 2), jax.dtypes.float0)
 V = lambda g, ct: jax.vjp(g, x)[1](ct)
 dev = jax.devices()[0]
+host = jax.sharding.SingleDeviceSharding(dev, memory_kind="pinned_host")
+xh = jax.device_put(x, host)
+where = lambda r: [r, str(r.sharding), r.committed, str(jax.typeof(r))]
+
+def cjvp(rule, f=lambda c: c):
+    f = jax.custom_jvp(f)
+    f.defjvp(rule)
+    return f
+
+same = cjvp(lambda p, t: (p[0], t[0]))
+float0_out = cjvp(lambda p, t: (p[0], np.zeros(p[0].shape, jax.dtypes.float0)))
+int_out = cjvp(lambda p, t: (p[0], t[0].astype(jnp.int32)))
+pair = cjvp(lambda p, t: ((p[0], p[0]), (t[0].astype(jnp.int32), t[0])), lambda c: (c, c))
 """
 
 OUTCOMES = [
@@ -47,6 +60,24 @@ OUTCOMES = [
     "V(lambda a: dot_i(a, x), xi)",
     "V(lambda a: lax.neg(dot_i(a, x)), f0)",
     "lax.dot_general(f0, x, dn)",
+    # a scan/fori_loop carry given such a tangent: JAX runs the scan as a while loop whose JVP
+    # body types the tangent float0 (unless the body forwards the carry); under jit it is dead
+    "J(lambda a: lax.scan(lambda c, _: (lax.neg(c), None), dot_i(a, x), None, length=2)[0])",
+    "J(lambda a: lax.scan(lambda c, _: ((c[0] * 2., lax.neg(c[1])), None), (a, dot_i(a, x)), "
+    "None, length=2)[0])",
+    "J(lambda a: lax.fori_loop(0, 2, lambda i, c: lax.neg(c), dot_i(a, x)))",
+    "J(lambda a: lax.fori_loop(0, jnp.int32(2), lambda i, c: c * 2, dot_i(a, x)))",
+    "J(lambda a: lax.scan(lambda c, _: (c, c), dot_i(a, x), None, length=2))",
+    "J(lambda a: lax.scan(lambda c, xx: (c + xx.sum(), xx), 0, dot_i(a, x)))",
+    "J(jax.jit(lambda a: lax.scan(lambda c, _: (c * 2, None), dot_i(a, x), None, length=2)[0]))",
+    # custom_jvp: a rule's tangent output must have its primal's tangent type (float0 for an
+    # integer output), JAX's message
+    "J(lambda a: jax.nn.relu(dot_i(a, x)))",
+    "J(lambda a: same(dot_i(a, x)))",
+    "J(lambda a: float0_out(dot_i(a, x)))",
+    "J(lambda a: int_out(a))",
+    "J(lambda a: pair(a))",
+    "J(lambda a: int_out(a.astype(jnp.int32)))",
     # 4. device_put's targets
     "jax.device_put(x, dev.memory('pinned_host'))",
     "jax.device_put(np.ones(2), dev.memory('device'))",
@@ -55,6 +86,21 @@ OUTCOMES = [
     "jax.device_put(x, 'pinned_host')",
     "jax.device_put(x, 3)",
     "jax.device_put(x, dev)",
+    # 3. lax.full_like of a concrete committed prototype (not weakly typed): its sharding, so a
+    # host-memory one meets jaxlib's refusal of a device-memory buffer
+    "lax.full_like(xh, 2.)",
+    "lax.full_like(xh, 2, jnp.int32)",
+    "lax.full_like(xh, 2., shape=(2,))",
+    "lax.full_like(jax.device_put(jnp.float32(1.), host), 2.)",
+    "where(lax.full_like(jax.device_put(x, dev), 2.))",
+    "where(lax.full_like(jax.device_put(x, dev), 2., shape=(3,)))",
+    "where(lax.full_like(x, 2.))",
+    "where(lax.full_like(jax.device_put(1.0, host), 2.))",
+    "where(lax.full_like(np.ones(2), 2.))",
+    "where(jax.jit(lambda a: lax.full_like(a, 2.))(xh))",
+    "jnp.ones_like(xh)",
+    "where(jnp.zeros_like(jax.device_put(x, dev), shape=(1,)))",
+    "where(jnp.full_like(jax.device_put(x, dev), np.ones(2)))",
 ]
 
 # printed jaxprs of select_n's JVP (one zeros array for every case without a tangent)
@@ -71,6 +117,8 @@ JAXPRS = [
 def leaf(jax, x):
     """dtype, weak type and values (none for float0) of one result leaf."""
     import numpy as np
+    if not hasattr(x, "dtype"):  # a placement's description (a string, a bool)
+        return x
     if x.dtype == jax.dtypes.float0:
         return ["float0", list(np.shape(x))]
     return [str(x.dtype), bool(getattr(x, "weak_type", False)), np.asarray(x).tolist()]
@@ -80,7 +128,8 @@ def outcome(jax, src, env):
     try:
         out = eval(src, env)
     except Exception as e:  # noqa: BLE001 - the error is the recorded outcome
-        return [type(e).__name__, str(e).split("\n")[0]]
+        # the whole message, less minijax's user line (``  at file:line``) where it adds one
+        return [type(e).__name__, str(e).split("\n  at ")[0]]
     if hasattr(out, "eqns"):  # a ClosedJaxpr
         return ["jaxpr", str(out)]
     return ["value", jax.tree.map(lambda v: leaf(jax, v), out)]

@@ -26,8 +26,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import (
-    ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, ShapedArray, Tracer, get_aval, jaxpr_as_fun,
-    set_current_trace,
+    ClosedJaxpr, Jaxpr, JaxprEqn, Primitive, ShapedArray, Tracer, get_aval,
+    is_eval_trace_current, jaxpr_as_fun, set_current_trace,
 )
 from minijax.interpreters import ad, batching, lax_ops
 from minijax.interpreters.batching import not_mapped
@@ -440,6 +440,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
                                                                  (n_ys, sum(ys_nz))]))
     consts, init, xs = _scan_split(primals, nc, nk)
     cdots, idots, xdots = _scan_split(tangents, nc, nk)
+    if is_eval_trace_current():  # JAX checks when the scan runs (staged, the tangent is dead)
+        _check_integer_carry_tangents(jaxpr, nc, idots, carry_nz)
     pick = lambda ts, flags: [ad.instantiate_zeros(t) for t, f in zip(ts, flags) if f]  # noqa
     _check_jvp_carry_vma(init, idots, carry_nz, body.out_avals[:nk + sum(carry_nz)])
     outs = scan_p.bind(*consts, *pick(cdots, const_nz), *init, *pick(idots, carry_nz), *xs,
@@ -456,6 +458,29 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
 
 
 ad.primitive_jvps[scan_p] = _scan_jvp
+
+
+def _check_integer_carry_tangents(jaxpr, nc, init_dots, carry_nz):
+    """JAX traces the JVP body with float0 tangents for integer carries, so an integer tangent
+    (a dot's with an integer preferred_element_type) given to a carry the body does not
+    forward meets the carry check of the while loop JAX runs the scan as: its TypeError, the
+    carry named by its place among the JVP scan's carries (primals, then nonzero tangents)."""
+    nk = len(init_dots)
+    outs, ins = jaxpr.jaxpr.outvars[:nk], jaxpr.jaxpr.invars[nc:nc + nk]
+    bad, k = [], nk
+    for t, nz, out, in_ in zip(init_dots, carry_nz, outs, ins):
+        integer = type(t) is not ad.Zero and not nz
+        if integer and out is not in_:
+            a = get_aval(t)
+            bad.append(f"the input carry component while_carry[1][{k}] has type {a} but the "
+                       f"corresponding output carry component has type {ad.tangent_aval(a)}, "
+                       "so the dtypes do not match")
+        k += nz or integer
+    if bad:
+        raise common.user_error(
+            "while_loop body function carry input and carry output must have equal types, but "
+            f"they differ:\n\n{common._carry_list(bad)}\nRevise the function so that all "
+            "output types match the corresponding input types.")
 
 
 def _check_jvp_carry_vma(init, init_dots, carry_nz, out_carry_avals):
