@@ -107,6 +107,9 @@ def user_frame() -> SourceInfo | None:
 
 _NUMPY_DIR = _PKG_DIR + "numpy" + os.sep
 _NUMPY_GLUE = ("_eager.py", "array_methods.py")  # wrappers, not the functions users call
+# Libraries built on jnp: a jnp function they call is not the one the user called (JAX's
+# hyp2f1 of complex input fails in rem, and names neither jnp.remainder nor hyp2f1)
+_JNP_CLIENT_DIRS = tuple(_PKG_DIR + d + os.sep for d in ("scipy", "nn", "image", "random"))
 
 
 def jnp_function() -> str | None:
@@ -128,6 +131,8 @@ def jnp_function() -> str | None:
                 name = frame.f_locals.get("name", code.co_name)
             elif "<locals>" not in code.co_qualname:  # not a closure (vectorize's wrapper)
                 name = code.co_name
+        elif filename.startswith(_JNP_CLIENT_DIRS):
+            name = None
         frame = frame.f_back
     return None if name is None else f"jnp.{name}"
 

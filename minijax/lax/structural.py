@@ -199,6 +199,9 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
                         keep_numpy=True)
     if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
         return operand
+    if (not core.is_eval_trace_current() and out_sharding is None and _is_array(operand)
+            and shape == get_aval(operand).shape):
+        return operand  # JAX's traces forward an identity broadcast (its forwarding rule)
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
                                    sharding=explicit_out_sharding(out_sharding))
 
