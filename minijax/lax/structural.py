@@ -632,15 +632,11 @@ concatenate_p.def_batching(_concatenate_batching)
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    cts, start = [], 0
-    for x in operands:
-        size = (x.aval if ad.is_undefined_primal(x) else get_aval(x)).shape[dimension]
-        if ad.is_undefined_primal(x):
-            cts.append(slice_in_dim(ct, start, start + size, axis=dimension))
-        else:
-            cts.append(None)
-        start += size
-    return cts
+    """JAX's rule: the cotangent split into every operand's piece (one ``split``; the pieces
+    of operands that are not linear are unused)."""
+    sizes = [(x.aval if ad.is_undefined_primal(x) else get_aval(x)).shape[dimension]
+             for x in operands]
+    return split(ct, sizes, axis=dimension)
 
 
 ad.deflinear(concatenate_p, _concatenate_transpose, data=True)
