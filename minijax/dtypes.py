@@ -11,11 +11,14 @@ device, so an Array's dtype always matches its buffer.
 from __future__ import annotations
 
 import functools
+import sys
+import warnings
 
 import ml_dtypes
 import numpy as np
 
 from minijax.config import config
+from minijax.source_info import user_stacklevel
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
@@ -214,6 +217,25 @@ def canonicalize_dtype(dtype, allow_extended_dtype=False):
     except TypeError:
         pass
     return result
+
+
+_PYTHON_TYPES = (bool, int, float, complex)  # stand for the default dtypes: no warning
+
+
+def check_user_dtype(dtype, fun_name):
+    """``dtype`` as a user gave it to ``fun_name``, canonical. As JAX's
+    ``check_and_canonicalize_user_dtype``: a 64-bit dtype asked for with x64 off is narrowed
+    with a UserWarning pointing at the user's line (a Python type is the default dtype)."""
+    canonical = canonicalize_dtype(dtype)
+    if (not config.jax_enable_x64 and not any(dtype is t for t in _PYTHON_TYPES)
+            and np.dtype(dtype) != canonical):  # ``is``: np.dtype('float64') == float
+        warnings.warn(
+            f"Explicitly requested dtype {np.dtype(dtype)} requested in {fun_name} is not "
+            f"available, and will be truncated to dtype {canonical.name}. To enable more "
+            "dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
+            "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            stacklevel=user_stacklevel(sys._getframe()))
+    return canonical
 
 
 def _canonicalize_dtype(dtype):

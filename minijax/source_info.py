@@ -105,6 +105,15 @@ def user_frame() -> SourceInfo | None:
     return None
 
 
+def user_stacklevel(frame) -> int:
+    """``warnings.warn``'s stacklevel, from ``frame`` (level 1), of the first frame outside
+    minijax: the caller of the public function, where JAX's warning points."""
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PKG_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 _NUMPY_DIR = _PKG_DIR + "numpy" + os.sep
 _NUMPY_GLUE = ("_eager.py", "array_methods.py")  # wrappers, not the functions users call
 # Libraries built on jnp: a jnp function they call is not the one the user called (JAX's
@@ -131,8 +140,6 @@ def jnp_function() -> str | None:
                 name = frame.f_locals.get("name", code.co_name)
             elif "<locals>" not in code.co_qualname:  # not a closure (vectorize's wrapper)
                 name = code.co_name
-        elif filename.startswith(_JNP_CLIENT_DIRS):
-            name = None
         frame = frame.f_back
     return None if name is None else f"jnp.{name}"
 

@@ -6,6 +6,9 @@ tests/data/record_fidelity_r25_c.py over the cases in tests/data/fidelity_r25_c_
    and no user line in it (minijax notes the user's line on the exception instead).
 2. A tracer's repr/str: JitTracer, VmapTracer, JVPTracer, GradTracer as JAX prints them.
 4. jit's refusal of an argument that is no array, naming the parameter's path.
+5. jnp's creation functions, astype and view given a 64-bit dtype with x64 off: JAX's
+   UserWarning, pointing at the caller's line where JAX's does (JAX's arange, linspace,
+   logspace, geomspace, eye and the astype method point into its own files).
 """
 import json
 import pathlib
@@ -21,7 +24,7 @@ from minijax import lax
 _DATA = pathlib.Path(__file__).parent / "data"
 sys.path.insert(0, str(_DATA))
 from fidelity_r25_c_cases import (  # noqa: E402
-    ERRORS, JIT_ARGS, REPRS, SETUP, TRACER_ERRORS)
+    ERRORS, JIT_ARGS, REPRS, SETUP, TRACER_ERRORS, WARNINGS)
 
 _JAX = json.loads((_DATA / "fidelity_r25_c_jax.json").read_text())
 _ENV = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
@@ -34,6 +37,7 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
     assert [src for src, _ in _JAX["reprs"]] == REPRS
     assert [src for src, _ in _JAX["tracer_errors"]] == TRACER_ERRORS
     assert [src for src, _ in _JAX["jit_args"]] == JIT_ARGS
+    assert [src for src, _ in _JAX["warnings"]] == WARNINGS
 
 
 @pytest.mark.parametrize("src, expected", _JAX["errors"], ids=[s for s, _ in _JAX["errors"]])
@@ -62,3 +66,11 @@ def test_a_rule_error_notes_the_user_line_outside_its_message():
     assert "\n" not in str(e.value)
     assert e.value.__notes__[0].startswith(f"  at {__file__}:")
     assert "the bad permutation" in e.value.__notes__[0]
+
+
+def test_x64_dtype_warnings():
+    for src, expected in _JAX["warnings"]:
+        got = _ENV["warned"](src)
+        assert [w[:2] for w in got] == [w[:2] for w in expected], src
+        for w, e in zip(got, expected):
+            assert w[2] or not e[2], src  # at the caller's line where JAX's is

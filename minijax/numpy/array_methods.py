@@ -130,7 +130,7 @@ def _view(self, dtype=None, type=None):  # noqa: A002
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
         return self
-    dtype = dtypes.canonicalize_dtype(dtype)
+    dtype = dtypes.check_user_dtype(dtype, "view")
     nbits_in, nbits_out = 8 * self.dtype.itemsize, 8 * dtype.itemsize
     if self.ndim == 0:
         if nbits_in != nbits_out:

@@ -20,7 +20,6 @@ import minijax.numpy as jnp
 from minijax import core, dtypes, lax
 from minijax.core import ShapedArray, Tracer, WeakScalar, concrete_or_error
 from minijax.interpreters.partial_eval import staged_literal
-from minijax.lax.copy import copy_p
 from minijax.lax.families import const
 from minijax.lax.sharding_constraint import explicit_out_sharding
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
@@ -73,14 +72,14 @@ def _leaves(obj):
 def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  # noqa: A002
     """An Array from an array, a scalar or (nested) lists of them. Never aliases its input's
     host memory (Arrays are immutable), so ``copy`` only matters for API compatibility."""
-    return _place(_array(object, dtype, copy, order, ndmin), device)
+    return _place(_array(object, dtype, copy, order, ndmin, "array"), device)
 
 
-def _array(object, dtype, copy, order, ndmin):  # noqa: A002 - NumPy's name
+def _array(object, dtype, copy, order, ndmin, name):  # noqa: A002 - NumPy's name
     if order is not None and order != "K":  # JAX 0.10.2 refuses it too, in these words
         raise NotImplementedError("Only implemented for order='K'")
     if dtype is not None:
-        dtype = dtypes.canonicalize_dtype(dtype)
+        dtype = dtypes.check_user_dtype(dtype, name)
     if hasattr(object, "__jax_array__"):  # a value standing for an array (flax's Variable)
         object = object.__jax_array__()
     if isinstance(getattr(object, "dtype", None), dtypes.ExtendedDType):
@@ -92,8 +91,6 @@ def _array(object, dtype, copy, order, ndmin):  # noqa: A002 - NumPy's name
         out = _array_from_sequence(object, dtype)
     elif is_array(object):
         weak = dtype is None and object.aval.weak_type
-        if copy and isinstance(object, Tracer):
-            object = copy_p.bind(object)  # JAX's _array_copy: a copy equation in the jaxpr
         out = convert(object, object.aval.dtype if dtype is None else dtype, weak)
         if copy and out is object and isinstance(out, Array):
             out = device_copy(out)  # a new buffer: donating ``object`` must not delete it
@@ -147,13 +144,8 @@ def _array_from_sequence(seq, dtype):
     if dtype is None:
         dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
     if any(isinstance(leaf, Tracer) for leaf in leaves):
-        # Traced elements: joined with lax ops (NumPy cannot see inside a tracer), in JAX's form
-        # (its jaxpr): each given a leading axis, concatenated in a tree of at most 16 (wide
-        # concatenations compile slowly)
-        parts = [lax.expand_dims(array(x, dtype, copy=False), (0,)) for x in seq]
-        while len(parts) > 16:
-            parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
-        return lax.concatenate(parts, 0)
+        # Traced elements: stack them with lax ops (NumPy cannot see inside a tracer).
+        return jnp.stack([array(x, dtype) for x in seq])
     value = np.array(_host_tree(seq), dtype=dtype)
     out = device_put_value(value)
     # as in JAX, the result lies where a committed one-device element lies, committed
@@ -177,8 +169,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
         raise NotImplementedError("Only implemented for order='K'")
     # a named dtype makes the result strong even where it matches (JAX: weak_type only when
     # dtype is None), so a weak ``a`` goes through ``array``'s conversion
-    if is_array(a) and (dtype is None or (dtypes.canonicalize_dtype(dtype) == a.aval.dtype
-                                          and not a.aval.weak_type)):
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "asarray")
+    if is_array(a) and (dtype is None or (dtype == a.aval.dtype and not a.aval.weak_type)):
         return _place(a, device)
     return array(a, dtype=dtype, copy=False, order=order or "K", device=device)
 
@@ -208,8 +201,10 @@ def _place(out, device, out_sharding=None):
     return out if device is None else device_put(out, device)
 
 
-def _default_dtype(dtype):
-    return dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+def _default_dtype(dtype, name):
+    """The dtype a creation function ``name`` makes: float by default, else the one asked for
+    (with JAX's warning where x64 is off and it is 64-bit)."""
+    return dtypes.default_float_dtype() if dtype is None else dtypes.check_user_dtype(dtype, name)
 
 
 def _filled(shape, fill_value, dtype, device, out_sharding):
@@ -222,20 +217,23 @@ def _filled(shape, fill_value, dtype, device, out_sharding):
 
 
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
-    return _filled(shape, 0, _default_dtype(dtype), device, out_sharding)
+    return _filled(shape, 0, _default_dtype(dtype, "zeros"), device, out_sharding)
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
-    return _filled(shape, 1, _default_dtype(dtype), device, out_sharding)
+    return _filled(shape, 1, _default_dtype(dtype, "ones"), device, out_sharding)
 
 
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Zeros: XLA has no uninitialized memory to hand out, and JAX does the same."""
+    dtype = _default_dtype(dtype, "empty")
     return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """``fill_value`` (a scalar, or an array broadcast to ``shape``) everywhere."""
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "full")
     if np.ndim(fill_value) == 0 and not is_array(fill_value):
         return _filled(shape, fill_value, dtype, device, out_sharding)
     return _place(_full(shape, fill_value, dtype), device, out_sharding)
@@ -254,6 +252,8 @@ def _full(shape, fill_value, dtype):
 
 
 def _like(name, a, fill_value, dtype, shape_, device, out_sharding):
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, name)
     if _is_shape_dtype(a):  # a ShapeDtypeStruct or aval: only its type is used, as in JAX
         return full(a.shape if shape_ is None else shape_, fill_value,
                     a.dtype if dtype is None else dtype, device=device,
@@ -281,10 +281,13 @@ def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
-    return _like("empty_like", prototype, 0, dtype, shape, device, out_sharding)
+    # JAX 0.10.2's empty_like is its ones_like's code: its dtype warning says "ones_like"
+    return _like("ones_like", prototype, 0, dtype, shape, device, out_sharding)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "full_like")
     if _is_shape_dtype(a):
         return full(a.shape if shape is None else shape, fill_value,
                     a.dtype if dtype is None else dtype, device=device,
@@ -324,9 +327,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     for name, v in zip((start_name, "stop", "step"), (start, stop, step)):
         if v is not None and np.ndim(v) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
-    if dtype is None:
-        dtype = dtypes.result_type(*given)
-    dtype = dtypes.canonicalize_dtype(dtype)
+    dtype = (dtypes.canonicalize_dtype(dtypes.result_type(*given)) if dtype is None
+             else dtypes.check_user_dtype(dtype, "arange"))
     if any(np.iscomplexobj(x) for x in given):
         raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported"
                          " starting in JAX v0.10.0.")
@@ -366,6 +368,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     both ends): the jit ``_linspace``, as JAX's."""
     num = concrete_or_error(operator.index, num, "'num' argument of jnp.linspace")
     axis = concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "linspace")
     out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
     if device is None:
         return out
@@ -423,14 +427,14 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     k = operator.index(k)
     if N < 0 or M < 0:
         raise ValueError(f"negative dimensions are not allowed, got ({N}, {M})")
-    dtype = _default_dtype(dtype)
+    dtype = _default_dtype(dtype, "eye")
     rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
     return _place(convert(lax.eq(lax.add(rows, const(rows, k)), cols), dtype), device)
 
 
 def identity(n, dtype=None):
-    return eye(n, dtype=dtype)
+    return eye(n, dtype=None if dtype is None else dtypes.check_user_dtype(dtype, "identity"))
 
 
 def tri(N, M=None, k=0, dtype=None):
@@ -441,7 +445,7 @@ def tri(N, M=None, k=0, dtype=None):
     rows = lax.add(lax.broadcasted_iota(dtypes.int32, (N, M), 0),
                    np.int32(operator.index(k)))
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return convert(lax.ge(rows, cols), _default_dtype(dtype))
+    return convert(lax.ge(rows, cols), _default_dtype(dtype, "tri"))
 
 
 def _tri_mask(m, k, lower):
@@ -525,6 +529,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     num = concrete_or_error(operator.index, num, "'num' argument of jnp.logspace")
     axis = concrete_or_error(operator.index, axis, "'axis' argument of jnp.logspace")
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "logspace")
     return _logspace(start, stop, num, endpoint, base, dtype, axis)
 
 
@@ -548,6 +554,8 @@ def _space_dtypes(name, start, stop, dtype):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     num = concrete_or_error(operator.index, num, "'num' argument of jnp.geomspace")
     axis = concrete_or_error(operator.index, axis, "'axis' argument of jnp.geomspace")
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "geomspace")
     return _geomspace(start, stop, num, endpoint, dtype, axis)
 
 
@@ -579,7 +587,7 @@ def vander(x, N=None, increasing=False):
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     shape = tuple(operator.index(d) for d in shape)
-    dt = dtypes.canonicalize_dtype(dtype)
+    dt = dtypes.check_user_dtype(dtype, "arange")  # JAX's fromfunction calls arange
     coords = [lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))]
     return function(*coords, **kwargs)
 
@@ -603,4 +611,5 @@ def asanyarray(a, dtype=None, order=None):
 def astype(x, dtype, /, *, copy=False, device=None):
     """``x`` converted to ``dtype`` (canonicalized: float64 is float32 unless x64 is on)."""
     check_arraylike("astype", x)
-    return _place(to_array(convert(to_array(x), dtype)), device)
+    return _place(to_array(convert(to_array(x), dtypes.check_user_dtype(dtype, "astype"))),
+                  device)

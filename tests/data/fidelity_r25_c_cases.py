@@ -35,6 +35,15 @@ def reprs(src):
 
 def f_xy(x, y=1, *args, **kw):
     return x
+
+def warned(src):
+    """The warnings the thunk ``src`` gives: class, message and whether it points at the
+    caller's line (the thunk, compiled from a string)."""
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        eval(src)()
+    return [[x.category.__name__, str(x.message), x.filename == "<string>"] for x in w]
 '''
 
 # 1. structural ops' checks and dtype errors, in JAX's words (no prefix, no user line)
@@ -136,4 +145,48 @@ JIT_ARGS = [
     "lambda: jax.jit(f_xy).lower('a')",
     "lambda: jax.eval_shape(f_xy, 'a')",
     "lambda: jnp.sin('a')",
+]
+
+# 5. a 64-bit dtype asked for with x64 off: JAX's UserWarning, where JAX gives it (a Python
+# type or a NumPy float64 value's own dtype is no request)
+WARNINGS = [
+    "lambda: jnp.zeros(3, jnp.float64)",
+    "lambda: jnp.ones(3, np.float64)",
+    "lambda: jnp.empty(3, 'float64')",
+    "lambda: jnp.full(3, 1.0, jnp.float64)",
+    "lambda: jnp.full((2,), np.ones(2), jnp.float64)",
+    "lambda: jnp.zeros_like(V, jnp.float64)",
+    "lambda: jnp.ones_like(V, dtype=jnp.float64)",
+    "lambda: jnp.full_like(V, 1, dtype=jnp.float64)",
+    "lambda: jnp.full_like(V, np.ones(3), dtype=jnp.float64)",
+    "lambda: jnp.empty_like(V, dtype=jnp.float64)",
+    "lambda: jnp.array([1.0], jnp.float64)",
+    "lambda: jnp.asarray([1.0], jnp.float64)",
+    "lambda: jnp.asarray(1.0, np.dtype('float64'))",
+    "lambda: jnp.array(np.ones(3))",
+    "lambda: jnp.asarray(np.ones(3))",
+    "lambda: jnp.array(np.float64(1.0))",
+    "lambda: jnp.copy(np.ones(2))",
+    "lambda: jnp.ones(3).astype(jnp.float64)",
+    "lambda: jnp.astype(jnp.ones(3), jnp.float64)",
+    "lambda: jnp.arange(3, dtype=jnp.float64)",
+    "lambda: jnp.arange(3, dtype=jnp.int64)",
+    "lambda: jnp.linspace(0, 1, 3, dtype=jnp.float64)",
+    "lambda: jnp.logspace(0, 1, 3, dtype=jnp.float64)",
+    "lambda: jnp.geomspace(1, 2, 3, dtype=jnp.float64)",
+    "lambda: jnp.eye(2, dtype=jnp.float64)",
+    "lambda: jnp.identity(2, dtype=jnp.float64)",
+    "lambda: jnp.tri(2, dtype=jnp.int64)",
+    "lambda: jnp.zeros(3, jnp.uint64)",
+    "lambda: jnp.zeros(3, jnp.complex128)",
+    "lambda: jnp.zeros(3, float)",
+    "lambda: jnp.zeros(3, int)",
+    "lambda: jnp.ones(2, dtype=complex)",
+    "lambda: jnp.float64(1.0)",
+    "lambda: jnp.ones(4, jnp.float32).view(jnp.float64)",
+    "lambda: jnp.fromfunction(lambda i: i, (3,), dtype=jnp.float64)",
+    "lambda: jnp.result_type(jnp.float64)",
+    "lambda: jnp.promote_types(jnp.float32, jnp.float64)",
+    "lambda: jnp.finfo(jnp.float64)",
+    "lambda: jnp.zeros(3, jnp.float32)",
 ]

@@ -13,7 +13,8 @@ import numpy as np
 from jax import lax
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from fidelity_r25_c_cases import ERRORS, JIT_ARGS, REPRS, SETUP, TRACER_ERRORS  # noqa: E402
+from fidelity_r25_c_cases import (  # noqa: E402
+    ERRORS, JIT_ARGS, REPRS, SETUP, TRACER_ERRORS, WARNINGS)
 
 env = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
 exec(SETUP, env)
@@ -24,4 +25,5 @@ print(json.dumps({
     "reprs": [[src, env["reprs"](src)] for src in REPRS],
     "tracer_errors": [[src, env["outcome"](eval(src, env))] for src in TRACER_ERRORS],
     "jit_args": [[src, env["outcome"](eval(src, env))] for src in JIT_ARGS],
+    "warnings": [[src, env["warned"](src)] for src in WARNINGS],
 }, indent=1))
