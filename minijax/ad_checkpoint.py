@@ -9,6 +9,7 @@ from minijax.api_util import debug_info
 from minijax.autodiff import vjp
 from minijax.core import Literal, MemorySpace
 from minijax.deprecations import removed_getattr as _removed_getattr
+from minijax.lax.convert import reduce_precision_p
 from minijax.lax.sharding_constraint import device_put_p
 from minijax.rematerialization import (
     Offloadable,
@@ -46,6 +47,10 @@ def saved_residuals(f, *args, **kwargs):
     res = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
     names = debug_info("saved_residuals", f, args, kwargs).safe_arg_names(len(in_leaves))
     res_vars = {v for v in res if not isinstance(v, Literal)}
+    # as JAX's: a residual checkpoint rounds (reduce_precision) is named by what it rounds
+    subst = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+             if e.primitive is reduce_precision_p}
+    res_vars = {subst.get(v, v) for v in res_vars}
     results = [(v.aval, "from a literal") for v in res if isinstance(v, Literal)]
     results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in res_vars]
     for i, v in enumerate(jaxpr.invars):

@@ -56,6 +56,7 @@ from minijax.interpreters.partial_eval import (
 from minijax.interpreters.structure import BoundedCache, structure_key
 from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import pjit_p
+from minijax.lax.convert import reduce_precision_p
 from minijax.lax.sharding_constraint import device_put_p
 from minijax.lowering import backends
 from minijax.source_info import wraps
@@ -403,7 +404,45 @@ def _split_known(jaxpr, unknown_in, policy):
     the staged rest (on the residuals, then the unknown operands)."""
     known, consts, staged, out_known, n_res = _split_saving(jaxpr, unknown_in, policy)
     known, staged = _offload(jaxpr, known, staged, n_res, policy)
-    return known, consts, staged, out_known, n_res
+    return _insert_reduce_precision(known, n_res), consts, staged, out_known, n_res
+
+
+def _insert_reduce_precision(jaxpr, n_res):
+    """JAX's ``_insert_reduce_precision`` (ad_checkpoint.py, jax PR 22244): each floating
+    residual another known equation reads is rounded to its dtype right where it is computed
+    (``reduce_precision(x, finfo.nexp, finfo.nmant)``), so XLA's excess precision (a bfloat16
+    ``tanh`` computed in float32 and fused into its float32 reader) cannot make the saved value
+    differ from the recomputed one (s30027-275). JAX also does it for complex residuals, where
+    ``reduce_precision`` raises its dtype TypeError (FINDINGS 194): minijax skips those."""
+    res_vars = jaxpr.outvars[len(jaxpr.outvars) - n_res:] if n_res else []
+    used = {x for e in jaxpr.eqns for x in e.invars if type(x) is not Literal}
+    eqns = list(jaxpr.eqns)
+    changed = False
+    for v in res_vars:
+        dtype = getattr(v.aval, "dtype", None)
+        if (type(v) is Literal or dtype is None or not dtypes.issubdtype(dtype, np.floating)
+                or v not in used):
+            continue
+        fi = dtypes.finfo(dtype)
+        params = dict(exponent_bits=fi.nexp, mantissa_bits=fi.nmant)
+        # A known operand the staged part reads: JAX passes those to the staged remat as
+        # operands, not residuals, so it rounds none of them.
+        at = next((i for i, e in enumerate(eqns) if v in e.outvars), None)
+        if at is None:
+            continue
+        eqn = eqns[at]
+        if eqn.primitive is reduce_precision_p and eqn.params == params:
+            continue
+        new = Var(v.aval)
+        eqns[at] = JaxprEqn(eqn.primitive, eqn.invars,
+                            [new if o is v else o for o in eqn.outvars], eqn.params,
+                            eqn.source_info)
+        eqns.insert(at + 1, JaxprEqn(reduce_precision_p, [new], [v], params,
+                                     eqn.source_info))
+        changed = True
+    if not changed:
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
 
 
 def _offload(jaxpr, known, staged, n_res, policy):
@@ -580,6 +619,15 @@ def _split_call(eqn, unknown, recompute):
 checkpoint_p.partial_eval = _partial_eval
 
 
+def _body_weak(aval, body_aval):
+    """``aval`` with the weak type the body declares for it (same dtype only)."""
+    if (getattr(aval, "dtype", None) == getattr(body_aval, "dtype", None)
+            and getattr(aval, "weak_type", None) is not None
+            and aval.weak_type != body_aval.weak_type):
+        return aval.update(weak_type=body_aval.weak_type)
+    return aval
+
+
 def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     linear = [type(x) is UndefinedPrimal for x in args]
     res = [x for x in args if type(x) is not UndefinedPrimal]
@@ -590,7 +638,12 @@ def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy
     # output is weak inside). Eagerly the impl evaluates it equation by equation on the
     # values, so only equations typed by their own jaxpr (a nested jit) keep the weak type.
     ct_avals = [ad.tangent_aval(v.aval) for v, nz in zip(jaxpr.outvars, ct_nonzero) if nz]
-    avals = [get_aval(x) for x in res] + ct_avals
+    # Its residuals at the body's input types too (JAX's ``jaxpr.in_avals``): a strong NumPy
+    # tangent the body was traced with as a Python float's weak one stays weak inside, so the
+    # transposed body's cotangents are weak as JAX's (s30014-337).
+    res_avals = [_body_weak(get_aval(x), v.aval)
+                 for x, v, lin in zip(args, jaxpr.invars, linear) if not lin]
+    avals = res_avals + ct_avals
     key = (jaxpr, tuple(linear), tuple(ct_nonzero), tuple(avals),
            tuple(x.aval for x in args if type(x) is UndefinedPrimal))
     cached = _transpose_cache.get(key)

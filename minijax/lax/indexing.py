@@ -442,12 +442,23 @@ def _scatter_lowering(combine, update):
 
 def _scatter_batching(prim):
     def rule(args, dims, *, dimension_numbers, **params):
-        """Everything mapped at axis 0 (an unmapped operand, indices or updates is broadcast:
-        the result differs per example anyway), the batch a scatter batching-dims pair."""
+        """Everything mapped at axis 0 (an unmapped operand or updates is broadcast: the result
+        differs per example anyway), the batch a scatter batching-dims pair. Unmapped indices
+        stay as they are, as JAX's rule: the batch axis is one more window axis of the updates
+        (s30040-72: the jaxpr, and so what XLA's partitioner makes of it, is JAX's)."""
         size = batching.axis_size(args, dims)
+        dn = dimension_numbers
+        if dims[1] is batching.not_mapped:
+            operand, updates = (batching.bdim_at_front(x, d, size)
+                                for x, d in ((args[0], dims[0]), (args[2], dims[2])))
+            dn = ScatterDimensionNumbers(
+                (0, *_plus1(dn.update_window_dims)), _plus1(dn.inserted_window_dims),
+                _plus1(dn.scatter_dims_to_operand_dims), _plus1(dn.operand_batching_dims),
+                dn.scatter_indices_batching_dims,
+            )
+            return prim.bind(operand, args[1], updates, dimension_numbers=dn, **params), 0
         operand, indices, updates = (batching.bdim_at_front(x, d, size)
                                      for x, d in zip(args, dims))
-        dn = dimension_numbers
         dn = ScatterDimensionNumbers(
             _plus1(dn.update_window_dims), _plus1(dn.inserted_window_dims),
             _plus1(dn.scatter_dims_to_operand_dims), (0, *_plus1(dn.operand_batching_dims)),
