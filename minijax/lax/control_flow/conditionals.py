@@ -162,6 +162,26 @@ def _cond_partial_eval(trace, args, params):
         out_uk = [x or y for x, y in zip(out_uk, partial_eval_jaxpr(
             b, unknowns, out_uk)[2])]
     splits = [partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
+    known_ops = [x for x, u in zip(ops, unknowns) if not u]
+    unk_ops = [x for x, u in zip(ops, unknowns) if u]
+    if (all(out_uk) and any(s[4] for s in splits) and all(None not in s[4] for s in splits)
+            and not any(common.effectful(s[0]) for s in splits)):
+        # Every residual is a known operand (a cond split before: jit's partial evaluation of
+        # a linearized body meets its tangent cond again): the staged cond reads those operands
+        # itself, and no known cond forwards them (JAX splits the cond once; this leaves the
+        # staged cond as it was).
+        used = sorted({k for s in splits for k in s[4]})
+        known_avals = [a for a, u in zip(branches[0].in_avals, unknowns) if not u]
+        unk_avals = [a for a, u in zip(branches[0].in_avals, unknowns) if u]
+
+        def staged(unknown, fwd):
+            def fun(*xs):
+                return jaxpr_as_fun(unknown)(*[xs[used.index(k)] for k in fwd],
+                                             *xs[len(used):])
+            return trace_to_jaxpr(fun, [known_avals[k] for k in used] + unk_avals)
+
+        return trace.stage(cond_p, [index, *[known_ops[k] for k in used], *unk_ops], dict(
+            params, branches=tuple(staged(s[1], s[4]) for s in splits)))
     res_avals, slots = _merge_residuals([s[3] for s in splits])
     # as JAX's (partial_eval_jaxpr_nounits of each branch), both halves are traced at the
     # branch's own input types, not the operands': a strong operand of a weak branch input
@@ -187,12 +207,10 @@ def _cond_partial_eval(trace, args, params):
             return jaxpr_as_fun(unknown)(*[xs[j] for j in mine], *rest)
 
         unknown_branches.append(trace_to_jaxpr(ufun, res_avals + unk_avals))
-    known_ops = [x for x, u in zip(ops, unknowns) if not u]
     with set_current_trace(trace.parent):  # the known cond runs now
         kouts = cond_p.bind(index, *known_ops, **dict(params, branches=tuple(known_branches)))
     n_known = n_out - sum(out_uk)
     residuals = kouts[n_known:]
-    unk_ops = [x for x, u in zip(ops, unknowns) if u]
     uouts = trace.stage(cond_p, [index, *residuals, *unk_ops],
                         dict(params, branches=tuple(unknown_branches)))
     ik, iu = iter(kouts[:n_known]), iter(uouts)
