@@ -114,8 +114,10 @@ def test_scatter_into_an_empty_slice_returns_the_operand():
 
 
 def test_vmap_of_empty_conv_inside_shard_map_varies():
-    # JAX 0.10.2 (case s5057-22): f32[0,2,2] from vmapped jnp.convolve over an empty batch
-    mesh = minijax.make_mesh((1,), ("d",))
+    # JAX 0.10.2 (case s5057-22): f32[0,2,2] from vmapped jnp.convolve over an empty batch;
+    # the harness's mesh has an Auto axis (on make_mesh's Explicit one, JAX refuses in_specs
+    # P("d") for the unsplit v)
+    mesh = minijax.make_mesh((1,), ("d",), axis_types=(minijax.sharding.AxisType.Auto,))
     P = minijax.sharding.PartitionSpec
 
     def body(a, v):
