@@ -213,7 +213,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     if dtype is None:
         result_dtype = to_inexact_dtype(a.dtype)
     else:
-        result_dtype = dtypes.canonicalize_dtype(dtype)
+        result_dtype = dtypes.check_user_dtype(dtype, "mean")
     # an integer dtype= sums (wrapping) and divides in it, as JAX
     compute_dtype = _upcast_f16(result_dtype)
     count = _count(a.shape, axis, where, compute_dtype)
@@ -239,6 +239,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     subtracted from the count."""
     correction = _resolve_correction(ddof, correction)
     check_arraylike("var", a)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "var")
     return _var(a, axis=axis, dtype=dtype, out=out, correction=correction, keepdims=keepdims,
                 where=where)
 
@@ -295,6 +297,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=None):
     correction = _resolve_correction(ddof, correction)
     check_arraylike("std", a)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "std")
     return _std(a, axis=axis, dtype=dtype, out=out, correction=correction, keepdims=keepdims,
                 where=where)
 
@@ -417,7 +421,7 @@ def _cumulative(name, lax_fn, a, axis, dtype, out):
     if axis is None:
         axis = 0
     axis = canonicalize_axis(axis, a.ndim)
-    result_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else a.dtype
+    result_dtype = dtypes.check_user_dtype(dtype, name) if dtype is not None else a.dtype
     if result_dtype == dtypes.bool_:
         # Accumulate bools as integers (True + True counts 2), then back to bool if asked.
         compute_dtype = _promote_integer_dtype(result_dtype)

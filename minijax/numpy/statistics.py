@@ -344,6 +344,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     a = to_array(a)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "nanvar")
     # var's dtypes, as JAX: an integer dtype= computes in it (an integer mean), float16 in
     # float32; the quotient is cast to the result dtype (NaN becomes an integer's 0)
     computation_dtype, dtype = _var_dtypes(a.dtype, dtype)
@@ -362,6 +364,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     # lax.sqrt, as JAX: an integer dtype= is sqrt's TypeError
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "nanstd")
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
 
 

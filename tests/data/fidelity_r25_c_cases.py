@@ -189,4 +189,13 @@ WARNINGS = [
     "lambda: jnp.promote_types(jnp.float32, jnp.float64)",
     "lambda: jnp.finfo(jnp.float64)",
     "lambda: jnp.zeros(3, jnp.float32)",
+    # reductions given dtype= (shapes of their own: a jitted one warns as it traces)
+    "lambda: jnp.mean(jnp.ones(11), dtype=jnp.float64)",
+    "lambda: jnp.var(jnp.ones(12), dtype=jnp.float64)",
+    "lambda: jnp.std(jnp.ones(13), dtype=jnp.float64)",
+    "lambda: jnp.nanvar(jnp.ones(14), dtype=jnp.float64)",
+    "lambda: jnp.nanstd(jnp.ones(15), dtype=jnp.float64)",
+    "lambda: jnp.cumsum(jnp.ones(16), dtype=jnp.float64)",
+    "lambda: jnp.cumprod(jnp.ones(17), dtype=jnp.int64)",
+    "lambda: jnp.nancumsum(jnp.ones(18), dtype=jnp.float64)",
 ]
