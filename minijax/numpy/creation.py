@@ -25,6 +25,7 @@ from minijax.lax.sharding_constraint import explicit_out_sharding
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
 from minijax.numpy._eager import eager_jit
 from minijax.sharding import device_put
+from minijax.sharding_types import NamedSharding, PartitionSpec, current_mesh
 from minijax.tree_util import tree_map_internal
 from minijax.numpy._util import (
     canonicalize_axis,
@@ -72,7 +73,12 @@ def _leaves(obj):
 def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  # noqa: A002
     """An Array from an array, a scalar or (nested) lists of them. Never aliases its input's
     host memory (Arrays are immutable), so ``copy`` only matters for API compatibility."""
-    return _place(_array(object, dtype, copy, order, ndmin, "array"), device)
+    out = _array(object, dtype, copy, order, ndmin, "array")
+    if device is None and type(out) is Array:
+        mesh = current_mesh()
+        if mesh is not None and not mesh.empty:  # as JAX's, whole on set_mesh's devices
+            device = NamedSharding(mesh, PartitionSpec())
+    return _place(out, device)
 
 
 def _array(object, dtype, copy, order, ndmin, name):  # noqa: A002 - NumPy's name
