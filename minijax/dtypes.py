@@ -225,15 +225,18 @@ _PYTHON_TYPES = (bool, int, float, complex)  # stand for the default dtypes: no 
 def check_user_dtype(dtype, fun_name):
     """``dtype`` as a user gave it to ``fun_name``, canonical. As JAX's
     ``check_and_canonicalize_user_dtype``: a 64-bit dtype asked for with x64 off is narrowed
-    with a UserWarning pointing at the user's line (a Python type is the default dtype)."""
+    with a UserWarning pointing at the user's line (a Python type is the default dtype).
+    ``fun_name`` None: the message names no function (as jax.random's and cumulative_sum's)."""
     canonical = canonicalize_dtype(dtype)
     if (not config.jax_enable_x64 and not any(dtype is t for t in _PYTHON_TYPES)
             and np.dtype(dtype) != canonical):  # ``is``: np.dtype('float64') == float
         warnings.warn(
-            f"Explicitly requested dtype {np.dtype(dtype)} requested in {fun_name} is not "
-            f"available, and will be truncated to dtype {canonical.name}. To enable more "
-            "dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
-            "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            f"Explicitly requested dtype {np.dtype(dtype)}"
+            + ("" if fun_name is None else f" requested in {fun_name}")
+            + f" is not available, and will be truncated to dtype {canonical.name}. To enable "
+            "more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 "
+            "shell environment variable. See https://github.com/jax-ml/jax#current-gotchas for "
+            "more.",
             stacklevel=user_stacklevel(sys._getframe()))
     return canonical
 

@@ -75,7 +75,7 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
     a = to_array(a)
     axes = canonicalize_axes(axis, a.ndim)
     if dtype is not None:
-        result_dtype = dtypes.canonicalize_dtype(dtype)
+        result_dtype = dtypes.check_user_dtype(dtype, name)
     elif promote_integers:
         result_dtype = _promote_integer_dtype(a.dtype)
     else:
@@ -102,6 +102,8 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
             raise ValueError(f"initial value of {name} must be a scalar, got shape {init.shape}")
         out = combine(init, out)  # JAX's operand order; a rank-0 operand broadcasts in lax
     out = _keepdims(out, axes, keepdims)
+    if dtype is not None:  # JAX's last cast takes the dtype as given: it warns a second time
+        dtypes.check_user_dtype(dtype, "convert_element_type")
     return convert(out, result_dtype)  # strongly typed, as JAX's reductions
 
 
@@ -317,6 +319,8 @@ def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     _no_out(out, "nansum")
     a = to_array(a)
+    if dtype is not None:  # JAX 0.10.2's nansum warns in nanprod's name
+        dtype = dtypes.check_user_dtype(dtype, "nanprod")
     if dtypes.is_inexact(a.dtype):
         a = _where(isnan(a), lax.full_like(a, 0), a)
     return sum(a, axis, dtype, None, keepdims, initial, where)
@@ -469,6 +473,8 @@ def _cumulative_with_initial(fn, name, init, x, axis, dtype, include_initial):
                 "value. The axis argument is only optional for one-dimensional arrays.")
         axis = 0
     axis = canonicalize_axis(axis, x.ndim)
+    if dtype is not None:  # JAX's warning here names no function
+        dtype = dtypes.check_user_dtype(dtype, None)
     out = fn(x, axis, dtype)
     if not include_initial:
         return out

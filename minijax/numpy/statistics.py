@@ -296,6 +296,8 @@ def _fill_nan(a, value, jax_const=False):
 
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "nanprod")
     return jnp.prod(_fill_nan(a, 1), axis=axis, dtype=dtype, keepdims=keepdims,
                     initial=initial, where=where)
 
@@ -333,6 +335,8 @@ def _nan_count(a, axis, keepdims, where):
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     a = to_array(a)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "mean")
     if not dtypes.is_inexact(np.dtype(a.dtype)):
         return jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     dtype = dtype or a.dtype

@@ -198,4 +198,13 @@ WARNINGS = [
     "lambda: jnp.cumsum(jnp.ones(16), dtype=jnp.float64)",
     "lambda: jnp.cumprod(jnp.ones(17), dtype=jnp.int64)",
     "lambda: jnp.nancumsum(jnp.ones(18), dtype=jnp.float64)",
+    "lambda: jnp.sum(jnp.ones(19), dtype=jnp.float64)",
+    "lambda: jnp.prod(jnp.ones(20), dtype=jnp.int64)",
+    "lambda: jnp.sum(jnp.ones(21), dtype=float)",
+    "lambda: jnp.nansum(jnp.ones(22), dtype=jnp.float64)",
+    "lambda: jnp.nanprod(jnp.ones(23), dtype=jnp.float64)",
+    "lambda: jnp.nanmean(jnp.ones(24), dtype=jnp.float64)",
+    "lambda: jnp.nanmean(jnp.ones(25, jnp.int32), dtype=jnp.float64)",
+    "lambda: jnp.cumulative_sum(jnp.ones(26), dtype=jnp.float64)",
+    "lambda: jnp.cumulative_prod(jnp.ones(27), dtype=jnp.float64, include_initial=True)",
 ]
