@@ -1249,7 +1249,7 @@ class Tracer:
         )
 
     def __hash__(self):
-        raise TypeError(f"unhashable type: traced array {self.aval.str_short()}")
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")  # JAX 0.10.2's words
 
     def __iter__(self):
         if not self.aval.shape:

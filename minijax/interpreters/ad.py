@@ -268,6 +268,10 @@ class JVPTracer(Tracer):
         tangent = self.tangent if isinstance(self.tangent, Tracer) else str(self.tangent)
         return f"JVPTracer(primal={primal}, tangent={tangent})"
 
+    def __hash__(self):
+        name = "LinearizeTracer" if self._trace.linearizing else "JVPTracer"  # JAX's classes
+        raise TypeError(f"unhashable type: '{name}'")
+
     # A concrete primal may be used in Python control flow (``if x > 0:`` under eager grad),
     # as in JAX: the tangent does not change which branch is taken.
     def __bool__(self):

@@ -128,6 +128,10 @@ REPRS = [
 TRACER_ERRORS = [
     "lambda: jax.jit(jnp.diff)(S)",
     "lambda: jax.jit(len)(S)",
+    "lambda: jax.jit(hash)(S)",
+    "lambda: jax.vmap(hash)(V)",
+    "lambda: jax.grad(hash)(1.0)",
+    "lambda: jax.jvp(hash, (1.0,), (1.0,))",
 ]
 
 # 4. jit's refusal of an argument that is no array, naming the parameter's path
