@@ -7,7 +7,7 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
-from minijax.numpy._util import promote_args_inexact
+from minijax.numpy._util import lax_const, promote_args_inexact
 from minijax.numpy.creation import to_array
 
 _TWO_OVER_SQRT_PI = float(2.0 / np.sqrt(np.pi))
@@ -61,15 +61,17 @@ def _erfcx_asymptotic(x, nterms):
     """erfcx(x) ~ 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k, where exp(x^2) overflows."""
     coeffs = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, 0.75, -0.5,
               1.0]
-    p = jnp.polyval(np.array(coeffs[-nterms:], dtype=x.dtype), 1.0 / jnp.square(x))
-    return p / (x * float(np.sqrt(np.pi)))
+    t = lax_const(x, 1.0) / lax.square(x)
+    p = jnp.polyval(np.array(coeffs[-nterms:], dtype=x.dtype), t)
+    return p / (x * lax_const(x, np.sqrt(np.pi)))
 
 
 def _erfcx_impl(x, nterms):
-    large = x > float(np.sqrt(np.log(np.finfo(x.dtype).max)))
-    safe_x = jnp.where(large, jnp.ones_like(x), x)
-    direct = jnp.exp(jnp.square(safe_x)) * lax.erfc(safe_x)
-    return jnp.where(large, _erfcx_asymptotic(x, nterms), direct)
+    # lax.select with x's-dtype constants, in JAX's order, so the jaxpr prints as JAX's
+    large = x > lax_const(x, np.sqrt(np.log(np.finfo(x.dtype).max)))
+    safe_x = lax.select(large, lax.full_like(x, 1.0), x)
+    direct = lax.exp(lax.square(safe_x)) * lax.erfc(safe_x)
+    return lax.select(large, _erfcx_asymptotic(x, nterms), direct)
 
 
 @custom_jvp
@@ -81,7 +83,7 @@ def _erfcx(x):
     return _erfcx_impl(x.astype(np.float32), nterms=5).astype(x.dtype)
 
 
-_erfcx.defjvps(lambda g, ans, x: g * (2 * x * ans - _TWO_OVER_SQRT_PI))
+_erfcx.defjvps(lambda g, ans, x: g * (2 * x * ans - lax_const(x, 2.0 / np.sqrt(np.pi))))
 
 
 def erfcx(x):
@@ -126,21 +128,30 @@ _DAWSN_CD = np.array([
 
 
 def _dawsn_impl(x):
-    ax = jnp.abs(x)
-    c = {k: np.asarray(v, x.dtype) for k, v in (("an", _DAWSN_AN), ("ad", _DAWSN_AD),
-         ("bn", _DAWSN_BN), ("bd", _DAWSN_BD), ("cn", _DAWSN_CN), ("cd", _DAWSN_CD))}
-    r1, r2 = ax < 3.25, (ax >= 3.25) & (ax < 6.25)
-    one = jnp.ones_like(ax)
+    # JAX's operations in JAX's order (lax.select, x's-dtype constants), so the jaxpr prints as
+    # JAX's; dawsn is odd: evaluated at |x|, times sign(x) (sign(0) = 0 = dawsn(0)).
+    sign = jnp.sign(x)
+    ax = lax.abs(x)
+    an, ad, bn, bd, cn, cd = (np.array(c, dtype=x.dtype) for c in
+                              (_DAWSN_AN, _DAWSN_AD, _DAWSN_BN, _DAWSN_BD, _DAWSN_CN, _DAWSN_CD))
+    t = lax_const(x, 1.0) / lax.square(ax)
     # each region evaluated at a harmless point outside itself (no inf/NaN in the unused lanes)
-    ax1 = jnp.where(r1, ax, one)
-    val1 = ax1 * jnp.polyval(c["an"], ax1 * ax1) / jnp.polyval(c["ad"], ax1 * ax1)
-    ax2 = jnp.where(r2, ax, one)
-    t2 = 1.0 / (ax2 * ax2)
-    val2 = 0.5 / ax2 * (1.0 + t2 * jnp.polyval(c["bn"], t2) / jnp.polyval(c["bd"], t2))
-    ax3 = jnp.where(ax >= 6.25, ax, one)
-    t3 = 1.0 / (ax3 * ax3)
-    val3 = 0.5 / ax3 * (1.0 + t3 * jnp.polyval(c["cn"], t3) / jnp.polyval(c["cd"], t3))
-    return jnp.sign(x) * jnp.where(r1, val1, jnp.where(r2, val2, val3))
+    r1 = ax < lax_const(x, 3.25)
+    ax_1 = lax.select(r1, ax, lax.full_like(ax, 1.0))
+    ax2_1 = lax.square(ax_1)
+    val1 = ax_1 * jnp.polyval(an, ax2_1) / jnp.polyval(ad, ax2_1)
+    t_2 = lax.select((ax >= lax_const(x, 3.25)) & (ax < lax_const(x, 6.25)), t,
+                     lax.full_like(t, 1.0))
+    ax_2 = lax.select((ax >= lax_const(x, 3.25)) & (ax < lax_const(x, 6.25)), ax,
+                      lax.full_like(ax, 1.0))
+    val2 = (lax_const(x, 0.5) / ax_2) * (
+        lax_const(x, 1.0) + t_2 * jnp.polyval(bn, t_2) / jnp.polyval(bd, t_2))
+    t_3 = lax.select(ax >= lax_const(x, 6.25), t, lax.full_like(t, 1.0))
+    ax_3 = lax.select(ax >= lax_const(x, 6.25), ax, lax.full_like(ax, 1.0))
+    val3 = (lax_const(x, 0.5) / ax_3) * (
+        lax_const(x, 1.0) + t_3 * jnp.polyval(cn, t_3) / jnp.polyval(cd, t_3))
+    return sign * lax.select(ax < lax_const(x, 3.25), val1,
+                             lax.select(ax < lax_const(x, 6.25), val2, val3))
 
 
 @custom_jvp
@@ -150,7 +161,10 @@ def _dawsn(x):
     return _dawsn_impl(x.astype(np.float32)).astype(x.dtype)
 
 
-_dawsn.defjvps(lambda g, ans, x: g * (1.0 - 2.0 * x * ans))
+# (to_array: an eager grad's primal may be a Python-float-like scalar, which a weak constant,
+# JAX's Python scalar, cannot multiply here)
+_dawsn.defjvps(
+    lambda g, ans, x: g * (lax_const(x, 1.0) - lax_const(x, 2.0) * to_array(x) * ans))
 
 
 def dawsn(x):
@@ -179,41 +193,49 @@ _OWENS_T_QUAD_WTS = np.array([
 
 
 def _owens_t_quadrature(h, a):
-    r = jnp.square(a)[..., None] * _OWENS_T_QUAD_PTS
+    r = jnp.square(a)[..., None] * jnp.expand_dims(_OWENS_T_QUAD_PTS, tuple(range(a.ndim)))
     integrand = jnp.exp(-0.5 * jnp.square(h)[..., None] * (1.0 + r)) / (1.0 + r)
-    return a * (integrand @ _OWENS_T_QUAD_WTS.astype(integrand.dtype))
+    return a * (integrand @ _OWENS_T_QUAD_WTS)
 
 
+# JAX's operations in JAX's order (its jaxpr), named as JAX's custom_jvp
 @custom_jvp
-def _owens_t(h, a):
+def _owens_t_impl(h, a):
     h = jnp.abs(h)
     abs_a = jnp.abs(a)
-    root_2 = float(np.sqrt(2))
+    root_2 = lax_const(h, np.sqrt(2))
     h_normed = h / root_2
-    small_a = abs_a <= 1.0
-    mod_a = jnp.where(small_a, abs_a, 1.0 / abs_a)
-    mod_h = jnp.where(small_a, h, abs_a * h)
+    mod_a = jnp.where(abs_a <= 1.0, abs_a, jnp.reciprocal(abs_a))
+    mod_h = jnp.where(abs_a <= 1.0, h, abs_a * h)
     result = _owens_t_quadrature(mod_h, mod_a)
+    # exact values at h = 0 and a = 1
     result = jnp.where(mod_h == 0.0, jnp.arctan(mod_a) / (2 * np.pi), result)
     result = jnp.where(mod_a == 1.0,
                        0.125 * lax.erfc(-mod_h / root_2) * lax.erfc(mod_h / root_2), result)
+    # |a| > 1: T(h, a) = (ndtr(h) + ndtr(ah)) / 2 - ndtr(h) ndtr(ah) - T(ah, 1/a), in erf or
+    # erfc form by the size of ah
     normh = lax.erfc(h_normed)
     normah = lax.erfc(abs_a * h_normed)
-    reduced = jnp.where(abs_a * h <= 0.67,
-                        0.25 - 0.25 * lax.erf(h_normed) * lax.erf(abs_a * h_normed) - result,
-                        0.25 * (normh + normah - normh * normah) - result)
-    result = jnp.sign(a) * jnp.where(abs_a > 1.0, reduced, result)
+    result = jnp.where(
+        abs_a > 1.0,
+        jnp.where(abs_a * h <= 0.67,
+                  0.25 - 0.25 * lax.erf(h_normed) * lax.erf(abs_a * h_normed) - result,
+                  0.25 * (normh + normah - normh * normah) - result),
+        result)
+    result = lax.sign(a) * result
     return jnp.where(jnp.isnan(a) | jnp.isnan(h), jnp.full_like(result, np.nan), result)
 
 
-@_owens_t.defjvp
+@_owens_t_impl.defjvp
 def _owens_t_jvp(primals, tangents):
     (h, a), (dh, da) = primals, tangents
-    result = _owens_t(h, a)
-    dout_dh = (-jnp.exp(-0.5 * jnp.square(h)) * lax.erf(a * h / float(np.sqrt(2)))
-               / (2.0 * float(np.sqrt(2.0 * np.pi))))
-    dout_da = (jnp.exp(-0.5 * (jnp.square(a) + 1.0) * jnp.square(h))
-               / (2.0 * np.pi * (jnp.square(a) + 1.0)))
+    h, a = to_array(h), to_array(a)  # (as in dawsn's rule)
+    result = _owens_t_impl(h, a)
+    root_2 = lax_const(h, np.sqrt(2))
+    dout_dh = (-lax.exp(-0.5 * lax.square(h)) * lax.erf(a * h / root_2)
+               / lax_const(h, 2.0 * np.sqrt(2.0 * np.pi)))  # 2 x: exact, as JAX folds it
+    dout_da = (lax.exp(-0.5 * (lax.square(a) + 1.0) * lax.square(h))
+               / (2.0 * np.pi * (lax.square(a) + 1.0)))
     return result, (dout_dh * dh + dout_da * da).astype(result.dtype)
 
 
@@ -221,4 +243,4 @@ def owens_t(h, a):
     """Owen's T function: the probability that X > h and 0 < Y < aX, X and Y independent
     standard normals."""
     h, a = promote_args_inexact("owens_t", h, a)
-    return _owens_t(to_array(h), to_array(a))
+    return _owens_t_impl(h, a)

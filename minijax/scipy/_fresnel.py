@@ -6,6 +6,7 @@ import numpy as np
 from minijax import dtypes
 from minijax import numpy as jnp
 from minijax.custom_derivatives import custom_jvp
+from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
 
@@ -70,7 +71,8 @@ _F64 = {
 }
 
 
-def _sincos_pi_x2_half(x):
+@eager_jit(inline=False)  # a jit in JAX, under this name
+def sincospisquaredhalf(x):
     """sin and cos of pi x^2 / 2, reducing x^2 / 2 modulo 2 exactly enough for large x."""
     x = jnp.abs(x)
     s = jnp.fmod(x, 2.0)
@@ -82,9 +84,28 @@ def _sincos_pi_x2_half(x):
     return sinpi, cospi
 
 
-def _fresnel(xxa):
+# A custom_jvp of the whole function, promoting inside, as JAX's (its equation is named
+# fresnel); its operations in JAX's order, so the jaxpr prints as JAX's.
+@custom_jvp
+def fresnel(x):
+    """The Fresnel integrals (S(x), C(x)) of real ``x`` (float16/bfloat16 computed in float32)."""
+    (xxa,) = promote_args_inexact("fresnel", x)
+    xxa = to_array(xxa)
+    original_dtype = xxa.dtype
+    if dtypes.is_complex(xxa.dtype):
+        # JAX 0.10.2 refuses it too, in these words
+        raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
+    if xxa.dtype != np.float64:
+        xxa = xxa.astype(np.float32)  # half precision: Cephes' single-precision tables
     single = xxa.dtype == np.float32
-    c = _F32 if single else _F64
+    if single:
+        # the tables as JAX makes them in the trace (no denominators in single precision: JAX
+        # makes them as empty arrays all the same)
+        c = {k: jnp.array(v, dtype=np.float32) for k, v in _F32.items()}
+        for _ in range(4):
+            jnp.empty(0)
+    else:
+        c = {k: jnp.array(v, dtype=np.float64) for k, v in _F64.items()}
     x = jnp.abs(xxa)
     x2 = x * x
     t = x2 * x2
@@ -94,7 +115,7 @@ def _fresnel(xxa):
     else:
         s_small = x * x2 * jnp.polyval(c["sn"], t) / jnp.polyval(c["sd"], t)
         c_small = x * jnp.polyval(c["cn"], t) / jnp.polyval(c["cd"], t)
-    sinpi, cospi = _sincos_pi_x2_half(x)
+    sinpi, cospi = sincospisquaredhalf(x)
     if single:
         s_large = c_large = 0.5
     else:
@@ -119,29 +140,16 @@ def _fresnel(xxa):
     s = jnp.where(isinf, 0.5, jnp.where(small, s_small, jnp.where(large, s_large, s_other)))
     c = jnp.where(isinf, 0.5, jnp.where(small, c_small, jnp.where(large, c_large, c_other)))
     neg = xxa < 0.0
-    return jnp.where(neg, -s, s).astype(xxa.dtype), jnp.where(neg, -c, c).astype(xxa.dtype)
+    s = jnp.where(neg, -s, s)
+    c = jnp.where(neg, -c, c)
+    if original_dtype != xxa.dtype:
+        s, c = s.astype(original_dtype), c.astype(original_dtype)
+    return s, c
 
 
-@custom_jvp
-def _fresnel_custom(x):
-    if x.dtype in (np.float32, np.float64):
-        return _fresnel(x)
-    s, c = _fresnel(x.astype(np.float32))
-    return s.astype(x.dtype), c.astype(x.dtype)
-
-
-@_fresnel_custom.defjvp
+@fresnel.defjvp
 def _fresnel_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
-    sinpi, cospi = _sincos_pi_x2_half(x)
-    return _fresnel_custom(x), (sinpi * x_dot, cospi * x_dot)
-
-
-def fresnel(x):
-    """The Fresnel integrals (S(x), C(x)) of real ``x`` (float16/bfloat16 computed in float32)."""
-    (x,) = promote_args_inexact("fresnel", x)
-    x = to_array(x)
-    if dtypes.is_complex(x.dtype):
-        # JAX 0.10.2 refuses it too, in these words
-        raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
-    return _fresnel_custom(x)
+    result = fresnel(x)
+    sinpi, cospi = sincospisquaredhalf(x)
+    return result, (sinpi * x_dot, cospi * x_dot)
