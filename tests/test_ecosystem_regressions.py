@@ -77,7 +77,8 @@ def test_shard_map_and_pmap_over_one_device_run_the_body_as_the_program():
     # has nothing to partition, and XLA's CPU cannot run Shardy's manual-computation calls.
     from minijax import lax
 
-    mesh = minijax.make_mesh((1,), ("i",))
+    # an Auto axis: on make_mesh's Explicit one, JAX refuses in_specs P("i") for an unsplit x
+    mesh = minijax.make_mesh((1,), ("i",), axis_types=(AxisType.Auto,))
 
     def body(x):
         return (lax.psum(x, "i"), lax.all_gather(x, "i"), lax.axis_index("i"),

@@ -190,14 +190,19 @@ def with_sharding_constraint(x, shardings):
             outs.append(leaf)
             continue
         _check_auto_only(s)
-        try:
-            outs.append(with_sharding_constraint_p.bind(
-                leaf, sharding=s, layout=None, context_mesh=_context_mesh(),
-                unconstrained_dims=frozenset(i for i, e in enumerate(s.spec)
-                                             if e is UNCONSTRAINED)))
-        except ValueError as e:
-            raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
+        outs.append(_constrain(leaf, s))
     return tree.unflatten(outs)
+
+
+def _constrain(x, sharding):
+    """The constraint equation laying ``x`` out as ``sharding`` (a NamedSharding)."""
+    try:
+        return with_sharding_constraint_p.bind(
+            x, sharding=sharding, layout=None, context_mesh=_context_mesh(),
+            unconstrained_dims=frozenset(i for i, e in enumerate(sharding.spec)
+                                         if e is UNCONSTRAINED))
+    except ValueError as e:
+        raise ValueError(with_user_line(str(e).split("\n(at ")[0])) from None
 
 
 def _check_auto_only(sharding):
@@ -263,8 +268,8 @@ def reshard(xs, out_shardings):
                 outs.append(reshard_p.bind(
                     leaf, dst_sharding=dst,
                     concrete_mesh=s.mesh if isinstance(s.mesh, Mesh) else current_mesh()))
-            else:
-                outs.append(with_sharding_constraint(leaf, s))
+            else:  # Auto axes (explicit_axes' arguments too, whatever the context's types)
+                outs.append(_constrain(leaf, s))
         else:
             outs.append(put(leaf, s, "reshard"))
     return tree.unflatten(outs)
