@@ -552,7 +552,7 @@ def _contract(operands, contractions, precision, dtype, dot_general):
                 names = batch + lhs_free + rhs_free
                 x = dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
                                 precision, preferred_element_type=dtype)
-        else:
+        else:  # a path contracting 3 or more at once: JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(
                 "jax.numpy.einsum does not support simultaneous contraction of 3 or more"
                 " operands. Typically this means you've passed an unsupported path to"

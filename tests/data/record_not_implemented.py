@@ -25,6 +25,7 @@ ROWS = [
     ("numpy/creation.py", "_array", "jnp.array([1.0, 2.0], order='C')"),
     ("numpy/creation.py", "asarray", "jnp.asarray([1.0, 2.0], order='F')"),
     ("numpy/einsum.py", "einsum", f"jnp.einsum('i->', {X}, out={X})"),
+    ("numpy/einsum.py", "_contract", f"jnp.einsum('i,i,i->', {X}, {X}, {X}, optimize=[(0, 1, 2)])"),
     ("numpy/indexing_routines.py", "fill_diagonal",
      "jnp.fill_diagonal(jnp.zeros((2, 2)), 1.0)"),
     ("numpy/indexing_routines.py", "fill_diagonal",
