@@ -140,6 +140,8 @@ def jnp_function() -> str | None:
                 name = frame.f_locals.get("name", code.co_name)
             elif "<locals>" not in code.co_qualname:  # not a closure (vectorize's wrapper)
                 name = code.co_name
+        elif filename.startswith(_JNP_CLIENT_DIRS):
+            name = None
         frame = frame.f_back
     return None if name is None else f"jnp.{name}"
 

@@ -13,6 +13,8 @@ tests/data/record_fidelity_r25_d.py (its cases) into tests/data/fidelity_r25_d_j
 3. ``lax.full_like`` of a concrete committed prototype takes its sharding (committed there; a
    host-memory prototype meets jaxlib's memory-kind refusal).
 4. ``device_put`` to a device's memory (or a string, an int) raises JAX's ValueError.
+
+Also: ``concatenate``'s transpose is one ``split`` into every operand's piece, as JAX's.
 """
 import json
 import pathlib

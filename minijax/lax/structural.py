@@ -199,6 +199,9 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
                         keep_numpy=True)
     if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
         return operand
+    if (not core.is_eval_trace_current() and out_sharding is None and _is_array(operand)
+            and shape == get_aval(operand).shape):
+        return operand  # JAX's traces forward an identity broadcast (its forwarding rule)
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
                                    sharding=explicit_out_sharding(out_sharding))
 
@@ -629,15 +632,11 @@ concatenate_p.def_batching(_concatenate_batching)
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    cts, start = [], 0
-    for x in operands:
-        size = (x.aval if ad.is_undefined_primal(x) else get_aval(x)).shape[dimension]
-        if ad.is_undefined_primal(x):
-            cts.append(slice_in_dim(ct, start, start + size, axis=dimension))
-        else:
-            cts.append(None)
-        start += size
-    return cts
+    """JAX's rule: the cotangent split into every operand's piece (one ``split``; the pieces
+    of operands that are not linear are unused)."""
+    sizes = [(x.aval if ad.is_undefined_primal(x) else get_aval(x)).shape[dimension]
+             for x in operands]
+    return split(ct, sizes, axis=dimension)
 
 
 ad.deflinear(concatenate_p, _concatenate_transpose, data=True)

@@ -20,6 +20,7 @@ import minijax.numpy as jnp
 from minijax import core, dtypes, lax
 from minijax.core import ShapedArray, Tracer, WeakScalar, concrete_or_error
 from minijax.interpreters.partial_eval import staged_literal
+from minijax.lax.copy import copy_p
 from minijax.lax.families import const
 from minijax.lax.sharding_constraint import explicit_out_sharding
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
@@ -97,6 +98,8 @@ def _array(object, dtype, copy, order, ndmin, name):  # noqa: A002 - NumPy's nam
         out = _array_from_sequence(object, dtype)
     elif is_array(object):
         weak = dtype is None and object.aval.weak_type
+        if copy and isinstance(object, Tracer):
+            object = copy_p.bind(object)  # JAX's _array_copy: a copy equation in the jaxpr
         out = convert(object, object.aval.dtype if dtype is None else dtype, weak)
         if copy and out is object and isinstance(out, Array):
             out = device_copy(out)  # a new buffer: donating ``object`` must not delete it
@@ -150,8 +153,13 @@ def _array_from_sequence(seq, dtype):
     if dtype is None:
         dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
     if any(isinstance(leaf, Tracer) for leaf in leaves):
-        # Traced elements: stack them with lax ops (NumPy cannot see inside a tracer).
-        return jnp.stack([array(x, dtype) for x in seq])
+        # Traced elements: joined with lax ops (NumPy cannot see inside a tracer), in JAX's form
+        # (its jaxpr): each given a leading axis, concatenated in a tree of at most 16 (wide
+        # concatenations compile slowly)
+        parts = [lax.expand_dims(array(x, dtype, copy=False), (0,)) for x in seq]
+        while len(parts) > 16:
+            parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+        return lax.concatenate(parts, 0)
     value = np.array(_host_tree(seq), dtype=dtype)
     out = device_put_value(value)
     # as in JAX, the result lies where a committed one-device element lies, committed

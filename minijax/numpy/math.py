@@ -567,7 +567,8 @@ def signbit(x, /):
         raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")  # JAX's words
     int_type = np.dtype(f"int{8 * dtype.itemsize}")
     bits = lax.bitcast_convert_type(to_array(x), int_type)
-    return lax.lt(bits, const(bits, 0))
+    # JAX's form, so the printed jaxpr is the same: the sign bit shifted down, then to bool
+    return lax.convert_element_type(bits >> (8 * dtype.itemsize - 1), np.bool_)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -322,24 +322,32 @@ _SICI_ASYMPT = {
 }
 
 
+# sici in JAX's operations and order (its jaxpr): each series whole, then its where
 def _sici_series(x):
-    t = x * x
-    si = x * jnp.polyval(np.array(_SICI_SN, x.dtype), t) / jnp.polyval(np.array(_SICI_SD, x.dtype), t)
-    ci = (np.euler_gamma + jnp.log(x)
-          + t * jnp.polyval(np.array(_SICI_CN, x.dtype), t)
-          / jnp.polyval(np.array(_SICI_CD, x.dtype), t))
-    return jnp.where(x == 0, 0.0, si), jnp.where(x == 0, -np.inf, ci)
+    def si_series(x):
+        t = x * x
+        return (x * jnp.polyval(np.array(_SICI_SN, x.dtype), t)
+                / jnp.polyval(np.array(_SICI_SD, x.dtype), t))
+
+    def ci_series(x):
+        t = x * x
+        return (np.euler_gamma + jnp.log(x) + t * jnp.polyval(np.array(_SICI_CN, x.dtype), t)
+                / jnp.polyval(np.array(_SICI_CD, x.dtype), t))
+
+    # the mask made before the series it picks from, as JAX's call does
+    return jnp.where(x == 0, 0.0, si_series(x)), jnp.where(x == 0, -np.inf, ci_series(x))
 
 
 def _sici_asympt(x):
-    c = {k: np.array(v, x.dtype) for k, v in _SICI_ASYMPT.items()}
-    z = 1.0 / (x * x)
-    near = x < 8.0
-    f = jnp.where(near, jnp.polyval(c["fn4"], z) / (x * jnp.polyval(c["fd4"], z)),
-                  jnp.polyval(c["fn8"], z) / (x * jnp.polyval(c["fd8"], z)))
-    g = jnp.where(near, z * jnp.polyval(c["gn4"], z) / jnp.polyval(c["gd4"], z),
-                  z * jnp.polyval(c["gn8"], z) / jnp.polyval(c["gd8"], z))
     s, co = jnp.sin(x), jnp.cos(x)
+    z = 1.0 / (x * x)
+    c = {k: np.array(v, x.dtype) for k, v in _SICI_ASYMPT.items()}
+    f4 = jnp.polyval(c["fn4"], z) / (x * jnp.polyval(c["fd4"], z))
+    g4 = z * jnp.polyval(c["gn4"], z) / jnp.polyval(c["gd4"], z)
+    f8 = jnp.polyval(c["fn8"], z) / (x * jnp.polyval(c["fd8"], z))
+    g8 = z * jnp.polyval(c["gn8"], z) / jnp.polyval(c["gd8"], z)
+    near = x < 8.0
+    f, g = jnp.where(near, f4, f8), jnp.where(near, g4, g8)
     return np.pi / 2 - f * co - g * s, f * s - g * co
 
 
@@ -350,11 +358,16 @@ def _sici_approx(x):
 
 
 def _jitted_sici():
-    # JAX's sici is a custom_jvp of a jit named sici, its rule a jit named sici_jvp: eagerly
-    # each one compiled program, whose fusions round as JAX's (op by op, Ci(10) in a vector and
-    # Si's gradient at 3 differed in the last bits)
+    # JAX's sici is a custom_jvp of a jit named sici (promoting inside), its rule a jit named
+    # sici_jvp: eagerly each one compiled program, whose fusions round as JAX's (op by op,
+    # Ci(10) in a vector and Si's gradient at 3 differed in the last bits)
     @eager_jit(inline=False)
     def sici(x):
+        """The sine and cosine integrals (Si(x), Ci(x)); Ci is NaN for x < 0 only at -inf, as
+        JAX (SciPy's Ci of a negative x is complex)."""
+        (x,) = promote_args_inexact("sici", x)
+        if dtypes.is_complex(x.dtype):
+            raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
         x_abs = jnp.abs(x)
         series, asympt, approx = _sici_series(x_abs), _sici_asympt(x_abs), _sici_approx(x_abs)
         conds = [x_abs <= 4, (x_abs > 4) & (x_abs <= 1e9)]
@@ -373,17 +386,7 @@ def _jitted_sici():
     return sici
 
 
-_sici = _jitted_sici()
-
-
-def sici(x):
-    """The sine and cosine integrals (Si(x), Ci(x)); Ci is NaN for x < 0 only at -inf, as
-    JAX (SciPy's Ci of a negative x is complex)."""
-    (x,) = promote_args_inexact("sici", x)
-    x = to_array(x)
-    if dtypes.is_complex(x.dtype):
-        raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
-    return _sici(x)
+sici = _jitted_sici()
 
 
 # --- Spence's function (the dilogarithm of 1 - x) ---------------------------------------------

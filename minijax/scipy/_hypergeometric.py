@@ -12,7 +12,7 @@ from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import promote_args_inexact
 from minijax.numpy.creation import to_array
-from minijax.scipy.special import gamma
+from minijax.scipy.special import digamma, gamma
 
 _MAX_TERMS = 250
 
@@ -24,23 +24,25 @@ def _real(name, *args):
     return args
 
 
-def _sum_series(first, ratio, weight=None, start=None):
+def _sum_series(first, ratio, weight=None):
     """sum_k t_k (weight(k) t_k if ``weight``) with t_1 = ``first``, t_(k+1) = t_k ratio(k),
-    from ``start`` (1 without weights, 0 with), until a term falls below eps relative."""
-    eps = float(dtypes.finfo(first.dtype).eps)
-    one = jnp.ones_like(first)
-    init_sum = one if start is None else start
+    from 1 without weights (0 with), until a term falls below eps relative; JAX's loop (an
+    integer k, its updates in its order), so the jaxpr is JAX's."""
+    eps = dtypes.finfo(first.dtype).eps
 
     def body(state):
-        total, k, term = state
-        total = total + (term if weight is None else term * weight(k))
-        return total, k + 1, term * ratio(k)
+        serie, k, term = state
+        serie += term if weight is None else term * weight(k)
+        term *= ratio(k)
+        k += 1
+        return serie, k, term
 
     def cond(state):
-        total, k, term = state
-        return (k < _MAX_TERMS) & (jnp.abs(term) / jnp.abs(total) > eps)
+        serie, k, term = state
+        return (k < _MAX_TERMS) & (lax.abs(term) / lax.abs(serie) > eps)
 
-    return lax.while_loop(cond, body, vary_like((init_sum, one, first)))[0]
+    init = (1 if weight is None else 0), 1, first
+    return lax.while_loop(cond, body, vary_like(init))[0]
 
 
 # --- 1F1(a; b; x) ------------------------------------------------------------------------------
@@ -52,54 +54,49 @@ def _hyp1f1_series(a, b, x):
 
 def _hyp1f1_asymptotic(a, b, x):
     series = _sum_series((b - a) * (1 - a) / x, lambda k: (b - a + k) * (1 - a + k) / (k + 1) / x)
-    return gamma(b) / gamma(a) * jnp.exp(x) * x ** (a - b) * series
+    return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * series
 
 
-def _hyp1f1_scalar(a, b, x):
-    result = lax.cond(jnp.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
-    index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
-    return lax.select_n(index, result, jnp.ones_like(x), jnp.exp(x), jnp.full_like(x, np.inf))
-
-
-def _hyp1f1_d_scalar(which, a, b, x):
-    """d/da or d/db of the series: each term weighted by the derivative of its Pochhammer
-    ratio's log (the series is used for every x, as JAX)."""
-    if which == "a":
-        weight = lambda k: lax.digamma(a + k) - lax.digamma(a)  # noqa: E731
-    else:
-        weight = lambda k: lax.digamma(b) - lax.digamma(b + k)  # noqa: E731
-    return _sum_series(a / b * x, lambda k: (a + k) / (b + k) * x / (k + 1), weight,
-                       start=jnp.zeros_like(x))
-
-
-_hyp1f1_vec = jnp.vectorize(_hyp1f1_scalar)
-_hyp1f1_da = jnp.vectorize(lambda a, b, x: _hyp1f1_d_scalar("a", a, b, x))
-_hyp1f1_db = jnp.vectorize(lambda a, b, x: _hyp1f1_d_scalar("b", a, b, x))
-
-
-def _jitted_hyp1f1():
-    # JAX's hyp1f1 is a custom_jvp of a jit named hyp1f1 (a jit equation under staging)
-    @eager_jit(inline=False)
-    def hyp1f1(a, b, x):
-        return _hyp1f1_vec(a, b, x)
-
-    return hyp1f1
-
-
-_hyp1f1 = custom_jvp(_jitted_hyp1f1())
-
-
-_hyp1f1.defjvps(
-    lambda a_dot, ans, a, b, x: _hyp1f1_da(a, b, x) * a_dot,
-    lambda b_dot, ans, a, b, x: _hyp1f1_db(a, b, x) * b_dot,
-    lambda x_dot, ans, a, b, x: a / b * _hyp1f1(a + 1, b + 1, x) * x_dot,
-)
-
-
+# JAX's hyp1f1 is a custom_jvp of a jit named hyp1f1 of a vectorized function promoting inside;
+# its a and b derivatives are jits of vectorized series, its x derivative a jit calling hyp1f1
+@custom_jvp
+@eager_jit(inline=False)
+@jnp.vectorize
 def hyp1f1(a, b, x):
     """Kummer's confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k!"""
-    a, b, x = _real("hyp1f1", a, b, x)
-    return _hyp1f1(a, b, x)
+    a, b, x = promote_args_inexact("hyp1f1", a, b, x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("hyp1f1 does not support complex-valued inputs.")
+    result = lax.cond(lax.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
+    index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
+    return lax.select_n(index, result, jnp.array(1, dtype=x.dtype), jnp.exp(x),
+                        jnp.array(np.inf, dtype=x.dtype))
+
+
+@eager_jit(inline=False)
+@jnp.vectorize
+def _hyp1f1_a_derivative(a, b, x):
+    return _sum_series(a / b * x, lambda k: (a + k) / (b + k) * x / (k + 1),
+                       lambda k: digamma(a + k) - digamma(a))
+
+
+@eager_jit(inline=False)
+@jnp.vectorize
+def _hyp1f1_b_derivative(a, b, x):
+    return _sum_series(a / b * x, lambda k: (a + k) / (b + k) * x / (k + 1),
+                       lambda k: digamma(b) - digamma(b + k))
+
+
+@eager_jit(inline=False)
+def _hyp1f1_x_derivative(a, b, x):
+    return a / b * hyp1f1(a + 1, b + 1, x)
+
+
+hyp1f1.defjvps(
+    lambda a_dot, ans, a, b, x: _hyp1f1_a_derivative(a, b, x) * a_dot,
+    lambda b_dot, ans, a, b, x: _hyp1f1_b_derivative(a, b, x) * b_dot,
+    lambda x_dot, ans, a, b, x: _hyp1f1_x_derivative(a, b, x) * x_dot,
+)
 
 
 # --- 2F1(a, b; c; x) ---------------------------------------------------------------------------
@@ -231,7 +228,7 @@ def _hyp2f1_d_scalar(which, a, b, c, x):
     weight = {"a": lambda k: dg(a + k) - dg(a), "b": lambda k: dg(b + k) - dg(b),
               "c": lambda k: dg(c) - dg(c + k)}[which]
     return _sum_series(a * b / c * x, lambda k: (a + k) * (b + k) / (c + k) / (k + 1) * x,
-                       weight, start=jnp.zeros_like(x))
+                       weight)
 
 
 def _named_jit(name, fn):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib as _importlib
 import operator
+from functools import partial
 
 import numpy as np
 
@@ -160,42 +161,34 @@ def ndtri(p):
 
 # log_ndtr: log(ndtr(x)) directly in the middle, -ndtr(-x) (= log1p(-ndtr(-x)) to first order)
 # above ``upper``, and an asymptotic series of log ndtr below ``lower``, where ndtr underflows.
-_LOG_NDTR_BOUNDS = {np.dtype(np.float32): (-10.0, 5.0), np.dtype(np.float64): (-20.0, 8.0)}
-_LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))
+_LOG_NDTR_BOUNDS = {np.dtype(np.float32): (np.array(-10, np.float32), np.array(5, np.float32)),
+                    np.dtype(np.float64): (np.array(-20, np.float64), np.array(8, np.float64))}
+_LOG_SQRT_2PI = np.log(np.sqrt(2 * np.pi))
+
+
+def _log_ndtr_series(x, series_order):
+    """1 + sum_n (-1)^n (2n-1)!! / x^(2n), its even and odd terms summed apart (as JAX)."""
+    dtype = x.dtype.type
+    if series_order <= 0:
+        return np.array(1, dtype)
+    x2 = lax.square(x)
+    sums = [jnp.zeros_like(x), jnp.zeros_like(x)]  # even, odd
+    x2n = x2
+    for n in range(1, series_order + 1):
+        sums[n % 2] += np.array(np.prod(np.arange(2 * n - 1, 1, -2)), dtype) / x2n
+        x2n *= x2
+    return dtype(1.0) + sums[0] - sums[1]
 
 
 def _log_ndtr_tail(x, series_order):
-    x2 = jnp.square(x)
-    series = jnp.ones_like(x)
-    x2n = x2
-    double_factorial = 1.0
-    for n in range(1, series_order + 1):
-        double_factorial *= 2 * n - 1
-        series = series + (-1.0) ** n * double_factorial / x2n
-        x2n = x2n * x2
-    return -0.5 * x2 - jnp.log(-x) - _LOG_SQRT_2PI + jnp.log(series)
+    dtype = x.dtype.type
+    log_scale = -dtype(0.5) * lax.square(x) - lax.log(-x) - dtype(0.5 * np.log(2.0 * np.pi))
+    return log_scale + lax.log(_log_ndtr_series(x, series_order))
 
 
-def _log_ndtr(x, series_order=3):
-    lower, upper = _LOG_NDTR_BOUNDS[x.dtype]
-    above = x > upper
-    ndtr_res = _ndtr(jnp.where(above, -x, jnp.maximum(x, lower)))
-    return jnp.where(above, -ndtr_res,
-                     jnp.where(x > lower, jnp.log(ndtr_res),
-                               _log_ndtr_tail(jnp.minimum(x, lower), series_order)))
-
-
-_log_ndtr_custom = custom_jvp(_log_ndtr, nondiff_argnums=(1,))
-
-
-@_log_ndtr_custom.defjvp
-def _log_ndtr_jvp(series_order, primals, tangents):
-    (x,), (t,) = primals, tangents
-    ans = _log_ndtr_custom(x, series_order)
-    # d/dx log ndtr(x) = pdf(x) / ndtr(x), formed in logs so the tail does not give 0/0.
-    return ans, t * jnp.exp(-0.5 * jnp.square(x) - _LOG_SQRT_2PI - ans)
-
-
+# A custom_jvp of the whole function, nondiff series_order (JAX's: its jaxpr's custom_jvp_call is
+# named log_ndtr, and the argument checks run inside it)
+@partial(custom_jvp, nondiff_argnums=(1,))
 def log_ndtr(x, series_order=3):
     """``log(ndtr(x))``, accurate far into both tails (float32 or float64 input)."""
     if not isinstance(series_order, int):
@@ -207,7 +200,22 @@ def log_ndtr(x, series_order=3):
     x = jnp.asarray(x)
     if x.dtype not in _LOG_NDTR_BOUNDS:
         raise TypeError(f"x.dtype={x.dtype} is not supported.")
-    return _log_ndtr_custom(x, series_order)
+    lower, upper = _LOG_NDTR_BOUNDS[x.dtype]
+    above = lax.gt(x, upper)
+    # lax.min/max keep the unselected branches finite (their gradients would be NaN at 0)
+    ndtr_res = _ndtr(jnp.where(above, -x, lax.max(x, lower)))
+    return jnp.where(above, -ndtr_res,
+                     jnp.where(lax.gt(x, lower), lax.log(ndtr_res),
+                               _log_ndtr_tail(lax.min(x, lower), series_order)))
+
+
+@log_ndtr.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+    (x,), (t,) = primals, tangents
+    ans = log_ndtr(x, series_order=series_order)
+    # d/dx log ndtr(x) = pdf(x) / ndtr(x), formed in logs so the tail does not give 0/0
+    log_pdf = lax.sub(lax.mul(lax_const(x, -0.5), lax.square(x)), lax_const(x, _LOG_SQRT_2PI))
+    return ans, lax.mul(t, lax.exp(lax.sub(log_pdf, ans)))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -411,23 +419,21 @@ def comb(N, k, *, repetition=False):
     return jnp.where(ok, out, 0.0)
 
 
+# A custom_jvp promoting inside, as JAX's (its equation is named poch and takes the operands
+# as given); the rules call poch and digamma again, as JAX's do.
 @custom_jvp
-def _poch(z, m):
-    return jnp.where(m == 0.0, jnp.ones_like(z), gamma(z + m) / gamma(z))
-
-
-_poch.defjvps(
-    lambda g, ans, z, m: g * ans * (lax.digamma(z + m) - lax.digamma(z)),
-    lambda g, ans, z, m: g * ans * lax.digamma(z + m),
-)
-
-
 def poch(z, m):
     """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)``."""
     z, m = _promote("poch", z, m)
     if dtypes.is_complex(jnp.result_type(z)):
         raise ValueError("jnp.poch does not support complex-valued inputs.")
-    return _poch(z, m)
+    return jnp.where(m == 0.0, jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
+
+
+poch.defjvps(
+    lambda z_dot, ans, z, m: (digamma(z + m) - digamma(z)) * poch(z, m) * z_dot,
+    lambda m_dot, ans, z, m: digamma(z + m) * poch(z, m) * m_dot,
+)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -111,6 +111,11 @@ JAXPRS = [
     "(a,), (b,)))(x, t)",
     "jax.make_jaxpr(lambda a, b: jax.jvp(lambda a: lax.select_n(True, a[0, 0], 2.0), "
     "(a,), (b,)))(x, t)",
+    # concatenate's transpose: one split into every operand's piece
+    "jax.make_jaxpr(jax.grad(lambda a, b: lax.concatenate([a, x, b, a], 1).sum(), "
+    "argnums=(0, 1)))(x, t[:, :1])",
+    "jax.make_jaxpr(lambda a: jax.linear_transpose(lambda a: lax.concatenate([a, a], 0), a)"
+    "(jnp.ones((4, 2))))(x)",
 ]
 
 
