@@ -75,8 +75,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
     """An Array from an array, a scalar or (nested) lists of them. Never aliases its input's
     host memory (Arrays are immutable), so ``copy`` only matters for API compatibility."""
     out = _array(object, dtype, copy, order, ndmin, "array")
-    if device is None and type(out) is Array:
-        mesh = current_mesh()
+    if device is None and type(out) is Array and not is_array(object):
+        mesh = current_mesh()  # host data; an Array keeps its place
         if mesh is not None and not mesh.empty:  # as JAX's, whole on set_mesh's devices
             device = NamedSharding(mesh, PartitionSpec())
     return _place(out, device)

@@ -75,6 +75,21 @@ def set_mesh_auto(jax):
     return _under_set_mesh(jax, jax.sharding.AxisType.Auto)
 
 
+def set_mesh_array_of_split_array(jax):
+    # jnp.array/asarray of a device Array keeps its split (flax's promote_dtype)
+    P, NS, jnp = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.numpy
+    out = []
+    for t in (jax.sharding.AxisType.Explicit, jax.sharding.AxisType.Auto):
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(t,))
+        x = jax.device_put(np.arange(4.0, dtype=np.float32), NS(mesh, P("x")))
+        with jax.sharding.set_mesh(mesh):
+            for f in [lambda: jnp.array(x), lambda: jnp.asarray(x, jnp.float16),
+                      lambda: jnp.array(x, jnp.float16)]:
+                r = f()
+                out.append(f"{jax.typeof(r)} {r.sharding.spec}")
+    return " | ".join(out)
+
+
 def set_mesh_twice_same_function(jax):
     # one jitted function called under two meshes: each call runs on its own mesh
     f = jax.jit(lambda v: v + 1)
@@ -105,5 +120,6 @@ def shard_map_specs_vs_types(jax):
 
 
 CASES = {f.__name__: f for f in [
-    make_mesh_default, make_mesh_errors, legacy_block_auto, legacy_block_explicit, set_mesh_explicit, set_mesh_auto,
+    make_mesh_default, make_mesh_errors, legacy_block_auto, legacy_block_explicit,
+    set_mesh_explicit, set_mesh_auto, set_mesh_array_of_split_array,
     set_mesh_twice_same_function, shard_map_specs_vs_types]}
