@@ -35,7 +35,7 @@ def register(name, fn, ref, args, grad=GradSpec(), **kw):
     an elementwise op's derivative programs are a few elementwise primitives, whose
     executables every example of every entry reuses, where jitted checks compile new programs
     (jvp, vjp, linearize, each to order 2) for each example. Measured (CPU s on the dev VM,
-    58 of the 65 entries): 339 -> 54 (tools/difftest/triage_r25_g.md)."""
+    the 65 entries): 357 -> 59 (tools/difftest/triage_r25_g.md)."""
     if not grad.zero:
         grad = dataclasses.replace(grad, jit=False)
     _register(name, fn, ref, args, grad=grad, **kw)
