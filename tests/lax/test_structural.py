@@ -124,7 +124,8 @@ def _raises(exc, fn, *args, jit=False):
      ["reshape dimensions must be a permutation", "(0, 0)", "f32[2,3]"]),
     (TypeError, lambda x: lax.broadcast_in_dim(x, (3, 2), (1,)), f32(3),
      ["broadcast_in_dim operand dimension sizes", "f32[3]", "(3, 2)", "(1,)"]),
-    (TypeError, lambda x: lax.broadcast_in_dim(x, (3, 3), (1, 0)), f32(3, 3),
+    # (to the operand's own shape the broadcast is forwarded while tracing, as JAX's)
+    (TypeError, lambda x: lax.broadcast_in_dim(x, (3, 3, 2), (1, 0)), f32(3, 3),
      ["broadcast_in_dim broadcast_dimensions must be strictly increasing", "(1, 0)", "f32[3,3]"]),
     (TypeError, lambda x: lax.broadcast_in_dim(x, (2, 3), ()), f32(3),
      ["broadcast_in_dim broadcast_dimensions must have length equal to operand ndim", "f32[3]"]),
