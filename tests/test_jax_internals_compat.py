@@ -67,7 +67,7 @@ def test_source_info_exclusion_names_the_callers_line(tmp_path):
         try:
             minijax.jit(mylib.bad)(jnp.ones(3))
         except TypeError as e:
-            print(e)
+            print(e, *getattr(e, "__notes__", ()))  # the user's line is a note (PEP 678)
         """)
     out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
                          timeout=300)
