@@ -76,6 +76,17 @@ def register(name, fn, ref, args, **kw):
     OPS.append(OpInfo(name, fn, ref, args, **kw))
 
 
+def register_eager_grads(name, fn, ref, args, grad=GradSpec(), **kw):
+    """``register`` with the entry's gradient checks run eagerly (``jit=False``), for families
+    whose derivative programs are a few primitives: their executables are compiled once per
+    shape and reused by every example of every entry, where jitted checks compile new programs
+    (jvp, vjp, linearize, each to order 2) for each example. Not for control flow, whose eager
+    application compiles each new body anyway (slower: tools/difftest/triage_r25_g.md)."""
+    if not grad.zero:
+        grad = dataclasses.replace(grad, jit=False)
+    register(name, fn, ref, args, grad=grad, **kw)
+
+
 # --- strategies -----------------------------------------------------------------------------------
 
 FLOAT_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16]

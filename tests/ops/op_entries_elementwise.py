@@ -8,7 +8,6 @@ float64 references below.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import ml_dtypes
@@ -25,20 +24,10 @@ from tests.ops.op_db import (
     array,
     shapes,
 )
-from tests.ops.op_db import register as _register
+# gradient checks run eagerly (CPU s on the dev VM, the 65 entries: 357 -> 59)
+from tests.ops.op_db import register_eager_grads as register
 
 F32, F16, BF16, C64 = np.float32, np.float16, ml_dtypes.bfloat16, np.complex64
-
-
-def register(name, fn, ref, args, grad=GradSpec(), **kw):
-    """op_db's ``register``, with this family's gradient checks run eagerly (``jit=False``):
-    an elementwise op's derivative programs are a few elementwise primitives, whose
-    executables every example of every entry reuses, where jitted checks compile new programs
-    (jvp, vjp, linearize, each to order 2) for each example. Measured (CPU s on the dev VM,
-    the 65 entries): 357 -> 59 (tools/difftest/triage_r25_g.md)."""
-    if not grad.zero:
-        grad = dataclasses.replace(grad, jit=False)
-    _register(name, fn, ref, args, grad=grad, **kw)
 
 
 SIGNED_INTS = [np.int8, np.int16, np.int32]
