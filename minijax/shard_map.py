@@ -551,11 +551,12 @@ def _specs_for(prefix, tree, what, none_is_leaf=False):
 
 
 def _check_out_ranks(f, out_example, specs, avals):
-    """JAX's error for an out spec with more entries than its output has dimensions."""
-    name = getattr(f, "__name__", repr(f))
+    """JAX's error for an out spec with more entries than its output has dimensions (the
+    function named only then: a callable object's repr may not print mid-trace, flax's)."""
     paths = [keystr(p) for p, _ in tree_flatten_with_path(out_example)[0]]
     for path, spec, aval in zip(paths, specs, avals):
         if len(spec) > aval.ndim:
+            name = getattr(f, "__name__", repr(f))
             shape = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
             raise ValueError(with_user_line(
                 f"shard_map applied to the function {name!r} was given an out_specs entry which "

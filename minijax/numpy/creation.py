@@ -26,7 +26,8 @@ from minijax.lax.sharding_constraint import explicit_out_sharding
 from minijax.lowering.array import Array, device_copy, device_put_value, put_like
 from minijax.numpy._eager import eager_jit
 from minijax.sharding import device_put
-from minijax.sharding_types import NamedSharding, PartitionSpec, current_mesh
+from minijax.sharding_types import (
+    AbstractMesh, NamedSharding, PartitionSpec, Sharding, current_mesh)
 from minijax.tree_util import tree_map_internal
 from minijax.numpy._util import (
     canonicalize_axis,
@@ -268,7 +269,9 @@ def _full(shape, fill_value, dtype):
 def _like(name, a, fill_value, dtype, shape_, device, out_sharding):
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, name)
-    if _is_shape_dtype(a):  # a ShapeDtypeStruct or aval: only its type is used, as in JAX
+    if _is_shape_dtype(a):  # a ShapeDtypeStruct, an aval or a duck-typed array (flax's)
+        if device is None and out_sharding is None:
+            device = _sharding_to_follow(a, shape_)
         return full(a.shape if shape_ is None else shape_, fill_value,
                     a.dtype if dtype is None else dtype, device=device,
                     out_sharding=out_sharding)
@@ -280,6 +283,17 @@ def _like(name, a, fill_value, dtype, shape_, device, out_sharding):
     # on device or out_sharding when given, else where lax.full_like put it (JAX's rule: where
     # a concrete prototype lies)
     return _place(out, device, None if typed is not None else out_sharding)
+
+
+def _sharding_to_follow(a, shape):
+    """JAX's lax.full_like rule for a prototype that is no Array: its ``sharding`` (a
+    concrete one) when it is committed (by default), not weak, and the shape is kept."""
+    s = getattr(a, "sharding", None)
+    if (not isinstance(s, Sharding) or isinstance(getattr(s, "mesh", None), AbstractMesh)
+            or not getattr(a, "_committed", True) or getattr(a, "weak_type", False)
+            or (shape is not None and _canonical_shape(shape) != tuple(a.shape))):
+        return None
+    return s
 
 
 def _is_shape_dtype(a):
@@ -302,14 +316,12 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=N
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "full_like")
-    if _is_shape_dtype(a):
-        return full(a.shape if shape is None else shape, fill_value,
-                    a.dtype if dtype is None else dtype, device=device,
-                    out_sharding=out_sharding)
-    check_arraylike("full_like", a, fill_value)
+    typed = _is_shape_dtype(a)
+    check_arraylike("full_like", *(() if typed else (a,)), fill_value)
     if _ndim(fill_value):
-        out_shape = _canonical_shape(shape) if shape is not None else _shape_of(a)
-        out_dtype = dtype if dtype is not None else dtypes.dtype_of(a)[0]
+        out_shape = (_canonical_shape(shape) if shape is not None
+                     else tuple(a.shape) if typed else _shape_of(a))
+        out_dtype = dtype if dtype is not None else a.dtype if typed else dtypes.dtype_of(a)[0]
         # as JAX's: not where the prototype lies
         return _place(jnp.broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape), device,
                       out_sharding)

@@ -90,6 +90,21 @@ def set_mesh_array_of_split_array(jax):
     return " | ".join(out)
 
 
+def like_a_shape_dtype_struct(jax):
+    # zeros_like/ones_like of a ShapeDtypeStruct follow its sharding (lax.full_like's rule)
+    P, NS, jnp = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.numpy
+    out = []
+    for t in (jax.sharding.AxisType.Auto, jax.sharding.AxisType.Explicit):
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(t,))
+        s = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=NS(mesh, P("x")))
+        for f in [lambda: jnp.zeros_like(s), lambda: jnp.ones_like(s, dtype=jnp.int32),
+                  lambda: jnp.zeros_like(s, shape=(2,)), lambda: jnp.full_like(s, 2.0, shape=4)]:
+            r = f()
+            out.append(f"{jax.typeof(r)} {type(r.sharding).__name__} "
+                       f"{getattr(r.sharding, 'spec', None)}")
+    return " | ".join(out)
+
+
 def set_mesh_twice_same_function(jax):
     # one jitted function called under two meshes: each call runs on its own mesh
     f = jax.jit(lambda v: v + 1)
@@ -122,4 +137,4 @@ def shard_map_specs_vs_types(jax):
 CASES = {f.__name__: f for f in [
     make_mesh_default, make_mesh_errors, legacy_block_auto, legacy_block_explicit,
     set_mesh_explicit, set_mesh_auto, set_mesh_array_of_split_array,
-    set_mesh_twice_same_function, shard_map_specs_vs_types]}
+    set_mesh_twice_same_function, shard_map_specs_vs_types, like_a_shape_dtype_struct]}
