@@ -298,6 +298,9 @@ def _reshard_lowering(ctx, x, *, dst_sharding, concrete_mesh):
 
 def _reshard_impl(x, *, dst_sharding, concrete_mesh):
     mesh = concrete_mesh or current_mesh()
+    types = dst_sharding.mesh.axis_types
+    if mesh.axis_types != types:  # auto_axes' axes: the value is typed by the destination's
+        mesh = Mesh(mesh.devices, mesh.axis_names, types)
     return put(x, NamedSharding(mesh, dst_sharding.spec), "reshard")
 
 

@@ -105,6 +105,25 @@ def like_a_shape_dtype_struct(jax):
     return " | ".join(out)
 
 
+def auto_axes_eager(jax):
+    # eager auto_axes: its body sees the axes Auto (flax's Embed under out_sharding)
+    P, jnp = jax.sharding.PartitionSpec, jax.numpy
+    mesh = jax.make_mesh((2,), ("X",))
+    out = []
+    with jax.sharding.set_mesh(mesh):
+        x = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P("X", None))
+        idx = jnp.array([1, 5, 2, 7])
+        f = jax.sharding.auto_axes(lambda a, i: jnp.take(a, i, axis=0), out_sharding=P("X"))
+        for g in [f, jax.jit(f)]:
+            r = g(x, idx)
+            out.append(f"{jax.typeof(r)} {r.sharding.spec} {np.asarray(r)[:, 0].tolist()}")
+        seen = []
+        h = jax.sharding.auto_axes(lambda a: (seen.append(str(jax.typeof(a))), a * 2)[1],
+                                   out_sharding=P("X"))
+        out.append(f"{jax.typeof(h(x))} {seen}")
+    return " | ".join(out)
+
+
 def set_mesh_twice_same_function(jax):
     # one jitted function called under two meshes: each call runs on its own mesh
     f = jax.jit(lambda v: v + 1)
@@ -137,4 +156,5 @@ def shard_map_specs_vs_types(jax):
 CASES = {f.__name__: f for f in [
     make_mesh_default, make_mesh_errors, legacy_block_auto, legacy_block_explicit,
     set_mesh_explicit, set_mesh_auto, set_mesh_array_of_split_array,
-    set_mesh_twice_same_function, shard_map_specs_vs_types, like_a_shape_dtype_struct]}
+    set_mesh_twice_same_function, shard_map_specs_vs_types, like_a_shape_dtype_struct,
+    auto_axes_eager]}
