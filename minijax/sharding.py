@@ -24,7 +24,6 @@ from minijax.lax.sharding_constraint import (put_in_memory, reshard, reshard_p,
                                               with_sharding_constraint)
 from minijax.lowering.array import Array, committed, device_put_value, memory_kind_of
 from minijax.shard_map import in_eager_body, shard_map
-from minijax.sharding_types import current_mesh  # noqa: F401  (not JAX's; tests read it here)
 from minijax.tree_util import _registry, tree_map_internal
 from minijax.sharding_types import (
     AbstractMesh,

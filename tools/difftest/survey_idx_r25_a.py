@@ -7,7 +7,7 @@ between JAX 0.10.2 and minijax:
 (optionally with program names as arguments). Sections start with ``===== name``."""
 import sys
 import numpy as np
-import jax, jax.numpy as jnp
+import jax
 
 x3 = np.linspace(-1.0, 1.0, 3, dtype=np.float32)
 v8 = np.arange(8, dtype=np.float32)
