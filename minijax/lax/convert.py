@@ -147,6 +147,8 @@ def _folded_constant(operand, aval, new_dtype, weak_type):
         val = np.asarray(operand)
     else:
         return None
+    if val.dtype == dtypes.float0:
+        return None  # NumPy cannot cast float0; JAX stages it (jacfwd's integer output blocks)
     if val.dtype.kind == "c" and new_dtype.kind != "c":
         val = val.real
     new_aval = aval.update(dtype=new_dtype, weak_type=weak_type)
