@@ -299,8 +299,16 @@ checkpoint_p.own_memory_space = True  # its results are its body's
 # canonicalizes the operands first, so an operand the body returns as is comes back a Python
 # scalar carrying its dtype (TypedFloat; a bool stays a bool), or a NumPy value (a constant the
 # body closed over) a TypedNdArray, not the plain one given.
-checkpoint_p.def_impl(lambda *args, jaxpr, **_: eval_open(
-    jaxpr, [dtypes.canonical_value(x) for x in args]))
+# A literal result holding a TypedNdArray (zeros a differentiation made) is that TypedNdArray,
+# as JAX's eval_jaxpr gives a literal's value: a checkpoint around this one, evaluating its body
+# eagerly, returns it as is (JAX 0.10.2's remat(remat(grad(f))) of an unused float argument).
+def _checkpoint_impl(*args, jaxpr, **_):
+    outs = eval_open(jaxpr, [dtypes.canonical_value(x) for x in args])
+    return [v.val if type(v) is Literal and type(v.val) is dtypes.TypedNdArray else o
+            for o, v in zip(outs, jaxpr.outvars)]
+
+
+checkpoint_p.def_impl(_checkpoint_impl)
 
 
 def _checkpoint_dce(eqn, used_outputs):
