@@ -26,7 +26,7 @@ by default.
 
 from __future__ import annotations
 
-import collections
+import collections.abc
 import operator
 import warnings
 
@@ -329,12 +329,30 @@ def _takes_part_of_sharded(x, index):
     return False
 
 
+def _index_tuple(index):
+    """``index`` as a tuple of indices. As JAX's (``eliminate_deprecated_list_indexing``), a
+    list or other non-tuple sequence is refused in JAX's words, for all of NumPy's readings
+    of it (``x[[0, 1]]``: use an array; ``x[[0, slice(None)]]``: use a tuple)."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, collections.abc.Sequence) and not isinstance(index, str):
+        basic = any(isinstance(i, (np.ndarray, Array)) and np.ndim(i) != 0
+                    or isinstance(i, (collections.abc.Sequence, slice))
+                    or i is Ellipsis or i is None for i in index)
+        raise TypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            f"`arr[{'tuple' if basic else 'array'}(seq)]` instead of `arr[seq]`. See "
+            "https://github.com/jax-ml/jax/issues/4564 for more information.")
+    return (index,)
+
+
 def getitem(x, index, mode=None, fill_value=None):
     """``x[index]``: basic indices as slices, advanced ones with one gather (module docstring).
     ``mode``: None/'clip'/'promise_in_bounds' clamp out-of-bounds reads (only 'clip' also
     gives their gradient to the clamped position), 'fill'/'drop'
     give ``fill_value`` (NaN, or the dtype's extreme, by default)."""
     x = to_array(x)
+    index = _index_tuple(index)
     if x.size == 0:
         _check_ints_on_empty_axes(x.shape, index)
     bool_axes, index = _bool_scalar_axes(x.ndim, index)
@@ -607,6 +625,7 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     """JAX's ``_scatter_impl``: one scatter into ``x`` with the dimension numbers
     ``_index_to_gather`` derives from ``index``."""
     x = to_array(x)
+    index = _index_tuple(index)
     dtype, weak = x.aval.dtype, x.aval.weak_type
     if x.size == 0:
         _check_ints_on_empty_axes(x.shape, index)

@@ -148,9 +148,9 @@ def test_at_combining_with_repeated_indices():
     check(X.at[1:, ::2].set(7), ref)
     check(X.at[0].divide(2.0), np.concatenate([x[:1] / 2, x[1:]]))
     check(X.at[2, 1].power(2.0), np.where(np.arange(12).reshape(3, 4) == 9, x ** 2, x))
-    check(X.at[[0, 1]].apply(jnp.abs), np.concatenate([np.abs(x[:2]), x[2:]]))
+    check(X.at[np.array([0, 1])].apply(jnp.abs), np.concatenate([np.abs(x[:2]), x[2:]]))
     xi = np.arange(6, dtype=np.int32)
-    check(jnp.asarray(xi).at[[1, 2]].set(2.7), np.array([0, 2, 2, 3, 4, 5], np.int32))
+    check(jnp.asarray(xi).at[np.array([1, 2])].set(2.7), np.array([0, 2, 2, 3, 4, 5], np.int32))
 
 
 def test_out_of_bounds_modes():
@@ -180,7 +180,7 @@ def test_errors():
     with pytest.raises(IndexError, match="boolean index"):
         X[np.array([True, False, True])]
     with pytest.raises(ValueError, match="broadcast"):
-        X.at[[0, 1]].set(np.ones(4, np.float32))
+        X.at[np.array([0, 1])].set(np.ones(4, np.float32))
 
 
 def test_grads():

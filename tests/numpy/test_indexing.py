@@ -73,7 +73,9 @@ def test_out_of_range_int_clamps_and_bad_indices_raise():
 
 def test_advanced_indexing_is_one_gather():
     a = np.arange(6, dtype=np.float32)
-    for idx in ([0, 1], np.array([1, -2]), np.array([True, False] * 3), [[5], [0]]):
+    # (a list index is refused, as JAX's: test_a_list_index_is_refused_as_in_jax)
+    for idx in (np.array([0, 1]), np.array([1, -2]), np.array([True, False] * 3),
+                np.array([[5], [0]])):
         check(jnp.asarray(a)[idx], a[idx])
     check(jnp.asarray(a)[jnp.arange(2)], a[np.arange(2)])
     jaxpr = str(minijax.make_jaxpr(lambda x, i: x[i])(a, np.array([1, 2])))
@@ -124,3 +126,24 @@ def test_iteration_uses_indexing():
     assert len(rows) == 3
     for r, e in zip(rows, x):
         check(r, e)
+
+
+@pytest.mark.parametrize("index, advice", [
+    ([0, 1], "array"), ([0], "array"), ([], "array"), ([True, False], "array"),
+    ([0, slice(None)], "tuple"), ([np.array([0, 1])], "tuple"), ([None], "tuple"),
+])
+def test_a_list_index_is_refused_as_in_jax(index, advice):
+    # JAX 0.10.2 (recorded from it) refuses every non-tuple sequence, for x[...] and .at[...]
+    x = jnp.arange(6.0).reshape(2, 3)
+    msg = (r"^Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+           rf"`arr\[{advice}\(seq\)\]` instead of `arr\[seq\]`\. See "
+           r"https://github\.com/jax-ml/jax/issues/4564 for more information\.$")
+    with pytest.raises(TypeError, match=msg):
+        x[index]
+    with pytest.raises(TypeError, match=msg):
+        minijax.jit(lambda a: a[index])(x)
+    with pytest.raises(TypeError, match=msg):
+        x.at[index].set(1.0)
+    check(x[tuple(index)] if advice == "tuple" else x[np.array(index, dtype=int)],
+          np.arange(6.0).reshape(2, 3)[tuple(index) if advice == "tuple"
+                                       else np.array(index, dtype=int)])
