@@ -207,7 +207,9 @@ def make_array_from_single_device_arrays(shape, sharding, arrays):
     if len(dtypes) > 1:
         raise ValueError("make_array_from_single_device_arrays: the arrays have different "
                          f"dtypes {sorted(d.name for d in dtypes)}")
-    aval = core.ShapedArray(shape, arrays[0].dtype)
+    # over Explicit mesh axes the split is part of the type, as put() types a placed Array
+    aval = core.ShapedArray(shape, arrays[0].dtype).update(
+        explicit=core.explicit_of(sharding, tuple(shape)))
     return Array(aval, target, arrays, True, _skip_checks=True)
 
 
