@@ -63,7 +63,6 @@ from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
 from minijax.interpreters.batching import batch_open
 from minijax.interpreters.partial_eval import (
-    DynamicJaxprTrace,
     dce_jaxpr_used,
     dce_rules,
     hoist_consts,
@@ -456,9 +455,6 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         def flat_fun(*xs):
             it_dyn, it_static = iter(xs), iter([x for x, d in zip(leaves, dynamic) if not d])
             full = [next(it_dyn) if d else next(it_static) for d in dynamic]
-            prev_trace = getattr(_EAGER, "trace", None)
-            if eager:
-                _EAGER.trace = core.current_trace()
             try:
                 with _in_body(m, outer | newly):
                     out = f(*in_tree.unflatten(full))
@@ -466,8 +462,6 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
                 if eager:  # the body traced so far, to run before the error is raised
                     failed.append(_traced_so_far(core.current_trace(), xs))
                 raise
-            finally:
-                _EAGER.trace = prev_trace
             out_leaves, out_tree = _registry.flatten(out)
             out_trees.append(out_tree)  # not ``out``: the body's tracers must not outlive it
             return out_leaves
@@ -526,17 +520,6 @@ def in_eager_body():
     op, and some ops refuse that (device_put to an explicit device); minijax traces the body
     first, so this says when to refuse them as JAX does."""
     return getattr(_EAGER, "on", False)
-
-
-def staged_in_eager_body():
-    """Whether the innermost jaxpr being built is an eagerly called shard_map's body (no jit,
-    loop body or make_jaxpr in between): JAX runs such a body's primitives one by one, without
-    the abstract-eval checks a staged primitive meets."""
-    body = getattr(_EAGER, "trace", None)
-    trace = core.current_trace()
-    while trace is not None and type(trace) is not DynamicJaxprTrace:
-        trace = trace.parent
-    return body is not None and trace is body
 
 
 def _is_spec(x):

@@ -443,9 +443,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     if is_eval_trace_current():  # JAX checks when the scan runs (staged, the tangent is dead)
         _check_integer_carry_tangents(jaxpr, nc, idots, carry_nz)
     pick = lambda ts, flags: [ad.instantiate_zeros(t) for t, f in zip(ts, flags) if f]  # noqa
-    from minijax.shard_map import staged_in_eager_body  # noqa: PLC0415 (an import cycle)
-    if not staged_in_eager_body():  # JAX runs an eager shard_map body op by op, unchecked
-        _check_jvp_carry_vma(init, idots, carry_nz, body.out_avals[:nk + sum(carry_nz)])
+    _check_jvp_carry_vma(init, idots, carry_nz, body.out_avals[:nk + sum(carry_nz)])
     outs = scan_p.bind(*consts, *pick(cdots, const_nz), *init, *pick(idots, carry_nz), *xs,
                        *pick(xdots, xs_nz), jaxpr=body, num_consts=nc + sum(const_nz),
                        num_carry=nk + sum(carry_nz), length=length, reverse=reverse,
