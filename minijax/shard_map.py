@@ -381,7 +381,7 @@ def _check_specs_match_types(leaves, specs):
         aval = get_aval(x)
         want = P(*spec, *(None,) * (len(aval.shape) - len(spec)))
         have = P(*aval.parts())
-        if have != want or tuple(have) != tuple(want):
+        if tuple(have) != tuple(want):  # entry by entry: P('x') == P('x', None) as specs
             raise ValueError(
                 f"in_specs passed to shard_map: {want} does not match the specs of the input: "
                 f"{have} for arg: {aval}. `in_specs` is an optional argument so "
