@@ -53,7 +53,8 @@ from minijax.interpreters.partial_eval import (
     trace_open,
     trace_to_jaxpr,
 )
-from minijax.interpreters.structure import BoundedCache, structure_key
+from minijax.caches import BoundedCache
+from minijax.interpreters.structure import structure_key
 from minijax.lax.control_flow.common import keep
 from minijax.jitting.pjit import pjit_p
 from minijax.lax.convert import reduce_precision_p

@@ -71,7 +71,8 @@ from minijax.interpreters.partial_eval import (
 )
 from minijax.lax.control_flow.common import keep
 from minijax.lax.convert import convert_element_type_p
-from minijax.interpreters.structure import BoundedCache, structure_key
+from minijax.caches import BoundedCache
+from minijax.interpreters.structure import structure_key
 from minijax.jitting import jit
 from minijax.lowering.stablehlo import ir_constant, lower_jaxpr_body, tensor_type
 from minijax.sharding_types import (

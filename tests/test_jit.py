@@ -272,12 +272,15 @@ def test_a_miss_flattens_the_arguments_once_into_one_record():
 
 
 def test_single_device_and_sharded_programs_are_one_kind_of_entry():
-    from minijax.jitting.function import _Entry
+    from minijax.jitting.function import _Entry, _programs
     from minijax.lowering.compile import Executable
+
+    def entries(jitted):
+        return [_programs.data[k] for k in jitted._jit._own_keys(_programs)]
 
     f = minijax.jit(lambda x: x * 2.0)
     f(arr(8))
-    (single,) = f._jit._cache.values()
+    (single,) = entries(f)
     assert type(single) is _Entry and type(single.exe) is Executable
     assert len(single.exe.devices) == 1 and single.exe.in_shardings == [arr(8)._sharding]
     if len(minijax.devices()) < 2:
@@ -286,7 +289,7 @@ def test_single_device_and_sharded_programs_are_one_kind_of_entry():
     sharding = minijax.sharding.NamedSharding(mesh, minijax.P("x"))
     g = minijax.jit(lambda x: x * 2.0, in_shardings=sharding)
     np.testing.assert_array_equal(np.asarray(g(arr(8))), np.arange(8.0) * 2)
-    (sharded,) = g._jit._cache.values()
+    (sharded,) = entries(g)
     assert type(sharded) is _Entry and type(sharded.exe) is Executable
     assert sharded.exe.devices == tuple(mesh.devices.flat)
     assert minijax.device_put(arr(8), sharding)._sharding is sharded.in_shardings[0]

@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "minijax"
 # Lowest first. A module's layer is that of the longest prefix listed here.
 LAYERS = {
     0: ["core", "dtypes", "errors", "config", "source_info", "tree_util", "monitoring",
-        "deprecations"],
+        "deprecations", "caches"],
     # distributed: the multi-process runtime (PJRT clients); it imports only core and lowering.
     1: ["lowering", "layout", "sharding_types", "distributed"],
     2: ["interpreters"],

@@ -1,4 +1,4 @@
-"""A hashable key for what a jaxpr computes, and a bounded cache keyed by it.
+"""A hashable key for what a jaxpr computes (the key of ``caches.BoundedCache`` entries).
 
 Call-like primitives (``checkpoint``) differentiate and transpose their body jaxpr on every
 call, yet a model calls the same function on the same types many times (64 identical layers):
@@ -64,21 +64,3 @@ def structure_key(jaxpr):
                 tuple(map(atom, jaxpr.outvars)), config.trace_state)
     except (Unhashable, KeyError):  # KeyError: a variable defined outside (not an open jaxpr)
         return None
-
-
-class BoundedCache:
-    """A dict that forgets its oldest entries beyond ``size`` (first in, first out)."""
-
-    def __init__(self, size=512):
-        self.size, self.data = size, {}
-
-    def get(self, key):
-        return None if key is None else self.data.get(key)
-
-    def put(self, key, value):
-        if key is None:
-            return value
-        if len(self.data) >= self.size:
-            del self.data[next(iter(self.data))]
-        self.data[key] = value
-        return value

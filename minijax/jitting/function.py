@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import logging
 import weakref
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from minijax import core, debug_numerics, dtypes
 from minijax import sharding_types as shd
+from minijax.caches import BoundedCache
 from minijax.config import config
 from minijax.core import Token, get_aval
 from minijax.interpreters import walk
@@ -432,8 +434,7 @@ class JitFunction:
         self._inline = inline
         self._keep_unused = keep_unused
         self._closing = None  # the jit threading the Refs ``fun`` closes over and writes
-        self._cache = {}
-        self._traced = {}  # trace key -> (ClosedJaxpr, output pytree): one trace per signature
+        self._serial = next(_serials)  # this function's part of `_programs` and `_traces`
         self._trace_count = 0
         self._name = _fun_name(fun)
         self.cpp = self._make_cpp(sig)
@@ -456,6 +457,7 @@ class JitFunction:
             sorted(self._static_argnames),
             _registry,
             _shard_arg,
+            self._serial,
         )
         functools.update_wrapper(cpp, self._fun)
         cpp._jit = self
@@ -532,7 +534,7 @@ class JitFunction:
         key = (in_tree, static_key, avals, config.trace_state, shd.current_mesh())
         if self._committed_in_key and (self._sharded or placement.any_placed(leaves)):
             key += (placement.committed_key(leaves),)  # where arguments lie shapes the program
-        entry = self._cache.get(key)
+        entry = _programs.data.get((self._serial, key))
         at = _ref_positions(avals)
         if entry is None or at:
             record = ArgRecord(args, kwargs, static_key, leaves, in_tree, avals,
@@ -627,12 +629,12 @@ class JitFunction:
         it, the vma-typed mesh axes), unless it closed over a tracer of an outer trace."""
         key = (record.in_tree, record.static_key, record.avals, config.trace_state,
                shd.current_mesh(), tuple(bound_axes()), core.vma_axes())
-        found = self._traced.get(key)
+        found = _traces.data.get((self._serial, key))
         if found is not None:
             return found
         closed, out_tree = self._trace_now(record)
         if not any(isinstance(c, core.Tracer) for c in closed.consts):
-            self._traced[key] = (closed, out_tree)
+            _traces.put((self._serial, key), (closed, out_tree))
         return closed, out_tree
 
     def _trace_now(self, record):
@@ -764,14 +766,14 @@ class JitFunction:
                            self._name, t["lower"])
             logger.warning("Finished XLA compilation of jit(%s) for %s in %.6f sec", self._name,
                            ", ".join(a.str_short() for a in key[2]), t["compile"])
-        self._cache[key] = entry
+        _programs.put((self._serial, key), entry)
         if config.jax_explain_cache_misses:
             self._last_args_paths = (key, record.paths)
         return entry
 
     def _explain_miss(self, key, record):
         where = user_frame()
-        if not self._cache or not hasattr(self, "_last_args_paths"):
+        if not self._cache_size() or not hasattr(self, "_last_args_paths"):
             logger.warning(
                 "TRACING CACHE MISS at %s: jit(%s) is called for the first time.", where, self._name
             )
@@ -852,12 +854,16 @@ class JitFunction:
                                                           len(out_avals))]
         return out_tree.unflatten(result_structs(out_avals, shardings))
 
+    def _own_keys(self, cache):
+        return [k for k in cache.data if k[0] == self._serial]
+
     def _cache_size(self):
-        return len(self._cache)
+        return len(self._own_keys(_programs))
 
     def _clear_cache(self):
-        self._cache.clear()
-        self._traced.clear()
+        for cache in (_programs, _traces):
+            for k in self._own_keys(cache):
+                del cache.data[k]
         if self.cpp is not None:
             type(self.cpp)._clear_cache(self.cpp)
 
@@ -867,10 +873,20 @@ class JitFunction:
 
 _all_jit_functions = weakref.WeakSet()
 
+# Every jitted function's executables ((serial, signature key) -> _CacheEntry) and traces
+# ((serial, trace key) -> (ClosedJaxpr, output pytree)), bounded together as JAX bounds its
+# compilation caches: a process meets ever new functions and shapes (caches.py says why).
+_programs = BoundedCache(4096)
+_traces = BoundedCache(4096)
+_serials = itertools.count()
+
 
 def _clear_all():
+    _programs.clear()
+    _traces.clear()
     for f in list(_all_jit_functions):
-        f._clear_cache()
+        if f.cpp is not None:
+            type(f.cpp)._clear_cache(f.cpp)
 
 
 _compile.register_cache(type("_JitCaches", (), {"clear": staticmethod(_clear_all)})())

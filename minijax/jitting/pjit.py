@@ -42,7 +42,7 @@ from minijax.interpreters.partial_eval import (
     inline_consts,
     partial_eval_jaxpr,
 )
-from minijax.interpreters.structure import BoundedCache
+from minijax.caches import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
 from minijax.lax.control_flow.common import keep, pruned

@@ -447,17 +447,25 @@ class FastpathData(typing.NamedTuple):
     const_args: list
 
 
-def make_cpp_jit(name, fun, cache_miss, static_argnums, static_argnames, registry, shard_arg):
+# One C++ cache for every jitted function, its entries bounded together (least recently used
+# first), as JAX's: each entry holds an executable (caches.py says why the total is bounded).
+_CPP_CACHE = _jax.PjitFunctionCache(4096) if HAS_CPP_JIT else None
+
+
+def make_cpp_jit(name, fun, cache_miss, static_argnums, static_argnames, registry, shard_arg,
+                 serial):
     """A C++ ``PjitFunction``; ``cache_miss(*args, **kw)`` returns (outputs, FastpathData | None,
-    False), ``shard_arg(x, sharding, layout)`` puts a non-Array argument on a device."""
+    False), ``shard_arg(x, sharding, layout)`` puts a non-Array argument on a device. ``serial``
+    tells this jit's entries apart in the shared cache from another jit of the same ``fun``
+    with other options."""
     return _jax.pjit(
         name,
         fun,
         cache_miss,
         list(static_argnums),
         list(static_argnames),
-        ("minijax",),
+        ("minijax", serial),
         registry,
         shard_arg,
-        _jax.PjitFunctionCache(4096),
+        _CPP_CACHE,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes
+from minijax.caches import BoundedCache
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
@@ -16,7 +17,9 @@ from minijax.lowering.array import (
     Array, _multi_device, default_device, device_put_value, in_other_memory)
 from minijax.source_info import user_frame
 
-_eager_cache = _compile.register_cache({})
+# JAX's bound for its eager primitive cache
+_eager_cache = _compile.register_cache(BoundedCache(4096))
+_eager_lookup = _eager_cache.data.get  # the hot path: one dict read (clear() keeps the dict)
 
 
 class Hooks:
@@ -73,14 +76,13 @@ def apply_primitive(prim, args, params):
     try:
         key = (prim, avals, _params_key(params), sharding,
                consts and tuple((i, x.shape) for i, x in consts.items()))
-        exe = _eager_cache.get(key)
+        exe = _eager_lookup(key)
     except TypeError:  # an unhashable param: compile without caching
         key, exe = None, None
     if exe is None:
         exe = _compile_primitive(prim, avals, params, backends.sharding_devices(sharding),
                                  consts)
-        if key is not None:
-            _eager_cache[key] = exe
+        _eager_cache.put(key, exe)
     outs = exe.execute(arrays, committed)
     if Hooks.check_outputs is not None:
         Hooks.check_outputs(prim, outs)

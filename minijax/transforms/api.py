@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 from minijax import core
+from minijax.caches import BoundedCache
 from minijax.core import ClosedJaxpr, Tracer, get_aval
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import jit
@@ -75,7 +76,8 @@ class Transformed:
         self.passes = passes
         self.fun = f
         self.check = check
-        self._cache = {}  # (in_tree, avals) -> (closed, out_tree, jitted runner): eager calls
+        # (in_tree, avals) -> (closed, out_tree, jitted runner): eager calls
+        self._cache = BoundedCache(4096)
 
     def transformed_jaxpr(self, *args, **kwargs):
         """The ClosedJaxpr that runs for these arguments, after the passes."""
@@ -107,7 +109,7 @@ class Transformed:
             run = jit(lambda consts, xs: core.eval_jaxpr(jaxpr, consts, *xs))
             entry = (closed, out_tree, run)
             if not any(isinstance(c, Tracer) for c in closed.consts):
-                self._cache[key] = entry
+                self._cache.put(key, entry)
         closed, out_tree, run = entry
         return out_tree.unflatten(run(closed.consts, list(leaves)))
 
