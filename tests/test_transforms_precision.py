@@ -96,8 +96,8 @@ def test_autocast_mlp_forward_and_grad():
 
 
 def test_batched_bf16_dot_accumulating_in_f32_runs():
-    """bf16 x bf16 -> f32 batched dots (attention under autocast): XLA CPU's dot thunk has no
-    such kernel, so the lowering widens the operands (exactly) on CPU."""
+    """bf16 x bf16 -> f32 batched dots (attention under autocast) run on the CPU as the one dot
+    JAX emits."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((2, 3, 5, 8)).astype(jnp.bfloat16)
     b = rng.standard_normal((2, 3, 8, 4)).astype(jnp.bfloat16)

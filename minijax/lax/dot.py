@@ -278,16 +278,9 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
         ctx.module_ctx.platform == "gpu" and lhs_aval.dtype.kind in "iub"
         and out_aval.dtype != lhs_aval.dtype
     )
-    # XLA CPU's DotThunk has no BF16 x BF16 = F32 (nor F16) kernel for every shape (jaxlib 0.10.2:
-    # UNIMPLEMENTED for batched dots): widen first. Exact: f32 holds every bf16/f16 value. Not
-    # for an integer result: the sum is taken in the operands' float type and then converted
-    # (as JAX, which converts nothing here), where integer operands would truncate each value.
-    widening_halves_on_cpu = (
-        ctx.module_ctx.platform == "cpu" and dtypes.is_inexact(out_aval.dtype)
-        and out_aval.dtype != lhs_aval.dtype
-        and lhs_aval.dtype in (dtypes.bfloat16, np.dtype(np.float16))
-    )
-    if lhs_aval.dtype != rhs_aval.dtype or widening_ints_on_gpu or widening_halves_on_cpu:
+    # bf16 x bf16 -> f32 stays one dot on the CPU too, as JAX emits it: XLA:CPU sums it in
+    # its own order, which widening the operands first changes in the last bits
+    if lhs_aval.dtype != rhs_aval.dtype or widening_ints_on_gpu:
         # XLA's type system accepts mixed operands but CPU/GPU codegen does not: convert both to
         # the result type (what JAX does on CPU and GPU). On GPU, XLA's Triton gemm also gets
         # integer dots with a wider result wrong (s8 x s8 -> s32 doubles every sum; s8 -> f32

@@ -1,11 +1,13 @@
 """Records jax.scipy.optimize.minimize (BFGS) results for tests/scipy/test_optimize.py.
 
 Run with real JAX (not minijax): /work/venv_jax/bin/python tests/data/record_jax_bfgs.py
-It writes tests/data/jax_bfgs.json: per case, x, fun, nit, nfev, njev, status and success,
-in float32 and (x64 on) float64."""
+It writes tests/data/jax_bfgs.json, or the file its argument names (jax_bfgs.<cpu>.json: a
+record from another kind of CPU, tests/jax_records.py): per case, x, fun, nit, nfev, njev,
+status and success, in float32 and (x64 on) float64."""
 
 import json
 import os
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -46,6 +48,7 @@ if __name__ == "__main__":
     data = {"jax_version": jax.__version__, "float32": record(np.float32)}
     jax.config.update("jax_enable_x64", True)
     data["float64"] = record(np.float64)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_bfgs.json")
+    name = sys.argv[1] if len(sys.argv) > 1 else "jax_bfgs.json"
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     with open(path, "w") as f:
         json.dump(data, f, indent=1)

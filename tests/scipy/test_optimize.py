@@ -2,8 +2,6 @@
 against the iteration and evaluation counts real JAX records (tests/data/jax_bfgs.json, made
 by tests/data/record_jax_bfgs.py with jax 0.10.2)."""
 
-import json
-import os
 
 import numpy as np
 import pytest
@@ -14,9 +12,13 @@ from hypothesis import strategies as st
 import minijax
 import minijax.numpy as jnp
 from minijax.scipy.optimize import OptimizeResults, minimize
+from tests import jax_records
+from tests.jax_records import assert_matches_one
 
-with open(os.path.join(os.path.dirname(__file__), "..", "data", "jax_bfgs.json")) as _f:
-    JAX = json.load(_f)
+# JAX's float32 Rosenbrock run stops on rounding, after 26 iterations on one CPU and 35 on
+# another: jax_bfgs.<cpu>.json holds the other machine's record (tests/jax_records.py)
+RECORDS = jax_records.load("jax_bfgs.json")
+JAX = RECORDS[0]
 
 A = np.array([[3., 1., 0.], [1., 4., 1.], [0., 1., 2.]])
 B = np.array([1., -2., 0.5])
@@ -73,11 +75,14 @@ def test_float32_matches_jax(name):
     # JAX's own float32 runs stop early on Rosenbrock (a zoom failure, status 3): the same
     # stop at the same iteration is the behaviour to match.
     r = _run(name, np.float32, jit=False)
-    ref = JAX["float32"][name]
     assert r.x.dtype == np.float32
-    _check_counts(r, ref)
-    np.testing.assert_allclose(r.x, ref["x"], atol=1e-4)
-    np.testing.assert_allclose(r.fun, ref["fun"], rtol=1e-4, atol=1e-6)
+
+    def check(ref):
+        _check_counts(r, ref)
+        np.testing.assert_allclose(r.x, ref["x"], atol=1e-4)
+        np.testing.assert_allclose(r.fun, ref["fun"], rtol=1e-4, atol=1e-6)
+
+    assert_matches_one(check, [rec["float32"][name] for rec in RECORDS])
 
 
 _solve_quad = minijax.jit(lambda x0, a, b: minimize(quad, x0, (a, b), method="BFGS"))
