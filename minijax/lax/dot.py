@@ -120,51 +120,38 @@ def _precision_error(p):
 # Shape and dtype rules
 
 
-def _check_dims_in_range(side, aval, contracting, batch):
-    if not all(0 <= d < aval.ndim for d in (*contracting, *batch)):
-        raise TypeError(
-            f"dot_general requires {side} dimension numbers to be nonnegative and less than the "
-            f"number of axes of the {side} value, got {side}_batch of {batch} and "
-            f"{side}_contracting of {contracting} for {side} {aval.str_short()} of rank {aval.ndim}"
-        )
-    if len(set(batch)) != len(batch) or len(set(contracting)) != len(contracting):
-        raise TypeError(
-            f"dot_general requires {side} batch and contracting dimensions to be distinct, got "
-            f"{side}_batch {batch} and {side}_contracting {contracting}"
-        )
-    if set(batch) & set(contracting):
-        raise TypeError(
-            f"dot_general requires {side} batch dimensions to be disjoint from contracting "
-            f"dimensions, got {side}_batch {batch} and {side}_contracting {contracting}"
-        )
-
-
-def _operands(lhs, rhs):
-    return f"for operands {lhs.str_short()} and {rhs.str_short()}"
-
-
 def _dot_general_shape(lhs, rhs, dimension_numbers):
+    """The result's shape, or JAX's TypeError (its words and order of checks)."""
     (lc, rc), (lb, rb) = dimension_numbers
-    _check_dims_in_range("lhs", lhs, lc, lb)
-    _check_dims_in_range("rhs", rhs, rc, rb)
+    for side, aval, batch, contracting in (("lhs", lhs, lb, lc), ("rhs", rhs, rb, rc)):
+        if not all(0 <= d < aval.ndim for d in (*contracting, *batch)):
+            raise TypeError(
+                f"dot_general requires {side} dimension numbers to be nonnegative and less "
+                f"than the number of axes of the {side} value, got {side}_batch of {batch} "
+                f"and {side}_contracting of {contracting} for {side} of rank {aval.ndim}")
     if len(lb) != len(rb):
-        raise TypeError(
-            "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got "
-            f"lhs_batch {lb} and rhs_batch {rb} {_operands(lhs, rhs)}"
-        )
-    lb_shape, rb_shape = [lhs.shape[i] for i in lb], [rhs.shape[i] for i in rb]
+        raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
+    for kind, side, dims in (("batch", "lhs", lb), ("batch", "rhs", rb),
+                             ("contracting", "lhs", lc), ("contracting", "rhs", rc)):
+        if len(set(dims)) != len(dims):
+            raise TypeError(f"dot_general requires {side} {kind} dimensions to be distinct, "
+                            f"got {side}_{kind} {dims}.")
+    for side, batch, contracting in (("lhs", lb, lc), ("rhs", rb, rc)):
+        if set(batch) & set(contracting):
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions to be disjoint from contracting "
+                f"dimensions, got {side}_batch {batch} and {side}_contracting {contracting}.")
+    lb_shape = tuple(lhs.shape[i] for i in lb)
+    rb_shape = tuple(rhs.shape[i] for i in rb)
     if lb_shape != rb_shape:
-        raise TypeError(
-            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same "
-            f"shape, got {lb_shape} and {rb_shape} {_operands(lhs, rhs)}"
-        )
-    lc_shape, rc_shape = [lhs.shape[i] for i in lc], [rhs.shape[i] for i in rc]
+        raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions "
+                        f"to have the same shape, got {lb_shape} and {rb_shape}.")
+    lc_shape = tuple(lhs.shape[i] for i in lc)
+    rc_shape = tuple(rhs.shape[i] for i in rc)
     if lc_shape != rc_shape:
-        raise TypeError(
-            "dot_general requires contracting dimensions to have the same shape, got "
-            f"{lc_shape} and {rc_shape} {_operands(lhs, rhs)} with dimension_numbers "
-            f"{dimension_numbers}"
-        )
+        raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                        f"got {lc_shape} and {rc_shape}.")
     lhs_free = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
     rhs_free = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
     return (*lb_shape, *lhs_free, *rhs_free)

@@ -29,7 +29,7 @@ def _text(e):
     return "\n".join([str(e), *getattr(e, "__notes__", ())])
 
 
-def test_contracting_size_mismatch_names_primitive_shapes_and_line():
+def test_contracting_size_mismatch_names_primitive_sizes_and_line():
     def f(a, b):
         return lax.dot_general(a, b, MATMUL)  # the mismatched matmul
 
@@ -37,8 +37,8 @@ def test_contracting_size_mismatch_names_primitive_shapes_and_line():
         with pytest.raises(TypeError) as e:
             run(np.zeros((3, 4), np.float32), np.zeros((5, 2), np.float32))
         msg = _text(e.value)
-        assert "dot_general requires contracting dimensions to have the same shape" in msg
-        assert "f32[3,4]" in msg and "f32[5,2]" in msg
+        assert msg.startswith("dot_general requires contracting dimensions to have the same "
+                              "shape, got (4,) and (5,).")  # JAX's words
         assert f"{__file__}:" in msg and "the mismatched matmul" in msg
 
 
