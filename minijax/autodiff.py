@@ -191,18 +191,19 @@ def _tangent_in(p, t):
         return t
     if t_aval is abstract_token:  # JAX's error, reading the dtype of the token tangent
         raise TypeError(f"Cannot determine dtype of {t!r}")
-    if p_aval.shape != t_aval.shape:
-        raise ValueError(with_user_line(
-            "jvp called with different primal and tangent shapes; Got primal shape "
-            f"{p_aval.shape} and tangent shape as {t_aval.shape}"
-        ))
+    # JAX 0.10.2's words, missing spaces and NumPy's repr of float0 included; dtypes first
     expected = ad.tangent_aval(p_aval).dtype
     if t_aval.dtype != expected:
         raise TypeError(with_user_line(
-            "primal and tangent arguments to jvp do not match; dtypes must be equal, or in "
-            "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
-            f"{p_aval.dtype.name} and so expected tangent dtype {dtypes.short_name(expected)}, "
-            f"but got tangent dtype {dtypes.short_name(t_aval.dtype)} instead."
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+            f"{p_aval.dtype} and so expected tangent dtype {expected}, but got tangent dtype "
+            f"{t_aval.dtype} instead."
+        ))
+    if p_aval.shape != t_aval.shape:
+        raise ValueError(with_user_line(
+            "jvp called with different primal and tangent shapes;Got primal shape "
+            f"{p_aval.shape} and tangent shape as {t_aval.shape}"
         ))
     return Zero(t_aval) if expected == dtypes.float0 else t
 
@@ -234,17 +235,16 @@ def _linearized_tangent_in(p, t):
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), J(fun)(primals) @ tangents)``; with ``has_aux`` also the aux data."""
     _check_callable(fun, "jvp")
-    for what, v in (("primal", primals), ("tangent", tangents)):
-        if not isinstance(v, (tuple, list)):
-            raise TypeError(
-                f"{what} arguments to jvp must be a tuple or a list; found {type(v).__name__}."
-            )
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
     p_leaves, p_tree = _registry.flatten(tuple(primals))
     t_leaves, t_tree = _registry.flatten(tuple(tangents))
     if p_tree != t_tree:
         raise TypeError(with_user_line(
-            "primal and tangent arguments to jvp must have the same tree structure; got "
-            f"primal structure {p_tree} and tangent structure {t_tree}."
+            "primal and tangent arguments to jax.jvp must have the same tree structure; "
+            f"primals have tree structure {p_tree} whereas tangents have tree structure "
+            f"{t_tree}."
         ))
     ts = [_tangent_in(p, t) for p, t in zip(p_leaves, t_leaves)]
     trees = []

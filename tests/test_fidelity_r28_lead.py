@@ -1,6 +1,7 @@
-"""``lax.dot_general``'s refusals in JAX 0.10.2's words and order of checks, and bf16/f16 dots
-accumulating in f32 as the one dot JAX emits on the CPU (widening the operands first summed in
-another order: other last bits). Expected outcomes were recorded from JAX 0.10.2 by
+"""``lax.dot_general``'s refusals in JAX 0.10.2's words and order of checks, bf16/f16 dots
+accumulating in f32 (the one dot JAX emits on the CPU; test_fidelity_r19_h case 26 holds the
+last bits that widening first changed), and ``jvp``'s refusals of primals and tangents in JAX's
+words and order. Expected outcomes were recorded from JAX 0.10.2 by
 tests/data/record_fidelity_r28_lead.py over tests/data/fidelity_r28_lead_cases.py.
 """
 import sys

@@ -1,5 +1,6 @@
 """Cases of tests/test_fidelity_r28_lead.py: ``lax.dot_general``'s refusals of bad dimension
-numbers, eager and under jit, and dots JAX runs (bf16 accumulating in f32 on the CPU),
+numbers, eager and under jit, dots JAX runs (bf16 accumulating in f32 on the CPU) and ``jvp``'s
+refusals of primals and tangents that do not match,
 evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's names
 giving a JSON-able outcome: an error's type and first line, or a value's shape, dtype and
 numbers.
@@ -9,6 +10,8 @@ SETUP = """
 dg = jax.lax.dot_general
 def ones(*shape, dtype=jnp.float32):
     return jnp.arange(np.prod(shape), dtype=jnp.float32).reshape(shape).astype(dtype) / 7
+def ints(*shape, dtype):
+    return (jnp.arange(np.prod(shape)).reshape(shape) % 5 - 2).astype(dtype)
 def outcome(thunk):
     try:
         out = thunk()
@@ -39,10 +42,22 @@ for _l, _r, _d in _BAD:
     CASES.append(f"outcome(lambda: dg(ones{_l}, ones{_r}, {_d}))")
     CASES.append(f"outcome(lambda: jax.jit(lambda a, b: dg(a, b, {_d}))(ones{_l}, ones{_r}))")
 CASES += [
-    # bf16 x bf16 -> f32: one dot, summed in XLA:CPU's order (its bits)
-    "outcome(lambda: dg(ones(2, 8, 64, dtype=jnp.bfloat16), ones(2, 4, 64, dtype=jnp.bfloat16)"
-    " * 3 - 1, (((2,), (2,)), ((0,), (0,))), preferred_element_type=jnp.float32))",
+    # bf16 x bf16 -> f32 and f16 x f16 -> f32 run (small integers: every partial sum is exact,
+    # so the values do not depend on the CPU's summation order)
+    "outcome(lambda: dg(ints(2, 8, 64, dtype=jnp.bfloat16), ints(2, 4, 64, dtype=jnp.bfloat16),"
+    " (((2,), (2,)), ((0,), (0,))), preferred_element_type=jnp.float32))",
     "outcome(lambda: jax.jit(lambda a, b: dg(a, b, (((1,), (0,)), ((), ())),"
-    " preferred_element_type=jnp.float32))(ones(8, 64, dtype=jnp.float16) - 3,"
-    " ones(64, 4, dtype=jnp.float16)))",
+    " preferred_element_type=jnp.float32))(ints(8, 64, dtype=jnp.float16),"
+    " ints(64, 4, dtype=jnp.float16)))",
+]
+CASES += [
+    # jvp's checks: the tangent's dtype before its shape, in JAX's words
+    "outcome(lambda: jax.jvp(jax.nn.relu, (jnp.arange(3),), (jnp.arange(3),)))",
+    "outcome(lambda: jax.jvp(jnp.sin, (jnp.ones(3, jnp.bfloat16),), (jnp.ones(3),)))",
+    "outcome(lambda: jax.jvp(jnp.sin, (jnp.ones(3),), (jnp.ones(2),)))",
+    "outcome(lambda: jax.jvp(jnp.sin, (jnp.ones(3),), (jnp.ones(2, jnp.int32),)))",
+    "outcome(lambda: jax.jvp(lambda a, b: a, (1., 2.), ((1., 2.),)))",
+    "outcome(lambda: jax.jvp(jnp.sin, 1., (1.,)))",
+    "outcome(lambda: jax.jvp(jnp.sin, [1.], 1.))",
+    "outcome(lambda: jax.jvp(lambda x: x, (1,), (1.,)))",
 ]
