@@ -2,12 +2,17 @@
 
 A long-running process (a notebook, a test suite, a server) meets ever new shapes and
 functions; a cache that only grows keeps every executable it ever compiled, and each XLA:CPU
-executable holds a few memory mappings of JIT code: past the kernel's map limit (65,530 by
-default) the next compile dies inside LLVM. JAX bounds its caches the same way (4,096 entries
-for eager primitives and per jitted function).
+executable holds memory mappings of JIT code (~4, measured on jaxlib 0.10.2): past the kernel's
+map limit (65,530 by default) the next compile dies inside LLVM. JAX bounds its caches too.
 """
 
 from __future__ import annotations
+
+
+# The bound of each cache holding executables (the eager primitives', the jitted functions',
+# the C++ fast path's): three such caches full of distinct executables hold ~25,000 mappings,
+# under half the kernel's limit (at 4,096 each, JAX's sizes, a test worker neared it).
+EXECUTABLES = 2048
 
 
 class BoundedCache:

@@ -32,7 +32,8 @@ from minijax.errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from minijax.source_info import SourceInfo, note_user_line, with_user_line
+from minijax.source_info import (
+    SourceInfo, jnp_function, note_user_line, user_frame, with_user_line)
 
 # ------------------------------------------------------------------------------------------------
 # Abstract values
@@ -242,9 +243,10 @@ class ShapedArray(AbstractValue):
     def __hash__(self):
         return self._hash
 
-    def str_short(self):
+    def str_short(self, short_dtypes=True):
+        # JAX's default is short_dtypes=False; minijax's callers mostly print jaxpr-style types
         dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
-                 else dtypes.short_name(self.dtype))
+                 or not short_dtypes else dtypes.short_name(self.dtype))
         return f"{dtype}{self._space_str()}[{self._dims_str()}]{self._vma_str()}"
 
     def _dims_str(self):
@@ -1201,20 +1203,47 @@ class Tracer:
             raise TypeError("len() of unsized object")
         return self.aval.shape[0]
 
-    def _concretization_error(self, what, cls=ConcretizationTypeError):
+    def _error_repr(self):
+        return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"  # JAX's
+
+    def _conversion_error(self, first, cls=ConcretizationTypeError, advice=None):
+        """``cls`` with JAX 0.10.2's message ``first``, then where the value came from (the
+        argument or equation it depends on), what to do instead, and the user's line."""
         origin = getattr(self._trace, "describe_origin", None)
         origin = origin(self) if origin is not None else None
-        return cls(
-            with_user_line(
-                f"Abstract tracer value encountered where concrete value is expected: {what} was "
-                f"called on a traced value {self.aval.str_short()} ({type(self._trace).__name__}). "
-                + (f"{origin} " if origin else "")
-                + "The value depends on the function's inputs, which are abstract while tracing. "
-                "For value-dependent control flow use lax.cond / lax.while_loop / jnp.where; if "
-                "the value only depends on a configuration argument, mark that argument static "
-                "with static_argnums= or static_argnames= in jit."
-            )
-        )
+        text = f"{first}\n" + (f"{origin} " if origin else "") + (advice or (
+            "The value depends on the function's inputs, which are abstract while tracing. "
+            "For value-dependent control flow use lax.cond / lax.while_loop / jnp.where; if "
+            "the value only depends on a configuration argument, mark that argument static "
+            "with static_argnums= or static_argnames= in jit."))
+        fn = jnp_function()  # named after JAX's words, which open the message
+        info = user_frame()
+        if fn:
+            text += f" (in {fn})"
+        return cls(text + (f"\n  at {info.describe()}" if info is not None else ""))
+
+    def _abstract_value_error(self, context):
+        return self._conversion_error(
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{self._error_repr()}\n{context}")
+
+    def _concretization_error(self, what):
+        """``what`` (a function needing a concrete value, named by the caller) was given this
+        tracer: a ConcretizationTypeError."""
+        return self._abstract_value_error(f"{what} was called on {self._error_repr()}.")
+
+    def _method_error(self, method):
+        return self._abstract_value_error(
+            f"The {method}() method was called on {self._error_repr()}.")
+
+    def _scalar_conversion_error(self, fun):
+        # JAX's order: a non-scalar is refused for its shape before its abstractness
+        if self.aval.ndim > 0:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                            f"got arr.ndim={self.aval.ndim}")
+        return self._abstract_value_error(
+            f"The problem arose with the `{fun}` function. If trying to convert the data type "
+            f"of a value, try using `x.astype({fun})` or `jnp.array(x, {fun})` instead.")
 
     def __bool__(self):
         # A non-scalar has no truth value even once concrete: NumPy's and JAX's ValueError.
@@ -1225,28 +1254,31 @@ class Tracer:
         if size > 1:
             raise ValueError("The truth value of an array with more than one element"
                              " is ambiguous. Use a.any() or a.all()")
-        raise self._concretization_error("bool()", TracerBoolConversionError)
+        raise self._conversion_error(
+            f"Attempted boolean conversion of {self._error_repr()}.", TracerBoolConversionError)
 
     def __int__(self):
-        raise self._concretization_error("int()", TracerIntegerConversionError)
+        raise self._scalar_conversion_error("int")
 
     def __index__(self):
-        raise self._concretization_error("__index__()", TracerIntegerConversionError)
+        if self.aval.shape != () or not dtypes.is_int(self.aval.dtype):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        raise self._conversion_error(
+            f"The __index__() method was called on {self._error_repr()}",
+            TracerIntegerConversionError)
 
     def __float__(self):
-        raise self._concretization_error("float()")
+        raise self._scalar_conversion_error("float")
 
     def __complex__(self):
-        raise self._concretization_error("complex()")
+        raise self._scalar_conversion_error("complex")
 
     def __array__(self, *args, **kwargs):
-        raise TracerArrayConversionError(
-            with_user_line(
-                f"The numpy.ndarray conversion method __array__() was called on a traced value "
-                f"{self.aval.str_short()}. Use minijax.numpy (jnp) functions instead of numpy "
-                "functions inside transformed code."
-            )
-        )
+        raise self._conversion_error(
+            "The numpy.ndarray conversion method __array__() was called on "
+            f"{self._error_repr()}", TracerArrayConversionError,
+            "Use minijax.numpy (jnp) functions instead of numpy functions inside transformed "
+            "code.")
 
     def __hash__(self):
         raise TypeError(f"unhashable type: '{type(self).__name__}'")  # JAX 0.10.2's words
@@ -1266,41 +1298,43 @@ class Tracer:
         return oct(self.__index__())
 
     def __reduce__(self):
-        raise self._concretization_error("__reduce__() (pickling)")
+        raise self._abstract_value_error(
+            "The error occurred in the __reduce__ method, which may indicate an attempt to "
+            "serialize/pickle a traced value.")
 
     # The parts of the Array API that need a buffer: a ConcretizationTypeError naming the
     # user's line, as in JAX. ``sharding``, ``device``, ``block_until_ready`` and
     # ``copy_to_host_async`` raise AttributeError instead (as JAX's do), so that
     # ``getattr(x, "sharding", None)`` and ``hasattr`` keep working on tracers.
     def item(self, *args):
-        raise self._concretization_error("item()")
+        raise self._abstract_value_error("This occurred in the item() method of jax.Array")
 
     def tolist(self):
-        raise self._concretization_error("tolist()")
+        raise self._method_error("tolist")
 
     def tobytes(self, order="C"):
-        raise self._concretization_error("tobytes()")
+        raise self._method_error("tobytes")
 
     def __dlpack__(self, *args, **kwargs):
-        raise self._concretization_error("__dlpack__()")
+        raise self._method_error("__dlpack__")
 
     def addressable_data(self, index):
-        raise self._concretization_error("addressable_data()")
+        raise self._method_error("addressable_data")
 
     def delete(self):
-        raise self._concretization_error("delete()")
+        raise self._method_error("delete")
 
     def devices(self):
-        raise self._concretization_error("devices()")
+        raise self._method_error("devices")
 
     def is_deleted(self):
-        raise self._concretization_error("is_deleted()")
+        raise self._method_error("is_deleted")
 
     def on_device_size_in_bytes(self):
-        raise self._concretization_error("on_device_size_in_bytes()")
+        raise self._method_error("on_device_size_in_bytes")
 
     def unsafe_buffer_pointer(self):
-        raise self._concretization_error("unsafe_buffer_pointer()")
+        raise self._method_error("unsafe_buffer_pointer")
 
     committed = property(lambda self: self._raise_concretization("the 'committed' attribute"))
     addressable_shards = property(
@@ -1345,5 +1379,5 @@ def concrete_or_error(fn, x, context=""):
     """``fn(x)`` for a concrete value (``x`` itself when ``fn`` is None, as JAX), a
     ConcretizationTypeError naming ``context`` for a tracer."""
     if isinstance(x, Tracer):
-        raise x._concretization_error(context or "a concrete value")
+        raise x._abstract_value_error(context)  # JAX's message: the tracer, then the context
     return x if fn is None else fn(x)

@@ -2,18 +2,20 @@
 
 Each XLA:CPU executable holds a few memory mappings of JIT code; a cache that only grows once
 took a CI worker past the kernel's 65,530-map limit after ~2,600 tests, and the next compile
-segfaulted inside LLVM. The bounds are JAX's (4,096 entries); the tests shrink them to see
-eviction happen and the mappings come back.
+segfaulted inside LLVM. The tests shrink the bounds to see eviction happen and the mappings
+come back.
 """
 
 import sys
 
 import numpy as np
 import pytest
+import scipy.special
 
 import minijax
 import minijax.numpy as jnp
 from minijax import lax
+from minijax import caches
 from minijax.caches import BoundedCache
 from minijax.jitting import function
 from minijax.lowering import backends, dispatch
@@ -33,9 +35,9 @@ def test_bounded_cache_forgets_oldest_first_and_none_means_uncached():
     assert not c and c.get("a") is None
 
 
-def test_default_bounds_are_jaxs():
-    assert dispatch._eager_cache.size == 4096
-    assert function._programs.size == 4096 and function._traces.size == 4096
+def test_every_executable_cache_has_the_bound():
+    assert dispatch._eager_cache.size == caches.EXECUTABLES
+    assert function._programs.size == function._traces.size == caches.EXECUTABLES
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
@@ -72,3 +74,24 @@ def test_jitted_functions_share_one_bound(monkeypatch):
     assert len(function._programs) <= 4 and len(function._traces) <= 4
     assert f._cache_size() + g._cache_size() <= 4
     assert _maps() - before < 100
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_mapping_pressure_empties_the_caches(monkeypatch, caplog):
+    # a program of a few special functions can hold ~90 mappings (one set per kernel): entry
+    # bounds alone cannot keep a process of such programs under the kernel's limit
+    from minijax.lowering import compile as _compile
+    from minijax.scipy import special
+
+    x = np.linspace(0.5, 2.0, 3, dtype=np.float32)
+    f = minijax.jit(lambda a: special.zeta(a + 2, a) + special.i0e(a))
+    expected = scipy.special.zeta(x + 2, x) + scipy.special.i0e(x)
+    np.testing.assert_allclose(np.asarray(f(x)), expected, rtol=2e-5)
+    lax.sin(x)  # an eager primitive's executable
+    assert f._cache_size() == 1 and len(dispatch._eager_cache.data) > 0
+    monkeypatch.setattr(_compile._mappings, "limit", _maps() - 1)  # as if past half the limit
+    monkeypatch.setattr(_compile._Mappings, "EVERY", 1)
+    minijax.jit(lambda a: a * 3)(x)  # the next compile looks first
+    assert "emptying the executable caches" in caplog.text
+    assert f._cache_size() == 0 and len(dispatch._eager_cache.data) == 0
+    np.testing.assert_allclose(np.asarray(f(x)), expected, rtol=2e-5)  # compiled again

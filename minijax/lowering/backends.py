@@ -25,7 +25,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # silence the clients' INFO 
 from jaxlib import _jax  # noqa: E402
 from jaxlib import xla_client as xc  # noqa: E402
 
-from minijax import core, dtypes  # noqa: E402
+from minijax import caches, core, dtypes  # noqa: E402
 from minijax.config import config  # noqa: E402
 
 logger = logging.getLogger("minijax")
@@ -449,7 +449,7 @@ class FastpathData(typing.NamedTuple):
 
 # One C++ cache for every jitted function, its entries bounded together (least recently used
 # first), as JAX's: each entry holds an executable (caches.py says why the total is bounded).
-_CPP_CACHE = _jax.PjitFunctionCache(4096) if HAS_CPP_JIT else None
+_CPP_CACHE = _jax.PjitFunctionCache(caches.EXECUTABLES) if HAS_CPP_JIT else None
 
 
 def make_cpp_jit(name, fun, cache_miss, static_argnums, static_argnames, registry, shard_arg,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from minijax import core, dtypes
+from minijax import caches
 from minijax.caches import BoundedCache
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.lowering import backends, stablehlo
@@ -17,8 +18,7 @@ from minijax.lowering.array import (
     Array, _multi_device, default_device, device_put_value, in_other_memory)
 from minijax.source_info import user_frame
 
-# JAX's bound for its eager primitive cache
-_eager_cache = _compile.register_cache(BoundedCache(4096))
+_eager_cache = _compile.register_cache(BoundedCache(caches.EXECUTABLES))
 _eager_lookup = _eager_cache.data.get  # the hot path: one dict read (clear() keeps the dict)
 
 

@@ -1,6 +1,8 @@
 """Cases of tests/test_fidelity_r28_lead.py: ``lax.dot_general``'s refusals of bad dimension
-numbers, eager and under jit, dots JAX runs (bf16 accumulating in f32 on the CPU) and ``jvp``'s
-refusals of primals and tangents that do not match,
+numbers, eager and under jit, dots JAX runs (bf16 accumulating in f32 on the CPU), ``jvp``'s
+refusals of primals and tangents that do not match, and the errors of converting a tracer to a
+Python value (the first ``n`` lines of the message: JAX's next line names the traced function
+where minijax names the argument or equation the value depends on),
 evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's names
 giving a JSON-able outcome: an error's type and first line, or a value's shape, dtype and
 numbers.
@@ -12,11 +14,11 @@ def ones(*shape, dtype=jnp.float32):
     return jnp.arange(np.prod(shape), dtype=jnp.float32).reshape(shape).astype(dtype) / 7
 def ints(*shape, dtype):
     return (jnp.arange(np.prod(shape)).reshape(shape) % 5 - 2).astype(dtype)
-def outcome(thunk):
+def outcome(thunk, n=1):
     try:
         out = thunk()
     except Exception as e:
-        return [type(e).__name__, str(e).split(chr(10))[0]]
+        return [type(e).__name__, *str(e).split(chr(10))[:n]]
     return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
 """
 
@@ -60,4 +62,25 @@ CASES += [
     "outcome(lambda: jax.jvp(jnp.sin, 1., (1.,)))",
     "outcome(lambda: jax.jvp(jnp.sin, [1.], 1.))",
     "outcome(lambda: jax.jvp(lambda x: x, (1,), (1.,)))",
+]
+CASES += [
+    # converting a tracer to a Python value: JAX's classes, words and order of checks
+    "outcome(lambda: jax.jit(lambda x: bool(x))(1.0))",
+    "outcome(lambda: jax.jit(lambda x: 1 if x > 0 else 2)(1.0))",
+    "outcome(lambda: jax.vmap(lambda x: x if x > 0 else -x)(jnp.ones(2)))",
+    "outcome(lambda: jax.jit(lambda x: int(x))(1.0), 2)",
+    "outcome(lambda: jax.jit(lambda x: float(x))(jnp.int8(1)), 2)",
+    "outcome(lambda: jax.jit(lambda x: complex(x))(1.0), 2)",
+    "outcome(lambda: jax.jit(lambda x: int(x))(jnp.ones(3)))",
+    "outcome(lambda: jax.jit(lambda x: float(x))(jnp.ones((2, 2))))",
+    "outcome(lambda: jax.jit(lambda x: [1, 2, 3][x])(1))",
+    "outcome(lambda: jax.jit(lambda x: [1, 2][x])(1.0))",
+    "outcome(lambda: jax.jit(lambda x: [1, 2][x])(jnp.ones(2, jnp.int32)))",
+    "outcome(lambda: jax.jit(lambda x: hex(x))(1))",
+    "outcome(lambda: jax.jit(lambda x: np.asarray(x))(jnp.ones(2, jnp.bfloat16)))",
+    "outcome(lambda: jax.jit(lambda x: x.item())(jnp.ones(2)), 2)",
+    "outcome(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2)",
+    "outcome(lambda: jax.jit(lambda x: x.tobytes())(jnp.ones(2)), 2)",
+    "outcome(lambda: jax.jit(lambda x: x.devices())(jnp.ones(2)), 2)",
+    "outcome(lambda: jax.jit(lambda x: jnp.linspace(0, 1, x))(3), 2)",
 ]
