@@ -679,7 +679,7 @@ def _scatter_update(x, index, values, kind, mode, indices_are_sorted, unique_ind
     # array index can repeat one), which makes the update differentiable for scatter_mul.
     op = {"set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
           "min": lax.scatter_min, "max": lax.scatter_max}[kind]
-    if clip:
+    if clip and kind in ("mul", "min", "max"):  # set/add: the lowering clamps, as JAX's
         indices = _clamp_starts(indices, dn, shape, values.shape)
     out = op(xe, to_array(indices), values, dn,
              indices_are_sorted=indices_are_sorted or not has_adv,

@@ -2,7 +2,8 @@
 numbers, eager and under jit, dots JAX runs (bf16 accumulating in f32 on the CPU), ``jvp``'s
 refusals of primals and tangents that do not match, and the errors of converting a tracer to a
 Python value (the first ``n`` lines of the message: JAX's next line names the traced function
-where minijax names the argument or equation the value depends on),
+where minijax names the argument or equation the value depends on), and the jaxprs, values and
+gradients of ``.at[].set/add(mode='clip')`` (the indices clamped in scatter's lowering),
 evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's names
 giving a JSON-able outcome: an error's type and first line, or a value's shape, dtype and
 numbers.
@@ -83,4 +84,15 @@ CASES += [
     "outcome(lambda: jax.jit(lambda x: x.tobytes())(jnp.ones(2)), 2)",
     "outcome(lambda: jax.jit(lambda x: x.devices())(jnp.ones(2)), 2)",
     "outcome(lambda: jax.jit(lambda x: jnp.linspace(0, 1, x))(3), 2)",
+]
+CASES += [
+    # .at[].set/.add with mode='clip': no clamp equation (scatter's lowering clamps)
+    "str(jax.make_jaxpr(lambda a, i: a.at[i].set(1., mode='clip'))(jnp.zeros(4), 2))",
+    "str(jax.make_jaxpr(lambda a, i: a.at[i].add(1., mode='clip'))(jnp.zeros((3, 4)), 2))",
+    "outcome(lambda: jnp.arange(12.).reshape(3, 4).at[jnp.array([-5, 1, 9])].add("
+    "jnp.ones((3, 4)) * 2, mode='clip'))",
+    "outcome(lambda: jax.grad(lambda a: (a.at[jnp.array([-5, 1, 9]), 2].add(a[0, :3] * 2,"
+    " mode='clip') * jnp.arange(1., 13.).reshape(3, 4)).sum())(jnp.arange(12.).reshape(3, 4)))",
+    "outcome(lambda: jax.jvp(lambda a: a.at[jnp.array([0, 5]), jnp.array([7, -9])].set(3.,"
+    " mode='clip'), (jnp.arange(12.).reshape(3, 4),), (jnp.ones((3, 4)),))[1])",
 ]
