@@ -34,3 +34,10 @@ def assert_matches_one(check, expectations):
         except AssertionError as e:
             errors.append(e)
     raise errors[0]
+
+
+def assert_equals_one(got, expectations):
+    """``got`` equals one of ``expectations`` (JAX's outcomes on the machines recorded)."""
+    def check(expected):
+        assert got == expected
+    assert_matches_one(check, expectations)

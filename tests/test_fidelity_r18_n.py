@@ -14,7 +14,7 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 from tests import jax_records
-from tests.jax_records import assert_matches_one
+from tests.jax_records import assert_equals_one
 
 _DATA = pathlib.Path(__file__).parent / "data"
 sys.path.insert(0, str(_DATA))
@@ -34,11 +34,7 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
 @pytest.mark.parametrize("name", list(_INPUTS))
 def test_det_and_its_derivatives_as_jax(name):
     got = describe(_RUN(_INPUTS[name]), jax.tree_util.tree_leaves, np)
-    assert_matches_one(lambda e: _equal(got, e), [r["cases"][name] for r in _RECORDS])
-
-
-def _equal(got, expected):
-    assert got == expected
+    assert_equals_one(got, [r["cases"][name] for r in _RECORDS])
 
 
 def test_s21025_444_grad_of_a_denormal_determinant():

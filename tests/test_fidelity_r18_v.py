@@ -15,7 +15,7 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 from tests import jax_records
-from tests.jax_records import assert_matches_one
+from tests.jax_records import assert_equals_one
 from minijax import lax
 
 _DATA = pathlib.Path(__file__).parent / "data"
@@ -37,11 +37,7 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
 def test_dtypes_weak_types_and_values_as_jax(i):
     got = json.loads(json.dumps(describe(eval(CASES[i], _ENV), jax.tree_util.tree_leaves,
                                          jax.typeof)))
-    assert_matches_one(lambda e: _equal(got, e), [r["cases"][i][1] for r in _RECORDS])
-
-
-def _equal(got, expected):
-    assert got == expected
+    assert_equals_one(got, [r["cases"][i][1] for r in _RECORDS])
 
 
 def test_gamma_grad_bit_for_bit_as_jax():

@@ -13,7 +13,7 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 from tests import jax_records
-from tests.jax_records import assert_matches_one
+from tests.jax_records import assert_equals_one
 
 _DATA = pathlib.Path(__file__).parent / "data"
 sys.path.insert(0, str(_DATA))
@@ -33,8 +33,4 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_as_jax(i):
     got = eval(CASES[i], _ENV)
-    assert_matches_one(lambda e: _equal(got, e), [r["cases"][i][1] for r in _RECORDS])
-
-
-def _equal(got, expected):
-    assert got == expected
+    assert_equals_one(got, [r["cases"][i][1] for r in _RECORDS])

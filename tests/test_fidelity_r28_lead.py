@@ -12,7 +12,7 @@ import pytest
 import minijax as jax
 import minijax.numpy as jnp
 from tests import jax_records
-from tests.jax_records import DATA, assert_matches_one
+from tests.jax_records import DATA, assert_equals_one
 
 sys.path.insert(0, str(DATA))
 from fidelity_r28_lead_cases import CASES, SETUP  # noqa: E402
@@ -30,8 +30,4 @@ def test_recorded_from_jax_0_10_2_over_the_current_cases():
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_as_jax(i):
     got = eval(CASES[i], _ENV)
-    assert_matches_one(lambda e: _equal(got, e), [r["cases"][i][1] for r in _RECORDS])
-
-
-def _equal(got, expected):
-    assert got == expected
+    assert_equals_one(got, [r["cases"][i][1] for r in _RECORDS])
