@@ -27,10 +27,8 @@ import weakref
 
 import numpy as np
 
-from minijax import core, debug_numerics, dtypes
+from minijax import caches, core, debug_numerics, dtypes
 from minijax import sharding_types as shd
-from minijax import caches
-from minijax.caches import BoundedCache
 from minijax.config import config
 from minijax.core import Token, get_aval
 from minijax.interpreters import walk
@@ -877,8 +875,8 @@ _all_jit_functions = weakref.WeakSet()
 # Every jitted function's executables ((serial, signature key) -> _CacheEntry) and traces
 # ((serial, trace key) -> (ClosedJaxpr, output pytree)), bounded together as JAX bounds its
 # compilation caches: a process meets ever new functions and shapes (caches.py says why).
-_programs = BoundedCache(caches.EXECUTABLES)
-_traces = BoundedCache(caches.EXECUTABLES)
+_programs = caches.BoundedCache(caches.EXECUTABLES)
+_traces = caches.BoundedCache(caches.EXECUTABLES)
 _serials = itertools.count()
 
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minijax import core, dtypes
-from minijax import caches
-from minijax.caches import BoundedCache
+from minijax import caches, core, dtypes
 from minijax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from minijax.lowering import backends, stablehlo
 from minijax.lowering import compile as _compile
@@ -18,7 +16,7 @@ from minijax.lowering.array import (
     Array, _multi_device, default_device, device_put_value, in_other_memory)
 from minijax.source_info import user_frame
 
-_eager_cache = _compile.register_cache(BoundedCache(caches.EXECUTABLES))
+_eager_cache = _compile.register_cache(caches.BoundedCache(caches.EXECUTABLES))
 _eager_lookup = _eager_cache.data.get  # the hot path: one dict read (clear() keeps the dict)
 
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from minijax import core
-from minijax import caches
-from minijax.caches import BoundedCache
+from minijax import caches, core
 from minijax.core import ClosedJaxpr, Tracer, get_aval
 from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import jit
@@ -78,7 +76,7 @@ class Transformed:
         self.fun = f
         self.check = check
         # (in_tree, avals) -> (closed, out_tree, jitted runner): eager calls
-        self._cache = BoundedCache(caches.EXECUTABLES)
+        self._cache = caches.BoundedCache(caches.EXECUTABLES)
 
     def transformed_jaxpr(self, *args, **kwargs):
         """The ClosedJaxpr that runs for these arguments, after the passes."""
