@@ -77,4 +77,4 @@ def saved_residuals(f, *args, **kwargs):
 def print_saved_residuals(f, *args, **kwargs):
     """Prints one line per value ``vjp`` of ``f`` saves: its type and where it comes from."""
     for aval, src in saved_residuals(f, *args, **kwargs):
-        print(f"{aval.str_short()} {src}")
+        print(f"{aval.str_short(True)} {src}")

@@ -688,7 +688,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     for a in in_avals:
         if not dtypes.is_inexact(a.dtype):
             raise TypeError(f"linear_transpose only supports float and complex inputs, got "
-                            f"{a.str_short()}")
+                            f"{a.str_short(True)}")
     trees = []
     closed = ad.linearize_jaxpr_of(_flat_fun(fun, p_tree, trees), in_avals)
     out_tree = trees[0]

@@ -164,7 +164,7 @@ def _checked_results(callback, result_avals, outs):
         if o.shape != a.shape or o.dtype != a.dtype:
             raise TypeError(
                 f"pure_callback {callback.name} returned {o.dtype.name}{list(o.shape)}, but "
-                f"result_shape_dtypes declares {a.str_short()}"
+                f"result_shape_dtypes declares {a.str_short(True)}"
             )
         fixed.append(o)
     return fixed

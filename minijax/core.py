@@ -243,11 +243,22 @@ class ShapedArray(AbstractValue):
     def __hash__(self):
         return self._hash
 
-    def str_short(self, short_dtypes=True):
-        # JAX's default is short_dtypes=False; minijax's callers mostly print jaxpr-style types
-        dtype = (self.dtype.name if isinstance(self.dtype, dtypes.ExtendedDType)
-                 or not short_dtypes else dtypes.short_name(self.dtype))
-        return f"{dtype}{self._space_str()}[{self._dims_str()}]{self._vma_str()}"
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        """JAX's type string: full dtype names unless ``short_dtypes`` (a jaxpr's ``f32[3]``);
+        ``mesh_axis_types`` adds the mesh's axes by type (``({Explicit: ('x',)})``)."""
+        dtype = (dtypes.short_name(self.dtype) if short_dtypes
+                 and not isinstance(self.dtype, dtypes.ExtendedDType)
+                 else dtypes.long_name(self.dtype))
+        mesh = f"({self._axis_types_str()})" if mesh_axis_types else ""
+        return f"{dtype}{self._space_str()}[{self._dims_str()}]{self._vma_str()}{mesh}"
+
+    def _axis_types_str(self):
+        """JAX's dict of the type's mesh axes by axis type: ``{Manual: ('i',)}``, ``{}``."""
+        mesh = self.sharding.mesh
+        by_type = {}
+        for name, kind in zip(mesh.axis_names, mesh.axis_types):
+            by_type.setdefault(kind, []).append(name)
+        return repr({kind: tuple(names) for kind, names in by_type.items()})
 
     def _dims_str(self):
         """``8,4``; a dimension split over Explicit axes as JAX prints it: ``8@x``, ``32@(x,y)``."""
@@ -270,17 +281,12 @@ class ShapedArray(AbstractValue):
         names = ",".join(sorted(map(str, self.vma)))
         return f"{{V:{names}}}" if len(self.vma) == 1 else f"{{V:({names})}}"
 
-    def _str_long(self):
-        """JAX's printed type: the dtype's full name (``float32[2]{V:d}``)."""
-        return (f"{dtypes.long_name(self.dtype)}{self._space_str()}"
-                f"[{self._dims_str()}]{self._vma_str()}")
-
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self._str_long()}{weak})"
+        return f"ShapedArray({self.str_short()}{weak})"
 
     def __str__(self):  # as JAX's: a weak type is marked ``~`` (``~float32[]``)
-        return ("~" if self.weak_type else "") + self._str_long()
+        return ("~" if self.weak_type else "") + self.str_short()
 
 
 dtypes.shaped_array = ShapedArray  # the type a TypedNdArray makes its aval of
@@ -293,7 +299,7 @@ class AbstractToken(AbstractValue):
 
     __slots__ = ()
 
-    def str_short(self):
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
         return "Tok"
 
     def to_tangent_aval(self):
@@ -431,6 +437,10 @@ class Primitive:
         # (trace, args, params) -> outs: how a PartialEvalTrace splits an equation whose operands
         # are partly known (control flow stages only its unknown part); default: stage it all
         self.partial_eval = None
+        # (operand aval, result aval) -> whether the result of this one-operand primitive is
+        # its operand: a jaxpr being built binds the operand instead of an equation (JAX's
+        # forwarding rules, applied after the abstract eval has checked the params)
+        self.forwards_operand = None
 
     def __repr__(self):
         return self.name
@@ -535,11 +545,11 @@ def _with_sharding(prim, avals, params, out):
     try:
         return _typed(out, mesh, parts)
     except DuplicateSpecError:
-        shown = ", ".join(a.str_short() for a in avals if type(a) is ShapedArray)
+        shown = ", ".join(a.str_short(True) for a in avals if type(a) is ShapedArray)
         result = out.update(explicit=(mesh, _full_parts(parts, out.ndim)))
         raise ShardingTypeError(with_user_line(
             f"{prim.name} operation with inputs: {shown} produces an illegally sharded "
-            f"result: {result.str_short()}")) from None
+            f"result: {result.str_short(True)}")) from None
 
 
 def _full_parts(parts, ndim):
@@ -606,8 +616,8 @@ def check_memory_spaces(name, avals):
         if first is not None and first.memory_space is not a.memory_space:
             raise ValueError(
                 f"memory_space of all inputs passed to `{name}` must be the same. Got one "
-                f"operand with type: {first._str_long()} and another operand with type: "
-                f"{a._str_long()}")
+                f"operand with type: {first.str_short()} and another operand with type: "
+                f"{a.str_short()}")
         first = a
     return first
 
@@ -631,7 +641,7 @@ class Var:
         self.suffix = suffix
 
     def __repr__(self):
-        return f"Var({self.aval.str_short()})"
+        return f"Var({self.aval.str_short(True)})"
 
 
 class Literal:
@@ -762,14 +772,14 @@ class _Namer:
 
     def __call__(self, v):
         if type(v) is Literal:
-            return f"{_pp_literal(v.val)}:{v.aval.str_short()}"
+            return f"{_pp_literal(v.val)}:{v.aval.str_short(True)}"
         name = self.names.get(v)
         if name is None:
             name = self.names[v] = next(self.fresh) + v.suffix
         return name
 
     def binder(self, v):
-        return f"{self(v)}:{v.aval.str_short()}"
+        return f"{self(v)}:{v.aval.str_short(True)}"
 
     def same_names(self, for_vars, like_vars):
         """Names each of ``for_vars`` (a callee's binders) after the matching ``like_vars`` (the
@@ -1097,11 +1107,12 @@ def escaped_tracer_error(tracer):
     made = f" It was created at {source}." if source else ""
     return UnexpectedTracerError(
         with_user_line(
-            f"Encountered an unexpected tracer: {tracer.aval.str_short()} from a transformation "
-            f"({type(tracer._trace).__name__}) that has already finished.{made} A traced value "
-            "escaped the function being transformed, for example by being stored in a global "
-            "or an attribute. Return it as an output instead. To catch the leak where it "
-            "happens, set JAX_CHECK_TRACER_LEAKS=1 or use `with minijax.checking_leaks():`."
+            f"Encountered an unexpected tracer: {tracer.aval.str_short(True)} from a "
+            f"transformation ({type(tracer._trace).__name__}) that has already finished.{made} "
+            "A traced value escaped the function being transformed, for example by being "
+            "stored in a global or an attribute. Return it as an output instead. To catch the "
+            "leak where it happens, set JAX_CHECK_TRACER_LEAKS=1 or use "
+            "`with minijax.checking_leaks():`."
         )
     )
 
@@ -1204,7 +1215,7 @@ class Tracer:
         return self.aval.shape[0]
 
     def _error_repr(self):
-        return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"  # JAX's
+        return f"traced array with shape {self.aval.str_short()}"  # JAX's
 
     def _conversion_error(self, first, cls=ConcretizationTypeError, advice=None):
         """``cls`` with JAX 0.10.2's message ``first``, then where the value came from (the
@@ -1354,25 +1365,25 @@ class Tracer:
     def sharding(self):
         raise AttributeError(
             f"The 'sharding' attribute is not available on traced array "
-            f"{self.aval.str_short()}. To query sharding information on tracers, use "
+            f"{self.aval.str_short(True)}. To query sharding information on tracers, use "
             "x.aval.")
 
     @property
     def device(self):
         raise AttributeError(
-            f"The 'device' attribute is not available on traced array {self.aval.str_short()}.")
+            f"The 'device' attribute is not available on traced array {self.aval.str_short(True)}.")
 
     @property
     def block_until_ready(self):
         raise AttributeError(
             f"The 'block_until_ready' method is not available on traced array "
-            f"{self.aval.str_short()}.")
+            f"{self.aval.str_short(True)}.")
 
     @property
     def copy_to_host_async(self):
         raise AttributeError(
             f"The 'copy_to_host_async' method is not available on traced array "
-            f"{self.aval.str_short()}.")
+            f"{self.aval.str_short(True)}.")
 
 
 def concrete_or_error(fn, x, context=""):

@@ -115,7 +115,7 @@ def _closure_error(kind):
 
 
 def _avals_str(avals):
-    return "[" + ", ".join(a.str_short() for a in avals) + "]"
+    return "[" + ", ".join(a.str_short(True) for a in avals) + "]"
 
 
 def _check_leaves(what, leaves):
@@ -356,8 +356,8 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
             if p_aval.shape != want.shape or p_aval.dtype != want.dtype:
                 raise TypeError(with_user_line(
                     f"Custom JVP rule {_name(rule)} for function {name} produced primal output "
-                    f"{i} of type {p_aval.str_short()}, but the function itself gives "
-                    f"{want.str_short()}."
+                    f"{i} of type {p_aval.str_short(True)}, but the function itself gives "
+                    f"{want.str_short(True)}."
                 ))
             expected = ad.tangent_aval(p_aval)
             t_aval = t.aval if type(t) is SymbolicZero else get_aval(t)
@@ -643,8 +643,8 @@ class _VJPRules:
                     f"Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
                     f"not match the corresponding input tangent shape/dtype: at "
                     f"output[{arg_i}]{path} the SymbolicZero had shape/dtype "
-                    f"{ct.aval.str_short()} while the corresponding input had shape/dtype "
-                    f"{aval.str_short()}. Consider just returning a None here instead of a "
+                    f"{ct.aval.str_short(True)} while the corresponding input had shape/dtype "
+                    f"{aval.str_short(True)}. Consider just returning a None here instead of a "
                     "SymbolicZero object."))
             return None
         ct_aval = get_aval(ct)
@@ -656,7 +656,7 @@ class _VJPRules:
                 f"Custom VJP bwd rule {_name(self.user_bwd)} for function {self.name} must "
                 f"produce an output with the same shape/dtypes as the args tuple of the primal "
                 f"function, but at args[{arg_i}]{path} it produced an output of type "
-                f"{ct_aval.str_short()} where the expected type is {expected.str_short()}."
+                f"{ct_aval.str_short(True)} where the expected type is {expected.str_short(True)}."
             ))
         if ct_aval.vma != getattr(aval, "vma", ct_aval.vma):  # (a ref's has none)
             # inside shard_map JAX 0.10.2 wants the input's exact varying manual axes: no dtype
@@ -667,8 +667,8 @@ class _VJPRules:
             raise ValueError(with_user_line(
                 "Custom VJP bwd rule must produce an output with the same type as the args "
                 f"tuple of the primal function, but at output[{arg_i}]{path} the bwd rule "
-                f"produced an output of type {ct_aval._str_long()} corresponding to an input "
-                f"of type {aval._str_long()}, so {', and '.join(what)}"))
+                f"produced an output of type {ct_aval.str_short()} corresponding to an input "
+                f"of type {aval.str_short()}, so {', and '.join(what)}"))
         return ct
 
 

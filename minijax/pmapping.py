@@ -302,7 +302,7 @@ def _canonical_axis(x, a, i, args, kwargs):
         raise ValueError(with_user_line(
             f"pmap was requested to map its argument {_leaf_paths(args, kwargs)[i]} along axis "
             f"{a}, which implies that its rank should be at least {a + 1 if a >= 0 else -a}, but "
-            f"it is only {ndim} (its type is {get_aval(x).str_short()})."))
+            f"it is only {ndim} (its type is {get_aval(x).str_short(True)})."))
     return a % ndim
 
 
@@ -315,7 +315,7 @@ def _mapped_size(leaves, axes, args, kwargs):
             "every argument, or there are no arguments)."))
     if len({s for _, s in sizes}) > 1:
         paths = _leaf_paths(args, kwargs)
-        lines = [f"  {paths[i]} of type {get_aval(leaves[i]).str_short()}: axis {axes[i]} has "
+        lines = [f"  {paths[i]} of type {get_aval(leaves[i]).str_short(True)}: axis {axes[i]} has "
                  f"size {s}" for i, s in sizes]
         raise ValueError(with_user_line(
             "pmap got inconsistent sizes for the array axes to be mapped:\n" + "\n".join(lines)))
@@ -331,7 +331,7 @@ def _mesh_devices(size, devices, backend, axis_size, leaves, axes, args, kwargs,
     def error(msg):
         i = next(i for i, a in enumerate(axes) if a is not None)
         return ValueError(with_user_line(
-            f"{msg}: {_leaf_paths(args, kwargs)[i]} of type {get_aval(leaves[i]).str_short()} "
+            f"{msg}: {_leaf_paths(args, kwargs)[i]} of type {get_aval(leaves[i]).str_short(True)} "
             f"(mapped along axis {axes[i]})."))
 
     if size == 0:
@@ -432,7 +432,8 @@ def _put_stacked(value, aval, devices, axis_name):
 def _host_value(x, aval):
     if isinstance(x, Tracer):
         raise TypeError("device_put_replicated/device_put_sharded place concrete data; they "
-                        f"cannot be used inside a transformation (got a traced {aval.str_short()})")
+                        "cannot be used inside a transformation (got a traced "
+                        f"{aval.str_short(True)})")
     return np.asarray(x._value if type(x) is Array else x, dtype=aval.dtype)
 
 
@@ -469,8 +470,8 @@ def device_put_sharded(shards, devices):
         for a1, a2 in zip(avals[:-1], avals[1:]):
             if a1 != a2:
                 raise ValueError("the shards passed to device_put_sharded must have consistent "
-                                 f"shape and dtype, but got {a1.str_short()} and "
-                                 f"{a2.str_short()}.")
+                                 f"shape and dtype, but got {a1.str_short(True)} and "
+                                 f"{a2.str_short(True)}.")
         value = np.stack([_host_value(x, a) for x, a in zip(xs, avals)])
         return _put_stacked(value, avals[0].update(shape=(len(xs),) + avals[0].shape), devices,
                             "_device_put_sharded")

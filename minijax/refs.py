@@ -53,8 +53,10 @@ class AbstractRef(core.AbstractValue):
     def __hash__(self):
         return hash((AbstractRef, self.inner_aval, self.memory_space, self.kind))
 
-    def str_short(self):
-        return f"Ref{{{self.inner_aval.str_short()}}}"
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        inner = self.inner_aval.str_short(short_dtypes, mesh_axis_types)
+        space = "" if self.memory_space is None else f"<{self.memory_space}>"
+        return f"Ref{space}{{{inner}}}"
 
     __repr__ = __str__ = str_short
 

@@ -114,7 +114,7 @@ def _local_aval(mesh, spec, aval, what):
     if len(spec) > aval.ndim:
         raise ValueError(with_user_line(
             f"shard_map: {what} has PartitionSpec {spec} with {len(spec)} entries but rank "
-            f"{aval.ndim} ({aval.str_short()})"))
+            f"{aval.ndim} ({aval.str_short(True)})"))
     shape = []
     for dim, (n, k) in enumerate(zip(aval.shape, _factor(mesh, spec, aval.ndim))):
         if n % k:
@@ -578,7 +578,7 @@ def _check_vma(mesh, jaxpr, out_specs, f):
             raise ValueError(with_user_line(
                 f"shard_map applied to the function {name!r} was given out_specs which require "
                 f"replication which can't be statically inferred given the mesh: output {i} "
-                f"has type {v.aval.str_short()}, which varies over mesh axis {missing[0]!r}, "
+                f"has type {v.aval.str_short(True)}, which varies over mesh axis {missing[0]!r}, "
                 f"but its out spec {spec} does not name {missing[0]!r}, which implies it is "
                 f"the same on every device along {missing[0]!r}. Name {missing[0]!r} in the out "
                 f"spec, make the value replicated over it (e.g. with lax.psum), or pass "

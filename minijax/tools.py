@@ -99,11 +99,11 @@ class _Writer:
             ident = f"s{scope}_const{i}"
             value = "" if consts is None or i >= len(consts) else _const_summary(consts[i])
             extra = [value] if value else []
-            add(ident, "const", f"const {namer(v)}", v.aval.str_short(), *extra)
+            add(ident, "const", f"const {namer(v)}", v.aval.str_short(True), *extra)
             where[v] = ident
         for i, v in enumerate(jaxpr.invars):
             ident = f"s{scope}_in{i}"
-            add(ident, "input", f"in {namer(v)}", v.aval.str_short())
+            add(ident, "input", f"in {namer(v)}", v.aval.str_short(True))
             where[v] = ident
         literals = 0
 
@@ -117,7 +117,7 @@ class _Writer:
             return where.get(v)
 
         def edge_label(v):
-            return v.aval.str_short() if type(v) is Literal else namer.binder(v)
+            return v.aval.str_short(True) if type(v) is Literal else namer.binder(v)
 
         for k, eqn in enumerate(jaxpr.eqns):
             ident = f"s{scope}_eqn{k}"
@@ -142,7 +142,7 @@ class _Writer:
                               f"style=dashed, arrowhead=odot, lhead=cluster_{cluster}")
         for i, v in enumerate(jaxpr.outvars):
             ident = f"s{scope}_out{i}"
-            add(ident, "output", f"out {i}", v.aval.str_short())
+            add(ident, "output", f"out {i}", v.aval.str_short(True))
             src = source(v)
             if src is not None:
                 self.edge(src, ident, edge_label(v), indent)

@@ -219,7 +219,7 @@ def _canonical_in_dim(x, d, i, args, kwargs):
         raise ValueError(with_user_line(
             f"vmap was requested to map its argument {_leaf_paths(args, kwargs)[i]} along axis "
             f"{d}, which implies that its rank should be at least {d + 1 if d >= 0 else -d}, but "
-            f"it is only {aval.ndim} (its type is {aval.str_short()})."
+            f"it is only {aval.ndim} (its type is {aval.str_short(True)})."
         ))
     return d % aval.ndim
 
@@ -237,7 +237,7 @@ def _batch_size(leaves, dims, axis_size, args, kwargs):
     found = {s for _, s in sizes}
     if len(found) > 1 or (axis_size is not None and found != {axis_size}):
         paths = _leaf_paths(args, kwargs)
-        lines = [f"  {paths[i]} of type {get_aval(leaves[i]).str_short()}: axis {dims[i]} has "
+        lines = [f"  {paths[i]} of type {get_aval(leaves[i]).str_short(True)}: axis {dims[i]} has "
                  f"size {s}" for i, s in sizes]
         given = f" (axis_size={axis_size} was given)" if axis_size is not None else ""
         raise ValueError(with_user_line(
@@ -261,7 +261,7 @@ def _output(val, bdim, out_axis, i, out_tree, size):
             aval = aval.update(shape=aval.shape[:bdim] + aval.shape[bdim + 1:])
             path = _output_path(out_tree, i)
             raise ValueError(with_user_line(
-                f"vmap has mapped output {path} (of per-example type {aval.str_short()}) but "
+                f"vmap has mapped output {path} (of per-example type {aval.str_short(True)}) but "
                 "out_axes is None for it: out_axes=None is only allowed for outputs that do not "
                 "depend on the mapped axis. Give an integer out_axes to return it batched."
             ))

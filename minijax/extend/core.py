@@ -75,7 +75,8 @@ def mapped_aval(size, axis, aval):
     if axis is None:
         return aval
     if aval.shape[axis] != size:
-        raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} is not of size {size}")
+        raise ValueError(
+            f"mapped_aval: axis {axis} of {aval.str_short(True)} is not of size {size}")
     return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
 
 

@@ -101,7 +101,7 @@ class Zero:
         return Zero(tangent_aval(get_aval(x)))
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval.str_short(True)})"
 
 
 class UndefinedPrimal:
@@ -113,7 +113,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval.str_short(True)})"
 
 
 def is_undefined_primal(x):
@@ -178,8 +178,8 @@ add_jaxvals_p = add_any_p
 @add_any_p.def_abstract_eval
 def _add_any_abstract_eval(x, y):
     if x.shape != y.shape or x.dtype != y.dtype:
-        raise TypeError(f"add_any: operands of one type expected, got {x.str_short()} and "
-                        f"{y.str_short()}")
+        raise TypeError(f"add_any: operands of one type expected, got {x.str_short(True)} and "
+                        f"{y.str_short(True)}")
     return x
 
 
@@ -263,7 +263,7 @@ class JVPTracer(Tracer):
         # shows the tangent's type only; under jvp both values
         primal = self.primal if isinstance(self.primal, Tracer) else str(self.primal)
         if self._trace.linearizing:
-            tangent = get_aval(self.tangent).str_short()
+            tangent = get_aval(self.tangent).str_short(True)
             return f"GradTracer(primal={primal}, typeof(tangent)={tangent})"
         tangent = self.tangent if isinstance(self.tangent, Tracer) else str(self.tangent)
         return f"JVPTracer(primal={primal}, tangent={tangent})"
@@ -363,8 +363,8 @@ class JVPTrace(Trace):
                 return IntegerTangentTracer(self, primal, tangent)
         elif t_aval.shape != aval.shape or t_aval.dtype != aval.dtype:
             raise AssertionError(
-                f"the JVP rule of '{prim.name}' gave a tangent {t_aval.str_short()} for a primal "
-                f"output {aval.str_short()} (a bug in the rule)"
+                f"the JVP rule of '{prim.name}' gave a tangent {t_aval.str_short(True)} for a "
+                f"primal output {aval.str_short(True)} (a bug in the rule)"
             )
         return JVPTracer(self, primal, tangent)
 
@@ -705,8 +705,8 @@ def backward_pass(jaxpr, consts, args, cts_out, seeds=()):
             # inside shard_map a cotangent may not vary where its value does not (a vmapped
             # cond's batched predicate varies: its transpose's select_n takes those axes);
             # JAX 0.10.2's backward pass checks each cotangent's type, in these words
-            raise ValueError(f"Expected cotangent type {v.aval._str_long()} but got "
-                             f"{get_aval(ct)._str_long()}")
+            raise ValueError(f"Expected cotangent type {v.aval.str_short()} but got "
+                             f"{get_aval(ct).str_short()}")
         prev = cts.get(v)
         cts[v] = ct if prev is None else add_tangents(prev, ct)
 

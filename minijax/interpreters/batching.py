@@ -310,8 +310,8 @@ def _check_rule_result(prim, outs, expected):
                 "`lax.pcast(..., to='varying')` so they vary alike."))
         raise AssertionError(
             f"internal error: the batching rule of '{prim.name}' produced per-example types "
-            f"{[a.str_short() for a in got]} (weak: {[a.weak_type for a in got]}) but the "
-            f"primitive gives {[a.str_short() for a in expected]} (weak: "
+            f"{[a.str_short(True) for a in got]} (weak: {[a.weak_type for a in got]}) but the "
+            f"primitive gives {[a.str_short(True) for a in expected]} (weak: "
             f"{[a.weak_type for a in expected]}). Please report this."
         )
 

@@ -145,6 +145,8 @@ class DynamicJaxprTrace(Trace):
     def process_primitive(self, prim, args, params):
         invars = [self.to_var(x) for x in args]
         out = abstract_eval(prim, [v.aval for v in invars], params)
+        if prim.forwards_operand is not None and prim.forwards_operand(invars[0].aval, out):
+            return DynamicJaxprTracer(self, out, invars[0])
         out_avals = out if prim.multiple_results else (out,)
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(JaxprEqn(prim, invars, outvars, params, user_frame()))

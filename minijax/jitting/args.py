@@ -300,9 +300,9 @@ def explain_difference(old_key, old_paths, new_key, new_paths):
             if a == b:
                 continue
             if a is abstract_token or b is abstract_token:  # no shape nor dtype
-                what = f"type changed from {a.str_short()} to {b.str_short()}"
+                what = f"type changed from {a.str_short(True)} to {b.str_short(True)}"
             elif a.shape != b.shape:
-                what = f"shape changed from {a.str_short()} to {b.str_short()}"
+                what = f"shape changed from {a.str_short(True)} to {b.str_short(True)}"
             elif a.dtype != b.dtype:
                 what = f"dtype changed from {a.dtype.name} to {b.dtype.name}"
             else:

@@ -764,7 +764,7 @@ class JitFunction:
             logger.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.6f sec",
                            self._name, t["lower"])
             logger.warning("Finished XLA compilation of jit(%s) for %s in %.6f sec", self._name,
-                           ", ".join(a.str_short() for a in key[2]), t["compile"])
+                           ", ".join(a.str_short(True) for a in key[2]), t["compile"])
         _programs.put((self._serial, key), entry)
         if config.jax_explain_cache_misses:
             self._last_args_paths = (key, record.paths)
@@ -806,8 +806,8 @@ class JitFunction:
                 ]:
                     raise TypeError(
                         f"Compiled jit({self._name}) was compiled for arguments "
-                        f"{[a.str_short() for a in in_avals]} with structure {in_tree}, but was "
-                        f"called with {[a.str_short() for a in got]} and structure {tree}."
+                        f"{[a.str_short(True) for a in in_avals]} with structure {in_tree}, but "
+                        f"was called with {[a.str_short(True) for a in got]} and structure {tree}."
                     )
                 return _run_with_refs(entry, entry.out_tree, leaves, _ref_positions(got))
 

@@ -261,7 +261,8 @@ def _argument_shardings(record, in_shardings):
         elif not isinstance(g, shd.NamedSharding):
             g = REPLICATED  # SingleDeviceSharding or an opaque layout: resharded at call
         else:
-            shd.check_divisible(g, aval.shape, f"jit in_shardings for {path} of {aval.str_short()}")
+            shd.check_divisible(g, aval.shape,
+                                f"jit in_shardings for {path} of {aval.str_short(True)}")
         out.append(g)
     return out, memory
 
@@ -287,7 +288,7 @@ def _result_shardings(closed, out_tree, out_shardings):
             memory[-1] = g.memory_kind
             if isinstance(g, shd.NamedSharding):
                 shd.check_divisible(
-                    g, aval.shape, f"jit out_shardings for {path} of {aval.str_short()}"
+                    g, aval.shape, f"jit out_shardings for {path} of {aval.str_short(True)}"
                 )
             else:
                 g = None

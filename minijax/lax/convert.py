@@ -189,7 +189,7 @@ def _bitcast_abstract_eval(operand, *, new_dtype):
     ) and old_dtype != new_dtype:
         raise TypeError(
             "bitcast_convert_type does not support bool or complex values unless the operand "
-            f"and destination types match, got {operand.str_short()} to {new_dtype.name}. "
+            f"and destination types match, got {operand.str_short(True)} to {new_dtype.name}. "
             "Consider using the arr.view() method instead."
         )
     old_bits, new_bits = 8 * old_dtype.itemsize, 8 * new_dtype.itemsize
@@ -201,7 +201,7 @@ def _bitcast_abstract_eval(operand, *, new_dtype):
         last = operand.shape[-1] if operand.shape else 1
         if last * old_bits != new_bits:
             raise ValueError(
-                f"bitcast_convert_type: attempting to convert {operand.str_short()} from "
+                f"bitcast_convert_type: attempting to convert {operand.str_short(True)} from "
                 f"{old_dtype.name} of {old_bits} bits to {new_dtype.name} of {new_bits} bits, "
                 f"but the last axis has {last} elements and {last} * {old_bits} != {new_bits}."
             )

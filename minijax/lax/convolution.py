@@ -159,7 +159,7 @@ def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count, precision,
                preferred_element_type, out_sharding):
     name = "conv_general_dilated"
-    shapes = f"lhs {lhs.str_short()} and rhs {rhs.str_short()}"
+    shapes = f"lhs {lhs.str_short(True)} and rhs {rhs.str_short(True)}"
     if lhs.dtype != rhs.dtype:
         raise TypeError(f"{name} requires lhs and rhs of the same dtype, got {shapes}")
     check_dtype_allowed(name, lhs.dtype, ANY)  # bool too: XLA convolves predicates (or of ands)

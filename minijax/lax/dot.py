@@ -186,8 +186,8 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type, check_bit_width):
     lp, rp = _type_properties(lhs.dtype), _type_properties(rhs.dtype)
     if lp == rp and lhs.dtype != rhs.dtype:
         raise TypeError(
-            f"dot_general argument type error: {lhs.str_short()} and {rhs.str_short()} have no "
-            "common result type. Convert one operand explicitly."
+            f"dot_general argument type error: {lhs.str_short(True)} and {rhs.str_short(True)} "
+            "have no common result type. Convert one operand explicitly."
         )
     result = lhs.dtype if lp >= rp else rhs.dtype
     if preferred_element_type is None or preferred_element_type == result:
@@ -446,8 +446,8 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
     lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
     if not (1 <= lhs_ndim <= 2 and 1 <= rhs_ndim <= 2):
         raise TypeError(
-            f"dot requires operands of rank 1 or 2, got {get_aval(lhs).str_short()} and "
-            f"{get_aval(rhs).str_short()}; use dot_general for other ranks"
+            f"dot requires operands of rank 1 or 2, got {get_aval(lhs).str_short(True)} and "
+            f"{get_aval(rhs).str_short(True)}; use dot_general for other ranks"
         )
     dims = (((lhs_ndim - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dims, precision, preferred_element_type)
@@ -458,8 +458,8 @@ def batch_matmul(lhs, rhs, precision=None):
     lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
     if lhs_ndim < 2 or lhs_ndim != rhs_ndim:
         raise ValueError(
-            f"batch_matmul requires arrays of equal rank >= 2, got {get_aval(lhs).str_short()} "
-            f"and {get_aval(rhs).str_short()}"
+            f"batch_matmul requires arrays of equal rank >= 2, got {get_aval(lhs).str_short(True)} "
+            f"and {get_aval(rhs).str_short(True)}"
         )
     batch = tuple(range(lhs_ndim - 2))
     dims = (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch))

@@ -628,17 +628,17 @@ def _select_n_abstract_eval(which, *cases):
     if any(c.shape != cases[0].shape for c in cases[1:]):
         raise TypeError(
             "select_n cases must have the same shapes, got "
-            f"{', '.join(c.str_short() for c in cases)}."
+            f"{', '.join(c.str_short(True) for c in cases)}."
         )
     if which.shape and which.shape != cases[0].shape:
         raise TypeError(
             "select_n `which` must be scalar or have the same shape as cases, got `which` "
-            f"{which.str_short()} but cases {cases[0].str_short()}."
+            f"{which.str_short(True)} but cases {cases[0].str_short(True)}."
         )
     dtype = check_same_dtypes("select", cases)
     if which.dtype not in BOOL | INT:
         raise TypeError(
-            f"select_n `which` must be boolean or integer type, got {which.str_short()}."
+            f"select_n `which` must be boolean or integer type, got {which.str_short(True)}."
         )
     if which.dtype == dtypes.bool_ and len(cases) > 2:
         raise TypeError(
@@ -729,7 +729,8 @@ def _clamp_abstract_eval(min, operand, max):
         if bound.shape and bound.shape != operand.shape:
             raise TypeError(
                 f"clamp requires {name}.shape == operand.shape or {name}.shape == (), got "
-                f"min {min.str_short()}, operand {operand.str_short()}, max {max.str_short()}."
+                f"min {min.str_short(True)}, operand {operand.str_short(True)}, "
+                f"max {max.str_short(True)}."
             )
     dtype = check_same_dtypes("clamp", [min, operand, max])
     check_dtype_allowed("clamp", dtype, ANY)

@@ -80,7 +80,7 @@ def check_dtype_allowed(name, dtype, allowed, position=None, type_names=None):
 
 
 def _shapes_str(avals):
-    return ", ".join(a.str_short() for a in avals)
+    return ", ".join(a.str_short(True) for a in avals)
 
 
 # The jnp function JAX's "same dtypes" error points to, per lax op (JAX's own table).

@@ -60,32 +60,32 @@ def _fft_rule(x, *, fft_type, fft_lengths):
         raise ValueError(f"{name}: fft_lengths must name 1 to 3 axes, got {fft_lengths}")
     if n > x.ndim:
         raise ValueError(f"{name}: fft_lengths {fft_lengths} names more axes than operand "
-                         f"{x.str_short()} has")
+                         f"{x.str_short(True)} has")
     if any(d < 0 for d in fft_lengths):
         raise ValueError(f"{name}: fft_lengths must be non-negative, got {fft_lengths}")
     lead, tail = x.shape[:-n], x.shape[-n:]
     if fft_type == FftType.RFFT:
         if x.dtype not in _COMPLEX_OF:
             raise TypeError(f"{name}: RFFT requires a float32 or float64 operand, got "
-                            f"{x.str_short()}")
+                            f"{x.str_short(True)}")
         if tail != fft_lengths:
-            raise ValueError(f"{name}: RFFT operand {x.str_short()} must end with the axes "
+            raise ValueError(f"{name}: RFFT operand {x.str_short(True)} must end with the axes "
                              f"fft_lengths={fft_lengths}")
         shape = (*lead, *fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
         return ShapedArray(shape, _COMPLEX_OF[x.dtype])
     if x.dtype not in _REAL_OF:
         raise TypeError(f"{name}: {FftType(fft_type).name} requires a complex64 or complex128 "
-                        f"operand, got {x.str_short()}")
+                        f"operand, got {x.str_short(True)}")
     if fft_type == FftType.IRFFT:
         expected = (*fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
         # a zero output length takes an empty last axis too (jnp.fft.irfft of an empty array)
         empty = fft_lengths[-1] == 0 and tail == (*fft_lengths[:-1], 0)
         if tail != expected and not empty:
-            raise ValueError(f"{name}: IRFFT operand {x.str_short()} must end with the axes "
+            raise ValueError(f"{name}: IRFFT operand {x.str_short(True)} must end with the axes "
                              f"{expected} for fft_lengths={fft_lengths}")
         return ShapedArray((*lead, *fft_lengths), _REAL_OF[x.dtype])
     if tail != fft_lengths:
-        raise ValueError(f"{name}: {FftType(fft_type).name} operand {x.str_short()} must end "
+        raise ValueError(f"{name}: {FftType(fft_type).name} operand {x.str_short(True)} must end "
                          f"with the axes fft_lengths={fft_lengths}")
     return ShapedArray(x.shape, x.dtype)
 
@@ -96,8 +96,8 @@ def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
         # here, when lowering, so an RFFT that jit drops as unused never fails.
         raise ValueError(
             "Cannot lower jaxpr with verifier errors: fft: RFFT over a zero-length axis "
-            f"(operand {ctx.avals_in[0].str_short()}) makes an empty result where its type "
-            f"says {ctx.avals_out[0].str_short()}")
+            f"(operand {ctx.avals_in[0].str_short(True)}) makes an empty result where its type "
+            f"says {ctx.avals_out[0].str_short(True)}")
     kind = hlo.FftTypeAttr.get(FftType(fft_type).name)
     return hlo.FftOp(x, kind, dense_i64(fft_lengths),
                      results=[tensor_type(ctx.avals_out[0])]).result

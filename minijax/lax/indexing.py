@@ -134,23 +134,23 @@ def _check_axes(name, what, axes, rank, operand_desc):
 
 def _check_indices(name, indices):
     if not dtypes.is_int(indices.dtype):
-        raise TypeError(f"{name} indices must have an integer type, got {indices.str_short()}.")
+        raise TypeError(f"{name} indices must have an integer type, got {indices.str_short(True)}.")
     if indices.ndim < 1:
         raise TypeError(
             f"{name} indices must have rank >= 1 (the last axis is the index vector), got "
-            f"{indices.str_short()}."
+            f"{indices.str_short(True)}."
         )
 
 
 def _check_batching_dims(name, operand, indices, op_dims, idx_dims):
-    _check_axes(name, "operand batching dims", op_dims, operand.ndim, operand.str_short())
-    _check_axes(name, "indices batching dims", idx_dims, indices.ndim - 1, indices.str_short())
+    _check_axes(name, "operand batching dims", op_dims, operand.ndim, operand.str_short(True))
+    _check_axes(name, "indices batching dims", idx_dims, indices.ndim - 1, indices.str_short(True))
     if len(op_dims) != len(idx_dims) or any(
         operand.shape[a] != indices.shape[b] for a, b in zip(op_dims, idx_dims)
     ):
         raise TypeError(
             f"{name} operand and indices batching dims must pair axes of equal sizes, got "
-            f"{op_dims} of {operand.str_short()} and {idx_dims} of {indices.str_short()}."
+            f"{op_dims} of {operand.str_short(True)} and {idx_dims} of {indices.str_short(True)}."
         )
 
 
@@ -162,7 +162,7 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
                  unique_indices, mode, fill_value):
     name, dn = "gather", dimension_numbers
     _check_indices(name, indices)
-    desc = f"operand {operand.str_short()}"
+    desc = f"operand {operand.str_short(True)}"
     if len(slice_sizes) != operand.ndim:
         raise TypeError(f"{name} slice_sizes must have one entry per axis of the {desc}, got "
                         f"{slice_sizes}.")
@@ -175,7 +175,7 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
     if len(dn.start_index_map) != indices.shape[-1]:
         raise TypeError(
             f"{name} start_index_map {dn.start_index_map} must have one entry per index "
-            f"component (the last axis of indices {indices.str_short()})."
+            f"component (the last axis of indices {indices.str_short(True)})."
         )
     _check_axes(name, "start_index_map", dn.start_index_map, operand.ndim, desc)
     _check_axes(name, "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim, desc)
@@ -355,21 +355,21 @@ def _scatter_rule(name, allowed):
         dn = dimension_numbers
         if operand.dtype != updates.dtype:
             raise TypeError(f"{name} requires operand and updates of one dtype, got "
-                            f"{operand.str_short()} and {updates.str_short()}.")
+                            f"{operand.str_short(True)} and {updates.str_short(True)}.")
         check_dtype_allowed(name, operand.dtype, allowed)
         _check_indices(name, indices)
-        desc = f"operand {operand.str_short()}"
+        desc = f"operand {operand.str_short(True)}"
         if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
             raise TypeError(
                 f"{name} scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} must "
                 f"have one entry per index component (the last axis of indices "
-                f"{indices.str_short()})."
+                f"{indices.str_short(True)})."
             )
         _check_axes(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims,
                     operand.ndim, desc)
         _check_axes(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim, desc)
         _check_axes(name, "update_window_dims", dn.update_window_dims, updates.ndim,
-                    updates.str_short())
+                    updates.str_short(True))
         _check_batching_dims(name, operand, indices, dn.operand_batching_dims,
                              dn.scatter_indices_batching_dims)
         window = _scatter_window(dn, operand.ndim)
@@ -379,8 +379,8 @@ def _scatter_rule(name, allowed):
                        for u, a in zip(dn.update_window_dims, window))
                 or [updates.shape[i] for i in scatter_axes] != list(indices.shape[:-1])):
             raise TypeError(
-                f"{name} updates {updates.str_short()} do not fit {desc} and indices "
-                f"{indices.str_short()} with dimension numbers {dn}: updates need the indices' "
+                f"{name} updates {updates.str_short(True)} do not fit {desc} and indices "
+                f"{indices.str_short(True)} with dimension numbers {dn}: updates need the indices' "
                 "batch shape plus one window axis per operand axis that is neither inserted nor "
                 "batching."
             )
@@ -717,12 +717,12 @@ def _check_start_indices(name, operand, indices):
     if len(indices) != operand.ndim:
         raise TypeError(
             f"{name} start_indices must have length equal to the number of dimensions of the "
-            f"operand, got {len(indices)} indices for operand {operand.str_short()}."
+            f"operand, got {len(indices)} indices for operand {operand.str_short(True)}."
         )
     if any(i.ndim != 0 for i in indices):
         raise TypeError(
             f"{name} start_indices must be scalars, got indices {_shapes(*indices)} for operand "
-            f"{operand.str_short()}."
+            f"{operand.str_short(True)}."
         )
     if any(i.dtype != indices[0].dtype or not dtypes.is_int(i.dtype) for i in indices):
         raise TypeError(
@@ -737,17 +737,17 @@ def _dynamic_slice_rule(operand, *start_indices, slice_sizes):
     if len(slice_sizes) != operand.ndim:
         raise TypeError(
             f"{name} slice_sizes must have the same length as start_indices, got slice_sizes "
-            f"{slice_sizes} for operand {operand.str_short()}."
+            f"{slice_sizes} for operand {operand.str_short(True)}."
         )
     if any(s < 0 for s in slice_sizes):
         raise TypeError(
             f"{name} slice_sizes must be greater than or equal to zero, got slice_sizes "
-            f"{slice_sizes} for operand {operand.str_short()}."
+            f"{slice_sizes} for operand {operand.str_short(True)}."
         )
     if any(s > d for s, d in zip(slice_sizes, operand.shape)):
         raise TypeError(
             f"{name} slice_sizes must be less than or equal to operand shape, got slice_sizes "
-            f"{slice_sizes} for operand {operand.str_short()}."
+            f"{slice_sizes} for operand {operand.str_short(True)}."
         )
     return operand.update(shape=slice_sizes)
 
@@ -811,13 +811,13 @@ def _dynamic_update_slice_rule(operand, update, *start_indices):
     if update.ndim != operand.ndim:
         raise TypeError(
             f"{name} update must have the same rank as operand, got update "
-            f"{update.str_short()} for operand {operand.str_short()}."
+            f"{update.str_short(True)} for operand {operand.str_short(True)}."
         )
     _check_start_indices(name, operand, start_indices)
     if any(u > d for u, d in zip(update.shape, operand.shape)):
         raise TypeError(
             f"{name} update shape must be smaller than operand shape, got update "
-            f"{update.str_short()} for operand {operand.str_short()}."
+            f"{update.str_short(True)} for operand {operand.str_short(True)}."
         )
     return operand.update(weak_type=operand.weak_type and update.weak_type)
 
@@ -891,7 +891,7 @@ def _dynamic_slice_indices(name, operand, start_indices):
     if len(indices) != len(shape):
         raise TypeError(with_user_line(
             f"{name}: length of start_indices must match the number of operand dimensions, "
-            f"got {len(indices)} indices for operand {get_aval(operand).str_short()}."
+            f"got {len(indices)} indices for operand {get_aval(operand).str_short(True)}."
         ))
     if not indices:
         return []

@@ -302,14 +302,14 @@ def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate
     _check_matrix("triangular_solve", b, position=1)
     if a.dtype != b.dtype:
         raise TypeError(f"triangular_solve requires operands of one dtype, got "
-                        f"{a.str_short()} and {b.str_short()}")
+                        f"{a.str_short(True)} and {b.str_short(True)}")
     if a.shape[:-2] != b.shape[:-2]:
         raise ValueError(f"triangular_solve requires equal batch dimensions, got "
-                         f"{a.str_short()} and {b.str_short()}")
+                         f"{a.str_short(True)} and {b.str_short(True)}")
     common = b.shape[-2] if left_side else b.shape[-1]
     if common != a.shape[-1]:
         raise ValueError(f"Incompatible shapes for arguments to triangular_solve: "
-                         f"{a.str_short()} and {b.str_short()} (left_side={left_side})")
+                         f"{a.str_short(True)} and {b.str_short(True)} (left_side={left_side})")
     # JAX's standard weak-type rule for linalg primitives: weak when every operand is
     return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
 
@@ -657,7 +657,8 @@ def _geqp3_abstract(a, jpvt, *, use_magma):
     del use_magma
     _check_linalg_operands("geqp3", [a], [2])
     if jpvt.ndim != a.ndim - 1 or not dtypes.issubdtype(jpvt.dtype, np.integer):
-        raise TypeError(f"geqp3 takes jpvt (..., n) of an integer dtype, got {jpvt.str_short()}")
+        raise TypeError(
+            f"geqp3 takes jpvt (..., n) of an integer dtype, got {jpvt.str_short(True)}")
     *batch, m, n = a.shape
     weak = a.weak_type and jpvt.weak_type
     return [ShapedArray(a.shape, a.dtype, weak), ShapedArray(jpvt.shape, jpvt.dtype, weak),
@@ -1406,7 +1407,7 @@ def _householder_product_abstract(a, taus):
                          "than the minimum of the first argument's rows and columns.")
     if taus.shape[:-1] != a.shape[:-2] or not taus.shape:
         raise ValueError("householder_product needs taus of shape (..., k) with a's batch axes; "
-                         f"got {a.str_short()} and {taus.str_short()}")
+                         f"got {a.str_short(True)} and {taus.str_short(True)}")
     if taus.dtype != a.dtype:
         raise TypeError(f"householder_product: a and taus must have one dtype, got {a.dtype} "
                         f"and {taus.dtype}")

@@ -382,11 +382,11 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_
     if tiled:
         if not 0 <= dim < x.ndim:
             raise ValueError(f"all_gather: axis {dim} is out of bounds for tiled gather of "
-                             f"{x.str_short()}")
+                             f"{x.str_short(True)}")
         shape[dim] *= axis_size
     else:
         if not 0 <= dim <= x.ndim:
-            raise ValueError(f"all_gather: axis {dim} is out of bounds for {x.str_short()}")
+            raise ValueError(f"all_gather: axis {dim} is out of bounds for {x.str_short(True)}")
         shape.insert(dim, axis_size)
     return x.update(shape=tuple(shape))
 
@@ -477,7 +477,7 @@ def _psum_scatter_abstract_eval(x, *, scatter_dimension, axis_name, axis_index_g
     dim = scatter_dimension
     if not 0 <= dim < x.ndim:
         raise ValueError(f"psum_scatter: scatter_dimension {dim} is out of bounds for "
-                         f"{x.str_short()}")
+                         f"{x.str_short(True)}")
     shape = list(x.shape)
     if tiled:
         if shape[dim] % axis_size:
@@ -689,7 +689,7 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
     shape = list(x.shape)
     if not (0 <= split_axis < x.ndim and 0 <= concat_axis < x.ndim):
         raise ValueError(f"all_to_all: split_axis {split_axis} or concat_axis {concat_axis} "
-                         f"out of bounds for {x.str_short()}")
+                         f"out of bounds for {x.str_short(True)}")
     if shape[split_axis] % axis_size:
         raise ValueError(f"all_to_all: the size of split_axis ({shape[split_axis]}) must be "
                          f"divisible by the size of the named axis {axis_name} ({axis_size})")

@@ -59,7 +59,7 @@ _ATTR_NAME = {RandomAlgorithm.RNG_DEFAULT: "DEFAULT",
 def _abstract_eval(key, *, shape, dtype, algorithm):
     if not ((key.dtype == _U32 and key.shape == (4,)) or (key.dtype == _U64 and key.shape == (2,))):
         raise TypeError(f"rng_bit_generator: key must be uint32[4] (or uint64[2] with x64), got "
-                        f"{key.str_short()}")
+                        f"{key.str_short(True)}")
     if np.dtype(dtype) not in _BIT_DTYPES:
         raise TypeError(f"rng_bit_generator: dtype must be an unsigned integer type, got "
                         f"{np.dtype(dtype).name}")

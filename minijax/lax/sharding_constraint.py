@@ -44,7 +44,7 @@ __all__ = ["device_put_p", "lay_out", "put_in_memory", "put_memory_kind", "resha
 
 
 def _wsc_abstract_eval(x, *, sharding, layout, context_mesh, unconstrained_dims):
-    check_divisible(sharding, x.shape, f"with_sharding_constraint on {x.str_short()}")
+    check_divisible(sharding, x.shape, f"with_sharding_constraint on {x.str_short(True)}")
     return x
 
 
@@ -345,12 +345,17 @@ def _check_mesh_for(sharding):
             f"Got {sharding}"))
 
 
-def explicit_out_sharding(out_sharding, what="out_sharding"):
+def explicit_out_sharding(out_sharding, what="out_sharding", api_name=None):
     """An ``out_sharding=`` keyword as the sharding type a primitive takes as its param: a
     NamedSharding over the abstract mesh when its mesh has Explicit axes, else None (then
-    the result is laid out with ``lay_out``)."""
+    the result is laid out with ``lay_out``). With ``api_name`` (a lax op's keyword), only a
+    NamedSharding or a PartitionSpec is taken, as JAX's ``canonicalize_sharding``."""
     if out_sharding is None:
         return None
+    if api_name is not None and not isinstance(out_sharding, (NamedSharding, P)):
+        raise TypeError(
+            f"`out_sharding` argument of {api_name} only supports instances of `NamedSharding` "
+            f"or `PartitionSpec`. Got {out_sharding} of type: {type(out_sharding)}")
     if not isinstance(out_sharding, NamedSharding):
         _check_mesh_for(out_sharding)
         out_sharding = resolve(out_sharding, what)

@@ -287,8 +287,8 @@ def dynamic_update_slice(operand, update, *starts, **params):
     if operand.parts() != update.parts():
         raise ShardingTypeError(
             "dynamic_update_slice operand sharding must be equal to update sharding, got "
-            f"operand sharding {operand.str_short()} and update sharding "
-            f"{update.str_short()}.")
+            f"operand sharding {operand.str_short(True)} and update sharding "
+            f"{update.str_short(True)}.")
     return operand.parts()
 
 
@@ -329,7 +329,7 @@ def unstack(x, *, axis):
     parts = x.parts()
     if parts[axis] is not None:
         raise ShardingTypeError(f"unstack operand cannot be sharded on the unstacking axis "
-                                f"{axis}. Got operand type={x.str_short()}")
+                                f"{axis}. Got operand type={x.str_short(True)}")
     return [parts[:axis] + parts[axis + 1:]] * x.shape[axis]
 
 
@@ -392,7 +392,7 @@ def _check_divisible(name, x, out_shape):
             raise ShardingTypeError(
                 f"{name} on sharded dims where out dim ({d_out}) is not divisible by mesh axes "
                 f"({_part_size(mesh, p)}) with spec ({p}) is not implemented. Got input "
-                f"type={x.str_short()} and output shape={tuple(out_shape)}")
+                f"type={x.str_short(True)} and output shape={tuple(out_shape)}")
 
 
 def tile(x, *, reps):

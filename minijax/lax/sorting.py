@@ -51,13 +51,14 @@ def canonicalize_axis(axis, ndim, name):
 def _sort_rule(*operands, dimension, is_stable, num_keys):
     shapes = [a.shape for a in operands]
     if any(s != shapes[0] for s in shapes[1:]):
-        got = ", ".join(a.str_short() for a in operands)
+        got = ", ".join(a.str_short(True) for a in operands)
         raise TypeError(f"sort requires all operands to have the same shape, got {got}")
     for a in operands:
         check_dtype_allowed("sort", a.dtype, ANY)
     if not 0 <= dimension < len(shapes[0]):
         raise ValueError(
-            f"sort: dimension {dimension} is out of bounds for operands {operands[0].str_short()}"
+            f"sort: dimension {dimension} is out of bounds for operands "
+            f"{operands[0].str_short(True)}"
         )
     if not 1 <= num_keys <= len(operands):
         raise ValueError(f"sort: num_keys={num_keys} must be between 1 and {len(operands)}")
@@ -177,13 +178,14 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
 def _top_k_rule(operand, *, k, axis):
     check_dtype_allowed("top_k", operand.dtype, REAL)
     if operand.ndim == 0:
-        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.str_short()}")
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.str_short(True)}")
     if not 0 <= axis < operand.ndim:
-        raise ValueError(f"top_k: axis {axis} is out of bounds for operand {operand.str_short()}")
+        raise ValueError(
+            f"top_k: axis {axis} is out of bounds for operand {operand.str_short(True)}")
     if k < 0 or k > operand.shape[axis]:
         raise ValueError(
             f"top_k: k must be nonnegative and no larger than the size along axis {axis}, got "
-            f"k={k} for operand {operand.str_short()}"
+            f"k={k} for operand {operand.str_short(True)}"
         )
     shape = list(operand.shape)
     shape[axis] = k

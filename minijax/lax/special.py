@@ -478,7 +478,7 @@ def random_gamma_grad(a, x):
     a_aval, x_aval = get_aval(a), get_aval(x)
     if a_aval.dtype != x_aval.dtype:
         raise TypeError(f"random_gamma_grad requires arguments to have the same dtypes, got "
-                        f"{a_aval.str_short()}, {x_aval.str_short()}")
+                        f"{a_aval.str_short(True)}, {x_aval.str_short(True)}")
     check_dtype_allowed("random_gamma_grad", a_aval.dtype, FLOAT)
     shape = broadcast_elementwise_shapes("random_gamma_grad", [a_aval, x_aval])
     a, x = (broadcast_in_dim(v, shape, tuple(range(len(shape))) if v_aval.shape else ())

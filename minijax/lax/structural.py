@@ -107,7 +107,7 @@ def _check_shapelike(name, arg, shape):
 
 
 def _shapes(*avals):
-    return ", ".join(a.str_short() for a in avals)
+    return ", ".join(a.str_short(True) for a in avals)
 
 
 def _result_type(ctx):
@@ -119,40 +119,48 @@ def _result_type(ctx):
 
 
 def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding):
+    """JAX's checks, in its order and words. ``broadcast_dimensions`` need not be sorted: an
+    unsorted one transposes (StableHLO's broadcast_in_dim takes any order)."""
     name = "broadcast_in_dim"
-    _check_shapelike(name, "shape", shape)
     dims = broadcast_dimensions
-    if operand.ndim > len(shape):
-        raise TypeError(
-            f"{name} target broadcast shape must have equal or higher rank to the operand "
-            f"shape; got operand {operand.str_short()} and target shape {shape}."
-        )
+    _check_shapelike(name, "shape", shape)
+    _check_shapelike(name, "broadcast_dimensions", dims)
     if len(dims) != operand.ndim:
         raise TypeError(
             f"{name} broadcast_dimensions must have length equal to operand ndim; got "
-            f"broadcast_dimensions {dims} for operand {operand.str_short()}."
-        )
-    if not all(0 <= d < len(shape) for d in dims):
+            f"broadcast_dimensions {dims} for operand ndim {operand.ndim}.")
+    if len(shape) < operand.ndim:
         raise TypeError(
-            f"{name} broadcast_dimensions must be in range(len(shape)); got broadcast_dimensions "
-            f"{dims} for target shape {shape} (operand {operand.str_short()})."
-        )
-    if any(a >= b for a, b in zip(dims, dims[1:])):
+            f"{name} target broadcast shape must have equal or higher rank to the operand "
+            f"shape; got operand ndim {operand.ndim} and target broadcast ndim {len(shape)}.")
+    if not set(dims) <= set(range(len(shape))):
         raise TypeError(
-            f"{name} broadcast_dimensions must be strictly increasing; got broadcast_dimensions "
-            f"{dims} for operand {operand.str_short()}."
-        )
+            f"{name} broadcast_dimensions must be a subset of output dimensions, got {dims} "
+            f"for operand ndim {operand.ndim} and shape {shape}.")
     if any(d != 1 and d != shape[i] for d, i in zip(operand.shape, dims)):
-        raise TypeError(
+        raise TypeError(  # the trailing space is JAX's
             f"{name} operand dimension sizes must either be 1, or be equal to their "
-            f"corresponding dimensions in the target broadcast shape; got operand "
-            f"{operand.str_short()}, target shape {shape}, broadcast_dimensions {dims}."
-        )
+            f"corresponding dimensions in the target broadcast shape; got operand of shape "
+            f"{operand.shape}, target broadcast shape {shape}, broadcast_dimensions {dims} ")
+    if len(set(dims)) != len(dims):
+        raise TypeError(
+            f"{name} broadcast_dimensions must not contain duplicates, got "
+            f"broadcast_dimensions {dims}")
     out = operand.update(shape=shape)
     return out if sharding is None else out.update(explicit=core.explicit_of(sharding, shape))
 
 
+def _forwards_operand(operand, out):
+    """JAX's forwarding rule: a broadcast to the operand's own type is the operand, whatever
+    ``broadcast_dimensions`` say (``(1, 0)`` on a square operand does not transpose it). JAX
+    drops the equation from every jaxpr it stages, an eager op's too (it runs as the jit of
+    the op)."""
+    return operand == out
+
+
 def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding):
+    if _forwards_operand(ctx.avals_in[0], ctx.avals_out[0]):
+        return x  # an eager op (staged ones are forwarded by the jaxpr trace)
     return hlo.broadcast_in_dim(_result_type(ctx), x, dense_i64(broadcast_dimensions))
 
 
@@ -160,6 +168,7 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 broadcast_in_dim_p.def_abstract_eval(_broadcast_in_dim_rule)
 broadcast_in_dim_p.own_memory_space = True  # its operand's, a scalar's too (as JAX's)
 broadcast_in_dim_p.def_lowering(_broadcast_in_dim_lowering)
+broadcast_in_dim_p.forwards_operand = _forwards_operand
 # As JAX's rule: ``shape`` is the binder's type, so not shown, nor is ``sharding`` (JAX's param,
 # always None here: types carry no sharding); no dimensions, nothing shown.
 broadcast_in_dim_p.pp_params = lambda p: (
@@ -176,7 +185,8 @@ def _broadcast_in_dim_batching(args, dims, *, shape, broadcast_dimensions, shard
                                          *(None,) * (len(shape) - len(sharding.spec))))
     out = broadcast_in_dim_p.bind(
         x, shape=(get_aval(x).shape[0], *shape),
-        broadcast_dimensions=(0, *(b + 1 for b in broadcast_dimensions)), sharding=sharding)
+        # NumPy's sum, as JAX's rule: its jaxprs print the moved dimensions as np.int64(2)
+        broadcast_dimensions=(0, *np.add(1, broadcast_dimensions)), sharding=sharding)
     return out, 0
 
 
@@ -197,13 +207,14 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     shape = _static_ints(shape, "broadcast_in_dim", "shape")
     dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions",
                         keep_numpy=True)
-    if not shape and not dims and _is_array(operand) and get_aval(operand).ndim == 0:
+    typed = explicit_out_sharding(out_sharding, api_name="broadcast_in_dim")
+    # As JAX's: an array whose rank is the shape's, given no dimensions, is returned unchecked
+    # (only a scalar to () passes the rule's checks)
+    if (get_aval(operand).ndim == len(shape) and not dims and _is_array(operand)
+            and out_sharding is None):
         return operand
-    if (not core.is_eval_trace_current() and out_sharding is None and _is_array(operand)
-            and shape == get_aval(operand).shape):
-        return operand  # JAX's traces forward an identity broadcast (its forwarding rule)
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
-                                   sharding=explicit_out_sharding(out_sharding))
+                                   sharding=typed)
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
@@ -305,17 +316,17 @@ def _reshape_rule(operand, *, new_sizes, dimensions, sharding):
     if any(d == -1 for d in new_sizes):
         raise TypeError(
             f"reshape new_sizes may not contain -1 in lax (jnp.reshape infers it), got "
-            f"{operand.str_short()} -> {new_sizes}."
+            f"{operand.str_short(True)} -> {new_sizes}."
         )
     _check_shapelike("reshape", "new_sizes", new_sizes)
     if int(np.prod(new_sizes, dtype=np.int64)) != operand.size:
         raise TypeError(
-            f"reshape total size must be unchanged, got {operand.str_short()} -> {new_sizes}."
+            f"reshape total size must be unchanged, got {operand.str_short(True)} -> {new_sizes}."
         )
     if dimensions is not None and sorted(dimensions) != list(range(operand.ndim)):
         raise TypeError(
             f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
-            f"{dimensions} for operand {operand.str_short()}."
+            f"{dimensions} for operand {operand.str_short(True)}."
         )
     out = operand.update(shape=new_sizes)
     return out if sharding is None else out.update(explicit=core.explicit_of(sharding,
@@ -515,12 +526,12 @@ def _pad_rule(operand, padding_value, *, padding_config):
     if len(padding_config) != operand.ndim:
         raise ValueError(
             f"pad: length of padding_config must equal the number of axes of operand, got "
-            f"padding_config {padding_config} for operand {operand.str_short()}."
+            f"padding_config {padding_config} for operand {operand.str_short(True)}."
         )
     if any(interior < 0 for _, _, interior in padding_config):
         raise ValueError(
             f"pad: interior padding in padding_config must be nonnegative, got padding_config "
-            f"{padding_config} for operand {operand.str_short()}."
+            f"{padding_config} for operand {operand.str_short(True)}."
         )
     shape = tuple(  # Python ints (the config may hold NumPy ones)
         int(lo + hi + (d + (d - 1) * interior if d else 0))
@@ -529,7 +540,7 @@ def _pad_rule(operand, padding_value, *, padding_config):
     if any(d < 0 for d in shape):
         raise ValueError(
             f"pad: dimension size after padding is not at least 0, got result shape {shape} "
-            f"for padding_config {padding_config} and operand {operand.str_short()}."
+            f"for padding_config {padding_config} and operand {operand.str_short(True)}."
         )
     weak = operand.weak_type and padding_value.weak_type
     return ShapedArray(shape, operand.dtype, weak)
@@ -658,7 +669,7 @@ def concatenate(operands, dimension):
 
 
 def _slice_rule(operand, *, start_indices, limit_indices, strides):
-    name, op = "slice", operand.str_short()
+    name, op = "slice", operand.str_short(True)
     if len(start_indices) != operand.ndim:
         raise TypeError(
             f"{name} start_indices must have length equal to the number of dimensions of the "
@@ -779,11 +790,12 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 
 def _split_rule(operand, *, sizes, axis):
     if not 0 <= axis < operand.ndim:
-        raise TypeError(f"split axis {axis} is out of bounds for operand {operand.str_short()}.")
+        raise TypeError(
+            f"split axis {axis} is out of bounds for operand {operand.str_short(True)}.")
     if any(size < 0 for size in sizes) or builtins.sum(sizes) != operand.shape[axis]:
         raise TypeError(
             f"split sizes must be non-negative and sum to the size of axis {axis} "
-            f"({operand.shape[axis]}) of operand {operand.str_short()}, got sizes {sizes}."
+            f"({operand.shape[axis]}) of operand {operand.str_short(True)}, got sizes {sizes}."
         )
     shape = list(operand.shape)
     return [operand.update(shape=tuple(shape[:axis] + [size] + shape[axis + 1:]))

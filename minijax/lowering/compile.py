@@ -127,9 +127,9 @@ class Executable:
                 if b.is_deleted():
                     raise RuntimeError(
                         f"'{self.name}' was called with a deleted Array (operand {i}, "
-                        f"{self.in_avals[i].str_short()}): its buffer was donated to an earlier "
-                        "jitted call (donate_argnums) or freed with .delete(). Use the value that "
-                        "call returned, or do not donate an array you still need."
+                        f"{self.in_avals[i].str_short(True)}): its buffer was donated to an "
+                        "earlier jitted call (donate_argnums) or freed with .delete(). Use the "
+                        "value that call returned, or do not donate an array you still need."
                     ) from None
             raise XlaRuntimeError(f"XLA failed while running '{self.name}': {e}") from None
         if self.synchronous:

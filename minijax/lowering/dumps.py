@@ -115,7 +115,7 @@ def _dump(directory, name, module, jaxpr, xla, in_avals, out_avals, seconds, kin
 
 def _aval_str(aval):
     short = getattr(aval, "str_short", None)
-    return short() if short is not None else str(aval)
+    return short(True) if short is not None else str(aval)
 
 
 def read_index(directory) -> list[dict]:

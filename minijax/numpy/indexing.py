@@ -104,7 +104,7 @@ def _bool_scalar_axes(ndim, index):
         if _is_bool_scalar(i):
             if isinstance(i, Tracer):
                 raise NonConcreteBooleanIndexError(
-                    f"Array boolean indices must be concrete; got {i.aval.str_short()}: the "
+                    f"Array boolean indices must be concrete; got {i.aval.str_short(True)}: the "
                     "result shape would depend on its value. Use jnp.where or lax.cond instead.")
             axes.append(dim)
             out.append(np.arange(int(bool(np.asarray(i)))))  # JAX's, of NumPy's int
@@ -262,7 +262,7 @@ def _as_index_array(i):
         if dt == np.bool_:
             if isinstance(i, Tracer):
                 raise NonConcreteBooleanIndexError(
-                    f"Array boolean indices must be concrete; got {i.aval.str_short()}. Its "
+                    f"Array boolean indices must be concrete; got {i.aval.str_short(True)}. Its "
                     "result shape would depend on its values: use jnp.where(mask, x, other) or "
                     "jnp.nonzero(mask, size=...) / jnp.where(mask, size=...) instead.")
             i = np.asarray(i)  # a concrete mask: NumPy's nonzero below

@@ -235,7 +235,7 @@ def _seed_array(seed):
     if aval.shape:
         raise TypeError(f"PRNG key seed must be a scalar; got shape {aval.shape}.")
     if not dtypes.issubdtype(aval.dtype, np.integer):
-        raise TypeError(f"PRNG key seed must be an integer; got {aval.str_short()}")
+        raise TypeError(f"PRNG key seed must be an integer; got {aval.str_short(True)}")
     return seed
 
 

@@ -41,7 +41,7 @@ def _broadcast_shapes(name, avals):
         # lax's, not NumPy's: NumPy refuses shapes of 2**63 or more elements
         return tuple(lax.broadcast_shapes(*(a.shape for a in avals)))
     except ValueError:
-        shapes = ", ".join(a.str_short() for a in avals)
+        shapes = ", ".join(a.str_short(True) for a in avals)
         raise TypeError(f"{name} got operands that do not broadcast: {shapes}") from None
 
 
@@ -53,7 +53,7 @@ def hash_abstract_eval(name, num_operands, num_results):
         if len(avals) != num_operands:
             raise TypeError(f"{name}_p expects {num_operands} arguments, got {len(avals)}.")
         if any(a.dtype != _U32 for a in avals):
-            shapes = ", ".join(a.str_short() for a in avals)
+            shapes = ", ".join(a.str_short(True) for a in avals)
             raise TypeError(f"{name} requires uint32 operands, got {shapes}")
         return [ShapedArray(_broadcast_shapes(name, avals), _U32)] * num_results
 

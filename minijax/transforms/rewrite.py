@@ -78,8 +78,8 @@ def replace_eqn(builder, eqn, fn, operands=None):
     closed = trace_replacement(fn, [a.aval for a in operands])
     if len(closed.out_avals) != len(eqn.outvars) or not all(
             _same(v.aval, a) for v, a in zip(eqn.outvars, closed.out_avals)):
-        got = ", ".join(a.str_short() for a in closed.out_avals)
-        want = ", ".join(v.aval.str_short() for v in eqn.outvars)
+        got = ", ".join(a.str_short(True) for a in closed.out_avals)
+        want = ", ".join(v.aval.str_short(True) for v in eqn.outvars)
         name = getattr(fn, "__name__", repr(fn))
         where = f" (traced at {eqn.source_info})" if eqn.source_info else ""
         raise TypeError(with_user_line(

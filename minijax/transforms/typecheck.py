@@ -53,8 +53,8 @@ def check_jaxpr(jaxpr, consts=None, _path=""):
     for v, c in zip(jaxpr.constvars, consts):
         define(v, "a constvar")
         if not _same(get_aval(c), v.aval):
-            raise JaxprTypeError(f"{_path}constant of type {get_aval(c).str_short()} bound to a "
-                                 f"constvar of type {v.aval.str_short()}")
+            raise JaxprTypeError(f"{_path}constant of type {get_aval(c).str_short(True)} bound "
+                                 f"to a constvar of type {v.aval.str_short(True)}")
     for v in jaxpr.invars:
         define(v, "an input")
 
@@ -62,11 +62,11 @@ def check_jaxpr(jaxpr, consts=None, _path=""):
         if type(a) is Literal:
             if not _same(get_aval(a.val), a.aval):
                 raise JaxprTypeError(f"{_path}literal {a!r} does not have its stated type "
-                                     f"{a.aval.str_short()} in `{_eqn_str(eqn)}`", eqn)
+                                     f"{a.aval.str_short(True)} in `{_eqn_str(eqn)}`", eqn)
         elif a not in defined:
             where = f"equation `{_eqn_str(eqn)}`{_where(eqn)}" if eqn else "the outputs"
             raise JaxprTypeError(f"{_path}{where} uses a variable of type "
-                                 f"{a.aval.str_short()} before it is defined", eqn)
+                                 f"{a.aval.str_short(True)} before it is defined", eqn)
 
     for eqn in jaxpr.eqns:
         for a in eqn.invars:
@@ -90,8 +90,8 @@ def check_jaxpr(jaxpr, consts=None, _path=""):
             if not _same(v.aval, a):
                 raise JaxprTypeError(
                     f"{_path}equation `{_eqn_str(eqn)}`{_where(eqn)} declares an output of type "
-                    f"{v.aval.str_short()}, but `{eqn.primitive.name}` of its operands gives "
-                    f"{a.str_short()}", eqn)
+                    f"{v.aval.str_short(True)}, but `{eqn.primitive.name}` of its operands gives "
+                    f"{a.str_short(True)}", eqn)
             define(v, f"equation `{_eqn_str(eqn)}`")
     for v in jaxpr.outvars:
         check_atom(v, None)
@@ -102,8 +102,8 @@ def check_signature(before: ClosedJaxpr, after: ClosedJaxpr, pass_name):
     for what, a, b in (("inputs", before.in_avals, after.in_avals),
                        ("outputs", before.out_avals, after.out_avals)):
         if len(a) != len(b) or not all(map(_same, a, b)):
-            sa = ", ".join(x.str_short() for x in a)
-            sb = ", ".join(x.str_short() for x in b)
+            sa = ", ".join(x.str_short(True) for x in a)
+            sb = ", ".join(x.str_short(True) for x in b)
             raise JaxprTypeError(f"pass {pass_name!r} changed the program's {what} from ({sa}) "
                                  f"to ({sb}); a pass applied with transforms.apply must keep "
                                  "the signature")

@@ -83,7 +83,7 @@ def vary_like(tree, *refs):
 
 
 def type_str(avals):
-    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+    return "(" + ", ".join(a.str_short(True) for a in avals) + ")"
 
 
 def same_types(a, b):
@@ -104,13 +104,6 @@ def _mismatch_extra(a, b):
     if len(what) == 1:
         return ", so " + what[0]
     return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
-
-
-def _long_str(aval):
-    """An aval as JAX's ``str_short()`` shows it in these errors: full dtype names, the
-    split over Explicit mesh axes (``8@x``)."""
-    vma = "{V:" + ",".join(sorted(map(str, aval.vma))) + "}" if aval.vma else ""
-    return f"{aval.dtype.name}[{aval._dims_str()}]{vma}"
 
 
 def _typematch(a, b):
@@ -155,8 +148,8 @@ def check_carry_types(name, body_fun, tree, in_avals, out_avals):
         component = lambda p: (f"the input carry at path {p}"  # noqa: E731
                                if p else "the input carry")
     bad = [(p, a, b) for p, a, b in zip(_paths(tree), in_avals, out_avals) if not _typematch(a, b)]
-    diffs = [f"{component(p)} has type {_long_str(a)} but the corresponding output carry "
-             f"component has type {_long_str(b)}{_mismatch_extra(a, b)}" for p, a, b in bad]
+    diffs = [f"{component(p)} has type {a.str_short()} but the corresponding output carry "
+             f"component has type {b.str_short()}{_mismatch_extra(a, b)}" for p, a, b in bad]
     differences = _carry_list(diffs)
     fixes = [f"applying `jax.lax.pcast(..., {tuple(b.vma - a.vma)}, to='varying')`, to the "
              f"initial carry value corresponding to {component(p)}"
@@ -190,8 +183,8 @@ def check_branch_types(api_name, name1, name2, f1, f2, tree, avals1, avals2):
     paths = _paths(tree)
     at = lambda p: f" at path {p}" if p else ""  # noqa: E731
     bad = [(p, a, b) for p, a, b in zip(paths, avals1, avals2) if not _typematch(a, b)]
-    diffs = [f"the output of {name1}{at(p)} has type {_long_str(a)} but the corresponding "
-             f"output of {name2} has type {_long_str(b)}{_mismatch_extra(a, b)}"
+    diffs = [f"the output of {name1}{at(p)} has type {a.str_short()} but the corresponding "
+             f"output of {name2} has type {b.str_short()}{_mismatch_extra(a, b)}"
              for p, a, b in bad]
     if len(diffs) == 1:
         differences = diffs[0][0].upper() + diffs[0][1:] + ".\n"

@@ -52,7 +52,8 @@ def _out_avals(branches):
 @cond_p.def_abstract_eval
 def _cond_abstract_eval(index, *ops, branches, branches_platforms=None):
     if index.shape != () or index.dtype != np.int32:
-        raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
+        raise TypeError(
+            f"cond: the branch index must be an int32 scalar, got {index.str_short(True)}")
     for i, b in enumerate(branches):
         common.check_operand_types("cond", b.in_avals, ops, f"branch {i} operand")
         if not common.same_types(b.out_avals, branches[0].out_avals):
@@ -362,7 +363,7 @@ def _taking_all(closed, pick, total):
 
 
 def _describe(tree, avals):
-    return str(tree.unflatten([a.str_short() for a in avals])).replace("'", "")
+    return str(tree.unflatten([a.str_short(True) for a in avals])).replace("'", "")
 
 
 def _jaxpr_forwarding(jaxpr):
@@ -420,12 +421,12 @@ def _bind(index, branches, consts, leaves, out_tree, **params):
 def _index_of_pred(pred):
     aval = get_aval(pred)
     if aval.shape != ():
-        raise common.user_error(f"cond: pred must be a scalar, got {aval.str_short()}")
+        raise common.user_error(f"cond: pred must be a scalar, got {aval.str_short(True)}")
     if aval.dtype == np.bool_:
         return convert_element_type(pred, np.int32)
     if aval.dtype.kind not in "iuf":  # JAX takes any real number: pred != 0
         raise common.user_error(
-            f"cond: pred must be a boolean or real number scalar, got {aval.str_short()}")
+            f"cond: pred must be a boolean or real number scalar, got {aval.str_short(True)}")
     return convert_element_type(ne(pred, np.zeros((), aval.dtype)), np.int32)
 
 
@@ -463,7 +464,7 @@ def switch(index, branches, *operands):
     aval = get_aval(index)
     if aval.shape != () or aval.dtype.kind not in "iu":
         raise common.user_error(f"switch: index must be an integer scalar, got "
-                                f"{aval.str_short()}")
+                                f"{aval.str_short(True)}")
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
     return switch_unclamped(index, branches, operands)

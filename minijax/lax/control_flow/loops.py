@@ -345,7 +345,7 @@ def _scan_abstract_eval(*args, jaxpr, num_consts, num_carry, length, reverse, un
                                            len(args) - num_consts - num_carry])
     for x in xs:
         if not x.shape or x.shape[0] != length:
-            raise TypeError(f"scan: xs must have leading axis {length}, got {x.str_short()}")
+            raise TypeError(f"scan: xs must have leading axis {length}, got {x.str_short(True)}")
     x_avals = [x.drop_dim(0) for x in xs]
     common.check_operand_types("scan", jaxpr.in_avals, consts + init + x_avals, "operand")
     carry_out = jaxpr.out_avals[:num_carry]
@@ -781,7 +781,7 @@ def _carry_mismatch(what, in_tree, in_avals, out_tree, out_avals):
 
 def _describe(tree, avals):
     try:
-        return str(tree.unflatten([a.str_short() for a in avals])).replace("'", "")
+        return str(tree.unflatten([a.str_short(True) for a in avals])).replace("'", "")
     except Exception:  # noqa: BLE001 - a mismatched count: show the flat list
         return common.type_str(avals)
 
@@ -819,7 +819,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in xs_leaves}
     if None in lengths:
         raise common.user_error("scan got a value with no leading axis to scan over: "
-                                + ", ".join(get_aval(x).str_short() for x in xs_leaves))
+                                + ", ".join(get_aval(x).str_short(True) for x in xs_leaves))
     if length is not None:
         length = operator.index(length)
         if lengths and lengths != {length}:
