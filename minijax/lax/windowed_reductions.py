@@ -97,17 +97,17 @@ def _check_window_params(name, aval, window_dimensions, window_strides, padding,
                       ("base_dilation", base_dilation), ("window_dilation", window_dilation)):
         if len(seq) != aval.ndim:
             raise TypeError(f"{name}: {what} {tuple(seq)} must have one entry per axis of "
-                            f"operand {aval.str_short()}")
+                            f"operand {aval.str_short(True)}")
     for what, seq in (("window_dimensions", window_dimensions),
                       ("window_strides", window_strides), ("base_dilation", base_dilation),
                       ("window_dilation", window_dilation)):
         if any(s < 1 for s in seq):
             raise ValueError(f"{name}: {what} must be positive, got {tuple(seq)} for operand "
-                             f"{aval.str_short()}")
+                             f"{aval.str_short(True)}")
     dilated = dilate_shape(aval.shape, base_dilation)
     if any(n + lo + hi < 0 for n, (lo, hi) in zip(dilated, padding)):
         raise ValueError(f"{name}: padding {padding} leaves a negative size for operand "
-                         f"{aval.str_short()}")
+                         f"{aval.str_short(True)}")
 
 
 def _window_rule(name, allowed):
@@ -438,16 +438,17 @@ def _generic_rule(*args, jaxpr, **params):
     for x, i in zip(operands, inits):
         if i.ndim != 0 or i.dtype != x.dtype:
             raise TypeError(f"{name}: init values must be scalars of the operands' dtypes, got "
-                            f"operand {x.str_short()} and init value {i.str_short()}")
+                            f"operand {x.str_short(True)} and init value {i.str_short(True)}")
     if any(x.shape != operands[0].shape for x in operands):
         raise TypeError(f"{name}: operands must have the same shape, got "
-                        f"{[x.str_short() for x in operands]}")
+                        f"{[x.str_short(True) for x in operands]}")
     _check_window_params(name, operands[0], **params)
     scalars = [ShapedArray((), x.dtype) for x in operands]
     outs = [ShapedArray(a.shape, a.dtype) for a in jaxpr.out_avals]
     if outs != scalars:
-        raise TypeError(f"{name}: the computation must return {[a.str_short() for a in scalars]}"
-                        f", got {[a.str_short() for a in outs]}")
+        raise TypeError(f"{name}: the computation must return "
+                        f"{[a.str_short(True) for a in scalars]}, "
+                        f"got {[a.str_short(True) for a in outs]}")
     shape = reduce_window_shape_tuple(operands[0].shape, **params)
     return [ShapedArray(shape, x.dtype) for x in operands]
 
