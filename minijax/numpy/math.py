@@ -15,6 +15,7 @@ minus infinity and the remainder takes the divisor's sign, built from lax's C-st
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -955,13 +956,11 @@ def sinc(x):
     return jnp.where(eq0, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
-def _sinc_maclaurin_fn(k, x):
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
     """The ``k``-th derivative of sin(x)/x at 0, shaped like ``x``."""
     zero = lax.mul(x, const(x, 0))
     return zero if k % 2 else lax.add(zero, const(x, (-1) ** (k // 2) / (k + 1)))
-
-
-_sinc_maclaurin = custom_jvp(_sinc_maclaurin_fn, nondiff_argnums=(0,))
 
 
 @_sinc_maclaurin.defjvp
@@ -980,17 +979,15 @@ def i0(x):
     return _i0(x)
 
 
-def _i0_fn(x):
+@custom_jvp
+def _i0(x):
     abs_x = lax.abs(x)
     return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
 
 
-_i0 = custom_jvp(_i0_fn)
-
-
 @_i0.defjvp
 def _i0_jvp(primals, tangents):
-    primal_out, tangent_out = jvp(_i0_fn, primals, tangents)
+    primal_out, tangent_out = jvp(_i0.fun, primals, tangents)
     return primal_out, jnp.where(primals[0] == 0, 0.0, tangent_out)
 
 
