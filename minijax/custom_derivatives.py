@@ -362,7 +362,8 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
             expected = ad.tangent_aval(p_aval)
             t_aval = t.aval if type(t) is SymbolicZero else get_aval(t)
             if t_aval.shape != expected.shape or t_aval.dtype != expected.dtype:
-                bad.append((p_aval, expected, t_aval))  # an integer output's too (not float0)
+                # an integer output's too (not float0); named without weak types, as JAX's
+                bad.append(tuple(a.strip_weak_type() for a in (p_aval, expected, t_aval)))
             zero = type(t) is SymbolicZero or expected.dtype == dtypes.float0
             tangents_out.append(Zero(expected) if zero else t)
         if bad:

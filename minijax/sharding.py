@@ -22,7 +22,9 @@ from minijax.jitting.args import arg_paths
 from minijax.layout import Format
 from minijax.lax.sharding_constraint import (put_in_memory, reshard, reshard_p,
                                               with_sharding_constraint)
-from minijax.lowering.array import Array, committed, device_put_value, memory_kind_of
+from minijax._src.tree_util import prefix_errors
+from minijax.lowering.array import (Array, committed, device_copy, device_put_value,
+                                   memory_kind_of)
 from minijax.shard_map import in_eager_body, shard_map
 from minijax.tree_util import _registry, tree_map_internal
 from minijax.sharding_types import (
@@ -236,13 +238,51 @@ def _check_in_shard_map(x, target):
                          f"shard_map-decorated functions, but got device {target}")
 
 
-def device_put(x, device=None):
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Puts every leaf of ``x`` on ``device`` as an Array: a device (default: the default
     device), a ``minijax.sharding`` Sharding (each device gets its slice), a PartitionSpec
-    under ``set_mesh``, or a pytree prefix of these matching ``x``. An explicit transfer
-    (``transfer_guard("disallow")`` allows it)."""
+    under ``set_mesh``, a ``jax.memory.Space`` (that memory of the devices the leaf is on), or
+    a pytree prefix of these matching ``x``. An explicit transfer (``transfer_guard("disallow")``
+    allows it). ``src``, ``donate`` and ``may_alias`` (each a value or a pytree prefix of ``x``)
+    are JAX's: ``may_alias=False`` or ``donate=True`` gives a new buffer (the CPU donates none:
+    the input stays alive, as JAX's), both True are refused; ``src`` is checked only."""
     with explicit_device_put_scope():
-        return _device_put(x, device)
+        leaves, tree = _registry.flatten(x)
+        for s in _per_leaf("source", src, x, tree):
+            if isinstance(s, PartitionSpec) and shd.current_mesh() is None:  # JAX's refusal
+                raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                                 "passed to device_put")
+        donates = [donate] * len(leaves) if isinstance(donate, bool) else _per_leaf(
+            "donate", donate, x, tree)
+        aliases = [may_alias] * len(leaves) if isinstance(may_alias, bool) else _per_leaf(
+            "may_alias", may_alias, x, tree)
+        copies = []
+        for d, m in zip(donates, aliases):
+            if m and d:
+                raise ValueError("may_alias and donate cannot be True at the same time.")
+            copies.append(not (not d if m is None else m))
+        out = _registry.flatten(_device_put(x, device))[0]
+        return tree.unflatten([
+            device_copy(o) if copy and type(leaf) is Array else o
+            for o, leaf, copy in zip(out, leaves, copies)])
+
+
+def _per_leaf(what, prefix, x, tree):
+    """One entry of ``prefix`` per leaf of ``x`` (JAX's ``flatten_axes``: None is a leaf, a
+    value of no pytree type stands for every leaf under it), in JAX's words when it is not a
+    pytree prefix of ``x``."""
+    if prefix is None or isinstance(prefix, (Sharding, core.MemorySpace)) or hasattr(
+            prefix, "platform"):
+        return [prefix] * tree.num_leaves
+    try:
+        return shd.broadcast_prefix(prefix, x, "device_put")
+    except ValueError:
+        details = "\n  ".join(e(f"device_put {what}").args[0]
+                              for e in prefix_errors(prefix, x, is_leaf=lambda v: v is None))
+        raise ValueError(
+            f"device_put {what} specification must be a tree prefix of the corresponding value; "
+            f"\n  Mismatch details ({details.count('pytree structure error')} found):"
+            f"\n  {details}") from None
 
 
 def _check_target(s):
@@ -261,8 +301,8 @@ def _device_put(x, device):
     if device is None or hasattr(device, "platform"):
         _check_target(device)
         return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
-    per_leaf = shd.broadcast_prefix(device, x, "device_put")
     leaves, tree = _registry.flatten(x)
+    per_leaf = _per_leaf("device", device, x, tree)
     paths = [p[len("args[0]"):] for p in arg_paths((x,), {})]
     out = []
     for s in per_leaf:
@@ -271,6 +311,11 @@ def _device_put(x, device):
         what = f"device_put of x{path}"
         if s is None or hasattr(s, "platform"):
             out.append(_put_leaf(leaf, s))
+            continue
+        if isinstance(s, core.MemorySpace):  # that memory of the devices the leaf is on
+            if not isinstance(leaf, (Tracer, Array)):
+                leaf = device_put_value(leaf)
+            out.append(put_in_memory(leaf, s))
             continue
         s = shd.resolve(s, what)
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint

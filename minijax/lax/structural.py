@@ -506,6 +506,11 @@ ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
 
 def rev(operand, dimensions):
     """``operand`` with the order of elements reversed along ``dimensions``."""
+    dimensions = tuple(dimensions)  # JAX's: an int is Python's "'int' object is not iterable"
+    if not all(isinstance(d, (int, np.integer, Tracer)) for d in dimensions):
+        raise TypeError(with_user_line(  # JAX's shape rule's words (a float, a str, None ...)
+            "rev dimensions must have every element be an integer type, got "
+            f"{tuple(map(type, dimensions))}."))
     return rev_p.bind(operand, dimensions=_static_ints(dimensions, "rev", "dimensions"))
 
 
@@ -771,8 +776,10 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (J
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     """``slice`` along one ``axis``; None means the axis' start/end, negatives count back."""
     shape = get_aval(operand).shape
-    axis = _canonicalize_axis(axis, len(shape), "slice_in_dim")
+    # JAX indexes the shape with the axis as given: one out of range is Python's IndexError
+    # ("tuple index out of range"), a negative one counts back
     size = shape[axis]
+    axis = operator.index(axis) % len(shape)
     start = 0 if start_index is None else _static_int(start_index, "slice_in_dim start_index")
     limit = size if limit_index is None else _static_int(limit_index, "slice_in_dim limit_index")
     start = start + size if start < 0 else start
@@ -849,9 +856,13 @@ def split(operand, sizes, axis=0):
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """Element ``index`` along ``axis`` (a negative index counts back), keeping the axis or not."""
     shape = get_aval(operand).shape
-    axis = _canonicalize_axis(axis, len(shape), "index_in_dim")
     index = _static_int(index, "the index argument of index_in_dim")
-    index = index + shape[axis] if index < 0 else index
+    size = shape[axis]  # as slice_in_dim: JAX's IndexError for an axis out of range
+    axis = operator.index(axis) % len(shape)
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:  # JAX's check and words
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    index = wrapped
     result = slice_in_dim(operand, index, index + 1, 1, axis)
     return result if keepdims else squeeze(result, (axis,))
 

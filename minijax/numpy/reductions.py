@@ -11,6 +11,7 @@ need ``initial=`` with ``where=`` (and refuse to reduce an empty axis without it
 from __future__ import annotations
 
 import builtins
+import operator
 
 import ml_dtypes
 import numpy as np
@@ -21,7 +22,6 @@ from minijax.core import ShardingTypeError
 from minijax.source_info import with_user_line
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
-    canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
     convert,
@@ -68,12 +68,38 @@ def _keepdims(x, axes, keepdims):
     return lax.expand_dims(x, axes) if keepdims and axes else x
 
 
+def _axis_tuple(axis):
+    """``axis`` as JAX's reductions read it (``_ensure_optional_axes``): None, an index, or a
+    sequence of indices and strings; a string is such a sequence (``'a'`` is ``('a',)``)."""
+    if axis is None:
+        return None
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        return tuple(a if isinstance(a, str) else operator.index(a) for a in axis)
+
+
+def _reduction_dims(axis, ndim):
+    """(the array's own axes, non-negative; every axis, with the names of vmap/shard_map axes
+    that a named reduction sums over by a collective, as JAX's ``_reduction_dims``)."""
+    if axis is None:
+        axes = tuple(range(ndim))
+        return axes, axes
+    axes = tuple(a if isinstance(a, str) else canonicalize_axis(a, ndim)
+                 for a in _axis_tuple(axis))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return tuple(a for a in axes if not isinstance(a, str)), axes
+
+
 def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, where,
-               promote_integers=False, upcast_f16=True, bool_op=None, combine=None):
-    """The shared machinery. ``identity`` is None for max/min (no identity)."""
+               promote_integers=False, upcast_f16=True, bool_op=None, combine=None,
+               parallel=None):
+    """The shared machinery. ``identity`` is None for max/min (no identity); ``parallel`` is
+    the collective a named axis reduces by (JAX has one for sum, max and min only)."""
     check_arraylike(name, a)
     a = to_array(a)
-    axes = canonicalize_axes(axis, a.ndim)
+    pos_axes, axes = _reduction_dims(axis, a.ndim)
     if dtype is not None:
         result_dtype = dtypes.check_user_dtype(dtype, name)
     elif promote_integers:
@@ -89,19 +115,27 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
             raise ValueError(
                 f"reduction operation {name} does not have an identity, so to use a where mask "
                 "one has to specify 'initial'")
-        if builtins.any(a.shape[ax] == 0 for ax in axes):
+        if builtins.any(a.shape[ax] == 0 for ax in pos_axes):
             raise ValueError(
                 f"zero-size array to reduction operation {name} which has no identity")
     if where is not None:  # masked-out elements become the operation's init, through jnp.where
         fill = identity if identity is not None else -np.inf if name == "max" else np.inf
         a = _where(where, a, _init_val(a.dtype, fill))
-    out = lax_reduce(a, axes)
+    if pos_axes != axes:  # a named axis: its collective (JAX's psum/pmax/pmin)
+        if parallel is None:  # JAX's refusal
+            raise NotImplementedError(f"Named reductions not implemented for jnp.{name}()")
+        # JAX's collective takes the positional axes too; minijax's takes names only, so
+        # those are reduced here first (the same values; JAX's jaxpr has one psum)
+        names = tuple(ax for ax in axes if isinstance(ax, str))
+        out = parallel(lax_reduce(a, pos_axes) if pos_axes else a, names)
+    else:
+        out = lax_reduce(a, axes)
     if initial is not None:
         init = convert(to_array(initial), compute_dtype)
         if init.ndim:
             raise ValueError(f"initial value of {name} must be a scalar, got shape {init.shape}")
         out = combine(init, out)  # JAX's operand order; a rank-0 operand broadcasts in lax
-    out = _keepdims(out, axes, keepdims)
+    out = _keepdims(out, pos_axes, keepdims)
     if dtype is not None:  # JAX's last cast takes the dtype as given: it warns a second time
         dtypes.check_user_dtype(dtype, "convert_element_type")
     return convert(out, result_dtype)  # strongly typed, as JAX's reductions
@@ -139,7 +173,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     _no_out(out, "sum")
     return _reduction("sum", a, lax.reduce_sum, 0, axis, dtype, keepdims, initial, where,
                       promote_integers=promote_integers, bool_op=lax.reduce_or,
-                      combine=lax.add)
+                      combine=lax.add, parallel=lax.psum)
 
 
 @eager_jit(static_argnames=('axis', 'dtype', 'keepdims', 'promote_integers'),
@@ -156,14 +190,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _no_out(out, "max")
     return _reduction("max", a, lax.reduce_max, None, axis, None, keepdims, initial, where,
-                      upcast_f16=False, combine=lax.max)
+                      upcast_f16=False, combine=lax.max, parallel=lax.pmax)
 
 
 @eager_jit(static_argnames=('axis', 'keepdims'), list_argnames=('axis',))
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     _no_out(out, "min")
     return _reduction("min", a, lax.reduce_min, None, axis, None, keepdims, initial, where,
-                      upcast_f16=False, combine=lax.min)
+                      upcast_f16=False, combine=lax.min, parallel=lax.pmin)
 
 
 amax, amin = max, min
@@ -193,17 +227,16 @@ def _checked(a, name):
 def _count(shape, axis, where, dtype):
     """How many elements each reduced value averages: a static number, or a masked sum.
 
-    Without ``where`` it indexes ``shape`` with ``axis`` as given, before any check, as JAX
-    does: an out-of-range axis is an IndexError ("tuple index out of range") here, not the
-    reduction's ValueError."""
+    Without ``where`` it indexes ``shape`` with ``axis`` (as ``_axis_tuple`` reads it) before
+    any check, as JAX does: an out-of-range axis is an IndexError ("tuple index out of range")
+    here, not the reduction's ValueError; a named axis counts its size."""
     if where is None:
         n = 1
-        for ax in (range(len(shape)) if axis is None
-                   else axis if isinstance(axis, (tuple, list)) else (axis,)):
-            n *= shape[ax]
+        for ax in range(len(shape)) if axis is None else _axis_tuple(axis):
+            n *= lax.axis_size(ax) if isinstance(ax, str) else shape[ax]
         return n
     mask = _broadcast_mask(where, shape)
-    return lax.reduce_sum(convert(mask, dtype), canonicalize_axes(axis, len(shape)))
+    return sum(mask, axis, dtype)
 
 
 @eager_jit(static_argnames=('axis', 'dtype', 'keepdims'), list_argnames=('axis',))
@@ -219,10 +252,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     # an integer dtype= sums (wrapping) and divides in it, as JAX
     compute_dtype = _upcast_f16(result_dtype)
     count = _count(a.shape, axis, where, compute_dtype)
-    axes = canonicalize_axes(axis, a.ndim)
+    pos_axes, axes = _reduction_dims(axis, a.ndim)
     total = sum(a, axis=axes, dtype=compute_dtype, keepdims=keepdims, where=where)
     if where is not None and keepdims:
-        count = _keepdims(count, axes, True)
+        count = _keepdims(count, pos_axes, True)
     out = lax.div(total, const(total, count) if isinstance(count, int) else count)
     return convert(out, result_dtype)
 
@@ -258,7 +291,7 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     # integer mean and a sum that wraps in it. The mean sees the axis first (its errors are
     # JAX's).
     centered = subtract(a, mean(a, axis, computation_dtype, keepdims=True, where=where))
-    axes = canonicalize_axes(axis, a.ndim)
+    pos_axes, axes = _reduction_dims(axis, a.ndim)
     if dtypes.is_complex(computation_dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
@@ -269,7 +302,7 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     normalizer = lax.sub(count, convert(correction, centered.dtype))
     total = sum(centered, axes, centered.dtype, keepdims=keepdims, where=where)
     if where is not None and keepdims:
-        normalizer = _keepdims(normalizer, axes, True)
+        normalizer = _keepdims(normalizer, pos_axes, True)
     out = convert(lax.div(total, normalizer), result_dtype)
     # No degrees of freedom left (count <= ddof): NaN, as JAX, not a negative or signed-zero
     # quotient. The quotient stays in the graph even then, so its derivative is JAX's (a NaN
