@@ -725,8 +725,10 @@ class ClosedJaxpr:
 def literal_value(lit):
     """The operand a Literal stands for. A weak literal stays weak: re-staged, batched or
     transposed, ``max b 0:i32[]`` or ``mul ct 2.0:f32[]`` keeps the weak type the traced
-    program had."""
-    return WeakScalar(lit.val, lit.aval.dtype) if lit.aval.weak_type else lit.val
+    program had. A Python float or complex (weak of its own dtype) stays one, unrounded."""
+    if lit.aval.weak_type and type(lit.val) not in (float, complex):
+        return WeakScalar(lit.val, lit.aval.dtype)
+    return lit.val
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):

@@ -120,7 +120,11 @@ class DynamicJaxprTrace(Trace):
             if not x._trace.valid:
                 raise escaped_tracer_error(x)
             return self._const_var(x)  # a tracer of an outer transformation: a constant here
-        if type(x) in (int, float, bool, complex) or isinstance(x, np.generic):
+        if type(x) in (float, complex):
+            # JAX stages a Python float or complex as it is: the literal keeps its full
+            # precision (``1.5707963267948966:f32[]``); it is rounded where it is used
+            return Literal(x, get_aval(x))
+        if type(x) in (int, bool) or isinstance(x, np.generic):
             aval = get_aval(x)
             return Literal(np.asarray(x, aval.dtype), aval)
         if type(x) is WeakScalar:

@@ -142,6 +142,10 @@ def _folded_constant(operand, aval, new_dtype, weak_type):
         if operand._trace is not trace:
             return None
         val = np.asarray(operand.val.val)
+    elif type(operand) in (float, complex) and (aval.dtype, aval.weak_type) == (new_dtype,
+                                                                          weak_type):
+        # a no-op conversion stages the Python value itself, unrounded (JAX's ``stage``)
+        return DynamicJaxprTracer(trace, aval, Literal(operand, aval))
     elif ((type(operand) in _FOLDABLE or isinstance(operand, np.generic))
           and new_dtype != dtypes.float0 and not np.shape(operand)):
         val = np.asarray(operand)

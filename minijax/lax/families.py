@@ -197,10 +197,12 @@ def coerce_scalars(*args):
     """Python scalars become weakly typed scalars of their default dtype (int32, float32,
     complex64; 64-bit under x64), as in JAX's lax: ``lax.add(x_f16, 1.5)`` is an error (lax
     ops take operands of one dtype), and an int that does not fit the default int raises
-    OverflowError. Constants of minijax's own code go through ``const``."""
+    OverflowError. A float or complex already is such a scalar: it stays as it is, so a jaxpr
+    prints it unrounded as JAX's does (``add a 0.1:f32[]``). Constants of minijax's own code go
+    through ``const``."""
     return tuple(
         WeakScalar(x, dtypes.python_scalar_dtype(x))
-        if dtypes.is_python_scalar(x) and type(x) is not bool else x
+        if dtypes.is_python_scalar(x) and type(x) not in (bool, float, complex) else x
         for x in args
     )
 

@@ -85,6 +85,8 @@ def convert(x, dtype, weak_type=False):
     aval = getattr(x, "aval", None)
     if aval is not None and aval.dtype == dtype and aval.weak_type == weak_type:
         return x  # the common case under tracing: nothing to convert
+    if type(x) in (float, complex) and weak_type and dtypes.python_scalar_dtype(x) == dtype:
+        return x  # already so: JAX stages it unrounded (``0.5772156649015329:f32[]``)
     if type(x) in _SCALAR_TYPES:
         return WeakScalar(x, dtype) if weak_type else dtypes.python_scalar_as(x, dtype)[()]
     if isinstance(x, WeakScalar):
@@ -321,7 +323,15 @@ def lax_const(example, val):
     (or a Python scalar), else a strong NumPy constant, so a weak array meeting it turns strong
     (``x != 0``, ``x * (pi / 180)`` ... on weak arrays are strong in JAX)."""
     dtype, weak = dtypes.dtype_of(example)
-    return const(example, val) if weak and np.ndim(example) == 0 else np.array(val, dtype)
+    if not (weak and np.ndim(example) == 0):
+        return np.array(val, dtype)
+    if dtype.kind in "fc":
+        # a float or complex of the default precision stays a Python scalar, unrounded in a
+        # jaxpr (``mul 3.141592653589793:f32[] x``), as JAX's
+        val = complex(val) if dtype.kind == "c" else float(val)
+        if dtypes.python_scalar_dtype(val) == dtype:
+            return val
+    return const(example, val)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -65,19 +65,20 @@ def _normalized_legendre(l_max, x):
     p = jnp.zeros((l_max + 1, l_max + 1, x.shape[0]), dtype=x.dtype)
     a_idx = jnp.arange(1, l_max + 1, dtype=x.dtype)
     b_idx = jnp.arange(l_max, dtype=x.dtype)
-    initial = 0.5 / np.sqrt(np.pi)
+    initial = 0.5 / jnp.sqrt(np.pi)  # in the working precision, as JAX's
     f_a = jnp.cumprod(-1 * jnp.sqrt(1.0 + 0.5 / a_idx))
     f_b = jnp.sqrt(2.0 * b_idx + 3.0)
     p = p.at[0, 0].set(initial)
     y = jnp.cumprod(jnp.broadcast_to(jnp.sqrt(1.0 - x * x), (l_max, x.shape[0])), axis=0)
     diag = np.arange(1, l_max + 1)
-    p = p.at[diag, diag].set(initial * f_a[:, None] * y)  # P_m^m
+    p = p.at[diag, diag].set(initial * (f_a[:, None] * y))  # P_m^m, JAX's rounding order
     sub = np.arange(l_max)
     p = p.at[sub, sub + 1].set(f_b[:, None] * x[None, :] * p[sub, sub])  # P_(m+1)^m
     d0_mask, d1_mask = _recurrence_masks(l_max, x.dtype)
 
     def body(i, p):
-        h = (d0_mask[i][..., None] * jnp.roll(p, shift=1, axis=1) * x
+        # JAX's order of rounding: d0 (p_(l-1) x), not (d0 p_(l-1)) x
+        h = (d0_mask[i][..., None] * (jnp.roll(p, shift=1, axis=1) * x)
              - d1_mask[i][..., None] * jnp.roll(p, shift=2, axis=1))
         return p + h
 
