@@ -34,14 +34,17 @@ import numpy as np
 from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.config import config
-from minijax.core import Tracer, get_aval
-from minijax.lowering.array import BaseArray
+from minijax.core import ShapedArray, Tracer, get_aval
+from minijax.lowering.array import BaseArray, Shard
 from minijax.numpy._eager import eager_jit
+from minijax.numpy._util import canonicalize_axis
+from minijax.numpy.manipulation import _resolve_shape, _static_shape
 from minijax.lax.rng import rng_bit_generator
 from minijax.lax.sharding_constraint import lay_out
 from minijax.random._philox import philox2x32_p, philox4x32_p
 from minijax.random._threefry import (iota_2x32_shape, threefry2x32_p, threefry4x32_p,
                                       threefry_2x32)
+from minijax.sharding_types import NamedSharding, PartitionSpec
 from minijax.tree_util import _registry
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "split",
@@ -61,6 +64,7 @@ class KeyDtype(dtypes.ExtendedDType):
     def __init__(self, impl):
         self._impl = impl
         self.name = f"key<{impl.tag}>"
+        self.itemsize = 4 * math.prod(impl.key_shape)  # its uint32 words' bytes, as JAX's
 
     def __repr__(self):
         return self.name
@@ -92,7 +96,9 @@ class PRNGImpl:
 class PRNGKeyArray(BaseArray):
     """A typed array of keys of one impl: ``key_data(k)`` has shape ``k.shape + key_shape``.
     Like JAX's, it is a ``minijax.Array`` (``isinstance(k, jax.Array)``: flax.nnx checks its
-    keys so)."""
+    keys so). The buffer and placement API is its key data's (JAX's forwards to its
+    ``_base_array`` so), its sharding and aval dropping the trailing key dimensions; shape
+    methods run the jnp op on the data with those dimensions kept last."""
 
     __slots__ = ("_data", "_impl")
 
@@ -105,27 +111,148 @@ class PRNGKeyArray(BaseArray):
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
     dtype = property(lambda self: self._impl.dtype)
 
+    @property
+    def aval(self):
+        """``key<fry>[4]``: the data's type less its key dimensions (``key<fry>[4@x]`` split
+        over Explicit mesh axes)."""
+        data = get_aval(self._data)
+        explicit = data.explicit and (data.explicit[0], data.explicit[1][:self.ndim])
+        return ShapedArray(self.shape, self.dtype, vma=data.vma, memory_space=data.memory_space,
+                           explicit=explicit if explicit and any(explicit[1]) else None)
+
+    # BaseArray's itemsize and nbytes read the aval; JAX's key arrays have no weak_type nor
+    # format (an AttributeError, as a missing attribute's).
+    weak_type = property(lambda self: _no_attribute(self, "weak_type"))
+    format = property(lambda self: _no_attribute(self, "format"))
+
+    # --- the key data's buffer and placement ---------------------------------------------
+    device = property(lambda self: self._data.device)  # the data's sharding when several
+    is_fully_addressable = property(lambda self: self._data.is_fully_addressable)
+    is_fully_replicated = property(lambda self: self._data.is_fully_replicated)
+    committed = property(lambda self: self._data.committed)
+
+    def devices(self):
+        return self._data.devices()
+
+    def delete(self):
+        self._data.delete()
+
+    def is_deleted(self):
+        return self._data.is_deleted()
+
+    def on_device_size_in_bytes(self):
+        return self._data.on_device_size_in_bytes()
+
+    def unsafe_buffer_pointer(self):
+        return self._data.unsafe_buffer_pointer()
+
+    def copy_to_host_async(self):
+        self._data.copy_to_host_async()
+
+    def block_until_ready(self):
+        self._data.block_until_ready()
+        return self  # JAX's returns the keys
+
+    def copy(self):
+        return PRNGKeyArray(self._data.copy(), self._impl)
+
+    @property
+    def sharding(self):
+        """The data's sharding without the key dimensions (always replicated): on a mesh, its
+        spec (padded to the data's rank) less the trailing entries, as JAX's
+        ``logical_sharding``; one device's is the data's."""
+        sharding = self._data.sharding
+        if not isinstance(sharding, NamedSharding):
+            return sharding
+        spec = tuple(sharding.spec) + (None,) * (get_aval(self._data).ndim - len(sharding.spec))
+        return sharding.update(spec=PartitionSpec(*spec[:self.ndim]))
+
+    @property
+    def addressable_shards(self):
+        """The data's shards (their ``index`` the data's, as JAX's), each holding keys."""
+        return [Shard(s.device, s.index, s.replica_id, PRNGKeyArray(s.data, self._impl))
+                for s in self._data.addressable_shards]
+
+    global_shards = addressable_shards
+
+    def addressable_data(self, i):
+        return PRNGKeyArray(self._data.addressable_data(i), self._impl)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+                        "jax.random.key_data(arr) if you wish to extract the underlying integer "
+                        "array.")
+
+    def __bool__(self):
+        raise TypeError("key array cannot be converted to boolean.")
+
+    # --- shape ---------------------------------------------------------------------------
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of unsized key array")
+            raise TypeError("len() of unsized object")
         return self.shape[0]
 
     def __getitem__(self, idx):
         if not isinstance(idx, tuple):
             idx = (idx,)
-        if any(i is Ellipsis for i in idx):
-            raise IndexError("Ellipsis indexing of key arrays is not supported; use key_data")
-        if len(idx) > self.ndim:
-            raise IndexError(f"too many indices for key array of shape {self.shape}")
-        return PRNGKeyArray(self._data[idx], self._impl)
+        indexed = sum(i is not None and i is not Ellipsis for i in idx)
+        if indexed > self.ndim:
+            raise IndexError(f"Too many indices: array is {self.ndim}-dimensional, but "
+                             f"{indexed} were indexed")
+        # full slices of the key dimensions after the user's indices (an Ellipsis among them
+        # then spans the keys' own dimensions only)
+        return self._keys(self._data[idx + (slice(None),) * len(self._impl.key_shape)])
 
     def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
         return (self[i] for i in range(len(self)))
 
+    def _keys(self, data):
+        return PRNGKeyArray(data, self._impl)
+
     def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return PRNGKeyArray(jnp.reshape(self._data, tuple(shape) + self._impl.key_shape),
-                            self._impl)
+        shape = shape[0] if len(shape) == 1 and not hasattr(shape[0], "__index__") else shape
+        new = _resolve_shape(self.shape, _static_shape(shape))  # jnp.reshape's, on the keys
+        return self._keys(jnp.reshape(self._data, new + self._impl.key_shape))
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    flatten = ravel
+
+    def transpose(self, *axes):
+        axes = axes[0] if len(axes) == 1 and not hasattr(axes[0], "__index__") else axes
+        if not axes:  # () or None: reversed
+            perm = tuple(range(self.ndim))[::-1]
+        else:
+            perm = tuple(canonicalize_axis(ax, self.ndim) for ax in axes)
+        key_axes = range(self.ndim, get_aval(self._data).ndim)
+        return self._keys(jnp.transpose(self._data, (*perm, *key_axes)))
+
+    T = property(transpose)
+
+    def swapaxes(self, axis1, axis2):
+        # jnp.swapaxes's NumPy swap (its IndexError for a bad axis), over the keys' axes
+        perm = np.arange(self.ndim)
+        perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+        return self.transpose(perm.tolist())
+
+    def squeeze(self, axis=None):
+        if axis is None:  # the keys' size-1 axes (never a key dimension: philox2x32's is 1)
+            axis = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        else:
+            axis = tuple(canonicalize_axis(ax, self.ndim) for ax in np.atleast_1d(axis))
+            if any(self.shape[ax] != 1 for ax in axis):  # jnp.squeeze's words, the keys' shape
+                raise ValueError(
+                    "cannot select an axis to squeeze out which has size not equal to one, got "
+                    f"shape={self.shape} and dimensions={axis}")
+        return self._keys(jnp.squeeze(self._data, axis))
+
+    def take(self, indices, axis=None, **kwargs):
+        keys, axis = (self.ravel(), 0) if axis is None else (self, axis)
+        return self._keys(jnp.take(keys._data, indices, canonicalize_axis(axis, keys.ndim),
+                                   **kwargs))
 
     def __eq__(self, other):
         return _keys_equal(self, other)
@@ -145,6 +272,10 @@ class PRNGKeyArray(BaseArray):
     # As JAX: str() is the repr, and format() takes no format spec.
     __str__ = __repr__
     __format__ = object.__format__
+
+
+def _no_attribute(keys, name):
+    raise AttributeError(f"'{type(keys).__name__}' object has no attribute '{name}'")
 
 
 _registry.register_node(
