@@ -276,6 +276,8 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
             v.val if isinstance(o, (WeakScalar, np.ndarray)) and type(v) is Literal
             and type(v.val) is dtypes.TypedNdArray
             else dtypes.typed_scalar(o.val.item(), o.aval.dtype) if isinstance(o, WeakScalar)
+            # a Python float or complex literal is staged unrounded: it carries its dtype too
+            else dtypes.typed_scalar(o, get_aval(o).dtype) if type(o) in (float, complex)
             else o.item() if b and isinstance(o, np.ndarray) else o
             for o, b, v in zip(outs, py_bools, jaxpr.outvars)])
 

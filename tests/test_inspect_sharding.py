@@ -51,8 +51,9 @@ def test_jit_over_a_mesh_reports_the_partitioners_choice():
     # JAX 0.10.2: NamedSharding(mesh, P('d',)) for both leaves.
     assert got == [NamedSharding(mesh, P("d"))] * 2
     got.clear()
+    x = jnp.arange(8.0)  # made under set_mesh it would be committed on the mesh, P() (JAX's)
     with minijax.sharding.set_mesh(mesh):
-        minijax.jit(f, in_shardings=P("d")).lower(jnp.arange(8.0)).compile()
+        minijax.jit(f, in_shardings=P("d")).lower(x).compile()
     assert got == [NamedSharding(mesh, P("d"))] * 2
 
 

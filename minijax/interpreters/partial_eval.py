@@ -43,7 +43,6 @@ from minijax.core import (
     abstract_eval,
     escaped_tracer_error,
     get_aval,
-    jaxpr_as_fun,
     set_current_trace,
 )
 from minijax.interpreters.leaks import check_leaks
@@ -368,9 +367,12 @@ def dce_jaxpr_used(closed, used_outputs):
 # Partial evaluation of a jaxpr: by tracing, or by splitting its equations
 
 
-def partial_eval_jaxpr(closed, unknowns, instantiate):
+def partial_eval_jaxpr(closed, unknowns, instantiate, computed_literal=None):
     """Splits ``closed`` given which inputs are unknown, by running it under a
     ``PartialEvalTrace`` (so nested primitives split too, by their own partial-eval rules).
+    ``computed_literal(eqn, i)``: whether literal operand ``i`` of ``eqn`` stands for a value
+    computed on the known side (a residual the known part returns, printed as its literal
+    output) instead of a literal of the staged part.
 
     Returns ``(known, unknown, out_unknowns, res_avals, res_forwarded)``:
     ``known`` maps the known inputs to (known outputs..., residuals...); ``unknown`` maps
@@ -382,14 +384,21 @@ def partial_eval_jaxpr(closed, unknowns, instantiate):
     known_avals = [a for a, u in zip(in_avals, unknowns) if not u]
     found = {}
 
+    if computed_literal is not None:
+        closed, lifted = _literals_as_consts(closed, computed_literal)
+    else:
+        lifted = []
+
     def known_fun(*known_args):
         pe = PartialEvalTrace(core.current_trace())
+        # the lifted literals are the known side's values: literals of the jaxpr it builds
+        consts = list(closed.consts) + [_known_literal(lit) for lit in lifted]
         unk_in = [pe.new_arg(a) for a, u in zip(in_avals, unknowns) if u]
         ik, iu = iter(known_args), iter(unk_in)
         args = [next(iu) if u else next(ik) for u in unknowns]
         try:
             with set_current_trace(pe):
-                outs = jaxpr_as_fun(closed)(*args)
+                outs = core.eval_jaxpr(closed.jaxpr, consts, *args)
             out_unk = [pe.is_unknown(o) or bool(inst) for o, inst in zip(outs, instantiate)]
             staged = pe.finish(unk_in, [o for o, u in zip(outs, out_unk) if u])
         finally:
@@ -413,6 +422,31 @@ def partial_eval_jaxpr(closed, unknowns, instantiate):
 
     known = dce_jaxpr(trace_to_jaxpr(known_fun, known_avals))
     return (known, found["unknown"], found["out_unk"], found["res_avals"], found["fwd"])
+
+
+def _literals_as_consts(closed, computed_literal):
+    """``closed`` with the literal operands ``computed_literal`` picks read from new constvars
+    (appended to its constvars), and those literals."""
+    jaxpr, lifted, new_vars, eqns = closed.jaxpr, [], [], []
+    for eqn in jaxpr.eqns:
+        invars = list(eqn.invars)
+        for i, v in enumerate(invars):
+            if type(v) is Literal and computed_literal(eqn, i):
+                lifted.append(v)
+                invars[i] = Var(v.aval)
+                new_vars.append(invars[i])
+        if invars != eqn.invars:
+            eqn = JaxprEqn(eqn.primitive, invars, eqn.outvars, eqn.params, eqn.source_info)
+        eqns.append(eqn)
+    if not lifted:
+        return closed, []
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars + new_vars, jaxpr.invars, jaxpr.outvars, eqns),
+                       closed.consts), lifted
+
+
+def _known_literal(lit):
+    staged = staged_literal(lit.val, lit.aval)
+    return lit.val if staged is None else staged
 
 
 class KnownStagedSplit(typing.NamedTuple):

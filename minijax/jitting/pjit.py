@@ -45,6 +45,7 @@ from minijax.interpreters.partial_eval import (
 from minijax.caches import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
+from minijax.lax.elementwise import select_n_p
 from minijax.lax.control_flow.common import keep, pruned
 from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body, op_name
 from minijax.source_info import user_frame
@@ -338,13 +339,21 @@ ad.raw_primal_primitives.add(pjit_p)
 _partial_eval_cache = BoundedCache()
 
 
+def _zero_case(eqn, i):
+    """A literal case of a staged ``select_n``: in a linearization, the zeros its JVP rule made
+    for a case without a tangent. JAX linearizes a call's body directly, running that rule's
+    ``full_like`` on the known side, so the zeros are a residual of the known call (its
+    ``0.0:f32[]`` output), not a literal of the staged one."""
+    return i > 0 and eqn.primitive is select_n_p
+
+
 def _split(jaxpr, unknown):
     """The known and staged jits. ``out_fwd[i]``: the known operand that known output ``i`` is
     (JAX's input-to-output forwarding: the known jit does not compute it), else None;
     ``forwarded[j]`` likewise for residual ``j``, and ``res_consts[j]`` the callee's const that
     residual ``j`` is, as a 1-tuple (JAX forwards it too: the staged jit takes the value)."""
     known, staged, out_unknown, _, forwarded = partial_eval_jaxpr(
-        jaxpr, list(unknown), [False] * len(jaxpr.out_avals))
+        jaxpr, list(unknown), [False] * len(jaxpr.out_avals), _zero_case)
     kj = known.jaxpr
     n_known_out = sum(not u for u in out_unknown)
     in_index = {v: i for i, v in enumerate(kj.invars)}

@@ -411,6 +411,7 @@ _cpp_trace_state = _jax.config.Config(
 # names other axes and runs on other devices.
 _cpp_context_mesh = _jax.config.Config("minijax_context_mesh", None, include_in_jit_key=True)
 set_context_mesh = _cpp_context_mesh.set_local
+context_mesh = lambda: _cpp_context_mesh.value  # noqa: E731 - this thread's, or None
 # Whether this thread is tracing (core.on_tracing_change): a call under a trace misses the C++
 # cache and goes through Python, which stages it.
 _cpp_tracing = _jax.config.Config("minijax_tracing", False, include_in_jit_key=True)

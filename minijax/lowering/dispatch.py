@@ -53,6 +53,10 @@ def apply_primitive(prim, args, params):
         elif isinstance(x, np.ndarray) and x.dtype == dtypes.float0:  # a TypedNdArray
             float0 = True
     if sharding is None:
+        if backends.context_mesh() is not None:
+            # under set_mesh a computation from host values runs on the mesh's devices, its
+            # results whole there, as JAX's (jnp.zeros, lax.iota, ... placed as jit places them)
+            return Hooks.apply_sharded(prim, args, params)
         sharding = backends.single_device_sharding(default_device())
     elif sharding in _multi_device or sharding in in_other_memory:
         # a sharded operand, or one in host memory: run as the jit of the op (as JAX), whose

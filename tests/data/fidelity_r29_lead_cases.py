@@ -1,8 +1,9 @@
 """Cases of tests/test_fidelity_r29_lead.py: the jaxprs of jnp functions built on a custom_jvp
 function, whose name JAX prints in the ``custom_jvp_call`` equation (``sinc``'s
-``_sinc_maclaurin``, ``i0``'s ``_i0``), and their values and derivatives, evaluated by JAX
-0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's names giving a
-JSON-able outcome.
+``_sinc_maclaurin``, ``i0``'s ``_i0``), and their values and derivatives; where the results of
+computations from host values land under ``set_mesh`` (on the mesh's devices, committed),
+evaluated by JAX 0.10.2 (the recorder, with 8 virtual CPU devices) and by minijax. Each is an
+expression over SETUP's names giving a JSON-able outcome.
 """
 
 SETUP = """
@@ -11,6 +12,13 @@ def jaxpr(f, *args):
 def values(out):
     return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
 xs = jnp.array([-2.5, -0.0, 0.0, 0.75, 3.0], jnp.float32)
+def placed(axis_type, thunk):
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(getattr(jax.sharding.AxisType, axis_type),))
+    with jax.sharding.set_mesh(mesh):
+        out = thunk()
+        s = out.sharding
+        return [out._committed, type(s).__name__, dict(s.mesh.shape) if hasattr(s, "mesh") else None,
+                np.asarray(out, np.float64).ravel().tolist()]
 """
 
 CASES = [
@@ -21,4 +29,11 @@ CASES = [
     "values(jax.vmap(jax.grad(jax.grad(jnp.sinc)))(xs))",
     "values(jnp.i0(xs))",
     "values(jax.vmap(jax.grad(jnp.i0))(xs))",
+] + [
+    f"placed({t!r}, lambda: {src})"
+    for t in ("Explicit", "Auto")
+    for src in ("jnp.zeros(3)", "jnp.ones((2, 2))", "jnp.arange(4.0)", "jnp.full((2,), 3.0)",
+                "jnp.eye(2)", "jax.lax.iota(np.int32, 3)", "jax.lax.full((2,), 1.5)",
+                "jnp.linspace(0.0, 1.0, 3)", "jnp.sin(np.ones(2, np.float32))",
+                "jnp.array([1.0, 2.0]) * 2")
 ]

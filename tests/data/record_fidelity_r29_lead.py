@@ -1,6 +1,6 @@
 """Records JAX's outcomes for tests/test_fidelity_r29_lead.py (run under /work/venv_jax):
 
-    /work/venv_jax/bin/python tests/data/record_fidelity_r29_lead.py \
+    XLA_FLAGS=--xla_force_host_platform_device_count=8 /work/venv_jax/bin/python tests/data/record_fidelity_r29_lead.py \
         > tests/data/fidelity_r29_lead_jax.json
 """
 import json
