@@ -25,6 +25,7 @@ import weakref
 import numpy as np
 
 from minijax import dtypes
+from minijax.config import config
 from minijax.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -355,13 +356,27 @@ class WeakScalar:
         return f"WeakScalar({self.val!r})"
 
 
+_BUILTIN_SCALARS = (bool, int, float, complex)
+# The weakly typed rank-0 type of a built-in Python scalar, per (type, x64): built once (a
+# Python float constant stays one under tracing and is typed at every use)
+_builtin_scalar_avals = {}
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of anything that can be an operand: Tracer, Array, NumPy, scalar."""
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
-    if dtypes.is_python_scalar(x):
-        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+    t = type(x)
+    if t in _BUILTIN_SCALARS:
+        key = (t, config.jax_enable_x64)
+        aval = _builtin_scalar_avals.get(key)
+        if aval is None:
+            aval = _builtin_scalar_avals[key] = ShapedArray(
+                (), dtypes.python_scalar_dtype(x), t is not bool)
+        return aval
+    if dtypes.is_python_scalar(x):  # a typed scalar (TypedFloat...) carries its own dtype
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     typeof_fn = pytype_aval_mappings.get(type(x))
