@@ -113,7 +113,7 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     init_avals = tuple(get_aval(x) for x in flat_init_values)
     closed, out_tree = _reduction_jaxpr(computation, init_avals, init_value_tree)
     out = reduce_p.bind(*flat_operands, *flat_init_values, computation=computation,
-                        jaxpr=closed, dimensions=tuple(int(d) for d in dimensions))
+                        jaxpr=closed, dimensions=tuple(dimensions))
     return out_tree.unflatten(out)
 
 

@@ -1,7 +1,7 @@
 """Reductions over axes: ``reduce_sum/max/min/prod/and/or/xor`` and ``argmax/argmin``.
 
 Every ``reduce_*`` primitive comes from one factory, ``reduction(name, combiner, identity,
-allowed)``: a ``stablehlo.reduce`` whose region applies ``combiner`` to two scalars, started
+abstract_eval)``: a ``stablehlo.reduce`` whose region applies ``combiner`` to two scalars, started
 from ``identity(dtype)``. XLA may reassociate and reorder the reduction (and splits it across
 threads or devices), which is only correct because each combiner is associative and commutative
 and each init value is its identity — so we never pass anything else as init.
@@ -14,18 +14,16 @@ the result is the *first* occurrence of the extremum, and any NaN beats every nu
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, check_memory_spaces, get_aval
-from minijax.interpreters import ad, batching
+from minijax.interpreters import ad
 from minijax.lax.families import (
     ANY,
     COMPLEX,
-    INT_OR_BOOL,
     NUMBER,
     REAL,
     check_dtype_allowed,
@@ -74,26 +72,16 @@ def _all_bits(dtype):
 
 
 # ------------------------------------------------------------------------------------------------
-# Axes
+# Axes: bound as given (``tuple(axes)``, as JAX's lax functions), in any order. Only jnp
+# normalizes negative axes; a lax caller passes axes in [0, ndim).
 
 
-def canonicalize_axes(operand, axes):
-    """``axes`` as a sorted tuple of non-negative ints; out-of-range axes are left for the rule."""
-    ndim = get_aval(operand).ndim
-    if isinstance(axes, (int, np.integer)):
-        axes = (axes,)
-    axes = tuple(operator.index(a) for a in axes)
-    return tuple(sorted(a + ndim if -ndim <= a < 0 else a for a in axes))
-
-
-def check_axes(name, aval, axes):
+def _check_axes(aval, axes):
+    """The arithmetic reductions' checks, in JAX's words."""
     if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}: duplicate value in 'axes' of reduction: {axes}")
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
     if not all(0 <= a < aval.ndim for a in axes):
-        raise ValueError(
-            f"{name}: reduction axes {axes} contain out-of-bounds indices for operand "
-            f"{aval.str_short()} of rank {aval.ndim}"
-        )
+        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for {aval}.")
 
 
 def _reduced_shape(shape, axes):
@@ -108,13 +96,24 @@ def _reduced_shape(shape, axes):
 # sharding (lax.reduce lays a sum's result out after it instead)
 
 
-def _reduce_rule(name, allowed):
+def _arithmetic_rule(name, allowed, type_names=None):
     def rule(operand, *, axes, out_sharding=None):
-        check_dtype_allowed(name, operand.dtype, allowed)
-        check_axes(name, operand, axes)
+        # JAX checks the axes before the dtype
+        _check_axes(operand, axes)
+        check_dtype_allowed(name, operand.dtype, allowed, type_names=type_names)
         return ShapedArray(_reduced_shape(operand.shape, axes), operand.dtype, operand.weak_type)
 
     return rule
+
+
+def _logical_reduce_rule(operand, *, axes):
+    """JAX's rule of reduce_and/or/xor: the dtype first, and no check of the axes. The result
+    drops them with np.delete, so an out-of-range one is NumPy's IndexError while a negative
+    or repeated one passes, to fail when lowered (XLA's verifier)."""
+    if operand.dtype != np.bool_ and not dtypes.is_int(operand.dtype):
+        raise TypeError("logical reduction requires operand dtype bool or int, got "
+                        f"{operand.dtype.name}.")
+    return ShapedArray(tuple(np.delete(operand.shape, axes).tolist()), operand.dtype)
 
 
 def _reduce_lowering(combiner, identity):
@@ -128,13 +127,30 @@ def _reduce_lowering(combiner, identity):
     return rule
 
 
-def reduction(name, combiner, identity, allowed):
+def _reducer_batching(p):
+    """JAX's batching rule of every reducer (its ``defreducer``): the axes move past the batch
+    axis in the order given, as NumPy ints (np.where), and the result's batch axis is found
+    with np.delete, so an axis past the end is NumPy's IndexError."""
+
+    def rule(args, dims, *, axes, **params):
+        (x,), (d,) = args, dims
+        axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
+        out_dim = int(list(np.delete(np.arange(get_aval(x).ndim), axes)).index(d))
+        return p.bind(x, axes=axes, **params), out_dim
+
+    # JAX checks only the batched reduction (an invalid axis stays invalid after the shift),
+    # so its errors come from the rule, in the batched operand's terms
+    rule.accepts_invalid = lambda vals, dims: True
+    return rule
+
+
+def reduction(name, combiner, identity, abstract_eval):
     """A ``reduce_*`` primitive: ``combiner(a, b, dtype)`` builds the scalar op,
     ``identity(dtype)`` its starting value."""
     p = Primitive(name)
-    p.def_abstract_eval(_reduce_rule(name, allowed))
+    p.def_abstract_eval(abstract_eval)
     p.def_lowering(_reduce_lowering(combiner, identity))
-    p.def_batching(batching.reduction_rule(p))  # the batch axis is one more kept axis
+    p.def_batching(_reducer_batching(p))
     return p
 
 
@@ -142,16 +158,19 @@ def _ignoring_dtype(hlo_op):
     return lambda a, b, dtype: hlo_op(a, b)
 
 
-reduce_sum_p = reduction("reduce_sum", _ignoring_dtype(hlo.add), lambda dt: 0, NUMBER)
-reduce_prod_p = reduction("reduce_prod", _ignoring_dtype(hlo.multiply), lambda dt: 1, NUMBER)
+reduce_sum_p = reduction("reduce_sum", _ignoring_dtype(hlo.add), lambda dt: 0,
+                         _arithmetic_rule("reduce_sum", NUMBER, "number"))
+reduce_prod_p = reduction("reduce_prod", _ignoring_dtype(hlo.multiply), lambda dt: 1,
+                          _arithmetic_rule("reduce_prod", NUMBER, "number"))
 # complex values order lexicographically (real part, then imaginary), as in JAX
 reduce_max_p = reduction("reduce_max", functools.partial(minmax_values, hlo.maximum, "GT"),
-                         lowest, REAL | COMPLEX)
+                         lowest, _arithmetic_rule("reduce_max", REAL | COMPLEX))
 reduce_min_p = reduction("reduce_min", functools.partial(minmax_values, hlo.minimum, "LT"),
-                         highest, REAL | COMPLEX)
-reduce_and_p = reduction("reduce_and", _ignoring_dtype(hlo.and_), _all_bits, INT_OR_BOOL)
-reduce_or_p = reduction("reduce_or", _ignoring_dtype(hlo.or_), lambda dt: 0, INT_OR_BOOL)
-reduce_xor_p = reduction("reduce_xor", _ignoring_dtype(hlo.xor), lambda dt: 0, INT_OR_BOOL)
+                         highest, _arithmetic_rule("reduce_min", REAL | COMPLEX))
+reduce_and_p = reduction("reduce_and", _ignoring_dtype(hlo.and_), _all_bits, _logical_reduce_rule)
+reduce_or_p = reduction("reduce_or", _ignoring_dtype(hlo.or_), lambda dt: 0, _logical_reduce_rule)
+reduce_xor_p = reduction("reduce_xor", _ignoring_dtype(hlo.xor), lambda dt: 0,
+                         _logical_reduce_rule)
 
 
 # Differentiation rules
@@ -217,31 +236,31 @@ for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
 
 
 def reduce_sum(operand, axes):
-    return reduce_sum_p.bind(operand, axes=canonicalize_axes(operand, axes), out_sharding=None)
+    return reduce_sum_p.bind(operand, axes=tuple(axes), out_sharding=None)
 
 
 def reduce_prod(operand, axes):
-    return reduce_prod_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_prod_p.bind(operand, axes=tuple(axes))
 
 
 def reduce_max(operand, axes):
-    return reduce_max_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_max_p.bind(operand, axes=tuple(axes))
 
 
 def reduce_min(operand, axes):
-    return reduce_min_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_min_p.bind(operand, axes=tuple(axes))
 
 
 def reduce_and(operand, axes):
-    return reduce_and_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_and_p.bind(operand, axes=tuple(axes))
 
 
 def reduce_or(operand, axes):
-    return reduce_or_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_or_p.bind(operand, axes=tuple(axes))
 
 
 def reduce_xor(operand, axes):
-    return reduce_xor_p.bind(operand, axes=canonicalize_axes(operand, axes))
+    return reduce_xor_p.bind(operand, axes=tuple(axes))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -319,18 +338,7 @@ def _argminmax(name, direction, identity):
     p.def_abstract_eval(_argminmax_rule(name))
     p.def_lowering(_argminmax_lowering(direction, identity))
 
-    def batching_rule(args, dims, *, axes, index_dtype):
-        (x,), (d,) = args, dims
-        axes = tuple(batching.to_val_axis(a, d) for a in axes)
-        # As JAX's reducer batching, which finds the result's batch axis with np.delete: an
-        # axis past the end is its IndexError, a negative one the batched argmax's ValueError
-        out_dim = list(np.delete(np.arange(get_aval(x).ndim), axes)).index(d)
-        return p.bind(x, axes=axes, index_dtype=index_dtype), out_dim
-
-    # JAX checks only the batched argmax (an invalid axis stays invalid after the shift), so
-    # its errors come from the rule
-    batching_rule.accepts_invalid = lambda vals, dims: True
-    p.def_batching(batching_rule)
+    p.def_batching(_reducer_batching(p))
     return p
 
 

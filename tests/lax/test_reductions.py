@@ -28,11 +28,16 @@ def test_reduce_sum_prints_axes_as_jax_does():
     assert "b:f32[4] = reduce_sum[axes=(0,) out_sharding=None] a" in str(jaxpr)
 
 
-def test_negative_axes_are_normalized_and_sorted():
-    jaxpr = minijax.make_jaxpr(lambda x: lax.reduce_max(x, (-1, 0)))(f32(2, 3, 4))
-    assert "reduce_max[axes=(0, 2)]" in str(jaxpr)
-    np.testing.assert_array_equal(np.asarray(lax.reduce_max(f32(2, 3, 4), (-1, 0))),
+def test_axes_bind_as_given():
+    # JAX 0.10.2 binds tuple(axes) unsorted; a negative axis is out of bounds (only jnp
+    # normalizes it)
+    jaxpr = minijax.make_jaxpr(lambda x: lax.reduce_max(x, (2, 0)))(f32(2, 3, 4))
+    assert "reduce_max[axes=(2, 0)]" in str(jaxpr)
+    np.testing.assert_array_equal(np.asarray(lax.reduce_max(f32(2, 3, 4), (2, 0))),
                                   f32(2, 3, 4).max(axis=(0, 2)))
+    with pytest.raises(ValueError, match=re.escape(
+            "reduction axes (-1, 0) contains out-of-bounds indices for float32[2,3,4].")):
+        lax.reduce_max(f32(2, 3, 4), (-1, 0))
 
 
 def _text(e):
@@ -44,22 +49,26 @@ def test_out_of_range_axis_names_primitive_shape_and_line():
     with pytest.raises(ValueError) as e:
         minijax.jit(lambda x: lax.reduce_sum(x, (2,)))(f32(3, 4))  # the bad reduction
     msg = _text(e.value)
-    assert "reduce_sum" in msg and "(2,)" in msg and "f32[3,4]" in msg
+    assert "reduction axes (2,)" in msg and "float32[3,4]" in msg
     assert f"{__file__}:" in msg and "the bad reduction" in msg
 
 
 def test_duplicate_axes_raise():
-    with pytest.raises(ValueError, match="reduce_min: duplicate value in 'axes'"):
-        lax.reduce_min(f32(3, 4), (1, -1))
+    msg = "duplicate value in 'axes' of reduction: (1, 1)"
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lax.reduce_min(f32(3, 4), (1, 1))
 
 
-@pytest.mark.parametrize("fn, x", [
-    (lax.reduce_sum, np.zeros(3, np.bool_)),
-    (lax.reduce_and, np.zeros(3, np.float32)),
-    (lax.reduce_xor, np.zeros(3, BF16)),
+@pytest.mark.parametrize("fn, x, msg", [
+    (lax.reduce_sum, np.zeros(3, np.bool_),
+     "reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lax.reduce_and, np.zeros(3, np.float32),
+     "logical reduction requires operand dtype bool or int, got float32."),
+    (lax.reduce_xor, np.zeros(3, BF16),
+     "logical reduction requires operand dtype bool or int, got bfloat16."),
 ])
-def test_dtype_not_accepted(fn, x):
-    with pytest.raises(TypeError, match="does not accept dtype"):
+def test_dtype_not_accepted(fn, x, msg):
+    with pytest.raises(TypeError, match=re.escape(msg)):
         fn(x, (0,))
 
 
