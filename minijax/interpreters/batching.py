@@ -569,8 +569,9 @@ def _per_example_shape(args, dims, ranks, rank):
 
 
 def reduction_rule(prim, param="axes"):
-    """For one-operand primitives whose ``param`` lists axes that the result drops
-    (reductions, argmax/argmin, squeeze): the batch axis is one more kept axis."""
+    """For one-operand primitives whose ``param`` lists axes that the result drops (squeeze;
+    the reductions batch as JAX's ``defreducer``, lax/reductions.py): the batch axis is one
+    more kept axis."""
 
     def rule(args, dims, **params):
         (x,), (d,) = args, dims
