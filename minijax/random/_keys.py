@@ -38,6 +38,7 @@ from minijax.core import ShapedArray, Tracer, get_aval
 from minijax.lowering.array import BaseArray, Shard
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axis
+from minijax.numpy.array_methods import _METHODS
 from minijax.numpy.manipulation import _resolve_shape, _static_shape
 from minijax.lax.rng import rng_bit_generator
 from minijax.lax.sharding_constraint import lay_out
@@ -276,6 +277,22 @@ class PRNGKeyArray(BaseArray):
 
 def _no_attribute(keys, name):
     raise AttributeError(f"'{type(keys).__name__}' object has no attribute '{name}'")
+
+
+def _abstract(name):
+    def method(self, *args, **kwargs):
+        raise NotImplementedError(f"Cannot call abstract method {name}")
+    return method
+
+
+# The jnp methods (and ``item``) JAX's key arrays leave to jax.Array, where they are abstract:
+# all but ``at`` and those defined above. ``tolist``/``tobytes`` they lack.
+for _name, _value in [*_METHODS.items(), ("item", None)]:
+    if not _name.startswith("__") and _name != "at" and _name not in vars(PRNGKeyArray):
+        _method = _abstract(_name)
+        setattr(PRNGKeyArray, _name, property(_method) if isinstance(_value, property) else _method)
+PRNGKeyArray.tolist = property(lambda self: _no_attribute(self, "tolist"))
+PRNGKeyArray.tobytes = property(lambda self: _no_attribute(self, "tobytes"))
 
 
 _registry.register_node(

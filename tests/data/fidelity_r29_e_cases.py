@@ -2,9 +2,9 @@
 (``random.key``, ``random.split``; FINDINGS 285): placement and buffer methods (forwarded to the
 key data), the sharding and aval without the key dimensions (on one device, on a 2-device mesh
 placed by ``device_put`` and under ``set_mesh``), shards holding keys, and the shape methods
-(``T``, ``ravel``, ``squeeze``, ``take`` ...), with JAX's errors where it refuses. Each is an
-expression over SETUP's names giving a JSON-able outcome: ``str`` of the value, or an error's type
-and first line. Recorded with 8 host CPU devices (as tests/conftest.py gives).
+(``T``, ``ravel``, ``squeeze``, ``take`` ...), with JAX's errors where it refuses (the numeric
+methods JAX leaves abstract). Each is an expression over SETUP's names giving a JSON-able
+outcome: ``str`` of the value, or an error's type and first line. Recorded with 8 host CPU devices (as tests/conftest.py gives).
 """
 
 SETUP = """
@@ -46,6 +46,8 @@ _EACH = [
     "x.take(jnp.array([0, 5]))", "x.swapaxes(0, -1)", "type(jax.device_put(x)).__name__",
     "jax.device_put(x).committed", "jax.device_put(x, jax.devices()[1]).committed",
     "jax.device_put(x, jax.devices()[1]).device", "type(jax.device_get(x)).__name__",
+    "x.astype(jnp.uint32)", "x.view(jnp.uint32)", "x.item()", "x.sum()", "x.argsort()",
+    "x.real", "x.mT", "x.tolist()", "x.tobytes()",
 ]
 
 CASES = []
