@@ -50,6 +50,7 @@ from minijax.lax.structural import (
     slice_in_dim,
     squeeze,
     tile_p,
+    transpose,
 )
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
 from minijax.lax import sharding_rules
@@ -366,10 +367,16 @@ def argmin(operand, axis, index_dtype):
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
-    """Sums over the axes the broadcast created or stretched from size 1."""
+    """Sums over the axes the broadcast created or stretched from size 1, then puts the kept
+    axes back in the operand's order (unsorted ``broadcast_dimensions`` move them; JAX 0.10.2's
+    transpose reshapes instead and fails its cotangent type check, sharp_bits)."""
     in_shape = operand.aval.shape
-    kept = {d for d, n in zip(broadcast_dimensions, in_shape) if n == shape[d]}
+    kept = [d for d, n in zip(broadcast_dimensions, in_shape) if n == shape[d]]
     summed = _sum_over(ct, tuple(a for a in range(len(shape)) if a not in kept))
+    order = sorted(kept)
+    perm = tuple(order.index(d) for d in kept)
+    if perm != tuple(range(len(perm))):
+        summed = transpose(summed, perm)
     return [_reshape_to(summed, in_shape)]
 
 

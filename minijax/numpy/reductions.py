@@ -122,7 +122,7 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
         fill = identity if identity is not None else -np.inf if name == "max" else np.inf
         a = _where(where, a, _init_val(a.dtype, fill))
     if pos_axes != axes:  # a named axis: its collective (JAX's psum/pmax/pmin)
-        if parallel is None:  # JAX's refusal
+        if parallel is None:  # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(f"Named reductions not implemented for jnp.{name}()")
         # JAX's collective takes the positional axes too; minijax's takes names only, so
         # those are reduced here first (the same values; JAX's jaxpr has one psum)

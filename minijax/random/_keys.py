@@ -281,6 +281,7 @@ def _no_attribute(keys, name):
 
 def _abstract(name):
     def method(self, *args, **kwargs):
+        # JAX 0.10.2 refuses it too, in these words (jax.Array's abstract methods)
         raise NotImplementedError(f"Cannot call abstract method {name}")
     return method
 

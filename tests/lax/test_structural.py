@@ -402,3 +402,24 @@ def test_zero_sized_results():
     assert run_both(lambda x: lax.slice(x, (1, 0), (1, 2)), x).shape == (0, 2)
     assert run_both(lambda x: lax.pad(x, 0.0, [(-3, 0, 0), (0, 0, 0)]), x).shape == (0, 2)
     assert run_both(lambda x: lax.dynamic_slice(x, (2, 1), (0, 1)), x).shape == (0, 1)
+
+
+@pytest.mark.parametrize("x_shape,dims,shape", [((2, 3), (2, 1), (4, 3, 2)),
+                                                ((2, 3), (0, 2), (2, 1, 3)),
+                                                ((2, 1), (2, 0), (3, 4, 2)),
+                                                ((2, 3), (1, 0), (3, 2))])
+def test_broadcast_in_dim_gradient_with_unsorted_dimensions(x_shape, dims, shape):
+    # beyond JAX 0.10.2, whose transpose reshapes the cotangent and fails its type check: the
+    # gradient of sum(broadcast(x) * w) is w summed over the axes x does not fill, in x's order
+    x = np.arange(np.prod(x_shape), dtype=np.float32).reshape(x_shape)
+    w = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+
+    def f(x):
+        return (lax.broadcast_in_dim(x, shape, dims) * w).sum()
+
+    dropped = tuple(a for a in range(len(shape)) if a not in dims)
+    stretched = tuple(d for d, n in zip(dims, x_shape) if n != shape[d])
+    kept = w.sum(axis=dropped + stretched, keepdims=True)  # x's axes at dims, size 1 elsewhere
+    expected = np.transpose(kept, list(dims) + list(dropped)).reshape(x_shape)
+    for g in (minijax.grad(f), minijax.jit(minijax.grad(f))):
+        np.testing.assert_array_equal(g(x), expected)
