@@ -10,8 +10,13 @@ each machine matched JAX's outcome there bit for bit. So a record made on anothe
 sits beside the first as ``<stem>.<cpu>.json`` (written by the same recording script), and a
 case passes when minijax matches JAX's outcome on one of them.
 """
+import importlib
 import json
 import pathlib
+import sys
+
+import numpy as np
+import pytest
 
 DATA = pathlib.Path(__file__).parent / "data"
 
@@ -41,3 +46,28 @@ def assert_equals_one(got, expectations):
     def check(expected):
         assert got == expected
     assert_matches_one(check, expectations)
+
+
+def replay(name, jax, jnp, marks=()):
+    """The two tests of a record-replay file: ``tests/data/fidelity_<name>_cases.py`` holds
+    SETUP and CASES (expressions over ``jax``, ``jnp`` and ``np`` giving JSON-able outcomes),
+    ``fidelity_<name>_jax.json`` JAX 0.10.2's outcomes of them (tests/data/record_cases.py).
+    ``marks`` go on the per-case test. Assign the pair to module-level test names."""
+    sys.path.insert(0, str(DATA))
+    cases = importlib.import_module(f"fidelity_{name}_cases")
+    records = load(f"fidelity_{name}_jax.json")
+    env = {"jax": jax, "jnp": jnp, "np": np}
+    exec(cases.SETUP, env)
+
+    def test_recorded_from_jax_0_10_2_over_the_current_cases():
+        assert records[0]["jax_version"] == "0.10.2"
+        assert [src for src, _ in records[0]["cases"]] == cases.CASES
+
+    @pytest.mark.parametrize("i", range(len(cases.CASES)))
+    def test_as_jax(i):
+        got = eval(cases.CASES[i], env)
+        assert_equals_one(got, [r["cases"][i][1] for r in records])
+
+    for mark in marks:
+        test_as_jax = mark(test_as_jax)
+    return test_recorded_from_jax_0_10_2_over_the_current_cases, test_as_jax

@@ -1,32 +1,12 @@
 """Typed PRNG key arrays' Array API (FINDINGS 285): placement and buffer methods forwarded to
 the key data, the sharding and aval without the key dimensions (one device, a 2-device mesh,
 ``set_mesh``), shards of keys, shape methods, and JAX's refusals. Expected outcomes were recorded
-from JAX 0.10.2 by tests/data/record_fidelity_r29_e.py over tests/data/fidelity_r29_e_cases.py.
+from JAX 0.10.2 by tests/data/record_cases.py over tests/data/fidelity_r29_e_cases.py.
 """
-import sys
-
-import numpy as np
-import pytest
 
 import minijax as jax
 import minijax.numpy as jnp
-from tests import jax_records
-from tests.jax_records import DATA, assert_equals_one
+from tests.jax_records import replay
 
-sys.path.insert(0, str(DATA))
-from fidelity_r29_e_cases import CASES, SETUP  # noqa: E402
-
-_RECORDS = jax_records.load("fidelity_r29_e_jax.json")
-_ENV = {"jax": jax, "jnp": jnp, "np": np}
-exec(SETUP, _ENV)
-
-
-def test_recorded_from_jax_0_10_2_over_the_current_cases():
-    assert _RECORDS[0]["jax_version"] == "0.10.2"
-    assert [src for src, _ in _RECORDS[0]["cases"]] == CASES
-
-
-@pytest.mark.parametrize("i", range(len(CASES)))
-def test_as_jax(i):
-    got = eval(CASES[i], _ENV)
-    assert_equals_one(got, [r["cases"][i][1] for r in _RECORDS])
+test_recorded_from_jax_0_10_2_over_the_current_cases, test_as_jax = replay(
+    "r29_e", jax, jnp)
