@@ -174,7 +174,7 @@ def test_errors():
         shard_map(lambda a: a, mesh(), in_specs=P("x"), out_specs=P("x"))(x)
     with pytest.raises(ValueError, match="'z'"):
         shard_map(lambda a: a, mesh(), in_specs=P("z"), out_specs=P())(arange(8, 4))
-    with pytest.raises(NameError, match="'q'"):
+    with pytest.raises(NameError, match="^Found an unbound axis name: q. .* call pvary under"):
         shard_map(lambda a: lax.psum(a, "q"), mesh(), in_specs=P("x"),
                   out_specs=P("x"))(arange(8, 4))
     with pytest.raises(ValueError, match="check_vma"):  # varies along 'x' but out spec omits it
@@ -257,6 +257,6 @@ def test_auto_axes_errors():
     with pytest.raises(ValueError, match="must refer to an axis marked as manual"):
         mj.shard_map(lambda x: x, mesh=m, in_specs=P("x", "y"), out_specs=P("x"),
                      axis_names={"x"})(x)
-    with pytest.raises(NameError, match="unbound axis name: 'y'"):
+    with pytest.raises(NameError, match="^Found an unbound axis name: y. .* call pvary under"):
         mj.shard_map(lambda x: lax.psum(x, "y"), mesh=m, in_specs=P("x"), out_specs=P("x"),
                      axis_names={"x"})(x)

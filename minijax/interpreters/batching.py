@@ -28,8 +28,8 @@ axis size) and ``axis_index`` has no operand.
 
 Named axes: ``axis_size_of(name)`` is the size of the innermost axis called ``name`` bound
 around the current trace — each trace on the chain from the current one to the bottom lists
-the axes it binds in ``bound_axes`` (a vmap with an ``axis_name`` binds one) — or a NameError
-naming the unbound axis and the bound ones. A transformation that binds names without being a
+the axes it binds in ``bound_axes`` (a vmap with an ``axis_name`` binds one) — or JAX's
+NameError naming the unbound axis. A transformation that binds names without being a
 trace (shard_map's manual region) can register them with ``extend_axis_env``.
 
 ``batch_jaxpr`` batches a whole jaxpr (the bodies of control flow), ``batch_open`` the open
@@ -52,7 +52,7 @@ from minijax.interpreters.leaks import check_leaks
 from minijax.interpreters.partial_eval import hoist_consts, trace_to_jaxpr
 from minijax.interpreters.rule_views import RuleView, adapt_axis_batcher, adapt_fancy_batcher
 from minijax.interpreters.walk import iter_eqns, sub_jaxprs
-from minijax.source_info import user_frame, with_user_line
+from minijax.source_info import note_user_line, user_frame, with_user_line
 
 not_mapped = None
 
@@ -113,18 +113,15 @@ def bound_axes():
     return found
 
 
-def axis_size_of(name, api="a collective"):
-    """The size of the innermost axis called ``name``; NameError (with the user's line) if
-    nothing binds it."""
-    found = bound_axes()
-    for n, size in found:
+def axis_size_of(name):
+    """The size of the innermost axis called ``name``; JAX 0.10.2's NameError (its axis
+    environment's words; the user's line as a note) if nothing binds it."""
+    for n, size in bound_axes():
         if n == name:
             return size
-    bound = ", ".join(dict.fromkeys(repr(n) for n, _ in found)) or "none"
-    raise NameError(with_user_line(
-        f"unbound axis name: {name!r}. {api} can only use axis names bound by an enclosing "
-        f"vmap(..., axis_name=...) (or shard_map); the axis names bound here are: {bound}."
-    ))
+    e = NameError(f"unbound axis name: {name}")
+    note_user_line(e)
+    raise e
 
 
 # ------------------------------------------------------------------------------------------------

@@ -3,8 +3,11 @@
 
 A named axis is bound by an enclosing ``vmap(..., axis_name=...)`` or by ``shard_map``'s mesh
 axes. ``batching.axis_size_of`` finds its size by walking the traces around the current one;
-a name nothing binds is a ``NameError`` at trace time, raised by the public functions below,
-naming the unbound axis, the bound ones and the user's line.
+a name nothing binds is a ``NameError`` at trace time, raised by the public functions below in
+JAX 0.10.2's words: where JAX looks the size up (a constant's psum, all_gather, psum_scatter,
+all_to_all, axis_size) its "unbound axis name: a", where JAX's rule types the equation (psum,
+pmax, pmin of a traced value, axis_index, ppermute, pbroadcast) ``check_bound``'s "Found an
+unbound axis name: a. ...".
 
 The size of every axis a collective ranges over is resolved when the user calls it and kept in
 the equation's params (``axis_size``), as JAX does for ``all_gather``: abstract evaluation then
@@ -50,7 +53,7 @@ from minijax.lax.indexing import GatherDimensionNumbers, gather
 from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
 from minijax.lax.structural import expand_dims, full_like, iota, reshape, squeeze, transpose
 from minijax.lowering import collectives
-from minijax.source_info import with_user_line
+from minijax.source_info import note_user_line, with_user_line
 from minijax.tree_util import tree_flatten, tree_map, tree_map_internal, tree_unflatten
 
 __all__ = [
@@ -77,12 +80,37 @@ def _names(axis_name):
     return names
 
 
+def check_bound(names, api):
+    """JAX's check of a collective's names when it types the equation (its
+    ``_check_axis_names``; psum, pmax and pmin all say "psum", pbroadcast "ppermute")."""
+    bound = {n for n, _ in batching.bound_axes()}
+    for n in names:
+        if n not in bound:
+            e = NameError(f"Found an unbound axis name: {n}. To fix this, please call {api} "
+                          "under `jax.shard_map`.")
+            note_user_line(e)
+            raise e
+
+
+def _vma_api(api):
+    """The API whose check meets an unbound name first: with check_vma JAX's psum, pmax and
+    pmin cast their operand by ``pvary`` before binding."""
+    return "pvary" if core.vma_axes() else api
+
+
+def _no_eval_rule(prim):
+    """JAX 0.10.2's ppermute and pbroadcast have no evaluation rule: called with no
+    transformation around them they fail before their names are looked at."""
+    if core.current_trace() is core.eval_trace:
+        raise NotImplementedError(f"Evaluation rule for '{prim.name}' not implemented")
+
+
 def _group_size(names, axis_index_groups, api):
     """The number of participants: the product of the axes' sizes (NameError if unbound), or
     the size of one group of ``axis_index_groups``."""
     size = 1
     for n in names:
-        size *= axis_size_of(n, api)
+        size *= axis_size_of(n)
     if axis_index_groups is None:
         return size
     if any(len(g) != len(axis_index_groups[0]) for g in axis_index_groups):
@@ -287,7 +315,7 @@ def pcast(x, axis_name, *, to):
     if to not in allowed:
         raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {allowed}")
     for n in axes:
-        axis_size_of(n, "pcast")
+        axis_size_of(n)
 
     def bind(leaf):
         vma = get_aval(leaf).vma
@@ -332,11 +360,14 @@ def psum(x, axis_name, *, axis_index_groups=None):
     if not names:
         return x
     groups = _canonical_groups(axis_index_groups)
-    size = _group_size(names, groups, "psum")
     leaves, tree = tree_flatten(x)
     leaves = [convert_element_type(v, np.int32) if get_aval(v).dtype == np.bool_ else v
               for v in leaves]
-    if not any(isinstance(v, Tracer) for v in leaves):
+    traced = any(isinstance(v, Tracer) for v in leaves)
+    if traced:  # JAX types psum's equation; a constant's sum looks the size up
+        check_bound(names, _vma_api("psum"))
+    size = _group_size(names, groups, "psum")
+    if not traced:
         # A constant is the same on every member of the axis: the sum is size * x (JAX's
         # constant case; so axis_size stays a Python int).
         outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, const(v, size))
@@ -359,6 +390,7 @@ def _pminmax(prim, api):
     def fun(x, axis_name, *, axis_index_groups=None):
         names = _names(axis_name)
         groups = _canonical_groups(axis_index_groups)
+        check_bound(names, _vma_api("psum"))  # JAX's pmax/pmin type theirs as psum's
         _group_size(names, groups, api)
         return _bind_leaves(lambda v: prim.bind(v, axes=names, axis_index_groups=groups), x)
 
@@ -597,6 +629,8 @@ def ppermute(x, axis_name, perm):
     """Collective permutation: member ``dst`` receives the ``x`` (a pytree) of member ``src``
     for each pair ``(src, dst)`` of ``perm``; members that receive nothing get zeros."""
     names = _names(axis_name)
+    _no_eval_rule(ppermute_p)
+    check_bound(names, "ppermute")
     size = _group_size(names, None, "ppermute")
     perm = tuple((operator.index(s), operator.index(d)) for s, d in perm)
     srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
@@ -668,6 +702,8 @@ pbroadcast_p.axis_names_of = _axis_name_param
 def pbroadcast(x, axis_name, source):
     """Every member along ``axis_name`` gets the ``x`` (a pytree) of member ``source``."""
     names = _names(axis_name)
+    _no_eval_rule(pbroadcast_p)
+    check_bound(names, "ppermute")  # JAX's pbroadcast types its equation as ppermute's
     size = _group_size(names, None, "pbroadcast")
     if not 0 <= operator.index(source) < size:
         raise ValueError(with_user_line(
@@ -746,7 +782,7 @@ def _all_to_all_several_names(own, x, names, split_axis, concat_axis):
         return reshape(v, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
 
     def exchange(v, sub, s, c):
-        size = int(np.prod([axis_size_of(m, "all_to_all") for m in sub]))
+        size = int(np.prod([axis_size_of(m) for m in sub]))
         return all_to_all_p.bind(v, axis_name=sub, split_axis=s, concat_axis=c,
                                  axis_index_groups=None, axis_size=size, tiled=True)
 
@@ -858,13 +894,13 @@ def axis_index(axis_name):
     """This member's index along ``axis_name`` (int32); for a tuple of names, the index in
     their row-major product."""
     names = _names(axis_name)
+    check_bound(names, "axis_index")
     if not isinstance(axis_name, (tuple, list)):
-        axis_size_of(axis_name, "axis_index")
         return axis_index_p.bind(axis_name=axis_name)
     index, inner = np.int32(0), 1
     for name in reversed(names):
         index = add(index, mul(axis_index(name), np.int32(inner)))
-        inner *= axis_size_of(name, "axis_index")
+        inner *= axis_size_of(name)
     return index
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from minijax import dtypes, lax
 from minijax.lax.families import const
+from minijax.lax.parallel import check_bound
 from minijax.core import ShardingTypeError
 from minijax.source_info import with_user_line
 from minijax.numpy._eager import eager_jit
@@ -131,6 +132,9 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
     else:
         out = lax_reduce(a, axes)
     if initial is not None:
+        # JAX binds the collective itself, so even a constant's unbound name is its psum's
+        # (pmax's, pmin's: they say psum) "Found an unbound axis name"
+        check_bound(names, "psum")
         init = convert(to_array(initial), compute_dtype)
         if init.ndim:
             raise ValueError(f"initial value of {name} must be a scalar, got shape {init.shape}")
