@@ -45,6 +45,8 @@ from __future__ import annotations
 import contextlib
 from typing import NamedTuple
 
+import numpy as np
+
 from minijax import core, dtypes
 from minijax.core import ClosedJaxpr, Tracer, abstract_eval, escaped_tracer_error, get_aval
 from minijax.interpreters import lax_ops
@@ -436,35 +438,34 @@ def fold_batch(bind, x, bdim, at, joins_next=False):
     return lax_ops.reshape(out, shape), at
 
 
-def broadcast_batched(x, size, dim):
-    """An unbatched ``x`` with a new axis of ``size`` at ``dim`` (a ``broadcast_in_dim``)."""
+def broadcast_batched(x, size, dim, np_dims=True):
+    """An unbatched ``x`` with a new axis of ``size`` at ``dim`` (a ``broadcast_in_dim``).
+    ``np_dims``: the kept axes as NumPy ints, as JAX's ``batching.broadcast`` (np.delete) gives
+    them, so its jaxprs print ``broadcast_dimensions=(np.int64(1),)``; False for the rules JAX
+    writes with ``lax.broadcast`` or Python ints (concatenate, stack, sort, pad)."""
     aval = get_aval(x)
     shape = list(aval.shape)
     shape.insert(dim, size)
     if aval.dtype == dtypes.float0:  # a symbolic-zero cotangent: no device array to broadcast
         return dtypes.float0_zeros(shape)
-    kept = [i for i in range(len(shape)) if i != dim]
-    return lax_ops.broadcast_in_dim(x, shape, kept)
+    kept = np.delete(np.arange(len(shape)), dim)
+    return lax_ops.broadcast_in_dim(x, shape, tuple(kept if np_dims else kept.tolist()))
 
 
-def bdim_to(x, bdim, dst, size):
+def bdim_to(x, bdim, dst, size, np_dims=True):
     """``x`` with its batch axis at ``dst``: moved there, or broadcast when not mapped."""
     if bdim is not_mapped:
-        return broadcast_batched(x, size, dst)
+        return broadcast_batched(x, size, dst, np_dims)
     return moveaxis(x, bdim, dst)
 
 
-def bdim_at_front(x, bdim, size):
-    return bdim_to(x, bdim, 0, size)
+def bdim_at_front(x, bdim, size, np_dims=True):
+    return bdim_to(x, bdim, 0, size, np_dims)
 
 
 def to_val_axis(axis, bdim):
     """The axis of the batched value for per-example ``axis`` (it shifts past the batch axis)."""
     return axis + (axis >= bdim)
-
-
-def unbatched_axes(bdim, ndim_out):
-    return [i for i in range(ndim_out) if i != bdim]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -507,10 +508,10 @@ def elementwise_rule(prim, scalar_ok=None, size1_ok=True):
             if d is not_mapped:
                 if r == 0 and _ok(scalar_ok, i):
                     new.append(x)
-                else:
-                    kept = () if r == 0 else unbatched_axes(out_dim, rank + 1)
-                    shape = (1, *get_aval(x).shape) if r and size1_ok else out_shape
-                    new.append(lax_ops.broadcast_in_dim(x, shape, kept))
+                elif r == 0:
+                    new.append(lax_ops.broadcast_in_dim(x, out_shape, ()))
+                else:  # JAX's bdim_at_front: a new batch axis of 1 (of the batch's size)
+                    new.append(broadcast_batched(x, 1 if size1_ok else size, out_dim))
             elif r == rank:
                 new.append(moveaxis(x, d, out_dim))
             else:  # a per-example scalar beside full-rank operands

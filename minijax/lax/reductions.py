@@ -39,9 +39,9 @@ from minijax.lax.families import (
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import div, eq, mul, sub
 from minijax.lax.structural import (
-    _reshape_to,
     broadcast_in_dim,
     broadcast_in_dim_p,
+    expand_dims,
     full_like,
     pad,
     pad_p,
@@ -367,17 +367,19 @@ def argmin(operand, axis, index_dtype):
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
-    """Sums over the axes the broadcast created or stretched from size 1, then puts the kept
-    axes back in the operand's order (unsorted ``broadcast_dimensions`` move them; JAX 0.10.2's
-    transpose reshapes instead and fails its cotangent type check, sharp_bits)."""
-    in_shape = operand.aval.shape
-    kept = [d for d, n in zip(broadcast_dimensions, in_shape) if n == shape[d]]
+    """As JAX's rule: sums over every result axis but those of the operand's non-unit axes,
+    then ``expand_dims`` puts the operand's size-1 axes back (a size-1 axis kept at size 1 is
+    summed too, so the jaxpr is JAX's). The kept axes then go back in the operand's order
+    (unsorted ``broadcast_dimensions`` move them; JAX 0.10.2's transpose does not and fails
+    its cotangent type check, sharp_bits)."""
+    unit = [i for i, n in enumerate(operand.aval.shape) if n == 1]
+    kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
     summed = _sum_over(ct, tuple(a for a in range(len(shape)) if a not in kept))
     order = sorted(kept)
     perm = tuple(order.index(d) for d in kept)
     if perm != tuple(range(len(perm))):
         summed = transpose(summed, perm)
-    return [_reshape_to(summed, in_shape)]
+    return [expand_dims(summed, unit)]
 
 
 def _sum_over(x, axes):

@@ -120,7 +120,7 @@ def _sort_batching(args, dims, *, dimension, is_stable, num_keys):
     are permuted differently per example), then one sort along the shifted dimension."""
     size = batching.axis_size(args, dims)
     bdim = next(d for d in dims if d is not batching.not_mapped)
-    operands = [batching.bdim_to(x, d, bdim, size) for x, d in zip(args, dims)]
+    operands = [batching.bdim_to(x, d, bdim, size, np_dims=False) for x, d in zip(args, dims)]
     outs = sort_p.bind(*operands, dimension=batching.to_val_axis(dimension, bdim),
                        is_stable=is_stable, num_keys=num_keys)
     return outs, [bdim] * len(outs)

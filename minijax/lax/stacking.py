@@ -54,7 +54,7 @@ def _stack_batching(args, dims, *, axis):
             return stack_p.bind(*args, axis=axis), bdim + 1
         return stack_p.bind(*args, axis=axis + 1), bdim
     size = batching.axis_size(args, dims)
-    operands = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+    operands = [batching.bdim_at_front(x, d, size, np_dims=False) for x, d in zip(args, dims)]
     return stack_p.bind(*operands, axis=axis + 1), 0
 
 

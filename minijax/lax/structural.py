@@ -562,22 +562,21 @@ pad_p.def_lowering(_pad_lowering)
 
 
 def _pad_batching(args, dims, *, padding_config):
-    """No padding along the batch axis. A per-example padding value: pad with a zero, then
-    select the value where the (unbatched) mask of padding positions says so."""
+    """As JAX's rule: no padding along the batch axis, which stays where it is (an unmapped
+    operand is broadcast to a front one). A per-example padding value: pad with a zero, then
+    select the value where the batched mask of operand positions says not."""
     (x, value), (xd, vd) = args, dims
+    if xd is not_mapped:
+        x, xd = batching.bdim_at_front(x, xd, batching.axis_size(args, dims), np_dims=False), 0
+    config = padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]
     if vd is not_mapped:
-        config = padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]
         return pad_p.bind(x, value, padding_config=config), xd
-    size = batching.axis_size(args, dims)
-    x = batching.bdim_at_front(x, xd, size)
     v_aval = get_aval(value)
     zero = WeakScalar(0, v_aval.dtype) if v_aval.weak_type else np.zeros((), v_aval.dtype)
-    padded = pad_p.bind(x, zero, padding_config=((0, 0, 0),) + padding_config)
-    shape = get_aval(padded).shape
-    is_operand = pad(full(get_aval(x).shape[1:], True), False, padding_config)
-    is_operand = broadcast_in_dim(is_operand, shape, tuple(range(1, len(shape))))
-    value = broadcast_in_dim(value, shape, (0,))
-    return select_n(is_operand, value, padded), 0
+    padded = pad_p.bind(x, zero, padding_config=config)
+    is_operand = pad(full_like(x, True, np.bool_), False, config)
+    value = broadcast_in_dim(value, get_aval(padded).shape, (xd,))
+    return select_n(is_operand, value, padded), xd
 
 
 pad_p.def_batching(_pad_batching)
@@ -640,7 +639,7 @@ def _concatenate_batching(args, dims, *, dimension):
     """Every operand's batch to axis 0 (unmapped ones broadcast), as JAX 0.10.2's rule: where
     the transposes fall decides how Shardy carries a split operand through."""
     size = batching.axis_size(args, dims)
-    operands = [batching.bdim_to(x, d, 0, size) for x, d in zip(args, dims)]
+    operands = [batching.bdim_to(x, d, 0, size, np_dims=False) for x, d in zip(args, dims)]
     return concatenate_p.bind(*operands, dimension=dimension + 1), 0
 
 

@@ -100,6 +100,10 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
     the collective a named axis reduces by (JAX has one for sum, max and min only)."""
     check_arraylike(name, a)
     a = to_array(a)
+    if bool_op is not None and a.dtype == dtypes.bool_:
+        # JAX's sum and prod first make bools numeric (its preproc _cast_to_numeric), so a
+        # dtype= or mean's float count converts through the default int
+        a = convert(a, dtypes.default_int_dtype())
     pos_axes, axes = _reduction_dims(axis, a.ndim)
     if dtype is not None:
         result_dtype = dtypes.check_user_dtype(dtype, name)
