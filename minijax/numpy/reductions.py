@@ -132,13 +132,13 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
         # JAX's collective takes the positional axes too; minijax's takes names only, so
         # those are reduced here first (the same values; JAX's jaxpr has one psum)
         names = tuple(ax for ax in axes if isinstance(ax, str))
+        # JAX binds the collective itself, so even a constant's unbound name is its psum's
+        # (pmax's, pmin's: they say psum) "Found an unbound axis name"
+        check_bound(names, "psum")
         out = parallel(lax_reduce(a, pos_axes) if pos_axes else a, names)
     else:
         out = lax_reduce(a, axes)
     if initial is not None:
-        # JAX binds the collective itself, so even a constant's unbound name is its psum's
-        # (pmax's, pmin's: they say psum) "Found an unbound axis name"
-        check_bound(names, "psum")
         init = convert(to_array(initial), compute_dtype)
         if init.ndim:
             raise ValueError(f"initial value of {name} must be a scalar, got shape {init.shape}")
