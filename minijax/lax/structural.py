@@ -947,6 +947,9 @@ def _scalar_of(fill_value, dtype, weak_type):
         # as JAX's: a non-finite value converts on the device (XLA saturates inf to the
         # integer's max), or is folded by NumPy under a staging trace
         return _convert_element_type(fill_value, dtype, weak_type)
+    if (type(fill_value) in (float, complex) and weak_type
+            and dtypes.python_scalar_dtype(fill_value) == dtype):
+        return fill_value  # as JAX stages it: unrounded in a jaxpr (``0.1:f32[]``)
     # NumPy's cast, as JAX's: a Python int wraps (``full(2, 2**40, float16)`` is inf)
     value = np.asarray(fill_value).astype(dtype)
     return WeakScalar(value, dtype) if weak_type else value
