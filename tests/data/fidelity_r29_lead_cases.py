@@ -29,6 +29,18 @@ CASES = [
     "values(jax.vmap(jax.grad(jax.grad(jnp.sinc)))(xs))",
     "values(jnp.i0(xs))",
     "values(jax.vmap(jax.grad(jnp.i0))(xs))",
+    # a Python float fill value staged unrounded, as JAX's lax.full
+    "jaxpr(lambda: jnp.full((2,), 0.1))",
+    "jaxpr(lambda x: jax.lax.full((2,), 0.1) * x, 1.0)",
+    "jaxpr(lambda x: jnp.full_like(x, 0.1), jnp.ones(2))",
+    "jaxpr(lambda x: jnp.full((2,), 0.1, jnp.float32) + x, 1.0)",
+    "values(jnp.full((2,), 0.1) + jnp.ones(2, jnp.bfloat16))",
+    "values(jax.grad(lambda x: (jnp.full((2,), 0.1) * x).sum())(2.0))",
+    # the gradient of a jnp.where with a constant case: the zeros a residual of the known jit
+    "jaxpr(jax.grad(lambda x: jnp.where(x > 0, x, 1.0)), 1.0)",
+    "jaxpr(jax.grad(lambda x: jnp.clip(x, 0.1, 0.7)), 0.5)",
+    "jaxpr(lambda x: jax.linearize(lambda x: jax.jit(lambda b, x: jax.lax.select(b, x, 1.0))"
+    "(x > 0, x), x)[1](1.0), 1.0)",
 ] + [
     f"placed({t!r}, lambda: {src})"
     for t in ("Explicit", "Auto")
