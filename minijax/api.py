@@ -28,7 +28,7 @@ from minijax.interpreters.partial_eval import trace_to_jaxpr
 from minijax.jitting import is_jitted, jit
 from minijax.lowering import backends
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array
+from minijax.lowering.array import Array, device_put_value
 from minijax.random._keys import PRNGKeyArray
 from minijax.rematerialization import checkpoint, checkpoint_policies, remat
 from minijax.stages import ShapeDtypeStruct
@@ -97,9 +97,26 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def device_get(x):
-    """Copies every Array leaf of ``x`` to a NumPy array (an explicit transfer)."""
+    """Every leaf of ``x`` on the host (an explicit transfer), by JAX's rule: an Array, or any
+    value with ``__array__`` (a NumPy scalar too), as a NumPy array; a key array as a new one
+    over its data brought back (JAX's extended-dtype rule); a tracer or other value itself.
+    The copies are all started before the first is waited for, as in JAX."""
     with explicit_device_get_scope():
-        return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+        for leaf in _registry.flatten(x)[0]:
+            if type(leaf) is Array:
+                leaf.copy_to_host_async()
+        return tree_map(_device_get, x)
+
+
+def _device_get(x):
+    if isinstance(x, core.Tracer):
+        return x
+    if isinstance(x, PRNGKeyArray):
+        if isinstance(x._data, core.Tracer):  # a traced key is a tracer in JAX
+            return x
+        return PRNGKeyArray(device_put_value(np.asarray(x._data)), x._impl)
+    toarray = getattr(x, "__array__", None)
+    return x if toarray is None else toarray()
 
 
 def block_until_ready(x):

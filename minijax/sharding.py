@@ -205,7 +205,7 @@ def _put_leaf(x, device):
     if type(x) is Array:
         if device is None:
             return x
-        if x.devices() == {device}:  # naming its device commits it there (as JAX)
+        if x.devices() == {device}:  # naming its device commits it there, a new Array (as JAX)
             kind = memory_kind_of(x._sharding)
             if kind is not None:  # JAX names the buffer as one in device memory: jaxlib refuses
                 raise ValueError(
@@ -318,6 +318,9 @@ def _device_put(x, device):
             out.append(put_in_memory(leaf, s))
             continue
         s = shd.resolve(s, what)
+        if type(leaf) is Array and leaf._committed and leaf.sharding == s:
+            out.append(leaf)  # JAX reuses it (a new one where it must be copied: device_put)
+            continue
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
             _check_in_shard_map(leaf, s)
             if s._memory_kind is not None or isinstance(s, shd.SingleDeviceSharding):

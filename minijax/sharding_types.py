@@ -841,10 +841,9 @@ def put(x, sharding, what="device_put"):
     if aval.dtype == dtypes.float0:  # as JAX's result handler (backends.result_handler)
         return dtypes.float0_zeros(aval.shape, aval)
     if type(x) is _array.Array:
-        if x._sharding is target:  # a named sharding commits it there (as JAX)
-            return _array.committed(x if aval == x.aval else _array.retyped(x, aval))
-        if x.is_deleted():
-            raise RuntimeError(f"{what}: the Array has been deleted or donated")
+        x._check_alive()
+        if _array.same_layout(x._sharding, target):  # a named sharding commits it there
+            return _array.committed(x, aval, target)
         value = x._value
     else:
         value = np.asarray(x, dtype=aval.dtype)

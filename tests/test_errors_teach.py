@@ -50,26 +50,27 @@ def test_unhashable_static_argument_names_the_value():
     assert "Non-hashable static arguments" in msg and "[1, 2]" in msg and "list" in msg
 
 
-def test_donated_array_used_again_is_a_runtime_error_naming_donation():
+def test_donated_array_used_again_is_jaxs_runtime_error():
     g = minijax.jit(lambda x: x * 2, donate_argnums=0)
     x = jnp.ones(3)
     np.testing.assert_allclose(np.asarray(g(x)), 2.0)
     assert x.is_deleted()
-    # eagerly: minijax's words on the op's first call (its Python path); once another test in
-    # this process has run the same op on f32[3], jaxlib's C++ fast path answers with its
-    # ValueError, as it does in JAX 0.10.2
-    with pytest.raises((RuntimeError, ValueError), match="donated") as e:
+    gone = r"^Array has been deleted with shape=float32\[3\]\.$"  # JAX 0.10.2's words
+    # eagerly: JAX's words on the op's first call (its Python path); once another test in this
+    # process has run the same op on f32[3], jaxlib's C++ fast path may answer with its
+    # ValueError
+    with pytest.raises((RuntimeError, ValueError), match="deleted") as e:
         x + 1
-    assert e.type is ValueError or "f32[3]" in str(e.value)
-    with pytest.raises(RuntimeError, match="donated"):
+    assert e.type is ValueError or "float32[3]" in str(e.value)
+    with pytest.raises(RuntimeError, match=gone):
         np.asarray(x)
     h = minijax.jit(lambda v: v - 1)  # first call of another jitted function: Python path
-    with pytest.raises(RuntimeError, match="donated"):
+    with pytest.raises(RuntimeError, match=gone):
         h(x)
-    # the C++ fast path of an already-cached function reports it too (jaxlib's ValueError there)
+    # the C++ fast path of an already-cached function reports it too
     y = jnp.ones(3)
     h(y)
-    with pytest.raises((RuntimeError, ValueError), match="donated"):
+    with pytest.raises((RuntimeError, ValueError), match="deleted"):
         h(x)
     _still_works()
 
@@ -77,10 +78,13 @@ def test_donated_array_used_again_is_a_runtime_error_naming_donation():
 def test_deleted_array():
     y = jnp.arange(4.0)
     y.delete()
-    assert y.is_deleted() and "deleted" in repr(y)
-    with pytest.raises(RuntimeError, match=r"deleted Array \(operand 0, f32\[4\]\)"):
+    assert y.is_deleted()
+    gone = r"^Array has been deleted with shape=float32\[4\]\.$"  # JAX 0.10.2's words
+    with pytest.raises(RuntimeError, match=gone):
+        repr(y)
+    with pytest.raises(RuntimeError, match=gone):
         y * 2
-    with pytest.raises(RuntimeError, match="deleted"):
+    with pytest.raises(RuntimeError, match=gone):
         minijax.jit(lambda a: a + 1)(y)
     _still_works()
 

@@ -90,8 +90,7 @@ def _put_arg(x, target, aval):
     if type(x) is Array:
         if x._sharding is target:
             return x
-        if x.is_deleted():
-            raise RuntimeError("an argument Array has been deleted or donated")
+        x._check_alive()
         if same_layout(x._sharding, target):  # the same layout named on another mesh
             return relabel(x, target)
         value = x._value

@@ -313,11 +313,8 @@ def tile(operand, reps):
 
 
 def _reshape_rule(operand, *, new_sizes, dimensions, sharding):
-    if any(d == -1 for d in new_sizes):
-        raise TypeError(
-            f"reshape new_sizes may not contain -1 in lax (jnp.reshape infers it), got "
-            f"{operand.str_short(True)} -> {new_sizes}."
-        )
+    if not all(d >= 0 for d in new_sizes):  # JAX's words (a -1, jnp.reshape's, included)
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
     _check_shapelike("reshape", "new_sizes", new_sizes)
     if int(np.prod(new_sizes, dtype=np.int64)) != operand.size:
         raise TypeError(

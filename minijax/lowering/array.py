@@ -68,14 +68,15 @@ class _ArrayMethods:
         return user_sharding_of(self._sharding, len(self.aval.shape))
 
     def devices(self):
+        self._check_alive()
         return set(backends.buffer_devices(self))
 
     @property
     def device(self):
+        """Its one device; on several, its sharding (as JAX's)."""
+        self._check_alive()
         devs = backends.buffer_devices(self)
-        if len(devs) != 1:
-            raise ValueError("device is only defined for single-device arrays; use .devices()")
-        return devs[0]
+        return devs[0] if len(devs) == 1 else self.sharding
 
     @property
     def is_fully_replicated(self):
@@ -126,17 +127,12 @@ class _ArrayMethods:
 
     def _check_alive(self):
         if self.is_deleted():
-            raise RuntimeError(
-                "Array has been deleted (its buffer was donated to a jitted call or deleted)."
-            )
+            raise deleted_error(self)
 
     # --- host interop ----------------------------------------------------------------------
     @property
     def _value(self) -> np.ndarray:
-        if self.is_deleted():  # checked even when cached: a donated Array must not be read
-            raise RuntimeError(
-                "Array has been deleted (its buffer was donated to a jitted call or deleted)."
-            )
+        self._check_alive()  # checked even when cached: a donated Array must not be read
         value = self._npy_value
         if value is None:
             value = jaxlib_ext.gather_to_host(self)  # one buffer: a plain copy
@@ -202,9 +198,7 @@ class _ArrayMethods:
         return format(self._value[()] if self.ndim == 0 else self._value, spec)
 
     def __repr__(self):
-        if self.is_deleted():
-            return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
-        value = self._value
+        value = self._value  # a deleted Array's raises, as in JAX
         prefix = "Array("
         body = np.array2string(value, prefix=prefix, separator=", ", threshold=1000)
         weak = ", weak_type=True" if self.weak_type else ""
@@ -253,6 +247,11 @@ class _ArrayMethods:
 
 
 
+def deleted_error(x):
+    """JAX's error for any use of a deleted (or donated) Array's buffer."""
+    return RuntimeError(f"Array has been deleted with shape={x.aval.str_short()}.")
+
+
 class Shard:
     """One device's piece of an Array (``Array.addressable_shards``)."""
 
@@ -262,7 +261,8 @@ class Shard:
         self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
 
     def __repr__(self):
-        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id})"
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
 
 
 def _as_single_device(piece, aval, index):
@@ -366,16 +366,13 @@ def relabel(x: Array, jaxlib_sharding) -> Array:
     return Array(x.aval, jaxlib_sharding, backends.shard_pieces(x), x._committed, _skip_checks=True)
 
 
-def committed(x: Array) -> Array:
-    """``x`` committed to the devices it lies on (its buffers, no copy)."""
-    if x._committed:
-        return x
-    return Array(x.aval, x._sharding, backends.shard_pieces(x), True, _skip_checks=True)
-
-
-def retyped(x: Array, aval) -> Array:
-    """``x``'s buffers under another type of its shape and dtype (a sharding type)."""
-    return Array(aval, x._sharding, backends.shard_pieces(x), x._committed, _skip_checks=True)
+def committed(x: Array, aval=None, jaxlib_sharding=None) -> Array:
+    """A new Array over ``x``'s buffers (no copy), committed to their devices, under ``aval``
+    and ``jaxlib_sharding`` (an equivalent one) when given: JAX's device_put to a device, a
+    memory space or an equal sharding gives a new Array even where ``x`` already is one."""
+    return Array(x.aval if aval is None else aval,
+                 x._sharding if jaxlib_sharding is None else jaxlib_sharding,
+                 backends.shard_pieces(x), True, _skip_checks=True)
 
 
 def put_like(x: Array, like: Array) -> Array:

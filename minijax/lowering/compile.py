@@ -17,7 +17,7 @@ from minijax import core, monitoring
 from minijax.config import config
 from minijax.errors import XlaRuntimeError
 from minijax.lowering import array, backends, dumps, jaxlib_ext, persistent_cache, stablehlo
-from minijax.lowering.array import interned_sharding, put_global
+from minijax.lowering.array import deleted_error, interned_sharding, put_global
 from minijax.tree_util import _registry, tree_map_internal, tree_structure
 
 logger = logging.getLogger("minijax")
@@ -123,14 +123,9 @@ class Executable:
         try:
             outs = self.xla.execute_sharded(bufs).consume_with_handlers(handlers)
         except (backends.JaxRuntimeError, ValueError) as e:
-            for i, b in enumerate(bufs):
+            for b in bufs:  # JAX's error for a deleted (or donated) operand, not jaxlib's
                 if b.is_deleted():
-                    raise RuntimeError(
-                        f"'{self.name}' was called with a deleted Array (operand {i}, "
-                        f"{self.in_avals[i].str_short(True)}): its buffer was donated to an "
-                        "earlier jitted call (donate_argnums) or freed with .delete(). Use the "
-                        "value that call returned, or do not donate an array you still need."
-                    ) from None
+                    raise deleted_error(b) from None
             raise XlaRuntimeError(f"XLA failed while running '{self.name}': {e}") from None
         if self.synchronous:
             for out in outs:

@@ -113,8 +113,7 @@ def _check_same_devices(prim, args, i):
 def _put(x, sharding):
     device = backends.sharding_devices(sharding)[0]
     if type(x) is Array:
-        if x.is_deleted():
-            raise RuntimeError("an operand Array has been deleted or donated")
+        x._check_alive()
         return device_put_value(x._value, device, weak_type=x.weak_type)
     return device_put_value(x, device)
 

@@ -76,13 +76,7 @@ def _binary_ops():
 
 def _reshape(self, *args, order="C", out_sharding=None):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; ``order="F"`` fills column-major."""
-    shape = args[0] if len(args) == 1 and not _is_int(args[0]) else args
-    if order == "F":
-        shape = (shape,) if _is_int(shape) else tuple(shape)
-        reversed_shape = manipulation.reshape(manipulation.transpose(self), shape[::-1])
-        return manipulation.transpose(reversed_shape)
-    if order == "A":  # JAX 0.10.2 refuses it too, in these words
-        raise NotImplementedError("np.reshape order=A is not implemented.")
+    shape = args[0] if len(args) == 1 else args  # as spelled: its errors print it
     return manipulation.reshape(self, shape, order=order, out_sharding=out_sharding)
 
 

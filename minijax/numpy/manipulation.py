@@ -70,7 +70,9 @@ def size(a, axis=None):
 
 
 def _static_shape(newshape):
-    if isinstance(newshape, (int, np.integer)) or hasattr(newshape, "__index__"):
+    try:  # a sequence (a NumPy array included), else one size
+        iter(newshape)
+    except TypeError:
         newshape = (newshape,)
     return tuple(
         concrete_or_error(operator.index, d, "jnp.reshape (shapes must be static)")
@@ -78,25 +80,26 @@ def _static_shape(newshape):
     )
 
 
-def _resolve_shape(old_shape, newshape):
-    """``newshape`` with its one ``-1`` filled in; errors worded like NumPy's."""
+def _resolve_shape(old_shape, shape):
+    """``shape`` (as the caller spelled it: JAX's errors print it so) as a tuple, its one
+    ``-1`` filled in; other negative sizes are lax.reshape's to refuse, as in JAX."""
+    newshape = _static_shape(shape)
     size_ = math.prod(old_shape)
     unknown = [i for i, d in enumerate(newshape) if d == -1]
     if len(unknown) > 1:
-        raise ValueError("can only specify one unknown dimension")
-    if any(d < -1 for d in newshape):
-        raise ValueError(f"negative dimensions not allowed, got shape {newshape}")
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {shape}")
     if unknown:
-        known = math.prod(d for d in newshape if d != -1)
-        if known == 0 or size_ % known:
+        (i,) = unknown
+        known = math.prod(newshape[:i] + newshape[i + 1:])
+        if size_ % known:  # a zero size among the others: JAX's ZeroDivisionError too
             raise TypeError(
-                f"cannot reshape array of shape {old_shape} (size {size_}) into shape {newshape}"
-            )
-        newshape = tuple(size_ // known if d == -1 else d for d in newshape)
+                f"cannot reshape array of shape {old_shape} (size {size_}) into shape {shape} "
+                f"because the product of specified axis sizes ({known}) does not evenly divide "
+                f"{size_}")
+        return newshape[:i] + (size_ // known,) + newshape[i + 1:]
     if math.prod(newshape) != size_:
-        raise TypeError(
-            f"cannot reshape array of shape {old_shape} (size {size_}) into shape {newshape}"
-        )
+        raise TypeError(f"cannot reshape array of shape {old_shape} (size {size_}) into shape "
+                        f"{shape} (size {math.prod(newshape)})")
     return newshape
 
 
@@ -115,7 +118,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None, out_sharding=
         raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     check_arraylike("reshape", a)
     a = to_array(a)
-    new = _resolve_shape(a.shape, _static_shape(shape))
+    new = _resolve_shape(a.shape, shape)
     if order == "F":
         return lax.transpose(lax.reshape(lax.transpose(a, tuple(range(a.ndim))[::-1]),
                                          new[::-1]), tuple(range(len(new)))[::-1])

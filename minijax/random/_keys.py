@@ -39,7 +39,7 @@ from minijax.lowering.array import BaseArray, Shard
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axis
 from minijax.numpy.array_methods import _METHODS
-from minijax.numpy.manipulation import _resolve_shape, _static_shape
+from minijax.numpy.manipulation import _resolve_shape
 from minijax.lax.rng import rng_bit_generator
 from minijax.lax.sharding_constraint import lay_out
 from minijax.random._philox import philox2x32_p, philox4x32_p
@@ -213,8 +213,7 @@ class PRNGKeyArray(BaseArray):
         return PRNGKeyArray(data, self._impl)
 
     def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and not hasattr(shape[0], "__index__") else shape
-        new = _resolve_shape(self.shape, _static_shape(shape))  # jnp.reshape's, on the keys
+        new = _resolve_shape(self.shape, shape[0] if len(shape) == 1 else shape)  # jnp's
         return self._keys(jnp.reshape(self._data, new + self._impl.key_shape))
 
     def ravel(self):
