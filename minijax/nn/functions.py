@@ -19,6 +19,7 @@ from minijax.lax.families import const
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axes, check_arraylike, promote_args_inexact
 from minijax.numpy.creation import to_array
+from minijax.numpy.reductions import _reduction_dims
 
 __all__ = [
     "relu", "relu6", "sigmoid", "log_sigmoid", "log1mexp", "silu", "swish", "gelu", "softplus",
@@ -333,10 +334,11 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a = jnp.where(b != 0, a, -np.inf)
     else:
         a = _inexact("logsumexp", a)
-    axes = _reduce_axes(a, axis)
+    # the names of vmap/shard_map axes too (JAX's): reduced by pmax and psum, no array axis
+    pos_axes, axes = _reduction_dims(axis, a.ndim)
     amax = jnp.max(jnp.real(a), axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
     amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
-    amax_with_dims = amax if keepdims else jnp.expand_dims(amax, axes)
+    amax_with_dims = amax if keepdims else jnp.expand_dims(amax, pos_axes)
     # lax.sub, as JAX's: no promotion converts a weak ``a`` first, so its derivative is strong
     exp_a = jnp.exp(lax.sub(a, amax_with_dims.astype(a.dtype)))
     if b is not None:

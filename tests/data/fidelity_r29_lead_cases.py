@@ -12,6 +12,9 @@ def jaxpr(f, *args):
 def values(out):
     return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
 xs = jnp.array([-2.5, -0.0, 0.0, 0.75, 3.0], jnp.float32)
+lse_x = jnp.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.5]], jnp.float32)
+lse_b = jnp.array([1.0, 0.5, 3.0], jnp.float32)
+lse_w = jnp.array([True, False, True])
 def placed(axis_type, thunk):
     mesh = jax.make_mesh((2,), ("x",), axis_types=(getattr(jax.sharding.AxisType, axis_type),))
     with jax.sharding.set_mesh(mesh):
@@ -41,6 +44,15 @@ CASES = [
     "jaxpr(jax.grad(lambda x: jnp.clip(x, 0.1, 0.7)), 0.5)",
     "jaxpr(lambda x: jax.linearize(lambda x: jax.jit(lambda b, x: jax.lax.select(b, x, 1.0))"
     "(x > 0, x), x)[1](1.0), 1.0)",
+] + [
+    # logsumexp over the name of a vmapped axis (pmax and psum, as JAX's)
+    f"values(jax.vmap(lambda r: {fn}(r, {kw}), axis_name='a')(lse_x))"
+    for fn in ("jax.scipy.special.logsumexp", "jax.nn.logsumexp")
+    for kw in ("axis='a'", "axis=(0, 'a')", "axis='a', keepdims=True", "axis='a', b=lse_b",
+               "axis=('a',), where=lse_w")
+] + [
+    "[values(v) for v in jax.vmap(lambda r: jax.scipy.special.logsumexp(r, axis='a', "
+    "return_sign=True), axis_name='a')(lse_x)]",
 ] + [
     f"placed({t!r}, lambda: {src})"
     for t in ("Explicit", "Auto")
