@@ -37,7 +37,7 @@ def test_reshape_transpose_ravel(shape, data):
 def test_reshape_errors():
     with pytest.raises(TypeError, match="cannot reshape"):
         jnp.reshape(arr(2, 3), (4, 2))
-    with pytest.raises(ValueError, match="one unknown"):
+    with pytest.raises(TypeError, match="one unknown"):  # JAX 0.10.2 raises a TypeError
         jnp.reshape(arr(2, 3), (-1, -1))
     with pytest.raises(NotImplementedError):  # JAX 0.10.2 refuses order='A'
         jnp.reshape(arr(2, 3), (3, 2), order="A")
