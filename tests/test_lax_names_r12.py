@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import minijax
-import minijax.numpy as jnp
 from minijax import lax
 
 
