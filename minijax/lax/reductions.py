@@ -379,7 +379,7 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
     perm = tuple(order.index(d) for d in kept)
     if perm != tuple(range(len(perm))):
         summed = transpose(summed, perm)
-    return [expand_dims(summed, unit)]
+    return [expand_dims(summed, unit) if unit else summed]
 
 
 def _sum_over(x, axes):
