@@ -22,11 +22,10 @@ from minijax.jitting.args import arg_paths
 from minijax.layout import Format
 from minijax.lax.sharding_constraint import (put_in_memory, reshard, reshard_p,
                                               with_sharding_constraint)
-from minijax._src.tree_util import prefix_errors
 from minijax.lowering.array import (Array, committed, device_copy, device_put_value,
                                    memory_kind_of)
 from minijax.shard_map import in_eager_body, shard_map
-from minijax.tree_util import _registry, tree_map_internal
+from minijax.tree_util import _prefix_errors, _registry, tree_map_internal
 from minijax.sharding_types import (
     AbstractMesh,
     AxisType,
@@ -278,7 +277,7 @@ def _per_leaf(what, prefix, x, tree):
         return shd.broadcast_prefix(prefix, x, "device_put")
     except ValueError:
         details = "\n  ".join(e(f"device_put {what}").args[0]
-                              for e in prefix_errors(prefix, x, is_leaf=lambda v: v is None))
+                              for e in _prefix_errors(prefix, x, is_leaf=lambda v: v is None))
         raise ValueError(
             f"device_put {what} specification must be a tree prefix of the corresponding value; "
             f"\n  Mismatch details ({details.count('pytree structure error')} found):"
