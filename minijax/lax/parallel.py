@@ -102,6 +102,7 @@ def _no_eval_rule(prim):
     """JAX 0.10.2's ppermute and pbroadcast have no evaluation rule: called with no
     transformation around them they fail before their names are looked at."""
     if core.current_trace() is core.eval_trace:
+        # JAX 0.10.2 refuses it too, in these words (no impl registered for the primitive)
         raise NotImplementedError(f"Evaluation rule for '{prim.name}' not implemented")
 
 

@@ -18,7 +18,6 @@ A = "jnp.array([[2.0, 1.0], [1.0, 3.0]])"
 
 ROWS = [
     # minijax/numpy
-    ("numpy/array_methods.py", "_reshape", f"{X}.reshape((2, 2), order='A')"),
     ("numpy/array_methods.py", "_to_device", f"{X}.to_device(jax.devices()[0], stream=1)"),
     ("numpy/array_methods.py", "_view", f"{X}.view(np.float32, type=np.ndarray)"),
     ("numpy/array_methods.py", "_flat", f"{X}.flat"),
@@ -164,6 +163,7 @@ ROWS = [
      "jax.jvp(lambda x: jax.lax.scatter_apply(x, jnp.array([[0]]), jnp.sin, "
      "jax.lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), "
      "scatter_dims_to_operand_dims=(0,))), (jnp.ones(3),), (jnp.ones(3),))"),
+    ("lax/parallel.py", "_no_eval_rule", "jax.lax.ppermute(jnp.ones(2), 'i', [(0, 1)])"),
     ("lax/parallel.py", "_no_groups",
      "jax.vmap(lambda x: jax.lax.psum(x, 'i', axis_index_groups=[[0, 1]]), axis_name='i')"
      "(jnp.ones(2))"),
