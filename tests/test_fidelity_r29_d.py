@@ -14,4 +14,4 @@ from tests.jax_records import replay
 
 test_recorded_from_jax_0_10_2_over_the_current_cases, test_as_jax = replay(
     "r29_d", jax, jnp,
-    marks=[pytest.mark.skipif(jax.device_count() < 4, reason="needs 4 CPU devices")])
+    marks=[pytest.mark.devices(4)])  # conftest's marker: skipped with fewer devices
