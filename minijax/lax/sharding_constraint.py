@@ -31,7 +31,7 @@ from minijax.sharding_types import (
     resolve,
     sdy_sharding_attr,
 )
-from minijax.source_info import with_user_line
+from minijax.source_info import user_frame, with_user_line
 from minijax.tree_util import _registry
 
 __all__ = ["device_put_p", "lay_out", "put_in_memory", "put_memory_kind", "reshard",
@@ -250,10 +250,7 @@ def reshard(xs, out_shardings):
     leaves, tree = _registry.flatten(xs)
     outs = []
     for leaf, s in zip(leaves, broadcast_prefix(out_shardings, xs, "reshard")):
-        if s is None:
-            raise ValueError("Reshard should only be used with out_shardings which are "
-                             f"non-None and have a non-empty mesh. Got sharding {s}.")
-        _check_mesh_for(s)
+        _check_reshard_target(s)
         s = resolve(s, "reshard")
         if isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types:
             # as JAX: the spec fit to the rank (padded with None; a longer one loses its
@@ -334,6 +331,28 @@ ad.deflinear(reshard_p, _reshard_transpose)
 def _given_parts(sharding, shape):
     explicit = core.explicit_of(sharding, shape)
     return (None,) * len(shape) if explicit is None else explicit[1]
+
+
+def _check_reshard_target(sharding):
+    """JAX's refusals of a reshard target (its ``canonicalize_sharding``): only a
+    NamedSharding on a mesh or a PartitionSpec under one, naming no Auto or Manual axis."""
+    if sharding is None or (isinstance(sharding, NamedSharding) and sharding.mesh.empty):
+        raise ValueError("Reshard should only be used with out_shardings which are non-None "
+                         f"and have a non-empty mesh. Got sharding {sharding}.")
+    if not isinstance(sharding, (NamedSharding, P)):
+        raise TypeError(
+            "`out_sharding` argument of reshard only supports instances of `NamedSharding` "
+            f"or `PartitionSpec`. Got {sharding} of type: {type(sharding)}")
+    _check_mesh_for(sharding)
+    spec = sharding if isinstance(sharding, P) else sharding.spec
+    mesh = get_abstract_mesh() if isinstance(sharding, P) else sharding.mesh
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    for name in (a for e in spec if e is not UNCONSTRAINED for a in _axes_of(e)):
+        if types.get(name) in (AxisType.Auto, AxisType.Manual):
+            raise ValueError(
+                "PartitionSpec passed to reshard cannot contain axis names that are of type "
+                f"Auto or Manual. Got PartitionSpec: {spec} with axis name: {name} of type: "
+                f"{types[name]}. This error occurs at source:  {user_frame()}")
 
 
 def _check_mesh_for(sharding):
