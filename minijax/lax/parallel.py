@@ -14,11 +14,13 @@ the equation's params (``axis_size``), as JAX does for ``all_gather``: abstract 
 needs no environment, so it works the same in any interpreter (a batching rule runs with its
 own vmap no longer current, a staged jaxpr is re-evaluated later by ``eval_jaxpr``).
 
-Under ``vmap`` a collective over the vmap's own axis is *computed* by the batching rule over the
-batch dimension (``psum`` is a ``reduce_sum`` over it, ``all_gather`` makes the batch axis an
-ordinary axis, ``axis_index`` is an ``iota`` ...), so no collective is left in the batched
-program; a collective over another (outer) name passes through, its operand batched like any
-other. The rules are marked ``batching.axis_collective``: vmap calls them even when the operand
+``psum``/``pmax``/``pmin`` also take positional axes (ints, axes of the operand, reduced as by
+``reduce_sum``/``reduce_max``/``reduce_min``) among their names, as JAX's: ``psum(x, (0,
+'i'))``. Under ``vmap`` they stay collectives with the vmap's own axis made positional, as
+JAX's (``psum[axes=(0,)]``); the other collectives over the vmap's own axis are *computed* by
+the batching rule over the batch dimension (``all_gather`` makes the batch axis an ordinary
+axis, ``axis_index`` is an ``iota`` ...). A collective over another (outer) name passes
+through, its operand batched like any other. The rules are marked ``batching.axis_collective``: vmap calls them even when the operand
 is unbatched (``psum(1.0, 'i')`` is ``size * 1.0``; ``axis_index`` has no operand at all).
 
 Differentiation follows JAX's convention for collectives: ``psum`` is its own transpose (a
@@ -31,9 +33,9 @@ differentiate) get the tangent of the chosen elements, ties sharing it evenly, a
 Lowering: inside ``shard_map`` (``minijax/shard_map.py``) a collective over its mesh axes
 becomes the real ``stablehlo.all_reduce``/``all_gather``/``reduce_scatter``/
 ``collective_permute``/``all_to_all``/``partition_id`` arithmetic
-(``minijax/lowering/collectives.py``). Anywhere else it cannot reach lowering — batching removes
-every vmap-bound one and an unbound one is a NameError at trace time — so reaching it there is
-a NameError too.
+(``minijax/lowering/collectives.py``); positional axes are reduced in place first. A named axis
+cannot reach lowering anywhere else — batching binds a vmap-bound one over positional axes only
+and an unbound one is a NameError at trace time — so reaching it there is a NameError too.
 """
 
 from __future__ import annotations
@@ -45,14 +47,18 @@ import numpy as np
 from minijax import core, dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, get_aval
 from minijax.interpreters import ad, batching, lax_ops
+from minijax.interpreters import partial_eval as pe
 from minijax.interpreters.batching import axis_size_of, not_mapped
 from minijax.lax.convert import convert_element_type
 from minijax.lax.elementwise import add, div, eq, mul, select
 from minijax.lax.families import const
 from minijax.lax.indexing import GatherDimensionNumbers, gather
-from minijax.lax.reductions import reduce_max, reduce_min, reduce_sum
+from minijax.lax.reductions import (_check_axes, _reduce_sum_transpose, _reduced_shape,
+                                    reduce_max, reduce_max_p, reduce_min, reduce_min_p,
+                                    reduce_sum, reduce_sum_p)
 from minijax.lax.structural import expand_dims, full_like, iota, reshape, squeeze, transpose
 from minijax.lowering import collectives
+from minijax.lowering.stablehlo import LoweringRuleContext
 from minijax.source_info import note_user_line, with_user_line
 from minijax.tree_util import tree_flatten, tree_map, tree_map_internal, tree_unflatten
 
@@ -85,7 +91,7 @@ def check_bound(names, api):
     ``_check_axis_names``; psum, pmax and pmin all say "psum", pbroadcast "ppermute")."""
     bound = {n for n, _ in batching.bound_axes()}
     for n in names:
-        if n not in bound:
+        if n not in bound and not isinstance(n, int):  # an int is a positional axis
             e = NameError(f"Found an unbound axis name: {n}. To fix this, please call {api} "
                           "under `jax.shard_map`.")
             note_user_line(e)
@@ -98,12 +104,24 @@ def _vma_api(api):
     return "pvary" if core.vma_axes() else api
 
 
-def _no_eval_rule(prim):
-    """JAX 0.10.2's ppermute and pbroadcast have no evaluation rule: called with no
-    transformation around them they fail before their names are looked at."""
-    if core.current_trace() is core.eval_trace:
-        # JAX 0.10.2 refuses it too, in these words (no impl registered for the primitive)
-        raise NotImplementedError(f"Evaluation rule for '{prim.name}' not implemented")
+def _no_eval_rule(prim, names):
+    """JAX 0.10.2's ppermute and pbroadcast have no evaluation rule. Called eagerly, or with
+    an unbound name under transformations that run it on their values (grad's JVP and known
+    primal, a vmap of another axis) and no staging trace (jit, make_jaxpr: its abstract
+    evaluation meets the name first, ``check_bound``), they reach evaluation and fail there,
+    before their names are looked at."""
+    trace = core.current_trace()
+    if trace is not core.eval_trace:
+        bound = {n for n, _ in batching.bound_axes()}
+        if all(n in bound for n in names):
+            return
+        while trace is not None:
+            if type(trace) is not pe.PartialEvalTrace and isinstance(trace,
+                                                                     pe.DynamicJaxprTrace):
+                return
+            trace = trace.parent
+    # JAX 0.10.2 refuses it too, in these words (no impl registered for the primitive)
+    raise NotImplementedError(f"Evaluation rule for '{prim.name}' not implemented")
 
 
 def _group_size(names, axis_index_groups, api):
@@ -197,48 +215,129 @@ def _bind_leaves(bind, x):
 # psum / pmax / pmin [axes axis_index_groups]; psum_invariant [axes], as JAX's
 
 
+def _positional(axes):
+    """The positional axes among a psum/pmax/pmin's ``axes``: JAX's ints (axes of the operand,
+    reduced as by ``reduce_sum``), the rest being axis names."""
+    return tuple(a for a in axes if isinstance(a, int))
+
+
+def _named(axes):
+    return tuple(a for a in axes if not isinstance(a, int))
+
+
 def _allreduce_abstract_eval(x, *, axes, axis_index_groups=None):
+    pos = _positional(axes)
+    if pos:
+        if axis_index_groups is not None:
+            raise ValueError("axis_index_groups can only be used with reductions over named "
+                             f"axes, but got: {axes}")
+        _check_axes(x, pos)  # reduce_sum's shape rule, in its words (JAX's too)
+        x = x.update(shape=_reduced_shape(x.shape, pos))
     # the result is the same along the axes (JAX 0.10 types a pmax/pmin/psum over them so)
     return x.update(vma=x.vma - set(axes)) if x.vma else x
 
 
-def _allreduce_batching(prim, if_unmapped, reduce):
-    @batching.axis_collective
-    def rule(axis_data, args, dims, *, axes, **groups):  # groups: axis_index_groups, if any
-        (x,), (d,) = args, dims
-        if axis_data.name not in axes:
-            batching.check_outer_axes(axes, prim.name)
-            return prim.bind(x, axes=axes, **groups), d
-        _no_groups(groups.get("axis_index_groups"),
-                   f"{_GROUPS_REFUSED} collectives. {_FEATURE_REQUEST}")
-        y = if_unmapped(x, axis_data.size) if d is not_mapped else reduce(x, (d,))
-        rest = tuple(a for a in axes if a != axis_data.name)
-        if rest:
-            y = prim.bind(y, axes=rest, **groups)
-        return y, not_mapped  # every example gets the same value
+def _allreduce_impl(reduce):
+    """Eagerly only positional axes reach the primitive (a name is bound by a vmap or
+    shard_map trace, or refused by the public function): JAX's impl reduces them."""
+
+    def impl(x, *, axes, axis_index_groups=None):
+        check_bound(_named(axes), "psum")  # (a direct bind of an unbound name: JAX's words)
+        return reduce(x, axes)
+
+    return impl
+
+
+def _allreduce_lowering(kind, reducer_p):
+    """The positional axes reduced in place (the reducer's own lowering), then the named ones
+    all-reduced: JAX's lowering."""
+    named_rule = _unbound_lowering(kind, "axes", _real_all_reduce(kind))
+
+    def rule(ctx, x, *, axes, **groups):
+        pos = _positional(axes)
+        if pos:
+            aval = ctx.avals_in[0]
+            reduced = aval.update(shape=_reduced_shape(aval.shape, pos))
+            x = reducer_p.lowering(LoweringRuleContext([aval], [reduced], ctx.module_ctx,
+                                                       ctx.eqn), x, axes=pos)
+            axes = _named(axes)
+            ctx = LoweringRuleContext([reduced], ctx.avals_out, ctx.module_ctx, ctx.eqn)
+        if not axes:  # (a transpose's psum over no names, as JAX's)
+            return x
+        return named_rule(ctx, x, axes=axes, **groups)
 
     return rule
 
 
-def _allreduce(name, if_unmapped, reduce):
+def _to_front(x, d):
+    """JAX's ``_moveaxis(d, 0, x)``: a transpose unless ``d`` is already 0."""
+    if d == 0:
+        return x
+    return transpose(x, (d,) + tuple(i for i in range(get_aval(x).ndim) if i != d))
+
+
+def _allreduce_batching(prim, if_unmapped):
+    """JAX's rule (``_batched_reduction_collective``): the collective stays, with the batch
+    axis made positional (moved to the front) when it reduces over the vmap's own name; a
+    positional axis of the example shifts past the batch axis. A negative one does not shift,
+    as in JAX, so its error names the batched shape."""
+
+    @batching.axis_collective
+    def rule(axis_data, args, dims, *, axes, **groups):  # groups: axis_index_groups, if any
+        (x,), (d,) = args, dims
+        own = axis_data.name
+        if own not in axes:
+            batching.check_outer_axes(_named(axes), prim.name)
+            if d is not_mapped or not _positional(axes):
+                return prim.bind(x, axes=axes, **groups), d
+            axes = tuple(a + (a >= 0) if isinstance(a, int) else a for a in axes)
+            return prim.bind(_to_front(x, d), axes=axes, **groups), 0
+        _no_groups(groups.get("axis_index_groups"),
+                   f"{_GROUPS_REFUSED} collectives. {_FEATURE_REQUEST}")
+        if d is not_mapped:  # the same on every member: the rest of the axes, then the size
+            rest = tuple(a for a in axes if a != own)
+            if rest:
+                x = prim.bind(x, axes=rest, **groups)
+            return if_unmapped(x, axis_data.size), not_mapped
+        axes = tuple(0 if a == own else a + (a >= 0) if isinstance(a, int) else a
+                     for a in axes)
+        return prim.bind(_to_front(x, d), axes=axes, **groups), not_mapped
+
+    # JAX checks only the batched collective: a bad positional axis is its error in the
+    # batched operand's terms
+    rule.accepts_invalid = lambda vals, dims: True
+    return rule
+
+
+def _allreduce(name, if_unmapped, reducer_p, reduce):
     p = Primitive(name)
     p.def_abstract_eval(_allreduce_abstract_eval)
-    p.def_lowering(_unbound_lowering(name, "axes", _real_all_reduce(name)))
-    p.def_batching(_allreduce_batching(p, if_unmapped, lambda x, a: reduce()(x, a)))
+    p.def_impl(_allreduce_impl(reduce))
+    p.def_lowering(_allreduce_lowering(name, reducer_p))
+    p.def_batching(_allreduce_batching(p, if_unmapped))
     p.axis_names_of = lambda params: params["axes"]
     p.own_vma = True
     return p
 
 
-psum_p = _allreduce("psum", lambda x, n: mul(x, const(x, n)), lambda: reduce_sum)
-pmax_p = _allreduce("pmax", lambda x, n: x, lambda: reduce_max)
-pmin_p = _allreduce("pmin", lambda x, n: x, lambda: reduce_min)
+def _times_size(x, n):
+    return mul(const(x, n), x)  # JAX's operand order (``axis_size * v``)
+
+
+psum_p = _allreduce("psum", _times_size, reduce_sum_p, reduce_sum)
+pmax_p = _allreduce("pmax", lambda x, n: x, reduce_max_p, reduce_max)
+pmin_p = _allreduce("pmin", lambda x, n: x, reduce_min_p, reduce_min)
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
     # JAX's convention: psum is psum followed by a broadcast, so its transpose sums the
-    # (replicated) cotangent over the axes again.
-    return [psum_p.bind(ct, axes=axes, axis_index_groups=axis_index_groups)]
+    # (replicated) cotangent over the named axes again; over positional axes it is
+    # reduce_sum's (a broadcast). JAX binds the named psum even with no names left
+    # (``psum[axes=()]`` in its jaxprs).
+    pos = _positional(axes)
+    if pos:
+        ct, = _reduce_sum_transpose(ct, x, axes=pos, out_sharding=None)
+    return [psum_p.bind(ct, axes=_named(axes), axis_index_groups=axis_index_groups)]
 
 
 ad.deflinear(psum_p, _psum_transpose)
@@ -268,7 +367,7 @@ pvary_p.own_vma = True
 ad.deflinear(pvary_p, lambda ct, x, *, axes: [
     psum_invariant_p.bind(ct, axes=axes)])
 
-psum_invariant_p = _allreduce("psum_invariant", lambda x, n: mul(x, const(x, n)), lambda: reduce_sum)
+psum_invariant_p = _allreduce("psum_invariant", _times_size, reduce_sum_p, reduce_sum)
 psum_invariant_p.def_lowering(_unbound_lowering("psum", "axes", _real_all_reduce("psum")))
 ad.deflinear(psum_invariant_p, lambda ct, x, *, axes: [
     pvary_p.bind(ct, axes=axes)])
@@ -342,7 +441,11 @@ def _chooser_jvp(prim):
         ans = prim.bind(x, axes=axes, axis_index_groups=axis_index_groups)
         if type(t) is ad.Zero:
             return ans, ad.Zero.from_primal_value(ans)
-        chosen = convert_element_type(eq(x, ans), get_aval(t).dtype)
+        pos = _positional(axes)
+        # compared at the operand's rank where positional axes were reduced (as reduce_max's)
+        kept = reshape(ans, [1 if i in pos else n for i, n in enumerate(get_aval(x).shape)]
+                       ) if pos else ans
+        chosen = convert_element_type(eq(x, kept), get_aval(t).dtype)
         params = dict(axes=axes, axis_index_groups=axis_index_groups)
         num = psum_p.bind(mul(t, chosen), **params)
         return ans, div(num, psum_p.bind(chosen, **params))
@@ -354,6 +457,24 @@ ad.primitive_jvps[pmax_p] = _chooser_jvp(pmax_p)
 ad.primitive_jvps[pmin_p] = _chooser_jvp(pmin_p)
 
 
+def _no_positional_groups(names, groups):
+    if groups is not None and _positional(names):
+        # JAX 0.10.2 refuses it too, in these words
+        raise ValueError("axis_index_groups only supported for sums over just named axes")
+
+
+def _sum_positional(v, pos):
+    """A constant's positional axes summed, each normalized as JAX's ``canonicalize_axis``
+    (so a negative one works here, unlike in the traced primitive, as in JAX)."""
+    if not pos:
+        return v
+    ndim = np.ndim(v)
+    for a in pos:
+        if not -ndim <= a < ndim:  # JAX 0.10.2's words (canonicalize_axis)
+            raise ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+    return reduce_sum(v, [a % ndim for a in pos])
+
+
 def psum(x, axis_name, *, axis_index_groups=None):
     """All-reduce sum of ``x`` (a pytree) over the named axis (or tuple of axes)
     ``axis_name``. Boolean inputs are summed as int32."""
@@ -361,18 +482,21 @@ def psum(x, axis_name, *, axis_index_groups=None):
     if not names:
         return x
     groups = _canonical_groups(axis_index_groups)
+    _no_positional_groups(names, groups)
     leaves, tree = tree_flatten(x)
     leaves = [convert_element_type(v, np.int32) if get_aval(v).dtype == np.bool_ else v
               for v in leaves]
     traced = any(isinstance(v, Tracer) for v in leaves)
     if traced:  # JAX types psum's equation; a constant's sum looks the size up
         check_bound(names, _vma_api("psum"))
-    size = _group_size(names, groups, "psum")
+    size = _group_size(_named(names), groups, "psum")
     if not traced:
         # A constant is the same on every member of the axis: the sum is size * x (JAX's
-        # constant case; so axis_size stays a Python int).
+        # constant case; so axis_size stays a Python int), its positional axes summed.
+        pos = _positional(names)
+        outs = [_sum_positional(v, pos) for v in leaves]
         outs = [type(v)(size) * v if dtypes.is_python_scalar(v) else mul(v, const(v, size))
-                for v in leaves]
+                for v in outs]
     elif groups is None and _typed(names):
         outs = [psum_invariant_p.bind(_varying(v, names), axes=names) for v in leaves]
     else:
@@ -383,7 +507,10 @@ def psum(x, axis_name, *, axis_index_groups=None):
 def pmean(x, axis_name, *, axis_index_groups=None):
     """All-reduce mean of ``x`` (a pytree) over ``axis_name``."""
     x = psum(x, axis_name, axis_index_groups=axis_index_groups)
-    n = _group_size(_names(axis_name), _canonical_groups(axis_index_groups), "pmean")
+    names = _names(axis_name)
+    n = _group_size(_named(names), _canonical_groups(axis_index_groups), "pmean")
+    # JAX counts the members by psum(1, axis_name): a positional axis fails on the scalar
+    _sum_positional(1, _positional(names))
     return tree_map(lambda v: v / n, x)
 
 
@@ -391,8 +518,9 @@ def _pminmax(prim, api):
     def fun(x, axis_name, *, axis_index_groups=None):
         names = _names(axis_name)
         groups = _canonical_groups(axis_index_groups)
+        _no_positional_groups(names, groups)
         check_bound(names, _vma_api("psum"))  # JAX's pmax/pmin type theirs as psum's
-        _group_size(names, groups, api)
+        _group_size(_named(names), groups, api)
         return _bind_leaves(lambda v: prim.bind(v, axes=names, axis_index_groups=groups), x)
 
     fun.__name__ = api
@@ -630,7 +758,7 @@ def ppermute(x, axis_name, perm):
     """Collective permutation: member ``dst`` receives the ``x`` (a pytree) of member ``src``
     for each pair ``(src, dst)`` of ``perm``; members that receive nothing get zeros."""
     names = _names(axis_name)
-    _no_eval_rule(ppermute_p)
+    _no_eval_rule(ppermute_p, names)
     check_bound(names, "ppermute")
     size = _group_size(names, None, "ppermute")
     perm = tuple((operator.index(s), operator.index(d)) for s, d in perm)
@@ -703,7 +831,7 @@ pbroadcast_p.axis_names_of = _axis_name_param
 def pbroadcast(x, axis_name, source):
     """Every member along ``axis_name`` gets the ``x`` (a pytree) of member ``source``."""
     names = _names(axis_name)
-    _no_eval_rule(pbroadcast_p)
+    _no_eval_rule(pbroadcast_p, names)
     check_bound(names, "ppermute")  # JAX's pbroadcast types its equation as ppermute's
     size = _group_size(names, None, "pbroadcast")
     if not 0 <= operator.index(source) < size:

@@ -129,13 +129,10 @@ def _reduction(name, a, lax_reduce, identity, axis, dtype, keepdims, initial, wh
     if pos_axes != axes:  # a named axis: its collective (JAX's psum/pmax/pmin)
         if parallel is None:  # JAX 0.10.2 refuses it too, in these words
             raise NotImplementedError(f"Named reductions not implemented for jnp.{name}()")
-        # JAX's collective takes the positional axes too; minijax's takes names only, so
-        # those are reduced here first (the same values; JAX's jaxpr has one psum)
-        names = tuple(ax for ax in axes if isinstance(ax, str))
         # JAX binds the collective itself, so even a constant's unbound name is its psum's
         # (pmax's, pmin's: they say psum) "Found an unbound axis name"
-        check_bound(names, "psum")
-        out = parallel(lax_reduce(a, pos_axes) if pos_axes else a, names)
+        check_bound(tuple(ax for ax in axes if isinstance(ax, str)), "psum")
+        out = parallel(a, axes)  # one collective over the positional axes and the names
     else:
         out = lax_reduce(a, axes)
     if initial is not None:
