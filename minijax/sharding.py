@@ -317,7 +317,8 @@ def _device_put(x, device):
             out.append(put_in_memory(leaf, s))
             continue
         s = shd.resolve(s, what)
-        if type(leaf) is Array and leaf._committed and leaf.sharding == s:
+        if type(leaf) is Array and leaf._committed and leaf.sharding == s and (
+                type(s) is not NamedSharding or leaf.sharding.spec[:] == s.spec[:]):
             out.append(leaf)  # JAX reuses it (a new one where it must be copied: device_put)
             continue
         if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
@@ -333,5 +334,8 @@ def _device_put(x, device):
             else:
                 out.append(leaf)
             continue
-        out.append(shd.put(leaf, s, what))
+        placed = shd.put(leaf, s, what)
+        if type(s) is NamedSharding and type(placed) is Array:
+            placed._given_sharding = s  # it reports its spec as given (P() stays P())
+        out.append(placed)
     return tree.unflatten(out)

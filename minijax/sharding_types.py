@@ -825,6 +825,30 @@ def from_jaxlib(jaxlib_sharding, ndim, mesh=None):
     return out
 
 
+_typed = {}  # (a NamedSharding on Explicit axes, a type's parts) -> the one JAX names
+
+
+def array_sharding(jaxlib_sharding, aval):
+    """The user-facing sharding of a computed Array (device_put's keep theirs): on a mesh of
+    Explicit axes its type's, every dimension named (``P(None,)`` for a replicated vector,
+    ``P('x', None)``), as JAX names a result by its type there; else ``from_jaxlib``'s. A
+    result jit's out_shardings names reports that one, as given."""
+    named = _array.named_results.get(id(aval))
+    if named is not None:
+        return named[1]
+    out = from_jaxlib(jaxlib_sharding, len(aval.shape))
+    if type(out) is not NamedSharding or type(aval) is not core.ShapedArray or not (
+            out.mesh.are_all_axes_explicit):
+        return out
+    if aval.explicit is None and not jaxlib_sharding._hlo_sharding.is_replicated():
+        return out  # a split its type does not say (none seen): named by its layout
+    key = (out, aval.parts())
+    typed = _typed.get(key)
+    if typed is None:
+        typed = _typed[key] = NamedSharding(out.mesh, P(*key[1]), memory_kind=out._memory_kind)
+    return typed
+
+
 # ------------------------------------------------------------------------------------------------
 # Placing data
 
@@ -924,3 +948,4 @@ def broadcast_prefix(prefix, tree, what):
 
 
 _array.user_sharding_of = from_jaxlib
+_array.array_sharding_of = array_sharding

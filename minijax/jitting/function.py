@@ -736,6 +736,7 @@ class JitFunction:
             program.lowered, f"jit_{self._name}", place.devices, all_in,
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
             in_memory=place.argument_memory(len(const_avals)),
+            named_results=None if self._out_shardings is None else place.out_shardings,
         )
         timer.mark("compile")
         # As in JAX, outputs are committed to their devices when a placement was named (a

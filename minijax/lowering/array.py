@@ -62,10 +62,18 @@ class _ArrayMethods:
     itemsize = property(lambda self: self.aval.dtype.itemsize)
 
     # --- device placement ----------------------------------------------------------------
+    # The sharding ``device_put`` was given, as given (JAX's Array keeps the one it was made
+    # with: ``P()`` and ``P(None,)`` lay out alike but print otherwise); set on the Arrays
+    # device_put makes, None on the others (a class attribute: no per-Array cost).
+    _given_sharding = None
+
     @property
     def sharding(self):
         """The user-facing sharding (NamedSharding, SingleDeviceSharding, ...)."""
-        return user_sharding_of(self._sharding, len(self.aval.shape))
+        given = self._given_sharding
+        if given is not None:
+            return given
+        return array_sharding_of(self._sharding, self.aval)
 
     def devices(self):
         self._check_alive()
@@ -282,6 +290,9 @@ def _as_single_device(piece, aval, index):
 # The user-facing sharding of a jaxlib sharding, ``user_sharding_of(jaxlib_sharding, ndim)``:
 # ``sharding_types.from_jaxlib``, installed by that module (it builds on this one).
 user_sharding_of = None
+# The user-facing sharding of a computed Array, ``array_sharding_of(jaxlib_sharding, aval)``
+# (``sharding_types.array_sharding``: on Explicit axes its type's), installed likewise.
+array_sharding_of = None
 
 _interned = {}  # (device ids, HloSharding, mesh) -> GSPMDSharding
 _multi_device = set()  # every interned sharding over more than one device
@@ -328,6 +339,20 @@ def single_device_sharding(device, memory_kind=None):
 
 def is_multi_device(jaxlib_sharding):
     return jaxlib_sharding in _multi_device or len(jaxlib_sharding._internal_device_list) > 1
+
+
+# The results jit's out_shardings names report the sharding as given (as JAX's): each has a
+# type object of its own, remembered with it, per compiled program (never dropped, as _user)
+named_results = {}  # id(aval) -> (aval, user-facing sharding)
+
+
+def named_result(aval, sharding):
+    """``aval``, or a copy of it whose Arrays report ``sharding`` (a NamedSharding)."""
+    if sharding is None or type(aval) is not core.ShapedArray:
+        return aval
+    own = aval.update()
+    named_results[id(own)] = (own, sharding)
+    return own
 
 
 def remember_user_sharding(jaxlib_sharding, ndim, user):

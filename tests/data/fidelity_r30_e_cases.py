@@ -24,6 +24,15 @@ amesh2 = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
 x16 = jnp.arange(16.)
 def spec(a):
     return str(a.sharding.spec)
+# placed on a mesh of Explicit axes (x16 split, r16/r84 replicated, y84 split by rows)
+xe = jax.device_put(x16, NamedSharding(emesh, P('x')))
+r16 = jax.device_put(x16, NamedSharding(emesh, P()))
+r84 = jax.device_put(jnp.ones((8, 4)), NamedSharding(emesh, P()))
+y84 = jax.device_put(jnp.ones((8, 4)), NamedSharding(emesh, P('x')))
+y2 = jax.device_put(jnp.ones((8, 4)), NamedSharding(emesh2, P('x')))
+# on Auto axes (other shapes)
+ya = jax.device_put(jnp.ones((8, 6)), NamedSharding(amesh2, P('x', None)))
+ra = jax.device_put(jnp.ones(24), NamedSharding(amesh2, P(None)))
 def under(mesh, thunk):
     with jax.sharding.set_mesh(mesh):
         return outcome(thunk)
@@ -43,4 +52,33 @@ _RESHARD = [
     "outcome(lambda: spec(jax.sharding.reshard(x16, P('x'))))",
     "under(amesh2, lambda: spec(jax.sharding.reshard(jnp.ones((8, 4)), P(None, 'y'))))",
 ]
-CASES = _RESHARD
+# computed results on Explicit axes: named by their type; device_put's: as given
+_SPECS = [
+    "under(emesh, lambda: [spec(jnp.sum(xe)), spec(r16 * 2), spec(xe * 2), spec(r16)])",
+    "under(emesh, lambda: [spec(y84 * 2), spec(y84.sum(0)), spec(y84.sum(1)), spec(r84 + 1)])",
+    "under(emesh, lambda: [spec(jnp.ones((8, 4))), spec(jnp.zeros(3)), spec(jnp.arange(8))])",
+    "under(emesh, lambda: [spec(jax.device_put(jnp.ones((8, 4)), P('x', None))), "
+    "spec(jax.device_put(jnp.ones((8, 4)), P(None))), spec(jax.device_put(r84, P(None, None))), "
+    "spec(jax.device_put(r84, P())), spec(jax.device_put(y84, P('x', None)))])",
+    "under(emesh, lambda: [spec(jax.jit(lambda a: a * 2)(r16)), spec(jax.jit(jnp.sum)(xe)), "
+    "spec(jax.jit(lambda a: a * 2)(y84)), spec(jax.jit(lambda a: a.T)(y84))])",
+    "outcome(lambda: [spec(y84 * 2), spec(r84 * 2), spec(jnp.sum(r84)), spec(y84.T), "
+    "spec(jax.jit(lambda a: a + 1)(r84))])",
+    "outcome(lambda: [spec(y2 * 2), spec(y2.sum(0)), spec(y2.T), spec(jax.jit(lambda a: a * a)(y2))])",
+    "outcome(lambda: [spec(jax.device_put(jnp.ones((8, 4)), NamedSharding(emesh, P(None, None)))), "
+    "spec(jax.device_put(x16, NamedSharding(emesh, P(None)))), "
+    "spec(jax.device_put(xe, NamedSharding(emesh, P(None))))])",
+    "outcome(lambda: [str(r16.sharding), str(jax.device_put(r16, NamedSharding(emesh, P())).sharding)])",
+    # (an Auto result named by no input's sharding, ya.sum(0): JAX's P(), minijax's the spec
+    # device_put first gave that layout, ra's P(None,); FINDINGS)
+    "outcome(lambda: [spec(ya), spec(ya * 2), spec(ya.T), spec(ra), spec(ra * 2)])",
+    # jit's out_shardings: as given
+    "outcome(lambda: [spec(jax.jit(lambda a: a * 2, out_shardings=NamedSharding(emesh, P('x')))(r84)), "
+    "spec(jax.jit(lambda a: a * 2, out_shardings=NamedSharding(emesh, P()))(r84)), "
+    "spec(jax.jit(lambda a: (a, a + 1), out_shardings=(NamedSharding(emesh, P('x')), None))(r84)[1])])",
+    "outcome(lambda: [spec(jax.jit(lambda a: a * 2, out_shardings=NamedSharding(amesh2, P('x', None)))(ya)), "
+    "spec(jax.jit(lambda a: a + 2, out_shardings=NamedSharding(amesh2, P(None, None)))(ya))])",
+    "outcome(lambda: jax.device_put(r16, NamedSharding(emesh, P())) is r16)",
+    "outcome(lambda: jax.device_put(r16, NamedSharding(emesh, P(None))) is r16)",
+]
+CASES = _RESHARD + _SPECS
