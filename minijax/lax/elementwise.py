@@ -187,12 +187,24 @@ def _additive_jvp(prim, combine, negate_y):
         if type(xd) is ad.Zero and type(yd) is ad.Zero:
             return out, ad.Zero.from_primal_value(out)
         if type(yd) is ad.Zero:
-            return out, ad.broadcast_to_shape(xd, get_aval(out).shape)
+            return out, _maybe_broadcast(xd, get_aval(out).shape)
         if type(xd) is ad.Zero:
             yd = neg(yd) if negate_y else yd
-            return out, ad.broadcast_to_shape(yd, get_aval(out).shape)
+            return out, _maybe_broadcast(yd, get_aval(out).shape)
         return out, combine(xd, yd)
     return jvp
+
+
+def _maybe_broadcast(x, shape):
+    """JAX's ``_maybe_broadcast``: a tangent with size-1 axes is reshaped to its kept axes,
+    then broadcast, so its transpose is a ``reshape`` back (``x + zeros((4, 3))`` of an
+    f32[1,3] ``x``: ``reduce_sum`` then ``reshape``, as JAX's jaxpr)."""
+    x_shape = get_aval(x).shape
+    if x_shape == shape or not x_shape:
+        return ad.broadcast_to_shape(x, shape)
+    dims = tuple(i for i, (a, b) in enumerate(zip(x_shape, shape)) if a == b)
+    return lax_ops.broadcast_in_dim(lax_ops.reshape(x, tuple(x_shape[i] for i in dims)), shape,
+                                    dims)
 
 
 # add and sub are defined below: the lambdas look them up when a JVP runs
@@ -696,13 +708,18 @@ select_n_p.def_batching(_select_n_batching)
 
 
 def _select_n_transpose(ct, which, *cases):
-    """Case i gets the cotangent where ``which`` picked it, zero elsewhere."""
+    """Case i gets the cotangent where ``which`` picked it, zero elsewhere. As JAX's rule, an
+    integer ``which`` picks case i where it equals i, so an out-of-range ``which`` (undefined
+    forward) sends the cotangent to no case."""
     zeros = ad.full_like(ct, 0)
-    return [None] + [
-        select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
-        if ad.is_undefined_primal(case) else None
-        for i, case in enumerate(cases)
-    ]
+    if get_aval(which).dtype == np.bool_:
+        def pick(i):
+            return select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+    else:
+        def pick(i):
+            return select(eq(which, rule_const(which, i)), ct, zeros)
+    return [None] + [pick(i) if ad.is_undefined_primal(case) else None
+                     for i, case in enumerate(cases)]
 
 
 def _select_n_jvp(primals, tangents):

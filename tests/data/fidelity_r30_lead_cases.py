@@ -1,0 +1,33 @@
+"""Cases of tests/test_fidelity_r30_lead.py: the transpose of `select_n` with an integer
+`which` (JAX's `eq(which, i)` per case, so an out-of-range `which` sends the cotangent to no
+case), evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's
+names giving a JSON-able outcome.
+"""
+
+SETUP = """
+lax = jax.lax
+def jaxpr(f, *args):
+    return str(jax.make_jaxpr(f)(*args))
+def values(out):
+    return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
+def sel3(w):
+    return lambda x: lax.select_n(w, x, 2 * x, 3 * x)
+ws = jnp.array([0, 2, 1, 5, -1], jnp.int32)
+xs = jnp.array([1.0, 2.0, 3.0, 4.0, 5.0], jnp.float32)
+"""
+
+CASES = [
+    f"values(jax.grad(sel3(jnp.int32({w})))(1.5))" for w in (0, 1, 2, 3, -1)
+] + [
+    f"values(jax.jit(jax.grad(sel3(jnp.int32({w}))))(1.5))" for w in (2, 3)
+] + [
+    "values(jax.grad(lambda x: lax.select_n(jnp.int32(1), x, 2 * x))(1.5))",
+    "values(jax.grad(lambda x: lax.select_n(jnp.nansum(jnp.array([True, True, True])), x, x))(1.0))",
+    "values(jax.vmap(jax.grad(lambda w, x: lax.select_n(w, x, 2 * x, 3 * x), 1))(ws, xs))",
+    "values(jax.grad(lambda x: lax.select_n(ws, x, 2 * x, 3 * x).sum())(xs))",
+    "values(jax.grad(lambda x: lax.select_n(ws > 0, x, 2 * x).sum())(xs))",
+    "jaxpr(jax.grad(sel3(jnp.int32(3))), 1.5)",
+    "jaxpr(jax.grad(lambda x: lax.select_n(ws, x, 2 * x, 3 * x).sum()), xs)",
+    "jaxpr(jax.grad(lambda x: lax.select_n(ws > 0, x, 2 * x).sum()), xs)",
+    "jaxpr(lambda w, x: jax.vjp(lambda x: lax.select_n(w, x, 1.0), x)[1](1.0), jnp.int32(0), 2.0)",
+]
