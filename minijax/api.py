@@ -158,8 +158,8 @@ float0 = dtypes.float0  # the dtype of the tangent/cotangent of an integer or bo
 def typeof(x):
     """The abstract value (ShapedArray: shape, dtype, weak type) of an array, tracer, scalar
     or typed key array (dtype ``key<fry>``)."""
-    if isinstance(x, PRNGKeyArray):  # inside shard_map, its data's varying axes are its own
-        return ShapedArray(x.shape, x.dtype, vma=core.get_aval(x._data).vma)
+    if isinstance(x, PRNGKeyArray):  # its data's type less the key dimensions
+        return x.aval
     return core.get_aval(x)
 
 

@@ -37,6 +37,29 @@ from minijax.numpy.ufunc_api import *
 from minijax.numpy.ufuncs import *  # after math/logic/bitwise: jnp.add & co. as ufuncs
 from minijax.numpy.window_functions import *
 
+# JAX's structural functions take typed PRNG key arrays (an extended dtype); the rest refuse
+# them. Each name maps to its parameters holding array operands (see on_extended_arrays).
+from minijax.numpy._util import on_extended_arrays as _on_extended_arrays  # noqa: E402
+
+for _name, _operands in {
+    "take": ("a",), "take_along_axis": ("arr",), "reshape": ("a",), "ravel": ("a",),
+    "stack": ("arrays",), "concatenate": ("arrays",), "hstack": ("tup",), "vstack": ("tup",),
+    "dstack": ("tup",), "column_stack": ("tup",), "block": ("arrays",), "where": ("x", "y"),
+    "squeeze": ("a",), "expand_dims": ("a",), "broadcast_to": ("array",),
+    "broadcast_arrays": ("args",), "flip": ("m",), "fliplr": ("m",), "flipud": ("m",),
+    "roll": ("a",), "tile": ("A",), "repeat": ("a",), "transpose": ("a",),
+    "swapaxes": ("a",), "moveaxis": ("a",), "rollaxis": ("a",), "permute_dims": ("a",),
+    "matrix_transpose": ("x",), "unstack": ("x",), "atleast_1d": (), "atleast_2d": (),
+    "atleast_3d": (), "split": ("ary",), "array_split": ("ary",), "hsplit": ("ary",),
+    "vsplit": ("ary",), "dsplit": ("ary",), "rot90": ("m",), "append": ("arr", "values"),
+    "delete": ("arr",), "insert": ("arr", "values"), "diagonal": ("a",), "triu": ("m",),
+    "tril": ("m",), "compress": ("a",), "extract": ("arr",), "choose": ("choices",),
+    "zeros_like": ("a",), "ones_like": ("a",), "full_like": ("a",),
+    "empty_like": ("prototype",),
+}.items():
+    globals()[_name] = _on_extended_arrays(globals()[_name], _operands)
+del _name, _operands, _on_extended_arrays
+
 pi = _np.pi
 e = _np.e
 inf = _np.inf

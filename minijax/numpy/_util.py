@@ -20,6 +20,8 @@ even while the lax families are being filled in.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 import warnings
 
@@ -60,6 +62,71 @@ def check_arraylike(name, *args):
                 raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
             raise TypeError(
                 f"{name} requires ndarray or scalar arguments, got {type(x)} at position {i}.")
+
+
+# Array types of an extended dtype (typed PRNG keys) that the structural jnp functions move
+# (minijax.random registers its key arrays: numpy cannot import random).
+extended_array_types = set()
+
+
+def on_extended_arrays(fn, operands):
+    """``fn`` accepting arrays of an extended dtype, as JAX's structural jnp functions (reshape,
+    take, stack, where ...) do: those only move elements, so each word plane of the physical
+    data (``x._planes()``, of the array's shape) goes through ``fn`` alone and the uint32
+    results are put back together (``x._from_planes``). Results of another dtype
+    (``zeros_like(keys, dtype=float)``) are plane 0's. ``operands`` names ``fn``'s parameters
+    holding array operands (alone or in a sequence): there, every array must be of the one
+    extended dtype (JAX's promotion refuses the mix). ``fn`` refuses such arrays itself (they
+    are no arraylike), so they are looked for only once it has raised: the common path pays
+    one call, nothing more."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            if not any(type(x) in extended_array_types or (type(x) in (list, tuple) and any(
+                    type(y) in extended_array_types for y in x))
+                       for x in (*args, *kwargs.values())):
+                raise
+        return _on_planes(fn, signature, operands, args, kwargs)
+
+    return wrapped
+
+
+def _on_planes(fn, signature, operands, args, kwargs):
+    bound = signature.bind(*args, **kwargs)
+    extended = [x for v in bound.arguments.values()
+                for x in (v if type(v) in (list, tuple) else (v,))
+                if type(x) in extended_array_types]
+    dtype = extended[0].dtype
+    for name in operands:
+        value = bound.arguments.get(name, ())
+        for x in value if type(value) in (list, tuple) else (value,):
+            if type(x) not in extended_array_types or x.dtype != dtype:  # JAX's words
+                raise ValueError(f"dtype={dtype} is not a valid dtype for JAX type promotion.")
+    planes = {id(x): x._planes() for x in extended}
+
+    def plane(v, j):
+        if type(v) in extended_array_types:
+            return planes[id(v)][j]
+        if type(v) in (list, tuple) and any(type(x) in extended_array_types for x in v):
+            return type(v)(plane(x, j) for x in v)
+        return v
+
+    results = [fn(*[plane(v, j) for v in bound.args],
+                  **{k: plane(v, j) for k, v in bound.kwargs.items()})
+               for j in range(len(planes[id(extended[0])]))]
+
+    def join(rs):
+        if type(rs[0]) in (list, tuple):
+            return type(rs[0])(join(r) for r in zip(*rs))
+        if get_aval(rs[0]).dtype != np.uint32:
+            return rs[0]
+        return extended[0]._from_planes(rs)
+
+    return join(results)
 
 
 def ndim(x):

@@ -36,8 +36,9 @@ from minijax import numpy as jnp
 from minijax.config import config
 from minijax.core import ShapedArray, Tracer, get_aval
 from minijax.lowering.array import BaseArray, Shard
+from minijax.numpy import indexing as jnp_indexing
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import canonicalize_axis
+from minijax.numpy._util import canonicalize_axis, extended_array_types
 from minijax.numpy.array_methods import _METHODS
 from minijax.numpy.manipulation import _resolve_shape
 from minijax.lax.rng import rng_bit_generator
@@ -212,6 +213,14 @@ class PRNGKeyArray(BaseArray):
     def _keys(self, data):
         return PRNGKeyArray(data, self._impl)
 
+    # The jnp structural functions' view of the keys (numpy._util.on_extended_arrays): one
+    # uint32 array of the keys' shape per key word, and keys back from such planes.
+    def _planes(self):
+        return [self._data[..., j] for j in range(self._impl.key_shape[0])]
+
+    def _from_planes(self, planes):
+        return self._keys(jnp.stack(planes, axis=-1))
+
     def reshape(self, *shape):
         new = _resolve_shape(self.shape, shape[0] if len(shape) == 1 else shape)  # jnp's
         return self._keys(jnp.reshape(self._data, new + self._impl.key_shape))
@@ -255,12 +264,74 @@ class PRNGKeyArray(BaseArray):
                                    **kwargs))
 
     def __eq__(self, other):
-        return _keys_equal(self, other)
+        return _keys_equal("equal", self, other)
 
     def __ne__(self, other):
-        return lax.bitwise_not(_keys_equal(self, other))
+        return lax.bitwise_not(_keys_equal("not_equal", self, other))
 
     __hash__ = None  # an array: unhashable, as JAX's keys
+
+    def __pos__(self):
+        return self  # JAX's jnp.positive hands keys back
+
+    def __neg__(self):
+        raise _lax_error("neg", "integer, floating, complexfloating", self.dtype)
+
+    def __abs__(self):
+        raise _lax_error("abs", "floating, complexfloating, signedinteger", self.dtype)
+
+    def __invert__(self):
+        raise _lax_error("not", "integer, bool", self.dtype)
+
+    def __round__(self, ndigits=None):
+        raise _uninterpretable(self)
+
+    def __matmul__(self, other):
+        return _matmul_error(self, other)
+
+    def __rmatmul__(self, other):
+        return _matmul_error(other, self)
+
+    # JAX's key arrays lack these: Python's own refusals
+    def __int__(self):
+        raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                        f"number, not '{type(self).__name__}'")
+
+    def __float__(self):
+        raise TypeError("float() argument must be a string or a real number, not "
+                        f"'{type(self).__name__}'")
+
+    def __complex__(self):
+        raise TypeError("complex() first argument must be a string or a number, not "
+                        f"'{type(self).__name__}'")
+
+    def __index__(self):
+        raise TypeError(f"'{type(self).__name__}' object cannot be interpreted as an integer")
+
+    # --- .at[] -----------------------------------------------------------------------------
+    at = property(lambda self: _KeyIndexUpdateHelper(self))
+
+    # --- JAX's other public and private key array attributes ------------------------------
+    def __dir__(self):  # without the Array attributes JAX's keys lack (AttributeErrors here)
+        return sorted(set(super().__dir__()) - {"format", "tobytes", "tolist", "weak_type"})
+
+    _base_array = property(lambda self: self._data)
+    _committed = property(lambda self: self._data.committed)
+
+    def pprint(self):
+        """JAX's listing of the keys' shape and impl (its functions by address)."""
+        if isinstance(self._data, Tracer):  # JAX's keys are tracers there
+            raise AttributeError(f"{type(self._data).__name__} has no attribute pprint")
+        impl = self._impl
+        lines = ["PRNGKeyArray:", f"  shape = {self.shape}",
+                 f"  impl = PRNGImpl [{impl.tag}] {{{impl.name}}}:",
+                 f"    key_shape = {impl.key_shape}"]
+        for field in ("seed", "split", "random_bits", "fold_in"):
+            fn = getattr(impl, field)
+            lines.append(f"    {field} = <function {getattr(fn, '__name__', field)} at "
+                         f"{hex(id(fn))}>")
+        lines += [f"    name = {impl.name}", f"    tag = {impl.tag}"]
+        return "\n".join(lines)
 
     def __repr__(self):
         if isinstance(self._data, Tracer):
@@ -295,17 +366,158 @@ PRNGKeyArray.tolist = property(lambda self: _no_attribute(self, "tolist"))
 PRNGKeyArray.tobytes = property(lambda self: _no_attribute(self, "tobytes"))
 
 
-_registry.register_node(
-    PRNGKeyArray, lambda k: ((k._data,), k._impl),
-    lambda impl, leaves: PRNGKeyArray(leaves[0], impl)
-)
+extended_array_types.add(PRNGKeyArray)
+def _unflatten_keys(impl, leaves):
+    data = leaves[0]
+    given = getattr(data, "_given_sharding", None)  # a class attribute's None on most Arrays
+    if type(given) is NamedSharding and len(given.spec) < get_aval(data).ndim:
+        # device_put placed the keys: their data reports the physical sharding, the keys' spec
+        # padded over the key dimensions (P('x', None)), as JAX's key_data does
+        spec = tuple(given.spec) + (None,) * (get_aval(data).ndim - len(given.spec))
+        data._given_sharding = given.update(spec=PartitionSpec(*spec))
+    return PRNGKeyArray(data, impl)
 
 
-def _keys_equal(a, b):
+_registry.register_node(PRNGKeyArray, lambda k: ((k._data,), k._impl), _unflatten_keys)
+
+
+def _keys_equal(name, a, b):
     """Elementwise equality of two typed key arrays (broadcast by their key shapes)."""
     if not isinstance(b, PRNGKeyArray):
-        raise TypeError(f"equal does not accept dtypes {a.dtype}, {get_aval(b).dtype}.")
+        raise _mixed_error(name, a, b)
     return jnp.all(jnp.equal(a._data, b._data), axis=-1)
+
+
+def _dtype_name(x):
+    """The dtype JAX's promotion names for an operand (a Python int as int32 ...)."""
+    return x.dtype if isinstance(x, PRNGKeyArray) else dtypes.dtype_of(x)[0]
+
+
+def _mixed_error(name, a, b):
+    """JAX's jnp refusal of keys with another operand, in operand order."""
+    return TypeError(f"{name} does not accept dtypes {_dtype_name(a)}, {_dtype_name(b)}.")
+
+
+def _lax_error(name, accepted, dtype, position=None):
+    """JAX's lax refusal of a key operand (``add`` of two keys, ``neg`` of one)."""
+    at = "" if position is None else f" at position {position}"
+    return TypeError(f"{name} does not accept dtype {dtype}{at}. Accepted dtypes{at} are "
+                     f"subtypes of {accepted}.")
+
+
+def _uninterpretable(keys):
+    """JAX's error where its jnp reads the key dtype as a NumPy one."""
+    return TypeError(f"Cannot interpret '{keys.dtype}' as a data type")
+
+
+def _is_operand(x):
+    try:
+        dtypes.dtype_of(x)
+    except TypeError:
+        return False
+    return True
+
+
+_NUMBERS, _BITS = "integer, floating, complexfloating", "integer, bool"
+# Keys' binary operators: the jnp function JAX names when one operand is no key, and the lax
+# primitive (with its accepted dtypes) it names when both are keys (None: JAX's jnp reads
+# key<fry> as a NumPy dtype first).
+_BINARY_OPS = {
+    "add": ("add", ("add", _NUMBERS)), "sub": ("subtract", ("sub", _NUMBERS)),
+    "mul": ("multiply", ("mul", _NUMBERS)), "truediv": ("true_divide", None),
+    "floordiv": ("floor_divide", None), "mod": ("remainder", None), "pow": ("power", None),
+    "and": ("bitwise_and", ("and", _BITS)), "or": ("bitwise_or", ("or", _BITS)),
+    "xor": ("bitwise_xor", ("xor", _BITS)), "lshift": ("left_shift", None),
+    "rshift": ("right_shift", None), "divmod": ("divmod", None),
+    # no reflected forms: Python tries `k > 0` for `0 < k`, as JAX's error says
+    "lt": ("less", ("lt", "integer, floating, bool")),
+    "le": ("less_equal", ("le", "integer, floating, bool")),
+    "gt": ("greater", ("gt", "integer, floating, bool")),
+    "ge": ("greater_equal", ("ge", "integer, floating, bool")),
+}
+
+
+def _binary_operator(op, reflected):
+    jnp_name, lax_rule = _BINARY_OPS[op]
+
+    def method(self, other):
+        if isinstance(other, PRNGKeyArray):
+            if lax_rule is None:
+                raise _uninterpretable(self)
+            raise _lax_error(*lax_rule, self.dtype, 0)
+        if not _is_operand(other):
+            return NotImplemented
+        if (op == "pow" and not reflected and not isinstance(other, Tracer)
+                and dtypes.is_int(dtypes.dtype_of(other)[0]) and np.ndim(other) == 0):
+            raise _uninterpretable(self)  # JAX's integer_pow path
+        raise _mixed_error(jnp_name, *((other, self) if reflected else (self, other)))
+
+    method.__name__ = f"__{'r' if reflected else ''}{op}__"
+    return method
+
+
+for _op in _BINARY_OPS:
+    setattr(PRNGKeyArray, f"__{_op}__", _binary_operator(_op, False))
+    if _op not in ("lt", "le", "gt", "ge"):
+        setattr(PRNGKeyArray, f"__r{_op}__", _binary_operator(_op, True))
+
+
+def _matmul_error(a, b):
+    """JAX's errors of ``@`` on keys: its rank check first, then its promotion's."""
+    for i, x in enumerate((a, b)):
+        if not isinstance(x, PRNGKeyArray) and not _is_operand(x):
+            return NotImplemented
+        if np.ndim(x) == 0:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
+                             "ndim 0")
+    if isinstance(a, PRNGKeyArray) and isinstance(b, PRNGKeyArray):
+        raise AssertionError(str(a.dtype))
+    key = a if isinstance(a, PRNGKeyArray) else b
+    raise ValueError(f"dtype={key.dtype} is not a valid dtype for JAX type promotion.")
+
+
+class _KeyIndexUpdateHelper:
+    """``keys.at[idx]``: JAX's ``get`` and ``set`` on keys (each key word's plane through
+    jnp's own indexing); the arithmetic updates refuse keys, as JAX's."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, keys):
+        self.keys = keys
+
+    def __getitem__(self, index):
+        return _KeyIndexUpdateRef(self.keys, index)
+
+
+class _KeyIndexUpdateRef:
+    __slots__ = ("keys", "index")
+
+    def __init__(self, keys, index):
+        self.keys, self.index = keys, index
+
+    def get(self, **kwargs):
+        planes = [jnp_indexing._IndexUpdateRef(p, self.index).get(**kwargs)
+                  for p in self.keys._planes()]
+        return self.keys._from_planes(planes)
+
+    def set(self, values, **kwargs):
+        if not isinstance(values, PRNGKeyArray) or values.dtype != self.keys.dtype:
+            if dtypes.is_python_scalar(values):
+                raise _uninterpretable(self.keys)
+            raise TypeError(f"Cannot determine dtype of {self.keys.dtype}")
+        planes = [jnp_indexing._IndexUpdateRef(p, self.index).set(v, **kwargs)
+                  for p, v in zip(self.keys._planes(), values._planes())]
+        return self.keys._from_planes(planes)
+
+    def apply(self, func, **kwargs):
+        # func over the indexed keys, written back: a key indexed twice gets func once (JAX's
+        # scatter applies it per occurrence)
+        return self.set(func(self.get(**kwargs)), **kwargs)
+
+    def _refuse(self, *args, **kwargs):
+        raise _uninterpretable(self.keys)
+
+    add = subtract = multiply = mul = divide = power = min = max = _refuse
 
 
 def _unwrap(name, key):
