@@ -512,10 +512,14 @@ def elementwise_rule(prim, scalar_ok=None, size1_ok=True):
                     new.append(lax_ops.broadcast_in_dim(x, out_shape, ()))
                 else:  # JAX's bdim_at_front: a new batch axis of 1 (of the batch's size)
                     new.append(broadcast_batched(x, 1 if size1_ok else size, out_dim))
-            elif r == rank:
+            else:
                 new.append(moveaxis(x, d, out_dim))
-            else:  # a per-example scalar beside full-rank operands
-                new.append(lax_ops.broadcast_in_dim(x, out_shape, (out_dim,)))
+        # then, as JAX's _handle_scalar_broadcasting, a per-example scalar beside full-rank
+        # operands gets size-1 axes after its batch axis for the primitive to broadcast
+        for i, (d, r) in enumerate(zip(dims, ranks)):
+            if d is not not_mapped and r < rank:
+                new[i] = lax_ops.broadcast_in_dim(
+                    new[i], (size,) + (1,) * rank if size1_ok else out_shape, (out_dim,))
         return prim.bind(*new, **params), out_dim
 
     rule.accepts_invalid = _jax_pads_ranks

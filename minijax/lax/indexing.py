@@ -34,7 +34,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from minijax import dtypes
 from minijax.core import Primitive, ShapedArray, Tracer, get_aval
 from minijax.interpreters import ad, batching
-from minijax.interpreters.batching import not_mapped, to_val_axis
+from minijax.interpreters.batching import not_mapped
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import add, eq, lt, select, select_n
 from minijax.lax.families import (
@@ -287,34 +287,45 @@ def _plus1(axes):
     return tuple(a + 1 for a in axes)
 
 
-def _gather_batching(args, dims, *, dimension_numbers, slice_sizes, **params):
-    """One gather. Mapped operand and indices: the batch axes (moved to the front) become a
-    batching-dims pair. Mapped operand only: its batch axis is one more window axis, taken
-    whole. Mapped indices only: one more batch axis of the indices (the operand is not copied).
+def _np_plus1(axes):
+    """``_plus1`` as JAX's batching rules write it, ``np.add(1, axes)``: the shifted axes are
+    NumPy ints, so the jaxpr prints ``(np.int64(1),)`` as JAX's does."""
+    return tuple(np.add(1, axes))
+
+
+def _gather_batching(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
+                     indices_are_sorted, **params):
+    """One gather, as JAX's rule. Mapped operand only: its batch axis (moved to the front) is
+    one more window axis, taken whole. Mapped indices only: one more batch axis of the indices
+    (the operand is not copied; the indices may no longer be sorted or unique). Both mapped:
+    the batch axes (moved to the front) become a batching-dims pair.
     """
     (operand, indices), (od, idd) = args, dims
     dn = dimension_numbers
     if idd is batching.not_mapped:
         operand = batching.moveaxis(operand, od, 0)
         dn = GatherDimensionNumbers(
-            (0, *_plus1(dn.offset_dims)), _plus1(dn.collapsed_slice_dims),
-            _plus1(dn.start_index_map), _plus1(dn.operand_batching_dims),
+            (0, *_np_plus1(dn.offset_dims)), _np_plus1(dn.collapsed_slice_dims),
+            _np_plus1(dn.start_index_map), _np_plus1(dn.operand_batching_dims),
             dn.start_indices_batching_dims,
         )
         slice_sizes = (get_aval(operand).shape[0], *slice_sizes)
     elif od is batching.not_mapped:
         indices = batching.moveaxis(indices, idd, 0)
         dn = dn._replace(offset_dims=_plus1(dn.offset_dims),
-                         start_indices_batching_dims=_plus1(dn.start_indices_batching_dims))
+                         start_indices_batching_dims=_np_plus1(dn.start_indices_batching_dims))
+        unique_indices = indices_are_sorted = False
     else:
         operand = batching.moveaxis(operand, od, 0)
         indices = batching.moveaxis(indices, idd, 0)
         dn = GatherDimensionNumbers(
-            _plus1(dn.offset_dims), _plus1(dn.collapsed_slice_dims), _plus1(dn.start_index_map),
-            (0, *_plus1(dn.operand_batching_dims)), (0, *_plus1(dn.start_indices_batching_dims)),
+            _np_plus1(dn.offset_dims), _np_plus1(dn.collapsed_slice_dims),
+            _np_plus1(dn.start_index_map), (0, *_np_plus1(dn.operand_batching_dims)),
+            (0, *_np_plus1(dn.start_indices_batching_dims)),
         )
-        slice_sizes = (1, *slice_sizes)
+        slice_sizes = (0 if get_aval(operand).shape[0] == 0 else 1, *slice_sizes)
     out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                        unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
                         **params)
     return out, 0
 
@@ -445,24 +456,25 @@ def _scatter_batching(prim):
         """Everything mapped at axis 0 (an unmapped operand or updates is broadcast: the result
         differs per example anyway), the batch a scatter batching-dims pair. Unmapped indices
         stay as they are, as JAX's rule: the batch axis is one more window axis of the updates
-        (s30040-72: the jaxpr, and so what XLA's partitioner makes of it, is JAX's)."""
+        (s30040-72: the jaxpr, and so what XLA's partitioner makes of it, is JAX's). Operand,
+        updates, then indices, in JAX's order of equations."""
+        (operand, indices, updates), (od, idd, ud) = args, dims
         size = batching.axis_size(args, dims)
         dn = dimension_numbers
-        if dims[1] is batching.not_mapped:
-            operand, updates = (batching.bdim_at_front(x, d, size)
-                                for x, d in ((args[0], dims[0]), (args[2], dims[2])))
+        operand = batching.bdim_at_front(operand, od, size)
+        updates = batching.bdim_at_front(updates, ud, size)
+        if idd is batching.not_mapped:
             dn = ScatterDimensionNumbers(
-                (0, *_plus1(dn.update_window_dims)), _plus1(dn.inserted_window_dims),
-                _plus1(dn.scatter_dims_to_operand_dims), _plus1(dn.operand_batching_dims),
+                (0, *_np_plus1(dn.update_window_dims)), _np_plus1(dn.inserted_window_dims),
+                _np_plus1(dn.scatter_dims_to_operand_dims), _np_plus1(dn.operand_batching_dims),
                 dn.scatter_indices_batching_dims,
             )
-            return prim.bind(operand, args[1], updates, dimension_numbers=dn, **params), 0
-        operand, indices, updates = (batching.bdim_at_front(x, d, size)
-                                     for x, d in zip(args, dims))
+            return prim.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
+        indices = batching.bdim_at_front(indices, idd, size)
         dn = ScatterDimensionNumbers(
-            _plus1(dn.update_window_dims), _plus1(dn.inserted_window_dims),
-            _plus1(dn.scatter_dims_to_operand_dims), (0, *_plus1(dn.operand_batching_dims)),
-            (0, *_plus1(dn.scatter_indices_batching_dims)),
+            _np_plus1(dn.update_window_dims), _np_plus1(dn.inserted_window_dims),
+            _np_plus1(dn.scatter_dims_to_operand_dims), (0, *_np_plus1(dn.operand_batching_dims)),
+            (0, *_np_plus1(dn.scatter_indices_batching_dims)),
         )
         return prim.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
 
@@ -501,6 +513,7 @@ def _scatter_prim(name, combine, allowed, update=None):
 
 
 scatter_p = _scatter_prim("scatter", lambda old, new, dtype: new, ANY)
+_scatter_p_batching = scatter_p.batching  # dynamic_update_slice's rule reuses it
 scatter_add_p = _scatter_prim("scatter-add", lambda old, new, dtype: hlo.add(old, new), NUMBER,
                               add)
 
@@ -760,38 +773,32 @@ dynamic_slice_p.def_lowering(
 
 
 def _dynamic_slice_batching(args, dims, *, slice_sizes):
-    """Starts shared by every example: the batch axis is sliced whole, from 0. Per-example
-    starts: one gather of the (size, n) start vectors, the batch a gather batching axis when
-    the operand is mapped too. Both clamp starts into bounds, as dynamic_slice does."""
+    """A gather of the start vectors (JAX's rule, which delegates to gather's): mode CLIP
+    clamps the starts into bounds, as dynamic_slice does. Starts shared by every example are
+    one unmapped vector, so the batch axis is one more window axis, taken whole."""
     (x, *starts), (xd, *sds) = args, dims
-    size = batching.axis_size(args, dims)
-    if all(d is not_mapped for d in sds):
-        zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)
-        starts = starts[:xd] + [zero] + starts[xd:]
-        sizes = slice_sizes[:xd] + (size,) + slice_sizes[xd:]
-        return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), xd
-    n = len(starts)
-    if xd is not_mapped:
-        dnums = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(n)))
-    else:
-        dnums = GatherDimensionNumbers(
-            tuple(range(1, n + 1)), (), tuple(to_val_axis(a, xd) for a in range(n)), (xd,), (0,)
-        )
-        slice_sizes = slice_sizes[:xd] + (1,) + slice_sizes[xd:]
-    out = gather_p.bind(
-        x, _start_vectors(starts, sds, size), dimension_numbers=dnums, slice_sizes=slice_sizes,
-        indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
-        fill_value=None,
+    dims_ = tuple(range(len(starts)))
+    index, idd = _batch_dynamic_slice_indices(starts, sds)
+    return _gather_batching(
+        (x, index), (xd, idd), dimension_numbers=GatherDimensionNumbers(dims_, (), dims_),
+        slice_sizes=slice_sizes, unique_indices=True, indices_are_sorted=True,
+        mode=GatherScatterMode.CLIP, fill_value=None,
     )
-    return out, 0
 
 
-def _start_vectors(starts, dims, size):
-    """Scalar start indices, some per-example, as one (size, n) array of index vectors."""
+def _batch_dynamic_slice_indices(starts, dims):
+    """Scalar start indices as one array of index vectors and its batch axis (JAX's
+    ``_batch_dynamic_slice_indices``): (n,) and unmapped when no start is per-example, else
+    (size, n) mapped at 0; an empty int32 vector for a rank-0 operand."""
+    if not starts:
+        return np.array([], np.int32), not_mapped
+    if all(d is not_mapped for d in dims):
+        return concatenate([broadcast_in_dim(i, (1,), ()) for i in starts], 0), not_mapped
+    size = batching.axis_size(starts, dims)
     return concatenate(
         [broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,))
          for i, d in zip(starts, dims)], 1
-    )
+    ), 0
 
 
 dynamic_slice_p.def_batching(_dynamic_slice_batching)
@@ -830,25 +837,17 @@ dynamic_update_slice_p.def_lowering(
 
 
 def _dynamic_update_slice_batching(args, dims):
-    """Starts shared by every example: operand and update share a batch axis, written whole
-    from 0. Per-example starts: one scatter (mode CLIP clamps starts, as dynamic_update_slice
-    does), operand, update and starts paired as scatter batching axes."""
+    """A scatter of the start vectors (JAX's rule, which delegates to scatter's): mode CLIP
+    clamps the starts, as dynamic_update_slice does; the starts' vectors are built first, then
+    scatter's rule puts operand and update's batch axes at the front."""
     (x, update, *starts), (xd, ud, *sds) = args, dims
-    size = batching.axis_size(args, dims)
-    if all(d is not_mapped for d in sds):
-        bdim = xd if xd is not not_mapped else ud
-        x, update = batching.bdim_to(x, xd, bdim, size), batching.bdim_to(update, ud, bdim, size)
-        zero = np.zeros((), get_aval(starts[0]).dtype if starts else np.int32)
-        starts = starts[:bdim] + [zero] + starts[bdim:]
-        return dynamic_update_slice_p.bind(x, update, *starts), bdim
-    x, update = batching.bdim_at_front(x, xd, size), batching.bdim_at_front(update, ud, size)
-    axes = tuple(range(1, len(starts) + 1))
-    dnums = ScatterDimensionNumbers(axes, (), axes, (0,), (0,))
-    out = scatter_p.bind(
-        x, _start_vectors(starts, sds, size), update, dimension_numbers=dnums,
-        indices_are_sorted=True, unique_indices=True, mode=GatherScatterMode.CLIP,
+    dims_ = tuple(range(len(starts)))
+    index, idd = _batch_dynamic_slice_indices(starts, sds)
+    return _scatter_p_batching(
+        (x, index, update), (xd, idd, ud), dimension_numbers=ScatterDimensionNumbers(
+            dims_, (), dims_), indices_are_sorted=True, unique_indices=True,
+        mode=GatherScatterMode.CLIP, update_jaxpr=None, update_consts=(),
     )
-    return out, 0
 
 
 dynamic_update_slice_p.def_batching(_dynamic_update_slice_batching)
@@ -927,10 +926,15 @@ def _wrap_negative(i, dim, dtype):
         if not info.min <= i <= info.max:  # e.g. -100 for a uint8 index: clamp now, not wrap
             i = min(max(i, 0), dim)
         return np.asarray(i, dtype)
-    i = _convert_element_type(i, dtype)
+    if get_aval(i).dtype != dtype:
+        i = _convert_element_type(i, dtype)
     if dtype.kind == "u":  # unsigned indices cannot be negative
         return i
-    return select_n(lt(i, const(i, 0)), i, add(i, const(i, dim)))
+    # JAX's order: the test and the unchanged case take a weakly typed index as it is, only
+    # the sum converts it (promotion with the strongly typed dimension)
+    negative = lt(i, const(i, 0))
+    strong = _convert_element_type(i, dtype)
+    return select_n(negative, i, add(strong, const(strong, dim)))
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):

@@ -11,6 +11,7 @@ need ``initial=`` with ``where=`` (and refuse to reduce an empty axis without it
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import ml_dtypes
@@ -28,6 +29,7 @@ from minijax.numpy._util import (
     convert,
     index_tuple,
     lax_const,
+    promote_dtypes_inexact,
     to_inexact_dtype,
 )
 from minijax.numpy.creation import to_array
@@ -386,30 +388,38 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 
 @eager_jit(static_argnames=('axis', 'returned', 'keepdims'), list_argnames=('axis',))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """JAX's ``_average``: operands promoted to inexact first (so an integer ``returned`` sum
+    of weights is a float), weights of one axis per averaged axis reshaped (transposed in the
+    order the axes are given) to ``a``'s rank with size-1 axes, the sum of weights broadcast
+    to the average's shape when returned."""
     # the axes first, in JAX's words for a repeat
     axes = tuple(canonicalize_axis(ax, np.ndim(a)) for ax in
                  (range(np.ndim(a)) if axis is None else index_tuple(axis)))
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis: {axes}")
     if weights is None:
+        check_arraylike("average", a)
+        a, = promote_dtypes_inexact(to_array(a))
         avg = mean(a, axis, keepdims=keepdims)
-        count = lax.full_like(avg, np.prod([np.shape(a)[ax] for ax in axes]))
-        return (avg, count) if returned else avg
-    a, weights = to_array(a), to_array(weights)
-    if weights.shape != a.shape:
-        if axis is None:
-            raise ValueError("Axis must be specified when shapes of a and weights differ.")
-        if weights.shape != tuple(a.shape[ax] for ax in axes):
-            raise ValueError("Shape of weights must be consistent with shape of a along "
-                             "specified axis.")
-        # weights' axes are a's ``axes`` in the order given
-        order = tuple(np.argsort(axes).tolist())
-        if order != tuple(range(len(axes))):
-            weights = lax.transpose(weights, order)
-        weights = lax.broadcast_in_dim(weights, a.shape, tuple(sorted(axes)))
-    wsum = sum(weights, axis, keepdims=keepdims)
-    avg = true_divide(sum(multiply(a, weights), axis, keepdims=keepdims), wsum)
-    return (avg, wsum) if returned else avg
+        weights_sum = lax.full((), math.prod(a.shape[ax] for ax in axes), avg.dtype)
+    else:
+        check_arraylike("average", a, weights)
+        a, weights = promote_dtypes_inexact(to_array(a), to_array(weights))
+        if weights.shape != a.shape:
+            if axis is None:
+                raise ValueError("Axis must be specified when shapes of a and weights differ.")
+            if weights.shape != tuple(a.shape[ax] for ax in axes):
+                raise ValueError("Shape of weights must be consistent with shape of a along "
+                                 "specified axis.")
+            new_shape = tuple(d if i in axes else 1 for i, d in enumerate(a.shape))
+            weights = lax.reshape(weights, new_shape, tuple(np.argsort(axes).tolist()))
+        weights_sum = sum(weights, axis, keepdims=keepdims)
+        avg = true_divide(sum(multiply(a, weights), axis, keepdims=keepdims), weights_sum)
+    if returned:
+        if avg.shape != weights_sum.shape:
+            weights_sum = broadcast_to(weights_sum, avg.shape)
+        return avg, weights_sum
+    return avg
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,0 +1,12 @@
+"""jaxprs under vmap (dynamic_update_slice/dynamic_slice as scatter/gather, jnp.linalg.solve,
+broadcasts of constants), jnp.average and lax.slice's errors as JAX 0.10.2 gives them. Expected
+outcomes were recorded from JAX 0.10.2 by tests/data/record_cases.py over
+tests/data/fidelity_r30_c_cases.py.
+"""
+
+import minijax as jax
+import minijax.numpy as jnp
+from tests.jax_records import replay
+
+test_recorded_from_jax_0_10_2_over_the_current_cases, test_as_jax = replay(
+    "r30_c", jax, jnp)
