@@ -57,6 +57,8 @@ def check_arraylike(name, *args):
     JAX's words."""
     for i, x in enumerate(args):
         if not is_arraylike(x):
+            if type(x) in extended_array_types:  # typed keys: JAX's words for ``name``
+                raise x._refusal(name, args)
             if isinstance(x, (str, bytes)):
                 # a NumPy scalar to JAX's check, refused when JAX converts it (lax.asarray)
                 raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")

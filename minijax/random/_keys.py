@@ -15,8 +15,11 @@ and ``random_bits`` take either and run the key's impl.
 ``PRNGKeyArray`` is a pytree leaf for users (``tree.leaves``, ``tree.map``), as JAX's key arrays
 are, but a node over its uint32 key data in the internal pytree registry, so ``jit``, ``vmap``,
 ``grad``, ``scan`` ... trace that data and hand keys back. It is not a new dtype of the core
-(JAX's ``key<fry>`` extended dtype is): jnp functions do not accept it; unwrap with ``key_data``.
-Functions return keys in the form they were given.
+(JAX's ``key<fry>`` extended dtype is): lax functions do not accept it. The jnp functions JAX
+0.10.2 runs on keys do: its structural ones (take, reshape, stack, where, ...:
+``numpy._util.on_extended_arrays`` runs them on each key word's plane) and ``keys.at[]``'s
+get/set; the others, and the operators, refuse keys in JAX's words (``_refusal``). Functions
+return keys in the form they were given.
 
 Bits follow ``jax_threefry_partitionable=True`` (JAX's default): element ``i`` (row-major) of
 a ``shape`` request is threefry of the counter ``(hi(i), lo(i))`` under the key.
@@ -308,6 +311,21 @@ class PRNGKeyArray(BaseArray):
     def __index__(self):
         raise TypeError(f"'{type(self).__name__}' object cannot be interpreted as an integer")
 
+    def _refusal(self, name, operands):
+        """JAX's error for keys among a jnp function's ``operands`` (numpy._util's
+        check_arraylike asks: the structural functions accept keys before it)."""
+        if name in _JNP_REFUSALS:
+            return _JNP_REFUSALS[name](self)
+        mixed = len(operands) == 2 and not all(isinstance(x, PRNGKeyArray) for x in operands)
+        if mixed and name == "fmod":
+            return _promotion_error(self)
+        if mixed and not (name == "power" and operands[0] is self and _int_exponent(operands[1])):
+            return _mixed_error(name, *operands)  # JAX's promotion of a key with another
+        lax_rule = _LAX_RULES.get(name)
+        if lax_rule is None:
+            return _uninterpretable(self)
+        return _lax_error(*lax_rule, self.dtype, 0 if len(operands) == 2 else None)
+
     # --- .at[] -----------------------------------------------------------------------------
     at = property(lambda self: _KeyIndexUpdateHelper(self))
 
@@ -419,38 +437,71 @@ def _is_operand(x):
 
 
 _NUMBERS, _BITS = "integer, floating, complexfloating", "integer, bool"
-# Keys' binary operators: the jnp function JAX names when one operand is no key, and the lax
-# primitive (with its accepted dtypes) it names when both are keys (None: JAX's jnp reads
-# key<fry> as a NumPy dtype first).
+# Keys' binary operators and the jnp functions JAX's run (their refusals are those functions').
 _BINARY_OPS = {
-    "add": ("add", ("add", _NUMBERS)), "sub": ("subtract", ("sub", _NUMBERS)),
-    "mul": ("multiply", ("mul", _NUMBERS)), "truediv": ("true_divide", None),
-    "floordiv": ("floor_divide", None), "mod": ("remainder", None), "pow": ("power", None),
-    "and": ("bitwise_and", ("and", _BITS)), "or": ("bitwise_or", ("or", _BITS)),
-    "xor": ("bitwise_xor", ("xor", _BITS)), "lshift": ("left_shift", None),
-    "rshift": ("right_shift", None), "divmod": ("divmod", None),
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
+    "divmod": "divmod",
     # no reflected forms: Python tries `k > 0` for `0 < k`, as JAX's error says
-    "lt": ("less", ("lt", "integer, floating, bool")),
-    "le": ("less_equal", ("le", "integer, floating, bool")),
-    "gt": ("greater", ("gt", "integer, floating, bool")),
-    "ge": ("greater_equal", ("ge", "integer, floating, bool")),
+    "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
 }
 
 
+# The lax primitive (and its accepted dtypes) JAX's jnp functions name for key operands.
+_LAX_RULES = {
+    "add": ("add", _NUMBERS), "subtract": ("sub", _NUMBERS), "multiply": ("mul", _NUMBERS),
+    "bitwise_and": ("and", _BITS), "bitwise_or": ("or", _BITS), "bitwise_xor": ("xor", _BITS),
+    "less": ("lt", "integer, floating, bool"), "less_equal": ("le", "integer, floating, bool"),
+    "greater": ("gt", "integer, floating, bool"),
+    "greater_equal": ("ge", "integer, floating, bool"),
+    "maximum": ("max", "integer, bool, floating, complexfloating"),
+    "minimum": ("min", "integer, bool, floating, complexfloating"),
+    "negative": ("neg", _NUMBERS), "abs": ("abs", "floating, complexfloating, signedinteger"),
+    "absolute": ("abs", "floating, complexfloating, signedinteger"),
+    "invert": ("not", _BITS), "bitwise_not": ("not", _BITS), "sign": ("sign", _NUMBERS),
+}
+
+
+def _promotion_error(keys):
+    return ValueError(f"dtype={keys.dtype} is not a valid dtype for JAX type promotion.")
+
+
+def _not_equal_zero_error(keys):
+    return TypeError(f"not_equal does not accept dtypes {keys.dtype}, int32.")
+
+
+# jnp functions whose refusal of keys reads otherwise (JAX 0.10.2's words, each)
+_JNP_REFUSALS = {
+    "select": _promotion_error,
+    "sort": lambda k: _lax_error("lt_to", "integer, floating, bool", k.dtype, 0),
+    "argsort": lambda k: _lax_error("lt_to", "integer, floating, bool", k.dtype, 0),
+    "searchsorted": lambda k: _lax_error("le_to", "integer, floating, bool", k.dtype, 0),
+    "clip": lambda k: _lax_error("max", "integer, bool, floating, complexfloating", k.dtype, 0),
+    "nonzero": _not_equal_zero_error, "flatnonzero": _not_equal_zero_error,
+    "argwhere": _not_equal_zero_error,
+    "any": lambda k: ValueError(f"Cannot convert_element_type from {k.dtype} to bool"),
+    "all": lambda k: ValueError(f"Cannot convert_element_type from {k.dtype} to bool"),
+    "argmax": lambda k: ValueError(f"Unsupported dtype for max: {k.dtype}"),
+    "argmin": lambda k: ValueError(f"Unsupported dtype for min: {k.dtype}"),
+    "pad": lambda k: ValueError(f"Cannot convert_element_type from int32 to {k.dtype}"),
+}
+
+
+def _int_exponent(x):
+    """A concrete integer scalar: JAX's jnp.power takes its integer_pow path, which reads the
+    key dtype as a NumPy one."""
+    return (not isinstance(x, Tracer) and dtypes.is_int(dtypes.dtype_of(x)[0])
+            and np.ndim(x) == 0)
+
+
 def _binary_operator(op, reflected):
-    jnp_name, lax_rule = _BINARY_OPS[op]
+    name = _BINARY_OPS[op]
 
     def method(self, other):
-        if isinstance(other, PRNGKeyArray):
-            if lax_rule is None:
-                raise _uninterpretable(self)
-            raise _lax_error(*lax_rule, self.dtype, 0)
-        if not _is_operand(other):
+        if not isinstance(other, PRNGKeyArray) and not _is_operand(other):
             return NotImplemented
-        if (op == "pow" and not reflected and not isinstance(other, Tracer)
-                and dtypes.is_int(dtypes.dtype_of(other)[0]) and np.ndim(other) == 0):
-            raise _uninterpretable(self)  # JAX's integer_pow path
-        raise _mixed_error(jnp_name, *((other, self) if reflected else (self, other)))
+        raise self._refusal(name, (other, self) if reflected else (self, other))
 
     method.__name__ = f"__{'r' if reflected else ''}{op}__"
     return method
