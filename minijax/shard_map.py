@@ -17,7 +17,10 @@ rules:
   over axes still automatic there, is a manual computation nested in the outer one (Shardy
   nests regions over disjoint axes); its body is manual over both.
 - Eager: the body traced, then run one equation at a time, each a small compiled shard_map
-  (a manual region only exists inside a program), as JAX runs an eager shard_map op by op.
+  (a manual region only exists inside a program), as JAX runs an eager shard_map op by op: a
+  jitted call (a jnp function's) stays one equation, typed by its jaxpr; a constant operand
+  is an argument of its equation's program; a debug callback runs on the host device by
+  device in the mesh's order.
 - JVP: a ``shard_map`` of the body's JVP; tangents use their primals' specs.
 - Partial evaluation (linearize, so ``grad``): the body's equations whose inputs are all known
   run now as one ``shard_map``; the rest is staged as another one. Values the staged part
@@ -58,6 +61,7 @@ from jaxlib.mlir.dialects import sdy
 from minijax import core, lax
 from minijax.config import config_context
 from minijax.core import ClosedJaxpr, Primitive, get_aval
+from minijax.callbacks import debug_callback_p
 from minijax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from minijax.interpreters import ad, batching
 from minijax.interpreters.ad import UndefinedPrimal, Zero
@@ -452,10 +456,14 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
                      for a, s in zip(local, dyn_specs)]
         out_trees, failed = [], []
         eager = core.is_eval_trace_current()  # this shard_map runs now (``_impl``)
+        if eager and not check and dyn_leaves:  # before the body runs, as in JAX
+            _check_eager_unchecked(m, newly)
 
         def flat_fun(*xs):
             it_dyn, it_static = iter(xs), iter([x for x, d in zip(leaves, dynamic) if not d])
             full = [next(it_dyn) if d else next(it_static) for d in dynamic]
+            if eager:  # JAX runs this body op by op: its jitted calls stay calls (pjit.py)
+                core.current_trace().runs_eagerly = True
             try:
                 with _in_body(m, outer | newly):
                     out = f(*in_tree.unflatten(full))
@@ -641,6 +649,9 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes)
     _abstract_eval(*map(get_aval, args), jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
                    out_specs=out_specs, check_vma=check_vma,
                    newly_manual_axes=newly_manual_axes)
+    if not check_vma and (args or any(type(v) is core.Literal for e in jaxpr.eqns
+                                      for v in e.invars)):
+        _check_eager_unchecked(mesh, newly_manual_axes)
     axes = tuple(a for a in mesh.axis_names if a in newly_manual_axes)
     # Even under disable_jit: these jits are what running the body eagerly means.
     with config_context("jax_disable_jit", False):
@@ -649,6 +660,15 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes)
         outs = _run_eqns(mesh, axes, jaxpr, blocks)
         return [_converter(mesh, axes, spec, into_blocks=False)(x)
                 for x, spec in zip(outs, out_specs)]
+
+
+def _check_eager_unchecked(mesh, manual):
+    """JAX 0.10.2 runs an eager shard_map with ``check_vma=False`` only when every mesh axis is
+    manual: it moves each argument (and each constant the body binds) into its blocks with a
+    shard_map whose out spec names every mesh axis (``_unmatch``), and that one's out_specs
+    check refuses the axes left automatic, as this ValueError (under grad and vmap too)."""
+    if manual != frozenset(mesh.axis_names):
+        _check_specs(P(tuple(mesh.axis_names)), manual, "out")
 
 
 def _run_eqns(mesh, axes, jaxpr, blocks):
@@ -666,8 +686,24 @@ def _run_eqns(mesh, axes, jaxpr, blocks):
     for eqn in jaxpr.eqns:
         if eqn.primitive in (custom_jvp_call_p, custom_vjp_call_p):
             outs = _run_eqns(mesh, axes, eqn.params["call_jaxpr"], [read(v) for v in eqn.invars])
+        elif eqn.primitive is debug_callback_p:
+            # JAX's eager rule (debug.print's too): the callback runs on the host once per
+            # device, in the mesh's order, on that device's blocks; a program would call it
+            # from each device's thread in any order
+            blocks = [np.asarray(read(v)).reshape(-1, *v.aval.shape) for v in eqn.invars]
+            for per_device in zip(*blocks):
+                eqn.params["callback"].fn(*per_device)
+            outs = []
         else:
-            operands = list(dict.fromkeys(v for v in eqn.invars if type(v) is not core.Literal))
+            if any(type(v) is core.Literal for v in eqn.invars):
+                # JAX's ShardMapTrace makes a constant operand (a Python scalar) a device array
+                # before the op runs (``_unmatch_spec``): an argument of the op's program, not a
+                # constant XLA folds into it (a bfloat16 pow's NaN sign differs, s33005-293)
+                invars = [core.Var(v.aval) if type(v) is core.Literal else v for v in eqn.invars]
+                env.update((w, read(v)) for v, w in zip(eqn.invars, invars) if w is not v)
+                eqn = core.JaxprEqn(eqn.primitive, invars, eqn.outvars, eqn.params,
+                                    eqn.source_info)
+            operands = list(dict.fromkeys(eqn.invars))
             outs = _eqn_program(mesh, axes, eqn, operands)(*[env[v] for v in operands])
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
@@ -717,11 +753,10 @@ def _eqn_program(mesh, axes, eqn, operands):
 
         def body(*bs):
             vals = dict(zip(operands, bs))
-            ins = [core.literal_value(v) if type(v) is core.Literal else _unstack(vals[v], k)
-                   for v in eqn.invars]
+            ins = [_typed_as(_unstack(vals[v], k), v.aval) for v in eqn.invars]
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
-            return tuple(_stack(_weak_as(o, v.aval), k) for o, v in zip(outs, eqn.outvars))
+            return tuple(_stack(_typed_as(o, v.aval), k) for o, v in zip(outs, eqn.outvars))
 
         program = _eager_programs.put(key, jit(shard_map(
             body, mesh=mesh, in_specs=(blocks,) * len(operands),
@@ -729,13 +764,14 @@ def _eqn_program(mesh, axes, eqn, operands):
     return program
 
 
-def _weak_as(x, aval):
-    """``x`` with the weak type its equation's output has in the traced body. Bound again on
-    its own, an equation may type it otherwise: an inlined ``jit(inline=True)`` call's (a jnp
-    function's) equations keep the callee's types, so the JVP of ``jnp.sin`` of a weak value
-    has a weak tangent even where the tangent given was strong (s24051-96). JAX runs the body
-    eagerly with those calls whole, so its results have the traced types."""
-    if isinstance(aval, core.ShapedArray) and get_aval(x).weak_type != aval.weak_type:
+def _typed_as(x, aval):
+    """``x`` with the dtype and weak type its variable has in the traced body. Bound again on
+    its own, an equation may type its output otherwise: the JVP of a jnp function's call
+    types a tangent as its primal, so the JVP of ``jnp.sin`` of a weak value has a weak
+    tangent even where the tangent given was strong (s24051-96). A constant operand arrives as
+    a NumPy block, which has no weak type (a Python float's is weak)."""
+    if isinstance(aval, core.ShapedArray) and (get_aval(x).weak_type != aval.weak_type
+                                               or get_aval(x).dtype != aval.dtype):
         return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
     return x
 

@@ -75,6 +75,10 @@ class DynamicJaxprTrace(Trace):
         self.source = user_frame()
 
     arg_names = None  # readable names of the arguments (jit sets them), for error messages
+    # True on an eagerly called shard_map's body (shard_map sets it): JAX runs that body op by
+    # op, a jitted call (a jnp function's too) as one primitive typed by its jaxpr, so calls
+    # stay calls there instead of being inlined
+    runs_eagerly = False
 
     def new_arg(self, aval):
         tracer = DynamicJaxprTracer(self, aval, Var(aval))
@@ -288,10 +292,11 @@ def lifting_trace():
 def building_jaxpr(trace) -> bool:
     """Whether a trace on the stack from ``trace`` down builds a jaxpr (``jit``, ``make_jaxpr``,
     a loop body), where JAX inlines a function jitted with ``inline=True``. A linearization's
-    partial evaluation does not count: it runs known values now and stages only the tangents."""
+    partial evaluation does not count: it runs known values now and stages only the tangents;
+    nor does an eager shard_map's body, which JAX runs op by op."""
     while trace is not None:
         if type(trace) is DynamicJaxprTrace:
-            return True
+            return not trace.runs_eagerly
         trace = trace.parent
     return False
 

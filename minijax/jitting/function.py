@@ -553,8 +553,9 @@ class JitFunction:
         ``pjit``), or the function itself with jit disabled or, with ``inline=True``, while a
         jaxpr is being built on the current trace (a transformation above it binds the equation,
         carrying ``inline``, and the staging trace inlines it, as JAX's does)."""
+        trace = core.current_trace()
         if config.jax_disable_jit or (
-                self._inline and type(core.current_trace()) is DynamicJaxprTrace):
+                self._inline and type(trace) is DynamicJaxprTrace and not trace.runs_eagerly):
             return self._fun(*args, **kwargs)
         record = self._record(args, kwargs, get_aval)
         at = [i for i in _ref_positions(record.avals) if type(record.leaves[i]) is Ref]

@@ -61,7 +61,7 @@ class _JitPrimitive(Primitive):
     def bind(self, *args, **params):
         if params["inline"]:
             trace = core.current_trace()
-            if type(trace) is DynamicJaxprTrace:
+            if type(trace) is DynamicJaxprTrace and not trace.runs_eagerly:
                 return _inline_into(trace, params["jaxpr"], args)
         return super().bind(*args, **params)
 

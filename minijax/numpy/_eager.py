@@ -96,14 +96,16 @@ def eager_jit(fn=None, *, static_argnames=(), list_argnames=(), index_argnames=(
 
 
 def _called(trace, args):
-    """Whether a transformation trace (not the staging trace itself) sees the jitted call. With
-    no jaxpr being built, always: it runs fused. Above a staging trace the call only matters
-    where a tangent's weak type is not its primal's (a strong tangent given for a Python
-    float): the call's JVP types it as the primal's, as JAX's pjit JVP does. Elsewhere the
-    staging trace would inline the call into the very equations the function makes when
-    called plainly, so it is called plainly, which traces several times faster."""
+    """Whether the jitted call is made: on an eager shard_map's body or a transformation over
+    it, always (JAX runs the call there as one program, typed by its jaxpr); on another staging
+    trace itself, never. With no jaxpr being built, always: it runs fused. Above a staging
+    trace the call only matters where a tangent's weak type is not its primal's (a strong
+    tangent given for a Python float): the call's JVP types it as the primal's, as JAX's pjit
+    JVP does. Elsewhere the staging trace would inline the call into the very equations the
+    function makes when called plainly, so it is called plainly, which traces several times
+    faster."""
     if type(trace) is DynamicJaxprTrace:
-        return False
+        return trace.runs_eagerly
     if not building_jaxpr(trace):
         return True
     return any(_retyped_tangent(a) for a in args)
@@ -121,11 +123,11 @@ def _retyped_tangent(x):
     while isinstance(x, core.Tracer):
         if type(x) is JVPTracer:
             if type(x.tangent) is not Zero:
-                t_aval = core.get_aval(x.tangent)
+                t_aval, p_aval = core.get_aval(x.tangent), core.get_aval(x.primal)
                 # an integer tangent (a dot's with an integer preferred_element_type): the
                 # call drops it (ad.drop_integer_tangents), as JAX's jit does
-                if (t_aval.weak_type != core.get_aval(x.primal).weak_type
-                        or t_aval.dtype not in _INEXACT):
+                if (t_aval.weak_type != p_aval.weak_type or t_aval.dtype not in _INEXACT
+                        or getattr(t_aval, "vma", None) != getattr(p_aval, "vma", None)):
                     return True
             x = x.primal
         elif type(x) is BatchTracer:
