@@ -904,8 +904,12 @@ def pp_param(value):
 
 
 def _pp_item(value):
-    # A NumPy scalar item shows its repr too (``(np.int64(0),)``), as Python's str of a tuple
-    return repr(value) if isinstance(value, (str, np.generic)) else pp_param(value)
+    # A NumPy scalar item shows its repr too (``(np.int64(0),)``), as Python's str of a tuple,
+    # and so does a device (``devices=(CpuDevice(id=0),)``)
+    if isinstance(value, (str, np.generic)) or (hasattr(value, "platform")
+                                                and hasattr(value, "id")):
+        return repr(value)
+    return pp_param(value)
 
 
 # JAX's layout is a Wadler-Lindig document laid out at a width (80): text, concatenations,

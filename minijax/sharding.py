@@ -20,7 +20,7 @@ from minijax.config import explicit_device_put_scope
 from minijax.core import ManualAxisType, Tracer
 from minijax.jitting.args import arg_paths
 from minijax.layout import Format
-from minijax.lax.sharding_constraint import (put_in_memory, reshard, reshard_p,
+from minijax.lax.sharding_constraint import (device_put_p, put_in_memory, reshard, reshard_p,
                                               with_sharding_constraint)
 from minijax.lowering.array import (Array, committed, device_copy, device_put_value,
                                    memory_kind_of)
@@ -260,10 +260,38 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             if m and d:
                 raise ValueError("may_alias and donate cannot be True at the same time.")
             copies.append(not (not d if m is None else m))
+        if not core.is_eval_trace_current():  # under a transformation: JAX's one equation
+            return tree.unflatten(_staged_device_put(x, leaves, tree, device, src, donates,
+                                                     copies))
         out = _registry.flatten(_device_put(x, device))[0]
         return tree.unflatten([
             device_copy(o) if copy and type(leaf) is Array else o
             for o, leaf, copy in zip(out, leaves, copies)])
+
+
+def _staged_device_put(x, leaves, tree, device, src, donates, copies):
+    """``device_put`` under a transformation: one ``device_put`` equation over every leaf, its
+    targets and sources as given (a PartitionSpec named on the mesh in context), and each
+    leaf's copy semantics, as JAX stages it."""
+    targets = _per_leaf("device", device, x, tree)
+    for s in targets:
+        _check_target(s)
+    paths = [p[len("args[0]"):] for p in arg_paths((x,), {})]
+    devices, srcs, semantics = [], [], []
+    for leaf, s, src_s, path, donate, copy in zip(
+            leaves, targets, _per_leaf("source", src, x, tree), paths, donates, copies):
+        if isinstance(s, PartitionSpec):
+            s = shd.resolve(s, f"device_put of x{path}")
+        if isinstance(leaf, Tracer) and (isinstance(s, Sharding) or hasattr(s, "platform")):
+            _check_in_shard_map(leaf, s)
+        devices.append(s)
+        srcs.append(shd.resolve(src_s, "device_put") if isinstance(src_s, PartitionSpec)
+                    else src_s)
+        semantics.append(_jax.ArrayCopySemantics.DONATE_INPUT if donate and copy else
+                         _jax.ArrayCopySemantics.ALWAYS_COPY if copy else
+                         _jax.ArrayCopySemantics.REUSE_INPUT)
+    return device_put_p.bind(*leaves, devices=tuple(devices), srcs=tuple(srcs),
+                             copy_semantics=tuple(semantics))
 
 
 def _per_leaf(what, prefix, x, tree):

@@ -88,7 +88,8 @@ def test_concrete_checks_still_mean_a_buffer():
     assert np.asarray(minijax.device_get({"a": x()})["a"]).shape == (2, 3)
 
     def f(v):
-        assert minijax.device_put(v) is v  # device_put of a tracer is the identity
+        put = minijax.device_put(v)  # staged as JAX's device_put equation: a new tracer
+        assert put is not v and minijax.typeof(put) == minijax.typeof(v)
         return v + 1
 
     check(minijax.jit(f)(x()), A + 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from minijax import core
 from minijax import sharding_types as shd
-from minijax.lax.sharding_constraint import (device_put_p, put_memory_kind,
+from minijax.lax.sharding_constraint import (device_put_p, moves_memory, put_memory_kind,
                                              with_sharding_constraint_p)
 from minijax.lowering import backends, stablehlo
 from minijax.lowering.array import Array, default_device, memory_kind_of
@@ -111,7 +111,7 @@ def _constraint_meshes(jaxpr, out, memories):
             for d in eqn.params["devices"]:
                 if isinstance(d, shd.NamedSharding):
                     out.append(d.mesh)
-                if d is not None:
+                if moves_memory(d):
                     memories.append(put_memory_kind(d))
         for v in eqn.params.values():
             for sub in v if isinstance(v, (list, tuple)) else (v,):

@@ -20,6 +20,8 @@ from minijax.sharding_types import (
     Mesh,
     NamedSharding,
     P,
+    Sharding,
+    SingleDeviceSharding,
     broadcast_prefix,
     check_divisible,
     check_given,
@@ -34,7 +36,7 @@ from minijax.sharding_types import (
 from minijax.source_info import user_frame, with_user_line
 from minijax.tree_util import _registry
 
-__all__ = ["device_put_p", "lay_out", "put_in_memory", "put_memory_kind", "reshard",
+__all__ = ["device_put_p", "lay_out", "moves_memory", "put_in_memory", "put_memory_kind", "reshard",
            "reshard_p", "sharding_constraint_p", "with_sharding_constraint", "with_sharding_constraint_p"]
 
 
@@ -103,16 +105,30 @@ def put_in_memory(x, sharding):
 def _dp_lowering(ctx, *xs, devices, srcs, copy_semantics):
     outs = []
     for x, d, aval in zip(xs, devices, ctx.avals_in):
+        if not moves_memory(d):
+            # a placement in the default memory lowers to nothing (JAX's lowering), but on
+            # Explicit axes the value is laid out as its new type says (as reshard's)
+            if isinstance(d, NamedSharding) and AxisType.Explicit in d.mesh.axis_types:
+                x = _reshard_lowering(ctx, x, dst_sharding=d, concrete_mesh=d.mesh)
+            outs.append(x)
+            continue
         if isinstance(d, NamedSharding):  # laid out as it says, as under JAX's GPU lowering
             mesh_name = ctx.module_ctx.mesh_symbol(d.mesh)
             x = sdy.ShardingConstraintOp(x, sdy_sharding_attr(d, aval.ndim, mesh_name)).result
         # JAX's CPU lowering is the identity (host and device memory are one there); on an
         # accelerator XLA moves the value where the annotation says, in a program that has
         # values in another memory than the default (else, as JAX's, nothing moves)
-        if d is not None and ctx.module_ctx.platform != "cpu" and ctx.module_ctx.memory_kinds:
+        if ctx.module_ctx.platform != "cpu" and ctx.module_ctx.memory_kinds:
             x = annotate_device_placement(x, put_memory_kind(d))
         outs.append(x)
     return outs
+
+
+def moves_memory(target):
+    """Whether a device_put target names a memory: a memory space, a sharding given a memory
+    kind, or a single device's sharding (its default memory: a host value comes back)."""
+    return isinstance(target, core.MemorySpace) or isinstance(target, Sharding) and (
+        target._memory_kind is not None or isinstance(target, SingleDeviceSharding))
 
 
 def put_memory_kind(target):
@@ -132,6 +148,8 @@ def _put(x, target):
         return x
     if isinstance(target, core.MemorySpace):  # that memory, on the devices x is on
         target = x.sharding.with_memory_kind(put_memory_kind(target))
+    elif hasattr(target, "platform"):  # a device
+        target = SingleDeviceSharding(target)
     return put(x, target, "device_put")
 
 
@@ -152,11 +170,22 @@ def _dp_transpose(cts, *xs, devices, srcs, copy_semantics):
 
 
 def _dp_abstract_eval(*avals, devices, srcs, copy_semantics):
-    # a value put in another memory has that memory's space in its type (as JAX's)
-    kinds = [None if d is None else put_memory_kind(d) for d in devices]
-    return [a if kind is None or type(a) is not core.ShapedArray
-            else a.update(memory_space=core.mem_kind_to_space(kind))
-            for a, kind in zip(avals, kinds)]
+    return [_dp_aval(a, d) for a, d in zip(avals, devices)]
+
+
+def _dp_aval(aval, target):
+    """JAX's ``update_dp_aval``: a sharding retypes the value (a NamedSharding over Explicit
+    axes splits it, any other sharding drops the split); a value put in another memory has
+    that memory's space in its type."""
+    if type(aval) is not core.ShapedArray or target is None or hasattr(target, "platform"):
+        return aval
+    if isinstance(target, Sharding):
+        explicit = core.explicit_of(target, aval.shape)
+        if explicit != aval.explicit:
+            aval = aval.update(explicit=explicit)
+        if not moves_memory(target):
+            return aval
+    return aval.update(memory_space=core.mem_kind_to_space(put_memory_kind(target)))
 
 
 device_put_p = Primitive("device_put", multiple_results=True)

@@ -33,6 +33,7 @@ y2 = jax.device_put(jnp.ones((8, 4)), NamedSharding(emesh2, P('x')))
 # on Auto axes (other shapes)
 ya = jax.device_put(jnp.ones((8, 6)), NamedSharding(amesh2, P('x', None)))
 ra = jax.device_put(jnp.ones(24), NamedSharding(amesh2, P(None)))
+xa = jax.device_put(jnp.arange(32.), NamedSharding(amesh, P('x')))
 def under(mesh, thunk):
     with jax.sharding.set_mesh(mesh):
         return outcome(thunk)
@@ -81,4 +82,33 @@ _SPECS = [
     "outcome(lambda: jax.device_put(r16, NamedSharding(emesh, P())) is r16)",
     "outcome(lambda: jax.device_put(r16, NamedSharding(emesh, P(None))) is r16)",
 ]
-CASES = _RESHARD + _SPECS
+# device_put under a transformation: JAX's device_put equation (one per call, every leaf)
+_DP = [
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, jax.devices()[0]))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, NamedSharding(amesh, P('x'))))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, NamedSharding(emesh, P('x'))))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, jax.sharding.SingleDeviceSharding(jax.devices()[0])))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, may_alias=False))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, donate=True))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, jax.devices()[0], src=jax.devices()[0]))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put((a, a * 2), jax.devices()[0]))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put((a, 2.0), (jax.devices()[0], None)))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, jax.memory.Space.Host))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.device_put(3.0))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.grad(lambda b: jax.device_put(b, jax.devices()[0]).sum())(a))(x16)))",
+    "outcome(lambda: str(jax.make_jaxpr(jax.vmap(lambda a: jax.device_put(a, jax.devices()[0])))(x16)))",
+    "under(emesh, lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, P('x')))(x16)))",
+    "under(emesh, lambda: str(jax.make_jaxpr(lambda a: jax.device_put(a, P('x'), may_alias=True))(x16)))",
+    # values, and the lowered program: a placement in the default memory is nothing
+    "outcome(lambda: jax.jit(lambda a: jax.device_put(a, jax.devices()[0]) * 2)(x16).tolist())",
+    "outcome(lambda: jax.jit(lambda a: jax.device_put(a, NamedSharding(amesh, P('x'))) * 2)(x16).tolist())",
+    "outcome(lambda: spec(jax.jit(lambda a: jax.device_put(a, NamedSharding(amesh, P('x'))) * 2)(x16)))",
+    "outcome(lambda: jax.jit(lambda a: jax.device_put(a, jax.devices()[0])).lower(x16).as_text() "
+    "== jax.jit(lambda a: a).lower(x16).as_text())",
+    "outcome(lambda: jax.jit(lambda a: jax.device_put(a, NamedSharding(amesh, P('x')))).lower(xa).as_text() "
+    "== jax.jit(lambda a: a).lower(xa).as_text())",
+    "outcome(lambda: jax.jit(lambda a: jax.device_put(a, NamedSharding(emesh, P('x'))))(x16 + 1).tolist())",
+    "outcome(lambda: str(jax.typeof(jax.jit(lambda a: jax.device_put(a, NamedSharding(emesh, P('x'))))(x16 + 1))))",
+]
+CASES = _RESHARD + _SPECS + _DP
