@@ -55,9 +55,13 @@ for _name, _operands in {
     "delete": ("arr",), "insert": ("arr", "values"), "diagonal": ("a",), "triu": ("m",),
     "tril": ("m",), "compress": ("a",), "extract": ("arr",), "choose": ("choices",),
     "zeros_like": ("a",), "ones_like": ("a",), "full_like": ("a",),
-    "empty_like": ("prototype",),
+    "empty_like": ("prototype",), "positive": (), "real": (), "imag": (), "conj": (),
+    "conjugate": (), "isnan": (), "isfinite": (), "isinf": (),
 }.items():
     globals()[_name] = _on_extended_arrays(globals()[_name], _operands)
+# keys are equal where all their words are
+equal = _on_extended_arrays(equal, ("x1", "x2"), logical_and)
+not_equal = _on_extended_arrays(not_equal, ("x1", "x2"), logical_or)
 del _name, _operands, _on_extended_arrays
 
 pi = _np.pi

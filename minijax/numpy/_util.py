@@ -71,33 +71,35 @@ def check_arraylike(name, *args):
 extended_array_types = set()
 
 
-def on_extended_arrays(fn, operands):
+def on_extended_arrays(fn, operands, join=None):
     """``fn`` accepting arrays of an extended dtype, as JAX's structural jnp functions (reshape,
     take, stack, where ...) do: those only move elements, so each word plane of the physical
     data (``x._planes()``, of the array's shape) goes through ``fn`` alone and the uint32
     results are put back together (``x._from_planes``). Results of another dtype
-    (``zeros_like(keys, dtype=float)``) are plane 0's. ``operands`` names ``fn``'s parameters
-    holding array operands (alone or in a sequence): there, every array must be of the one
-    extended dtype (JAX's promotion refuses the mix). ``fn`` refuses such arrays itself (they
-    are no arraylike), so they are looked for only once it has raised: the common path pays
-    one call, nothing more."""
+    (``zeros_like(keys, dtype=float)``, ``isnan``) are plane 0's, or ``join(planes' results)``
+    (``equal``: all words equal). ``operands`` names ``fn``'s parameters holding array operands
+    (alone or in a sequence): there, every array must be of the one extended dtype (JAX's
+    promotion refuses the mix, in ``fn``'s own words where it has a ``join``). ``fn`` refuses
+    such arrays itself (they are no arraylike), so they are looked for only once it has
+    raised: the common path pays one call, nothing more."""
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except Exception:
+        except Exception as e:
             if not any(type(x) in extended_array_types or (type(x) in (list, tuple) and any(
                     type(y) in extended_array_types for y in x))
                        for x in (*args, *kwargs.values())):
                 raise
-        return _on_planes(fn, signature, operands, args, kwargs)
+            refusal = e
+        return _on_planes(fn, signature, operands, join, refusal, args, kwargs)
 
     return wrapped
 
 
-def _on_planes(fn, signature, operands, args, kwargs):
+def _on_planes(fn, signature, operands, join, refusal, args, kwargs):
     bound = signature.bind(*args, **kwargs)
     extended = [x for v in bound.arguments.values()
                 for x in (v if type(v) in (list, tuple) else (v,))
@@ -106,7 +108,10 @@ def _on_planes(fn, signature, operands, args, kwargs):
     for name in operands:
         value = bound.arguments.get(name, ())
         for x in value if type(value) in (list, tuple) else (value,):
-            if type(x) not in extended_array_types or x.dtype != dtype:  # JAX's words
+            if type(x) not in extended_array_types or x.dtype != dtype:
+                if join is not None:
+                    raise refusal
+                # JAX's words
                 raise ValueError(f"dtype={dtype} is not a valid dtype for JAX type promotion.")
     planes = {id(x): x._planes() for x in extended}
 
@@ -121,14 +126,14 @@ def _on_planes(fn, signature, operands, args, kwargs):
                   **{k: plane(v, j) for k, v in bound.kwargs.items()})
                for j in range(len(planes[id(extended[0])]))]
 
-    def join(rs):
+    def rejoin(rs):
         if type(rs[0]) in (list, tuple):
-            return type(rs[0])(join(r) for r in zip(*rs))
-        if get_aval(rs[0]).dtype != np.uint32:
-            return rs[0]
-        return extended[0]._from_planes(rs)
+            return type(rs[0])(rejoin(r) for r in zip(*rs))
+        if get_aval(rs[0]).dtype == np.uint32:
+            return extended[0]._from_planes(rs)
+        return rs[0] if join is None else functools.reduce(join, rs)
 
-    return join(results)
+    return rejoin(results)
 
 
 def ndim(x):

@@ -316,7 +316,8 @@ class PRNGKeyArray(BaseArray):
         check_arraylike asks: the structural functions accept keys before it)."""
         if name in _JNP_REFUSALS:
             return _JNP_REFUSALS[name](self)
-        mixed = len(operands) == 2 and not all(isinstance(x, PRNGKeyArray) for x in operands)
+        mixed = len(operands) == 2 and not all(
+            isinstance(x, PRNGKeyArray) and x.dtype == self.dtype for x in operands)
         if mixed and name == "fmod":
             return _promotion_error(self)
         if mixed and not (name == "power" and operands[0] is self and _int_exponent(operands[1])):
@@ -401,7 +402,7 @@ _registry.register_node(PRNGKeyArray, lambda k: ((k._data,), k._impl), _unflatte
 
 def _keys_equal(name, a, b):
     """Elementwise equality of two typed key arrays (broadcast by their key shapes)."""
-    if not isinstance(b, PRNGKeyArray):
+    if not isinstance(b, PRNGKeyArray) or b.dtype != a.dtype:
         raise _mixed_error(name, a, b)
     return jnp.all(jnp.equal(a._data, b._data), axis=-1)
 

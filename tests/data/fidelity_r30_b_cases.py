@@ -160,3 +160,12 @@ CASES += [f"out(lambda: {e})" for e in [
     "jnp.select([c], [k3])", "jnp.equal(k3, 0)", "jnp.not_equal(0, k3)",
     "jax.jit(lambda k: jnp.add(k, 1))(k3)", "jax.vmap(lambda k: jnp.sort(k))(k)",
 ]]
+# jnp functions JAX runs on keys elementwise
+CASES += [f"out(lambda: {e})" for e in [
+    "jnp.positive(k3)", "jnp.real(k3)", "jnp.imag(k3)", "jnp.conj(k3)", "jnp.conjugate(k3)",
+    "jnp.isnan(k3)", "jnp.isfinite(k3)", "jnp.isinf(k3)", "jnp.equal(k3, k3[::-1])",
+    "jnp.not_equal(k3, k3[0])", "jnp.equal(k3[0], k3)", "jnp.equal(k3, kp)", "jnp.add(k3, kp)",
+    "k3 == kp", "k3 - kp",
+    "jax.jit(jnp.equal)(k3, k3[::-1])", "jax.vmap(jnp.not_equal)(k3, k3[::-1])",
+    "jnp.array_equal(k3, k3)",
+]]
