@@ -73,16 +73,29 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
     if not dtypes.is_inexact(new_dtype):
         return ans, ad.Zero.from_primal_value(ans)
-    return ans, convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
+    return ans, _bind_folded(g, new_dtype, weak_type)
 
 
 def _convert_transpose(ct, operand, *, new_dtype, weak_type):
     aval = operand.aval
-    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type)]
+    return [_bind_folded(ct, aval.dtype, aval.weak_type)]
+
+
+def _bind_folded(operand, new_dtype, weak_type):
+    """A derivative rule's conversion: JAX folds a staged conversion of a constant (a seed
+    cotangent ``1.0``) whatever binds it, so the jaxpr holds the converted literal."""
+    if not core.is_eval_trace_current():
+        folded = _folded_constant(operand, get_aval(operand), new_dtype, weak_type)
+        if folded is not None:
+            return folded
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
 ad.primitive_jvps[convert_element_type_p] = _convert_jvp
 ad.primitive_transposes[convert_element_type_p] = _convert_transpose
+# JAX's forwarding rule: a conversion to the operand's own type (a derivative rule's) is the
+# operand in every jaxpr it stages
+convert_element_type_p.forwards_operand = lambda operand, out: operand == out
 
 
 def convert_element_type(operand, new_dtype):

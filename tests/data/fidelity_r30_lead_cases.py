@@ -1,6 +1,8 @@
 """Cases of tests/test_fidelity_r30_lead.py: the transpose of `select_n` with an integer
 `which` (JAX's `eq(which, i)` per case, so an out-of-range `which` sends the cotangent to no
-case), evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's
+case); the conversions derivative rules make, folded on a constant cotangent and forwarded
+when to the operand's own type (JAX's const-folding and forwarding rules of
+`convert_element_type`), evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's
 names giving a JSON-able outcome.
 """
 
@@ -30,4 +32,13 @@ CASES = [
     "jaxpr(jax.grad(lambda x: lax.select_n(ws, x, 2 * x, 3 * x).sum()), xs)",
     "jaxpr(jax.grad(lambda x: lax.select_n(ws > 0, x, 2 * x).sum()), xs)",
     "jaxpr(lambda w, x: jax.vjp(lambda x: lax.select_n(w, x, 1.0), x)[1](1.0), jnp.int32(0), 2.0)",
+    # convert_element_type's derivative rules: a constant cotangent's conversion folded, a
+    # conversion to the operand's own type forwarded
+    "jaxpr(jax.grad(lambda b: (b + b).astype(jnp.float32)), 1.0)",
+    "jaxpr(jax.grad(lambda b: jnp.power(jnp.int32(3), b).astype(jnp.float32)), 1.0)",
+    "jaxpr(jax.grad(lambda b: (jnp.power(jnp.int32(3), b) + b).astype(jnp.float32)), 1.0)",
+    "jaxpr(lambda b: jax.linearize(lambda b: jnp.power(jnp.int32(3), b).astype(jnp.float32), b)[1](1.0), 1.0)",
+    "jaxpr(lambda b: jax.vjp(lambda b: jnp.power(jnp.int32(3), b).astype(jnp.float32), b)[1](jnp.float32(1.0)), 1.0)",
+    "jaxpr(jax.grad(lambda x: jnp.sum(x.astype(jnp.bfloat16).astype(jnp.float32))), jnp.ones(3))",
+    "jaxpr(jax.grad(lambda x: jnp.real(x * (1 + 2j))), 1.5)",
 ]
