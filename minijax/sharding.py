@@ -197,10 +197,6 @@ def make_single_device_sharding(device, *, memory_kind=None):
 
 
 def _put_leaf(x, device):
-    if isinstance(x, Tracer):
-        if device is not None:
-            _check_in_shard_map(x, device)
-        return x  # inside a transformation device_put is the identity (placement is XLA's)
     if type(x) is Array:
         if device is None:
             return x
@@ -325,6 +321,7 @@ def _check_target(s):
 
 
 def _device_put(x, device):
+    """``device_put`` outside any transformation: each leaf placed now."""
     if device is None or hasattr(device, "platform"):
         _check_target(device)
         return tree_map_internal(lambda leaf: _put_leaf(leaf, device), x)
@@ -340,7 +337,7 @@ def _device_put(x, device):
             out.append(_put_leaf(leaf, s))
             continue
         if isinstance(s, core.MemorySpace):  # that memory of the devices the leaf is on
-            if not isinstance(leaf, (Tracer, Array)):
+            if not isinstance(leaf, Array):
                 leaf = device_put_value(leaf)
             out.append(put_in_memory(leaf, s))
             continue
@@ -348,19 +345,6 @@ def _device_put(x, device):
         if type(leaf) is Array and leaf._committed and leaf.sharding == s and (
                 type(s) is not NamedSharding or leaf.sharding.spec[:] == s.spec[:]):
             out.append(leaf)  # JAX reuses it (a new one where it must be copied: device_put)
-            continue
-        if isinstance(leaf, Tracer):  # under a transformation: a sharding constraint
-            _check_in_shard_map(leaf, s)
-            if s._memory_kind is not None or isinstance(s, shd.SingleDeviceSharding):
-                # staged as in JAX: a move to another memory, or to the device's default one
-                # (a host value placed back in device memory)
-                out.append(put_in_memory(leaf, s))
-            elif isinstance(s, shd.NamedSharding):
-                # on Explicit axes a placement retypes the value (JAX's device_put does)
-                explicit = shd.AxisType.Explicit in s.mesh.axis_types
-                out.append(reshard(leaf, s) if explicit else with_sharding_constraint(leaf, s))
-            else:
-                out.append(leaf)
             continue
         placed = shd.put(leaf, s, what)
         if type(s) is NamedSharding and type(placed) is Array:
