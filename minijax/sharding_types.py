@@ -815,6 +815,8 @@ def from_jaxlib(jaxlib_sharding, ndim, mesh=None):
         elif hlo.is_tiled():
             tiles = list(hlo.tile_assignment_dimensions())[:ndim]
             for spec in _candidate_specs(mesh, tiles):
+                while spec and spec[-1] is None:  # as JAX names it: P('x',), not P('x', None)
+                    spec = spec[:-1]
                 cand = NamedSharding(mesh, P(*spec), memory_kind=kind)
                 if _named_hlo(cand, ndim) == hlo:
                     out = cand

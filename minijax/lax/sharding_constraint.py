@@ -6,11 +6,14 @@ memory (``memory_kind="pinned_host"``, ...)."""
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax import core
 from minijax.core import Primitive
 from minijax.interpreters import ad
+from minijax.layout import Format, Layout
 from minijax.lowering import backends
 from minijax.lowering.stablehlo import annotate_device_placement
 from minijax.sharding_types import (
@@ -41,8 +44,8 @@ __all__ = ["device_put_p", "lay_out", "moves_memory", "put_in_memory", "put_memo
 
 
 # sharding_constraint[sharding layout context_mesh unconstrained_dims], JAX's params: layout is
-# None (minijax takes no layouts), the context mesh is only shown, unconstrained_dims are the
-# spec's UNCONSTRAINED entries
+# a Layout a ``Format`` gave (else None), the context mesh is only shown, unconstrained_dims
+# are the spec's UNCONSTRAINED entries
 
 
 def _wsc_abstract_eval(x, *, sharding, layout, context_mesh, unconstrained_dims):
@@ -52,26 +55,48 @@ def _wsc_abstract_eval(x, *, sharding, layout, context_mesh, unconstrained_dims)
 
 def _wsc_lowering(ctx, x, *, sharding, layout, context_mesh, unconstrained_dims):
     mesh_name = ctx.module_ctx.mesh_symbol(sharding.mesh)
-    attr = sdy_sharding_attr(sharding, len(ctx.avals_in[0].shape), mesh_name)
-    return sdy.ShardingConstraintOp(x, attr).result
+    ndim = len(ctx.avals_in[0].shape)
+    x = sdy.ShardingConstraintOp(x, sdy_sharding_attr(sharding, ndim, mesh_name)).result
+    if layout is not None:
+        x = _layout_constraint(x, layout, ndim)
+    return x
+
+
+def _layout_constraint(x, layout, ndim):
+    """JAX's ``wrap_with_layout_op``: XLA's LayoutConstraint custom call lays the value out
+    as ``layout`` says (the operand's layout is ignored there: any will do)."""
+    def dims(d):
+        return ir.DenseIntElementsAttr.get(np.asarray(d, np.int64), type=ir.IndexType.get())
+
+    op = hlo.CustomCallOp([x.type], [x], "LayoutConstraint",
+                          api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+                          backend_config=ir.StringAttr.get(""))
+    op.attributes["operand_layouts"] = ir.ArrayAttr.get([dims(range(ndim))])
+    op.attributes["result_layouts"] = ir.ArrayAttr.get([dims(layout.major_to_minor[::-1])])
+    return op.result
 
 
 def _wsc_impl(x, *, sharding, layout, context_mesh, unconstrained_dims):
-    # Outside jit the constraint is a placement (as in JAX).
+    # Outside jit the constraint is a placement (as in JAX; its layout is the default one
+    # here: minijax places no Array in another layout)
     if any(e is UNCONSTRAINED for e in sharding.spec):
         return x
     return put(x, sharding, "with_sharding_constraint")
 
 
-def _wsc_batching(args, dims, *, sharding, unconstrained_dims, **params):
+def _wsc_batching(args, dims, *, sharding, layout, unconstrained_dims, **params):
+    # as JAX's (vmap without spmd_axis_name): the batch dimension is left unconstrained
     (x,), (d,) = args, dims
-    spec = list(sharding.spec)
-    if len(spec) >= d:
-        spec.insert(d, None)
+    spec = list(sharding.spec) + [None] * (x.ndim - 1 - len(sharding.spec))
+    spec.insert(d, UNCONSTRAINED)
+    if layout is not None:  # JAX's get_layout_for_vmap, as it is
+        major_to_minor = [m + 1 for m in layout.major_to_minor]
+        major_to_minor.insert(d, 0)
+        layout = layout.update(major_to_minor=tuple(major_to_minor))
     return with_sharding_constraint_p.bind(
-        x, sharding=NamedSharding(sharding.mesh, P(*spec)),
-        unconstrained_dims=frozenset(u + (d <= u) for u in unconstrained_dims), **params
-    ), d
+        x, sharding=NamedSharding(sharding.mesh, P(*spec)), layout=layout,
+        unconstrained_dims=frozenset({d, *(u + (d <= u) for u in unconstrained_dims)}),
+        **params), d
 
 
 def _wsc_transpose(ct, x, **params):
@@ -206,28 +231,46 @@ def with_sharding_constraint(x, shardings):
     per_leaf = broadcast_prefix(shardings, x, "with_sharding_constraint")
     outs = []
     for leaf, s in zip(leaves, per_leaf):
+        layout = None
+        if isinstance(s, Format):  # a layout with the sharding (flax's spmd passes one)
+            layout, s = s.layout, s.sharding
+            if isinstance(layout, Layout):
+                _check_layout_rank(layout, np.shape(leaf))
+            else:  # None or Layout.AUTO: the compiler chooses, as with no layout
+                layout = None
         if s is None:
-            outs.append(leaf)
-            continue
+            raise ValueError(
+                f"One of with_sharding_constraint arguments got sharding {s} which is not "
+                "allowed. Please only pass `jax.sharding.Sharding` instances.")
         s = resolve(s, "with_sharding_constraint", legacy=True)
         if not isinstance(s, NamedSharding):
             raise TypeError(
                 f"with_sharding_constraint needs a NamedSharding or PartitionSpec, got {s!r}"
             )
-        if get_abstract_mesh().are_all_axes_explicit:  # set_mesh's Explicit axes: an assert
-            _assert_typed_as(core.get_aval(leaf), s)
+        if get_abstract_mesh().are_all_axes_explicit and layout is None:
+            _assert_typed_as(core.get_aval(leaf), s)  # set_mesh's Explicit axes: an assert
             outs.append(leaf)
             continue
         _check_auto_only(s)
-        outs.append(_constrain(leaf, s))
+        outs.append(_constrain(leaf, s, layout))
     return tree.unflatten(outs)
 
 
-def _constrain(x, sharding):
-    """The constraint equation laying ``x`` out as ``sharding`` (a NamedSharding)."""
+def _check_layout_rank(layout, shape):
+    """JAX's ``check_aval_layout_compatibility``."""
+    if len(layout.major_to_minor) != len(shape):
+        raise ValueError(
+            "One of with_sharding_constraint arguments is incompatible with its layout "
+            f"annotation {layout}: Length of major_to_minor and the rank of the value should "
+            f"match. Got major_to_minor={layout.major_to_minor} and shape={tuple(shape)}")
+
+
+def _constrain(x, sharding, layout=None):
+    """The constraint equation laying ``x`` out as ``sharding`` (a NamedSharding) and, when
+    given, ``layout``."""
     try:
         return with_sharding_constraint_p.bind(
-            x, sharding=sharding, layout=None, context_mesh=_context_mesh(),
+            x, sharding=sharding, layout=layout, context_mesh=_context_mesh(),
             unconstrained_dims=frozenset(i for i, e in enumerate(sharding.spec)
                                          if e is UNCONSTRAINED))
     except ValueError as e:
@@ -276,10 +319,14 @@ def reshard(xs, out_shardings):
     PartitionSpecs; bare specs need a mesh in context). Under a transformation, a value on a
     mesh with Explicit axes is retyped (the ``reshard`` primitive); on Auto axes this is
     ``with_sharding_constraint``. Outside, it is ``device_put``."""
+    return _reshard(xs, out_shardings, _check_reshard_target)
+
+
+def _reshard(xs, out_shardings, check):
     leaves, tree = _registry.flatten(xs)
     outs = []
     for leaf, s in zip(leaves, broadcast_prefix(out_shardings, xs, "reshard")):
-        _check_reshard_target(s)
+        check(s)
         s = resolve(s, "reshard")
         if isinstance(s, NamedSharding) and AxisType.Explicit in s.mesh.axis_types:
             # as JAX: the spec fit to the rank (padded with None; a longer one loses its
@@ -365,14 +412,11 @@ def _given_parts(sharding, shape):
 def _check_reshard_target(sharding):
     """JAX's refusals of a reshard target (its ``canonicalize_sharding``): only a
     NamedSharding on a mesh or a PartitionSpec under one, naming no Auto or Manual axis."""
-    if sharding is None or (isinstance(sharding, NamedSharding) and sharding.mesh.empty):
-        raise ValueError("Reshard should only be used with out_shardings which are non-None "
-                         f"and have a non-empty mesh. Got sharding {sharding}.")
+    _check_placement_target(sharding)
     if not isinstance(sharding, (NamedSharding, P)):
         raise TypeError(
             "`out_sharding` argument of reshard only supports instances of `NamedSharding` "
             f"or `PartitionSpec`. Got {sharding} of type: {type(sharding)}")
-    _check_mesh_for(sharding)
     spec = sharding if isinstance(sharding, P) else sharding.spec
     mesh = get_abstract_mesh() if isinstance(sharding, P) else sharding.mesh
     types = dict(zip(mesh.axis_names, mesh.axis_types))
@@ -382,6 +426,14 @@ def _check_reshard_target(sharding):
                 "PartitionSpec passed to reshard cannot contain axis names that are of type "
                 f"Auto or Manual. Got PartitionSpec: {spec} with axis name: {name} of type: "
                 f"{types[name]}. This error occurs at source:  {user_frame()}")
+
+
+def _check_placement_target(sharding):
+    """A placement needs a sharding, and a bare spec a mesh in context."""
+    if sharding is None or (isinstance(sharding, NamedSharding) and sharding.mesh.empty):
+        raise ValueError("Reshard should only be used with out_shardings which are non-None "
+                         f"and have a non-empty mesh. Got sharding {sharding}.")
+    _check_mesh_for(sharding)
 
 
 def _check_mesh_for(sharding):
@@ -420,4 +472,6 @@ def lay_out(x, out_sharding):
     if out_sharding is None or (isinstance(out_sharding, NamedSharding)
                                 and out_sharding.mesh.empty):
         return x
-    return reshard(x, out_sharding)
+    # minijax takes Auto axes here too, laid out as asked (JAX 0.10.2 refuses them:
+    # "PartitionSpec passed to uniform cannot contain axis names that are of type Auto ...")
+    return _reshard(x, out_sharding, _check_placement_target)

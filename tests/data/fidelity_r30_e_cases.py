@@ -34,6 +34,13 @@ y2 = jax.device_put(jnp.ones((8, 4)), NamedSharding(emesh2, P('x')))
 ya = jax.device_put(jnp.ones((8, 6)), NamedSharding(amesh2, P('x', None)))
 ra = jax.device_put(jnp.ones(24), NamedSharding(amesh2, P(None)))
 xa = jax.device_put(jnp.arange(32.), NamedSharding(amesh, P('x')))
+import importlib
+_layout = importlib.import_module(jax.__name__ + ".experimental.layout")
+Format, Layout = _layout.Format, _layout.Layout
+x82 = jnp.arange(16.).reshape(8, 2)
+sx = NamedSharding(amesh, P('x'))
+def fmt(*major_to_minor):
+    return Format(Layout(major_to_minor), sx)
 def under(mesh, thunk):
     with jax.sharding.set_mesh(mesh):
         return outcome(thunk)
@@ -111,4 +118,29 @@ _DP = [
     "outcome(lambda: jax.jit(lambda a: jax.device_put(a, NamedSharding(emesh, P('x'))))(x16 + 1).tolist())",
     "outcome(lambda: str(jax.typeof(jax.jit(lambda a: jax.device_put(a, NamedSharding(emesh, P('x'))))(x16 + 1))))",
 ]
-CASES = _RESHARD + _SPECS + _DP
+# with_sharding_constraint given a layout Format: the sharding, and the layout as a
+# LayoutConstraint (an eager placement keeps the default layout: FINDINGS)
+_FMT = [
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint(a, fmt(1, 0)))(x82)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint(a, fmt(0, 1)))(x82)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint(a, Format(None, sx)))(x82)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint((a, a), (fmt(0, 1), None)))(x82)))",
+    "outcome(lambda: [spec(jax.jit(lambda a: jax.lax.with_sharding_constraint(a, fmt(0, 1)))(x82)), "
+    "jax.jit(lambda a: jax.lax.with_sharding_constraint(a, fmt(0, 1)) * 2)(x82).tolist()])",
+    "outcome(lambda: [spec(jax.lax.with_sharding_constraint(x82, fmt(1, 0))), "
+    "jax.lax.with_sharding_constraint(x82, fmt(0, 1)).tolist()])",
+    "outcome(lambda: [l.strip() for l in jax.jit(lambda a: jax.lax.with_sharding_constraint(a, fmt(0, 1)))"
+    ".lower(x82).as_text().splitlines() if 'LayoutConstraint' in l or 'sharding_constraint' in l])",
+    "outcome(lambda: jax.grad(lambda a: jax.lax.with_sharding_constraint(a * a, fmt(0, 1)).sum())(x82).tolist())",
+    "outcome(lambda: str(jax.make_jaxpr(jax.vmap(lambda a: jax.lax.with_sharding_constraint(a, "
+    "Format(Layout((0,)), NamedSharding(amesh, P())))))(x82)))",
+    "outcome(lambda: jax.jit(lambda a: jax.lax.with_sharding_constraint(a, Format(Layout((0,)), sx)))(x82))",
+    "outcome(lambda: str(jax.make_jaxpr(jax.vmap(lambda a: jax.lax.with_sharding_constraint(a, "
+    "NamedSharding(amesh, P('x')))))(jnp.ones((3, 8)))))",
+    "outcome(lambda: str(jax.make_jaxpr(jax.vmap(lambda a: jax.lax.with_sharding_constraint(a, "
+    "NamedSharding(amesh, P(None, 'x'))), in_axes=1))(jnp.ones((2, 3, 8)))))",
+    "outcome(lambda: jax.vmap(lambda a: jax.lax.with_sharding_constraint(a * 2, "
+    "NamedSharding(amesh, P('x'))))(jnp.ones((3, 8))).tolist())",
+    "outcome(lambda: jax.lax.with_sharding_constraint(x16, None))",
+]
+CASES = _RESHARD + _SPECS + _DP + _FMT
