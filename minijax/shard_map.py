@@ -58,7 +58,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from minijax import core, lax
+from minijax import core, dtypes, lax
 from minijax.config import config_context
 from minijax.core import ClosedJaxpr, Primitive, get_aval
 from minijax.callbacks import debug_callback_p
@@ -695,18 +695,25 @@ def _run_eqns(mesh, axes, jaxpr, blocks):
                 eqn.params["callback"].fn(*per_device)
             outs = []
         else:
-            if any(type(v) is core.Literal for v in eqn.invars):
+            if any(map(_passed_constant, eqn.invars)):
                 # JAX's ShardMapTrace makes a constant operand (a Python scalar) a device array
                 # before the op runs (``_unmatch_spec``): an argument of the op's program, not a
                 # constant XLA folds into it (a bfloat16 pow's NaN sign differs, s33005-293)
-                invars = [core.Var(v.aval) if type(v) is core.Literal else v for v in eqn.invars]
+                invars = [core.Var(v.aval) if _passed_constant(v) else v for v in eqn.invars]
                 env.update((w, read(v)) for v, w in zip(eqn.invars, invars) if w is not v)
                 eqn = core.JaxprEqn(eqn.primitive, invars, eqn.outvars, eqn.params,
                                     eqn.source_info)
-            operands = list(dict.fromkeys(eqn.invars))
+            operands = list(dict.fromkeys(v for v in eqn.invars if type(v) is not core.Literal))
             outs = _eqn_program(mesh, axes, eqn, operands)(*[env[v] for v in operands])
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _passed_constant(v):
+    """Whether ``v`` is a constant operand passed to its equation's program as an argument: a
+    number (a float0 tangent's zeros can not be transferred, and JAX's are symbolic)."""
+    return (type(v) is core.Literal and isinstance(v.aval.dtype, np.dtype)
+            and v.aval.dtype != dtypes.float0)
 
 
 _eager_programs = BoundedCache(1024)
@@ -753,7 +760,8 @@ def _eqn_program(mesh, axes, eqn, operands):
 
         def body(*bs):
             vals = dict(zip(operands, bs))
-            ins = [_typed_as(_unstack(vals[v], k), v.aval) for v in eqn.invars]
+            ins = [core.literal_value(v) if type(v) is core.Literal
+                   else _typed_as(_unstack(vals[v], k), v.aval) for v in eqn.invars]
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
             return tuple(_stack(_typed_as(o, v.aval), k) for o, v in zip(outs, eqn.outvars))
