@@ -49,8 +49,6 @@ from minijax.lax.families import (
 )
 from minijax.lax.general_reduce import _reduction_jaxpr
 from minijax.lax.structural import (
-    _canonicalize_axis,
-    _shapes,
     _static_int,
     _static_ints,
     broadcast_in_dim,
@@ -727,41 +725,42 @@ ad.deflinear(scatter_add_p, _scatter_add_transpose)
 
 
 def _check_start_indices(name, operand, indices):
-    if len(indices) != operand.ndim:
-        raise TypeError(
-            f"{name} start_indices must have length equal to the number of dimensions of the "
-            f"operand, got {len(indices)} indices for operand {operand.str_short(True)}."
-        )
+    """JAX's checks of the scalar start operands, in its words: the shape rule's, then the
+    dtype rule's ("got: " for dynamic_slice, "got " for dynamic_update_slice)."""
     if any(i.ndim != 0 for i in indices):
-        raise TypeError(
-            f"{name} start_indices must be scalars, got indices {_shapes(*indices)} for operand "
-            f"{operand.str_short(True)}."
-        )
+        sep = ",  got" if name == "dynamic_slice" else ", got"
+        raise TypeError(f"start_indices arguments to {name} must be scalars{sep} indices "
+                        f"{tuple(indices)}")
+
+
+def _check_index_dtypes(name, indices):
     if any(i.dtype != indices[0].dtype or not dtypes.is_int(i.dtype) for i in indices):
-        raise TypeError(
-            f"index arguments to {name} must be integers of the same type, got "
-            f"{_shapes(*indices)}."
-        )
+        got = "got: " if name == "dynamic_slice" else "got "
+        raise TypeError(f"index arguments to {name} must be integers of the same type, {got}"
+                        + ", ".join(i.dtype.name for i in indices))
 
 
 def _dynamic_slice_rule(operand, *start_indices, slice_sizes):
-    name = "dynamic_slice"
-    _check_start_indices(name, operand, start_indices)
-    if len(slice_sizes) != operand.ndim:
+    if len(slice_sizes) != operand.ndim:  # JAX's safe_map over the shape and the sizes
+        longer = "longer" if len(slice_sizes) > operand.ndim else "shorter"
+        raise ValueError(f"safe_map() argument 2 is {longer} than argument 1")
+    if any(s > d for s, d in zip(slice_sizes, operand.shape)):
         raise TypeError(
-            f"{name} slice_sizes must have the same length as start_indices, got slice_sizes "
-            f"{slice_sizes} for operand {operand.str_short(True)}."
+            "slice slice_sizes must be less than or equal to operand shape, got slice_sizes "
+            f"{slice_sizes} for operand shape {operand.shape}."
         )
     if any(s < 0 for s in slice_sizes):
         raise TypeError(
-            f"{name} slice_sizes must be greater than or equal to zero, got slice_sizes "
-            f"{slice_sizes} for operand {operand.str_short(True)}."
+            f"slice slice_sizes must be greater than or equal to zero, got slice_sizes of "
+            f"{slice_sizes}."
         )
-    if any(s > d for s, d in zip(slice_sizes, operand.shape)):
+    _check_start_indices("dynamic_slice", operand, start_indices)
+    if len(start_indices) != operand.ndim:  # a direct bind (the function checks first)
         raise TypeError(
-            f"{name} slice_sizes must be less than or equal to operand shape, got slice_sizes "
-            f"{slice_sizes} for operand {operand.str_short(True)}."
+            "dynamic_slice start_indices must have length equal to the rank of operand, got "
+            f"indices {start_indices} for operand shape {operand.shape}."
         )
+    _check_index_dtypes("dynamic_slice", start_indices)
     return operand.update(shape=slice_sizes)
 
 
@@ -813,19 +812,26 @@ ad.deflinear(dynamic_slice_p, _dynamic_slice_transpose)  # linear in the operand
 
 
 def _dynamic_update_slice_rule(operand, update, *start_indices):
+    # JAX 0.10.2's shape rule, then its dtype rule, in its words
     name = "dynamic_update_slice"
-    check_same_dtypes(name, [operand, update])
     if update.ndim != operand.ndim:
         raise TypeError(
-            f"{name} update must have the same rank as operand, got update "
-            f"{update.str_short(True)} for operand {operand.str_short(True)}."
+            f"{name} update must have the same rank as operand, got update shape "
+            f"{update.shape} for operand shape {operand.shape}."
         )
-    _check_start_indices(name, operand, start_indices)
+    if len(start_indices) != operand.ndim:
+        raise TypeError(
+            f"{name} start_indices must have length equal to the rank of operand, got indices "
+            f"{start_indices} for operand shape {operand.shape}."
+        )
     if any(u > d for u, d in zip(update.shape, operand.shape)):
         raise TypeError(
-            f"{name} update shape must be smaller than operand shape, got update "
-            f"{update.str_short(True)} for operand {operand.str_short(True)}."
+            f"{name} update shape must be smaller than operand shape, got update shape "
+            f"{update.shape} for operand shape {operand.shape}."
         )
+    _check_start_indices(name, operand, start_indices)
+    check_same_dtypes(name, [operand, update])
+    _check_index_dtypes(name, start_indices)
     return operand.update(weak_type=operand.weak_type and update.weak_type)
 
 
@@ -881,23 +887,25 @@ def _dynamic_slice_indices(name, operand, start_indices):
     are wrapped with ``select_n(i < 0, i, i + dim)``, as JAX stages it. XLA then clamps.
     """
     shape = get_aval(operand).shape
+    # JAX's order and words: the length first, then an array of indices split into scalars
+    if len(start_indices) != len(shape):
+        raise ValueError(with_user_line(
+            "Length of slice indices must match number of operand dimensions "
+            f"({len(start_indices)} vs {shape})"
+        ))
     if isinstance(start_indices, (np.ndarray, Tracer)) or hasattr(start_indices, "aval"):
-        raise TypeError(with_user_line(
-            f"{name} start_indices must be a sequence of scalars, got an array of shape "
-            f"{get_aval(start_indices).shape}; pass them as a tuple."
-        ))
+        if np.ndim(start_indices) != 1:
+            raise ValueError(with_user_line(
+                f"Slice indices must be a 1D sequence, got {np.shape(start_indices)}"))
     indices = list(start_indices)
-    if len(indices) != len(shape):
-        raise TypeError(with_user_line(
-            f"{name}: length of start_indices must match the number of operand dimensions, "
-            f"got {len(indices)} indices for operand {get_aval(operand).str_short(True)}."
-        ))
     if not indices:
         return []
     index_avals = [get_aval(i) for i in indices]
     if any(not dtypes.is_int(a.dtype) for a in index_avals):
+        got = "got: " if name == "dynamic_slice" else "got "
         raise TypeError(with_user_line(
-            f"index arguments to {name} must be integers, got {_shapes(*index_avals)}."
+            f"index arguments to {name} must be integers of the same type, {got}"
+            + ", ".join(a.dtype.name for a in index_avals)
         ))
     dtype = _index_dtype(indices, index_avals, shape)
     return [_wrap_negative(i, d, dtype) for i, d in zip(indices, shape)]
@@ -961,9 +969,11 @@ def _zero_index_like(i):
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
     """``dynamic_slice`` along one ``axis``, keeping the other axes whole."""
     shape = get_aval(operand).shape
-    axis = _canonicalize_axis(axis, len(shape), "dynamic_slice_in_dim")
     starts = [_zero_index_like(start_index)] * len(shape)
     sizes = list(shape)
+    # JAX's int(axis) and list assignment: a float axis is truncated, a negative one counts
+    # back, one out of range is Python's IndexError
+    axis = int(axis)
     starts[axis] = start_index
     sizes[axis] = _static_int(slice_size, "the slice_size argument of dynamic_slice_in_dim")
     return dynamic_slice(operand, starts, sizes)
@@ -971,25 +981,22 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
     """Element ``index`` (traceable) along ``axis``, keeping the axis or not."""
-    axis = _canonicalize_axis(axis, get_aval(operand).ndim, "dynamic_index_in_dim")
     result = dynamic_slice_in_dim(operand, index, 1, axis)
     return result if keepdims else squeeze(result, (axis,))
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):
     """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
-    ndim = get_aval(operand).ndim
-    axis = _canonicalize_axis(axis, ndim, "dynamic_update_slice_in_dim")
-    starts = [_zero_index_like(start_index)] * ndim
+    axis = int(axis)  # as dynamic_slice_in_dim
+    starts = [_zero_index_like(start_index)] * get_aval(operand).ndim
     starts[axis] = start_index
     return dynamic_update_slice(operand, update, starts)
 
 
 def dynamic_update_index_in_dim(operand, update, index, axis):
     """Sets element ``index`` along ``axis``; ``update`` may lack that axis."""
-    ndim = get_aval(operand).ndim
-    axis = _canonicalize_axis(axis, ndim, "dynamic_update_index_in_dim")
-    if get_aval(update).ndim + 1 == ndim:
+    axis = int(axis)
+    if get_aval(update).ndim + 1 == get_aval(operand).ndim:
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)
 

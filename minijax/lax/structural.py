@@ -670,45 +670,41 @@ def concatenate(operands, dimension):
 
 
 def _slice_rule(operand, *, start_indices, limit_indices, strides):
-    name, op = "slice", operand.str_short(True)
+    # JAX 0.10.2's checks, order and words (its _slice_shape_rule): a negative index or
+    # stride is its _check_shapelike's refusal; strides all 1 are not checked further
+    _check_shapelike("slice", "start_indices", start_indices)
+    _check_shapelike("slice", "limit_indices", limit_indices)
     if len(start_indices) != operand.ndim:
         raise TypeError(
-            f"{name} start_indices must have length equal to the number of dimensions of the "
-            f"operand, got start_indices {start_indices} for operand {op}."
+            "slice start_indices must have length equal to the number of dimensions of the "
+            f"operand, got indices {start_indices} for operand shape {operand.shape}."
         )
     if len(limit_indices) != len(start_indices):
         raise TypeError(
-            f"{name} limit_indices must have the same length as start_indices, got "
-            f"start_indices {start_indices} and limit_indices {limit_indices} for operand {op}."
+            "slice limit_indices must have the same length as start_indices, got "
+            f"start_indices {start_indices} and limit_indices {limit_indices}."
         )
     if any(lim > d for lim, d in zip(limit_indices, operand.shape)):
         raise TypeError(
-            f"{name} limit_indices must be less than or equal to operand shape, got "
-            f"limit_indices {limit_indices} for operand {op}."
-        )
-    if any(s < 0 for s in start_indices):
-        raise TypeError(
-            f"{name} start_indices must be greater than or equal to zero, got start_indices "
-            f"{start_indices} for operand {op}."
+            "slice limit_indices must be less than or equal to operand shape, got "
+            f"limit_indices {limit_indices} for operand shape {operand.shape}."
         )
     if any(lim < s for s, lim in zip(start_indices, limit_indices)):
         raise TypeError(
-            f"{name} limit_indices must be greater than or equal to start_indices, got "
-            f"start_indices {start_indices} and limit_indices {limit_indices} for operand {op}."
+            "slice limit_indices must be greater than or equal to start_indices, got "
+            f"start_indices {start_indices} and limit_indices {limit_indices}."
         )
-    if strides is None:
-        strides = (1,) * operand.ndim
-    elif len(strides) != operand.ndim:
-        raise TypeError(
-            f"{name} strides must have length equal to the number of dimensions of the "
-            f"operand, got strides {strides} for operand {op}."
-        )
-    if any(s <= 0 for s in strides):
-        raise TypeError(f"{name} strides must be positive, got strides {strides} for operand {op}.")
-    shape = tuple(  # ceil((limit - start) / stride), Python ints (the params may be NumPy's)
-        int(-(-(lim - s) // st)) for s, lim, st in zip(start_indices, limit_indices, strides)
-    )
-    return operand.update(shape=shape)
+    diff = [int(lim - s) for s, lim in zip(start_indices, limit_indices)]
+    if strides is not None and tuple(strides) != (1,) * operand.ndim:
+        _check_shapelike("slice", "strides", strides)
+        if len(strides) != operand.ndim:
+            raise TypeError(
+                "slice strides must have length equal to the number of dimensions of the "
+                f"operand, got strides {strides} for operand shape {operand.shape}."
+            )
+        # JAX's core.stride_dim: a zero stride is Python's ZeroDivisionError
+        diff = [max((d - 1) // int(st) + 1, 0) for d, st in zip(diff, strides)]
+    return operand.update(shape=tuple(diff))
 
 
 def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
@@ -761,12 +757,18 @@ ad.deflinear(slice_p, _slice_transpose)
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
     """``operand[start:limit:stride, ...]`` with static, in-bounds, non-negative indices."""
     return slice_p.bind(
-        operand,
-        start_indices=_static_ints(start_indices, "slice", "start_indices", keep_numpy=True),
-        limit_indices=_static_ints(limit_indices, "slice", "limit_indices", keep_numpy=True),
-        strides=(None if strides is None
-                 else _static_ints(strides, "slice", "strides", keep_numpy=True)),
+        operand, start_indices=_slice_ints(start_indices, "start_indices"),
+        limit_indices=_slice_ints(limit_indices, "limit_indices"),
+        strides=None if strides is None else _slice_ints(strides, "strides"),
     )
+
+
+def _slice_ints(seq, arg):
+    """A slice param as a tuple of ints; a float entry is JAX's shape-rule refusal."""
+    if isinstance(seq, (tuple, list)) and any(isinstance(d, (float, np.floating)) for d in seq):
+        raise TypeError(f"slice {arg} must have every element be an integer type, got "
+                        f"{tuple(map(type, seq))}.")
+    return _static_ints(seq, "slice", arg, keep_numpy=True)
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
@@ -852,9 +854,9 @@ def split(operand, sizes, axis=0):
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """Element ``index`` along ``axis`` (a negative index counts back), keeping the axis or not."""
     shape = get_aval(operand).shape
-    index = _static_int(index, "the index argument of index_in_dim")
-    size = shape[axis]  # as slice_in_dim: JAX's IndexError for an axis out of range
-    axis = operator.index(axis) % len(shape)
+    # JAX's int(axis) (a float axis truncated), then its IndexError for one out of range
+    index, axis = _static_int(index, "the index argument of index_in_dim"), int(axis)
+    size = shape[axis]
     wrapped = index + size if index < 0 else index
     if not 0 <= wrapped < size:  # JAX's check and words
         raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")

@@ -148,3 +148,58 @@ CASES += [
     "outcome(lambda: jax.grad(lambda w: jnp.average(a234, axis=(2, 0), weights=w)[1])(w42))",
     "outcome(lambda: jax.vmap(lambda a: jnp.average(a, axis=(1, 0), weights=w42.T))(a234))",
 ]
+# lax.slice's shape rule, the dynamic slices' rules and the *_in_dim axes, in JAX 0.10.2's
+# words, staged (jit); JAX's eager lax.slice dispatches dynamic_slice (FINDINGS: open)
+SETUP += """
+x23 = jnp.ones((2, 3))
+def jit_outcome(f):
+    return outcome(lambda: jax.jit(f)(x23))
+"""
+_SLICES = [
+    "(0,), (1,)", "(0, 0), (1, 1), (1,)", "(0, 0), (3, 1)", "(-1, 0), (1, 1)", "(1, 0), (0, 1)",
+    "(0, 0), (2, 3), (0, 1)", "(0, 0), (2, 3), (-1, 1)", "(0, 0), (2, 4)", "(0, 0, 0), (1, 1, 1)",
+    "(0, 0), (1, -1)", "(0.5, 0), (1, 1)", "(0, 0), (2, 3), (1, 2)", "(0, 0), (2, 3), (1, 0)",
+    "(0, 0), (2, 3), (2, 2)", "(2, 3), (2, 3)", "[0, 0], [1, 1]", "(0, 0), (1, 1), None",
+    "(np.int64(0), 0), (1, np.int32(1))", "(0, 0), (2, 3), (np.int64(2), 1)",
+    "(0, 0), (2, 3), (1, 1, 1)",
+]
+CASES += [f"jit_outcome(lambda x: lax.slice(x, {a}))" for a in _SLICES]
+CASES += [f"jaxpr(lambda x: lax.slice(x, {a}), x23)" for a in _SLICES[-4:]]
+_IN_DIM = [
+    "lax.dynamic_slice_in_dim(x, 0, 1, {ax})", "lax.dynamic_update_slice_in_dim(x, jnp.ones((1, 3)), 0, {ax})",
+    "lax.dynamic_update_slice_in_dim(x, jnp.ones((2, 1)), 0, {ax})",
+    "lax.dynamic_index_in_dim(x, 0, {ax})", "lax.dynamic_index_in_dim(x, 0, {ax}, keepdims=False)",
+    "lax.dynamic_update_index_in_dim(x, jnp.ones(3), 0, {ax})",
+    "lax.dynamic_update_index_in_dim(x, jnp.ones(2), 0, {ax})",
+    "lax.slice_in_dim(x, 0, 1, axis={ax})", "lax.index_in_dim(x, 0, axis={ax})",
+    "lax.index_in_dim(x, 0, axis={ax}, keepdims=False)", "lax.index_in_dim(x, 5, axis={ax})",
+]
+CASES += [f"outcome(lambda: (lambda x: {f.format(ax=ax)})(x23))" for f in _IN_DIM
+          for ax in (0, 1, 2, -1, -2, -3, 5, 1.0)]
+CASES += [f"jit_outcome(lambda x: {f.format(ax=ax)})" for f in _IN_DIM[:3] for ax in (2, -1)]
+_DYN = [
+    "lax.dynamic_update_slice(x, jnp.ones((3, 1)), (0, 0))",
+    "lax.dynamic_update_slice(x, jnp.ones((3,)), (0, 0))",
+    "lax.dynamic_update_slice(x, jnp.ones((1, 1)), (0,))",
+    "lax.dynamic_update_slice(x, jnp.ones((1, 1), jnp.int32), (0, 0))",
+    "lax.dynamic_update_slice(x, jnp.ones((1, 1)), (0., 0))",
+    "lax.dynamic_update_slice(x, jnp.ones((1, 1)), jnp.array([0, 1]))",
+    "lax.dynamic_update_slice(x, jnp.ones((1, 1)), np.array([1, 2]))",
+    "lax.dynamic_slice(x, (0, 0), (3, 1))", "lax.dynamic_slice(x, (0, 0), (-1, 1))",
+    "lax.dynamic_slice(x, (0,), (1, 1))", "lax.dynamic_slice(x, (0, 0), (1,))",
+    "lax.dynamic_slice(x, (0, 0), (1, 1, 1))", "lax.dynamic_slice(x, (0., 0), (1, 1))",
+    "lax.dynamic_slice(x, (jnp.zeros(2, int), 0), (1, 1))",
+    "lax.dynamic_slice(x, jnp.array([1, 1]), (1, 2))",
+    "lax.dynamic_slice(x, jnp.array([[1, 1]]), (1, 2))",
+    "lax.dynamic_slice(x, jnp.array(1), (1, 2))",
+    "lax.dynamic_update_slice(x, jnp.ones((1, 1)), (jnp.zeros(2, int), 0))",
+    "lax.dynamic_slice_in_dim(x, 0, 4, 1)", "lax.dynamic_slice_in_dim(x, 0, -1, 1)",
+    "lax.dynamic_update_index_in_dim(x, jnp.ones((3, 3)), 0, 0)",
+]
+CASES += [f"outcome(lambda: (lambda x: {f})(x23))" for f in _DYN]
+CASES += [f"jit_outcome(lambda x: {f})" for f in _DYN]
+CASES += [
+    "outcome(lambda: jax.jit(lambda x, i: lax.dynamic_slice(x, i, (1, 2)))(x23, jnp.array([1, 2])))",
+    "outcome(lambda: jax.jit(lambda x, i: lax.dynamic_update_slice(x, jnp.zeros((1, 2)), i))(x23, "
+    "jnp.array([1, -1])))",
+]
