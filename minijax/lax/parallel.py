@@ -242,7 +242,9 @@ def _allreduce_impl(reduce):
     shard_map trace, or refused by the public function): JAX's impl reduces them."""
 
     def impl(x, *, axes, axis_index_groups=None):
-        check_bound(_named(axes), "psum")  # (a direct bind of an unbound name: JAX's words)
+        named = _named(axes)
+        if named:  # a direct bind of an unbound name: JAX's words
+            check_bound(named, "psum")
         return reduce(x, axes)
 
     return impl
