@@ -60,8 +60,9 @@ for _name, _operands in {
 }.items():
     globals()[_name] = _on_extended_arrays(globals()[_name], _operands)
 # keys are equal where all their words are
-equal = _on_extended_arrays(equal, ("x1", "x2"), logical_and)
-not_equal = _on_extended_arrays(not_equal, ("x1", "x2"), logical_or)
+equal = _on_extended_arrays(equal, (0, 1), logical_and)
+not_equal = _on_extended_arrays(not_equal, (0, 1), logical_or)
+array_equiv = _on_extended_arrays(array_equiv, (0, 1), logical_and)
 del _name, _operands, _on_extended_arrays
 
 pi = _np.pi

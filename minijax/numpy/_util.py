@@ -81,8 +81,13 @@ def on_extended_arrays(fn, operands, join=None):
     (alone or in a sequence): there, every array must be of the one extended dtype (JAX's
     promotion refuses the mix, in ``fn``'s own words where it has a ``join``). ``fn`` refuses
     such arrays itself (they are no arraylike), so they are looked for only once it has
-    raised: the common path pays one call, nothing more."""
+    raised: the common path pays one call, nothing more. An operand given by position is
+    that parameter's name; a name ``fn`` lacks fails here, at import."""
     signature = inspect.signature(fn)
+    names = list(signature.parameters)
+    operands = tuple(names[o] if isinstance(o, int) else o for o in operands)
+    if not set(operands) <= set(names):
+        raise TypeError(f"{fn.__name__} has no parameters {set(operands) - set(names)}")
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):

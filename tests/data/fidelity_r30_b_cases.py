@@ -167,5 +167,6 @@ CASES += [f"out(lambda: {e})" for e in [
     "jnp.not_equal(k3, k3[0])", "jnp.equal(k3[0], k3)", "jnp.equal(k3, kp)", "jnp.add(k3, kp)",
     "k3 == kp", "k3 - kp",
     "jax.jit(jnp.equal)(k3, k3[::-1])", "jax.vmap(jnp.not_equal)(k3, k3[::-1])",
-    "jnp.array_equal(k3, k3)",
+    "jnp.array_equal(k3, k3)", "jnp.array_equiv(k3, k3)", "jnp.array_equiv(k3, k3[::-1])",
+    "jnp.array_equiv(k3[:1], k3[0])", "jnp.array_equiv(k3, 0)",
 ]]
