@@ -174,3 +174,18 @@ CASES += [
     "outcome(lambda: jax.grad(lambda v: va(pp)(v).sum())(jnp.arange(2.)))",
     "outcome(lambda: va(jax.grad(lambda v: pp(v).sum()))(x[:, :2]))",
 ]
+
+# positional axes through jit(grad) of shard_map, vmap of shard_map, second derivatives,
+# control flow under vmap, linear_transpose
+CASES += [f"outcome(lambda: {e})" for e in [
+    "jax.jit(jax.grad(lambda v: (sm(lambda w: lax.psum(w * w, (0, 'x')))(v)"
+    " * jnp.arange(4.)).sum()))(m)",
+    "jax.jit(jax.grad(lambda v: sm(lambda w: jnp.mean(jnp.sin(w), axis=(1, 'x')))(v).sum()))(m)",
+    "jax.jit(jax.vmap(sm(lambda w: lax.psum(w, (0, 'x')))))(jnp.stack([m, m]))",
+    "jax.hessian(lambda v: (lax.psum(v * v, 0) ** 2).sum())(jnp.arange(3.))",
+    "jax.jacfwd(va(lambda v: lax.psum(v * v, (0, 'a'))))(x)",
+    "va(lambda v: lax.scan(lambda c, r: (c + lax.psum(r, (0, 'a')), None), 0., v)[0])"
+    "(jnp.arange(12.).reshape(2, 3, 2))",
+    "va(lambda v: lax.cond(True, lambda u: lax.pmax(u, (0, 'a')), lambda u: u.sum(), v))(x)",
+    "jax.linear_transpose(lambda v: lax.psum(v, 1), jnp.ones((2, 3)))(jnp.ones(2))",
+]]
