@@ -38,32 +38,28 @@ from minijax.numpy.ufuncs import *  # after math/logic/bitwise: jnp.add & co. as
 from minijax.numpy.window_functions import *
 
 # JAX's structural functions take typed PRNG key arrays (an extended dtype); the rest refuse
-# them. Each name maps to its parameters holding array operands (see on_extended_arrays).
+# them. Each name maps to the positions of its parameters holding array operands (see
+# on_extended_arrays).
 from minijax.numpy._util import on_extended_arrays as _on_extended_arrays  # noqa: E402
 
+_FIRST = (
+    "take take_along_axis reshape ravel stack concatenate hstack vstack dstack column_stack "
+    "block squeeze expand_dims broadcast_to broadcast_arrays flip fliplr flipud roll tile "
+    "repeat transpose swapaxes moveaxis rollaxis permute_dims matrix_transpose unstack split "
+    "array_split hsplit vsplit dsplit rot90 delete diagonal triu tril zeros_like ones_like "
+    "full_like empty_like").split()
 for _name, _operands in {
-    "take": ("a",), "take_along_axis": ("arr",), "reshape": ("a",), "ravel": ("a",),
-    "stack": ("arrays",), "concatenate": ("arrays",), "hstack": ("tup",), "vstack": ("tup",),
-    "dstack": ("tup",), "column_stack": ("tup",), "block": ("arrays",), "where": ("x", "y"),
-    "squeeze": ("a",), "expand_dims": ("a",), "broadcast_to": ("array",),
-    "broadcast_arrays": ("args",), "flip": ("m",), "fliplr": ("m",), "flipud": ("m",),
-    "roll": ("a",), "tile": ("A",), "repeat": ("a",), "transpose": ("a",),
-    "swapaxes": ("a",), "moveaxis": ("a",), "rollaxis": ("a",), "permute_dims": ("a",),
-    "matrix_transpose": ("x",), "unstack": ("x",), "atleast_1d": (), "atleast_2d": (),
-    "atleast_3d": (), "split": ("ary",), "array_split": ("ary",), "hsplit": ("ary",),
-    "vsplit": ("ary",), "dsplit": ("ary",), "rot90": ("m",), "append": ("arr", "values"),
-    "delete": ("arr",), "insert": ("arr", "values"), "diagonal": ("a",), "triu": ("m",),
-    "tril": ("m",), "compress": ("a",), "extract": ("arr",), "choose": ("choices",),
-    "zeros_like": ("a",), "ones_like": ("a",), "full_like": ("a",),
-    "empty_like": ("prototype",), "positive": (), "real": (), "imag": (), "conj": (),
-    "conjugate": (), "isnan": (), "isfinite": (), "isinf": (),
+    **{n: (0,) for n in _FIRST}, "where": (1, 2), "append": (0, 1), "insert": (0, 2),
+    "compress": (1,), "extract": (1,), "choose": (1,),
+    **{n: () for n in ("atleast_1d", "atleast_2d", "atleast_3d", "positive", "real", "imag",
+                       "conj", "conjugate", "isnan", "isfinite", "isinf")},
 }.items():
     globals()[_name] = _on_extended_arrays(globals()[_name], _operands)
 # keys are equal where all their words are
 equal = _on_extended_arrays(equal, (0, 1), logical_and)
 not_equal = _on_extended_arrays(not_equal, (0, 1), logical_or)
 array_equiv = _on_extended_arrays(array_equiv, (0, 1), logical_and)
-del _name, _operands, _on_extended_arrays
+del _name, _operands, _FIRST, _on_extended_arrays
 
 pi = _np.pi
 e = _np.e

@@ -77,17 +77,14 @@ def on_extended_arrays(fn, operands, join=None):
     data (``x._planes()``, of the array's shape) goes through ``fn`` alone and the uint32
     results are put back together (``x._from_planes``). Results of another dtype
     (``zeros_like(keys, dtype=float)``, ``isnan``) are plane 0's, or ``join(planes' results)``
-    (``equal``: all words equal). ``operands`` names ``fn``'s parameters holding array operands
-    (alone or in a sequence): there, every array must be of the one extended dtype (JAX's
+    (``equal``: all words equal). ``operands`` are the positions of ``fn``'s parameters
+    holding array operands (alone or in a sequence): there, every array must be of the one extended dtype (JAX's
     promotion refuses the mix, in ``fn``'s own words where it has a ``join``). ``fn`` refuses
     such arrays itself (they are no arraylike), so they are looked for only once it has
-    raised: the common path pays one call, nothing more. An operand given by position is
-    that parameter's name; a name ``fn`` lacks fails here, at import."""
+    raised: the common path pays one call, nothing more."""
     signature = inspect.signature(fn)
     names = list(signature.parameters)
-    operands = tuple(names[o] if isinstance(o, int) else o for o in operands)
-    if not set(operands) <= set(names):
-        raise TypeError(f"{fn.__name__} has no parameters {set(operands) - set(names)}")
+    operands = tuple(names[i] for i in operands)  # positions: robust to renamed parameters
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
