@@ -16,12 +16,13 @@ own vmap no longer current, a staged jaxpr is re-evaluated later by ``eval_jaxpr
 
 ``psum``/``pmax``/``pmin`` also take positional axes (ints, axes of the operand, reduced as by
 ``reduce_sum``/``reduce_max``/``reduce_min``) among their names, as JAX's: ``psum(x, (0,
-'i'))``. Under ``vmap`` they stay collectives with the vmap's own axis made positional, as
-JAX's (``psum[axes=(0,)]``); the other collectives over the vmap's own axis are *computed* by
-the batching rule over the batch dimension (``all_gather`` makes the batch axis an ordinary
-axis, ``axis_index`` is an ``iota`` ...). A collective over another (outer) name passes
-through, its operand batched like any other. The rules are marked ``batching.axis_collective``: vmap calls them even when the operand
-is unbatched (``psum(1.0, 'i')`` is ``size * 1.0``; ``axis_index`` has no operand at all).
+'i'))``. Under ``vmap`` they stay collectives with the vmap's own axis made positional, as JAX's
+(``psum[axes=(0,)]``); the other collectives over the vmap's own axis are *computed* by the
+batching rule over the batch dimension (``all_gather`` makes the batch axis an ordinary axis,
+``axis_index`` is an ``iota`` ...). A collective over another (outer) name passes through, its
+operand batched like any other. The rules are marked ``batching.axis_collective``: vmap calls
+them even when the operand is unbatched (``psum(1.0, 'i')`` is ``size * 1.0``; ``axis_index``
+has no operand at all).
 
 Differentiation follows JAX's convention for collectives: ``psum`` is its own transpose (a
 replicated cotangent is summed over the axis again), ``all_gather`` and ``psum_scatter``
