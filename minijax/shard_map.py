@@ -88,6 +88,7 @@ from minijax.sharding_types import (
     _axes_of,
     current_mesh,
     get_abstract_mesh,
+    put,
     sdy_sharding_attr,
     use_abstract_mesh,
 )
@@ -700,7 +701,8 @@ def _run_eqns(mesh, axes, jaxpr, blocks):
                 # before the op runs (``_unmatch_spec``): an argument of the op's program, not a
                 # constant XLA folds into it (a bfloat16 pow's NaN sign differs, s33005-293)
                 invars = [core.Var(v.aval) if _passed_constant(v) else v for v in eqn.invars]
-                env.update((w, read(v)) for v, w in zip(eqn.invars, invars) if w is not v)
+                env.update((w, _constant_blocks(mesh, axes, v))
+                           for v, w in zip(eqn.invars, invars) if w is not v)
                 eqn = core.JaxprEqn(eqn.primitive, invars, eqn.outvars, eqn.params,
                                     eqn.source_info)
             operands = list(dict.fromkeys(v for v in eqn.invars if type(v) is not core.Literal))
@@ -714,6 +716,14 @@ def _passed_constant(v):
     number (a float0 tangent's zeros can not be transferred, and JAX's are symbolic)."""
     return (type(v) is core.Literal and isinstance(v.aval.dtype, np.dtype)
             and v.aval.dtype != dtypes.float0)
+
+
+def _constant_blocks(mesh, axes, literal):
+    """A constant operand's stacked blocks, placed as the programs take blocks (on an Explicit
+    mesh a program's argument types must say how they are split)."""
+    val = np.asarray(core.literal_value(literal), literal.aval.dtype)
+    blocks = np.broadcast_to(val, tuple(mesh.shape[a] for a in axes) + val.shape)
+    return put(blocks, NamedSharding(mesh, _blocks_spec(axes)))
 
 
 _eager_programs = BoundedCache(1024)
