@@ -25,6 +25,11 @@ def outcome(thunk):
 def values(o):
     a = np.asarray(o)
     return (np.stack([a.real, a.imag], -1) if np.iscomplexobj(a) else a).tolist()
+def message(thunk):
+    try:
+        thunk()
+    except Exception as e:
+        return [type(e).__name__, str(e)]
 def jaxpr(f, *args):
     return outcome(lambda: str(jax.make_jaxpr(f)(*args)))
 def va(f, **kw):
@@ -188,4 +193,11 @@ CASES += [f"outcome(lambda: {e})" for e in [
     "(jnp.arange(12.).reshape(2, 3, 2))",
     "va(lambda v: lax.cond(True, lambda u: lax.pmax(u, (0, 'a')), lambda u: u.sum(), v))(x)",
     "jax.linear_transpose(lambda v: lax.psum(v, 1), jnp.ones((2, 3)))(jnp.ones(2))",
+]]
+
+# a batching rule's refusal: JAX's whole message (the user's line is a note)
+CASES += [f"message(lambda: {e})" for e in [
+    "va(lambda v: lax.psum(v, 'a', axis_index_groups=[[0, 1]]))(x)",
+    "va(lambda v: lax.pmax(v, 'a', axis_index_groups=[[0], [1]]))(x)",
+    "va(lambda v: lax.all_gather(v, 'a', axis_index_groups=[[0, 1]]))(x)",
 ]]
