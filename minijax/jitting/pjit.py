@@ -351,7 +351,8 @@ def _split(jaxpr, unknown):
     """The known and staged jits. ``out_fwd[i]``: the known operand that known output ``i`` is
     (JAX's input-to-output forwarding: the known jit does not compute it), else None;
     ``forwarded[j]`` likewise for residual ``j``, and ``res_consts[j]`` the callee's const that
-    residual ``j`` is, as a 1-tuple (JAX forwards it too: the staged jit takes the value)."""
+    residual ``j`` is, as a 1-tuple (JAX forwards it too: the staged jit takes the value);
+    ``res_outs[j]`` the computed known output that residual ``j`` is, else None."""
     known, staged, out_unknown, _, forwarded = partial_eval_jaxpr(
         jaxpr, list(unknown), [False] * len(jaxpr.out_avals), _zero_case)
     kj = known.jaxpr
@@ -359,14 +360,22 @@ def _split(jaxpr, unknown):
     in_index = {v: i for i, v in enumerate(kj.invars)}
     out_fwd = [in_index.get(v) if type(v) is Var else None for v in kj.outvars[:n_known_out]]
     const_of = {v: (c,) for v, c in zip(kj.constvars, known.consts)}
+    res_vars = kj.outvars[n_known_out:]
     res_consts = [const_of.get(v) if f is None and type(v) is Var else None
-                  for v, f in zip(kj.outvars[n_known_out:], forwarded)]
+                  for v, f in zip(res_vars, forwarded)]
+    # JAX's output-to-output forwarding: a residual that is a (computed) known output is taken
+    # from that output, not returned twice
+    out_index = {v: i for i, (v, f) in enumerate(zip(kj.outvars, out_fwd))
+                 if f is None and type(v) is Var}
+    res_outs = [out_index.get(v) if f is None and c is None else None
+                for v, f, c in zip(res_vars, forwarded, res_consts)]
     outs = [v for v, f in zip(kj.outvars, out_fwd) if f is None] + [
-        v for v, f, c in zip(kj.outvars[n_known_out:], forwarded, res_consts)
-        if f is None and c is None]
+        v for v, f, c, o in zip(res_vars, forwarded, res_consts, res_outs)
+        if f is None and c is None and o is None]
     known = dce_jaxpr(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outs, kj.eqns), known.consts))
     known_jaxpr, known_consts = open_closed(known)
-    return known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded, res_consts
+    return (known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded, res_consts,
+            res_outs)
 
 
 def _pjit_partial_eval(trace, args, params):
@@ -381,7 +390,8 @@ def _pjit_partial_eval(trace, args, params):
     if cached is None:
         cached = _split(jaxpr, unknown)
         cached = _partial_eval_cache.put(_unless_tracers(key, cached[1]), cached)
-    known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded, res_consts = cached
+    (known_jaxpr, known_consts, staged, out_unknown, out_fwd, forwarded, res_consts,
+     res_outs) = cached
     known_args = [x for x, u in zip(args, unknown) if not u]
     prev = core.swap_current_trace(trace.parent)
     try:
@@ -397,8 +407,9 @@ def _pjit_partial_eval(trace, args, params):
     # primal stays one), as JAX's forwarding
     computed = iter(known_outs)
     known_outs = [next(computed) if f is None else known_args[f] for f in out_fwd]
-    residuals = [c[0] if c is not None else next(computed) if f is None else known_args[f]
-                 for f, c in zip(forwarded, res_consts)]
+    residuals = [c[0] if c is not None else known_args[f] if f is not None
+                 else known_outs[o] if o is not None else next(computed)
+                 for f, c, o in zip(forwarded, res_consts, res_outs)]
     unknown_args = [x for x, u in zip(args, unknown) if u]
     if inline:
         with core.set_current_trace(trace):

@@ -46,7 +46,6 @@ from minijax.lax.elementwise import (
     gt,
     imag,
     integer_pow,
-    le,
     lt,
     mul,
     neg,
@@ -69,13 +68,14 @@ from minijax.lax.indexing import (
 from minijax.lax.reductions import argmax, reduce_max, reduce_sum
 from minijax.lax.sorting import sort_key_val
 from minijax.lax.structural import (
+    broadcast,
     broadcast_in_dim,
     broadcasted_iota,
     concatenate,
+    expand_dims,
     full,
     full_like,
     pad,
-    reshape,
     slice,
     squeeze,
     transpose,
@@ -106,28 +106,38 @@ def _H(x):
     return conj(_T(x)) if ffi.is_complex(x.dtype) else _T(x)
 
 
-def _matmul(a, b):
+def _matmul(a, b, preferred_element_type=None, precision=Precision.HIGHEST):
+    """JAX's ``batch_matmul`` at HIGHEST precision; with ``preferred_element_type``, the
+    result's dtype, its ``a @ b`` (jnp.matmul) where a rule writes that."""
     nb = a.ndim - 2
     batch = tuple(range(nb))
-    return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision=Precision.HIGHEST)
+    return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision=precision,
+                       preferred_element_type=preferred_element_type)
 
 
-def _mask(shape, lower, k=0):
-    """Bool (..., m, n): the kept triangle (lower: col - row <= k, upper: col - row >= k)."""
-    rows = broadcasted_iota(np.int32, shape, len(shape) - 2)
-    cols = broadcasted_iota(np.int32, shape, len(shape) - 1)
-    diff = sub(cols, rows)
-
-    return le(diff, np.int32(k)) if lower else ge(diff, np.int32(k))
+def _tri(shape, k):
+    """JAX's ``lax._tri(bool, (m, n), k)``: one (m, n) bool matrix, True where col <= row + k."""
+    return ge(add(broadcasted_iota(np.int32, shape, 0), np.int32(k)),
+              broadcasted_iota(np.int32, shape, 1))
 
 
-# the zeros are full_like's, as JAX's: a weakly typed x stays weak
+# As JAX's: the mask is built for one matrix and broadcast over the batch; the zeros are
+# full_like's, so a weakly typed x stays weak
 def _tril(x, k=0):
-    return select(_mask(x.shape, True, k), x, full_like(x, 0))
+    *batch, m, n = x.shape
+    return select(broadcast(_tri((m, n), k), tuple(batch)), x, full_like(x, 0))
 
 
 def _triu(x, k=0):
-    return select(_mask(x.shape, False, k), x, full_like(x, 0))
+    *batch, m, n = x.shape
+    return select(broadcast(_tri((m, n), k - 1), tuple(batch)), full_like(x, 0), x)
+
+
+def _lax_eye(dtype, shape):
+    """JAX's ``lax._eye(dtype, (m, n))``: one identity matrix, its bool pattern converted."""
+    same = eq(add(broadcasted_iota(np.int32, shape, 0), np.int32(0)),
+              broadcasted_iota(np.int32, shape, 1))
+    return convert_element_type(same, dtype)
 
 
 def _eye(shape, dtype):
@@ -137,18 +147,26 @@ def _eye(shape, dtype):
     return select(same, full(shape, 1, dtype), full(shape, 0, dtype))
 
 
-def _diag(x):
-    """The diagonal (..., n) of square matrices (..., n, n): every (n+1)-th element of the
-    flattened matrices, a slice, as JAX extracts it; a product with the identity made 0 * inf
-    = NaN, so a NaN or inf off the diagonal spread along its row (FINDINGS 127)."""
-    *batch, n, _ = x.shape
+def _extract_diagonal(x):
+    """JAX's ``_extract_diagonal``: x[..., i, i] for i = iota(min(m, n)), the gather jnp's
+    indexing builds (each index array normalized against its axis, then stacked); a gather,
+    not a product with the identity, whose 0 * inf = NaN spread a non-finite entry along its
+    row (FINDINGS 127)."""
+    *batch, m, n = x.shape
+    k = min(m, n)
     if 0 in x.shape:
-        # JAX indexes x[..., i, i], and its indexing makes an empty result a constant: the
-        # tangent is a symbolic zero (so e.g. gamma's sampler loop is never transposed).
-        return full_like(x, 0, shape=(*batch, n))
+        # JAX's indexing makes an empty result a constant: the tangent is a symbolic zero (so
+        # e.g. gamma's sampler loop is never transposed).
+        return full_like(x, 0, shape=(*batch, k))
+    i = broadcasted_iota(np.int32, (k,), 0)
+    rows, cols = (select(lt(i, np.int32(0)), add(i, np.int32(size)), i) for size in (m, n))
+    idx = concatenate([broadcast_in_dim(rows, (k, 1), (0,)),
+                       broadcast_in_dim(cols, (k, 1), (0,))], 1)
     nb = len(batch)
-    flat = reshape(x, (*batch, n * n))
-    return slice(flat, (0,) * (nb + 1), (*batch, n * n), (1,) * nb + (n + 1,))
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(nb)),
+                                   collapsed_slice_dims=(nb, nb + 1),
+                                   start_index_map=(nb, nb + 1))
+    return gather(x, idx, dnums, (*batch, 1, 1), mode="promise_in_bounds")
 
 
 def _row(v, n_rows):
@@ -260,8 +278,9 @@ def _cholesky_jvp(primals, tangents):
     tmp = triangular_solve(L, x_dot, left_side=False, transpose_a=True, conjugate_a=True,
                            lower=True)
     inner = triangular_solve(L, tmp, left_side=True, lower=True)
-    halve = add(full(x.shape, 1, x.dtype), _eye(x.shape, x.dtype))
-    return L, _matmul(L, div(_tril(inner), halve))
+    low, n = _tril(inner), x.shape[-1]
+    halve = expand_dims(add(np.array(1, x.dtype), _lax_eye(x.dtype, (n, n))), range(x.ndim - 2))
+    return L, _matmul(L, div(low, halve))
 
 
 cholesky_p = Primitive("cholesky")
@@ -695,19 +714,23 @@ def _eq_mask(shape):
 
 def _thin_qr_jvp(q, r, dx):
     # J. Townsend, "Differentiating the QR decomposition" (JAX's rule): m >= n, reduced Q.
+    # JAX writes its products as a @ b: jnp.matmul's default precision, the result's dtype.
+    mm = functools.partial(_matmul, preferred_element_type=dx.dtype, precision=None)
     dx_rinv = triangular_solve(r, dx)  # dx r^-1 (right side)
-    qt_dx_rinv = _matmul(_H(q), dx_rinv)
+    qt_dx_rinv = mm(_H(q), dx_rinv)
     low = _tril(qt_dx_rinv, -1)
     do = sub(low, _H(low))  # skew-Hermitian
     # The imaginary diagonal, fixed by R's real diagonal: I * (M - re(M)), as JAX adds it for
     # every dtype. For real inputs it is 0 * (M - M), NaN wherever M is not finite (as in JAX,
     # whose QR derivatives beside an inf are NaN throughout).
+    n = r.shape[-1]
+    eye = expand_dims(_lax_eye(do.dtype, (n, n)), range(qt_dx_rinv.ndim - 2))
     re = qt_dx_rinv
     if ffi.is_complex(dx.dtype):
         re = convert_element_type(real(qt_dx_rinv), dx.dtype)
-    do = add(do, mul(_eye(do.shape, do.dtype), sub(qt_dx_rinv, re)))
-    dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
-    dr = _matmul(sub(qt_dx_rinv, do), r)
+    do = add(do, mul(eye, sub(qt_dx_rinv, re)))
+    dq = add(mm(q, sub(do, qt_dx_rinv)), dx_rinv)
+    dr = mm(sub(qt_dx_rinv, do), r)
     return dq, dr
 
 
@@ -728,13 +751,16 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     if pivoting:  # X P = Q R: the rule differentiates X P, so dX's columns move as X's did
         dx = _permute(dx, p[0], axis=-1)
     last = x.ndim - 1
+    # JAX writes these products as a @ b: jnp.matmul's default precision, the result's dtype
+    mm = functools.partial(_matmul, preferred_element_type=dx.dtype, precision=None)
     if m < n:
         # X = [X1 X2] with X1 = Q R1 square: the square rule gives dQ and dR1, and
         # R2 = Q^H X2 gives dR2 = dQ^H X2 + Q^H dX2. (With pivoting JAX takes X2 from the
         # unpermuted X, so do we: the same values.)
-        dq, dr1 = _thin_qr_jvp(q, _last2(r, (0, m), (0, m)), _last2(dx, (0, m), (0, m)))
-        dr2 = add(_matmul(_H(dq), _last2(x, (0, m), (m, n))),
-                  _matmul(_H(q), _last2(dx, (0, m), (m, n))))
+        x2, dx1, dx2 = _last2(x, (0, m), (m, n)), _last2(dx, (0, m), (0, m)), _last2(
+            dx, (0, m), (m, n))
+        dq, dr1 = _thin_qr_jvp(q, _last2(r, (0, m), (0, m)), dx1)
+        dr2 = add(mm(_H(dq), x2), mm(_H(q), dx2))
         return [q, r, *p], [dq, concatenate((dr1, dr2), last), *zeros(p)]
     if not full_matrices or m == n:
         return [q, r, *p], [*_thin_qr_jvp(q, r, dx), *zeros(p)]
@@ -745,10 +771,11 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     dq_mn, dr_nn = _thin_qr_jvp(q_mn, _last2(r, (0, n), (0, n)), dx)
     q_nn, q_pn = _last2(q_mn, (0, n), (0, n)), _last2(q_mn, (n, m), (0, n))
     dq_nn, dq_pn = _last2(dq_mn, (0, n), (0, n)), _last2(dq_mn, (n, m), (0, n))
-    z_h = _lu_solve_lax(sub(q_nn, _eye(q_nn.shape, q_nn.dtype)), _H(q_pn), trans=2)
+    eye = expand_dims(_lax_eye(q_nn.dtype, (n, n)), range(q_nn.ndim - 2))
+    z_h = _lu_solve_lax(sub(q_nn, eye), _H(q_pn), trans=2)
     z = _H(z_h)
-    dq_mp = sub(_matmul(dq_mn, z_h),
-                _matmul(add(q_mn, _matmul(q_mp, z)), _H(sub(dq_pn, _matmul(z, dq_nn)))))
+    dq_mp = sub(mm(dq_mn, z_h),
+                mm(add(q_mn, mm(q_mp, z)), _H(sub(dq_pn, mm(z, dq_nn)))))
     dr = concatenate((dr_nn, full((*dr_nn.shape[:-2], m - n, n), 0, dr_nn.dtype)), last - 1)
     return [q, r, *p], [concatenate((dq_mn, dq_mp), last), dr, *zeros(p)]
 
@@ -840,13 +867,17 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
                             subset_by_index=subset_by_index, algorithm=algorithm)
     if type(a_dot) is ad.Zero:
         return [v, w_real], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w_real)]
-    n = a.shape[-1]
+    n, lead = a.shape[-1], range(a.ndim - 2)
     w = _to(w_real, a.dtype)
-    eye = _eye(a.shape, a.dtype)
-    f = sub(integer_pow(add(eye, sub(_row(w, n), _col(w, n))), -1), eye)
+    # JAX's eye_n + w[..., None, :] - w[..., None]: one (n, n) identity, broadcast over the
+    # batch by jnp's rank promotion at each use
+    eye = _lax_eye(a.dtype, (n, n))
+    w_row = expand_dims(w, (w.ndim - 1,))
+    f = sub(add(expand_dims(eye, lead), w_row), expand_dims(w, (w.ndim,)))
+    f = sub(integer_pow(f, -1), expand_dims(eye, lead))
     vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
     dv = _matmul(v, mul(f, vh_adot_v))
-    dw = _diag(real(vh_adot_v) if ffi.is_complex(a.dtype) else vh_adot_v)
+    dw = _extract_diagonal(real(vh_adot_v) if ffi.is_complex(a.dtype) else vh_adot_v)
     return [v, w_real], [dv, dw]
 
 
@@ -1021,11 +1052,12 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     if type(da) is ad.Zero:
         return primal_out, [ad.Zero.from_primal_value(p) for p in primal_out]
     dtype = a.dtype
+    mm = functools.partial(_matmul, preferred_element_type=dtype)  # JAX's rule writes a @ b
     *batch, m, n = a.shape
     k = s.shape[-1]
     ut, v = _H(u), _H(vt)
-    ds_mat = _matmul(_matmul(ut, da), v)
-    ds = _diag(real(ds_mat) if ffi.is_complex(dtype) else ds_mat)
+    ds_mat = mm(mm(ut, da), v)
+    ds = _extract_diagonal(real(ds_mat) if ffi.is_complex(dtype) else ds_mat)
     if not compute_uv:
         return primal_out, [ds]
     s_row, s_col = _row(s, k), _col(s, k)  # s_j, s_i
@@ -1043,14 +1075,14 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     half = full((), 0.5, dtype)
     dudv_diag = mul(mul(broadcast_in_dim(half, ds_mat.shape, ()), sub(ds_mat, _H(ds_mat))),
                     _to(s_inv_mat, dtype))
-    du = _matmul(u, add(mul(f, add(dss, _H(dss))), dudv_diag))
-    dv = _matmul(v, mul(f, add(sds, _H(sds))))
+    du = mm(u, add(mul(f, add(dss, _H(dss))), dudv_diag))
+    dv = mm(v, mul(f, add(sds, _H(sds))))
     if m > n:
-        dav = _matmul(da, v)
-        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))), _to(_row(s, m), dtype)))
+        dav = mm(da, v)
+        du = add(du, div(sub(dav, mm(u, mm(ut, dav))), _to(_row(s, m), dtype)))
     if n > m:
-        dahu = _matmul(_H(da), u)
-        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))), _to(_row(s, n), dtype)))
+        dahu = mm(_H(da), u)
+        dv = add(dv, div(sub(dahu, mm(v, mm(vt, dahu))), _to(_row(s, n), dtype)))
     return primal_out, [ds, du, _H(dv)]
 
 
@@ -1274,7 +1306,7 @@ def _eig_vec_jvp(w, v, da):
     eye = _eye(v.shape, v.dtype)
     f = sub(integer_pow(add(eye, sub(_row(w, n), _col(w, n))), -1), eye)
     p = _matmul(_lu_solve_lax(v, da), v)
-    dw = _diag(p)
+    dw = _extract_diagonal(p)
     u = _matmul(v, mul(f, p))
 
     k = argmax(lax_abs(v), v.ndim - 2, np.int32)

@@ -314,7 +314,7 @@ def _slogdet_lu(a):
     else:
         sign = creation.ones((), a.dtype)
         parity = parity + reductions.count_nonzero(diag < 0, axis=-1)
-    flip = (1 - 2 * (parity % 2)).astype(a.dtype)
+    flip = creation.array(-2 * (parity % 2) + 1, dtype=a.dtype)
     sign = sorting.where(is_zero, creation.zeros((), a.dtype), sign * flip)
     logabsdet = reductions.sum(math.log(math.abs(diag)), axis=-1)
     logabsdet = sorting.where(is_zero, creation.full((), -np.inf, logabsdet.dtype), logabsdet)
@@ -343,7 +343,7 @@ def _slogdet_small_jvp(primals, tangents):
 
 
 @_slogdet_lu.defjvp
-def _slogdet_lu_jvp(primals, tangents):
+def _slogdet_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
     sign, ans = _slogdet_lu(x)
     ans_dot = _jnp_trace(solve(x, g), axis1=-1, axis2=-2)
