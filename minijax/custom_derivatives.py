@@ -295,6 +295,9 @@ class custom_jvp:
         if core.is_eval_trace_current():  # nothing to differentiate, batch or stage
             return self.fun(*_merge(nums, static, in_tree.unflatten(leaves)))
         _check_leaves(f"arguments of custom_jvp function {_name(self.fun)}", leaves)
+        # traced non-differentiated arguments enter through stop_gradient, as JAX's
+        static = [tree_map_internal(lambda x: lax.stop_gradient_p.bind(x)
+                                    if isinstance(x, Tracer) else x, s) for s in static]
         out_trees = []
 
         def flat_fun(*xs):

@@ -2,6 +2,8 @@
 ``expn``, ``sici``, and ``spence`` (the dilogarithm), with Cephes' rational approximations and
 series as JAX has them, and JAX's derivative rules."""
 
+import functools
+
 import numpy as np
 
 from minijax import dtypes, lax
@@ -10,14 +12,6 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import lax_const, promote_args_inexact
-from minijax.numpy.creation import to_array
-
-
-def _real(name, *args):
-    args = [to_array(a) for a in promote_args_inexact(name, *args)]
-    if dtypes.is_complex(args[0].dtype):
-        raise ValueError(f"{name} does not support complex-valued inputs.")
-    return args
 
 
 # --- Ei(x) for x > 0: a rational function on (0, 2], then exp(x)/x (1 + R(1/x)) on the
@@ -112,38 +106,38 @@ def _expint_small(x):
 
 def _expint_octave(num, den):
     def f(x):
-        w = 1.0 / x
-        r = jnp.polyval(np.array(num, x.dtype), w) / jnp.polyval(np.array(den, x.dtype), w)
-        return jnp.exp(x) * w * (w * r + 1.0)
+        one = lax_const(x, 1.0)
+        w = one / x
+        f = jnp.polyval(np.array(num, x.dtype), w) / jnp.polyval(np.array(den, x.dtype), w)
+        f = w * f + one  # before exp(x) * w, in JAX's order
+        return jnp.exp(x) * w * f
 
     return f
 
 
 def _expi_pos(x):
-    conds = [(x > 0) & (x <= 2)] + [(x > 2**i) & (x <= 2 ** (i + 1)) for i in range(1, 6)]
+    conds = [(lax_const(x, 0) < x) & (x <= lax_const(x, 2))] + [
+        (lax_const(x, 2**i) < x) & (x <= lax_const(x, 2 ** (i + 1))) for i in range(1, 6)]
     funcs = [_expint_small] + [_expint_octave(n, d) for n, d in _EXPINT_K]
     return jnp.piecewise(x, conds, funcs)
 
 
-def _jitted_expi():
-    # JAX's expi is a custom_jvp of a jit named expi (a jit equation under staging)
-    @eager_jit(inline=False)
-    def expi(x):
-        return jnp.piecewise(x, [x < 0], [lambda x: -_expn(1.0, -x), _expi_pos])
-
-    return expi
-
-
-_expi_custom = custom_jvp(_jitted_expi())
-
-
-_expi_custom.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
-
-
+# JAX's expi: a custom_jvp of a jit named expi (promoting inside), its rule a jit named expi_jvp
+@custom_jvp
+@eager_jit(inline=False)
 def expi(x):
     """The exponential integral Ei(x) = -PV int_(-x)^inf exp(-t)/t dt."""
-    (x,) = _real("expi", x)
-    return _expi_custom(x)
+    (x,) = promote_args_inexact("expi", x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("expi does not support complex-valued inputs.")
+    return jnp.piecewise(x, [x < 0], [lambda x: -exp1(-x), _expi_pos])
+
+
+@expi.defjvp
+@eager_jit(inline=False)
+def expi_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return expi(x), jnp.exp(x) / x * x_dot
 
 
 # --- E_n(x) -----------------------------------------------------------------------------------
@@ -152,7 +146,7 @@ def expi(x):
 def _expn_series(x, n):
     """The power series, for x <= 1. Constants in x's or n's dtype (JAX's ``_c``), so a
     float16/bfloat16 carry stays in its dtype."""
-    eps = float(dtypes.finfo(x.dtype).eps)
+    eps = dtypes.finfo(x.dtype).eps
     zero, one = lax_const(x, 0.0), lax_const(x, 1.0)
     psi = -np.euler_gamma - jnp.log(x)
     lower, psi = vary_like((lax_const(n, 1), psi), n)
@@ -160,7 +154,7 @@ def _expn_series(x, n):
     n1 = jnp.where(n == lax_const(n, 1), lax_const(x, 2.0), n)
     init = dict(x=x, z=-x, xk=zero, yk=one, pk=one - n,
                 ans=jnp.where(n == lax_const(n, 1), zero, one / (one - n1)),
-                t=jnp.full_like(x, np.inf))
+                t=np.inf)
 
     def body(d):
         d = dict(d)
@@ -179,7 +173,7 @@ def _expn_series(x, n):
 def _expn_continued_fraction(x, n):
     """The continued fraction, for x > 1 (terms rescaled when they grow past 2^57)."""
     big = lax_const(x, 1.44115188075855872e17)
-    eps = float(dtypes.finfo(x.dtype).eps)
+    eps = dtypes.finfo(x.dtype).eps
     zero, one = lax_const(x, 0.0), lax_const(x, 1.0)
     init = dict(k=lax_const(n, 1), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
                 t=lax_const(x, np.inf), r=zero, x=x)
@@ -218,48 +212,49 @@ def _expn_large_n(x, n):
     return (ans + lax_const(x, 1.0)) * jnp.exp(-x) / xk
 
 
-def _expn_scalar(n, x):
-    conds = [(n < 0) | (x < 0), (x == 0) & (n < 2), (x == 0) & (n >= 2), (n == 0) & (x >= 0),
-             n >= 5000, x > 1]
-    n1 = jnp.where(n == 1, n + n, n)
+# JAX's expn: a custom_jvp (the order not differentiated) of jnp.vectorize of a jit named expn
+# that promotes inside (exp1's order 1 enters as an int), its rule a jit named expn_jvp
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+@jnp.vectorize
+@eager_jit(inline=False)
+def expn(n, x):
+    """The generalized exponential integral E_n(x) = int_1^inf exp(-xt) / t^n dt."""
+    n, x = promote_args_inexact("expn", n, x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("expn does not support complex-valued inputs.")
+    zero, one = lax_const(x, 0), lax_const(x, 1)
+    conds = [(n < lax_const(n, 0)) | (x < zero), (x == zero) & (n < lax_const(n, 2)),
+             (x == zero) & (n >= lax_const(n, 2)), (n == lax_const(n, 0)) & (x >= zero),
+             n >= lax_const(n, 5000), x > one]
+    n1 = jnp.where(n == lax_const(n, 1), n + n, n)
     # Every branch runs on every element (vectorized, they are selects): the continued fraction
     # gets a point of its own region elsewhere, or it would never converge at a tiny x (JAX
     # 0.10.2 hangs there; the values are JAX's everywhere else), and the series an x below 1 in
     # place of an x > 1 (a NaN x or n stays: the series is its branch, and gives NaN as JAX's)
     # and the order 1 in place of one outside [0, 5000) (its psi loop runs to n, endless for a
     # huge n, and its terms never converge for n = -inf: JAX's hangs on expn([inf, 2], 0.5)).
-    vals = [np.nan, np.inf, lax_const(x, 1) / n1, jnp.exp(-x) / x, _expn_large_n,
+    # These guards are the only equations JAX's jaxpr lacks (docs/sharp_bits.md).
+    vals = [np.nan, np.inf, one / n1, jnp.exp(-x) / x, _expn_large_n,
             lambda x, n: _expn_continued_fraction(jnp.where(x > 1, x, 2.0), n),
             lambda x, n: _expn_series(jnp.where(x > 1, 0.5, x),
                                       jnp.where((n < 0) | (n >= 5000), 1.0, n))]
     return jnp.piecewise(x, conds, vals, n=n)
 
 
-_expn_vectorized = jnp.vectorize(_expn_scalar)
-
-
-@custom_jvp
-def _expn(n, x):
-    return _expn_vectorized(n, x)
-
-
-@_expn.defjvp
-def _expn_jvp(primals, tangents):
-    # d/dx E_n(x) = -E_(n-1)(x); the order n is not differentiated (as JAX)
-    (n, x), (_, x_dot) = primals, tangents
-    return _expn(n, x), -x_dot * _expn(n - 1, x)
-
-
-def expn(n, x):
-    """The generalized exponential integral E_n(x) = int_1^inf exp(-xt) / t^n dt."""
-    n, x = _real("expn", n, x)
-    return _expn(n, x)
+@expn.defjvp
+@eager_jit(inline=False)
+def expn_jvp(n, primals, tangents):
+    # d/dx E_n(x) = -E_(n-1)(x)
+    (x,), (x_dot,) = primals, tangents
+    return expn(n, x), lax.mul(lax.neg(x_dot), expn(lax.sub(n, lax_const(n, 1)), x))
 
 
 def exp1(x):
     """E_1(x) = int_x^inf exp(-t) / t dt."""
-    (x,) = _real("exp1", x)
-    return _expn(jnp.ones_like(x), x)
+    (x,) = promote_args_inexact("exp1", x)
+    if jnp.iscomplexobj(x):
+        raise ValueError("exp1 does not support complex-valued inputs.")
+    return expn(1, x)
 
 
 # --- Si(x), Ci(x) -----------------------------------------------------------------------------

@@ -104,123 +104,122 @@ hyp1f1.defjvps(
 
 def _hyp2f1_terminal(a, b, c, x):
     """The polynomial when a (or b, swapped in) is a non-positive integer: |a| + 1 terms.
-    Here and below, products are grouped as JAX's in-place updates group them (``term *= r``
-    multiplies by the whole ratio r): float32 rounds (and a diverging series overflows)
-    otherwise."""
-    eps = float(dtypes.finfo(x.dtype).eps) * 50
+    Here and below JAX's code: its jaxpr, and its rounding (``term *= r`` multiplies by the
+    whole ratio r: float32 rounds, and a diverging series overflows, otherwise)."""
+    eps = dtypes.finfo(x.dtype).eps * 50
     ib = jnp.round(b)
-    swap = (b < a) & (jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
-    a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
+    mask = jnp.logical_and(b < a, jnp.logical_and(jnp.abs(b - ib) < eps, jnp.logical_not(
+        jnp.logical_and(c % 1 == 0, jnp.logical_and(c <= 0, c > b)))))
+    orig_a = a
+    a = jnp.where(mask, b, a)
+    b = jnp.where(mask, orig_a, b)
     a = jnp.abs(a)
 
     def body(i, state):
-        total, term = state
-        term = term * (-(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x)
-        return total + term, term
+        serie, term = state
+        term *= -(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x
+        serie += term
+        return serie, term
 
-    one = jnp.ones_like(x)
-    lower, init = vary_like((jnp.ones_like(a), (one, one)), b, c)
+    init = (jnp.array(1, dtype=x.dtype), jnp.array(1, dtype=x.dtype))
+    lower, init = vary_like((jnp.array(1, dtype=a.dtype), init), a, b, c, x)
     return lax.fori_loop(lower, a + 1, body, init)[0]
 
 
-def _hyp2f1_series(a, b, c, x):
-    rtol = float(dtypes.finfo(x.dtype).eps)
+def _hyp2f1_serie(a, b, c, x):
+    rtol = dtypes.finfo(x.dtype).eps
 
     def body(state):
-        total, k, term = state
-        return total + term, k + 1, term * ((a + k - 1) * (b + k - 1) / (c + k - 1) / k * x)
+        serie, k, term = state
+        serie += term
+        term *= (a + k - 1) * (b + k - 1) / (c + k - 1) / k * x
+        k += 1
+        return serie, k, term
 
     def cond(state):
-        total, k, term = state
-        return (k < _MAX_TERMS) & (jnp.abs(term) > rtol * jnp.abs(total))
+        serie, k, term = state
+        return (k < _MAX_TERMS) & (lax.abs(term) > rtol * lax.abs(serie))
 
-    init = (jnp.zeros_like(x), jnp.ones_like(x), jnp.ones_like(x))
-    return lax.while_loop(cond, body, vary_like(init, a, b, c))[0]
+    init = (jnp.array(0, dtype=x.dtype), jnp.array(1, dtype=x.dtype), jnp.array(1, dtype=x.dtype))
+    return lax.while_loop(cond, body, vary_like(init, a, b, c, x))[0]
+
+
+def _hyp2f1_terminal_or_serie(a, b, c, x):
+    eps = dtypes.finfo(x.dtype).eps * 50
+    d = c - a - b
+    ia = jnp.round(a)
+    ib = jnp.round(b)
+    id_ = jnp.round(d)
+    neg_int_a = jnp.logical_and(a <= 0, jnp.abs(a - ia) < eps)
+    neg_int_b = jnp.logical_and(b <= 0, jnp.abs(b - ib) < eps)
+    neg_int_a_or_b = jnp.logical_or(neg_int_a, neg_int_b)
+    not_neg_int_a_or_b = jnp.logical_not(neg_int_a_or_b)
+    index = jnp.where(jnp.logical_and(x > 0.9, not_neg_int_a_or_b),
+                      jnp.where(jnp.abs(d - id_) >= eps, 0, 1),
+                      jnp.where(neg_int_a_or_b, 2, 0))
+    return lax.select_n(index, _hyp2f1_serie(a, b, c, x), _hyp2f1_digamma_transform(a, b, c, x),
+                        _hyp2f1_terminal(a, b, c, x))
 
 
 def _hyp2f1_digamma_transform(a, b, c, x):
     """Near x = 1 with c - a - b an integer: the limit of the 1 - x transformation, whose terms
-    carry digammas (Abramowitz and Stegun 15.3.10-12, as Cephes)."""
-    rtol = float(dtypes.finfo(x.dtype).eps)
+    carry digammas (Abramowitz and Stegun 15.3.10-12, as Cephes); JAX's loops carry the values
+    they read."""
+    rtol = dtypes.finfo(x.dtype).eps
     d = c - a - b
     s = 1 - x
     rd = jnp.round(d)
     e = jnp.where(rd >= 0, d, -d)
-    d1 = jnp.where(rd >= 0, d, jnp.zeros_like(d))
-    d2 = jnp.where(rd >= 0, jnp.zeros_like(d), d)
-    ard = jnp.where(rd >= 0, rd, -rd).astype(np.int32)
+    d1 = jnp.where(rd >= 0, d, jnp.array(0, dtype=d.dtype))
+    d2 = jnp.where(rd >= 0, jnp.array(0, dtype=d.dtype), d)
+    ard = jnp.where(rd >= 0, rd, -rd).astype("int32")
     ax = jnp.log(s)
-    dg = lax.digamma
-    y = dg(jnp.ones_like(x)) + dg(1.0 + e) - dg(a + d1) - dg(b + d1) - ax
-    y = y / gamma(e + 1.0)
+    y = digamma(1.0) + digamma(1.0 + e) - digamma(a + d1) - digamma(b + d1) - ax
+    y /= gamma(e + 1.0)
     p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
 
     def cond(state):
-        p, q, t, y = state
-        return (t < _MAX_TERMS) & (jnp.abs(q) >= rtol * jnp.abs(y))
+        q, t, y = state[6], state[9], state[10]
+        return jnp.logical_and(t < _MAX_TERMS, jnp.abs(q) >= rtol * jnp.abs(y))
 
     def body(state):
-        p, q, t, y = state
-        r = dg(1.0 + t) + dg(1.0 + t + e) - dg(a + t + d1) - dg(b + t + d1) - ax
+        a, ax, b, d1, e, p, q, r, s, t, y = state
+        r = digamma(1.0 + t) + digamma(1.0 + t + e) - digamma(a + t + d1) \
+            - digamma(b + t + d1) - ax
         q = p * r
-        p = p * (s * (a + t + d1) / (t + 1.0))
-        p = p * ((b + t + d1) / (t + 1.0 + e))
-        return p, q, t + 1.0, y + q
+        y += q
+        p *= s * (a + t + d1) / (t + 1.0)
+        p *= (b + t + d1) / (t + 1.0 + e)
+        t += 1.0
+        return a, ax, b, d1, e, p, q, r, s, t, y
 
-    _, _, _, y = lax.while_loop(cond, body, vary_like((p, y, jnp.ones_like(x), y), a, b, c))
+    init = (a, ax, b, d1, e, p, y, jnp.array(0, dtype=x.dtype), s, jnp.array(1, dtype=x.dtype), y)
+    y = lax.while_loop(cond, body, vary_like(init))[10]
 
-    def with_finite_sum(y):
+    def compute_sum(y):
+        y1 = jnp.array(1, dtype=x.dtype)
+        t = jnp.array(0, dtype=x.dtype)
+        p = jnp.array(1, dtype=x.dtype)
+
         def for_body(i, state):
-            p, t, y1 = state
-            p = p * (s * (a + t + d2) * (b + t + d2) / (1.0 - e + t))
-            t = t + 1.0
-            p = p / t
-            return p, t, y1 + p
+            a, b, d2, e, p, s, t, y1 = state
+            r = 1.0 - e + t
+            p *= s * (a + t + d2) * (b + t + d2) / r
+            t += 1.0
+            p /= t
+            y1 += p
+            return a, b, d2, e, p, s, t, y1
 
-        one = jnp.ones_like(x)
-        lower, init = vary_like((1, (one, jnp.zeros_like(x), one)), a, b, c)
-        y1 = lax.fori_loop(lower, ard, for_body, init)[-1]
-        gc = gamma(c)
-        y1 = y1 * (gamma(e) * gc / (gamma(a + d1) * gamma(b + d1)))
-        y = y * (gc / (gamma(a + d2) * gamma(b + d2)))
-        y = jnp.where(ard & 1 != 0, -y, y)
-        q = s**rd
+        lower, init_val = vary_like((1, (a, b, d2, e, p, s, t, y1)), ard)
+        y1 = lax.fori_loop(lower, ard, for_body, init_val)[-1]
+        p = gamma(c)
+        y1 *= gamma(e) * p / (gamma(a + d1) * gamma(b + d1))
+        y *= p / (gamma(a + d2) * gamma(b + d2))
+        y = jnp.where((ard & 1) != 0, -y, y)
+        q = s ** rd
         return jnp.where(rd > 0, y * q + y1, y + y1 * q)
 
-    return jnp.where(rd == 0, y * gamma(c) / (gamma(a) * gamma(b)), with_finite_sum(y))
-
-
-def _hyp2f1_terminal_or_series(a, b, c, x):
-    eps = float(dtypes.finfo(x.dtype).eps) * 50
-    d = c - a - b
-    neg_int_a = (a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)
-    neg_int_b = (b <= 0) & (jnp.abs(b - jnp.round(b)) < eps)
-    terminal = neg_int_a | neg_int_b
-    index = jnp.where((x > 0.9) & ~terminal,
-                      jnp.where(jnp.abs(d - jnp.round(d)) >= eps, 0, 1),
-                      jnp.where(terminal, 2, 0))
-    return lax.select_n(index, _hyp2f1_series(a, b, c, x), _hyp2f1_digamma_transform(a, b, c, x),
-                        _hyp2f1_terminal(a, b, c, x))
-
-
-def _hyp2f1_scalar(a, b, c, x):
-    eps = float(dtypes.finfo(x.dtype).eps) * 50
-    d = c - a - b
-    s = 1 - x
-    ca, cb = c - a, c - b
-    id_ = jnp.round(d)
-    index = jnp.where(
-        (x == 0) | (((a == 0) | (b == 0)) & (c != 0)), 0,
-        jnp.where((c == 0) | ((c < 0) & (c % 1 == 0)), 1,
-        jnp.where((d <= -1) & ~((jnp.abs(d - id_) >= eps) & (s < 0)), 2,
-        jnp.where((d <= 0) & (x == 1), 1,
-        jnp.where((x < 1) & (b == c), 3,
-        jnp.where((x < 1) & (a == c), 4,
-        jnp.where(x > 1, 1, jnp.where(x == 1, 5, 6))))))))
-    return lax.select_n(index, jnp.ones_like(x), jnp.full_like(x, np.inf),
-                        s**d * _hyp2f1_terminal_or_series(ca, cb, c, x), s ** (-a), s ** (-b),
-                        gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
-                        _hyp2f1_terminal_or_series(a, b, c, x))
+    return jnp.where(rd == 0, y * gamma(c) / (gamma(a) * gamma(b)), compute_sum(y))
 
 
 def _hyp2f1_d_scalar(which, a, b, c, x):
@@ -238,8 +237,33 @@ def _named_jit(name, fn):
     return eager_jit(inline=False)(fn)
 
 
-_hyp2f1_vec = jnp.vectorize(_hyp2f1_scalar)
-_hyp2f1 = custom_jvp(_named_jit("hyp2f1", lambda a, b, c, x: _hyp2f1_vec(a, b, c, x)))
+# JAX's hyp2f1: a custom_jvp of a jit named hyp2f1 of jnp.vectorize, promoting inside
+@custom_jvp
+@eager_jit(inline=False)
+@jnp.vectorize
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and its continuation
+    values at x = 1 where it converges); inf for x > 1, as JAX."""
+    a, b, c, x = promote_args_inexact("hyp2f1", a, b, c, x)
+    eps = dtypes.finfo(x.dtype).eps * 50
+    d = c - a - b
+    s = 1 - x
+    ca = c - a
+    cb = c - b
+    id_ = jnp.round(d)
+    land, lor = jnp.logical_and, jnp.logical_or
+    index = jnp.where(lor(x == 0, land(lor(a == 0, b == 0), c != 0)), 0,
+            jnp.where(lor(c == 0, land(c < 0, c % 1 == 0)), 1,
+            jnp.where(land(d <= -1, jnp.logical_not(land(jnp.abs(d - id_) >= eps, s < 0))), 2,
+            jnp.where(land(d <= 0, x == 1), 1,
+            jnp.where(land(x < 1, b == c), 3,
+            jnp.where(land(x < 1, a == c), 4,
+            jnp.where(x > 1, 1,
+            jnp.where(x == 1, 5, 6))))))))
+    return lax.select_n(index, jnp.array(1, dtype=x.dtype), jnp.array(np.inf, dtype=x.dtype),
+                        s ** d * _hyp2f1_terminal_or_serie(ca, cb, c, x), s ** (-a), s ** (-b),
+                        gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
+                        _hyp2f1_terminal_or_serie(a, b, c, x))
 
 
 def _hyp2f1_d(which):
@@ -248,13 +272,6 @@ def _hyp2f1_d(which):
 
 
 _hyp2f1_x_derivative = _named_jit(
-    "_hyp2f1_x_derivative", lambda a, b, c, x: a * b / c * _hyp2f1(a + 1, b + 1, c + 1, x))
-_hyp2f1.defjvps(*(lambda t, ans, a, b, c, x, d=d: d(a, b, c, x) * t
-                  for d in (_hyp2f1_d("a"), _hyp2f1_d("b"), _hyp2f1_d("c"), _hyp2f1_x_derivative)))
-
-
-def hyp2f1(a, b, c, x):
-    """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and its continuation
-    values at x = 1 where it converges); inf for x > 1, as JAX."""
-    a, b, c, x = (to_array(v) for v in promote_args_inexact("hyp2f1", a, b, c, x))
-    return _hyp2f1(a, b, c, x)
+    "_hyp2f1_x_derivative", lambda a, b, c, x: a * b / c * hyp2f1(a + 1, b + 1, c + 1, x))
+hyp2f1.defjvps(*(lambda t, ans, a, b, c, x, d=d: d(a, b, c, x) * t
+                 for d in (_hyp2f1_d("a"), _hyp2f1_d("b"), _hyp2f1_d("c"), _hyp2f1_x_derivative)))

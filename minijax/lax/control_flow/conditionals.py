@@ -292,8 +292,10 @@ def _cond_batching(axis_data, args, dims, *, branches, **params):
     batched = [batching.batch_jaxpr(b, axis_data, [True] * len(ops), [True] * n_out)[0]
                for b in branches]
     index = batching.moveaxis(index, idx_dim, 0)
-    results = [jaxpr_as_fun(b)(*[_taken_only(eq(index, np.int32(i)), x) for x in ops])
-               for i, b in enumerate(batched)]
+    results = []
+    for i, b in enumerate(batched):
+        taken = eq(index, np.int32(i))  # once per branch, as JAX's
+        results.append(jaxpr_as_fun(b)(*[_taken_only(taken, x) for x in ops]))
     outs = []
     for k in range(n_out):
         cases = [r[k] for r in results]
@@ -304,12 +306,12 @@ def _cond_batching(axis_data, args, dims, *, branches, **params):
 
 
 def _taken_only(taken, x):
-    """``x`` where ``taken`` (over its leading axis), ``stop_gradient(x)`` elsewhere."""
-    if not dtypes.is_inexact(get_aval(x).dtype):
-        return x
+    """``x`` where ``taken`` (over its leading axis), ``stop_gradient(x)`` elsewhere: of every
+    operand, integer ones too, in JAX's order (stop_gradient, then the predicate's broadcast)."""
+    held = stop_gradient(x)
     shape = get_aval(x).shape
     pred = broadcast_in_dim(taken, shape, (0,)) if len(shape) > 1 else taken
-    return select_n(pred, stop_gradient(x), x)
+    return select_n(pred, held, x)
 
 
 # Under a batched index the results are select_n's, weak only where every branch's output is

@@ -1028,10 +1028,14 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         (_, val), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
         return val
-    # traced bounds keep their (common) dtype, as JAX's: float bounds count in floats
-    dtype = np.result_type(get_aval(lower).dtype, get_aval(upper).dtype)
-    lower = convert_element_type(lower, dtype)
-    upper = convert_element_type(upper, dtype)
+    # traced bounds keep their (common) dtype, as JAX's: float bounds count in floats; a bound
+    # already of that dtype is not converted (a weak one stays weak, as JAX's)
+    lower_dtype, upper_dtype = get_aval(lower).dtype, get_aval(upper).dtype
+    dtype = np.result_type(lower_dtype, upper_dtype)
+    if lower_dtype != dtype:
+        lower = convert_element_type(lower, dtype)
+    if upper_dtype != dtype:
+        upper = convert_element_type(upper, dtype)
     one = np.ones((), dtype)
 
     def wcond(c):
