@@ -489,8 +489,11 @@ class Primitive:
     def missing_rule(self, rule):
         """The error for a missing ``rule`` ("Abstract evaluation", "Batching rule",
         "Differentiation rule"), in JAX's words."""
-        # JAX 0.10.2 refuses it too, in these words
-        return NotImplementedError(with_user_line(f"{rule} for '{self.name}' not implemented"))
+        # JAX 0.10.2 refuses it too, in these words; the user's line is a note, so that the
+        # message stays JAX's inside a jnp function too (no "jnp.nextafter: " prefix)
+        e = NotImplementedError(f"{rule} for '{self.name}' not implemented")
+        note_user_line(e)
+        return e
 
 
 def abstract_eval(prim, avals, params):

@@ -173,8 +173,9 @@ def _folded_constant(operand, aval, new_dtype, weak_type):
 
 
 # What JAX folds (with NumPy scalars, which its trace holds as NumPy arrays): Python scalars and
-# NumPy arrays, scalars only; never device values.
-_FOLDABLE = frozenset({bool, int, float, complex, np.ndarray})
+# NumPy arrays, scalars only; never device values. A WeakScalar is a Python scalar a lax op
+# received (``lax.pow(x, 3)``'s exponent, seen again by its derivative rule).
+_FOLDABLE = frozenset({bool, int, float, complex, np.ndarray, core.WeakScalar})
 
 
 def _converts_on_host(operand, new_dtype, weak_type):

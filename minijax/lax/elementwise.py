@@ -169,10 +169,6 @@ def _div_transpose(ct, x, y):
     return [ad.unbroadcast(x.aval, div(ct, y)), None]
 
 
-def _trunc(x):
-    return mul(sign(x), floor(abs(x)))
-
-
 def _hypot2(x, y):
     return add(square(x), square(y))
 
@@ -219,12 +215,14 @@ ad.primitive_transposes[mul_p] = _mul_transpose
 # not the whole matrix), so that is what a linearized program keeps from the forward pass.
 ad.defjvp(div_p, lambda g, x, y: div(g, y), lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.primitive_transposes[div_p] = _div_transpose
-# rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y)
-ad.defjvp(rem_p, lambda g, x, y: g, lambda g, x, y: mul(neg(g), _trunc(div(x, y))))
+# rem(x, y) = x - y * trunc(x / y): d/dy is -trunc(x / y), x / y computed twice as JAX's rule
+ad.defjvp(rem_p, lambda g, x, y: g,
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, _hypot2(x, y))),
           lambda g, x, y: mul(g, div(neg(x), _hypot2(x, y))))
-ad.defjvp_zero(nextafter_p)
+# nextafter has no derivative rule: JAX refuses its JVP ("Differentiation rule for
+# 'nextafter' not implemented")
 
 
 def _minmax_lowering(hlo_op, pick_x_direction):
@@ -326,21 +324,20 @@ pow_p.def_batching(batching.elementwise_rule(pow_p))
 def _pow_jvp_x(g, ans, x, y):
     """y * x ** (y - 1); for an integer y, exactly 0 where y == 0 (even at x == 0).
 
-    An integer y is converted to x's dtype before ``y - 1``, as JAX's: ``y - 1`` rounds in
-    that float (int32 min stays -2**31, an even power) instead of wrapping to int32 max."""
-    y_dtype = get_aval(y).dtype
-    # x and y are converted to the result dtype as strong values (JAX's rule): the tangent
-    # of x is strong even at Python-scalar operands
-    x = convert_element_type(x, get_aval(x).dtype)
-    if not dtypes.is_int(y_dtype):
-        y = convert_element_type(y, y_dtype)
-        return mul(g, mul(y, pow(x, sub(y, const(y, 1)))))
+    Both operands are converted to the result dtype (x's) as strong values first, as JAX's
+    rule: the tangent of x is strong even at Python-scalar operands, and an integer y's
+    ``y - 1`` rounds in that float (int32 min stays -2**31, an even power) instead of
+    wrapping to int32 max. The ones are JAX's ``_ones(y)``, full arrays."""
+    y_is_int = dtypes.is_int(get_aval(y).dtype)
+    dtype = get_aval(x).dtype
+    x, y = convert_element_type(x, dtype), convert_element_type(y, dtype)
+    if not y_is_int:
+        return mul(g, mul(y, pow(x, sub(y, ad.full_like(y, 1)))))
 
     shape = get_aval(ans).shape
     x, y = ad.broadcast_to_shape(x, shape), ad.broadcast_to_shape(y, shape)
-    y_f = convert_element_type(y, get_aval(x).dtype)
-    jac = select(eq(y, const(y, 0)), ad.full_like(y_f, 0),
-                 mul(y_f, pow(x, sub(y_f, const(y_f, 1)))))
+    jac = select(eq(y, rule_const(y, 0)), ad.full_like(y, 0),
+                 mul(_replace_zero(y), pow(x, sub(y, ad.full_like(y, 1)))))
     return mul(g, jac)
 
 
@@ -488,10 +485,10 @@ def _sin_jvp(g, x, accuracy=None):
 
 ad.defjvp(sin_p, _sin_jvp)
 ad.defjvp(cos_p, lambda g, x, accuracy=None: neg(mul(g, sin(x, accuracy=accuracy))))
-ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(square(ans), rule_const(x, 1))))
+ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(rule_const(x, 1), square(ans))))
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(rule_const(x, 1), square(x)))))
-ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(rule_const(x, 1), square(x))))))
-ad.defjvp(atan_p, lambda g, x: div(g, add(square(x), rule_const(x, 1))))
+ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(rule_const(x, 1), square(x))))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(rule_const(x, 1), square(x))))
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 # JAX's form (g + g ans)(1 - ans): at ans = -0 an infinite cotangent gives NaN, not -inf
@@ -501,8 +498,10 @@ ad.defjvp2(tanh_p, lambda g, ans, x, accuracy=None: (
     if accuracy is AccuracyMode.HIGHEST
     else mul(add(g, mul(g, ans)), sub(const(x, 1), ans))))
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), const(x, 1)))))
-ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, const(x, 1)), add(x, const(x, 1))))))
-ad.defjvp(atanh_p, lambda g, x: div(g, mul(add(x, const(x, 1)), sub(const(x, 1), x))))
+# JAX's forms: x^2 - 1 (its domain is x >= 1, so (x+1)(x-1)'s accuracy near 0 is not needed)
+# and 1/(1+x) times g/(1-x)
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), const(x, 1)))))
+ad.defjvp(atanh_p, lambda g, x: mul(reciprocal(add(const(x, 1), x)), div(g, sub(const(x, 1), x))))
 ad.defjvp2(sqrt_p, lambda g, ans, x, **_: mul(g, div(rule_const(x, 0.5), ans)))
 ad.defjvp2(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(rule_const(x, -0.5), div(ans, x))))
 ad.defjvp2(cbrt_p, lambda g, ans, x, **_: mul(g, mul(rule_const(x, 1 / 3), integer_pow(ans, -2))))

@@ -29,8 +29,8 @@ from minijax.lax.families import (
     is_nan,
     scalar_type,
 )
-from minijax.lax.indexing import GatherDimensionNumbers, gather
-from minijax.lax.structural import broadcasted_iota, reshape
+from minijax.lax.indexing import GatherDimensionNumbers, GatherScatterMode, gather
+from minijax.lax.structural import broadcasted_iota, expand_dims, reshape
 from minijax.lowering.stablehlo import dense_i64, tensor_type
 from minijax.lax import sharding_rules
 
@@ -139,7 +139,15 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     index_dtype = np.uint64 if any(d > np.iinfo(np.uint32).max for d in shape) else np.uint32
     *outs, perm = sort_p.bind(*primals, broadcasted_iota(index_dtype, shape, dimension),
                               dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-    t_out = [t if type(t) is ad.Zero else _take_along_axis(t, perm, dimension)
+    # JAX's gather: the permutation given a trailing axis by expand_dims (top_k's JVP
+    # reshapes), the batch dims NumPy integers (np.delete's)
+    batch = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
+    dnums = GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
+        operand_batching_dims=batch, start_indices_batching_dims=batch)
+    idx = expand_dims(perm, (len(shape),))
+    t_out = [t if type(t) is ad.Zero else
+             gather(t, idx, dnums, (1,) * len(shape), mode=GatherScatterMode.PROMISE_IN_BOUNDS)
              for t in tangents]
     return outs, t_out
 

@@ -150,16 +150,16 @@ def gelu(x, approximate=True):
         return x * cdf
     # JAX's form: 0.5 * x * erfc(-x / sqrt(2)) stays finite at the largest floats
     sqrt_half = np.sqrt(0.5).astype(x.dtype)
-    return jnp.asarray(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)
+    return jnp.array(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)  # a copy, as JAX
 
 
 @eager_jit(inline=False)  # a jit in JAX: a default alpha of 1 is a constant XLA folds
 def elu(x, alpha=1.0):
     check_arraylike("elu", x)
     x = to_array(x)  # not promoted first: as JAX's, an integer input gives a weak float
-    positive = x > 0
-    safe = jnp.where(positive, 0.0, x)  # expm1 of large x would overflow unused
-    return jnp.where(positive, x, alpha * jnp.expm1(safe))
+    # expm1 of large x would overflow unused, so it sees 0 there; x > 0 is computed twice, as
+    # JAX's expression does (its jaxprs show both comparisons)
+    return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
 @eager_jit(inline=False)

@@ -52,13 +52,19 @@ def _binary(name, lax_fn_name, inexact=False, bool_fn_name=None, numeric=False):
     promote = (promote_dtypes_inexact if inexact else
                promote_dtypes_numeric if numeric else promote_dtypes)
 
-    def fn(x1, x2, /):
-        check_arraylike(name, x1, x2)
-        check_no_float0s(name, x1, x2)
-        x1, x2 = promote_ranks(*promote(x1, x2), name=name)  # lax broadcasts size-1 axes
-        if bool_fn_name is not None and _dtype(x1) == dtypes.bool_:
-            return getattr(lax, bool_fn_name)(x1, x2)
-        return getattr(lax, lax_fn_name)(x1, x2)
+    def fn(x, y, /):  # JAX's names: a missing operand's TypeError says 'y'
+        check_arraylike(name, x, y)
+        check_no_float0s(name, x, y)
+        x, y = promote_ranks(*promote(x, y), name=name)  # lax broadcasts size-1 axes
+        if bool_fn_name is not None and _dtype(x) == dtypes.bool_:
+            return getattr(lax, bool_fn_name)(x, y)
+        return getattr(lax, lax_fn_name)(x, y)
+
+    if inexact:  # JAX's true_divide and arctan2 (the inexact ones) name theirs x1, x2
+        body = fn
+
+        def fn(x1, x2, /):
+            return body(x1, x2)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``jnp.{name}``: ``lax.{lax_fn_name}`` after NumPy broadcasting and promotion."

@@ -45,14 +45,14 @@ def _ordering(name, lax_fn_name):
     here, as in JAX (``lax``'s comparisons refuse complex, as JAX's do)."""
     compare = getattr(lax, lax_fn_name)
 
-    def fn(x1, x2, /):
-        check_arraylike(name, x1, x2)
-        x1, x2 = promote_ranks(*promote_dtypes(x1, x2), name=name)
-        if dtypes.is_complex(_dtype(x1)):
-            return lax.select(lax.eq(lax.real(x1), lax.real(x2)),
-                              compare(lax.imag(x1), lax.imag(x2)),
-                              compare(lax.real(x1), lax.real(x2)))
-        return compare(x1, x2)
+    def fn(x, y, /):
+        check_arraylike(name, x, y)
+        x, y = promote_ranks(*promote_dtypes(x, y), name=name)
+        if dtypes.is_complex(_dtype(x)):
+            return lax.select(lax.eq(lax.real(x), lax.real(y)),
+                              compare(lax.imag(x), lax.imag(y)),
+                              compare(lax.real(x), lax.real(y)))
+        return compare(x, y)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _ordering.__doc__.replace("``jnp.less`` & co.", f"``jnp.{name}``")
@@ -79,18 +79,18 @@ def _to_bool(name, *args):
 
 
 @eager_jit
-def logical_and(x1, x2, /):
-    return lax.bitwise_and(*_to_bool("logical_and", x1, x2))
+def logical_and(x, y, /):
+    return lax.bitwise_and(*_to_bool("logical_and", x, y))
 
 
 @eager_jit
-def logical_or(x1, x2, /):
-    return lax.bitwise_or(*_to_bool("logical_or", x1, x2))
+def logical_or(x, y, /):
+    return lax.bitwise_or(*_to_bool("logical_or", x, y))
 
 
 @eager_jit
-def logical_xor(x1, x2, /):
-    return lax.bitwise_xor(*_to_bool("logical_xor", x1, x2))
+def logical_xor(x, y, /):
+    return lax.bitwise_xor(*_to_bool("logical_xor", x, y))
 
 
 @eager_jit

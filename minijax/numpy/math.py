@@ -203,9 +203,9 @@ pow = power  # noqa: A001 - NumPy 2's name
 
 
 @eager_jit
-def float_power(x1, x2, /):
-    x1, x2 = promote_args_inexact("float_power", x1, x2)
-    return lax.pow(x1, x2)
+def float_power(x, y, /):
+    x, y = promote_args_inexact("float_power", x, y)
+    return lax.pow(x, y)
 
 
 @eager_jit
@@ -651,8 +651,12 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         m = a.shape[axis]
         if m == 0:
             break
-        hi = lax.slice_in_dim(a, 1, m, axis=axis)
-        lo = lax.slice_in_dim(a, 0, max(m - 1, 0), axis=axis)
+        # JAX's a[1:] and a[:-1] along axis: slices with strides=None
+        start, limit = [0] * a.ndim, list(a.shape)
+        start[axis] = 1
+        hi = lax.slice(a, start, limit)
+        start[axis], limit[axis] = 0, max(m - 1, 0)
+        lo = lax.slice(a, start, limit)
         a = jnp.not_equal(hi, lo) if a.dtype == np.bool_ else subtract(hi, lo)
     return a
 
@@ -1018,9 +1022,9 @@ def copysign(x1, x2):
     return jnp.where(signbit(x2), -abs(x1), abs(x1))
 
 
-def nextafter(x1, x2):
-    x1, x2 = promote_args_inexact("nextafter", x1, x2)
-    return lax.nextafter(x1, x2)
+def nextafter(x, y, /):
+    x, y = promote_args_inexact("nextafter", x, y)
+    return lax.nextafter(x, y)
 
 
 @eager_jit(inline=False)

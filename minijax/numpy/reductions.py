@@ -362,7 +362,8 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     if dtype is not None:  # JAX 0.10.2's nansum warns in nanprod's name
         dtype = dtypes.check_user_dtype(dtype, "nanprod")
     if dtypes.is_inexact(a.dtype):
-        a = _where(isnan(a), lax.full_like(a, 0), a)
+        # a NumPy 0 (JAX's _reduction_init_val): a literal that _where broadcasts
+        a = _where(isnan(a), np.array(0, a.dtype), a)
     return sum(a, axis, dtype, None, keepdims, initial, where)
 
 

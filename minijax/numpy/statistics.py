@@ -311,8 +311,9 @@ def _nan_extreme(fn, a, axis, keepdims, initial, where):
     if initial is not None:
         return out
     # JAX's test (``where=`` needs ``initial=``, so it masks nothing here); a named axis
-    # meets jnp.all's refusal, as JAX's does
-    return jnp.where(jnp.all(jnp.isnan(a), axis=axis, keepdims=keepdims), jnp.nan, out)
+    # meets jnp.all's refusal, as JAX's does; the NaN is JAX's ``lax._const(a, nan)``, strong
+    return jnp.where(jnp.all(jnp.isnan(a), axis=axis, keepdims=keepdims), lax_const(a, np.nan),
+                     out)
 
 
 @eager_jit(static_argnames=("axis", "keepdims"), inline=False)
@@ -340,9 +341,12 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     if not dtypes.is_inexact(np.dtype(a.dtype)):
         return jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     dtype = dtype or a.dtype
+    # JAX's order: the count of non-NaN elements, summed in ``dtype``, then the sum
+    not_nan = lax.bitwise_not(lax.ne(a, a))
+    normalizer = jnp.sum(not_nan, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     total = jnp.nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     # lax.div, as JAX: an integer ``dtype`` gives an integer mean
-    return lax.div(total, convert(_nan_count(a, axis, keepdims, where), dtype))
+    return lax.div(total, normalizer)
 
 
 @eager_jit(static_argnames=("axis", "dtype", "keepdims"), inline=False)

@@ -51,9 +51,13 @@ class GradSpec:
     # the derivative is zero wherever it exists (rounding, comparisons, integer ops, argmax):
     # checked to produce symbolic zero tangents (no equations) instead of finite differences
     zero: bool = False
+    # JAX defines no derivative rule (nextafter): differentiating it is checked to raise
+    # JAX's NotImplementedError
+    refused: bool = False
 
 
 ZERO_DERIVATIVE = GradSpec(zero=True)
+NO_DERIVATIVE = GradSpec(refused=True)
 
 
 @dataclasses.dataclass
@@ -82,7 +86,7 @@ def register_eager_grads(name, fn, ref, args, grad=GradSpec(), **kw):
     shape and reused by every example of every entry, where jitted checks compile new programs
     (jvp, vjp, linearize, each to order 2) for each example. Not for control flow, whose eager
     application compiles each new body anyway (slower: tools/difftest/triage_r25_g.md)."""
-    if not grad.zero:
+    if not (grad.zero or grad.refused):
         grad = dataclasses.replace(grad, jit=False)
     register(name, fn, ref, args, grad=grad, **kw)
 

@@ -19,6 +19,7 @@ from tests.ops.kinks import away
 from tests.ops.op_db import (
     FLOAT_DTYPES,
     INT_DTYPES,
+    NO_DERIVATIVE,
     ZERO_DERIVATIVE,
     GradSpec,
     array,
@@ -291,7 +292,7 @@ register("min", lax.min, wide(np.minimum),
 register("atan2", lax.atan2, wide(np.arctan2), binary(FLOAT_DTYPES), tol=LOOSE,
          grad=GradSpec(post=_atan2_post))
 register("nextafter", lax.nextafter, _nextafter, binary(FLOAT_DTYPES, post=_with_ties),
-         grad=ZERO_DERIVATIVE)
+         grad=NO_DERIVATIVE)
 register("neg", lax.neg, wide(np.negative), unary(FLOAT_DTYPES + SIGNED_INTS + [C64]))
 register("abs", lax.abs, wide(np.abs), unary(FLOAT_DTYPES + SIGNED_INTS + [C64]), tol=LOOSE,
          grad=GradSpec(post=away(0.2)))

@@ -11,7 +11,8 @@ nothing about the derivative.
 
 Entries whose derivative is zero everywhere it exists (rounding, comparisons, integer ops,
 argmax ...: ``grad=ZERO_DERIVATIVE``) are checked to produce *symbolic* zero tangents
-instead: no equations at all.
+instead: no equations at all. Entries JAX has no derivative rule for (``grad=NO_DERIVATIVE``)
+are checked to raise its NotImplementedError.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ import minijax
 from minijax.interpreters import ad
 from minijax.test_util import check_grads
 from tests.ops.kinks import is_float
-from tests.ops.op_db import ZERO_DERIVATIVE, array, load_all
+from tests.ops.op_db import NO_DERIVATIVE, ZERO_DERIVATIVE, array, load_all
 
 OPS = load_all()
 ZERO_OPS = [op for op in OPS if op.grad.zero]
-GRAD_OPS = [op for op in OPS if not op.grad.zero]
+REFUSED_OPS = [op for op in OPS if op.grad.refused]
+GRAD_OPS = [op for op in OPS if not (op.grad.zero or op.grad.refused)]
 
 pytestmark = pytest.mark.usefixtures("x64")  # tests/conftest.py
 
@@ -110,6 +112,18 @@ def test_zero_derivative_is_symbolic(op, data):
         assert t.aval == ad.tangent_aval(aval)
 
 
+@pytest.mark.parametrize("op", REFUSED_OPS, ids=[op.name for op in REFUSED_OPS])
+@given(data=st.data())
+def test_no_derivative_is_refused(op, data):
+    """JAX's words for an op without a derivative rule, raised while tracing the JVP."""
+    args = tuple(_widen(x) for x in data.draw(op.args, label="args"))
+    tangents = [minijax.numpy.ones_like(x) if is_float(x) else ad.Zero.from_primal_value(x)
+                for x in args]
+    with pytest.raises(NotImplementedError,
+                       match=f"Differentiation rule for '{op.name}' not implemented"):
+        minijax.make_jaxpr(lambda *a: ad.jvp_flat(op.fn, list(a), tangents))(*args)
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -119,8 +133,9 @@ def test_every_entry_is_classified():
     fits its operands: a checked entry draws float operands (else nothing is differentiated),
     ``fixed`` names float operands and a per-operand ``domain`` has one range per
     differentiated operand; a zero mark carries no check_grads settings."""
-    assert len(GRAD_OPS) + len(ZERO_OPS) == len(OPS)
+    assert len(GRAD_OPS) + len(ZERO_OPS) + len(REFUSED_OPS) == len(OPS)
     assert all(op.grad == ZERO_DERIVATIVE for op in ZERO_OPS)
+    assert all(op.grad == NO_DERIVATIVE for op in REFUSED_OPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NonInteractiveExampleWarning)
         for op in GRAD_OPS:
