@@ -60,10 +60,12 @@ from minijax.lax.elementwise import complex as make_complex
 from minijax.lax.families import check_same_dtypes
 from minijax.lax.indexing import (
     GatherDimensionNumbers,
+    ScatterDimensionNumbers,
     dynamic_index_in_dim,
     dynamic_slice_in_dim,
     dynamic_update_slice_in_dim,
     gather,
+    scatter,
 )
 from minijax.lax.reductions import argmax, reduce_max, reduce_sum
 from minijax.lax.sorting import sort_key_val
@@ -147,26 +149,44 @@ def _eye(shape, dtype):
     return select(same, full(shape, 1, dtype), full(shape, 0, dtype))
 
 
+def _diag_index(i, m, n):
+    """jnp's index for x[..., i, i] over (m, n) matrices: ``i`` normalized against each axis
+    (a negative index counts from its end), the two stacked as (k, 2)."""
+    k = i.shape[0]
+    rows, cols = (select(lt(i, np.int32(0)), add(i, np.int32(size)), i) for size in (m, n))
+    return concatenate([broadcast_in_dim(rows, (k, 1), (0,)),
+                        broadcast_in_dim(cols, (k, 1), (0,))], 1)
+
+
 def _extract_diagonal(x):
     """JAX's ``_extract_diagonal``: x[..., i, i] for i = iota(min(m, n)), the gather jnp's
-    indexing builds (each index array normalized against its axis, then stacked); a gather,
-    not a product with the identity, whose 0 * inf = NaN spread a non-finite entry along its
-    row (FINDINGS 127)."""
+    indexing builds; a gather, not a product with the identity, whose 0 * inf = NaN spread a
+    non-finite entry along its row (FINDINGS 127)."""
     *batch, m, n = x.shape
     k = min(m, n)
     if 0 in x.shape:
         # JAX's indexing makes an empty result a constant: the tangent is a symbolic zero (so
         # e.g. gamma's sampler loop is never transposed).
         return full_like(x, 0, shape=(*batch, k))
-    i = broadcasted_iota(np.int32, (k,), 0)
-    rows, cols = (select(lt(i, np.int32(0)), add(i, np.int32(size)), i) for size in (m, n))
-    idx = concatenate([broadcast_in_dim(rows, (k, 1), (0,)),
-                       broadcast_in_dim(cols, (k, 1), (0,))], 1)
+    idx = _diag_index(broadcasted_iota(np.int32, (k,), 0), m, n)
     nb = len(batch)
     dnums = GatherDimensionNumbers(offset_dims=tuple(range(nb)),
                                    collapsed_slice_dims=(nb, nb + 1),
                                    start_index_map=(nb, nb + 1))
     return gather(x, idx, dnums, (*batch, 1, 1), mode="promise_in_bounds")
+
+
+def _construct_diagonal(s):
+    """JAX's ``_construct_diagonal``: zeros (..., k, k) with ``.at[..., i, i].set(s)``, the
+    scatter jnp's indexing builds."""
+    *batch, k = s.shape
+    i = broadcasted_iota(np.int32, (k,), 0)
+    zeros = full((*s.shape, k), 0, s.dtype)
+    nb = len(batch)
+    dnums = ScatterDimensionNumbers(update_window_dims=tuple(range(nb)),
+                                    inserted_window_dims=(nb, nb + 1),
+                                    scatter_dims_to_operand_dims=(nb, nb + 1))
+    return scatter(zeros, _diag_index(i, k, k), s, dnums, mode="drop")
 
 
 def _row(v, n_rows):
@@ -183,6 +203,11 @@ def _col(v, n_cols):
 
 def _to(x, dtype):
     return x if x.dtype == dtype else convert_element_type(x, dtype)
+
+
+def _weak(value, dtype):
+    """A Python scalar as jnp's arithmetic takes it: weakly typed, of the other operand's dtype."""
+    return _convert_element_type(value, dtype, weak_type=True)
 
 
 def _real_dtype(dtype):
@@ -1056,33 +1081,31 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     *batch, m, n = a.shape
     k = s.shape[-1]
     ut, v = _H(u), _H(vt)
+    # JAX's jnp forms: s_dim = s[..., None, :] against its transpose, with size-1 broadcasting
+    s_dim = expand_dims(s, (s.ndim - 1,))
     ds_mat = mm(mm(ut, da), v)
     ds = _extract_diagonal(real(ds_mat) if ffi.is_complex(dtype) else ds_mat)
     if not compute_uv:
         return primal_out, [ds]
-    s_row, s_col = _row(s, k), _col(s, k)  # s_j, s_i
-    s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))
+    s_diffs = mul(add(s_dim, _T(s_dim)), sub(s_dim, _T(s_dim)))
     # JAX 0.10.2 guards only the diagonal: a repeated singular value (s_i = s_j, i != j)
     # makes F infinite and dU, dV NaN there, as JAX's (the hessian at a zero matrix)
-    eye_s = _eye(s_diffs.shape, s.dtype)
-    f = sub(div(full(s_diffs.shape, 1, s.dtype), add(s_diffs, eye_s)), eye_s)
-    f = _to(f, dtype)
-    dss = mul(_to(s_row, dtype), ds_mat)  # dS diag(s)
-    sds = mul(_to(s_col, dtype), ds_mat)  # diag(s) dS
-    s_zero = _to(eq(s, full(s.shape, 0, s.dtype)), s.dtype)
-    s_inv = sub(div(full(s.shape, 1, s.dtype), add(s, s_zero)), s_zero)
-    s_inv_mat = mul(_eye(s_row.shape, s.dtype), _row(s_inv, k))
-    half = full((), 0.5, dtype)
-    dudv_diag = mul(mul(broadcast_in_dim(half, ds_mat.shape, ()), sub(ds_mat, _H(ds_mat))),
-                    _to(s_inv_mat, dtype))
-    du = mm(u, add(mul(f, add(dss, _H(dss))), dudv_diag))
-    dv = mm(v, mul(f, add(sds, _H(sds))))
+    eye = expand_dims(_lax_eye(s.dtype, (k, k)), range(s_diffs.ndim - 2))
+    f = sub(div(_weak(1, s.dtype), add(s_diffs, eye)), eye)
+    dss = mul(_to(s_dim, dtype), ds_mat)  # dS diag(s)
+    sds = mul(_T(_to(s_dim, dtype)), ds_mat)  # diag(s) dS
+    s_zeros = _to(eq(s, _weak(0, s.dtype)), s.dtype)
+    s_inv = sub(div(_weak(1, s.dtype), add(s, s_zeros)), s_zeros)
+    s_inv_mat = _construct_diagonal(s_inv)
+    dudv_diag = mul(mul(_weak(0.5, dtype), sub(ds_mat, _H(ds_mat))), _to(s_inv_mat, dtype))
+    du = mm(u, add(mul(_to(f, dtype), add(dss, _H(dss))), dudv_diag))
+    dv = mm(v, mul(_to(f, dtype), add(sds, _H(sds))))
     if m > n:
         dav = mm(da, v)
-        du = add(du, div(sub(dav, mm(u, mm(ut, dav))), _to(_row(s, m), dtype)))
+        du = add(du, div(sub(dav, mm(u, mm(ut, dav))), _to(s_dim, dtype)))
     if n > m:
         dahu = mm(_H(da), u)
-        dv = add(dv, div(sub(dahu, mm(v, mm(vt, dahu))), _to(_row(s, n), dtype)))
+        dv = add(dv, div(sub(dahu, mm(v, mm(vt, dahu))), _to(s_dim, dtype)))
     return primal_out, [ds, du, _H(dv)]
 
 

@@ -28,7 +28,10 @@ def vals():
         jax.grad(lambda a: jnp.sum(jnp.linalg.svd(a, compute_uv=False) ** 2))(A).sum(),
         jax.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[1] ** 2))(A).sum(),
         jax.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[1]))(T.T).sum(),
-        jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(A).sum()]]
+        jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(A).sum(),
+        jax.grad(lambda a: jnp.sum(jnp.linalg.svd(a, full_matrices=False)[0] ** 3))(A).sum(),
+        jax.grad(lambda a: jnp.sum(jnp.linalg.svd(a, full_matrices=False)[2] ** 3))(T).sum(),
+        jax.grad(lambda a: jnp.sum(jnp.linalg.svd(a, full_matrices=False)[0] ** 3))(T.T).sum()]]
 """
 
 CASES = [f"jaxprs(F[{k!r}])" for k in ("cholesky", "eigh", "svd", "qr")] + [
