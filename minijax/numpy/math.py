@@ -750,8 +750,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a2 = a[..., 2] if a.shape[-1] == 3 else jnp.zeros_like(a0)
     b0, b1 = b[..., 0], b[..., 1]
     b2 = b[..., 2] if b.shape[-1] == 3 else jnp.zeros_like(b0)
-    c = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return jnp.moveaxis(c, -1, axisc)
+    # jnp.array of the components, then moveaxis, as JAX writes it (its jaxprs show the
+    # concatenate and transpose, not a stack)
+    c = jnp.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+    return jnp.moveaxis(c, 0, axisc)
 
 
 @eager_jit(static_argnames=("axis",), inline=False)

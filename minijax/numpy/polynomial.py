@@ -70,17 +70,14 @@ def _conv(x, y, mode, op, precision, preferred_element_type):
         padding = (m - 1, m - 1)
     else:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    out = _cross_correlate(x, y, padding, precision, preferred_element_type)
-    return lax.rev(out, (0,)) if reverse_out else out
-
-
-def _cross_correlate(x, y, padding, precision, preferred_element_type):
-    """``out[k] = sum_j xp[k + j] * y[j]`` with ``xp`` the zero-padded ``x``."""
-    n, m = x.shape[0], y.shape[0]
+    # ``out[k] = sum_j xp[k + j] * y[j]`` with ``xp`` the zero-padded ``x``, as JAX writes it:
+    # x[None, None, :] (expand_dims), then result[0, 0, ::-1] (rev, squeeze) or result[0, 0]
     out = lax.conv_general_dilated(
-        lax.reshape(x, (1, 1, n)), lax.reshape(y, (1, 1, m)), (1,), [padding],
+        lax.expand_dims(x, (0, 1)), lax.expand_dims(y, (0, 1)), (1,), [padding],
         precision=precision, preferred_element_type=preferred_element_type)
-    return lax.reshape(out, (out.shape[2],))
+    if reverse_out:
+        out = lax.rev(out, (2,))
+    return lax.squeeze(out, (0, 1))
 
 
 @eager_jit(static_argnames=("mode", "precision", "preferred_element_type"), inline=False)

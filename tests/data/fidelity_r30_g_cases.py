@@ -46,6 +46,15 @@ CASES += [
     "jaxprs(lambda v: jnp.sum(jnp.sort(v) * jnp.arange(3)))",
     "jaxprs(lambda v: jnp.sum(jnp.median(v, axis=0)))",
     "outcome(lambda: str(jax.make_jaxpr(lambda v: jax.jvp(jnp.sort, (v,), (v,)))(x)))",
+    "jaxprs(lambda v: jnp.sum(jnp.cross(v, v[::-1])))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a, b: jnp.cross(a, b, axis=0))(m.T, m.T)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a, b: jnp.cross(a, b))(m[:, :2], m)))",
+    "jaxprs(lambda v: jnp.sum(jnp.convolve(v, v)))[0]",
+    "outcome(lambda: str(jax.make_jaxpr(jax.grad(lambda a: jnp.sum(jnp.correlate(a, m[0, :2],"
+    " mode='full'))))(x)))",
+    "outcome(lambda: str(jax.make_jaxpr(lambda a: jnp.convolve(a, m[1], mode='same'))(x)))",
+    "outcome(lambda: str(jax.make_jaxpr(jax.grad(lambda a: jnp.sum(jnp.correlate(m[0, :2], a,"
+    " mode='full'))))(x)))",
 ]
 CASES += [f"missing_operand({n!r})" for n in (
     "add", "multiply", "subtract", "maximum", "minimum", "equal", "not_equal", "bitwise_and",
