@@ -261,8 +261,8 @@ def _abs_jvp(g, ans, x):
     if get_aval(x).dtype.kind != "c":
         return select(ge(x, const(x, 0)), g, neg(g))
 
-    ans_c = convert_element_type(ans, get_aval(x).dtype)
-    return real(mul(g, div(conj(x), _replace_zero(ans_c))))  # Re(conj(x) dx) / |x|
+    conj_x = conj(x)  # before the conversion of ans, as JAX's rule stages them
+    return real(mul(g, div(conj_x, _replace_zero(convert_element_type(ans, get_aval(x).dtype)))))
 
 
 def _replace_zero(x):

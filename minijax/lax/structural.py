@@ -847,7 +847,7 @@ def split(operand, sizes, axis=0):
     if not -aval.ndim <= axis < aval.ndim:
         raise ValueError(with_user_line(
             f"split: axis {axis} is out of bounds for an array of rank {aval.ndim}"))
-    sizes = _static_ints(sizes, "split", "sizes")
+    sizes = _static_ints(sizes, "split", "sizes", keep_numpy=True)
     return split_p.bind(operand, sizes=sizes, axis=axis % aval.ndim)
 
 

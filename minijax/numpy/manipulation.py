@@ -377,7 +377,9 @@ def _split(name, ary, indices_or_sections, axis, strict):
         sizes = [base + 1] * extra + [base] * (sections - extra)
         bounds = [0, *np.cumsum(sizes).tolist()]
     if all(lo <= hi for lo, hi in zip(bounds[:-1], bounds[1:])):  # pieces tile the axis
-        return lax.split(a, [hi - lo for lo, hi in zip(bounds[:-1], bounds[1:])], axis=axis)
+        # NumPy integers, as JAX's sizes (its jaxprs print them np.int64)
+        return lax.split(a, [np.int64(hi - lo) for lo, hi in zip(bounds[:-1], bounds[1:])],
+                         axis=axis)
     out = []  # decreasing cuts (NumPy allows them): overlapping or empty pieces
     for start, stop in zip(bounds[:-1], bounds[1:]):
         stop = builtins.max(start, stop)

@@ -1,9 +1,9 @@
-"""Cases of tests/test_fidelity_r30_lead.py: the transpose of `select_n` with an integer
-`which` (JAX's `eq(which, i)` per case, so an out-of-range `which` sends the cotangent to no
-case); the conversions derivative rules make, folded on a constant cotangent and forwarded
-when to the operand's own type (JAX's const-folding and forwarding rules of
-`convert_element_type`), evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an expression over SETUP's
-names giving a JSON-able outcome.
+"""Cases of tests/test_fidelity_r30_lead.py, evaluated by JAX 0.10.2 (the recorder) and by
+minijax: the transpose of `select_n` with an integer `which` (JAX's `eq(which, i)` per case, so
+an out-of-range `which` sends the cotangent to no case); the conversions derivative rules make,
+folded on a constant cotangent and forwarded when to the operand's own type (JAX's const-folding
+and forwarding rules of `convert_element_type`); abs's complex JVP's order; split sizes as NumPy
+integers. Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
 SETUP = """
@@ -41,4 +41,14 @@ CASES = [
     "jaxpr(lambda b: jax.vjp(lambda b: jnp.power(jnp.int32(3), b).astype(jnp.float32), b)[1](jnp.float32(1.0)), 1.0)",
     "jaxpr(jax.grad(lambda x: jnp.sum(x.astype(jnp.bfloat16).astype(jnp.float32))), jnp.ones(3))",
     "jaxpr(jax.grad(lambda x: jnp.real(x * (1 + 2j))), 1.5)",
+    # abs's JVP for complex inputs stages conj(x) before converting |x| (fft's gradient)
+    "jaxpr(jax.grad(lambda v: jnp.sum(jnp.abs(jnp.fft.fft(v)))), jnp.array([0.5, -1.25, 2.0]))",
+    "jaxpr(jax.grad(lambda v: jnp.abs(v * (1 + 1j))), 1.5)",
+    # split sizes as NumPy integers, as JAX's jnp.split/array_split/glu pass them
+    "jaxpr(lambda x: jnp.split(x, 3), jnp.arange(12.0))",
+    "jaxpr(lambda x: jnp.split(x, [2, 5]), jnp.arange(12.0))",
+    "jaxpr(lambda x: jnp.array_split(x, 5), jnp.arange(12.0))",
+    "jaxpr(lambda x: jax.lax.split(x, [4, np.int32(8)]), jnp.arange(12.0))",
+    "jaxpr(jax.grad(lambda v: jnp.sum(jax.nn.glu(v))), jnp.arange(6.0))",
+    "jaxpr(jax.vmap(lambda r: jnp.split(r, 2)), jnp.ones((3, 4)))",
 ]
