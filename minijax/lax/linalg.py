@@ -894,11 +894,13 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
         return [v, w_real], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w_real)]
     n, lead = a.shape[-1], range(a.ndim - 2)
     w = _to(w_real, a.dtype)
-    # JAX's eye_n + w[..., None, :] - w[..., None]: one (n, n) identity, broadcast over the
-    # batch by jnp's rank promotion at each use
+    # One (n, n) identity, broadcast over the batch at each use, as JAX's. JAX sums
+    # eye_n + w[..., None, :] - w[..., None] left to right, so a large eigenvalue swallows the 1
+    # and the diagonal of F is 1 / 0 (inf/NaN in dV); minijax subtracts the eigenvalues first,
+    # keeping the exact derivative (sharp_bits; tests/test_fidelity_r14_s.py)
     eye = _lax_eye(a.dtype, (n, n))
     w_row = expand_dims(w, (w.ndim - 1,))
-    f = sub(add(expand_dims(eye, lead), w_row), expand_dims(w, (w.ndim,)))
+    f = add(expand_dims(eye, lead), sub(w_row, expand_dims(w, (w.ndim,))))
     f = sub(integer_pow(f, -1), expand_dims(eye, lead))
     vh_adot_v = _matmul(_matmul(_H(v), a_dot), v)
     dv = _matmul(v, mul(f, vh_adot_v))
