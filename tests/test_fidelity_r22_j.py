@@ -37,7 +37,10 @@ def test_expn_vector_of_extreme_orders_returns_jax_scalar_values():
 
 def test_exp1_tiny_and_nan_in_a_vector_and_its_gradient():
     x = jnp.asarray(X_SMALL, jnp.float32)
-    _close(exp1(x), _JAX["exp1_small"], np.float32, 1)
+    # JAX's values were recorded one scalar at a time (its vector hangs); its vectorized exp1
+    # rounds 1-4 ulp from its scalar one (exp1([1e-30, 1e-30]) is 4 ulp from exp1(1e-30)), and
+    # minijax's vector is JAX's vector bit for bit (test_fidelity_r30_d)
+    _close(exp1(x), _JAX["exp1_small"], np.float32, 4)
     _close(minijax.vmap(minijax.grad(exp1))(x), _JAX["exp1_grad_small"], np.float32, 1)
 
 
