@@ -103,15 +103,17 @@ def convert_element_type(operand, new_dtype):
     return _convert_element_type(operand, new_dtype, weak_type=False)
 
 
-def _convert_element_type(operand, new_dtype=None, weak_type=False):
-    """The general form (jnp uses it): ``weak_type=True`` keeps a Python scalar's weakness."""
+def _convert_element_type(operand, new_dtype=None, weak_type=False,
+                          warn_on_complex_to_real_cast=True):
+    """The general form (jnp uses it): ``weak_type=True`` keeps a Python scalar's weakness;
+    ``jnp.astype`` gives its own warning for a complex to real cast."""
     if type(operand) is int and new_dtype is not None:
         # A Python int may not fit int32 (2**40 → float32 is fine): convert on the host first.
         operand = np.asarray(operand).astype(dtypes.canonicalize_dtype(new_dtype))
     aval = get_aval(operand)
     new_dtype = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(new_dtype)
     weak_type = bool(weak_type)
-    if aval.dtype.kind == "c" and new_dtype.kind != "c":
+    if warn_on_complex_to_real_cast and aval.dtype.kind == "c" and new_dtype.kind != "c":
         warnings.warn(
             "Casting complex values to real discards the imaginary part",
             np.exceptions.ComplexWarning,

@@ -13,6 +13,7 @@ its elements and is strongly typed; ``arange`` of Python ints is int32, of float
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -20,6 +21,7 @@ import minijax.numpy as jnp
 from minijax import core, dtypes, lax
 from minijax.core import ShapedArray, Tracer, WeakScalar, concrete_or_error
 from minijax.interpreters.partial_eval import staged_literal
+from minijax.lax import convert as lax_convert
 from minijax.lax.copy import copy_p
 from minijax.lax.families import const
 from minijax.lax.sharding_constraint import explicit_out_sharding
@@ -635,7 +637,20 @@ def asanyarray(a, dtype=None, order=None):
 
 
 def astype(x, dtype, /, *, copy=False, device=None):
-    """``x`` converted to ``dtype`` (canonicalized: float64 is float32 unless x64 is on)."""
+    """``x`` converted to ``dtype`` (canonicalized: float64 is float32 unless x64 is on; None is
+    the default float dtype). As JAX's: complex to bool is ``x != 0`` (a conversion keeps the
+    real part only), complex to real or integer warns that it will soon raise."""
     check_arraylike("astype", x)
-    return _place(to_array(convert(to_array(x), dtypes.check_user_dtype(dtype, "astype"))),
-                  device)
+    x = to_array(x)
+    dtype = (dtypes.default_float_dtype() if dtype is None
+             else dtypes.check_user_dtype(dtype, "astype"))
+    if x.dtype.kind == "c":
+        if dtype == np.bool_:
+            x = lax.ne(x, const(x, 0))
+        elif dtype.kind != "c":
+            warnings.warn(
+                "Casting from complex to real dtypes will soon raise a ValueError. Please first "
+                "use jnp.real or jnp.imag to take the real/imaginary component of your input.",
+                DeprecationWarning, stacklevel=2)
+    return _place(to_array(lax_convert._convert_element_type(
+        x, dtype, warn_on_complex_to_real_cast=False)), device)

@@ -3,7 +3,8 @@ minijax: the transpose of `select_n` with an integer `which` (JAX's `eq(which, i
 an out-of-range `which` sends the cotangent to no case); the conversions derivative rules make,
 folded on a constant cotangent and forwarded when to the operand's own type (JAX's const-folding
 and forwarding rules of `convert_element_type`); abs's complex JVP's order; split sizes as NumPy
-integers. Each is an expression over SETUP's names giving a JSON-able outcome.
+integers; jnp.astype of complex values (to bool `x != 0`, to real its own warning, None the
+default float dtype). Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
 SETUP = """
@@ -12,6 +13,13 @@ def jaxpr(f, *args):
     return str(jax.make_jaxpr(f)(*args))
 def values(out):
     return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
+cx = jnp.array([complex(-0.0, -1.5), 0j, complex(0.5, 0), complex(np.inf, 0)], jnp.complex64)
+def warned(thunk):
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = thunk()
+    return [values(out), [[c.category.__name__, str(c.message)] for c in w]]
 def sel3(w):
     return lambda x: lax.select_n(w, x, 2 * x, 3 * x)
 ws = jnp.array([0, 2, 1, 5, -1], jnp.int32)
@@ -51,4 +59,16 @@ CASES = [
     "jaxpr(lambda x: jax.lax.split(x, [4, np.int32(8)]), jnp.arange(12.0))",
     "jaxpr(jax.grad(lambda v: jnp.sum(jax.nn.glu(v))), jnp.arange(6.0))",
     "jaxpr(jax.vmap(lambda r: jnp.split(r, 2)), jnp.ones((3, 4)))",
+    # jnp.astype of complex values (run 35000 s35042-173: astype(bool) of -1.5j was False)
+    "warned(lambda: cx.astype(jnp.bool_))",
+    "warned(lambda: jnp.astype(cx, bool))",
+    "warned(lambda: jax.jit(lambda v: v.astype(bool))(cx))",
+    "warned(lambda: jax.vmap(lambda v: v.astype(bool))(cx))",
+    "warned(lambda: cx.astype(jnp.int32))",
+    "warned(lambda: cx.astype(jnp.float32))",
+    "warned(lambda: jnp.astype(cx, None))",
+    "warned(lambda: jnp.astype(jnp.arange(3), None))",
+    "warned(lambda: cx.astype(jnp.complex64))",
+    "warned(lambda: jax.lax.convert_element_type(cx, jnp.bool_))",
+    "jaxpr(lambda v: v.astype(bool), cx)",
 ]
