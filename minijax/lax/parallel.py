@@ -152,24 +152,22 @@ _GROUPS_REFUSED = "axis_index_groups not supported in vmap"  # JAX's all_gather,
 _FEATURE_REQUEST = "Please open a feature request!"
 
 
-def _not_implemented(message):
-    """JAX's NotImplementedError of a batching rule: its words, the user's line a note."""
-    e = NotImplementedError(message)
-    note_user_line(e)
-    return e
-
-
 def _no_groups(axis_index_groups, message):
     """Refuses axis_index_groups over the vmap axis, in the words JAX's rule for the API uses."""
     if axis_index_groups is not None:
         # JAX 0.10.2 refuses it too: NotImplementedError(message), each batcher its own words
-        raise _not_implemented(message)
+        # (the user's line a note, as a rule's error)
+        e = NotImplementedError(message)
+        note_user_line(e)
+        raise e
 
 
 def _single_own_name(names):
     if len(names) > 1:
         # JAX 0.10.2 refuses it too: NotImplementedError("Please open a feature request!")
-        raise _not_implemented(_FEATURE_REQUEST)
+        e = NotImplementedError(_FEATURE_REQUEST)
+        note_user_line(e)
+        raise e
 
 
 def _unbound_lowering(api, param, real=None):

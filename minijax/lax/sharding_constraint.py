@@ -218,6 +218,7 @@ device_put_p.def_abstract_eval(_dp_abstract_eval)
 device_put_p.own_memory_space = True
 device_put_p.def_lowering(_dp_lowering)
 device_put_p.def_impl(_dp_impl)
+device_put_p.sharding_rule = lambda *avals, **params: None  # _dp_aval types its results
 device_put_p.def_batching(lambda args, dims, **params: (device_put_p.bind(*args, **params),
                                                        list(dims)))
 ad.deflinear(device_put_p, _dp_transpose)
