@@ -82,8 +82,9 @@ def _convert_transpose(ct, operand, *, new_dtype, weak_type):
 
 
 def _bind_folded(operand, new_dtype, weak_type):
-    """A derivative rule's conversion: JAX folds a staged conversion of a constant (a seed
-    cotangent ``1.0``) whatever binds it, so the jaxpr holds the converted literal."""
+    """The conversion bound, or folded as JAX's const-folding rule folds a staged conversion
+    of a constant (a scalar, a seed cotangent ``1.0``), whatever binds it: the jaxpr holds the
+    converted literal."""
     if not core.is_eval_trace_current():
         folded = _folded_constant(operand, get_aval(operand), new_dtype, weak_type)
         if folded is not None:
@@ -129,19 +130,16 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False,
                 # of it (convert_element_type's forwarding rule): the constant, no equation
                 var = trace.to_var(operand)
                 return DynamicJaxprTracer(trace, var.aval, var)
-    if not core.is_eval_trace_current():
-        folded = _folded_constant(operand, aval, new_dtype, weak_type)
-        if folded is not None:
-            return folded
     if _converts_on_host(operand, new_dtype, weak_type):
-        # JAX converts a scalar to a strong dtype with NumPy, so NumPy's rules apply: a Python
-        # complex to a real dtype raises TypeError, and a NumPy float beyond an integer range
-        # casts as NumPy does. A Python value NumPy cannot fit (OverflowError) goes to XLA.
+        # JAX converts a scalar to a strong dtype with NumPy before it binds, under any trace,
+        # so NumPy's rules apply: a Python complex to a real dtype raises TypeError, a complex
+        # to bool is NumPy's nonzero test, and a NumPy float beyond an integer range casts as
+        # NumPy does. A Python value NumPy cannot fit (OverflowError) goes to XLA.
         try:
             operand = np.asarray(operand, dtype=new_dtype)
         except OverflowError:
             pass
-    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+    return _bind_folded(operand, new_dtype, weak_type)
 
 
 def _folded_constant(operand, aval, new_dtype, weak_type):

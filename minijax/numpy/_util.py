@@ -21,7 +21,6 @@ even while the lax families are being filled in.
 from __future__ import annotations
 
 import functools
-import inspect
 import operator
 import warnings
 
@@ -31,6 +30,7 @@ from minijax import core, dtypes, lax
 from minijax.config import config
 from minijax.core import Tracer, WeakScalar, get_aval
 from minijax.lax.convert import _convert_element_type
+from minijax.lax.extended import extended_array_types, is_extended, on_planes, promotion_error
 from minijax.lax import sharding_rules
 from minijax.lax.families import const
 from minijax.lowering.array import Array
@@ -66,76 +66,26 @@ def check_arraylike(name, *args):
                 f"{name} requires ndarray or scalar arguments, got {type(x)} at position {i}.")
 
 
-# Array types of an extended dtype (typed PRNG keys) that the structural jnp functions move
-# (minijax.random registers its key arrays: numpy cannot import random).
-extended_array_types = set()
-
-
 def on_extended_arrays(fn, operands, join=None):
     """``fn`` accepting arrays of an extended dtype, as JAX's structural jnp functions (reshape,
-    take, stack, where ...) do: those only move elements, so each word plane of the physical
-    data (``x._planes()``, of the array's shape) goes through ``fn`` alone and the uint32
-    results are put back together (``x._from_planes``). Results of another dtype
-    (``zeros_like(keys, dtype=float)``, ``isnan``) are plane 0's, or ``join(planes' results)``
-    (``equal``: all words equal). ``operands`` are the positions of ``fn``'s parameters
-    holding array operands (alone or in a sequence): there, every array must be of the one extended dtype (JAX's
-    promotion refuses the mix, in ``fn``'s own words where it has a ``join``). ``fn`` refuses
-    such arrays itself (they are no arraylike), so they are looked for only once it has
-    raised: the common path pays one call, nothing more."""
-    signature = inspect.signature(fn)
-    names = list(signature.parameters)
-    operands = tuple(names[i] for i in operands)  # positions: robust to renamed parameters
+    take, stack, where ...) do: ``lax.extended.on_planes`` runs it on each word plane (see
+    there for ``operands`` and ``join``). Keys mixed with other operands are JAX's promotion
+    ValueError, or ``fn``'s own refusal where it has a ``join``. ``fn`` refuses such arrays
+    itself (they are no arraylike), so they are looked for only once it has raised: the
+    common path pays one call, nothing more."""
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except Exception as e:
-            if not any(type(x) in extended_array_types or (type(x) in (list, tuple) and any(
-                    type(y) in extended_array_types for y in x))
-                       for x in (*args, *kwargs.values())):
+            if not any(is_extended(x) for x in (*args, *kwargs.values())):
                 raise
             refusal = e
-        return _on_planes(fn, signature, operands, join, refusal, args, kwargs)
+        mix_error = promotion_error if join is None else lambda values: refusal
+        return on_planes(fn, operands, args, kwargs, join, mix_error)
 
     return wrapped
-
-
-def _on_planes(fn, signature, operands, join, refusal, args, kwargs):
-    bound = signature.bind(*args, **kwargs)
-    extended = [x for v in bound.arguments.values()
-                for x in (v if type(v) in (list, tuple) else (v,))
-                if type(x) in extended_array_types]
-    dtype = extended[0].dtype
-    for name in operands:
-        value = bound.arguments.get(name, ())
-        for x in value if type(value) in (list, tuple) else (value,):
-            if type(x) not in extended_array_types or x.dtype != dtype:
-                if join is not None:
-                    raise refusal
-                # JAX's words
-                raise ValueError(f"dtype={dtype} is not a valid dtype for JAX type promotion.")
-    planes = {id(x): x._planes() for x in extended}
-
-    def plane(v, j):
-        if type(v) in extended_array_types:
-            return planes[id(v)][j]
-        if type(v) in (list, tuple) and any(type(x) in extended_array_types for x in v):
-            return type(v)(plane(x, j) for x in v)
-        return v
-
-    results = [fn(*[plane(v, j) for v in bound.args],
-                  **{k: plane(v, j) for k, v in bound.kwargs.items()})
-               for j in range(len(planes[id(extended[0])]))]
-
-    def rejoin(rs):
-        if type(rs[0]) in (list, tuple):
-            return type(rs[0])(rejoin(r) for r in zip(*rs))
-        if get_aval(rs[0]).dtype == np.uint32:
-            return extended[0]._from_planes(rs)
-        return rs[0] if join is None else functools.reduce(join, rs)
-
-    return rejoin(results)
 
 
 def ndim(x):

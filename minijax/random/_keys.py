@@ -41,9 +41,10 @@ from minijax.core import ShapedArray, Tracer, get_aval
 from minijax.lowering.array import BaseArray, Shard
 from minijax.numpy import indexing as jnp_indexing
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import canonicalize_axis, extended_array_types
+from minijax.numpy._util import canonicalize_axis
 from minijax.numpy.array_methods import _METHODS
 from minijax.numpy.manipulation import _resolve_shape
+from minijax.lax.extended import extended_array_types
 from minijax.lax.rng import rng_bit_generator
 from minijax.lax.sharding_constraint import lay_out
 from minijax.random._philox import philox2x32_p, philox4x32_p
