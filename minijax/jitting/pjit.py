@@ -46,6 +46,7 @@ from minijax.caches import BoundedCache
 from minijax.jitting import function
 from minijax.lax.convert import convert_element_type_p
 from minijax.lax.elementwise import select_n_p
+from minijax.lax.structural import pad_p
 from minijax.lax.control_flow.common import keep, pruned
 from minijax.lowering.stablehlo import lower_call, lower_jaxpr_body, op_name
 from minijax.source_info import user_frame
@@ -340,11 +341,13 @@ _partial_eval_cache = BoundedCache()
 
 
 def _zero_case(eqn, i):
-    """A literal case of a staged ``select_n``: in a linearization, the zeros its JVP rule made
-    for a case without a tangent. JAX linearizes a call's body directly, running that rule's
-    ``full_like`` on the known side, so the zeros are a residual of the known call (its
-    ``0.0:f32[]`` output), not a literal of the staged one."""
-    return i > 0 and eqn.primitive is select_n_p
+    """A literal case of a staged ``select_n``, or the literal padding value of a staged
+    ``pad``: in a linearization, the zeros a JVP rule made for an operand without a tangent
+    (``select_n``'s ``full_like``, ``pad``'s instantiated zero padding tangent). JAX linearizes
+    a call's body directly, making those zeros on the known side, so they are residuals of the
+    known call (its ``0.0:f32[]`` outputs, passed to the staged call even where its transpose
+    does not read them), not literals of the staged one."""
+    return (i > 0 and eqn.primitive is select_n_p) or (i == 1 and eqn.primitive is pad_p)
 
 
 def _split(jaxpr, unknown):
@@ -412,8 +415,7 @@ def _pjit_partial_eval(trace, args, params):
                  for f, c, o in zip(forwarded, res_consts, res_outs)]
     unknown_args = [x for x, u in zip(args, unknown) if u]
     if inline:
-        with core.set_current_trace(trace):
-            staged_outs = eval_jaxpr(staged.jaxpr, staged.consts, *residuals, *unknown_args)
+        staged_outs = _inline_staged(trace, staged, residuals + unknown_args)
     else:
         n = len(residuals) + len(unknown_args)
         staged_outs = trace.stage(pjit_p, residuals + unknown_args,
@@ -421,6 +423,40 @@ def _pjit_partial_eval(trace, args, params):
                                        inline=False))
     known_it, staged_it = iter(known_outs), iter(staged_outs)
     return [next(staged_it) if u else next(known_it) for u in out_unknown]
+
+
+def _inline_staged(trace, closed, args):
+    """``closed`` (an ``inline`` call's staged part) run on the linearization's ``trace``, as
+    JAX's linearization inlines the call's tangent jaxpr (``inline_jaxpr_into_trace``): an
+    equation on a staged value is appended with the callee's types, which were derived at the
+    primals' types, not retyped on its operands (``jnp.power(3, b) + b``: the tangent ``add``
+    of pow's strong tangent and ``b``'s weak one is weak, so a later ``astype``'s transpose
+    converts the cotangent to weak and ``grad`` is ``~float32``). An equation with a partial
+    evaluation rule of its own (a nested call, a loop), or on known values only, is bound."""
+    jaxpr = closed.jaxpr
+    env = dict(zip(jaxpr.constvars, closed.consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(v):
+        return core.literal_value(v) if type(v) is Literal else env[v]
+
+    src = None
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        prim = eqn.primitive
+        if prim.partial_eval is None and any(trace.is_unknown(x) for x in ins):
+            src = src or user_frame()
+            outvars = [Var(v.aval) for v in eqn.outvars]
+            trace.eqns.append(JaxprEqn(prim, [trace.to_var(x) for x in ins], outvars,
+                                       eqn.params, src))
+            outs = [DynamicJaxprTracer(trace, v.aval, v) for v in outvars]
+        else:
+            with core.set_current_trace(trace):
+                outs = prim.bind(*ins, **eqn.params)
+            if not prim.multiple_results:
+                outs = (outs,)
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
 
 
 pjit_p.partial_eval = _pjit_partial_eval
