@@ -45,6 +45,7 @@ class AbstractRef(core.AbstractValue):
     ndim = property(lambda self: self.inner_aval.ndim)
     size = property(lambda self: self.inner_aval.size)
     weak_type = property(lambda self: self.inner_aval.weak_type)
+    vma = property(lambda self: self.inner_aval.vma)
 
     def __eq__(self, other):
         return (type(other) is AbstractRef and self.inner_aval == other.inner_aval

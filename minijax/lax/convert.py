@@ -85,7 +85,10 @@ def _bind_folded(operand, new_dtype, weak_type):
     """The conversion bound, or folded as JAX's const-folding rule folds a staged conversion
     of a constant (a scalar, a seed cotangent ``1.0``), whatever binds it: the jaxpr holds the
     converted literal."""
-    if not core.is_eval_trace_current():
+    # a tracer folds only as a literal of a jaxpr being built: the common traced operand
+    # (a derivative rule's tangent) goes straight to bind
+    if ((not isinstance(operand, Tracer) or type(operand) is DynamicJaxprTracer
+         and type(operand.val) is Literal) and not core.is_eval_trace_current()):
         folded = _folded_constant(operand, get_aval(operand), new_dtype, weak_type)
         if folded is not None:
             return folded

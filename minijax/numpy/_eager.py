@@ -127,7 +127,7 @@ def _retyped_tangent(x):
                 # an integer tangent (a dot's with an integer preferred_element_type): the
                 # call drops it (ad.drop_integer_tangents), as JAX's jit does
                 if (t_aval.weak_type != p_aval.weak_type or t_aval.dtype not in _INEXACT
-                        or getattr(t_aval, "vma", None) != getattr(p_aval, "vma", None)):
+                        or t_aval.vma != p_aval.vma):
                     return True
             x = x.primal
         elif type(x) is BatchTracer:
