@@ -304,18 +304,49 @@ in_other_memory = set()
 _user = {}  # (jaxlib sharding, ndim) -> minijax.sharding object
 
 
+class MeshSharding(backends._jax.GSPMDSharding):
+    """A GSPMDSharding of one mesh, equal only to one of the same mesh, as JAX's
+    NamedSharding (its mesh is part of it). jaxlib's C++ jit signature compares two
+    GSPMDShardings by layout alone but shardings of another type by ``__eq__``: with plain
+    GSPMDShardings an Array on a mesh of Explicit axes (or of other axis names) hit the entry
+    compiled for the same layout on another mesh of the same devices, and came back with that
+    mesh's type and sharding. ``_to_xla_hlo_sharding`` and ``memory_kind`` are what jaxlib
+    asks a sharding of a type it does not know (placing data; ``memory_kind`` an attribute,
+    no call)."""
+
+    def __init__(self, devices, hlo, memory_kind, mesh):
+        super().__init__(devices, hlo, memory_kind=memory_kind)
+        self._mesh = mesh
+        self.memory_kind = self._memory_kind
+
+    def __eq__(self, other):
+        return self is other or (type(other) is MeshSharding and self._mesh == other._mesh
+                                 and backends._jax.GSPMDSharding.__eq__(self, other))
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = backends._jax.GSPMDSharding.__hash__
+
+    def _to_xla_hlo_sharding(self, ndim):
+        return self._hlo_sharding
+
+
 def interned_sharding(devices, hlo, mesh=None, memory_kind=None):
     """The one GSPMDSharding over ``devices`` (in this order) with HloSharding ``hlo``, per
-    ``mesh``: one layout can be named on several meshes (P("x") on an 8-mesh is P(("x", "y"))
-    on a 4x2 one), and an Array's ``.sharding`` names it on the mesh that made it.
+    ``mesh`` (a MeshSharding when given): one layout can be named on several meshes (P("x")
+    on an 8-mesh is P(("x", "y")) on a 4x2 one, or on a mesh of other axis types), and an
+    Array's ``.sharding`` and type name it on the mesh that made it.
     ``memory_kind``: None for the devices' default memory, else the one its buffers are in."""
     if len(devices) == 1:
         return single_device_sharding(devices[0], memory_kind)
     key = (tuple(d.id for d in devices), hlo, mesh, memory_kind)
     out = _interned.get(key)
     if out is None:
-        out = _interned[key] = backends._jax.GSPMDSharding(
-            backends.DeviceList(tuple(devices)), hlo, memory_kind=memory_kind)
+        devices = backends.DeviceList(tuple(devices))
+        out = _interned[key] = (
+            backends._jax.GSPMDSharding(devices, hlo, memory_kind=memory_kind) if mesh is None
+            else MeshSharding(devices, hlo, memory_kind, mesh))
         _multi_device.add(out)
         if memory_kind is not None:
             in_other_memory.add(out)
