@@ -39,6 +39,7 @@ from minijax.lax.accuracy import (
     pp_params_without_none_accuracy,
 )
 from minijax.lax.convert import convert_element_type
+from minijax.lax.extended import extended_array_types, lax_mix_error, on_planes
 from minijax.lax.families import (
     ANY,
     BOOL,
@@ -1054,10 +1055,16 @@ def shift_right_logical(x, y):
 
 
 def eq(x, y):
+    if type(x) in extended_array_types or type(y) in extended_array_types:
+        # typed keys: equal where all their words are (lax.extended)
+        return on_planes(eq, (0, 1), (x, y), {}, bitwise_and, lax_mix_error("eq"))
     return eq_p.bind(*coerce_scalars(x, y))
 
 
 def ne(x, y):
+    if type(x) in extended_array_types or type(y) in extended_array_types:
+        # typed keys: unequal where any of their words is (lax.extended)
+        return on_planes(ne, (0, 1), (x, y), {}, bitwise_or, lax_mix_error("ne"))
     return ne_p.bind(*coerce_scalars(x, y))
 
 
@@ -1079,6 +1086,13 @@ def ge(x, y):
 
 def select_n(which, *cases):
     """``cases[which]`` elementwise: a boolean ``which`` picks ``cases[1]`` where True."""
+    if type(which) in extended_array_types:  # JAX 0.10.2's words
+        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype}.")
+    if cases and (type(cases[0]) in extended_array_types
+                  or type(cases[-1]) in extended_array_types):
+        # typed keys: each key word's plane (lax.extended). Only the end cases are looked at,
+        # as concatenate's operands
+        return on_planes(select_n, (1,), (which, *cases), {}, mix_error=lax_mix_error("select_n"))
     return select_n_p.bind(which, *coerce_scalars(*cases))
 
 

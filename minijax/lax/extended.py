@@ -48,6 +48,20 @@ def promotion_error(values):
     return ValueError(f"dtype={dtype} is not a valid dtype for JAX type promotion.")
 
 
+def arguments(fn, args, kwargs):
+    """``fn``'s parameters bound to ``args`` and ``kwargs`` (name -> value, defaults left
+    out)."""
+    return _bound(fn, args, kwargs)[0].arguments
+
+
+def _bound(fn, args, kwargs):
+    entry = _signatures.get(fn)
+    if entry is None:
+        signature = inspect.signature(fn)
+        entry = _signatures[fn] = (signature, list(signature.parameters))
+    return entry[0].bind(*args, **kwargs), entry[1]
+
+
 def on_planes(fn, operands, args, kwargs, join=None, mix_error=promotion_error):
     """``fn(*args, **kwargs)`` for arguments holding extended arrays: ``fn`` on each word
     plane, the uint32 results back together as extended arrays; results of another dtype
@@ -56,12 +70,7 @@ def on_planes(fn, operands, args, kwargs, join=None, mix_error=promotion_error):
     array operands (alone or in a sequence: positions, so a renamed parameter does not break
     the check): every one must be an extended array of one dtype, else
     ``mix_error(their values)`` is raised."""
-    entry = _signatures.get(fn)
-    if entry is None:
-        signature = inspect.signature(fn)
-        entry = _signatures[fn] = (signature, list(signature.parameters))
-    signature, names = entry
-    bound = signature.bind(*args, **kwargs)
+    bound, names = _bound(fn, args, kwargs)
     extended = [x for v in bound.arguments.values()
                 for x in (v if type(v) in (list, tuple) else (v,))
                 if type(x) in extended_array_types]

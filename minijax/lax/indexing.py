@@ -37,6 +37,7 @@ from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import add, eq, lt, select, select_n
+from minijax.lax.extended import extended_array_types, lax_mix_error, on_planes
 from minijax.lax.families import (
     ANY,
     NUMBER,
@@ -337,6 +338,11 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     axis of ``start_indices``), laid out by ``dimension_numbers`` (JAX's ``lax.gather``).
     As in JAX, ``mode=None`` is ``PROMISE_IN_BOUNDS`` here (XLA clamps), while the scatters'
     ``None`` is ``FILL_OR_DROP``."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(gather, (0,), (operand, start_indices, dimension_numbers, slice_sizes),
+                         {"unique_indices": unique_indices,
+                          "indices_are_sorted": indices_are_sorted, "mode": mode,
+                          "fill_value": fill_value})
     mode = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
                                       else mode)
     # as JAX's: the param holds the fill value itself (NaN, ... by default), and only a
@@ -950,6 +956,8 @@ def dynamic_slice(operand, start_indices, slice_sizes):
 
     Negative starts count from the end; starts are then clamped so the block is in bounds.
     """
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(dynamic_slice, (0,), (operand, start_indices, slice_sizes), {})
     sizes = _static_ints(slice_sizes, "dynamic_slice", "slice_sizes")
     starts = _dynamic_slice_indices("dynamic_slice", operand, start_indices)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
@@ -957,6 +965,10 @@ def dynamic_slice(operand, start_indices, slice_sizes):
 
 def dynamic_update_slice(operand, update, start_indices):
     """``operand`` with the block at ``start_indices`` (wrapped, then clamped) set to ``update``."""
+    if type(operand) in extended_array_types or type(update) in extended_array_types:
+        # typed keys: each key word's plane (lax.extended)
+        return on_planes(dynamic_update_slice, (0, 1), (operand, update, start_indices), {},
+                         mix_error=lax_mix_error("dynamic_update_slice"))
     starts = _dynamic_slice_indices("dynamic_update_slice", operand, start_indices)
     return dynamic_update_slice_p.bind(operand, update, *starts)
 

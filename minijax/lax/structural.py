@@ -36,6 +36,7 @@ from minijax.interpreters.batching import not_mapped, to_val_axis
 from minijax.interpreters.partial_eval import staged_literal
 from minijax.lax.convert import _convert_element_type
 from minijax.lax.elementwise import select_n
+from minijax.lax.extended import extended_array_types, lax_mix_error, on_planes
 from minijax.lax.families import check_same_dtypes, coerce_scalars, const
 from minijax.lowering.array import Array, device_put_value, put_like
 from minijax.lowering.stablehlo import dense_i64, ir_constant, tensor_type
@@ -204,6 +205,9 @@ def _reshape_to(x, shape):
 def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
     """``operand`` broadcast to ``shape``; operand axis i becomes axis broadcast_dimensions[i].
     ``out_sharding`` (a NamedSharding over Explicit axes) types the result's split."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(broadcast_in_dim, (0,), (operand, shape, broadcast_dimensions),
+                         {"out_sharding": out_sharding})
     shape = _static_ints(shape, "broadcast_in_dim", "shape")
     dims = _static_ints(broadcast_dimensions, "broadcast_in_dim", "broadcast_dimensions",
                         keep_numpy=True)
@@ -370,6 +374,9 @@ ad.deflinear(reshape_p, _reshape_transpose)
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """``operand`` (transposed by ``dimensions`` first, if given) in the shape ``new_sizes``,
     split over Explicit mesh axes as ``out_sharding`` says (else as JAX's rule derives)."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(reshape, (0,), (operand, new_sizes, dimensions),
+                         {"out_sharding": out_sharding})
     new_sizes = _static_ints(new_sizes, "reshape", "new_sizes")
     shape = get_aval(operand).shape
     if dimensions is not None:
@@ -417,6 +424,8 @@ ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions
 
 def squeeze(array, dimensions):
     """``array`` without the size-1 axes ``dimensions`` (negative axes count from the end)."""
+    if type(array) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(squeeze, (0,), (array, dimensions), {})
     ndim = get_aval(array).ndim
     dims = tuple(sorted(_canonicalize_axis(d, ndim, "squeeze") for d in dimensions))
     if not dims and _is_array(array):
@@ -474,6 +483,8 @@ ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
 
 def transpose(operand, permutation):
     """Axis i of the result is axis ``permutation[i]`` of ``operand``."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(transpose, (0,), (operand, permutation), {})
     permutation = tuple(_static_int(d, "the permutation argument of transpose")
                         for d in permutation)  # as JAX's: operator.index of each
     if permutation == tuple(range(get_aval(operand).ndim)) and _is_array(operand):
@@ -503,6 +514,8 @@ ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
 
 def rev(operand, dimensions):
     """``operand`` with the order of elements reversed along ``dimensions``."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(rev, (0,), (operand, dimensions), {})
     dimensions = tuple(dimensions)  # JAX's: an int is Python's "'int' object is not iterable"
     if not all(isinstance(d, (int, np.integer, Tracer)) for d in dimensions):
         raise TypeError(with_user_line(  # JAX's shape rule's words (a float, a str, None ...)
@@ -579,12 +592,22 @@ def _pad_batching(args, dims, *, padding_config):
 pad_p.def_batching(_pad_batching)
 
 
+def _pad_mix_error(values):
+    # JAX 0.10.2's words (its shape rule's dtype check)
+    a, b = (getattr(v, "dtype", None) or dtypes.dtype_of(v)[0] for v in values)
+    return TypeError(f"pad operand and padding_value must be same dtype: got {a} and {b}.")
+
+
 def pad(operand, padding_value, padding_config):
     """``operand`` padded by ``padding_config``: one (low, high, interior) triple per axis.
 
     Negative low/high remove elements from that edge; interior inserts ``interior`` copies of
     ``padding_value`` between neighbouring elements.
     """
+    if type(operand) in extended_array_types or type(padding_value) in extended_array_types:
+        # typed keys: each key word's plane (lax.extended); JAX's words for another value
+        return on_planes(pad, (0, 1), (operand, padding_value, padding_config), {},
+                         mix_error=_pad_mix_error)
     config = tuple(_static_ints(t, "pad", "padding_config entry", keep_numpy=True)
                    for t in padding_config)
     if any(len(t) != 3 for t in config):
@@ -659,6 +682,12 @@ def concatenate(operands, dimension):
     operands = list(operands)
     if not operands:
         raise ValueError(with_user_line("concatenate requires a non-empty sequences of arrays"))
+    if type(operands[0]) in extended_array_types or type(operands[-1]) in extended_array_types:
+        # typed keys: each key word's plane (lax.extended). Only the end operands are looked
+        # at, the least cost on the common path: keys among the middle ones alone are mixed
+        # operands (an error either way), refused at dispatch in other words
+        return on_planes(concatenate, (0,), (operands, dimension), {},
+                         mix_error=lax_mix_error("concatenate"))
     if len(operands) == 1 and _is_array(operands[0]):
         return operands[0]
     dimension = _static_int(dimension, "the dimension argument of concatenate")
@@ -756,6 +785,8 @@ ad.deflinear(slice_p, _slice_transpose)
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
     """``operand[start:limit:stride, ...]`` with static, in-bounds, non-negative indices."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(slice, (0,), (operand, start_indices, limit_indices, strides), {})
     return slice_p.bind(
         operand, start_indices=_slice_ints(start_indices, "start_indices"),
         limit_indices=_slice_ints(limit_indices, "limit_indices"),
@@ -984,6 +1015,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``; split
     as ``x``'s type over Explicit mesh axes unless ``shape`` or ``sharding`` says otherwise."""
+    if type(x) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(full_like, (0,), (x, fill_value, dtype, shape, sharding), {})
     x_shape = tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
     fill_shape = x_shape if shape is None else _static_ints(shape, "full_like", "shape")
     x_dtype, x_weak = dtypes.dtype_of(x)

@@ -40,6 +40,12 @@ from minijax.numpy.window_functions import *
 # JAX's structural functions take typed PRNG key arrays (an extended dtype); the rest refuse
 # them. Each name maps to the positions of its parameters holding array operands (see
 # on_extended_arrays).
+from minijax.lax.extended import (  # noqa: E402
+    arguments as _arguments,
+    extended_array_types as _extended_array_types,
+    on_planes as _on_planes,
+    promotion_error as _promotion_error,
+)
 from minijax.numpy._util import on_extended_arrays as _on_extended_arrays  # noqa: E402
 
 _FIRST = (
@@ -59,7 +65,50 @@ for _name, _operands in {
 equal = _on_extended_arrays(equal, (0, 1), logical_and)
 not_equal = _on_extended_arrays(not_equal, (0, 1), logical_or)
 array_equiv = _on_extended_arrays(array_equiv, (0, 1), logical_and)
-del _name, _operands, _FIRST, _on_extended_arrays
+
+
+def _pad_keys(fn, args, kwargs, refusal):
+    """JAX's jnp.pad of keys: its modes that only move elements pad them; its constant and
+    callable modes refuse them in convert_element_type's words (``refusal``), its statistics
+    modes by reading the key dtype as a NumPy one."""
+    given = _arguments(fn, args, kwargs)
+    mode = given.get("mode", "constant")
+    if mode == "constant" or callable(mode):
+        raise refusal
+    keys = given["array"]
+    if mode in ("linear_ramp", "maximum", "minimum", "mean", "median"):
+        raise TypeError(f"Cannot interpret '{keys.dtype}' as a data type")
+    if mode in ("reflect", "symmetric") and given.get("kwargs", {}).get("reflect_type") == "odd":
+        raise keys._refusal("multiply", (2, keys))  # its 2 * edge - reflection
+    return _on_planes(fn, (0,), args, kwargs)
+
+
+def _isin_keys(fn, args, kwargs, refusal):
+    """JAX's jnp.isin of keys: its 'auto' ('compare_all') method compares every pair with the
+    keys' own equality; 'sort' refuses the key dtype (``refusal``), 'binary_search' as
+    searchsorted does."""
+    given = _arguments(fn, args, kwargs)
+    element, test = given["element"], given["test_elements"]
+    keys = element if type(element) in _extended_array_types else test
+    if type(test) is not type(element) or test.dtype != element.dtype:
+        raise _promotion_error((element, test))
+    method = given.get("method", "auto")
+    if method == "sort":
+        raise refusal
+    if method == "binary_search":
+        raise keys._refusal("searchsorted", (keys,))
+    if method not in ("auto", "compare_all"):  # JAX's words
+        raise ValueError(f"{method=} is not implemented; options are 'compare_all', "
+                         "'binary_search', 'sort', and 'auto'")
+    pairs = expand_dims(ravel(element), 1), expand_dims(ravel(test), 0)
+    if given.get("invert", False):
+        return reshape(all(not_equal(*pairs), axis=-1), element.shape)
+    return reshape(any(equal(*pairs), axis=-1), element.shape)
+
+
+pad = _on_extended_arrays(pad, (0,), on_keys=_pad_keys)
+isin = _on_extended_arrays(isin, (0, 1), on_keys=_isin_keys)
+del _name, _operands, _FIRST, _on_extended_arrays, _pad_keys, _isin_keys
 
 pi = _np.pi
 e = _np.e

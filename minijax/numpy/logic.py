@@ -161,7 +161,9 @@ def array_equal(a1, a2, equal_nan=False):
     """Same shape and elements (a Python-level shape check, as JAX)."""
     if any(isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType) for a in (a1, a2)):
         # typed PRNG keys compare with their own elementwise ==
-        return jnp.asarray(False) if a1.shape != a2.shape else jnp.all(a1 == a2)
+        # (np.shape: the other may be a Python scalar or list)
+        return (jnp.asarray(False) if np.shape(a1) != np.shape(a2) else
+                jnp.all(jnp.equal(a1, a2)))
     a1, a2 = to_array(a1), to_array(a2)
     if a1.shape != a2.shape:
         return jnp.asarray(False)
@@ -174,10 +176,10 @@ def array_equal(a1, a2, equal_nan=False):
 def array_equiv(a1, a2):
     a1, a2 = to_array(a1), to_array(a2)
     try:
-        jnp.broadcast_shapes(a1.shape, a2.shape)
-    except ValueError:
-        return jnp.asarray(False)
-    return jnp.all(equal(a1, a2))
+        eq = equal(a1, a2)
+    except ValueError:  # JAX's: only jnp's ValueError (unbroadcastable ranks) is False; lax's
+        return jnp.asarray(False)  # TypeError for sizes that differ propagates
+    return jnp.all(eq)
 
 
 def _isposneginf(name, infinity, x, out):

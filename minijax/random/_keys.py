@@ -15,11 +15,12 @@ and ``random_bits`` take either and run the key's impl.
 ``PRNGKeyArray`` is a pytree leaf for users (``tree.leaves``, ``tree.map``), as JAX's key arrays
 are, but a node over its uint32 key data in the internal pytree registry, so ``jit``, ``vmap``,
 ``grad``, ``scan`` ... trace that data and hand keys back. It is not a new dtype of the core
-(JAX's ``key<fry>`` extended dtype is): lax functions do not accept it. The jnp functions JAX
-0.10.2 runs on keys do: its structural ones (take, reshape, stack, where, ...:
-``numpy._util.on_extended_arrays`` runs them on each key word's plane) and ``keys.at[]``'s
-get/set; the others, and the operators, refuse keys in JAX's words (``_refusal``). Functions
-return keys in the form they were given.
+(JAX's ``key<fry>`` extended dtype is): the lax and jnp functions JAX 0.10.2 runs on keys run
+on each key word's plane (``lax.extended.on_planes``): the structural lax functions (reshape,
+slice, concatenate, select_n, eq, ...) look for keys themselves, the jnp ones (take, reshape,
+stack, where, pad's moving modes, isin ...) are wrapped by ``numpy._util.on_extended_arrays``;
+``keys.at[]``'s get/set run jnp's indexing on the planes. The others, and the operators, refuse
+keys in JAX's words (``_refusal``). Functions return keys in the form they were given.
 
 Bits follow ``jax_threefry_partitionable=True`` (JAX's default): element ``i`` (row-major) of
 a ``shape`` request is threefry of the counter ``(hi(i), lo(i))`` under the key.
@@ -38,7 +39,7 @@ from minijax import dtypes, lax
 from minijax import numpy as jnp
 from minijax.config import config
 from minijax.core import ShapedArray, Tracer, get_aval
-from minijax.lowering.array import BaseArray, Shard
+from minijax.lowering.array import Array, BaseArray, Shard, named_results
 from minijax.numpy import indexing as jnp_indexing
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import canonicalize_axis
@@ -267,11 +268,12 @@ class PRNGKeyArray(BaseArray):
         return self._keys(jnp.take(keys._data, indices, canonicalize_axis(axis, keys.ndim),
                                    **kwargs))
 
+    # jnp's (its key form: equal where all words are; its words for keys with other values)
     def __eq__(self, other):
-        return _keys_equal("equal", self, other)
+        return jnp.equal(self, other)
 
     def __ne__(self, other):
-        return lax.bitwise_not(_keys_equal("not_equal", self, other))
+        return jnp.not_equal(self, other)
 
     __hash__ = None  # an array: unhashable, as JAX's keys
 
@@ -387,25 +389,24 @@ PRNGKeyArray.tobytes = property(lambda self: _no_attribute(self, "tobytes"))
 
 
 extended_array_types.add(PRNGKeyArray)
+
 def _unflatten_keys(impl, leaves):
     data = leaves[0]
-    given = getattr(data, "_given_sharding", None)  # a class attribute's None on most Arrays
-    if type(given) is NamedSharding and len(given.spec) < get_aval(data).ndim:
-        # device_put placed the keys: their data reports the physical sharding, the keys' spec
-        # padded over the key dimensions (P('x', None)), as JAX's key_data does
-        spec = tuple(given.spec) + (None,) * (get_aval(data).ndim - len(given.spec))
-        data._given_sharding = given.update(spec=PartitionSpec(*spec))
+    if type(data) is Array and "_keys_given" not in vars(data):  # once per data Array
+        given = data._given_sharding  # device_put's (a class attribute's None on the others)
+        if given is None:
+            given = named_results.get(id(data.aval), (None, None))[1]  # jit's out_shardings'
+        data._keys_given = given
+        if type(given) is NamedSharding:
+            # the keys were placed as given: their data reports the physical sharding, the
+            # keys' spec and a None per key dimension (P('x', None); P() gives P(None,)), as
+            # JAX's key_data does
+            data._given_sharding = given.update(
+                spec=PartitionSpec(*given.spec, *(None,) * len(impl.key_shape)))
     return PRNGKeyArray(data, impl)
 
 
 _registry.register_node(PRNGKeyArray, lambda k: ((k._data,), k._impl), _unflatten_keys)
-
-
-def _keys_equal(name, a, b):
-    """Elementwise equality of two typed key arrays (broadcast by their key shapes)."""
-    if not isinstance(b, PRNGKeyArray) or b.dtype != a.dtype:
-        raise _mixed_error(name, a, b)
-    return jnp.all(jnp.equal(a._data, b._data), axis=-1)
 
 
 def _dtype_name(x):
