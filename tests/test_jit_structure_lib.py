@@ -28,19 +28,11 @@ CASES = {c["id"]: c for c in DATA["cases"]}
 # Cases whose inner structure still differs: the outermost jits match (test_outer_jits), the
 # nesting below them does not, for the reason given.
 _HOST = "built on the host as a constant; JAX computes it traced, with inner jits"
-_LU_SOLVE = ("JAX's lax.linalg _lu_solve is a jit; minijax's lax cannot hold one (layers)")
 LEFT = {
     "special.expi": "another implementation inside the jit (JAX's _piecewise/polyval/expn jits)",
     "sla.sqrtm": "JAX's scipy schur is the jit _schur and the triangular root _sqrtm_triu",
     "sla.solve_sylvester": "JAX's scipy schur is the jit _schur; another back-substitution",
     "sla.expm_frechet": "expm is another implementation (see sla.expm)",
-    "sla.solve": _LU_SOLVE,
-    "sla.inv": _LU_SOLVE,
-    "linalg.inv": _LU_SOLVE,
-    "linalg.solve": _LU_SOLVE,
-    "linalg.cond_1": _LU_SOLVE,
-    "linalg.tensorinv": _LU_SOLVE,
-    "linalg.tensorsolve": _LU_SOLVE,
     "sla.eigh_tridiagonal": "another implementation inside the jit",
     "sla.expm": "another implementation (JAX's _calc_P_Q/_squaring jits, digitize)",
     "sla.polar": "JAX's polar is itself a jit, and its qdwh calls jitted jnp helpers (norm, "

@@ -79,6 +79,10 @@ class DynamicJaxprTrace(Trace):
     # op, a jitted call (a jnp function's too) as one primitive typed by its jaxpr, so calls
     # stay calls there instead of being inlined
     runs_eagerly = False
+    # False where JAX traces with its JaxprTrace, which has no forwarding rules (the matvec
+    # ``linear_transpose`` transposes in ``custom_linear_solve``: a broadcast to its operand's
+    # own shape stays an equation, its transpose a ``reduce_sum[axes=()]``)
+    forwards = True
 
     def new_arg(self, aval):
         tracer = DynamicJaxprTracer(self, aval, Var(aval))
@@ -152,7 +156,8 @@ class DynamicJaxprTrace(Trace):
     def process_primitive(self, prim, args, params):
         invars = [self.to_var(x) for x in args]
         out = abstract_eval(prim, [v.aval for v in invars], params)
-        if prim.forwards_operand is not None and prim.forwards_operand(invars[0].aval, out):
+        if (prim.forwards_operand is not None and prim.forwards_operand(invars[0].aval, out)
+                and self.forwards):
             return DynamicJaxprTracer(self, out, invars[0])
         out_avals = out if prim.multiple_results else (out,)
         outvars = [Var(a) for a in out_avals]
@@ -168,7 +173,8 @@ class DynamicJaxprTrace(Trace):
         return ClosedJaxpr(jaxpr, [x for x, _ in self.consts])
 
 
-def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None) -> ClosedJaxpr:
+def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None,
+                   forwards=True) -> ClosedJaxpr:
     """Stages ``flat_fun(*leaves) -> list of leaves`` into a ClosedJaxpr.
 
     The trace is invalidated when this returns, so a tracer that leaked out of ``flat_fun`` (a
@@ -177,6 +183,7 @@ def trace_to_jaxpr(flat_fun, in_avals: list[ShapedArray], arg_names=None) -> Clo
     """
     trace = DynamicJaxprTrace(core.current_trace())
     trace.arg_names = arg_names
+    trace.forwards = forwards
     in_tracers = [trace.new_arg(a) for a in in_avals]
     try:
         with set_current_trace(trace):

@@ -792,12 +792,14 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     # Tall, full Q = [Q_mn Q_mp]: the thin rule gives dQ_mn and dR_nn (R's last m - n rows
     # are zero); dQ_mp follows Roberts & Roberts, arXiv 2409.13374 eqs. 32-33 (JAX's rule):
     # Z = Q_pn (Q_nn - I)^-1 and dQ_mp = dQ_mn Z^H - (Q_mn + Q_mp Z) (dQ_pn - Z dQ_nn)^H.
-    q_mn, q_mp = _last2(q, (0, m), (0, n)), _last2(q, (0, m), (n, m))
-    dq_mn, dr_nn = _thin_qr_jvp(q_mn, _last2(r, (0, n), (0, n)), dx)
+    q_mn, r_nn = _last2(q, (0, m), (0, n)), _last2(r, (0, n), (0, n))
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
     q_nn, q_pn = _last2(q_mn, (0, n), (0, n)), _last2(q_mn, (n, m), (0, n))
+    q_mp = _last2(q, (0, m), (n, m))
     dq_nn, dq_pn = _last2(dq_mn, (0, n), (0, n)), _last2(dq_mn, (n, m), (0, n))
     eye = expand_dims(_lax_eye(q_nn.dtype, (n, n)), range(q_nn.ndim - 2))
-    z_h = _lu_solve_lax(sub(q_nn, eye), _H(q_pn), trans=2)
+    lu_, _, perm = lu(sub(q_nn, eye))
+    z_h = LU_SOLVE[0](lu_, perm, _H(q_pn), 2)  # trans=2 solves A^H X = B
     z = _H(z_h)
     dq_mp = sub(mm(dq_mn, z_h),
                 mm(add(q_mn, mm(q_mp, z)), _H(sub(dq_pn, mm(z, dq_nn)))))
@@ -1299,6 +1301,11 @@ def _cumsum_last_hlo(x, aval, n):
     return op.results[0]
 
 
+# jnp.linalg's ``_lu_solve``, JAX's ``lax.linalg.lu_solve``: a jit (a layer above lax), put
+# here when minijax.numpy.linalg is imported (qr's JVP calls it, as JAX's does)
+LU_SOLVE: list = []
+
+
 def _lu_solve_lax(a, b, trans=0):
     """a^-1 b for square a (..., n, n) and b (..., n, k), via the LU of a (linear in b); a^-T b
     for ``trans`` 1, a^-H b for 2."""
@@ -1306,11 +1313,13 @@ def _lu_solve_lax(a, b, trans=0):
     return _lu_solve_factors(lu_, perm, b, trans)
 
 
-def _lu_solve_factors(lu_, perm, b, trans):
+def _lu_solve_factors(lu_, perm, b, trans, permute=_permute):
     """JAX's ``lu_solve`` core from the factors of P a = L U: the two triangular solves, with
-    the permutation before them (trans 0) or its inverse after them (1: a^T, 2: a^H)."""
+    the permutation before them (trans 0) or its inverse after them (1: a^T, 2: a^H).
+    ``permute(x, perm)``: ``x[..., perm, :]`` (jnp's indexing for ``jnp.linalg.solve``, as
+    JAX's ``_lu_solve_core`` indexes)."""
     if trans == 0:
-        x = triangular_solve(lu_, _permute(b, perm), left_side=True, lower=True,
+        x = triangular_solve(lu_, permute(b, perm), left_side=True, lower=True,
                              unit_diagonal=True)
         return triangular_solve(lu_, x, left_side=True, lower=False)
     conj = trans == 2
@@ -1319,7 +1328,7 @@ def _lu_solve_factors(lu_, perm, b, trans):
                          transpose_a=True, conjugate_a=conj)
     iota = broadcasted_iota(perm.dtype, perm.shape, perm.ndim - 1)
     _, inverse = sort_key_val(perm, iota, dimension=perm.ndim - 1)
-    return _permute(x, inverse)
+    return permute(x, inverse)
 
 
 def _eig_vec_jvp(w, v, da):

@@ -374,7 +374,9 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
     its cotangent type check, sharp_bits)."""
     unit = [i for i, n in enumerate(operand.aval.shape) if n == 1]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
-    summed = _sum_over(ct, tuple(a for a in range(len(shape)) if a not in kept))
+    # a reduce_sum over no axes too (a broadcast to its operand's shape, which only a trace
+    # without forwarding keeps: JAX's linear_transpose of solve's matvec)
+    summed = reduce_sum(ct, tuple(a for a in range(len(shape)) if a not in kept))
     order = sorted(kept)
     perm = tuple(order.index(d) for d in kept)
     if perm != tuple(range(len(perm))):

@@ -416,7 +416,16 @@ def _squeeze_lowering(ctx, x, *, dimensions):
 squeeze_p = Primitive("squeeze")
 squeeze_p.def_abstract_eval(_squeeze_rule)
 squeeze_p.def_lowering(_squeeze_lowering)
-squeeze_p.def_batching(batching.reduction_rule(squeeze_p, "dimensions"))  # axes dropped
+
+
+def _squeeze_batching(args, dims, *, dimensions):
+    """JAX's rule: the batch axis moved to the front first (a transpose unless it is there),
+    so vmap of ``x[..., 0]`` or convolve's squeeze prints as JAX's."""
+    x = batching.moveaxis(args[0], dims[0], 0)
+    return squeeze_p.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+
+
+squeeze_p.def_batching(_squeeze_batching)
 # the cotangent gets its size-1 axes back with expand_dims (a broadcast_in_dim), as JAX's
 # transpose does, not with a reshape
 ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])

@@ -126,9 +126,11 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         all_args = list(args) + [kwargs[k] for k in dyn_kw]
         dyn = [i for i, a in enumerate(all_args)
                if not (i < len(args) and i in excluded) and a is not None]
+        # JAX's error context, in its words
+        context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
         if in_core is not None and len(in_core) != len(dyn):
             raise TypeError(f"wrong number of positional arguments: expected {len(in_core)}, "
-                            f"got {len(dyn)} (signature {signature!r})")
+                            f"got {len(dyn)} {context}")
         core = in_core if in_core is not None else [()] * len(dyn)
         arrs = [to_array(all_args[i]) for i in dyn]
 
@@ -137,11 +139,11 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         for x, dims in zip(arrs, core):
             if x.ndim < len(dims):
                 raise ValueError(f"input with shape {x.shape} does not have enough dimensions "
-                                 f"for its core dimensions {dims} (signature {signature!r})")
+                                 f"for all core dimensions {dims} {context}")
             for d, n in zip(dims, x.shape[x.ndim - len(dims):]):
                 if dim_sizes.setdefault(d, n) != n:
                     raise ValueError(f"inconsistent size for core dimension {d!r}: "
-                                     f"{dim_sizes[d]} vs {n} (signature {signature!r})")
+                                     f"{n} vs {dim_sizes[d]} {context}")
             loop_shapes.append(tuple(x.shape[:x.ndim - len(dims)]))
         loop_shape = jnp.broadcast_shapes(*loop_shapes) if loop_shapes else ()
 

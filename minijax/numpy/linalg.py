@@ -23,12 +23,11 @@ from minijax.custom_derivatives import custom_jvp
 from minijax.lax import linalg as lax_linalg
 from minijax.lax.families import rule_const
 from minijax.lax.elementwise import stop_gradient
-from minijax.lax.linear_solve import lu_linear_solve
 from minijax.numpy import creation, math, reductions, sorting
 from minijax.numpy._eager import eager_jit
-from minijax.numpy._util import (broadcast_shapes, canonicalize_axis, check_arraylike,
-                                  promote_dtypes_inexact)
+from minijax.numpy._util import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from minijax.numpy.creation import to_array
+from minijax.numpy.functional import vectorize
 from minijax.numpy.einsum import einsum
 from minijax.numpy.indexing_routines import diagonal as _jnp_diagonal
 from minijax.numpy.indexing_routines import take_along_axis
@@ -37,6 +36,7 @@ from minijax.numpy.linear_algebra import matmul, tensordot, vecdot
 from minijax.numpy.linear_algebra import trace as _jnp_trace
 from minijax.numpy.manipulation import (broadcast_to, concatenate, expand_dims, matrix_transpose,
                                         moveaxis)
+from minijax.vmapping import vmap
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
@@ -345,7 +345,7 @@ def _slogdet_small_jvp(primals, tangents):
 @_slogdet_lu.defjvp
 def _slogdet_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
-    sign, ans = _slogdet_lu(x)
+    sign, ans = slogdet(x)  # the jitted function, as JAX's rule calls it
     ans_dot = _jnp_trace(solve(x, g), axis1=-1, axis2=-2)
     return (sign, ans), _slogdet_tangents(sign, ans_dot)
 
@@ -362,25 +362,72 @@ def solve(a, b):
             f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this would "
             "have been treated as a batched 1-dimensional solve. To recover this behavior, use "
             "solve(a, b[..., None]).squeeze(-1).")
-    vector = b.ndim == 1
-    if vector:
-        b = b[:, None]
-    if b.shape[-2] != a.shape[-1]:
-        raise ValueError(f"solve: a has shape {a.shape} and b has shape {b.shape}; the rows of "
-                         "b must match a's size")
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = broadcast_to(a, (*batch, *a.shape[-2:]))
-    b = broadcast_to(b, (*batch, *b.shape[-2:]))
-    x = _solve(a, b)
-    return x[..., 0] if vector else x
+    signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return vectorize(_solve, signature=signature)(a, b)
 
 
 def _solve(a, b):
-    """``a^-1 b`` through one LU of ``stop_gradient(a)``, as JAX's ``custom_linear_solve``:
-    every derivative is a solve with the same factors, never one through the factorization
-    (the LU of an infinite matrix holds infs whose own derivative would be NaN)."""
+    """JAX's ``lax.linalg._solve``: ``custom_linear_solve`` with the LU of
+    ``stop_gradient(a)``, so every derivative of any order is a solve with the same factors,
+    never one through the factorization (the LU of a matrix holding infs has NaN derivatives
+    where ``a^-1`` is finite: FINDINGS 164); a matrix ``b`` is solved column by column."""
+    out_shape = tuple(d_a if d_b == 1 else d_b for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
+    b = lax.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
     lu, _, perm = lax_linalg.lu(stop_gradient(a))
-    return lu_linear_solve(a, lu, perm, b)
+    custom_solve = functools.partial(
+        lax.custom_linear_solve, lambda x: _broadcasted_matvec(a, x),
+        solve=lambda _, x: _lu_solve(lu, perm, x, 0),
+        transpose_solve=lambda _, x: _lu_solve(lu, perm, x, 1))
+    if a.ndim == b.ndim + 1:
+        return custom_solve(b)
+    return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
+def _broadcasted_matvec(a, b):
+    """JAX's (..., n, m), (..., m) -> (..., n) dot at HIGHEST precision (the solve's matvec)."""
+    batch_shape = lax.broadcast_shapes(a.shape[:-2], b.shape[:-1])
+    n_batch = len(batch_shape)
+    a = _broadcast_leading(a, (*batch_shape, *a.shape[-2:]))
+    b = _broadcast_leading(b, (*batch_shape, b.shape[-1]))
+    batch = list(range(n_batch))
+    return lax.dot_general(a, b, (([a.ndim - 1], [b.ndim - 1]), (batch, batch)),
+                           precision=Precision.HIGHEST)
+
+
+def _broadcast_leading(x, shape):
+    """JAX's ``lax.linalg._broadcast_to``: a ``broadcast_in_dim`` even to ``x``'s own shape
+    (its transpose is the vecmat's ``reduce_sum[axes=()]``)."""
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+@eager_jit(inline=False, static_argnames=("trans",))
+def _lu_solve(lu, perm, b, trans):
+    """JAX's ``lax.linalg._lu_solve`` (a jit of its own, printed ``_lu_solve``): a vector ``b``
+    as one column, the batch dimensions broadcast and vmapped."""
+    rhs_vector = lu.ndim == b.ndim + 1
+    if rhs_vector:
+        b = b[..., np.newaxis]
+    batch_shape = lax.broadcast_shapes(lu.shape[:-2], perm.shape[:-1], b.shape[:-2])
+    lu = broadcast_to(lu, (*batch_shape, *lu.shape[-2:]))
+    perm = broadcast_to(perm, (*batch_shape, perm.shape[-1]))
+    b = broadcast_to(b, (*batch_shape, *b.shape[-2:]))
+    fn = functools.partial(_lu_solve_core, trans=trans)
+    for _ in batch_shape:
+        fn = vmap(fn)
+    x = fn(lu, perm, b)
+    return x[..., 0] if rhs_vector else x
+
+
+lax_linalg.LU_SOLVE.append(_lu_solve)
+
+
+def _lu_solve_core(lu, perm, b, trans):
+    """JAX's ``_lu_solve_core``: the solve of one matrix, b's columns flattened into one axis,
+    the permutation applied by jnp indexing."""
+    m = lu.shape[0]
+    x = lax.reshape(b, (m, _math.prod(b.shape[1:])))
+    x = lax_linalg._lu_solve_factors(lu, perm, x, trans, permute=lambda x, p: x[p, :])
+    return lax.reshape(x, b.shape)
 
 
 @eager_jit(inline=False)

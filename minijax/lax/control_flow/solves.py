@@ -19,10 +19,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minijax.core import Primitive, get_aval, jaxpr_as_fun
+from minijax.caches import BoundedCache
+from minijax.core import ClosedJaxpr, Primitive, get_aval, jaxpr_as_fun
 from minijax.interpreters import ad, batching
 from minijax.interpreters.batching import not_mapped
-from minijax.interpreters.partial_eval import dce_jaxpr
+from minijax.interpreters.partial_eval import dce_jaxpr, hoist_consts, trace_to_jaxpr
 from minijax.lax.control_flow import common
 from minijax.lax.elementwise import neg
 from minijax.lowering.stablehlo import lower_closed_jaxpr
@@ -121,11 +122,20 @@ def _as_fun(closed, consts, tree):
     return lambda y: tree.unflatten(jaxpr_as_fun(closed)(*consts, *_registry.flatten(y)[0]))
 
 
-def _vecmat_jaxpr(matvec_jaxpr, n_consts, b_avals):
-    """The transpose of ``matvec`` (linear in its vector inputs): (consts..., y...) -> x."""
+def _vecmat_jaxpr(matvec, tree, b_avals):
+    """The transpose of ``matvec`` (linear in its vector inputs): (consts..., y...) -> x.
+    ``matvec`` is traced again as JAX's ``linear_transpose`` traces it, without forwarding (a
+    broadcast to its operand's shape transposes to ``reduce_sum[axes=()]``, as in JAX's
+    ``jnp.linalg.solve``); its constants are the first trace's, the same values in the same
+    order."""
+    def flat(*leaves):
+        return _registry.flatten(matvec(tree.unflatten(leaves)))[0]
+    traced = trace_to_jaxpr(flat, list(b_avals), forwards=False)
+    jaxpr, _ = hoist_consts(traced)
+    n_consts = len(traced.consts)
     linear = [False] * n_consts + [True] * len(b_avals)
-    transposed, _ = ad.transpose_jaxpr(matvec_jaxpr, linear, [True] * len(b_avals))
-    return transposed
+    transposed, _ = ad.transpose_jaxpr(ClosedJaxpr(jaxpr, []), linear, [True] * len(b_avals))
+    return transposed, list(traced.consts)
 
 
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
@@ -153,8 +163,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
         if symmetric:
             vecmat, vecmat_jaxpr, vecmat_consts = matvec, matvec_jaxpr, matvec_consts
         else:
-            vecmat_jaxpr = _vecmat_jaxpr(matvec_jaxpr, len(matvec_consts), b_avals)
-            vecmat_consts = matvec_consts
+            vecmat_jaxpr, vecmat_consts = _vecmat_jaxpr(matvec, tree, b_avals)
             vecmat = _as_fun(vecmat_jaxpr, vecmat_consts, tree)
         tr_solve_jaxpr, tr_solve_consts, out_tree = _trace(
             _shape_checked(functools.partial(transpose_solve, vecmat), "transpose_solve",
@@ -242,10 +251,24 @@ def _linear_solve_transpose(cts, *primals, const_lengths, jaxprs):
 ad.primitive_transposes[linear_solve_p] = _linear_solve_transpose
 
 
+_batch_cache = BoundedCache()
+
+
 def _batch(closed, axis_data, in_b, force):
+    """``closed`` batched, once per jaxpr and batching, as JAX's cached ``batch_jaxpr``: the
+    forward and transposed solves of a vmapped grad then share their batched jaxprs (printed
+    once, as ``let jaxpr = ... in``)."""
     if closed is None:
         return None, None
-    return batching.batch_jaxpr(closed, axis_data, in_b, force)
+    key = (closed, axis_data, tuple(in_b), tuple(force))
+    try:
+        hash(key)
+    except TypeError:
+        return batching.batch_jaxpr(closed, axis_data, in_b, force)
+    cached = _batch_cache.get(key)
+    if cached is None:
+        cached = _batch_cache.put(key, batching.batch_jaxpr(closed, axis_data, in_b, force))
+    return cached
 
 
 @batching.needs_axis_data
