@@ -172,7 +172,8 @@ def empty(shape, dtype, *, out_sharding=None):
     """An array of ``shape`` and ``dtype`` whose values the program does not define (XLA on
     CPU gives zeros, as JAX's)."""
     shape = (shape,) if np.ndim(shape) == 0 else shape
-    return lay_out(full(shape, 0, dtypes.canonicalize_dtype(dtype)), out_sharding)
+    dtype = dtypes.canonicalize_dtype(dtype, allow_extended_dtype=True)  # keys: zero keys
+    return lay_out(full(shape, 0, dtype), out_sharding)
 
 
 def shape_as_value(shape):

@@ -1005,7 +1005,10 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
         ))
     value_dtype, value_weak = dtypes.dtype_of(fill_value)
     weak_type = dtype is None and value_weak
-    dtype = value_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    dtype = (value_dtype if dtype is None else
+             dtypes.canonicalize_dtype(dtype, allow_extended_dtype=True))
+    if isinstance(dtype, dtypes.ExtendedDType):  # typed keys: their dtype's rule (JAX's too)
+        return dtype._full(shape, fill_value, sharding)
     scalar = _scalar_of(fill_value, dtype, weak_type)
     if isinstance(sharding, Sharding) and not (isinstance(sharding, NamedSharding) and
                                                isinstance(sharding.mesh, AbstractMesh)):

@@ -82,6 +82,19 @@ class KeyDtype(dtypes.ExtendedDType):
     def __hash__(self):
         return hash(self.name)
 
+    def _full(self, shape, fill_value, sharding):
+        """``lax.full`` of keys (JAX's extended dtype ``full`` rule): each key's words are the
+        integer ``fill_value`` (NumPy's cast to uint32), or the key ``fill_value``'s."""
+        if not isinstance(fill_value, PRNGKeyArray):
+            words = [fill_value] * self._impl.key_shape[0]
+        elif fill_value.dtype == self:
+            words = fill_value._planes()
+        else:
+            raise TypeError(f"lax.full requires fill_value of dtype {self}, got "
+                            f"{fill_value.dtype}.")
+        keys = PRNGKeyArray(None, self._impl)
+        return keys._from_planes([lax.full(shape, w, _U32, sharding=sharding) for w in words])
+
 
 class PRNGImpl:
     """One PRNG implementation: its key data's trailing ``key_shape`` and the functions on

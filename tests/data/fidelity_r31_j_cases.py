@@ -76,6 +76,14 @@ _LAX = [
     "lax.select_n(k, k, k)", "lax.pad(k, 0, [(1, 1, 0)])",
 ]
 CASES = [f"out(lambda: {e})" for e in _LAX]
+# lax.full and lax.empty of the key dtype (JAX's extended dtype rule): keys of those words
+CASES += [f"out(lambda: {e})" for e in [
+    "lax.full((2,), 0, k.dtype)", "lax.full((2, 1), 1, k.dtype)", "lax.full((2,), k[1], k.dtype)",
+    "lax.full((2,), k[1])", "lax.full((3,), 0.5, k.dtype)", "lax.full((2,), 7, kp.dtype)",
+    "lax.empty((2,), k.dtype)",
+    "jax.jit(lambda: lax.full((3,), 0, k.dtype))()", "jax.jit(lambda a: lax.full((2,), a))(k[2])",
+    "jax.vmap(lambda a: lax.full((2,), a))(k[:3])",
+]]
 # words that differ as for plain arrays (minijax's lax names dtypes with the shapes)
 CASES += [f"cls(lambda: {e})" for e in [
     "lax.eq(k, k[:2])", "lax.concatenate([k, k], 1)", "lax.slice(k, (1,), (9,))",
