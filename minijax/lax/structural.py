@@ -882,6 +882,8 @@ ad.deflinear(split_p, _split_transpose)
 def split(operand, sizes, axis=0):
     """The pieces of ``operand`` of ``sizes`` along ``axis`` (they must sum to its size), as
     ``jax.lax.split``."""
+    if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
+        return on_planes(split, (0,), (operand, sizes, axis), {})
     aval = get_aval(operand)
     axis = _static_int(axis, "the axis argument of split")
     if not -aval.ndim <= axis < aval.ndim:

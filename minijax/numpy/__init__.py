@@ -53,7 +53,7 @@ _FIRST = (
     "block squeeze expand_dims broadcast_to broadcast_arrays flip fliplr flipud roll tile "
     "repeat transpose swapaxes moveaxis rollaxis permute_dims matrix_transpose unstack split "
     "array_split hsplit vsplit dsplit rot90 delete diagonal triu tril zeros_like ones_like "
-    "full_like empty_like").split()
+    "full_like empty_like resize diagflat").split()
 for _name, _operands in {
     **{n: (0,) for n in _FIRST}, "where": (1, 2), "append": (0, 1), "insert": (0, 2),
     "compress": (1,), "extract": (1,), "choose": (1,),
@@ -61,6 +61,19 @@ for _name, _operands in {
                        "conj", "conjugate", "isnan", "isfinite", "isinf")},
 }.items():
     globals()[_name] = _on_extended_arrays(globals()[_name], _operands)
+
+
+def _set_mix_error(values):
+    """JAX's .at[].set words for keys set with other values (or other values with keys)."""
+    dtype = next(x.dtype for x in values if type(x) in _extended_array_types)
+    return TypeError(f"Cannot determine dtype of {dtype}")
+
+
+# the index updates: keys set into keys
+for _name, _operands in {"fill_diagonal": (0, 1), "place": (0, 2), "put": (0, 2),
+                         "put_along_axis": (0, 2)}.items():
+    globals()[_name] = _on_extended_arrays(globals()[_name], _operands,
+                                           mix_error=_set_mix_error)
 # keys are equal where all their words are
 equal = _on_extended_arrays(equal, (0, 1), logical_and)
 not_equal = _on_extended_arrays(not_equal, (0, 1), logical_or)
@@ -108,7 +121,7 @@ def _isin_keys(fn, args, kwargs, refusal):
 
 pad = _on_extended_arrays(pad, (0,), on_keys=_pad_keys)
 isin = _on_extended_arrays(isin, (0, 1), on_keys=_isin_keys)
-del _name, _operands, _FIRST, _on_extended_arrays, _pad_keys, _isin_keys
+del _name, _operands, _FIRST, _on_extended_arrays, _pad_keys, _isin_keys, _set_mix_error
 
 pi = _np.pi
 e = _np.e

@@ -66,11 +66,11 @@ def check_arraylike(name, *args):
                 f"{name} requires ndarray or scalar arguments, got {type(x)} at position {i}.")
 
 
-def on_extended_arrays(fn, operands, join=None, on_keys=None):
+def on_extended_arrays(fn, operands, join=None, on_keys=None, mix_error=promotion_error):
     """``fn`` accepting arrays of an extended dtype, as JAX's structural jnp functions (reshape,
     take, stack, where ...) do: ``lax.extended.on_planes`` runs it on each word plane (see
-    there for ``operands`` and ``join``). Keys mixed with other operands are JAX's promotion
-    ValueError, or ``fn``'s own refusal where it has a ``join``. A function that takes keys
+    there for ``operands`` and ``join``). Keys mixed with other operands are ``mix_error``
+    (JAX's promotion ValueError by default), or ``fn``'s own refusal where it has a ``join``. A function that takes keys
     only in some uses (``pad``'s modes) or not plane by plane (``isin``) gives
     ``on_keys(fn, args, kwargs, refusal)`` to run instead. ``fn`` refuses such arrays itself (they
     are no arraylike), so they are looked for only once it has raised: the common path pays
@@ -86,8 +86,8 @@ def on_extended_arrays(fn, operands, join=None, on_keys=None):
             refusal = e
         if on_keys is not None:
             return on_keys(fn, args, kwargs, refusal)
-        mix_error = promotion_error if join is None else lambda values: refusal
-        return on_planes(fn, operands, args, kwargs, join, mix_error)
+        return on_planes(fn, operands, args, kwargs, join,
+                         mix_error if join is None else lambda values: refusal)
 
     return wrapped
 

@@ -76,6 +76,23 @@ _LAX = [
     "lax.select_n(k, k, k)", "lax.pad(k, 0, [(1, 1, 0)])",
 ]
 CASES = [f"out(lambda: {e})" for e in _LAX]
+# more structural functions JAX runs on keys: lax.split, jnp's resize, diagflat and the index
+# updates (keys set into keys; another value is .at[].set's refusal)
+CASES += [f"out(lambda: {e})" for e in [
+    "lax.split(k, (2, 4))", "lax.split(k23, (1, 2), axis=1)",
+    "jax.jit(lambda a: lax.split(a, (3, 3)))(k)",
+    "jnp.resize(k, (4,))", "jnp.resize(k23, (3, 3))", "jax.jit(lambda a: jnp.resize(a, (7,)))(k)",
+    "jnp.diagflat(k[:2])", "jnp.diagflat(k[:2], 1)",
+    "jnp.fill_diagonal(k23, k[0], inplace=False)", "jnp.fill_diagonal(k23, 0, inplace=False)",
+    "jnp.fill_diagonal(k23, k[0])",
+    "jnp.place(k, jnp.arange(6) > 2, k[:2], inplace=False)",
+    "jnp.place(k, jnp.arange(6) > 2, 0, inplace=False)",
+    "jnp.put(k, jnp.array([0, 4]), k[2:4], inplace=False)",
+    "jnp.put(k, jnp.array([9]), k[2:3], mode='clip', inplace=False)",
+    "jnp.put(k, jnp.array([0]), 0, inplace=False)",
+    "jnp.put_along_axis(k23, jnp.array([[1], [0]]), k23[:, :1], 1, inplace=False)",
+    "jnp.put_along_axis(k23, jnp.array([[1], [0]]), 0, 1, inplace=False)",
+]]
 # lax.full and lax.empty of the key dtype (JAX's extended dtype rule): keys of those words
 CASES += [f"out(lambda: {e})" for e in [
     "lax.full((2,), 0, k.dtype)", "lax.full((2, 1), 1, k.dtype)", "lax.full((2,), k[1], k.dtype)",
