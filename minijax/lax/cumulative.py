@@ -16,15 +16,11 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from minijax.core import Primitive, ShapedArray
 from minijax.interpreters import ad, batching
-from minijax.interpreters.mlir import lower_traced
 from minijax.lax import elementwise as el
 from minijax.lax.control_flow.associative_scan import associative_scan
 from minijax.lax.families import (
-    INEXACT,
     NUMBER,
     check_dtype_allowed,
-    const,
-    elementwise_prim,
     fill_region,
     highest,
     hlo_compare,
@@ -33,7 +29,6 @@ from minijax.lax.families import (
     minmax_values,
     scalar_type,
 )
-from minijax.lax.structural import full_like
 from minijax.lowering.stablehlo import dense_i64, ir_constant
 from minijax.lax import sharding_rules
 
@@ -158,59 +153,17 @@ def _scan_jvp(combine):
     return rule
 
 
-def _logaddexp_value(x1, x2):
-    """JAX's ``lax.logaddexp`` op for op (so values round as JAX's do): ``max +
-    log1p(exp(-|x1 - x2|))``, ``x1 + x2`` where ``x1 - x2`` is NaN; for complex numbers
-    ``m + log1p(exp(x1 + x2 - 2m))`` with m the lexicographic max, the phase wrapped into
-    [-pi, pi]."""
-    big = el.max(x1, x2)
-    if np.dtype(x1.dtype).kind != "c":
-        delta = el.sub(x1, x2)
-        stable = el.add(big, el.log1p(el.exp(el.neg(el.abs(delta)))))
-        return el.select(el.ne(delta, delta), el.add(x1, x2), stable)
-    out = el.add(big, el.log1p(el.exp(el.sub(el.add(x1, x2), el.mul(big, full_like(big, 2))))))
-    im = el.imag(out)
-    pi, two_pi = full_like(im, np.pi), full_like(im, 2 * np.pi)
-    rem = el.rem(el.add(im, pi), two_pi)
-    rem = el.select(el.lt(rem, full_like(rem, 0)), el.add(rem, two_pi), rem)
-    return el.complex(el.real(out), el.sub(rem, pi))
-
-
-def _lower_logaddexp(ctx, *values):
-    return lower_traced(ctx.module_ctx, lambda *xs: [_logaddexp_value(*xs)],
-                        [a.update(weak_type=False) for a in ctx.avals_in], values)[0]
-
-
-# JAX's scan combines with ``lax.logaddexp``, a custom_jvp function; a primitive with that
-# JVP rule is how lax code gets the same derivatives at every order (differentiated again, its
-# output's derivative is the rule's weights, never exp(inf)/exp(inf)).
-_logaddexp_p = elementwise_prim("logaddexp", INEXACT, _lower_logaddexp)
-
-
-def _logaddexp_jvp(primals, tangents):
-    """JAX's logaddexp JVP: ``t1 * exp(x1 - out) + t2 * exp(x2 - out)`` with ``+inf`` (in the
-    real part) read as 0 in the exponents, so the weights are 1/2 at a tie and an infinite
-    entry gets a finite derivative."""
-    (x1, x2), (t1, t2) = primals, tangents
-    out = _logaddexp_p.bind(x1, x2)
-
-    def no_posinf(v):
-        re = el.real(v) if np.dtype(v.dtype).kind == "c" else v
-        return el.select(el.eq(re, const(re, np.inf)), full_like(v, 0), v)
-
-    parts = [el.mul(ad.instantiate_zeros(t), el.exp(el.sub(no_posinf(x), no_posinf(out))))
-             for x, t in ((x1, t1), (x2, t2))]
-    return out, el.add(*parts)
-
-
-ad.primitive_jvps[_logaddexp_p] = _logaddexp_jvp
+# JAX's scan combines with ``lax.logaddexp``, a custom_jvp function (printed
+# ``custom_jvp_call[name=logaddexp jvp=_logaddexp_jvp]``, its rule's weights at every order):
+# jnp's, put here when minijax.numpy.math is imported (custom_jvp is a layer above lax)
+LOGADDEXP: list = []
 
 
 def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
     """JAX's rule: the JVP of ``associative_scan`` of ``logaddexp``. The primal is the scan's
     too (over a size-1 axis the input itself, where the primitive's -inf + x is NaN at
     x = +-3.4e38 + 0j)."""
-    scan = lambda v: [associative_scan(_logaddexp_p.bind, v, reverse=reverse, axis=axis)]
+    scan = lambda v: [associative_scan(LOGADDEXP[0], v, reverse=reverse, axis=axis)]  # noqa: E731
     (out,), (t,) = ad.jvp_flat(scan, list(primals), list(tangents))
     return out, t
 

@@ -25,6 +25,7 @@ from minijax import dtypes, lax
 from minijax.autodiff import jvp
 from minijax.core import Tracer
 from minijax.custom_derivatives import custom_jvp
+from minijax.lax import cumulative as lax_cumulative
 from minijax.lax.families import const
 from minijax.lax.control_flow.common import vary_like
 from minijax.numpy._eager import eager_jit
@@ -411,6 +412,7 @@ def _make_logaddexp(base2):
 
 _logaddexp = _make_logaddexp(base2=False)
 _logaddexp2 = _make_logaddexp(base2=True)
+lax_cumulative.LOGADDEXP.append(_logaddexp)  # cumlogsumexp's JVP scans with it, as JAX's
 
 
 @eager_jit(inline=False)

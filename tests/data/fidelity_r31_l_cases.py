@@ -2,7 +2,8 @@
 jnp.pad and jnp.cumprod, whose linearized jits return the zero padding tangents as residuals
 (JAX's `0.0:f32[]` outputs of the known jit); through jnp.linalg.solve, inv and slogdet (JAX's
 custom_linear_solve with a jitted `_lu_solve`, vmapped over b's columns), vmap of convolve
-(squeeze's batching) and qr's full tall JVP; solve's shape errors (jnp.vectorize's words); with a
+(squeeze's batching), qr's full tall JVP and cumlogsumexp (its scan combines with jnp's logaddexp,
+a custom_jvp function); solve's shape errors (jnp.vectorize's words); with a
 few of their values, evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an
 expression over SETUP's names giving a JSON-able outcome.
 """
@@ -31,7 +32,19 @@ F = {
     "inv": lambda v: jnp.sum(jnp.linalg.inv(jnp.outer(v, v) + 3 * jnp.eye(3))),
     "slogdet": lambda v: jnp.linalg.slogdet(jnp.outer(v, v) + jnp.eye(3))[1],
     "convolve": lambda v: jnp.sum(jnp.convolve(v, v)),
+    "cumlogsumexp": lambda v: jnp.sum(jax.lax.cumlogsumexp(v)),
+    "cumlogsumexp_rev": lambda v: jnp.sum(jax.lax.cumlogsumexp(v, reverse=True) * v),
 }
+def cvals():
+    z = jnp.array([0.5 + 1j, -1.25, 2.0 - 0.5j], jnp.complex64)
+    w = jnp.array([1.0, jnp.inf, 3.0, -jnp.inf], jnp.float32)
+    out = [[round(float(u), 4) for u in jax.grad(F[k])(x)]
+           for k in ("cumlogsumexp", "cumlogsumexp_rev")]
+    out.append([round(float(u), 4) for u in jax.grad(lambda v: jnp.sum(jax.lax.cumlogsumexp(v)))(w)])
+    out.append([round(float(u), 4) for u in jax.hessian(lambda v: jnp.sum(jax.lax.cumlogsumexp(v)))(x).ravel()])
+    g = jax.grad(lambda v: jnp.sum(jax.lax.cumlogsumexp(v)).real)(z)
+    out.append([[round(float(u.real), 4), round(float(u.imag), 4)] for u in g])
+    return out
 def lvals():
     return [round(float(v), 4) for v in [
         jax.grad(lambda a: jnp.sum(jnp.linalg.solve(a, x) ** 2))(A).sum(),
@@ -47,7 +60,7 @@ def vals():
 """
 
 CASES = [f"jaxprs(F[{k!r}])" for k in ("pad", "pad_const", "cumprod", "solve", "inv", "slogdet",
-                                         "convolve")] + [
+                                         "convolve", "cumlogsumexp", "cumlogsumexp_rev")] + [
     "str(jax.make_jaxpr(jnp.linalg.solve)(A, x))",
     "str(jax.make_jaxpr(jnp.linalg.solve)(A, T))",
     "str(jax.make_jaxpr(jnp.linalg.solve)(B, T))",
@@ -64,6 +77,7 @@ CASES = [f"jaxprs(F[{k!r}])" for k in ("pad", "pad_const", "cumprod", "solve", "
     "err(jnp.vectorize(lambda a: a, signature='(n,n)->()'), jnp.ones(3))",
     "err(jnp.vectorize(lambda a, b: a, signature='(n)->()'), jnp.ones(3), jnp.ones(2))",
     "lvals()",
+    "cvals()",
     "str(jax.make_jaxpr(jax.grad(lambda v: jnp.sum(jax.jit(lambda u: jnp.pad(u, 1))(v) ** 3)))(x))",
     "vals()",
 ]
