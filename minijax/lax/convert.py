@@ -104,7 +104,24 @@ convert_element_type_p.forwards_operand = lambda operand, out: operand == out
 
 def convert_element_type(operand, new_dtype):
     """``operand`` as ``new_dtype`` (canonicalized: float64 means float32 unless x64 is on)."""
-    return _convert_element_type(operand, new_dtype, weak_type=False)
+    try:
+        return _convert_element_type(operand, new_dtype, weak_type=False)
+    except (AttributeError, ValueError):
+        # typed keys (an extended dtype: no NumPy kind, no canonical form), looked for only
+        # once the conversion failed: as JAX's, keys convert to their own dtype alone
+        old, new = get_aval(operand).dtype, new_dtype
+        old_keys, new_keys = (isinstance(d, dtypes.ExtendedDType) for d in (old, new))
+        if not (old_keys or new_keys):
+            raise
+        if old == new:
+            return operand
+        if old_keys and new_keys:  # JAX's words
+            raise ValueError(
+                f"cannot directly convert between extended dtypes: from {old} to {new}. "
+                "Instead, convert to and from their representation dtypes, e.g.:\n"
+                f"{old} -> uint32 -> uint32 -> {new}") from None
+        new = new if new_keys else dtypes.canonicalize_dtype(new)
+        raise ValueError(f"Cannot convert_element_type from {old} to {new}") from None
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False,

@@ -71,9 +71,17 @@ def apply_primitive(prim, args, params):
         args = [x for i, x in enumerate(args) if i not in consts]
     else:
         consts = None
-    arrays = [
-        x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args
-    ]
+    try:
+        arrays = [
+            x if type(x) is Array and x._sharding is sharding else _put(x, sharding) for x in args
+        ]
+    except TypeError:
+        avals = [core.get_aval(x) for x in args]
+        if any(isinstance(a.dtype, dtypes.ExtendedDType) for a in avals):
+            # typed keys (no buffer of theirs): the primitive's own refusal of their dtype,
+            # as under jit (JAX's words: "sub does not accept dtype key<fry> ...")
+            core.abstract_eval(prim, avals, params)
+        raise
     avals = tuple([x.aval for x in arrays])
     try:
         key = (prim, avals, _params_key(params), sharding,

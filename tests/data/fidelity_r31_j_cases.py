@@ -101,6 +101,19 @@ CASES += [f"out(lambda: {e})" for e in [
     "jax.jit(lambda: lax.full((3,), 0, k.dtype))()", "jax.jit(lambda a: lax.full((2,), a))(k[2])",
     "jax.vmap(lambda a: lax.full((2,), a))(k[:3])",
 ]]
+# the lax functions that do not move elements refuse keys in their dtype rule's words, eagerly
+# as under jit; convert_element_type takes keys to their own dtype alone
+CASES += [f"out(lambda: {e})" for e in [
+    "lax.sub(k, k)", "lax.add(k, 1)", "lax.mul(k, k)", "lax.neg(k)", "lax.abs(k)", "lax.exp(k)",
+    "jax.jit(lambda a: lax.sub(a, a))(k)", "jax.jit(lax.neg)(k)",
+    "lax.convert_element_type(k, jnp.uint32)", "lax.convert_element_type(k, jnp.float64)",
+    "lax.convert_element_type(k, k.dtype)",
+    "lax.convert_element_type(jnp.zeros((3, 2), jnp.uint32), k.dtype)",
+    "lax.convert_element_type(0, k.dtype)",
+    "lax.convert_element_type(k, random.key(0, impl='rbg').dtype)",
+    "jax.jit(lambda a: lax.convert_element_type(a, a.dtype))(k)",
+    "jax.jit(lambda a: lax.convert_element_type(a, jnp.uint32))(k)",
+]]
 # words that differ as for plain arrays (minijax's lax names dtypes with the shapes)
 CASES += [f"cls(lambda: {e})" for e in [
     "lax.eq(k, k[:2])", "lax.concatenate([k, k], 1)", "lax.slice(k, (1,), (9,))",
