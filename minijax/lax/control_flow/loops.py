@@ -41,8 +41,8 @@ from minijax.lax.elementwise import add, lt
 from minijax.lax.reductions import reduce_or
 from minijax.lax.structural import broadcast_in_dim, concatenate, reshape, slice_in_dim
 from minijax.lowering.array import device_put_value
-from minijax.lowering.stablehlo import (dense_i64, full_like_aval, ir_constant,
-                                       lower_closed_jaxpr, region_named, tensor_type)
+from minijax.lowering.stablehlo import (dense_i64, full_like_aval, ir_constant, region_named,
+                                       tensor_type)
 from minijax.source_info import with_user_line
 from minijax.tree_util import _registry
 from minijax.lax import sharding_rules
@@ -148,16 +148,13 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     block = loop.cond.blocks.append(*types)
     with ir.InsertionPoint(block), region_named(mctx, ctx.eqn, "cond"):
         vals = list(block.arguments)[k:]
-        (pred,) = lower_closed_jaxpr(mctx, cond_jaxpr, vals[:nc] + vals[nc + nb:])
+        (pred,) = _lower_closed(mctx, cond_jaxpr, vals[:nc] + vals[nc + nb:])
         hlo.return_([pred])
     block = loop.body.blocks.append(*types)
     with ir.InsertionPoint(block), region_named(mctx, ctx.eqn, "body"):
         threaded = dict(zip(effects, block.arguments))
         vals = list(block.arguments)[k:]
-        # lowered whole, dead equations too: JAX has no DCE rule for while, so a custom_vjp's
-        # dead forward-mode tangent (custom_lin) in a body raises as in JAX (scan and cond
-        # bodies lose theirs: _lower_closed)
-        new = lower_closed_jaxpr(mctx, body_jaxpr, vals[nc:nc + nb] + vals[nc + nb:], threaded)
+        new = _lower_closed(mctx, body_jaxpr, vals[nc:nc + nb] + vals[nc + nb:], threaded)
         hlo.return_([threaded[e] for e in effects] + vals[:nc + nb] + list(new))
     results = list(loop.results)
     mctx.tokens.update(zip(effects, results))
