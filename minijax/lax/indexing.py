@@ -886,8 +886,10 @@ def _is_static_index(i):
     )
 
 
-def _dynamic_slice_indices(name, operand, start_indices):
-    """Start indices as scalars of one integer dtype, negative ones wrapped (``i + dim``).
+def _dynamic_slice_indices(name, operand, start_indices, allow_negative_indices):
+    """Start indices as scalars, each of its own integer dtype (a Python int the default
+    one; the primitive refuses a mix, as JAX's), negative ones wrapped (``i + dim``) where
+    ``allow_negative_indices`` (a bool, or one per dimension) says so.
 
     Python/NumPy ints are wrapped on the host and become literals; traced or device indices
     are wrapped with ``select_n(i < 0, i, i + dim)``, as JAX stages it. XLA then clamps.
@@ -913,28 +915,30 @@ def _dynamic_slice_indices(name, operand, start_indices):
             f"index arguments to {name} must be integers of the same type, {got}"
             + ", ".join(a.dtype.name for a in index_avals)
         ))
-    dtype = _index_dtype(indices, index_avals, shape)
-    return [_wrap_negative(i, d, dtype) for i, d in zip(indices, shape)]
+    allow = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
+             else list(allow_negative_indices))
+    index_dtypes = [_index_dtype(a, shape) for a in index_avals]
+    return [_wrap_negative(i, d, t, a) for i, d, t, a in zip(indices, shape, index_dtypes, allow)]
 
 
-def _index_dtype(indices, index_avals, shape):
-    """One dtype that holds every index and every ``i + dim``.
-
-    Traced (and device) indices decide, by promotion with weak types counted as strong (a
-    weakly typed ``-1`` beside a uint8 index needs int32, not uint8); static ints are wrapped
-    and range-checked on the host, so they only decide when no index is traced. Widened with
-    int32 if a dimension does not fit (an int8 index on 300 rows).
-    """
-    voters = [a for i, a in zip(indices, index_avals) if not _is_static_index(i)] or index_avals
-    dtype, _ = dtypes.promote_dtypes_weak([(a.dtype, False) for a in voters])
-    if shape and max(shape) > np.iinfo(dtype).max:
-        dtype, _ = dtypes.promote_dtypes_weak([(dtype, False), (dtypes.default_int_dtype(), False)])
-    return dtype
+def _index_dtype(aval, shape):
+    """An index's own dtype, or int32 if a dimension does not fit it (an int8 index on 300
+    rows: JAX wraps the dimension to int8, so ``-1`` reads row 43; sharp_bits). All the
+    indices are widened alike, so indices of one dtype stay of one."""
+    if shape and max(shape) > np.iinfo(aval.dtype).max:
+        dtype, _ = dtypes.promote_dtypes_weak([(aval.dtype, False),
+                                               (dtypes.default_int_dtype(), False)])
+        return dtype
+    return aval.dtype
 
 
-def _wrap_negative(i, dim, dtype):
+def _wrap_negative(i, dim, dtype, allow_negative):
     if _is_static_index(i):
         i = int(i)
+        if i < 0 and not allow_negative:
+            raise ValueError(with_user_line(
+                f"Index {i} is out of bounds for dimension {dim} if "
+                "allow_negative_indices=False"))
         i = i + dim if i < 0 else i
         info = np.iinfo(dtype)
         if not info.min <= i <= info.max:  # e.g. -100 for a uint8 index: clamp now, not wrap
@@ -942,7 +946,7 @@ def _wrap_negative(i, dim, dtype):
         return np.asarray(i, dtype)
     if get_aval(i).dtype != dtype:
         i = _convert_element_type(i, dtype)
-    if dtype.kind == "u":  # unsigned indices cannot be negative
+    if dtype.kind == "u" or not allow_negative:  # unsigned indices cannot be negative
         return i
     # JAX's order: the test and the unchanged case take a weakly typed index as it is, only
     # the sum converts it (promotion with the strongly typed dimension)
@@ -951,25 +955,31 @@ def _wrap_negative(i, dim, dtype):
     return select_n(negative, i, add(strong, const(strong, dim)))
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     """The ``slice_sizes`` block of ``operand`` starting at the (traceable) ``start_indices``.
 
-    Negative starts count from the end; starts are then clamped so the block is in bounds.
+    Negative starts count from the end where ``allow_negative_indices`` (a bool, or one per
+    dimension); starts are then clamped so the block is in bounds.
     """
     if type(operand) in extended_array_types:  # typed keys: each key word's plane (lax.extended)
-        return on_planes(dynamic_slice, (0,), (operand, start_indices, slice_sizes), {})
+        return on_planes(dynamic_slice, (0,), (operand, start_indices, slice_sizes),
+                         {"allow_negative_indices": allow_negative_indices})
     sizes = _static_ints(slice_sizes, "dynamic_slice", "slice_sizes")
-    starts = _dynamic_slice_indices("dynamic_slice", operand, start_indices)
+    starts = _dynamic_slice_indices("dynamic_slice", operand, start_indices,
+                                    allow_negative_indices)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
 
-def dynamic_update_slice(operand, update, start_indices):
-    """``operand`` with the block at ``start_indices`` (wrapped, then clamped) set to ``update``."""
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """``operand`` with the block at ``start_indices`` (wrapped as ``dynamic_slice``'s, then
+    clamped) set to ``update``."""
     if type(operand) in extended_array_types or type(update) in extended_array_types:
         # typed keys: each key word's plane (lax.extended)
-        return on_planes(dynamic_update_slice, (0, 1), (operand, update, start_indices), {},
+        return on_planes(dynamic_update_slice, (0, 1), (operand, update, start_indices),
+                         {"allow_negative_indices": allow_negative_indices},
                          mix_error=lax_mix_error("dynamic_update_slice"))
-    starts = _dynamic_slice_indices("dynamic_update_slice", operand, start_indices)
+    starts = _dynamic_slice_indices("dynamic_update_slice", operand, start_indices,
+                                    allow_negative_indices)
     return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
@@ -978,7 +988,8 @@ def _zero_index_like(i):
     return 0 if type(i) is int else np.zeros((), get_aval(i).dtype)
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
     """``dynamic_slice`` along one ``axis``, keeping the other axes whole."""
     shape = get_aval(operand).shape
     starts = [_zero_index_like(start_index)] * len(shape)
@@ -988,29 +999,53 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
     axis = int(axis)
     starts[axis] = start_index
     sizes[axis] = _static_int(slice_size, "the slice_size argument of dynamic_slice_in_dim")
-    return dynamic_slice(operand, starts, sizes)
+    return dynamic_slice(operand, starts, sizes,
+                         allow_negative_indices=_only_on(axis, len(shape),
+                                                         allow_negative_indices))
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+def _only_on(axis, ndim, allow_negative_indices):
+    """One axis's ``allow_negative_indices``, the other axes' (a zero start) False."""
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return allow
+
+
+def _as_traced(index, allow_negative_indices):
+    """JAX jits ``dynamic_index_in_dim`` and ``dynamic_update_index_in_dim``, so even a Python
+    int index is traced there: a negative one that may not count from the end is clamped to 0,
+    as XLA clamps a traced start, instead of refused."""
+    if not allow_negative_indices and _is_static_index(index) and int(index) < 0:
+        return _zero_index_like(index)
+    return index
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True):
     """Element ``index`` (traceable) along ``axis``, keeping the axis or not."""
-    result = dynamic_slice_in_dim(operand, index, 1, axis)
+    result = dynamic_slice_in_dim(operand, _as_traced(index, allow_negative_indices), 1, axis,
+                                  allow_negative_indices=allow_negative_indices)
     return result if keepdims else squeeze(result, (axis,))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
     """``dynamic_update_slice`` at ``start_index`` along ``axis`` (0 along the others)."""
     axis = int(axis)  # as dynamic_slice_in_dim
-    starts = [_zero_index_like(start_index)] * get_aval(operand).ndim
+    ndim = get_aval(operand).ndim
+    starts = [_zero_index_like(start_index)] * ndim
     starts[axis] = start_index
-    return dynamic_update_slice(operand, update, starts)
+    return dynamic_update_slice(operand, update, starts,
+                                allow_negative_indices=_only_on(axis, ndim,
+                                                                allow_negative_indices))
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis):
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
     """Sets element ``index`` along ``axis``; ``update`` may lack that axis."""
     axis = int(axis)
     if get_aval(update).ndim + 1 == get_aval(operand).ndim:
         update = expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(operand, update, index, axis)
+    return dynamic_update_slice_in_dim(operand, update, _as_traced(index, allow_negative_indices),
+                                       axis, allow_negative_indices=allow_negative_indices)
 
 # Sharding rules (operands split over Explicit mesh axes)
 dynamic_slice_p.sharding_rule = sharding_rules.varying_shape("dynamic_slice", _dynamic_slice_rule)

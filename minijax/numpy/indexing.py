@@ -222,10 +222,14 @@ def _basic_getitem(x, index):
 
 def _dynamic_index(x, dynamic):
     """A size-1 ``dynamic_slice`` on each axis indexed by a traced integer. ``dynamic_slice``
-    itself wraps negative starts once (``i + n``) and XLA clamps, as in JAX; the static zeros
-    of the other axes are Python ints, so they adopt the index dtype."""
+    itself wraps negative starts once (``i + n``) and XLA clamps, as in JAX. Its starts must
+    share a dtype, so with more than one axis each is converted, as JAX's indexing converts
+    them, to the signed integer dtype the shape needs (int32 for any shape below 2**31)."""
     starts = [dynamic.get(ax, 0) for ax in range(x.ndim)]
     sizes = tuple(1 if ax in dynamic else n for ax, n in enumerate(x.shape))
+    if len(starts) > 1:
+        dtype = np.int32 if max(x.shape) <= np.iinfo(np.int32).max else np.int64
+        starts = [lax.convert_element_type(i, dtype) for i in starts]
     return lax.dynamic_slice(x, starts, sizes)
 
 

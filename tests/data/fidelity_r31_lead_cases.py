@@ -1,7 +1,10 @@
 """Cases of tests/test_fidelity_r31_lead.py, evaluated by JAX 0.10.2 (the recorder) and by
 minijax: `lax.convert_element_type` of a Python or NumPy scalar to a strong dtype converts with
 NumPy before it binds, under any trace (so under `jit` a complex scalar to bool is NumPy's
-nonzero test and a Python complex to a real dtype NumPy's TypeError), and only then folds.
+nonzero test and a Python complex to a real dtype NumPy's TypeError), and only then folds;
+`lax.dynamic_slice` & co.: `allow_negative_indices` (a bool or one per dimension; the `_in_dim`
+forms apply it to their axis alone), each start index of its own dtype (a Python int the default
+int) and a mix refused in JAX's words; jnp indexing converts its starts to int32 first.
 Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
@@ -18,6 +21,8 @@ def outcome(thunk):
     return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
 def both(make):
     return [outcome(make), outcome(jax.jit(make))]
+x34 = jnp.arange(12.).reshape(3, 4)
+x30 = jnp.arange(30.)
 """
 
 CASES = [
@@ -30,4 +35,48 @@ CASES = [
 ] + [
     "str(jax.make_jaxpr(lambda x: x + lax.convert_element_type(np.complex64(1j), bool))(True))",
     "str(jax.make_jaxpr(lambda x: x * lax.convert_element_type(2.5, jnp.int32))(3))",
+] + [
+    f"both(lambda: {e})" for e in [
+        "lax.dynamic_slice(x34, (jnp.int8(1), jnp.int16(1)), (1, 2))",
+        "lax.dynamic_slice(x34, (jnp.int8(1), 1), (1, 2))",
+        "lax.dynamic_slice(x34, (jnp.int32(1), 1), (1, 2))",
+        "lax.dynamic_slice(x34, (jnp.int8(1), np.int64(1)), (1, 2))",
+        "lax.dynamic_slice(x34, (jnp.uint8(1), jnp.int8(1)), (1, 2))",
+        "lax.dynamic_slice(x34, (np.int64(1), 1), (1, 2))",
+        "lax.dynamic_update_slice(x34, jnp.ones((1, 2)), (jnp.int8(1), 1))",
+        "lax.dynamic_slice_in_dim(x34, jnp.int8(1), 2, 1)",
+        "lax.dynamic_index_in_dim(x34, jnp.int8(-1), 1)",
+        "x34[jnp.int8(1), 1:3]",
+        "x34[jnp.int8(-1)]",
+        "x34[jnp.uint8(2), jnp.int16(-1)]",
+        "lax.dynamic_slice(x30, (-1,), (1,), allow_negative_indices=False)",
+        "lax.dynamic_slice(x30, (jnp.int32(-1),), (1,), allow_negative_indices=False)",
+        "lax.dynamic_slice(x30.reshape(3, 10), (jnp.int32(-1), -1), (1, 1),"
+        " allow_negative_indices=[True, False])",
+        "lax.dynamic_slice(x30.reshape(3, 10), (jnp.int32(-1), 1), (1, 1),"
+        " allow_negative_indices=[True, False])",
+        "lax.dynamic_slice_in_dim(x30, -2, 1, allow_negative_indices=False)",
+        "lax.dynamic_slice_in_dim(x30, -2, 1)",
+        "lax.dynamic_index_in_dim(x30, jnp.int32(-2), allow_negative_indices=False)",
+        "lax.dynamic_index_in_dim(x30, jnp.int32(-2), keepdims=False)",
+        "lax.dynamic_update_slice(x30, jnp.ones(2), (jnp.int32(-1),),"
+        " allow_negative_indices=False)[-3:]",
+        "lax.dynamic_update_slice(x30, jnp.ones(2), (-1,), allow_negative_indices=False)",
+        "lax.dynamic_update_slice_in_dim(x30, jnp.ones(2), jnp.int32(-1), 0,"
+        " allow_negative_indices=False)[-3:]",
+        "lax.dynamic_update_index_in_dim(x30, 7., jnp.int32(-1), 0,"
+        " allow_negative_indices=False)[-3:]",
+        "lax.dynamic_update_index_in_dim(x30, 7., jnp.int32(-1), 0)[-3:]",
+        "lax.dynamic_update_index_in_dim(x34, jnp.ones(3), -1, 1,"
+        " allow_negative_indices=False)",
+        "lax.dynamic_index_in_dim(x34, -1, 1, allow_negative_indices=False)",
+        "lax.dynamic_index_in_dim(x34, np.int8(-3), 0, False, allow_negative_indices=False)",
+        "lax.dynamic_index_in_dim(x34, -5, 1)",
+    ]
+] + [
+    "str(jax.make_jaxpr(lambda i: lax.dynamic_slice(x30, (i,), (1,),"
+    " allow_negative_indices=False))(1))",
+    "str(jax.make_jaxpr(lambda i: lax.dynamic_slice(x30, (i,), (1,)))(jnp.int8(1)))",
+    "str(jax.make_jaxpr(lambda i: x34[i])(jnp.int8(1)))",
+    "str(jax.make_jaxpr(lambda i: x34[i, i.astype(jnp.int16)])(jnp.int8(1)))",
 ]
