@@ -328,7 +328,13 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
     """The user's rule on flat lists, its output checked against the function's. Tangents in
     and out may be ``Zero``s; the rule sees them as ``symbolic_zeros`` says."""
 
+    traced = [(i, x) for i, s in zip(nums, static) for x in _registry.flatten(s)[0]
+              if isinstance(x, Tracer)]
+
     def jvp(primals, tangents):
+        for i, x in traced:
+            if not x._trace.valid:
+                raise _dead_nondiff_error(name, i, x)
         tangents = _to_rule_zeros(tangents, symbolic_zeros)
         p_args = in_tree.unflatten(primals)
         t_args = in_tree.unflatten(tangents)
@@ -375,6 +381,23 @@ def _flat_jvp(rule, name, nums, static, in_tree, out_tree, out_avals, symbolic_z
 
     _name_rule(jvp, _name(rule), name)
     return jvp
+
+
+def _dead_nondiff_error(name, argnum, x):
+    """A traced non-differentiated argument whose trace has finished, reaching the rule: the
+    function was called inside a jit (its own JVP rule, say, as scipy.special's ``expn_jvp``
+    calls ``expn(n - 1, x)`` on its traced order) whose body is now differentiated again
+    (``grad(grad(exp1))``). The rule closes over the argument, as JAX's does: JAX 0.10.2 then
+    stages the dead tracer as a constant and fails lowering it ("TypeError: No constant handler
+    for type: <class '...DynamicJaxprTracer'>"); minijax refuses it here, with the same class."""
+    return TypeError(with_user_line(
+        f"No constant handler for type: {type(x).__name__}: the non-differentiable argument "
+        f"{argnum} (nondiff_argnums) of custom_jvp function {name} is a traced value "
+        f"({x.aval.str_short(True)}) of a transformation that has already finished, which the "
+        f"custom JVP rule closes over: the function was called inside a jit whose body is being "
+        f"differentiated again (a JVP rule calling it with a traced non-differentiable argument, "
+        f"differentiated twice). Pass that argument as a concrete (static) value."
+    ))
 
 
 def _call_primitive(name):
