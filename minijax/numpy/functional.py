@@ -154,7 +154,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             pos, kw = full[:len(args)], dict(zip(dyn_kw, full[len(args):]))
             out = pyfunc(*pos, **kw, **fixed_kw)
             if out_core is not None:
-                _check_core_outputs(out, out_core, dim_sizes, signature)
+                _check_core_outputs(out, out_core, dim_sizes, context)
             return out
 
         # size-1 loop axes are squeezed away; each remaining loop axis gets one vmap
@@ -181,17 +181,22 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     return wrapped
 
 
-def _check_core_outputs(out, out_core, dim_sizes, signature):
-    outs = out if len(out_core) != 1 else (out,)
-    if len(out_core) != 1 and (not isinstance(out, tuple) or len(out) != len(out_core)):
-        raise TypeError(f"output must be a tuple of length {len(out_core)} to match the "
-                        f"signature {signature!r}, got {type(out).__name__}")
-    for o, dims in zip(outs, out_core):
-        shape = tuple(np.shape(o))
+def _check_core_outputs(out, out_core, dim_sizes, context):
+    """JAX's ``_check_output_dims``, in its words and order: the outputs' core shapes against
+    the signature (and the input sizes, which it does not update)."""
+    shapes = [tuple(np.shape(o)) for o in (out if isinstance(out, tuple) else [out])]
+    if len(out_core) > 1 and not isinstance(out, tuple):
+        raise TypeError(f"output must be a tuple when multiple outputs are expected, got: "
+                        f"{out!r}\n{context}")
+    if len(shapes) != len(out_core):
+        raise TypeError(f"wrong number of output arguments: expected {len(out_core)}, got "
+                        f"{len(shapes)} {context}")
+    sizes = dict(dim_sizes)
+    for shape, dims in zip(shapes, out_core):
         if len(shape) != len(dims):
-            raise ValueError(f"output shape {shape} does not match its core dimensions {dims} "
-                             f"(signature {signature!r})")
+            raise ValueError(f"output shape {shape!r} does not match core dimensions {dims!r} "
+                             f"{context}")
         for d, n in zip(dims, shape):
-            if dim_sizes.setdefault(d, n) != n:
-                raise ValueError(f"output core dimension {d!r} has size {n}, expected "
-                                 f"{dim_sizes[d]} (signature {signature!r})")
+            if sizes.setdefault(d, n) != n:
+                raise ValueError(f"inconsistent size for core dimension {d!r}: {n!r} vs "
+                                 f"{sizes[d]!r} {context}")

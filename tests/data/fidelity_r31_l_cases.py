@@ -3,7 +3,7 @@ jnp.pad and jnp.cumprod, whose linearized jits return the zero padding tangents 
 (JAX's `0.0:f32[]` outputs of the known jit); through jnp.linalg.solve, inv and slogdet (JAX's
 custom_linear_solve with a jitted `_lu_solve`, vmapped over b's columns), vmap of convolve
 (squeeze's batching), qr's full tall JVP and cumlogsumexp (its scan combines with jnp's logaddexp,
-a custom_jvp function); solve's shape errors (jnp.vectorize's words); with a
+a custom_jvp function); solve's shape errors and jnp.vectorize's others (JAX's words); with a
 few of their values, evaluated by JAX 0.10.2 (the recorder) and by minijax. Each is an
 expression over SETUP's names giving a JSON-able outcome.
 """
@@ -76,6 +76,11 @@ CASES = [f"jaxprs(F[{k!r}])" for k in ("pad", "pad_const", "cumprod", "solve", "
     "err(jnp.vectorize(lambda a, b: a, signature='(n),(n)->()'), jnp.ones(3), jnp.ones(2))",
     "err(jnp.vectorize(lambda a: a, signature='(n,n)->()'), jnp.ones(3))",
     "err(jnp.vectorize(lambda a, b: a, signature='(n)->()'), jnp.ones(3), jnp.ones(2))",
+    "err(jnp.vectorize(lambda a: (a, a), signature='(n)->()'), m)",
+    "err(jnp.vectorize(lambda a: a, signature='(n)->()'), m)",
+    "err(jnp.vectorize(lambda a: a[:2], signature='(n)->(n)'), m)",
+    "err(jnp.vectorize(lambda a: a[:2], signature='(n)->(n)'), x)",
+    "err(jnp.vectorize(lambda a: a.sum(), signature='(n)->(),()'), m)[0]",
     "lvals()",
     "cvals()",
     "str(jax.make_jaxpr(jax.grad(lambda v: jnp.sum(jax.jit(lambda u: jnp.pad(u, 1))(v) ** 3)))(x))",
