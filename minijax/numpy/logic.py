@@ -12,7 +12,7 @@ import numpy as np
 import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
-from minijax.lowering.array import Array
+from minijax.lowering.array import BaseArray
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._ufuncs import _binary, _dtype, _zeros_like_bool
 from minijax.numpy._util import (
@@ -127,7 +127,7 @@ def isnan(x, /):
 
 
 def iscomplexobj(x):
-    return _dtype(x).kind == "c"
+    return getattr(_dtype(x), "kind", None) == "c"  # an extended dtype (keys') has no kind
 
 
 def isrealobj(x):
@@ -218,7 +218,7 @@ def iscomplex(x):
 
 def isscalar(element):
     """True for Python/NumPy scalars and for rank-0 arrays (JAX's rule)."""
-    if isinstance(element, (Array, Tracer)):
+    if isinstance(element, (BaseArray, Tracer)):  # typed keys too
         return element.ndim == 0
     if isinstance(element, (np.ndarray, np.generic)):
         return np.ndim(element) == 0

@@ -114,6 +114,9 @@ CASES += [f"out(lambda: {e})" for e in [
     "jax.jit(lambda a: lax.convert_element_type(a, a.dtype))(k)",
     "jax.jit(lambda a: lax.convert_element_type(a, jnp.uint32))(k)",
 ]]
+# jnp's type predicates on keys
+CASES += ["bool(jnp.isscalar(k[0]))", "bool(jnp.isscalar(k))", "bool(jnp.iscomplexobj(k))",
+          "bool(jnp.isrealobj(k))"]
 # words that differ as for plain arrays (minijax's lax names dtypes with the shapes)
 CASES += [f"cls(lambda: {e})" for e in [
     "lax.eq(k, k[:2])", "lax.concatenate([k, k], 1)", "lax.slice(k, (1,), (9,))",
