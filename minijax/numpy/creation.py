@@ -96,9 +96,16 @@ def _array(object, dtype, copy, order, ndmin, name):  # noqa: A002 - NumPy's nam
         # a typed key array: the same keys over a copy of their data, as JAX's jnp.array
         if dtype is not None and dtype != object.dtype:
             raise ValueError(f"Cannot convert_element_type from {object.dtype} to {dtype}")
-        return tree_map_internal(lambda data: array(data), object) if copy else object
-    if isinstance(object, (list, tuple)):
-        out = _array_from_sequence(object, dtype)
+        out = tree_map_internal(lambda data: array(data), object) if copy else object
+    elif isinstance(object, (list, tuple)):
+        try:
+            out = _array_from_sequence(object, dtype)
+        except TypeError:
+            if not _holds_keys(object):
+                raise
+            # typed keys among the elements: stacked as JAX's (jnp.stack on their planes;
+            # other values with them are its promotion ValueError), then made an array of keys
+            return _array(_stack_nested(object), dtype, False, order, ndmin, name)
     elif is_array(object):
         weak = dtype is None and object.aval.weak_type
         if copy and isinstance(object, Tracer):
@@ -145,6 +152,15 @@ def _scalar(value, dtype, weak):
         if out is not None:
             return out
     return device_put_value(value, weak_type=weak)
+
+
+def _holds_keys(seq):
+    return any(isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+               or (isinstance(x, (list, tuple)) and _holds_keys(x)) for x in seq)
+
+
+def _stack_nested(seq):
+    return jnp.stack([_stack_nested(x) if isinstance(x, (list, tuple)) else x for x in seq])
 
 
 def _array_from_sequence(seq, dtype):

@@ -114,6 +114,13 @@ CASES += [f"out(lambda: {e})" for e in [
     "jax.jit(lambda a: lax.convert_element_type(a, a.dtype))(k)",
     "jax.jit(lambda a: lax.convert_element_type(a, jnp.uint32))(k)",
 ]]
+# jnp.array of keys: sequences of keys stacked, ndmin honoured
+CASES += [f"out(lambda: {e})" for e in [
+    "jnp.array([k[0], k[1]])", "jnp.array([[k[0]], [k[1]]])", "jnp.asarray([k[0], k[1]])",
+    "jnp.array((k[0], k[1]))", "jnp.array(k, ndmin=3)", "jnp.array([k[0], 1])",
+    "jnp.array(k, dtype=jnp.float32)", "jnp.array([k[0], k[1]], dtype=jnp.float32)",
+    "jax.jit(lambda a, b: jnp.array([a, b]))(k[0], k[1])",
+]]
 # jnp's type predicates on keys
 CASES += ["bool(jnp.isscalar(k[0]))", "bool(jnp.isscalar(k))", "bool(jnp.iscomplexobj(k))",
           "bool(jnp.isrealobj(k))"]
