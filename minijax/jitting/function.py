@@ -53,7 +53,8 @@ from minijax.jitting.args import (
 )
 from minijax.lowering import backends, dispatch, stablehlo
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
+from minijax.lowering.array import (Array, BaseArray, device_put_value, put_global, relabel,
+                                    same_layout)
 from minijax.refs import AbstractRef, Ref, type_str
 from minijax.source_info import reset_name_stack, user_frame
 from minijax.stages import Traced, result_structs, stage_info
@@ -738,6 +739,8 @@ class JitFunction:
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
             in_memory=place.argument_memory(len(const_avals)),
             named_results=None if self._out_shardings is None else place.out_shardings,
+            recover=None if self._out_shardings is not None else _first_committed(
+                program, self._in_shardings is not None),
         )
         timer.mark("compile")
         # As in JAX, outputs are committed to their devices when a placement was named (a
@@ -903,6 +906,35 @@ def jit(fun=None, **kwargs):
 def is_jitted(fun):
     """Whether ``fun`` is what ``jit`` returned (a JitFunction or its C++ PjitFunction)."""
     return isinstance(fun, JitFunction) or isinstance(getattr(fun, "_jit", None), JitFunction)
+
+
+def _first_committed(program, given_in):
+    """JAX's sharding that names results laid out as it (``compile_module``'s ``recover``):
+    the first argument's in_shardings (``given_in``) or committed Array's, when it is a
+    NamedSharding on a mesh of Auto axes."""
+    place = program.placement
+    if place.mesh is None or not place.mesh.are_all_axes_auto:
+        return None
+    record = program.record
+    if any(type(v) is not Array for v in _registry.flatten(
+            (record.args, record.kwargs), leaf_predicate=_is_array_like)[0]
+           if isinstance(v, BaseArray)):
+        return None  # a key array: JAX compares its key type's rank, which no leaf here has
+    kept = range(len(record.leaves)) if program.kept is None else program.kept
+    for j, i in enumerate(kept):
+        x, g = record.leaves[i], place.in_shardings[j]
+        if g is None or type(x) is Array and not x._committed:
+            continue
+        user = x.sharding if type(x) is Array and not given_in else g
+        if not isinstance(user, shd.NamedSharding):
+            return None
+        ndim = len(record.avals[i].shape)
+        return user, user._to_jaxlib(ndim), ndim
+    return None
+
+
+def _is_array_like(v):
+    return isinstance(v, BaseArray)
 
 
 _eager_sharded = {}
