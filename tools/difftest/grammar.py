@@ -187,7 +187,8 @@ class Gen:
             a, ta, b, tb = b, tb, a, ta
         shape = bshape(ta.shape, tb.shape) or ta.shape
         dt, weak = promote([ta, tb], self.x64)
-        if name in ("divide", "op_div", "arctan2", "hypot", "logaddexp", "copysign") and \
+        if name in ("divide", "op_div", "arctan2", "hypot", "logaddexp", "copysign",
+                    "true_divide", "float_power", "logaddexp2", "nextafter") and \
                 KIND[dt] in "bi":
             dt, weak = default_dtype("f", self.x64), weak
         return name, [a, b], {}, [], Ty(shape, dt, weak)
@@ -237,12 +238,12 @@ class Gen:
             ax = axis % t.ndim
             shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
                 tuple(d for i, d in enumerate(t.shape) if i != ax)
-        if name in ("argmax", "argmin", "count_nonzero"):
+        if name in ("argmax", "argmin", "count_nonzero", "nanargmax", "nanargmin"):
             dt = default_dtype("i", self.x64)
         elif name in ("any", "all"):
             dt = "bool"
-        elif name in ("mean", "var", "std", "var_ddof", "nn.logsumexp", "linalg.norm") and \
-                t.kind in "bi":
+        elif name in ("mean", "var", "std", "var_ddof", "nn.logsumexp", "linalg.norm",
+                      "nanmean", "nanstd", "nanvar", "average") and t.kind in "bi":
             dt = default_dtype("f", self.x64)
         elif name in ("sum", "prod") and t.kind == "b":
             dt = default_dtype("i", self.x64)
@@ -269,7 +270,7 @@ class Gen:
                           for i, d in enumerate(t.shape))
         if name == "argsort":
             dt = default_dtype("i", self.x64)
-        if name.startswith("nn.") and t.kind in "bi":
+        if (name.startswith("nn.") or name == "unwrap") and t.kind in "bi":
             dt = default_dtype("f", self.x64)
         return name, [x], p, [], Ty(shape, dt, t.weak)
 
@@ -369,10 +370,13 @@ class Gen:
 
     def s_index(self, pool, body=False):
         name = self.choice(["getitem_int", "getitem_arr", "getitem_bool", "take",
-                            "take_along_axis", "at_get_arr", "at_static", "at_arr", "at_slice"],
-                           [2, 2, 0.5, 1, 1, 1, 3, 2, 1])
+                            "take_along_axis", "at_get_arr", "at_static", "at_arr", "at_slice",
+                            "dyn_slice", "dyn_index", "dyn_update", "dyn_slice2"],
+                           [2, 2, 0.5, 1, 1, 1, 3, 2, 1, 1, 1, 1, 0.5])
         x, t = self.pick(pool, lambda t: t.ndim > 0, lambda: self.float_ty((3,)))
         n0 = t.shape[0]
+        if name.startswith("dyn_"):
+            return self.s_dynamic(pool, name, x, t, body)
         if name == "getitem_int":
             idx = self.choice([0, -1, 1, n0, -n0 - 1, 2])
             return name, [x], {"idx": idx}, [], Ty(t.shape[1:], t.dtype, t.weak)
@@ -417,6 +421,32 @@ class Gen:
         mode = self.choice([None, "drop", "clip", "promise_in_bounds"], [3, 2, 2, 0.3])
         return name, [x, v, i], {"method": {"code": method}, "mode": mode}, [], \
             Ty(t.shape, t.dtype, t.weak)
+
+    def s_dynamic(self, pool, name, x, t, body):
+        """lax's dynamic slices: a scalar start (of int32, int8 or uint8, maybe negative or out
+        of range), negative starts counted from the end or not."""
+        n0 = t.shape[0]
+        i, ti = self.new_input(Ty((), self.choice(["int32", "int32", "int8", "uint8"])),
+                               fill=("index", n0), pool=pool)
+        p = {"neg": self.coin(0.7)}
+        if name == "dyn_slice2":
+            if t.ndim < 2:
+                return self.s_unary_keep(pool, body)
+            j, tj = self.new_input(Ty((), self.choice([ti.dtype, ti.dtype, "int32"])),
+                                   fill=("index", t.shape[1]), pool=pool)
+            return name, [x, i, j], {}, [], Ty((1, 1) + t.shape[2:], t.dtype, t.weak)
+        if name == "dyn_slice":
+            p["size"] = min(n0, self.choice([1, 2]))
+            return name, [x, i], p, [], Ty((p["size"],) + t.shape[1:], t.dtype, t.weak)
+        if name == "dyn_index":
+            p["keepdims"] = self.coin(0.5)
+            return name, [x, i], p, [], Ty(t.shape if p["keepdims"] and n0 == 1 else
+                                           ((1,) if p["keepdims"] else ()) + t.shape[1:],
+                                           t.dtype, t.weak)
+        size = min(n0, 1)
+        v, tv = self.pick(pool, lambda u: u.shape == (size,) + t.shape[1:] and u.dtype == t.dtype,
+                          lambda: Ty((size,) + t.shape[1:], t.dtype))
+        return name, [x, i, v], p, [], Ty(t.shape, t.dtype, t.weak)
 
     def upd_value(self, pool, shape, body):
         if self.coin(0.35):

@@ -21,7 +21,7 @@ UNARY_FLOAT = {
     n: f"jnp.{n}({{a0}})"
     for n in ["sin", "cos", "tan", "tanh", "exp", "log", "log1p", "expm1", "sqrt", "cbrt",
               "arcsin", "arctan", "arcsinh", "sinh", "cosh", "exp2", "log2", "reciprocal",
-              "sinc", "deg2rad", "i0"]
+              "sinc", "deg2rad", "i0", "arccos", "arccosh", "arctanh", "log10", "rad2deg"]
 }
 UNARY_FLOAT.update({
     "lax.rsqrt": "lax.rsqrt({a0})",
@@ -42,6 +42,14 @@ UNARY_FLOAT.update({
     "nn.gelu": "nn.gelu({a0}, approximate={approximate})",
     "nn.hard_tanh": "nn.hard_tanh({a0})",
     "nn.sparse_plus": "nn.sparse_plus({a0})",
+    "lax.erfc": "lax.erfc({a0})",
+    "lax.bessel_i1e": "lax.bessel_i1e({a0})",
+    "nn.mish": "nn.mish({a0})",
+    "nn.soft_sign": "nn.soft_sign({a0})",
+    "nn.hard_sigmoid": "nn.hard_sigmoid({a0})",
+    "nn.hard_silu": "nn.hard_silu({a0})",
+    "nn.squareplus": "nn.squareplus({a0})",
+    "nn.log1mexp": "nn.log1mexp({a0})",
 })
 UNARY_KEEP = {
     "negative": "jnp.negative({a0})",
@@ -70,12 +78,15 @@ PREDICATES = {n: f"jnp.{n}({{a0}})" for n in ["isnan", "isinf", "isfinite", "sig
 BINARY = {n: f"jnp.{n}({{a0}}, {{a1}})"
           for n in ["add", "subtract", "multiply", "divide", "floor_divide", "remainder",
                     "power", "maximum", "minimum", "arctan2", "hypot", "logaddexp",
-                    "copysign", "fmax", "fmin", "heaviside"]}
+                    "copysign", "fmax", "fmin", "heaviside", "fmod", "mod", "true_divide",
+                    "float_power", "logaddexp2", "nextafter"]}
 BINARY.update({
     "op_add": "{a0} + {a1}", "op_mul": "{a0} * {a1}", "op_sub": "{a0} - {a1}",
     "op_div": "{a0} / {a1}", "op_pow": "{a0} ** {a1}", "op_mod": "{a0} % {a1}",
     "lax.add": "lax.add({a0}, {a1})", "lax.max": "lax.max({a0}, {a1})",
     "lax.rem": "lax.rem({a0}, {a1})",
+    "lax.sub": "lax.sub({a0}, {a1})", "lax.mul": "lax.mul({a0}, {a1})",
+    "lax.pow": "lax.pow({a0}, {a1})", "lax.atan2": "lax.atan2({a0}, {a1})",
 })
 COMPARE = {n: f"jnp.{n}({{a0}}, {{a1}})"
            for n in ["greater", "less", "equal", "not_equal", "greater_equal"]}
@@ -84,7 +95,9 @@ LOGICAL = {n: f"jnp.{n}({{a0}}, {{a1}})"
            for n in ["logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or"]}
 REDUCE = {n: f"jnp.{n}({{a0}}, axis={{axis}}, keepdims={{keepdims}})"
           for n in ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
-                    "nansum", "nanmax", "ptp", "median", "count_nonzero"]}
+                    "nansum", "nanmax", "ptp", "median", "count_nonzero", "nanmin", "nanmean",
+                    "nanstd", "nanvar", "nanprod", "amax", "amin", "nanargmax", "nanargmin",
+                    "average"]}
 REDUCE.update({
     "argmax": "jnp.argmax({a0}, axis={axis}, keepdims={keepdims})",
     "argmin": "jnp.argmin({a0}, axis={axis}, keepdims={keepdims})",
@@ -107,6 +120,12 @@ AXIS_OPS = {  # shape-preserving along an axis
     "flip": "jnp.flip({a0}, axis={axis})",
     "roll": "jnp.roll({a0}, {shift}, axis={axis})",
     "diff": "jnp.diff({a0}, axis={axis})",
+    "nancumsum": "jnp.nancumsum({a0}, axis={axis})",
+    "nancumprod": "jnp.nancumprod({a0}, axis={axis})",
+    "cumulative_sum": "jnp.cumulative_sum({a0}, axis={axis})",
+    "lax.cumsum": "lax.cumsum({a0}, axis={axis_nn}, reverse={reverse})",
+    "lax.cumprod": "lax.cumprod({a0}, axis={axis_nn}, reverse={reverse})",
+    "unwrap": "jnp.unwrap({a0}, axis={axis})",
 }
 SHAPE_OPS = {
     "ravel": "jnp.ravel({a0})",
@@ -147,6 +166,14 @@ INDEX = {
     "at_static_get": "{a0}.at[{idx}].get()",
     "at_arr": "{a0}.at[{a2}].{method}({a1}, mode={mode})",
     "at_slice": "{a0}.at[1:].{method}({a1})",
+    "dyn_slice": ("lax.dynamic_slice_in_dim({a0}, {a1}, {size}, axis=0, "
+                  "allow_negative_indices={neg})"),
+    "dyn_index": ("lax.dynamic_index_in_dim({a0}, {a1}, axis=0, keepdims={keepdims}, "
+                  "allow_negative_indices={neg})"),
+    "dyn_update": ("lax.dynamic_update_slice_in_dim({a0}, {a2}, {a1}, axis=0, "
+                   "allow_negative_indices={neg})"),
+    "dyn_slice2": ("lax.dynamic_slice({a0}, ({a1}, {a2}) + (0,) * ({a0}.ndim - 2), "
+                   "(1, 1) + {a0}.shape[2:])"),
 }
 LINALG = {
     "matmul": "{a0} @ {a1}",
