@@ -826,10 +826,15 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     epsilon = np.spacing(np.finfo(np.dtype(xp.dtype)).eps)
     dx0 = lax.abs(dx) <= epsilon  # no NaN gradients where dx is (nearly) zero
     f = jnp.where(dx0, fp[i - 1], fp[i - 1] + (delta / jnp.where(dx0, 1, dx)) * df)
-    if not extrapolate[0] and period is None:
-        f = jnp.where(x < xp[0], fp[0] if left is None else left, f)
-    if not extrapolate[1] and period is None:
-        f = jnp.where(x > xp[-1], fp[-1] if right is None else right, f)
+    # the fill value first, even with a period (where it goes unused), as JAX's
+    if not extrapolate[0]:
+        left_value = fp[0] if left is None else left
+        if period is None:
+            f = jnp.where(x < xp[0], left_value, f)
+    if not extrapolate[1]:
+        right_value = fp[-1] if right is None else right
+        if period is None:
+            f = jnp.where(x > xp[-1], right_value, f)
     return f
 
 

@@ -18,6 +18,7 @@ import minijax.numpy as jnp
 from minijax import dtypes, lax
 from minijax.core import Tracer
 from minijax.lax.control_flow.common import vary_like
+from minijax.lax.total_order import eq_to_p, le_to_p, lt_to_p
 from minijax.numpy._eager import eager_jit
 from minijax.numpy._util import (
     broadcast_shapes,
@@ -224,8 +225,7 @@ def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
     def body(state, _):
         low, high = state
         mid = low + (high - low) // 2  # this form cannot overflow
-        pivot = sorted_arr[mid]
-        go_left = ~_lt(pivot, query) if side == "left" else _lt(query, pivot)
+        go_left = _sort_comparator(query, sorted_arr[mid], le=side == "left")
         return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), None
 
     levels = int(np.ceil(np.log2(n + 1)))
@@ -233,6 +233,34 @@ def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
     init = vary_like((lax.full((), 0, unsigned), lax.full((), n, unsigned)), sorted_arr, query)
     carry, _ = lax.scan(body, init, None, length=levels, unroll=levels if unrolled else 1)
     return convert(carry[1], dtype)
+
+
+def _sort_comparator(x, y, le):
+    """JAX's ``lax._sort_lt_comparator`` (``_sort_le_comparator`` where ``le``): the total
+    order on canonical keys (a complex number's real part, then its imaginary part)."""
+    p = None
+    for xk, yk in zip(_sort_keys(x)[::-1], _sort_keys(y)[::-1]):
+        if p is None:
+            p = (le_to_p if le else lt_to_p).bind(xk, yk)
+        else:
+            p = lax.bitwise_or(lt_to_p.bind(xk, yk), lax.bitwise_and(eq_to_p.bind(xk, yk), p))
+    return p
+
+
+def _sort_keys(x):
+    """JAX's ``_operands_to_keys`` of one operand: floats through
+    ``_canonicalize_float_for_sort`` (-0 as 0, one NaN), a complex number as two such keys."""
+    dt = np.dtype(x.dtype)
+    if dtypes.is_complex(dt):
+        return [_canonical_float(lax.real(x)), _canonical_float(lax.imag(x))]
+    if dtypes.is_inexact(dt):
+        return [_canonical_float(x)]
+    return [x]
+
+
+def _canonical_float(x):
+    out = lax.select(lax.eq(x, lax.full((), 0, x.dtype)), lax.full_like(x, 0), x)
+    return lax.select(lax.ne(x, x), lax.full_like(out, np.nan), out)
 
 
 def _searchsorted_sort(a, v, side, out_dtype):

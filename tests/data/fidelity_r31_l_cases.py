@@ -45,6 +45,17 @@ def cvals():
     g = jax.grad(lambda v: jnp.sum(jax.lax.cumlogsumexp(v)).real)(z)
     out.append([[round(float(u.real), 4), round(float(u.imag), 4)] for u in g])
     return out
+XPF = (jnp.array([0., 1., 2.]), jnp.array([1., 3., 2.]))
+def svals():
+    a = jnp.array([-1.0, -0.0, 0.0, 1.0, jnp.nan], jnp.float32)
+    q = jnp.array([-0.0, 0.0, jnp.nan, 0.5, -jnp.inf, 1.0], jnp.float32)
+    ac = jnp.array([1 + 1j, 1 + 2j, 2 - 1j], jnp.complex64)
+    qc = jnp.array([1 + 1.5j, 2 - 1j, 0j, 2 + 0j], jnp.complex64)
+    return [[jnp.searchsorted(a, q, side=s, method=k).tolist(),
+             jnp.searchsorted(ac, qc, side=s, method=k).tolist()]
+            for s in ("left", "right") for k in ("scan", "scan_unrolled")] + [
+        jnp.searchsorted(jnp.array([False, True]), jnp.array([True, False])).tolist(),
+        [repr(round(float(v), 4)) for v in jnp.interp(q, *XPF, period=1.5)]]  # nan as 'nan'
 def lvals():
     return [round(float(v), 4) for v in [
         jax.grad(lambda a: jnp.sum(jnp.linalg.solve(a, x) ** 2))(A).sum(),
@@ -81,6 +92,12 @@ CASES = [f"jaxprs(F[{k!r}])" for k in ("pad", "pad_const", "cumprod", "solve", "
     "err(jnp.vectorize(lambda a: a[:2], signature='(n)->(n)'), m)",
     "err(jnp.vectorize(lambda a: a[:2], signature='(n)->(n)'), x)",
     "err(jnp.vectorize(lambda a: a.sum(), signature='(n)->(),()'), m)[0]",
+    "str(jax.make_jaxpr(lambda v: jnp.searchsorted(jnp.array([0., 1., 2.]), v))(x))",
+    "str(jax.make_jaxpr(lambda v: jnp.searchsorted(x, v, side='right'))(m))",
+    "str(jax.make_jaxpr(lambda v: jnp.searchsorted(v.astype(jnp.complex64), v[0]))(x))",
+    "str(jax.make_jaxpr(lambda v: jnp.interp(v, jnp.array([0., 1., 2.]), XPF[1]))(x))",
+    "str(jax.make_jaxpr(lambda v: jnp.interp(v, x, x, period=2.0))(x))",
+    "svals()",
     "lvals()",
     "cvals()",
     "str(jax.make_jaxpr(jax.grad(lambda v: jnp.sum(jax.jit(lambda u: jnp.pad(u, 1))(v) ** 3)))(x))",
