@@ -141,7 +141,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False,
             stacklevel=3,
         )
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type):
-        if _is_array(operand):
+        if _is_array(operand) and not _tangent_retyped(operand):
             return operand  # a no-op on an array (or tracer) adds no equation, as in JAX
         if type(operand) is np.ndarray and operand.ndim:
             trace = lifting_trace()
@@ -214,6 +214,27 @@ def _converts_on_host(operand, new_dtype, weak_type):
 
 def _is_array(x):
     return isinstance(x, Tracer) or (hasattr(x, "aval") and not isinstance(x, np.ndarray))
+
+
+def _tangent_retyped(x):
+    """Whether ``x`` is a JVP tracer over a concrete value (an eager grad, jvp or linearize:
+    nothing staged under it) carrying a tangent of another weak type than its primal
+    (``jnp.power(jnp.int32(3), b)``'s strong tangent of a weak primal). JAX's no-op conversion
+    skips an array or an abstract tracer, but binds on a concrete tracer, and the rule converts
+    such a tangent to the primal's type (eager ``jnp.stack([p, b])``'s promotion makes ``p``'s
+    tangent weak as its primal; under jit the tangent stays strong); a matching tangent forwards,
+    so only these bind."""
+    bottom = x
+    while type(bottom) is ad.JVPTracer:
+        bottom = bottom.primal
+    if bottom is x or type(bottom) is DynamicJaxprTracer or isinstance(bottom, Tracer):
+        return False  # abstract (under jit, make_jaxpr): JAX's conversion skips it
+    while x is not bottom:
+        t = x.tangent
+        if type(t) is not ad.Zero and get_aval(t).weak_type != get_aval(x.primal).weak_type:
+            return True
+        x = x.primal
+    return False
 
 
 # ------------------------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ its primals' types and inlining it with those types kept, so the tangent ``add``
 tangent (``jnp.power(jnp.int32(3), b)``'s, converted to strong by pow's rule) and a weak one
 (``b``'s) is weak, and a later ``astype``'s transpose converts the cotangent to weak: the
 gradient is ``~float32`` (weak). Gradients, vjps, jvps, linearizations, hessians and the
-jaxprs (their equations' result weak types too) of mixed weak/strong programs.
+jaxprs (their equations' result weak types too) of mixed weak/strong programs. A jnp function JAX
+does not jit (``stack``, ``concatenate``) promotes with a no-op conversion that JAX binds on an
+eager tracer, so there an eager gradient's tangent is retyped weak, under jit not.
 
 (2) Second derivatives of ``scipy.special.exp1``/``expn`` (whose JVP rule calls ``expn`` on its
 traced order inside the jitted ``expn_jvp``): JAX 0.10.2 raises TypeError ("No constant handler
@@ -53,6 +55,10 @@ cj.defjvp(lambda p, t: (cj(p[0]), (t[0] * 2.0).astype(jnp.float32)))
 def cs(x):
     return x * 2.0
 cs.defjvp(lambda p, t: (cs(p[0]), 2.0))
+@jax.custom_jvp
+def cr(x):
+    return x * 2.0
+cr.defjvp(lambda p, t: (cr(p[0]), (jnp.power(i3, p[0]) * t[0]).astype(jnp.float32) + t[0]))
 FS = {
     'powadd_astype': lambda b: (jnp.power(i3, b) + b).astype(jnp.float32),
     'powmul_astype': lambda b: (jnp.power(i3, b) * b).astype(jnp.float32),
@@ -79,6 +85,19 @@ FS = {
     'astype_add_astype': lambda b: (b.astype(jnp.float32) + b).astype(jnp.float32),
     'f32mul_add_astype': lambda b: (jnp.float32(2) * b + b).astype(jnp.float32),
     'lpowadd_astype': lambda b: (lax.pow(3.0, b) + b).astype(jnp.float32),
+    # jnp functions JAX does not jit promote with a conversion that binds on an eager tracer
+    # (a no-op on an abstract one): eagerly the strong tangent becomes weak, as its primal
+    'stack': lambda b: jnp.stack([jnp.power(i3, b), b]).astype(jnp.float32).sum(),
+    'concat': lambda b: jnp.concatenate([jnp.power(i3, b)[None], jnp.array([b])]).astype(jnp.float32).sum(),
+    'mean_stack': lambda b: jnp.mean(jnp.stack([jnp.power(i3, b), b])).astype(jnp.float32),
+    'cr_astype': lambda b: (cr(b) + b).astype(jnp.float32),
+    'remat': lambda b: jax.checkpoint(lambda c: jnp.power(i3, c) + c)(b).astype(jnp.float32),
+    'cond': lambda b: lax.cond(True, lambda c: jnp.power(i3, c) + c, lambda c: c * 1.0, b).astype(jnp.float32),
+    'scan': lambda b: lax.scan(lambda c, _: ((jnp.power(i3, c) + c) * 0.5, None), b, None, length=2)[0].astype(jnp.float32),
+    'fori': lambda b: lax.fori_loop(0, 2, lambda i, c: (jnp.power(i3, c) + c) * 0.5, b).astype(jnp.float32),
+    'vmap': lambda b: jax.vmap(lambda c: jnp.power(i3, c) + c)(jnp.ones(2) * b).astype(jnp.float32).sum(),
+    'jit_inner': lambda b: jax.jit(lambda c: (jnp.power(i3, c) + c).astype(jnp.float32))(b),
+    'sqrt': lambda b: jnp.sqrt(jnp.power(i3, b) + b).astype(jnp.float32),
 }
 SP = {'exp1': sp.exp1, 'expi': sp.expi, 'expn3': lambda x: sp.expn(3, x),
       'expn1': lambda x: sp.expn(1, x), 'expn0': lambda x: sp.expn(0, x)}
@@ -104,7 +123,8 @@ _NAMES = ["powadd_astype", "powmul_astype", "powsub_astype", "powsin_astype",
           "powlaxadd_conv", "powadd_f16", "powadd_mulf32", "powadd_sum", "powadd_jit",
           "powadd2", "powarr", "powcos", "powlogaddexp", "powclip", "pow_astype", "powadd",
           "cj_add_astype", "cs_add_astype", "astype_add_astype", "f32mul_add_astype",
-          "lpowadd_astype"]
+          "lpowadd_astype", "stack", "concat", "mean_stack", "cr_astype", "remat", "cond",
+          "scan", "fori", "vmap", "jit_inner", "sqrt"]
 
 _WEAK = [f"out(lambda: {t.format(n=n)})" for n in _NAMES for t in _TRANSFORMS.values()]
 
