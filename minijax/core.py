@@ -1318,11 +1318,6 @@ class Tracer:
     def __hash__(self):
         raise TypeError(f"unhashable type: '{type(self).__name__}'")  # JAX 0.10.2's words
 
-    def __iter__(self):
-        if not self.aval.shape:
-            raise TypeError("iteration over a 0-d array")
-        return iter([self[i] for i in range(self.aval.shape[0])])
-
     def __repr__(self):  # JAX 0.10.2's default (each tracer class may say more)
         return f"{type(self).__name__}<{self.aval}>"
 

@@ -315,11 +315,20 @@ _METHODS = {
 }
 
 
+def _tracer_iter(self):
+    """A traced array's rows, as JAX's ``ShapedArray._iter``: ``lax.index_in_dim`` of each
+    (a strided slice and a squeeze each), made as the loop asks for them."""
+    if not self.aval.shape:
+        raise TypeError("iteration over a 0-d array")
+    return (lax.index_in_dim(self, i, keepdims=False) for i in range(self.aval.shape[0]))
+
+
 def install():
     """Sets the operators and methods on Array, its public base class and Tracer (idempotent)."""
     for cls in (Array, BaseArray, Tracer):
         for name, value in _METHODS.items():
             setattr(cls, name, value)
+    Tracer.__iter__ = _tracer_iter
 
 
 install()

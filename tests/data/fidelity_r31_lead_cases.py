@@ -4,7 +4,8 @@ NumPy before it binds, under any trace (so under `jit` a complex scalar to bool 
 nonzero test and a Python complex to a real dtype NumPy's TypeError), and only then folds;
 `lax.dynamic_slice` & co.: `allow_negative_indices` (a bool or one per dimension; the `_in_dim`
 forms apply it to their axis alone), each start index of its own dtype (a Python int the default
-int) and a mix refused in JAX's words; jnp indexing converts its starts to int32 first.
+int) and a mix refused in JAX's words; jnp indexing converts its starts to int32 first; a
+traced array's iteration (`index_in_dim` of each row: a strided slice and a squeeze).
 Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
@@ -18,6 +19,8 @@ def outcome(thunk):
             out = thunk()
         except Exception as e:
             return ["raises", type(e).__name__, str(e).split("\\n")[0][:60]]
+    return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
+def values(out):
     return [list(out.shape), str(out.dtype), np.asarray(out, np.float64).ravel().tolist()]
 def both(make):
     return [outcome(make), outcome(jax.jit(make))]
@@ -79,4 +82,8 @@ CASES = [
     "str(jax.make_jaxpr(lambda i: lax.dynamic_slice(x30, (i,), (1,)))(jnp.int8(1)))",
     "str(jax.make_jaxpr(lambda i: x34[i])(jnp.int8(1)))",
     "str(jax.make_jaxpr(lambda i: x34[i, i.astype(jnp.int16)])(jnp.int8(1)))",
+] + [
+    "str(jax.make_jaxpr(lambda x: list(x))(jnp.ones((2, 3))))",
+    "str(jax.make_jaxpr(lambda x: [a for a in x][1])(jnp.ones((3,))))",
+    "values(jax.jit(lambda x: sum(r.sum() * i for i, r in enumerate(x)))(x34))",
 ]
