@@ -361,6 +361,9 @@ class _JitCompiled(_compile.Compiled):
         flat = [None] * len(p.record.avals)
         for j, i in enumerate(kept):
             s = exe.in_shardings[n0 + j]
+            if isinstance(given[j], shd.NamedSharding):  # as given (P('x', None) stays)
+                flat[i] = given[j]
+                continue
             flat[i] = (shd.from_jaxlib(s, len(exe.in_avals[n0 + j].shape), p.placement.mesh)
                        if named or given[j] is not None else shd.GSPMDSharding(s))
         return p.record.in_tree.unflatten(flat)
@@ -368,7 +371,8 @@ class _JitCompiled(_compile.Compiled):
     @property
     def output_shardings(self):
         p, exe = self._program, self._executable
-        flat = [shd.from_jaxlib(s, len(a.shape), p.placement.mesh)
+        flat = [shd.array_sharding(s, a) if type(a) is core.ShapedArray  # as its Arrays report
+                else shd.from_jaxlib(s, len(a.shape), p.placement.mesh)
                 for s, a in zip(exe.out_shardings, exe.out_avals)]
         tree = p.out_tree
         if type(tree) is _RefOutputs:  # the written Refs' values are no outputs of the call
@@ -739,8 +743,7 @@ class JitFunction:
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
             in_memory=place.argument_memory(len(const_avals)),
             named_results=None if self._out_shardings is None else place.out_shardings,
-            recover=None if self._out_shardings is not None else _first_committed(
-                program, self._in_shardings is not None),
+            recover=None if self._out_shardings is not None else _first_committed(program),
         )
         timer.mark("compile")
         # As in JAX, outputs are committed to their devices when a placement was named (a
@@ -908,10 +911,10 @@ def is_jitted(fun):
     return isinstance(fun, JitFunction) or isinstance(getattr(fun, "_jit", None), JitFunction)
 
 
-def _first_committed(program, given_in):
+def _first_committed(program):
     """JAX's sharding that names results laid out as it (``compile_module``'s ``recover``):
-    the first argument's in_shardings (``given_in``) or committed Array's, when it is a
-    NamedSharding on a mesh of Auto axes."""
+    the first argument's in_shardings or committed Array's (the placement's, as given or as
+    the Array reports it), when it is a NamedSharding on a mesh of Auto axes."""
     place = program.placement
     if place.mesh is None or not place.mesh.are_all_axes_auto:
         return None
@@ -925,11 +928,10 @@ def _first_committed(program, given_in):
         x, g = record.leaves[i], place.in_shardings[j]
         if g is None or type(x) is Array and not x._committed:
             continue
-        user = x.sharding if type(x) is Array and not given_in else g
-        if not isinstance(user, shd.NamedSharding):
+        if not isinstance(g, shd.NamedSharding):
             return None
         ndim = len(record.avals[i].shape)
-        return user, user._to_jaxlib(ndim), ndim
+        return g, g._to_jaxlib(ndim), ndim
     return None
 
 

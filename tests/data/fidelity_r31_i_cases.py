@@ -62,5 +62,9 @@ _NAMES = [
     "outcome(lambda: desc(jax.jit(lambda a, b: a + b)(put((16, 7), amesh, P('x', None)), put((16, 7), amesh, P('x')))))",
     "outcome(lambda: desc(jax.jit(lambda a: a * 2)(put((16, 11), ymesh, P(None, None)))))",
     "outcome(lambda: desc(jax.jit(lambda a: a * 2, in_shardings=NamedSharding(amesh, P('x', None)))(jnp.ones((16, 13)))))",
+    # a compiled jit's shardings: the arguments' as given or as the Array reports it
+    "outcome(lambda: [[str(s.spec) for s in jax.tree.leaves(c.input_shardings)] + [str(c.output_shardings.spec)] "
+    "for c in (jax.jit(lambda a: a * 2, in_shardings=NamedSharding(amesh, P('x', None))).lower(jnp.ones((16, 3))).compile(), "
+    "jax.jit(lambda a: a * 2).lower(put((16, 19), amesh, P('x', None))).compile())])",
 ]
 CASES = _MESHES + _SPECS + _NAMES
