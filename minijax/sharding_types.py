@@ -6,7 +6,8 @@ minijax never partitions a program itself: shardings become Shardy annotations (
 ``sdy.sharding`` on arguments/results, ``sdy.sharding_constraint``) and XLA's SPMD partitioner
 does the rest. What this module owns is the *meaning* of a sharding for host data: which slice
 of a global array each device holds (``devices_indices_map``), and the jaxlib ``GSPMDSharding``
-(interned: jaxlib compares those by identity) that device buffers and executables carry. It
+(interned per layout and mesh: ``lowering.array.MeshSharding``) that device buffers and
+executables carry. It
 sits with the lowering (layer 1): lowering, dispatch and arrays need it; the
 ``with_sharding_constraint`` primitive is in ``lax/sharding_constraint.py`` and the public
 ``minijax.sharding`` module gathers both.

@@ -284,8 +284,10 @@ def _as_single_device(piece, aval, index):
 
 
 # ------------------------------------------------------------------------------------------------
-# Interned multi-device jaxlib shardings (jaxlib compares GSPMDShardings by identity) and the
-# user-facing sharding each stands for.
+# Interned multi-device jaxlib shardings (one object per layout and mesh: minijax's dispatch
+# tests an argument's sharding by identity; jaxlib's C++ jit signature compares two plain
+# GSPMDShardings by layout, a MeshSharding also by its mesh) and the user-facing sharding each
+# stands for.
 
 # The user-facing sharding of a jaxlib sharding, ``user_sharding_of(jaxlib_sharding, ndim)``:
 # ``sharding_types.from_jaxlib``, installed by that module (it builds on this one).
