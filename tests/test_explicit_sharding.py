@@ -27,11 +27,9 @@ SWEEP = ROOT / "tools" / "difftest" / "sweep_sharding.py"
 RECORD = ROOT / "tools" / "difftest" / "sweep_sharding_jax0102.txt"
 
 KNOWN = {
-    # JAX's own failures minijax does not reproduce: JAX's qr masks its result with an
-    # unsplit mask (its select refuses it), and vmaps inv's solve over a split and an unsplit
-    # operand; minijax computes both
+    # JAX's own failure minijax does not reproduce: JAX's qr masks its result with an unsplit
+    # mask (its select refuses it); minijax computes it
     "qr_bat": "JAX 0.10.2 fails on a batch-split qr (its internal select)",
-    "inv_bat": "JAX 0.10.2 fails in its own vmap of inv; minijax's solve has no rule",
 }
 
 
