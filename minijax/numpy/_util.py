@@ -115,7 +115,7 @@ def convert(x, dtype, weak_type=False):
     dtype = dtypes.canonicalize_dtype(dtype)
     aval = getattr(x, "aval", None)
     if (aval is not None and aval.dtype == dtype and aval.weak_type == weak_type
-            and not (weak_type and type(x) is JVPTracer and _tangent_retyped(x))):
+            and not (type(x) is JVPTracer and _tangent_retyped(x))):
         return x  # the common case under tracing: nothing to convert
     if type(x) in (float, complex) and weak_type and dtypes.python_scalar_dtype(x) == dtype:
         return x  # already so: JAX stages it unrounded (``0.5772156649015329:f32[]``)
@@ -139,10 +139,9 @@ def _shared_dtype(args):
         aval = getattr(x, "aval", None)
         if aval is None or aval.dtype != first.dtype or aval.weak_type != first.weak_type:
             return None
-    if first.weak_type:
-        for x in args:
-            if type(x) is JVPTracer and _tangent_retyped(x):
-                return None  # an eager tangent typed otherwise than its primal: converted (as JAX's)
+    for x in args:
+        if type(x) is JVPTracer and _tangent_retyped(x):
+            return None  # an eager tangent typed otherwise than its primal: converted (as JAX's)
     return first.dtype
 
 

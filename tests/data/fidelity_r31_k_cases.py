@@ -22,6 +22,7 @@ SETUP = """
 lax = jax.lax
 sp = jax.scipy.special
 i3 = jnp.int32(3)
+f32 = jnp.float32
 def show(r):
     if isinstance(r, (list, tuple)):
         return [show(x) for x in r]
@@ -167,4 +168,16 @@ _SPECIAL += [
     "(jnp.array([1.0, 2.0])))",
 ]
 
-CASES = _WEAK + _LINEAR + _SPECIAL
+# a weak tangent of a strong primal (a Python float's) reaching a non-jitted promotion: eagerly
+# retyped strong, as its primal
+_STRONG = [f"out(lambda: jax.{t}({f}, {a}))"
+           for f in ["lambda b: jnp.stack([b, b * 2]).sum()", "lambda b: jnp.stack([b, f32(2.0)])",
+                     "lambda b: jnp.concatenate([b[None], b[None]])",
+                     "lambda b: jnp.stack([b, b]) + 1.0"]
+           for t, a in [("jvp", "(f32(1.0),), (1.0,)"), ("jvp", "(1.0,), (f32(1.0),)")]] + [
+    "out(lambda: jax.linearize(lambda b: jnp.concatenate([b[None], b[None]]), f32(1.0))[1](1.0))",
+    "out(lambda: jax.jit(lambda x, t: jax.jvp(lambda b: jnp.concatenate([b[None], b[None]]), "
+    "(x,), (t,)))(f32(1.0), 1.0))",
+]
+
+CASES = _WEAK + _LINEAR + _SPECIAL + _STRONG
