@@ -1076,13 +1076,18 @@ def spacing(x, /):
 
 @eager_jit(static_argnames=("axis",), inline=False)
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
-    p = _inexact(p)
+    """JAX's: ``p`` promoted with ``period`` (integers with an integer period stay integers,
+    their interval ``period // 2``), complex refused."""
+    check_arraylike("unwrap", p)
+    p, period = promote_dtypes(p, period)
+    if _dtype(p).kind == "c":
+        raise ValueError("jnp.unwrap does not support complex inputs.")
     axis = canonicalize_axis(axis, p.ndim)
     if p.shape[axis] == 0:
         return p
     if discont is None:
         discont = period / 2
-    interval = period / 2
+    interval = period // 2 if _dtype(p).kind in "iu" else period / 2
     dd = diff(p, axis=axis)
     ddmod = mod(dd + interval, period) - interval
     ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)

@@ -5,7 +5,9 @@ nonzero test and a Python complex to a real dtype NumPy's TypeError), and only t
 `lax.dynamic_slice` & co.: `allow_negative_indices` (a bool or one per dimension; the `_in_dim`
 forms apply it to their axis alone), each start index of its own dtype (a Python int the default
 int) and a mix refused in JAX's words; jnp indexing converts its starts to int32 first; a
-traced array's iteration (`index_in_dim` of each row: a strided slice and a squeeze).
+traced array's iteration (`index_in_dim` of each row: a strided slice and a squeeze);
+`jnp.unwrap` (promoted with its period: integers with an integer period stay integers; complex
+refused) (run 37000).
 Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
@@ -86,4 +88,21 @@ CASES = [
     "str(jax.make_jaxpr(lambda x: list(x))(jnp.ones((2, 3))))",
     "str(jax.make_jaxpr(lambda x: [a for a in x][1])(jnp.ones((3,))))",
     "values(jax.jit(lambda x: sum(r.sum() * i for i, r in enumerate(x)))(x34))",
+] + [
+    f"both(lambda: jnp.unwrap({e}))" for e in [
+        "jnp.array([True, False, True, True])",
+        "jnp.array([0, 400, 10, -300], jnp.int32)",
+        "jnp.array([0, 400, 10, -300], jnp.int32), period=360",
+        "jnp.array([0, 100, 10, -30], jnp.int8), period=360",
+        "jnp.array([0., 4., 7., -3.], jnp.float32)",
+        "jnp.array([0., 4., 7., -3.], jnp.float16)",
+        "jnp.array([0., 4., 7., -3.], jnp.float32), discont=1.0",
+        "jnp.array([0., 4., 7., -3.], jnp.complex64)",
+        "jnp.zeros((2, 0))",
+        "x34, axis=0",
+        "[0., 7.]",
+    ]
+] + [
+    "jax.vmap(jnp.unwrap)(jnp.array([[True, False, True]] * 2)).weak_type",
+    "values(jax.grad(lambda x: jnp.unwrap(x).sum())(jnp.array([0., 4., 7., -3.])))",
 ]
