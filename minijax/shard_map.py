@@ -787,7 +787,11 @@ def _typed_as(x, aval):
     its own, an equation may type its output otherwise: the JVP of a jnp function's call
     types a tangent as its primal, so the JVP of ``jnp.sin`` of a weak value has a weak
     tangent even where the tangent given was strong (s24051-96). A constant operand arrives as
-    a NumPy block, which has no weak type (a Python float's is weak)."""
+    a NumPy block, which has no weak type (a Python float's is weak). An output that is no
+    tracer (a literal output of a call the equation inlined: a partial evaluation's residual
+    zero) becomes a constant of the body, as the stacked blocks need an array."""
+    if not isinstance(x, core.Tracer):
+        return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
     if isinstance(aval, core.ShapedArray) and (get_aval(x).weak_type != aval.weak_type
                                                or get_aval(x).dtype != aval.dtype):
         return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)

@@ -7,7 +7,8 @@ forms apply it to their axis alone), each start index of its own dtype (a Python
 int) and a mix refused in JAX's words; jnp indexing converts its starts to int32 first; a
 traced array's iteration (`index_in_dim` of each row: a strided slice and a squeeze);
 `jnp.unwrap` (promoted with its period: integers with an integer period stay integers; complex
-refused) (run 37000).
+refused) (run 37000); an eager shard_map of a gradient whose jitted call has a literal output
+(run 37000 s37009-90: a crash).
 Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
@@ -28,6 +29,14 @@ def both(make):
     return [outcome(make), outcome(jax.jit(make))]
 x34 = jnp.arange(12.).reshape(3, 4)
 x30 = jnp.arange(30.)
+def grads_in_shard_map(f):
+    mesh = jax.make_mesh((4,), ("d",), axis_types=(jax.sharding.AxisType.Auto,))
+    def shard(a, x):
+        return jax.tree_util.tree_map(lambda l: lax.psum(l, "d"),
+                                      jax.grad(f, argnums=(0, 1))(a, x))
+    ga, gx = jax.shard_map(shard, mesh=mesh, in_specs=(jax.P(), jax.P()),
+                           out_specs=jax.P())(2.0, x34 / 10)
+    return [values(ga), ga.weak_type, values(gx)]
 """
 
 CASES = [
@@ -105,4 +114,9 @@ CASES = [
 ] + [
     "jax.vmap(jnp.unwrap)(jnp.array([[True, False, True]] * 2)).weak_type",
     "values(jax.grad(lambda x: jnp.unwrap(x).sum())(jnp.array([0., 4., 7., -3.])))",
+] + [
+    "grads_in_shard_map(lambda a, x: jnp.sum(jnp.prod(x, keepdims=True)) + jnp.sum(jnp.exp(x)))",
+    "grads_in_shard_map(lambda a, x: (jnp.astype(a, bool), jnp.prod(x, axis=0, keepdims=True),"
+    " jnp.sum(jnp.exp(x)))[2])",
+    "grads_in_shard_map(lambda a, x: jnp.sum(jnp.pad(x, 1) * a))",
 ]
