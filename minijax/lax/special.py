@@ -440,7 +440,9 @@ ad.defjvp(regularized_incomplete_beta_p,
                                sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b))))) * g)
 ad.defjvp(zeta_p, _not_differentiable("zeta", "x"),
           lambda g, s, q: mul(g, neg(mul(s, zeta(add(s, const(s, 1.0)), q)))))
-ad.defjvp2(bessel_i0e_p, lambda g, y, x: mul(g, sub(bessel_i1e(x), mul(sign(x), y))))
+# JAX writes both rules with operators (jnp's arithmetic), whose calls type a weak primal's
+# terms weakly: a strong tangent's gradient with respect to a Python float x stays weak
+ad.defjvp2(bessel_i0e_p, lambda g, y, x: g * (bessel_i1e(x) - sign(x) * y))
 
 
 def _bessel_i1e_jvp(g, y, x):
@@ -448,8 +450,8 @@ def _bessel_i1e_jvp(g, y, x):
     eps = _eps(x)
     not_tiny = gt(abs(x), const(x, eps))
     safe_x = select(not_tiny, x, _full(x, eps))
-    dy = sub(bessel_i0e(safe_x), mul(y, add(sign(safe_x), reciprocal(safe_x))))
-    return mul(g, select(not_tiny, dy, _full(x, 0.5)))
+    dy = bessel_i0e(safe_x) - y * (sign(safe_x) + reciprocal(safe_x))
+    return g * select(not_tiny, dy, _full(x, 0.5))
 
 
 ad.defjvp2(bessel_i1e_p, _bessel_i1e_jvp)

@@ -8,7 +8,8 @@ int) and a mix refused in JAX's words; jnp indexing converts its starts to int32
 traced array's iteration (`index_in_dim` of each row: a strided slice and a squeeze);
 `jnp.unwrap` (promoted with its period: integers with an integer period stay integers; complex
 refused) (run 37000); an eager shard_map of a gradient whose jitted call has a literal output
-(run 37000 s37009-90: a crash).
+(run 37000 s37009-90: a crash); the weak type of a gradient through bessel_i0e/i1e's JVP
+(run 37000 s37006-580: JAX's rules use jnp's operators).
 Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
@@ -119,4 +120,8 @@ CASES = [
     "grads_in_shard_map(lambda a, x: (jnp.astype(a, bool), jnp.prod(x, axis=0, keepdims=True),"
     " jnp.sum(jnp.exp(x)))[2])",
     "grads_in_shard_map(lambda a, x: jnp.sum(jnp.pad(x, 1) * a))",
+] + [
+    f"[[r.dtype.name, r.weak_type] for r in [jax.grad(lambda x: jax.jvp({f}, (x,),"
+    f" (jnp.float32(0.7),))[{k}])(1.0)]]"
+    for f in ("lax.bessel_i1e", "lax.bessel_i0e", "lax.erf") for k in (0, 1)
 ]
