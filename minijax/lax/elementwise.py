@@ -514,7 +514,11 @@ ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(rule_const(x, _SQRT_PI / 2), mul(g, 
 ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(rule_const(x, 1), x)))
 # JAX writes `g * ...`: jnp promotion, so a weak g meeting a strong factor is converted first
-ad.defjvp(polygamma_p, None, lambda g, m, x: g * polygamma(add(m, rule_const(m, 1)), x))
+def _polygamma_dm(g, m, x):
+    raise ValueError("polygamma gradient with respect to m is not supported")  # JAX's words
+
+
+ad.defjvp(polygamma_p, _polygamma_dm, lambda g, m, x: g * polygamma(add(m, rule_const(m, 1)), x))
 
 
 def _exp2_lowering(ctx, x, accuracy=None):

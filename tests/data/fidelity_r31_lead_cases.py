@@ -9,7 +9,8 @@ traced array's iteration (`index_in_dim` of each row: a strided slice and a sque
 `jnp.unwrap` (promoted with its period: integers with an integer period stay integers; complex
 refused) (run 37000); an eager shard_map of a gradient whose jitted call has a literal output
 (run 37000 s37009-90: a crash); the weak type of a gradient through bessel_i0e/i1e's JVP
-(run 37000 s37006-580: JAX's rules use jnp's operators).
+(run 37000 s37006-580: JAX's rules use jnp's operators); polygamma's and betainc's refused
+derivatives in JAX's words (polygamma in m gave 0).
 Each is an expression over SETUP's names giving a JSON-able outcome.
 """
 
@@ -124,4 +125,10 @@ CASES = [
     f"[[r.dtype.name, r.weak_type] for r in [jax.grad(lambda x: jax.jvp({f}, (x,),"
     f" (jnp.float32(0.7),))[{k}])(1.0)]]"
     for f in ("lax.bessel_i1e", "lax.bessel_i0e", "lax.erf") for k in (0, 1)
+] + [
+    "outcome(lambda: jax.grad(lambda m: lax.polygamma(m, 2.0))(1.0))",
+    "outcome(lambda: jax.grad(lambda x: lax.polygamma(1.0, x))(2.0))",
+    "outcome(lambda: jax.grad(lambda a: lax.betainc(a, 2.0, 0.5))(1.5))",
+    "outcome(lambda: jax.grad(lambda b: lax.betainc(1.5, b, 0.5))(2.0))",
+    "outcome(lambda: jax.grad(lambda x: lax.betainc(1.5, 2.0, x))(0.5))",
 ]
