@@ -61,9 +61,7 @@ class PartitionSpec(tuple):
 
     An entry is None (replicated), a mesh axis name, a tuple of names (split over their product,
     major to minor) or ``P.UNCONSTRAINED`` (only in ``with_sharding_constraint``: XLA decides).
-    Dimensions beyond the spec's length are replicated, so ``NamedSharding(mesh, P("x"))``
-    lays out as ``NamedSharding(mesh, P("x", None))`` (``is_equivalent_to``), but as JAX's
-    the two specs differ (``==`` is entry by entry, and no spec equals a plain tuple).
+    Dimensions beyond the spec's length are replicated, so ``P("x") == P("x", None)``.
     """
 
     UNCONSTRAINED = UNCONSTRAINED
@@ -85,13 +83,22 @@ class PartitionSpec(tuple):
             norm.append(e)
         return super().__new__(cls, norm)
 
+    def _stripped(self):
+        n = len(self)
+        while n and self[n - 1] is None:
+            n -= 1
+        return tuple(self[:n])
+
     def __eq__(self, other):
-        return isinstance(other, PartitionSpec) and tuple.__eq__(self, other)
+        if isinstance(other, PartitionSpec):
+            return self._stripped() == other._stripped()
+        return tuple.__eq__(self, other)
 
     def __ne__(self, other):
         return not self == other
 
-    __hash__ = tuple.__hash__
+    def __hash__(self):
+        return hash(self._stripped())
 
     def __repr__(self):  # JAX 0.10's: P('x',), P(('x', 'y'), None), P(UNCONSTRAINED,)
         entries = ["UNCONSTRAINED" if e is UNCONSTRAINED else repr(e) for e in self]
@@ -762,6 +769,7 @@ def _named_to_jaxlib(sharding, ndim):
         else:
             out = _array.interned_sharding(mesh._flat, _named_hlo(sharding, ndim), mesh,
                                            sharding._memory_kind)
+            _array.remember_user_sharding(out, ndim, sharding)
         _named_cache[key] = out
     return out
 
@@ -791,15 +799,11 @@ def _candidate_specs(mesh, tiles):
 
 
 def from_jaxlib(jaxlib_sharding, ndim, mesh=None):
-    """The user-facing sharding of a jaxlib sharding: a NamedSharding on ``mesh`` (default:
-    the mesh of a MeshSharding) when one expresses it, named from the layout alone as JAX's
-    ``_gspmd_to_named_sharding`` (never by a spec some device_put gave the same layout),
-    else SingleDeviceSharding or an opaque GSPMDSharding."""
+    """The user-facing sharding of a jaxlib sharding: a NamedSharding on ``mesh`` when one
+    expresses it, else SingleDeviceSharding or an opaque GSPMDSharding."""
     known = _array.user_sharding(jaxlib_sharding, ndim)
     if known is not None:
         return known
-    if mesh is None:
-        mesh = getattr(jaxlib_sharding, "_mesh", None)
     devs = list(jaxlib_sharding._internal_device_list)
     hlo = jaxlib_sharding._hlo_sharding
     kind = _array.memory_kind_of(jaxlib_sharding)

@@ -53,8 +53,7 @@ from minijax.jitting.args import (
 )
 from minijax.lowering import backends, dispatch, stablehlo
 from minijax.lowering import compile as _compile
-from minijax.lowering.array import (Array, BaseArray, device_put_value, put_global, relabel,
-                                    same_layout)
+from minijax.lowering.array import Array, device_put_value, put_global, relabel, same_layout
 from minijax.refs import AbstractRef, Ref, type_str
 from minijax.source_info import reset_name_stack, user_frame
 from minijax.stages import Traced, result_structs, stage_info
@@ -361,9 +360,6 @@ class _JitCompiled(_compile.Compiled):
         flat = [None] * len(p.record.avals)
         for j, i in enumerate(kept):
             s = exe.in_shardings[n0 + j]
-            if isinstance(given[j], shd.NamedSharding):  # as given (P('x', None) stays)
-                flat[i] = given[j]
-                continue
             flat[i] = (shd.from_jaxlib(s, len(exe.in_avals[n0 + j].shape), p.placement.mesh)
                        if named or given[j] is not None else shd.GSPMDSharding(s))
         return p.record.in_tree.unflatten(flat)
@@ -371,8 +367,7 @@ class _JitCompiled(_compile.Compiled):
     @property
     def output_shardings(self):
         p, exe = self._program, self._executable
-        flat = [shd.array_sharding(s, a) if type(a) is core.ShapedArray  # as its Arrays report
-                else shd.from_jaxlib(s, len(a.shape), p.placement.mesh)
+        flat = [shd.from_jaxlib(s, len(a.shape), p.placement.mesh)
                 for s, a in zip(exe.out_shardings, exe.out_avals)]
         tree = p.out_tree
         if type(tree) is _RefOutputs:  # the written Refs' values are no outputs of the call
@@ -743,7 +738,6 @@ class JitFunction:
             closed.jaxpr.out_avals, mesh=place.mesh, jaxpr=closed,
             in_memory=place.argument_memory(len(const_avals)),
             named_results=None if self._out_shardings is None else place.out_shardings,
-            recover=None if self._out_shardings is not None else _first_committed(program),
         )
         timer.mark("compile")
         # As in JAX, outputs are committed to their devices when a placement was named (a
@@ -909,34 +903,6 @@ def jit(fun=None, **kwargs):
 def is_jitted(fun):
     """Whether ``fun`` is what ``jit`` returned (a JitFunction or its C++ PjitFunction)."""
     return isinstance(fun, JitFunction) or isinstance(getattr(fun, "_jit", None), JitFunction)
-
-
-def _first_committed(program):
-    """JAX's sharding that names results laid out as it (``compile_module``'s ``recover``):
-    the first argument's in_shardings or committed Array's (the placement's, as given or as
-    the Array reports it), when it is a NamedSharding on a mesh of Auto axes."""
-    place = program.placement
-    if place.mesh is None or not place.mesh.are_all_axes_auto:
-        return None
-    record = program.record
-    if any(type(v) is not Array for v in _registry.flatten(
-            (record.args, record.kwargs), leaf_predicate=_is_array_like)[0]
-           if isinstance(v, BaseArray)):
-        return None  # a key array: JAX compares its key type's rank, which no leaf here has
-    kept = range(len(record.leaves)) if program.kept is None else program.kept
-    for j, i in enumerate(kept):
-        x, g = record.leaves[i], place.in_shardings[j]
-        if g is None or type(x) is Array and not x._committed:
-            continue
-        if not isinstance(g, shd.NamedSharding):
-            return None
-        ndim = len(record.avals[i].shape)
-        return g, g._to_jaxlib(ndim), ndim
-    return None
-
-
-def _is_array_like(v):
-    return isinstance(v, BaseArray)
 
 
 _eager_sharded = {}

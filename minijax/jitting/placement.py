@@ -245,7 +245,7 @@ def _argument_shardings(record, in_shardings):
                     f"Got jit sharding: {g},\narg sharding: "
                     f"{shd.from_jaxlib(x._sharding, len(aval.shape))} for arg type: {aval}")
         elif type(x) is Array and len(x._sharding._internal_device_list) > 1:
-            g = x.sharding  # as it reports it (JAX's input_shardings: P('x', None) stays)
+            g = shd.from_jaxlib(x._sharding, len(aval.shape))
         elif type(x) is not Array and isinstance(getattr(x, "sharding", None), shd.Sharding):
             g = x.sharding  # a ShapeDtypeStruct(..., sharding=...) given to lower()
         # the memory the argument is in: its sharding's, a committed Array's, else unnamed

@@ -45,7 +45,7 @@ class Executable:
     )
 
     def __init__(self, xla, name, devices, in_avals, out_avals, mesh=None, in_memory=None,
-                 n_tokens=0, named_results=None, recover=None):
+                 n_tokens=0, named_results=None):
         self.xla = xla
         self.name = name
         self.devices = tuple(devices)
@@ -63,10 +63,6 @@ class Executable:
                 # program leaves to XLA is typed with the split XLA chose
                 self.out_avals = out_avals = [
                     _typed_as_laid_out(a, s, mesh) for a, s in zip(out_avals, self.out_shardings)]
-        if named_results is None and recover is not None:
-            user, laid_out, ndim = recover
-            named_results = [user if s is laid_out and len(a.shape) == ndim else None
-                             for a, s in zip(out_avals, self.out_shardings)]
         if named_results is not None:  # jit's out_shardings: its results report them
             self.out_avals = out_avals = [array.named_result(a, s)
                                           for a, s in zip(out_avals, named_results)]
@@ -153,7 +149,7 @@ def _has_collectives(xla):
 
 
 def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, jaxpr=None,
-                   kind="jit", in_memory=None, named_results=None, recover=None):
+                   kind="jit", in_memory=None, named_results=None):
     """Compiles (or loads from the persistent cache) ``lowered`` (a LoweredModule) for
     ``devices``, partition i on ``devices[i]``.
 
@@ -162,10 +158,7 @@ def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, ja
     was lowered) and ``kind`` ("jit" or "eager") only feed the dumps. ``in_memory``: for a
     program with values in host memory, each argument's memory kind (None: the default).
     ``named_results``: per result the user-facing sharding its Arrays report (jit's
-    out_shardings, as given) or None. ``recover``: where no result is named so, the first
-    committed argument's ``(NamedSharding, jaxlib sharding, rank)`` on a mesh of Auto axes:
-    a result of its rank laid out as it reports it (JAX's ``maybe_recover_user_shardings``:
-    ``a * 2`` of an ``a`` put with ``P('x', None)`` is ``P('x', None)``, not ``P('x',)``).
+    out_shardings, as given) or None.
     Never on a dispatch hot
     path: jit and eager dispatch keep their own in-memory caches of the result.
     """
@@ -174,7 +167,7 @@ def compile_module(lowered, name, devices, in_avals, out_avals, *, mesh=None, ja
     xla, loaded, key = _compile_or_load(lowered, name, devices, mesh)
     seconds = time.perf_counter() - start
     exe = Executable(xla, name, devices, in_avals, out_avals, mesh, in_memory,
-                     lowered.n_tokens, named_results, recover)
+                     lowered.n_tokens, named_results)
     dump_dir = config.minijax_dump_dir
     if dump_dir and (kind != "eager" or config.minijax_dump_eager):
         dumps.dump_compilation(dump_dir, name, lowered.module, jaxpr, xla, in_avals, out_avals,
